@@ -1,0 +1,289 @@
+//===- Dims.cpp - named dims: declarations, positions, binding ------------===//
+
+#include "dialects/nn/Dims.h"
+
+#include "dialects/nn/NNOps.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+
+//===----------------------------------------------------------------------===//
+// DimTable
+//===----------------------------------------------------------------------===//
+
+DimTable::DimTable(ArrayAttr dims) {
+  if (!dims)
+    return;
+  for (Attribute attr : dims) {
+    auto decl = dyn_cast<DimDeclAttr>(attr);
+    if (!decl)
+      continue;
+    // The first declaration of a name wins; verify() reports duplicates.
+    if (indexByName.try_emplace(decl.getName().getValue(), decls.size()).second)
+      decls.push_back(decl);
+  }
+}
+
+FailureOr<DimTable> DimTable::forOp(Operation *op) {
+  auto graph = dyn_cast<GraphOp>(op);
+  if (!graph)
+    graph = op->getParentOfType<GraphOp>();
+  if (!graph)
+    return op->emitOpError(
+        "must be inside an nn.graph, which declares its dims");
+  return DimTable(graph.getDims());
+}
+
+DimDeclAttr DimTable::lookup(StringRef name) const {
+  auto it = indexByName.find(name);
+  return it == indexByName.end() ? DimDeclAttr() : decls[it->second];
+}
+
+bool DimTable::isBatch(StringRef name) const {
+  DimDeclAttr decl = lookup(name);
+  return decl && decl.getKind() == DimKind::batch;
+}
+
+bool DimTable::isSequence(StringRef name) const {
+  DimDeclAttr decl = lookup(name);
+  return decl && decl.getKind() == DimKind::seq;
+}
+
+bool DimTable::isPacked(StringRef name) const {
+  DimDeclAttr decl = lookup(name);
+  return decl && decl.getKind() == DimKind::packed;
+}
+
+DimDeclAttr DimTable::findPacked(StringRef batch, StringRef sequence) const {
+  for (DimDeclAttr decl : decls)
+    if (decl.getKind() == DimKind::packed &&
+        decl.getBatch().getValue() == batch &&
+        decl.getSource().getValue() == sequence)
+      return decl;
+  return {};
+}
+
+DimDeclAttr DimTable::findDerived(StringRef source, int64_t factor) const {
+  for (DimDeclAttr decl : decls)
+    if (decl.isDerived() && decl.getSource().getValue() == source &&
+        decl.getFactor() == factor)
+      return decl;
+  return {};
+}
+
+LogicalResult DimTable::verify(EmitErrorFn emitError) const {
+  llvm::StringMap<unsigned> seen;
+  for (auto [index, decl] : llvm::enumerate(decls)) {
+    StringRef name = decl.getName().getValue();
+    seen[name] = index;
+    auto declaredBefore = [&](StringAttr ref) {
+      auto it = seen.find(ref.getValue());
+      return it != seen.end() && it->second < index;
+    };
+    switch (decl.getKind()) {
+    case DimKind::batch:
+      break;
+    case DimKind::seq: {
+      StringAttr batch = decl.getBatch();
+      if (!declaredBefore(batch) || !isBatch(batch.getValue()))
+        return emitError() << "dim '" << name << "': '" << batch.getValue()
+                           << "' is not a batch dim declared before it";
+      if (!decl.isDerived())
+        break;
+      StringAttr source = decl.getSource();
+      if (!declaredBefore(source) || !isSequence(source.getValue()))
+        return emitError() << "dim '" << name << "': '" << source.getValue()
+                           << "' is not a sequence dim declared before it";
+      if (lookup(source.getValue()).getBatch() != batch)
+        return emitError() << "dim '" << name << "': its source '"
+                           << source.getValue() << "' is a sequence of "
+                           << "another batch than '" << batch.getValue() << "'";
+      if (decl.getFactor() < 2)
+        return emitError() << "dim '" << name
+                           << "': ceildiv factor must be at least 2, got "
+                           << decl.getFactor();
+      break;
+    }
+    case DimKind::packed: {
+      StringAttr batch = decl.getBatch();
+      StringAttr source = decl.getSource();
+      if (!declaredBefore(batch) || !isBatch(batch.getValue()))
+        return emitError() << "dim '" << name << "': '" << batch.getValue()
+                           << "' is not a batch dim declared before it";
+      if (!declaredBefore(source) || !isSequence(source.getValue()) ||
+          lookup(source.getValue()).getBatch() != batch)
+        return emitError() << "dim '" << name << "': '" << source.getValue()
+                           << "' is not a sequence dim of '" << batch.getValue()
+                           << "' declared before it";
+      if (findPacked(batch.getValue(), source.getValue()) != decl)
+        return emitError() << "dims '"
+                           << findPacked(batch.getValue(), source.getValue())
+                                  .getName()
+                                  .getValue()
+                           << "' and '" << name << "' both pack ("
+                           << batch.getValue() << ", " << source.getValue()
+                           << ")";
+      break;
+    }
+    }
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Positions
+//===----------------------------------------------------------------------===//
+
+unsigned Positions::getNumAxes() const {
+  switch (kind) {
+  case PositionKind::None:
+    return 0;
+  case PositionKind::Batch:
+    return 1;
+  case PositionKind::Padded:
+    return 1 + sequences.size();
+  case PositionKind::Packed:
+    return 1;
+  }
+  llvm_unreachable("unknown position kind");
+}
+
+FailureOr<Positions> mlir::nn::classifyPositions(NNTensorType type,
+                                                 const DimTable &table,
+                                                 EmitErrorFn emitError) {
+  unsigned numNamed = type.getNumPositionDims();
+  for (unsigned i = numNamed, e = type.getRank(); i < e; ++i)
+    if (type.isNamedDim(i))
+      return emitError() << "type " << type << " names dim '"
+                         << type.getDimName(i)
+                         << "' after a static size; named (position) axes "
+                            "must come first";
+  for (unsigned i = 0; i < numNamed; ++i)
+    if (!table.lookup(type.getDimName(i)))
+      return emitError() << "type " << type << " names dim '"
+                         << type.getDimName(i)
+                         << "', which the enclosing graph does not declare";
+
+  Positions positions;
+  if (numNamed == 0)
+    return positions;
+  DimDeclAttr first = table.lookup(type.getDimName(0));
+  if (first.getKind() == DimKind::packed) {
+    if (numNamed != 1)
+      return emitError() << "type " << type << ": packed dim '"
+                         << type.getDimName(0)
+                         << "' must be the only position axis";
+    positions.kind = PositionKind::Packed;
+    positions.packed = first.getName().getValue();
+    positions.batch = first.getBatch().getValue();
+    positions.sequences.push_back(first.getSource().getValue());
+    return positions;
+  }
+  if (first.getKind() != DimKind::batch)
+    return emitError() << "type " << type << ": the first axis '"
+                       << type.getDimName(0)
+                       << "' must be a batch or packed dim";
+  positions.batch = first.getName().getValue();
+  positions.kind = numNamed == 1 ? PositionKind::Batch : PositionKind::Padded;
+  for (unsigned i = 1; i < numNamed; ++i) {
+    DimDeclAttr decl = table.lookup(type.getDimName(i));
+    if (decl.getKind() != DimKind::seq ||
+        decl.getBatch().getValue() != positions.batch)
+      return emitError() << "type " << type << ": axis " << i << " ('"
+                         << type.getDimName(i)
+                         << "') must be a sequence dim of '" << positions.batch
+                         << "'";
+    if (llvm::is_contained(positions.sequences, type.getDimName(i)))
+      return emitError() << "type " << type << " names sequence dim '"
+                         << type.getDimName(i) << "' twice";
+    positions.sequences.push_back(type.getDimName(i));
+  }
+  return positions;
+}
+
+//===----------------------------------------------------------------------===//
+// DimBinding
+//===----------------------------------------------------------------------===//
+
+StringRef DimBinding::lookup(StringRef calleeDim) const {
+  auto it = binding.find(calleeDim);
+  return it == binding.end() ? StringRef() : StringRef(it->second);
+}
+
+LogicalResult DimBinding::bind(StringRef calleeDim, StringRef callerDim,
+                               StringRef what, EmitErrorFn emitError) {
+  auto [it, inserted] = binding.try_emplace(calleeDim, callerDim.str());
+  if (inserted) {
+    order.push_back(calleeDim.str());
+    return success();
+  }
+  if (it->second == callerDim)
+    return success();
+  return emitError() << what << ": callee dim '" << calleeDim
+                     << "' is bound to both '" << it->second << "' and '"
+                     << callerDim << "'";
+}
+
+LogicalResult DimBinding::unify(NNTensorType calleeType,
+                                NNTensorType callerType, StringRef what,
+                                EmitErrorFn emitError) {
+  if (calleeType.getElementType() != callerType.getElementType() ||
+      calleeType.getRank() != callerType.getRank())
+    return emitError() << what << ": type " << callerType
+                       << " does not match the callee's " << calleeType;
+  for (unsigned i = 0, e = calleeType.getRank(); i < e; ++i) {
+    if (calleeType.isNamedDim(i) != callerType.isNamedDim(i) ||
+        (!calleeType.isNamedDim(i) &&
+         calleeType.getStaticSize(i) != callerType.getStaticSize(i)))
+      return emitError() << what << ": axis " << i << " of " << callerType
+                         << " does not match the callee's " << calleeType;
+    if (calleeType.isNamedDim(i) &&
+        failed(bind(calleeType.getDimName(i), callerType.getDimName(i), what,
+                    emitError)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult DimBinding::verifyKinds(EmitErrorFn emitError) {
+  // Binding a dim binds what it refers to; follow references until no new
+  // pair appears (`order` grows while we walk it).
+  for (size_t i = 0; i < order.size(); ++i) {
+    std::string calleeName = order[i];
+    std::string callerName = binding.lookup(calleeName);
+    DimDeclAttr calleeDecl = callee.lookup(calleeName);
+    DimDeclAttr callerDecl = caller.lookup(callerName);
+    if (!calleeDecl || !callerDecl)
+      return emitError() << "dim '" << (calleeDecl ? callerName : calleeName)
+                         << "' is not declared";
+    auto mismatch = [&]() {
+      std::string calleeText, callerText;
+      llvm::raw_string_ostream calleeOs(calleeText), callerOs(callerText);
+      calleeDecl.printBody(calleeOs);
+      callerDecl.printBody(callerOs);
+      return emitError() << "callee dim '" << calleeOs.str()
+                         << "' cannot bind caller dim '" << callerOs.str()
+                         << "'";
+    };
+    if (calleeDecl.getKind() != callerDecl.getKind())
+      return mismatch();
+    // An independent callee sequence accepts any caller sequence (its
+    // lengths are whatever the caller's are); a derived one must be derived
+    // the same way.
+    if (calleeDecl.isDerived() &&
+        (!callerDecl.isDerived() ||
+         calleeDecl.getFactor() != callerDecl.getFactor()))
+      return mismatch();
+    if (calleeDecl.getBatch() && failed(bind(calleeDecl.getBatch().getValue(),
+                                             callerDecl.getBatch().getValue(),
+                                             "dim binding", emitError)))
+      return failure();
+    bool followSource =
+        calleeDecl.getKind() == DimKind::packed || calleeDecl.isDerived();
+    if (followSource && failed(bind(calleeDecl.getSource().getValue(),
+                                    callerDecl.getSource().getValue(),
+                                    "dim binding", emitError)))
+      return failure();
+  }
+  return success();
+}

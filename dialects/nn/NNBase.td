@@ -1,0 +1,170 @@
+//===- NNBase.td - nn dialect, enums, types and attributes -*- tablegen -*-===//
+//
+// The dialect definition and everything the ops share: the named-dim tensor
+// type, the dim declarations of a graph, and the enums of op attributes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_BASE_TD
+#define NN_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def NN_Dialect : Dialect {
+  let name = "nn";
+  let cppNamespace = "::mlir::nn";
+  let summary = "Layers, losses and sequence axes of sequence neural networks";
+  let description = [{
+    The `nn` dialect describes models as graphs of layers and losses over
+    padded batches of variable-length sequences. Every axis of every tensor
+    is a named dim declared by the enclosing `nn.graph` (batch, sequence of a
+    batch, derived sequence, packed) or a static size, so verifiers can
+    check that two values share a sequence axis and that packed and padded
+    values are never mixed up. See docs/dialect.md.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    void registerTypes();
+    void registerAttributes();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def NN_DimKind : I32EnumAttr<"DimKind", "kind of a declared dim", [
+    I32EnumAttrCase<"batch", 0>,
+    I32EnumAttrCase<"seq", 1>,
+    I32EnumAttrCase<"packed", 2>]> {
+  let cppNamespace = "::mlir::nn";
+}
+
+def NN_LossInput : I32EnumAttr<"LossInput",
+    "whether a loss reads unnormalized logits or log-probabilities", [
+    I32EnumAttrCase<"logits", 0>,
+    I32EnumAttrCase<"log_probs", 1>]> {
+  let cppNamespace = "::mlir::nn";
+}
+
+def NN_LstmDirection : I32EnumAttr<"LstmDirection", "direction of an LSTM", [
+    I32EnumAttrCase<"forward", 0>,
+    I32EnumAttrCase<"backward", 1>,
+    I32EnumAttrCase<"bidirectional", 2>]> {
+  let cppNamespace = "::mlir::nn";
+}
+
+def NN_PoolKind : I32EnumAttr<"PoolKind", "pooling over time", [
+    I32EnumAttrCase<"max", 0>,
+    I32EnumAttrCase<"avg", 1>]> {
+  let cppNamespace = "::mlir::nn";
+}
+
+def NN_ReduceKind : I32EnumAttr<"ReduceKind",
+    "masked reduction over a sequence axis", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"mean", 1>,
+    I32EnumAttrCase<"max", 2>]> {
+  let cppNamespace = "::mlir::nn";
+}
+
+def NN_LossNormalization : I32EnumAttr<"LossNormalization",
+    "what a summed loss is divided by", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"per_frame", 1>,
+    I32EnumAttrCase<"per_sequence", 2>,
+    I32EnumAttrCase<"custom", 3>]> {
+  let cppNamespace = "::mlir::nn";
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+def NN_TensorType : TypeDef<NN_Dialect, "NNTensor"> {
+  let mnemonic = "tensor";
+  let summary = "a tensor whose axes are named dims or static sizes";
+  let description = [{
+    `!nn.tensor<[B, T, 80], f32>`: each axis is either the name of a dim
+    declared by the enclosing graph (`B`, `T`, a packed `N`) or a static
+    size. Named dims come first (the *position* axes: `[B]`, `[B, T...]` or
+    a packed `[N]`); static feature axes follow. Two values whose types name
+    the same sequence dim share its lengths.
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"::mlir::Attribute", "named dims or static sizes">:$dims,
+    "::mlir::Type":$elementType);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::llvm::ArrayRef<::mlir::Attribute>":$dims,
+                                        "::mlir::Type":$elementType), [{
+      return $_get(elementType.getContext(), dims, elementType);
+    }]>
+  ];
+  let extraClassDeclaration = [{
+    /// Builds a type from dim names and static sizes; a name is used where
+    /// `names[i]` is non-empty, else `sizes[i]`.
+    static NNTensorType get(::mlir::MLIRContext *context,
+                          ::llvm::ArrayRef<::llvm::StringRef> names,
+                          ::llvm::ArrayRef<int64_t> sizes,
+                          ::mlir::Type elementType);
+    /// The same type with other dims.
+    NNTensorType withDims(::llvm::ArrayRef<::mlir::Attribute> dims) const;
+    int64_t getRank() const { return getDims().size(); }
+    bool isNamedDim(unsigned i) const {
+      return ::llvm::isa<::mlir::StringAttr>(getDims()[i]);
+    }
+    /// The name of axis `i`; empty for a static axis.
+    ::llvm::StringRef getDimName(unsigned i) const;
+    /// The size of static axis `i`; -1 for a named axis.
+    int64_t getStaticSize(unsigned i) const;
+    /// The number of leading named (position) axes.
+    unsigned getNumPositionDims() const;
+    /// True when every axis is static (parameters are).
+    bool hasStaticShape() const { return getNumPositionDims() == 0 &&
+        ::llvm::all_of(getDims(), [](::mlir::Attribute a) {
+          return ::llvm::isa<::mlir::IntegerAttr>(a); }); }
+  }];
+}
+
+def NN_Tensor : Type<CPred<"::llvm::isa<::mlir::nn::NNTensorType>($_self)">,
+                     "nn tensor", "::mlir::nn::NNTensorType">;
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+def NN_DimDeclAttr : AttrDef<NN_Dialect, "DimDecl"> {
+  let mnemonic = "dim";
+  let summary = "the declaration of one named dim of a graph";
+  let description = [{
+    `B: batch`, `T: seq(B)`, `T2: seq(B) = ceildiv(T, 2)` or
+    `N: packed(B, T)`. Graphs print their list of these without the
+    `#nn.dim<...>` wrapper.
+  }];
+  let parameters = (ins
+    "::mlir::StringAttr":$name,
+    "::mlir::nn::DimKind":$kind,
+    OptionalParameter<"::mlir::StringAttr">:$batch,
+    OptionalParameter<"::mlir::StringAttr">:$source,
+    DefaultValuedParameter<"int64_t", "0">:$factor);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    /// Parses `NAME: KIND...`, the text inside `#nn.dim<...>`.
+    static DimDeclAttr parseBody(::mlir::AsmParser &parser);
+    void printBody(::llvm::raw_ostream &os) const;
+    /// A sequence dim computed from another one (`ceildiv(T, k)`).
+    bool isDerived() const {
+      return getKind() == DimKind::seq && getSource();
+    }
+  }];
+}
+
+def NN_DimListAttr : TypedArrayAttrBase<NN_DimDeclAttr, "list of dim declarations">;
+
+#endif // NN_BASE_TD

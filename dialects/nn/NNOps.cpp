@@ -1,0 +1,861 @@
+//===- NNOps.cpp - ops of the nn dialect: syntax and verifiers ------------===//
+//
+// Each verifier checks the op's shape relation in terms of named dims: the
+// enclosing graph's DimTable says what each dim is, classifyPositions says
+// what a value's position axes are.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/nn/NNOps.h"
+
+#include "dialects/nn/Dims.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::nn;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static NNTensorType tensorOf(Value value) {
+  return cast<NNTensorType>(value.getType());
+}
+
+namespace {
+/// What verifiers need to know about dims: the enclosing graph's table,
+/// and the op that reports errors.
+class DimContext {
+public:
+  static FailureOr<DimContext> get(Operation *op) {
+    FailureOr<DimTable> table = DimTable::forOp(op);
+    if (failed(table))
+      return failure();
+    return DimContext(op, std::move(*table));
+  }
+
+  FailureOr<Positions> positions(Value value) const {
+    return classifyPositions(tensorOf(value), table,
+                             [&] { return op->emitOpError(); });
+  }
+
+  const DimTable &getTable() const { return table; }
+
+private:
+  DimContext(Operation *op, DimTable table) : op(op), table(std::move(table)) {}
+  Operation *op;
+  DimTable table;
+};
+} // namespace
+
+/// `[a, b, ...]` of a type's dims, for diagnostics.
+static std::string formatDims(ArrayRef<Attribute> dims) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "[";
+  llvm::interleaveComma(dims, os, [&](Attribute dim) {
+    if (auto size = dyn_cast<IntegerAttr>(dim))
+      os << size.getInt();
+    else
+      os << cast<StringAttr>(dim).getValue();
+  });
+  os << "]";
+  return text;
+}
+
+/// The dims of `type` without its last (feature) axis.
+static ArrayRef<Attribute> dropFeatureAxis(NNTensorType type) {
+  return type.getDims().drop_back();
+}
+
+/// The static size of the last axis, or -1 when it is absent or named.
+static int64_t featureSize(NNTensorType type) {
+  if (type.getRank() == 0)
+    return -1;
+  return type.getStaticSize(type.getRank() - 1);
+}
+
+/// Requires `value` to be a float tensor.
+static LogicalResult requireFloat(Operation *op, Value value, StringRef what) {
+  Type elementType = tensorOf(value).getElementType();
+  if (!isa<FloatType>(elementType))
+    return op->emitOpError()
+           << what << " must have a float element type, got " << elementType;
+  return success();
+}
+
+/// Requires `value` to be an integer tensor.
+static LogicalResult requireInteger(Operation *op, Value value,
+                                    StringRef what) {
+  Type elementType = tensorOf(value).getElementType();
+  if (!isa<IntegerType>(elementType))
+    return op->emitOpError()
+           << what << " must have an integer element type, got " << elementType;
+  return success();
+}
+
+/// Requires `value` to have the static shape `shape` (parameters, weights).
+static LogicalResult requireStaticShape(Operation *op, Value value,
+                                        StringRef what,
+                                        ArrayRef<int64_t> shape) {
+  NNTensorType type = tensorOf(value);
+  bool matches =
+      type.hasStaticShape() && type.getRank() == (int64_t)shape.size();
+  for (unsigned i = 0; matches && i < shape.size(); ++i)
+    matches = type.getStaticSize(i) == shape[i];
+  if (matches)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError();
+  diag << what << " must have the static shape [";
+  llvm::interleaveComma(shape, diag);
+  diag << "], got " << type;
+  return diag;
+}
+
+/// Requires the result to be `dims` with the element type `elementType`.
+static LogicalResult requireResultDims(Operation *op, ArrayRef<Attribute> dims,
+                                       Type elementType) {
+  NNTensorType result = tensorOf(op->getResult(0));
+  if (result.getDims() == dims && result.getElementType() == elementType)
+    return success();
+  return op->emitOpError() << "result must be "
+                           << NNTensorType::get(dims, elementType) << ", got "
+                           << result;
+}
+
+/// Requires a value with feature axes to have exactly one, static, after its
+/// position axes: `[P..., F]`.
+static LogicalResult requireOneFeatureAxis(Operation *op, Value value,
+                                           StringRef what) {
+  NNTensorType type = tensorOf(value);
+  if (type.getRank() == 0 || featureSize(type) < 0 ||
+      type.getNumPositionDims() != type.getRank() - 1)
+    return op->emitOpError() << what
+                             << " must have position axes then one static "
+                                "feature axis, got "
+                             << type;
+  return success();
+}
+
+/// Requires `value` to be padded frames over exactly one sequence dim,
+/// `[B, T, F]`, and returns its positions.
+static FailureOr<Positions> requirePaddedFrames(Operation *op,
+                                                const DimContext &context,
+                                                Value value, StringRef what) {
+  FailureOr<Positions> positions = context.positions(value);
+  if (failed(positions))
+    return failure();
+  if (positions->kind != PositionKind::Padded ||
+      positions->sequences.size() != 1) {
+    op->emitOpError() << what << " must be padded frames [batch, sequence, ...]"
+                      << (positions->kind == PositionKind::Packed
+                              ? " (a packed value cannot be used here)"
+                              : "")
+                      << ", got " << value.getType();
+    return failure();
+  }
+  return positions;
+}
+
+/// Checks that `output` is `input` over the sequence dim that a stride of
+/// `stride` makes: the same dim for stride 1, else the dim declared
+/// `seq(B) = ceildiv(T, stride)`.
+static LogicalResult
+verifyStridedSequence(Operation *op, const DimContext &context,
+                      StringRef inputDim, StringRef outputDim, int64_t stride) {
+  if (stride == 1) {
+    if (inputDim != outputDim)
+      return op->emitOpError() << "with stride 1 the result must keep "
+                                  "sequence dim '"
+                               << inputDim << "', got '" << outputDim << "'";
+    return success();
+  }
+  DimDeclAttr decl = context.getTable().lookup(outputDim);
+  if (!decl || !decl.isDerived() || decl.getSource().getValue() != inputDim ||
+      decl.getFactor() != stride) {
+    DimDeclAttr expected = context.getTable().findDerived(inputDim, stride);
+    InFlightDiagnostic diag = op->emitOpError();
+    diag << "with stride " << stride << " the result's sequence dim must be "
+         << "declared 'seq(...) = ceildiv(" << inputDim << ", " << stride
+         << ")', got '" << outputDim << "'";
+    if (expected)
+      diag << " (did you mean '" << expected.getName().getValue() << "'?)";
+    return diag;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DimsDeclared trait
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::nn::detail::verifyDimsDeclared(Operation *op) {
+  FailureOr<DimTable> table = DimTable::forOp(op);
+  if (failed(table))
+    return failure();
+  auto check = [&](Type type) -> LogicalResult {
+    auto tensor = dyn_cast<NNTensorType>(type);
+    if (!tensor)
+      return success();
+    return classifyPositions(tensor, *table, [&] { return op->emitOpError(); });
+  };
+  for (Type type : op->getOperandTypes())
+    if (failed(check(type)))
+      return failure();
+  for (Type type : op->getResultTypes())
+    if (failed(check(type)))
+      return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// GraphOp
+//===----------------------------------------------------------------------===//
+
+ParseResult GraphOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  StringAttr nameAttr;
+  if (parser.parseSymbolName(nameAttr, getSymNameAttrName(result.name),
+                             result.attributes))
+    return failure();
+
+  SmallVector<OpAsmParser::Argument> arguments;
+  SmallVector<Type> resultTypes;
+  SmallVector<DictionaryAttr> resultAttrs;
+  bool isVariadic = false;
+  if (function_interface_impl::parseFunctionSignature(
+          parser, /*allowVariadic=*/false, arguments, isVariadic, resultTypes,
+          resultAttrs))
+    return failure();
+  SmallVector<Type> argumentTypes;
+  for (OpAsmParser::Argument &argument : arguments)
+    argumentTypes.push_back(argument.type);
+  result.addAttribute(
+      getFunctionTypeAttrName(result.name),
+      TypeAttr::get(builder.getFunctionType(argumentTypes, resultTypes)));
+
+  SmallVector<Attribute> dims;
+  auto parseDecl = [&]() -> ParseResult {
+    DimDeclAttr decl = DimDeclAttr::parseBody(parser);
+    if (!decl)
+      return failure();
+    dims.push_back(decl);
+    return success();
+  };
+  if (parser.parseKeyword("dims") ||
+      parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Square, parseDecl,
+                                     " in a graph's dims"))
+    return failure();
+  result.addAttribute(getDimsAttrName(result.name), builder.getArrayAttr(dims));
+
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  function_interface_impl::addArgAndResultAttrs(
+      builder, result, arguments, resultAttrs, getArgAttrsAttrName(result.name),
+      getResAttrsAttrName(result.name));
+  return parser.parseRegion(*result.addRegion(), arguments,
+                            /*enableNameShadowing=*/false);
+}
+
+void GraphOp::print(OpAsmPrinter &printer) {
+  printer << ' ';
+  printer.printSymbolName(getSymName());
+  function_interface_impl::printFunctionSignature(
+      printer, *this, getArgumentTypes(), /*isVariadic=*/false,
+      getResultTypes());
+  printer << " dims [";
+  llvm::interleaveComma(getDims(), printer, [&](Attribute decl) {
+    cast<DimDeclAttr>(decl).printBody(printer.getStream());
+  });
+  printer << "]";
+  function_interface_impl::printFunctionAttributes(
+      printer, *this,
+      {getSymNameAttrName(), getFunctionTypeAttrName(), getDimsAttrName(),
+       getArgAttrsAttrName(), getResAttrsAttrName()});
+  printer << ' ';
+  printer.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                      /*printBlockTerminators=*/true);
+}
+
+LogicalResult GraphOp::verify() {
+  llvm::StringSet<> names;
+  for (Attribute attr : getDims())
+    if (!names.insert(cast<DimDeclAttr>(attr).getName().getValue()).second)
+      return emitOpError() << "declares dim '"
+                           << cast<DimDeclAttr>(attr).getName().getValue()
+                           << "' twice";
+  DimTable table(getDims());
+  if (failed(table.verify([&] { return emitOpError(); })))
+    return failure();
+  for (auto [index, type] : llvm::enumerate(getArgumentTypes())) {
+    auto tensor = dyn_cast<NNTensorType>(type);
+    if (!tensor)
+      return emitOpError() << "argument " << index
+                           << " must be an !nn.tensor, got " << type;
+    if (failed(classifyPositions(tensor, table, [&] { return emitOpError(); })))
+      return failure();
+  }
+  for (auto [index, type] : llvm::enumerate(getResultTypes())) {
+    auto tensor = dyn_cast<NNTensorType>(type);
+    if (!tensor)
+      return emitOpError() << "result " << index
+                           << " must be an !nn.tensor, got " << type;
+    if (failed(classifyPositions(tensor, table, [&] { return emitOpError(); })))
+      return failure();
+  }
+  if (getBody().empty())
+    return emitOpError("must have a body");
+  if (!getBody().hasOneBlock())
+    return emitOpError("must have a single block (graphs are dataflow)");
+  return success();
+}
+
+LogicalResult GraphOp::verifyRegions() {
+  llvm::StringMap<MarkLossOp> lossByName;
+  WalkResult result = walk([&](MarkLossOp mark) {
+    auto [it, inserted] = lossByName.try_emplace(mark.getName(), mark);
+    if (inserted)
+      return WalkResult::advance();
+    InFlightDiagnostic diag = mark.emitOpError()
+                              << "loss name '" << mark.getName()
+                              << "' is used twice in graph @" << getSymName();
+    diag.attachNote(it->second.getLoc()) << "first use here";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+//===----------------------------------------------------------------------===//
+// ReturnOp, CallOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReturnOp::verify() {
+  auto graph = (*this)->getParentOfType<GraphOp>();
+  ArrayRef<Type> expected = graph.getResultTypes();
+  if (getNumOperands() != expected.size())
+    return emitOpError() << "returns " << getNumOperands()
+                         << " values, but graph @" << graph.getSymName()
+                         << " declares " << expected.size() << " results";
+  for (auto [index, type] : llvm::enumerate(getOperandTypes()))
+    if (type != expected[index])
+      return emitOpError() << "operand " << index << " has type " << type
+                           << ", but graph @" << graph.getSymName()
+                           << " declares result type " << expected[index];
+  return success();
+}
+
+LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto callee =
+      symbolTable.lookupNearestSymbolFrom<GraphOp>(*this, getCalleeAttr());
+  if (!callee)
+    return emitOpError() << "'" << getCallee() << "' does not name an nn.graph";
+  if (getNumOperands() != callee.getNumArguments() ||
+      getNumResults() != callee.getNumResults())
+    return emitOpError() << "has " << getNumOperands() << " operands and "
+                         << getNumResults() << " results, but @" << getCallee()
+                         << " takes " << callee.getNumArguments()
+                         << " and returns " << callee.getNumResults();
+  DimTable calleeDims(callee.getDims());
+  FailureOr<DimTable> callerDims = DimTable::forOp(*this);
+  if (failed(callerDims))
+    return failure();
+  DimBinding binding(calleeDims, *callerDims);
+  auto emit = [&] { return emitOpError(); };
+  for (auto [index, pair] : llvm::enumerate(
+           llvm::zip(callee.getArgumentTypes(), getOperandTypes()))) {
+    auto [calleeType, callerType] = pair;
+    if (failed(binding.unify(cast<NNTensorType>(calleeType),
+                             cast<NNTensorType>(callerType),
+                             "operand " + std::to_string(index), emit)))
+      return failure();
+  }
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(callee.getResultTypes(), getResultTypes()))) {
+    auto [calleeType, callerType] = pair;
+    if (failed(binding.unify(cast<NNTensorType>(calleeType),
+                             cast<NNTensorType>(callerType),
+                             "result " + std::to_string(index), emit)))
+      return failure();
+  }
+  return binding.verifyKinds(emit);
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+LogicalResult ParameterOp::verify() {
+  auto type = cast<NNTensorType>(getType());
+  if (!type.hasStaticShape())
+    return emitOpError() << "parameter @" << getSymName()
+                         << " must have a static shape, got " << type;
+  if (!isa<FloatType>(type.getElementType()))
+    return emitOpError() << "parameter @" << getSymName()
+                         << " must have a float element type, got "
+                         << type.getElementType();
+  return success();
+}
+
+LogicalResult ParamRefOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto parameter =
+      symbolTable.lookupNearestSymbolFrom<ParameterOp>(*this, getNameAttr());
+  if (!parameter)
+    return emitOpError() << "'" << getName()
+                         << "' does not name an nn.parameter";
+  if (parameter.getType() != getType())
+    return emitOpError() << "result type " << getType()
+                         << " differs from the type of @" << getName() << ", "
+                         << parameter.getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Frame-wise layers
+//===----------------------------------------------------------------------===//
+
+/// Shared by the unary frame-wise ops: a float input; `needsFeatures` for
+/// ops that normalize over the feature axis.
+static LogicalResult verifyUnaryFrameWise(Operation *op, bool needsFeatures) {
+  if (failed(requireFloat(op, op->getOperand(0), "input")))
+    return failure();
+  if (needsFeatures &&
+      failed(requireOneFeatureAxis(op, op->getOperand(0), "input")))
+    return failure();
+  return success();
+}
+
+LogicalResult ReluOp::verify() { return verifyUnaryFrameWise(*this, false); }
+LogicalResult TanhOp::verify() { return verifyUnaryFrameWise(*this, false); }
+LogicalResult SigmoidOp::verify() { return verifyUnaryFrameWise(*this, false); }
+LogicalResult GeluOp::verify() { return verifyUnaryFrameWise(*this, false); }
+LogicalResult SoftmaxOp::verify() { return verifyUnaryFrameWise(*this, true); }
+LogicalResult LogSoftmaxOp::verify() {
+  return verifyUnaryFrameWise(*this, true);
+}
+
+LogicalResult DropoutOp::verify() {
+  double rate = getRate().convertToDouble();
+  if (!(rate >= 0.0 && rate < 1.0))
+    return emitOpError() << "rate must be in [0, 1), got " << rate;
+  return verifyUnaryFrameWise(*this, false);
+}
+
+LogicalResult LinearOp::verify() {
+  if (failed(requireFloat(*this, getInput(), "input")) ||
+      failed(requireOneFeatureAxis(*this, getInput(), "input")))
+    return failure();
+  NNTensorType weight = tensorOf(getWeight());
+  int64_t inFeatures = featureSize(tensorOf(getInput()));
+  if (!weight.hasStaticShape() || weight.getRank() != 2 ||
+      weight.getStaticSize(1) != inFeatures)
+    return emitOpError() << "weight must be static [out, " << inFeatures
+                         << "], got " << weight;
+  int64_t outFeatures = weight.getStaticSize(0);
+  if (getBias() &&
+      failed(requireStaticShape(*this, getBias(), "bias", {outFeatures})))
+    return failure();
+  for (Value value : getOperands())
+    if (tensorOf(value).getElementType() !=
+        tensorOf(getInput()).getElementType())
+      return emitOpError("operands must have one element type");
+  SmallVector<Attribute> dims(dropFeatureAxis(tensorOf(getInput())));
+  dims.push_back(Builder(getContext()).getI64IntegerAttr(outFeatures));
+  return requireResultDims(*this, dims, tensorOf(getInput()).getElementType());
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("needs at least one input");
+  NNTensorType first = tensorOf(getInputs().front());
+  int64_t total = 0;
+  for (auto [index, input] : llvm::enumerate(getInputs())) {
+    NNTensorType type = tensorOf(input);
+    std::string what = "input " + std::to_string(index);
+    if (failed(requireOneFeatureAxis(*this, input, what)))
+      return failure();
+    if (dropFeatureAxis(type) != dropFeatureAxis(first) ||
+        type.getElementType() != first.getElementType())
+      return emitOpError() << what << " has positions "
+                           << formatDims(dropFeatureAxis(type)) << " and "
+                           << type.getElementType() << ", but input 0 has "
+                           << formatDims(dropFeatureAxis(first)) << " and "
+                           << first.getElementType()
+                           << "; concat needs the same positions";
+    total += featureSize(type);
+  }
+  SmallVector<Attribute> dims(dropFeatureAxis(first));
+  dims.push_back(Builder(getContext()).getI64IntegerAttr(total));
+  return requireResultDims(*this, dims, first.getElementType());
+}
+
+LogicalResult LayerNormOp::verify() {
+  if (failed(requireFloat(*this, getInput(), "input")) ||
+      failed(requireOneFeatureAxis(*this, getInput(), "input")))
+    return failure();
+  int64_t features = featureSize(tensorOf(getInput()));
+  if (failed(requireStaticShape(*this, getScale(), "scale", {features})) ||
+      failed(requireStaticShape(*this, getBias(), "bias", {features})))
+    return failure();
+  if (!(getEpsilon().convertToDouble() > 0.0))
+    return emitOpError() << "epsilon must be positive, got "
+                         << getEpsilon().convertToDouble();
+  return requireResultDims(*this, tensorOf(getInput()).getDims(),
+                           tensorOf(getInput()).getElementType());
+}
+
+LogicalResult EmbeddingOp::verify() {
+  if (failed(requireInteger(*this, getIndices(), "indices")) ||
+      failed(requireFloat(*this, getTable(), "table")))
+    return failure();
+  NNTensorType indices = tensorOf(getIndices());
+  if (indices.getNumPositionDims() != indices.getRank())
+    return emitOpError() << "indices must have position axes only, got "
+                         << indices;
+  NNTensorType table = tensorOf(getTable());
+  if (!table.hasStaticShape() || table.getRank() != 2)
+    return emitOpError() << "table must be static [vocabulary, features], got "
+                         << table;
+  SmallVector<Attribute> dims(indices.getDims());
+  dims.push_back(
+      Builder(getContext()).getI64IntegerAttr(table.getStaticSize(1)));
+  return requireResultDims(*this, dims, table.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Sequence-mixing layers
+//===----------------------------------------------------------------------===//
+
+LogicalResult LstmOp::verify() {
+  FailureOr<DimContext> context = DimContext::get(*this);
+  if (failed(context))
+    return failure();
+  FailureOr<Positions> positions =
+      requirePaddedFrames(*this, *context, getInput(), "input");
+  if (failed(positions) ||
+      failed(requireOneFeatureAxis(*this, getInput(), "input")))
+    return failure();
+  for (Value value : getOperands())
+    if (failed(requireFloat(*this, value, "every operand")))
+      return failure();
+  int64_t inFeatures = featureSize(tensorOf(getInput()));
+  bool bidirectional = getDirection() == LstmDirection::bidirectional;
+  NNTensorType recurrent = tensorOf(getRecurrentWeight());
+  int64_t rank = bidirectional ? 3 : 2;
+  if (!recurrent.hasStaticShape() || recurrent.getRank() != rank ||
+      recurrent.getStaticSize(rank - 2) % 4 != 0 ||
+      recurrent.getStaticSize(rank - 2) / 4 !=
+          recurrent.getStaticSize(rank - 1) ||
+      (bidirectional && recurrent.getStaticSize(0) != 2))
+    return emitOpError() << "recurrent_weight must be static "
+                         << (bidirectional ? "[2, 4H, H]" : "[4H, H]")
+                         << ", got " << recurrent;
+  int64_t hidden = recurrent.getStaticSize(rank - 1);
+  SmallVector<int64_t> inputShape, biasShape;
+  if (bidirectional) {
+    inputShape.push_back(2);
+    biasShape.push_back(2);
+  }
+  inputShape.append({4 * hidden, inFeatures});
+  biasShape.push_back(4 * hidden);
+  if (failed(requireStaticShape(*this, getInputWeight(), "input_weight",
+                                inputShape)) ||
+      failed(requireStaticShape(*this, getBias(), "bias", biasShape)))
+    return failure();
+  SmallVector<Attribute> dims(dropFeatureAxis(tensorOf(getInput())));
+  dims.push_back(Builder(getContext())
+                     .getI64IntegerAttr(bidirectional ? 2 * hidden : hidden));
+  return requireResultDims(*this, dims, tensorOf(getInput()).getElementType());
+}
+
+LogicalResult Conv1dOp::verify() {
+  FailureOr<DimContext> context = DimContext::get(*this);
+  if (failed(context))
+    return failure();
+  if (getStride() < 1)
+    return emitOpError() << "stride must be at least 1, got " << getStride();
+  FailureOr<Positions> in =
+      requirePaddedFrames(*this, *context, getInput(), "input");
+  if (failed(in) || failed(requireOneFeatureAxis(*this, getInput(), "input")))
+    return failure();
+  FailureOr<Positions> out =
+      requirePaddedFrames(*this, *context, getResult(), "result");
+  if (failed(out))
+    return failure();
+  for (Value value : getOperands())
+    if (failed(requireFloat(*this, value, "every operand")))
+      return failure();
+  NNTensorType weight = tensorOf(getWeight());
+  int64_t inChannels = featureSize(tensorOf(getInput()));
+  if (!weight.hasStaticShape() || weight.getRank() != 3 ||
+      weight.getStaticSize(2) != inChannels || weight.getStaticSize(1) < 1)
+    return emitOpError() << "weight must be static [out, kernel, " << inChannels
+                         << "], got " << weight;
+  int64_t outChannels = weight.getStaticSize(0);
+  if (getBias() &&
+      failed(requireStaticShape(*this, getBias(), "bias", {outChannels})))
+    return failure();
+  if (out->batch != in->batch)
+    return emitOpError() << "result batch '" << out->batch
+                         << "' differs from the input's '" << in->batch << "'";
+  if (failed(verifyStridedSequence(*this, *context, in->sequences[0],
+                                   out->sequences[0], getStride())))
+    return failure();
+  NNTensorType result = tensorOf(getResult());
+  if (featureSize(result) != outChannels ||
+      result.getElementType() != tensorOf(getInput()).getElementType())
+    return emitOpError() << "result must have " << outChannels << " "
+                         << tensorOf(getInput()).getElementType()
+                         << " features, got " << result;
+  return success();
+}
+
+LogicalResult PoolOp::verify() {
+  FailureOr<DimContext> context = DimContext::get(*this);
+  if (failed(context))
+    return failure();
+  if (getWindow() < 1 || getStride() < 1)
+    return emitOpError() << "window and stride must be at least 1, got "
+                         << getWindow() << " and " << getStride();
+  FailureOr<Positions> in =
+      requirePaddedFrames(*this, *context, getInput(), "input");
+  if (failed(in) || failed(requireOneFeatureAxis(*this, getInput(), "input")) ||
+      failed(requireFloat(*this, getInput(), "input")))
+    return failure();
+  FailureOr<Positions> out =
+      requirePaddedFrames(*this, *context, getResult(), "result");
+  if (failed(out))
+    return failure();
+  if (out->batch != in->batch)
+    return emitOpError() << "result batch '" << out->batch
+                         << "' differs from the input's '" << in->batch << "'";
+  if (failed(verifyStridedSequence(*this, *context, in->sequences[0],
+                                   out->sequences[0], getStride())))
+    return failure();
+  NNTensorType input = tensorOf(getInput()), result = tensorOf(getResult());
+  if (featureSize(result) != featureSize(input) ||
+      result.getElementType() != input.getElementType())
+    return emitOpError() << "result must keep the input's "
+                         << featureSize(input) << " " << input.getElementType()
+                         << " features, got " << result;
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  FailureOr<DimContext> context = DimContext::get(*this);
+  if (failed(context))
+    return failure();
+  FailureOr<Positions> positions = context->positions(getInput());
+  if (failed(positions) || failed(requireFloat(*this, getInput(), "input")))
+    return failure();
+  NNTensorType input = tensorOf(getInput());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= input.getRank())
+    return emitOpError() << "axis " << axis << " is out of range for " << input;
+  if (positions->kind != PositionKind::Padded || axis == 0 ||
+      axis >= (int64_t)positions->getNumAxes())
+    return emitOpError() << "axis " << axis << " of " << input
+                         << " must be a sequence axis of padded frames"
+                         << (positions->kind == PositionKind::Packed
+                                 ? " (a packed value cannot be used here)"
+                                 : "");
+  SmallVector<Attribute> dims(input.getDims());
+  dims.erase(dims.begin() + axis);
+  return requireResultDims(*this, dims, input.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+bool CrossEntropyOp::isPerFrameLoss() { return true; }
+bool MseOp::isPerFrameLoss() { return true; }
+bool CtcLossOp::isPerFrameLoss() { return false; }
+
+/// Requires a per-position loss result on the positions `positions` (the
+/// dims of the loss input without its feature axis), with a float type.
+static LogicalResult requireLossResult(Operation *op,
+                                       ArrayRef<Attribute> positions,
+                                       Type elementType) {
+  return requireResultDims(op, positions, elementType);
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  if (failed(requireFloat(*this, getLogits(), "logits")) ||
+      failed(requireOneFeatureAxis(*this, getLogits(), "logits")) ||
+      failed(requireInteger(*this, getTargets(), "targets")))
+    return failure();
+  double smoothing = getLabelSmoothing().convertToDouble();
+  if (!(smoothing >= 0.0 && smoothing < 1.0))
+    return emitOpError() << "label_smoothing must be in [0, 1), got "
+                         << smoothing;
+  NNTensorType logits = tensorOf(getLogits());
+  if (smoothing > 0.0 && featureSize(logits) < 2)
+    return emitOpError("label smoothing needs at least 2 classes");
+  NNTensorType targets = tensorOf(getTargets());
+  if (targets.getDims() != dropFeatureAxis(logits))
+    return emitOpError() << "targets " << formatDims(targets.getDims())
+                         << " must be on the positions of the logits "
+                         << formatDims(dropFeatureAxis(logits))
+                         << " (same batch and sequence dims)";
+  return requireLossResult(*this, dropFeatureAxis(logits),
+                           logits.getElementType());
+}
+
+LogicalResult MseOp::verify() {
+  if (failed(requireFloat(*this, getPrediction(), "prediction")) ||
+      failed(requireOneFeatureAxis(*this, getPrediction(), "prediction")))
+    return failure();
+  if (getPrediction().getType() != getTarget().getType())
+    return emitOpError() << "target type " << getTarget().getType()
+                         << " must equal the prediction type "
+                         << getPrediction().getType();
+  NNTensorType prediction = tensorOf(getPrediction());
+  return requireLossResult(*this, dropFeatureAxis(prediction),
+                           prediction.getElementType());
+}
+
+LogicalResult CtcLossOp::verify() {
+  FailureOr<DimContext> context = DimContext::get(*this);
+  if (failed(context))
+    return failure();
+  FailureOr<Positions> frames =
+      requirePaddedFrames(*this, *context, getLogits(), "logits");
+  if (failed(frames) ||
+      failed(requireOneFeatureAxis(*this, getLogits(), "logits")) ||
+      failed(requireFloat(*this, getLogits(), "logits")) ||
+      failed(requireInteger(*this, getLabels(), "labels")))
+    return failure();
+  FailureOr<Positions> labels = context->positions(getLabels());
+  if (failed(labels))
+    return failure();
+  NNTensorType labelType = tensorOf(getLabels());
+  if (labels->kind != PositionKind::Padded || labels->sequences.size() != 1 ||
+      labelType.getRank() != 2)
+    return emitOpError() << "labels must be [batch, label sequence], got "
+                         << labelType;
+  if (labels->batch != frames->batch)
+    return emitOpError() << "labels batch '" << labels->batch
+                         << "' differs from the logits batch '" << frames->batch
+                         << "'";
+  int64_t classes = featureSize(tensorOf(getLogits()));
+  if (getBlank() < 0 || getBlank() >= classes)
+    return emitOpError() << "blank " << getBlank() << " is not a class in [0, "
+                         << classes << ")";
+  return requireLossResult(*this, tensorOf(getLogits()).getDims().take_front(1),
+                           tensorOf(getLogits()).getElementType());
+}
+
+LogicalResult MarkLossOp::verify() {
+  auto producer = getLoss().getDefiningOp<LossOpInterface>();
+  if (!producer)
+    return emitOpError() << "marks a value that no loss op produced; mark "
+                            "the result of a loss op (cross_entropy, mse, "
+                            "ctc_loss, ...)";
+  if (getName().empty())
+    return emitOpError("loss name must not be empty");
+  double scale = getScale().convertToDouble();
+  if (!std::isfinite(scale))
+    return emitOpError() << "scale must be finite, got " << scale;
+  FailureOr<DimContext> context = DimContext::get(*this);
+  if (failed(context))
+    return failure();
+  FailureOr<Positions> positions = context->positions(getLoss());
+  if (failed(positions))
+    return failure();
+  switch (getNormalization()) {
+  case LossNormalization::sum:
+    break;
+  case LossNormalization::per_frame:
+    if (!positions->hasSequenceAxis())
+      return emitOpError() << "per_frame normalization needs a per-frame "
+                              "loss over a sequence axis, got "
+                           << getLoss().getType();
+    break;
+  case LossNormalization::per_sequence:
+    if (positions->kind == PositionKind::None)
+      return emitOpError() << "per_sequence normalization needs a loss with "
+                              "a batch axis, got "
+                           << getLoss().getType();
+    break;
+  case LossNormalization::custom:
+    if (!getCustomInvNormFactor())
+      return emitOpError("custom normalization needs a custom_inv_norm_factor "
+                         "operand");
+    break;
+  }
+  if (Value factor = getCustomInvNormFactor()) {
+    if (getNormalization() != LossNormalization::custom)
+      return emitOpError("custom_inv_norm_factor is only allowed with custom "
+                         "normalization");
+    if (failed(requireFloat(*this, factor, "custom_inv_norm_factor")))
+      return failure();
+    NNTensorType factorType = tensorOf(factor);
+    bool perBatch = factorType.getRank() == 1 && factorType.isNamedDim(0) &&
+                    factorType.getDimName(0) == positions->batch;
+    if (factorType.getRank() != 0 && !perBatch)
+      return emitOpError() << "custom_inv_norm_factor must be a scalar [] or "
+                              "one value per sequence ["
+                           << positions->batch << "], got " << factorType;
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pack / unpack
+//===----------------------------------------------------------------------===//
+
+/// Checks that `packed` is `padded` with its [B, T] positions replaced by
+/// the dim declared `packed(B, T)`.
+static LogicalResult verifyPackPair(Operation *op, Value padded, Value packed) {
+  FailureOr<DimContext> context = DimContext::get(op);
+  if (failed(context))
+    return failure();
+  StringRef paddedRole = op->getOperand(0) == padded ? "input" : "result";
+  StringRef packedRole = paddedRole == "input" ? "result" : "input";
+  FailureOr<Positions> in =
+      requirePaddedFrames(op, *context, padded, paddedRole);
+  if (failed(in))
+    return failure();
+  FailureOr<Positions> out = context->positions(packed);
+  if (failed(out))
+    return failure();
+  NNTensorType paddedType = tensorOf(padded), packedType = tensorOf(packed);
+  if (out->kind != PositionKind::Packed)
+    return op->emitOpError()
+           << packedRole << " must be packed frames [N, ...], "
+           << "got " << packedType;
+  if (out->batch != in->batch || out->sequences[0] != in->sequences[0]) {
+    DimDeclAttr expected =
+        context->getTable().findPacked(in->batch, in->sequences[0]);
+    InFlightDiagnostic diag = op->emitOpError();
+    diag << "packed dim '" << out->packed << "' packs (" << out->batch << ", "
+         << out->sequences[0] << "), but the padded value is over ("
+         << in->batch << ", " << in->sequences[0] << ")";
+    if (expected)
+      diag << " (did you mean '" << expected.getName().getValue() << "'?)";
+    return diag;
+  }
+  if (paddedType.getDims().drop_front(2) !=
+          packedType.getDims().drop_front(1) ||
+      paddedType.getElementType() != packedType.getElementType())
+    return op->emitOpError()
+           << "feature axes and element type of " << packedType
+           << " must equal those of " << paddedType;
+  return success();
+}
+
+LogicalResult PackOp::verify() {
+  return verifyPackPair(*this, getInput(), getResult());
+}
+
+LogicalResult UnpackOp::verify() {
+  return verifyPackPair(*this, getResult(), getInput());
+}
+
+#define GET_OP_CLASSES
+#include "dialects/nn/NNOps.cpp.inc"

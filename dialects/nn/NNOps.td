@@ -1,0 +1,553 @@
+//===- NNOps.td - ops of the nn dialect --------------------*- tablegen -*-===//
+//
+// Graph structure, parameters, frame-wise layers, sequence-mixing layers,
+// losses and pack/unpack. Every op verifies its dims against the dims that
+// the enclosing graph declares (see docs/dialect.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_OPS_TD
+#define NN_OPS_TD
+
+include "dialects/nn/NNBase.td"
+include "dialects/nn/NNInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/CallInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+/// Checks that every dim named by an operand or result type is declared by
+/// the enclosing graph and that the position axes are well formed.
+def NN_DimsDeclared : NativeOpTrait<"DimsDeclared"> {
+  let cppNamespace = "::mlir::nn::OpTrait";
+}
+
+/// Ops inside a graph. The base class appends the dialect-wide dim check.
+class NN_Op<string mnemonic, list<Trait> traits = []>
+    : Op<NN_Dialect, mnemonic, !listconcat(traits, [NN_DimsDeclared])>;
+
+/// A pure op that acts on each position independently.
+class NN_FrameWiseOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat(traits,
+        [Pure, NN_FrameWiseOpInterface])>;
+
+class NN_UnaryFrameWiseOp<string mnemonic, string what>
+    : NN_FrameWiseOp<mnemonic, [SameOperandsAndResultType]> {
+  let summary = what;
+  let arguments = (ins NN_Tensor:$input);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Graph structure
+//===----------------------------------------------------------------------===//
+
+def NN_GraphOp : Op<NN_Dialect, "graph", [
+    FunctionOpInterface, IsolatedFromAbove]> {
+  let summary = "a named model or loss graph with declared dims";
+  let description = [{
+    A graph is a function over `!nn.tensor` values. It declares every named
+    dim that the types inside it use: the batch dim, sequence dims of a
+    batch (their lengths are run-time inputs), derived sequence dims
+    (`ceildiv(T, k)`, lengths computed from `T`'s) and packed dims (the
+    frames of a batch's sequences, `sum(lengths)` rows). Graphs call each
+    other with `nn.call`, which binds the callee's dims to the caller's.
+
+    ```mlir
+    nn.graph @encoder(%feat: !nn.tensor<[B, T, 80], f32>)
+        -> !nn.tensor<[B, T2, 256], f32>
+        dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+      ...
+      nn.return %h : !nn.tensor<[B, T2, 256], f32>
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       NN_DimListAttr:$dims,
+                       OptionalAttr<StrAttr>:$sym_visibility,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region AnyRegion:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// FunctionOpInterface.
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+  }];
+}
+
+def NN_ReturnOp : Op<NN_Dialect, "return", [
+    Pure, HasParent<"GraphOp">, ReturnLike, Terminator, NN_DimsDeclared]> {
+  let summary = "returns the results of a graph";
+  let description = [{
+    ```mlir
+    nn.return %logits : !nn.tensor<[B, T, 500], f32>
+    ```
+  }];
+  let arguments = (ins Variadic<NN_Tensor>:$operands);
+  let assemblyFormat = "attr-dict ($operands^ `:` qualified(type($operands)))?";
+  let hasVerifier = 1;
+}
+
+def NN_CallOp : NN_Op<"call", [
+    CallOpInterface, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "calls another graph, binding its dims to the caller's";
+  let description = [{
+    The callee's dims are bound to the caller's by unifying the argument
+    and result types position by position (`B -> B'`, `T -> T'`). The
+    binding must be one-to-one and keep each dim's kind: a batch binds a
+    batch, `seq(B)` binds a sequence dim of the batch `B` binds, a derived
+    `ceildiv(T, k)` binds a dim derived from `T`'s image with the same `k`.
+    Static sizes must be equal.
+
+    ```mlir
+    %logits = nn.call @model(%feat) : (!nn.tensor<[B, T, 80], f32>)
+        -> !nn.tensor<[B, T, 500], f32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, Variadic<NN_Tensor>:$operands);
+  let results = (outs Variadic<NN_Tensor>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` attr-dict `:` functional-type($operands, results)
+  }];
+  let extraClassDeclaration = [{
+    /// CallOpInterface.
+    ::mlir::CallInterfaceCallable getCallableForCallee() {
+      return (*this)->getAttrOfType<::mlir::SymbolRefAttr>("callee");
+    }
+    void setCalleeFromCallable(::mlir::CallInterfaceCallable callee) {
+      (*this)->setAttr("callee", ::llvm::cast<::mlir::SymbolRefAttr>(
+                                     callee.get<::mlir::SymbolRefAttr>()));
+    }
+    ::mlir::Operation::operand_range getArgOperands() { return getOperands(); }
+    ::mlir::MutableOperandRange getArgOperandsMutable() {
+      return getOperandsMutable();
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Parameters
+//===----------------------------------------------------------------------===//
+
+def NN_ParameterOp : Op<NN_Dialect, "parameter", [Symbol]> {
+  let summary = "declares a named trainable parameter (a checkpoint name)";
+  let description = [{
+    A module-level parameter with a static shape. Graphs read it with
+    `nn.param_ref`, so a training and a decoding graph share it.
+
+    ```mlir
+    nn.parameter @"out.weight" : !nn.tensor<[500, 512], f32>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, TypeAttrOf<NN_Tensor>:$type);
+  let assemblyFormat = "$sym_name attr-dict `:` $type";
+  let hasVerifier = 1;
+}
+
+def NN_ParamRefOp : NN_Op<"param_ref", [
+    Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "reads a declared parameter inside a graph";
+  let description = [{
+    The result type must equal the declared type of the parameter.
+
+    ```mlir
+    %w = nn.param_ref @"out.weight" : !nn.tensor<[500, 512], f32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$name);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$name attr-dict `:` qualified(type($result))";
+}
+
+//===----------------------------------------------------------------------===//
+// Frame-wise layers
+//===----------------------------------------------------------------------===//
+
+def NN_LinearOp : NN_FrameWiseOp<"linear"> {
+  let summary = "affine map of the feature axis: x W^T + b";
+  let description = [{
+    `input` `[P..., I]`, `weight` `[O, I]`, optional `bias` `[O]`, result
+    `[P..., O]` where `P...` are the position axes (padded or packed).
+
+    ```mlir
+    %y = nn.linear %x, %w, %b : (!nn.tensor<[B, T, 512], f32>,
+        !nn.tensor<[500, 512], f32>, !nn.tensor<[500], f32>)
+        -> !nn.tensor<[B, T, 500], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, NN_Tensor:$weight,
+                       Optional<NN_Tensor>:$bias);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+class NN_BinaryFrameWiseOp<string mnemonic, string what>
+    : NN_FrameWiseOp<mnemonic, [Commutative, SameOperandsAndResultType]> {
+  let summary = what;
+  let description = [{
+    Both operands and the result have one type: the same position axes
+    (so the same sequence dims and lengths) and the same features.
+
+    ```mlir
+    %s = nn.}] # mnemonic # [{ %a, %b : !nn.tensor<[B, T, 256], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$lhs, NN_Tensor:$rhs);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` qualified(type($result))";
+}
+
+def NN_AddOp : NN_BinaryFrameWiseOp<"add", "elementwise sum">;
+def NN_MulOp : NN_BinaryFrameWiseOp<"mul", "elementwise product">;
+
+def NN_ConcatOp : NN_FrameWiseOp<"concat"> {
+  let summary = "concatenates the feature axes of values on the same positions";
+  let description = [{
+    All inputs have the same position axes and element type and one static
+    feature axis; the result's feature size is the sum.
+
+    ```mlir
+    %c = nn.concat %a, %b : (!nn.tensor<[B, T, 256], f32>,
+        !nn.tensor<[B, T, 128], f32>) -> !nn.tensor<[B, T, 384], f32>
+    ```
+  }];
+  let arguments = (ins Variadic<NN_Tensor>:$inputs);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+  let hasVerifier = 1;
+}
+
+def NN_ReluOp : NN_UnaryFrameWiseOp<"relu", "max(x, 0)">;
+def NN_TanhOp : NN_UnaryFrameWiseOp<"tanh", "hyperbolic tangent">;
+def NN_SigmoidOp : NN_UnaryFrameWiseOp<"sigmoid", "logistic function">;
+def NN_GeluOp : NN_UnaryFrameWiseOp<"gelu", "GELU, exact (erf) form">;
+def NN_SoftmaxOp : NN_UnaryFrameWiseOp<"softmax", "softmax over the feature axis">;
+def NN_LogSoftmaxOp : NN_UnaryFrameWiseOp<"log_softmax",
+    "log-softmax over the feature axis">;
+
+def NN_DropoutOp : NN_FrameWiseOp<"dropout", [SameOperandsAndResultType]> {
+  let summary = "inverted dropout while training; the identity otherwise";
+  let description = [{
+    Zeroes each element with probability `rate` and scales the others by
+    `1 / (1 - rate)` when the graph is compiled for training; the identity
+    when it is compiled for inference. `0 <= rate < 1`.
+
+    ```mlir
+    %d = nn.dropout %x rate 1.000000e-01 : !nn.tensor<[B, T, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, F64Attr:$rate);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$input `rate` $rate attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def NN_LayerNormOp : NN_FrameWiseOp<"layer_norm"> {
+  let summary = "normalizes the feature axis, then scales and shifts it";
+  let description = [{
+    `input` `[P..., F]`, `scale` and `bias` `[F]`; `epsilon > 0`.
+
+    ```mlir
+    %n = nn.layer_norm %x, %g, %b : (!nn.tensor<[B, T, 512], f32>,
+        !nn.tensor<[512], f32>, !nn.tensor<[512], f32>)
+        -> !nn.tensor<[B, T, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, NN_Tensor:$scale, NN_Tensor:$bias,
+                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_EmbeddingOp : NN_FrameWiseOp<"embedding"> {
+  let summary = "looks up rows of a table by integer index";
+  let description = [{
+    `indices` `[P...]` (integer), `table` `[V, D]`, result `[P..., D]`.
+    An index outside `[0, V)` is a run-time error.
+
+    ```mlir
+    %e = nn.embedding %ids, %table : (!nn.tensor<[B, U], i32>,
+        !nn.tensor<[1000, 256], f32>) -> !nn.tensor<[B, U, 256], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$indices, NN_Tensor:$table);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$indices `,` $table attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Sequence-mixing layers
+//===----------------------------------------------------------------------===//
+
+class NN_SequenceMixingOp<string mnemonic, list<Trait> traits = []>
+    : NN_Op<mnemonic, !listconcat(traits,
+        [Pure, NN_SequenceMixingOpInterface])>;
+
+def NN_LstmOp : NN_SequenceMixingOp<"lstm"> {
+  let summary = "LSTM over a sequence axis, masked by its lengths";
+  let description = [{
+    `input` `[B, T, I]` with `T` a sequence dim of `B`. Gate order i, f, g, o.
+    Unidirectional (`forward`, `backward`): `input_weight` `[4H, I]`,
+    `recurrent_weight` `[4H, H]`, `bias` `[4H]`, result `[B, T, H]`.
+    `bidirectional`: the weights get a leading axis of size 2 (forward,
+    backward) and the result is `[B, T, 2H]`, forward features first. The
+    backward direction runs over each sequence within its own length;
+    outputs on padded frames are zero.
+
+    ```mlir
+    %h = nn.lstm bidirectional %x, %wi, %wh, %b : (!nn.tensor<[B, T, 80], f32>,
+        !nn.tensor<[2, 1024, 80], f32>, !nn.tensor<[2, 1024, 256], f32>,
+        !nn.tensor<[2, 1024], f32>) -> !nn.tensor<[B, T, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_LstmDirection:$direction, NN_Tensor:$input,
+                       NN_Tensor:$input_weight, NN_Tensor:$recurrent_weight,
+                       NN_Tensor:$bias);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $direction $input `,` $input_weight `,` $recurrent_weight `,` $bias
+    attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_Conv1dOp : NN_SequenceMixingOp<"conv1d"> {
+  let summary = "convolution over a sequence axis with 'same' padding";
+  let description = [{
+    `input` `[B, T, Cin]`, `weight` `[Cout, K, Cin]`, optional `bias`
+    `[Cout]`. Output frame `t` sees input frames
+    `t * stride - (K - 1) / 2 + k`, `k < K`; frames outside the sequence's
+    own length read zero. The result is `[B, T', Cout]` with `T' = T` for
+    stride 1, else a dim declared `seq(B) = ceildiv(T, stride)`.
+
+    ```mlir
+    %y = nn.conv1d %x, %w, %b stride 2 : (!nn.tensor<[B, T, 80], f32>,
+        !nn.tensor<[256, 3, 80], f32>, !nn.tensor<[256], f32>)
+        -> !nn.tensor<[B, T2, 256], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input, NN_Tensor:$weight,
+                       Optional<NN_Tensor>:$bias, I64Attr:$stride);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? `stride` $stride attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_PoolOp : NN_SequenceMixingOp<"pool"> {
+  let summary = "max or average pooling over a sequence axis (downsampling)";
+  let description = [{
+    `input` `[B, T, C]`, windows of `window` frames every `stride` frames
+    starting at frame 0, clipped to each sequence's own length (average
+    over the frames inside). The result is `[B, T', C]`, `T'` declared
+    `seq(B) = ceildiv(T, stride)` (or `T` itself for stride 1).
+
+    ```mlir
+    %p = nn.pool max %x window 3 stride 3 : (!nn.tensor<[B, T2, 256], f32>)
+        -> !nn.tensor<[B, T6, 256], f32>
+    ```
+  }];
+  let arguments = (ins NN_PoolKind:$kind, NN_Tensor:$input, I64Attr:$window,
+                       I64Attr:$stride);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $kind $input `window` $window `stride` $stride attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_ReduceOp : NN_SequenceMixingOp<"reduce"> {
+  let summary = "masked sum, mean or max over a sequence axis";
+  let description = [{
+    Reduces axis `axis` (a sequence dim) over each sequence's valid frames;
+    the result drops that axis. `mean` of an empty sequence is 0 and `max`
+    of one is -inf.
+
+    ```mlir
+    %s = nn.reduce mean %h over 1 : (!nn.tensor<[B, T, 512], f32>)
+        -> !nn.tensor<[B, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_ReduceKind:$kind, NN_Tensor:$input, I64Attr:$axis);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $kind $input `over` $axis attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+def NN_CrossEntropyOp : NN_FrameWiseOp<"cross_entropy", [
+    DeclareOpInterfaceMethods<NN_LossOpInterface>]> {
+  let summary = "per-frame cross entropy with sparse targets";
+  let description = [{
+    `logits` `[P..., V]` (unnormalized logits, or log-probabilities with
+    `from log_probs`), `targets` `[P...]` integer class indices on the same
+    positions, result `[P...]`: `-sum_c q(c) log p(c)` with `q` the target
+    distribution. Label smoothing `eps` gives the target `1 - eps` and every
+    other class `eps / (V - 1)` (RETURNN's convention; PyTorch spreads
+    `eps / V` over all classes).
+
+    ```mlir
+    %ce = nn.cross_entropy %logits, %targets from logits
+        : (!nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, T], i32>)
+        -> !nn.tensor<[B, T], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$logits, NN_Tensor:$targets,
+                       NN_LossInput:$input_kind,
+                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $targets `from` $input_kind
+    (`label_smoothing` $label_smoothing^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_MseOp : NN_FrameWiseOp<"mse", [
+    DeclareOpInterfaceMethods<NN_LossOpInterface>]> {
+  let summary = "per-frame squared error summed over the feature axis";
+  let description = [{
+    `prediction` and `target` `[P..., F]` of one type, result `[P...]`:
+    `sum_f (prediction - target)^2`.
+
+    ```mlir
+    %e = nn.mse %y, %ref : (!nn.tensor<[B, T, 80], f32>,
+        !nn.tensor<[B, T, 80], f32>) -> !nn.tensor<[B, T], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$prediction, NN_Tensor:$target);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $prediction `,` $target attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_CtcLossOp : NN_SequenceMixingOp<"ctc_loss", [
+    DeclareOpInterfaceMethods<NN_LossOpInterface>]> {
+  let summary = "per-sequence CTC loss, -log p(labels | input)";
+  let description = [{
+    `logits` `[B, T, V]` over a sequence dim `T` (logits, or log-probs with
+    `from log_probs`), `labels` `[B, U]` integer over an independent
+    sequence dim `U` of the same batch, `blank` in `[0, V)`. The result
+    `[B]` is the forward-algorithm value in log space over `2U + 1`
+    states. An impossible alignment (too few frames) gives +inf, or 0 with
+    `zero_infinity`.
+
+    ```mlir
+    %ctc = nn.ctc_loss %logits, %labels from logits blank 0
+        : (!nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, U], i32>)
+        -> !nn.tensor<[B], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$logits, NN_Tensor:$labels,
+                       NN_LossInput:$input_kind, I64Attr:$blank,
+                       UnitAttr:$zero_infinity);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $labels `from` $input_kind `blank` $blank
+    (`zero_infinity` $zero_infinity^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
+  let summary = "declares a per-position loss value as a named loss";
+  let description = [{
+    The loss is the sum of `loss` over its valid positions (padding is
+    masked; packed values have none). Its inverse normalization factor is
+    the number of frames (`per_frame`), of sequences (`per_sequence`), 1
+    (`sum`) or the sum of `custom_inv_norm_factor` (`custom`). `scale`
+    multiplies its contribution to the training objective (0 removes it),
+    which uses the normalized value unless `use_normalized_loss = false`;
+    `as_error` losses are reported, never trained on. Loss names are unique
+    per graph. `loss` must be produced by a loss op.
+
+    ```mlir
+    nn.mark_loss %ce as "ce" normalize per_frame scale 1.0
+        : !nn.tensor<[B, T], f32>
+    nn.mark_loss %ctc, %ulen as "ctc" normalize custom scale 0.5
+        : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$loss,
+                       Optional<NN_Tensor>:$custom_inv_norm_factor,
+                       StrAttr:$name, NN_LossNormalization:$normalization,
+                       DefaultValuedAttr<F64Attr, "1.0">:$scale,
+                       DefaultValuedAttr<BoolAttr, "true">:$use_normalized_loss,
+                       UnitAttr:$as_error);
+  let assemblyFormat = [{
+    $loss (`,` $custom_inv_norm_factor^)? `as` $name `normalize` $normalization
+    (`scale` $scale^)? (`as_error` $as_error^)? attr-dict `:` qualified(type($loss))
+    (`,` qualified(type($custom_inv_norm_factor))^)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pack / unpack
+//===----------------------------------------------------------------------===//
+
+def NN_PackOp : NN_Op<"pack", [Pure]> {
+  let summary = "padded [B, T, F...] to packed [N, F...], batch-major";
+  let description = [{
+    Keeps the first `len(b)` frames of each sequence `b`, in batch order;
+    `N` is declared `packed(B, T)`.
+
+    ```mlir
+    %p = nn.pack %h : !nn.tensor<[B, T, 512], f32> -> !nn.tensor<[N, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+def NN_UnpackOp : NN_Op<"unpack", [Pure]> {
+  let summary = "packed [N, F...] to padded [B, T, F...], padding zero";
+  let description = [{
+    The inverse of `nn.pack`; padded frames are zero.
+
+    ```mlir
+    %u = nn.unpack %p : !nn.tensor<[N, 512], f32> -> !nn.tensor<[B, T, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+#endif // NN_OPS_TD

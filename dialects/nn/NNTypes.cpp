@@ -1,0 +1,212 @@
+//===- NNTypes.cpp - the named-dim tensor type and dim declarations -------===//
+
+#include "dialects/nn/NNDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/nn/NNTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialects/nn/NNAttrs.cpp.inc"
+
+void NNDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "dialects/nn/NNTypes.cpp.inc"
+      >();
+}
+
+void NNDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "dialects/nn/NNAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// NNTensorType
+//===----------------------------------------------------------------------===//
+
+NNTensorType NNTensorType::get(MLIRContext *context, ArrayRef<StringRef> names,
+                               ArrayRef<int64_t> sizes, Type elementType) {
+  assert(names.size() == sizes.size() && "one name or size per axis");
+  Builder builder(context);
+  SmallVector<Attribute> dims;
+  for (auto [name, size] : llvm::zip(names, sizes))
+    dims.push_back(name.empty() ? Attribute(builder.getI64IntegerAttr(size))
+                                : Attribute(builder.getStringAttr(name)));
+  return Base::get(context, dims, elementType);
+}
+
+NNTensorType NNTensorType::withDims(ArrayRef<Attribute> dims) const {
+  return Base::get(getContext(), dims, getElementType());
+}
+
+StringRef NNTensorType::getDimName(unsigned i) const {
+  auto name = llvm::dyn_cast<StringAttr>(getDims()[i]);
+  return name ? name.getValue() : StringRef();
+}
+
+int64_t NNTensorType::getStaticSize(unsigned i) const {
+  auto size = llvm::dyn_cast<IntegerAttr>(getDims()[i]);
+  return size ? size.getInt() : -1;
+}
+
+unsigned NNTensorType::getNumPositionDims() const {
+  unsigned count = 0;
+  while (count < getDims().size() && isNamedDim(count))
+    ++count;
+  return count;
+}
+
+LogicalResult NNTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   ArrayRef<Attribute> dims, Type elementType) {
+  for (Attribute dim : dims) {
+    if (auto size = llvm::dyn_cast<IntegerAttr>(dim)) {
+      if (size.getInt() < 0)
+        return emitError() << "static size must be non-negative, got "
+                           << size.getInt();
+      continue;
+    }
+    auto name = llvm::dyn_cast<StringAttr>(dim);
+    if (!name || name.getValue().empty())
+      return emitError() << "each axis must be a dim name or a static size";
+  }
+  if (!llvm::isa<FloatType, IntegerType>(elementType))
+    return emitError() << "element type must be a float or an integer, got "
+                       << elementType;
+  return success();
+}
+
+// `<[B, T, 80], f32>`
+Type NNTensorType::parse(AsmParser &parser) {
+  Builder &builder = parser.getBuilder();
+  SmallVector<Attribute> dims;
+  Type elementType;
+  auto parseDim = [&]() -> ParseResult {
+    int64_t size;
+    OptionalParseResult sizeResult = parser.parseOptionalInteger(size);
+    if (sizeResult.has_value()) {
+      if (failed(*sizeResult))
+        return failure();
+      dims.push_back(builder.getI64IntegerAttr(size));
+      return success();
+    }
+    std::string name;
+    if (parser.parseKeywordOrString(&name))
+      return failure();
+    dims.push_back(builder.getStringAttr(name));
+    return success();
+  };
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseDim,
+                                     " in an nn tensor's dims") ||
+      parser.parseComma() || parser.parseType(elementType) ||
+      parser.parseGreater())
+    return {};
+  return parser.getChecked<NNTensorType>(loc, parser.getContext(), dims,
+                                         elementType);
+}
+
+void NNTensorType::print(AsmPrinter &printer) const {
+  printer << "<[";
+  llvm::interleaveComma(getDims(), printer, [&](Attribute dim) {
+    if (auto size = llvm::dyn_cast<IntegerAttr>(dim))
+      printer << size.getInt();
+    else
+      printer.printKeywordOrString(llvm::cast<StringAttr>(dim).getValue());
+  });
+  printer << "], " << getElementType() << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// DimDeclAttr
+//===----------------------------------------------------------------------===//
+
+// NAME `:` (`batch` | `seq` `(` B `)` (`=` `ceildiv` `(` T `,` K `)`)?
+//           | `packed` `(` B `,` T `)`)
+DimDeclAttr DimDeclAttr::parseBody(AsmParser &parser) {
+  MLIRContext *context = parser.getContext();
+  auto parseName = [&](StringAttr &out) -> ParseResult {
+    std::string name;
+    if (parser.parseKeywordOrString(&name))
+      return failure();
+    out = StringAttr::get(context, name);
+    return success();
+  };
+  StringAttr name, batch, source;
+  int64_t factor = 0;
+  StringRef kindName;
+  SMLoc kindLoc;
+  if (parseName(name) || parser.parseColon())
+    return {};
+  kindLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&kindName))
+    return {};
+  std::optional<DimKind> kind = symbolizeDimKind(kindName);
+  if (!kind) {
+    parser.emitError(kindLoc, "expected dim kind 'batch', 'seq' or 'packed', "
+                              "got '")
+        << kindName << "'";
+    return {};
+  }
+  switch (*kind) {
+  case DimKind::batch:
+    break;
+  case DimKind::seq:
+    if (parser.parseLParen() || parseName(batch) || parser.parseRParen())
+      return {};
+    if (succeeded(parser.parseOptionalEqual())) {
+      if (parser.parseKeyword("ceildiv") || parser.parseLParen() ||
+          parseName(source) || parser.parseComma() ||
+          parser.parseInteger(factor) || parser.parseRParen())
+        return {};
+    }
+    break;
+  case DimKind::packed:
+    if (parser.parseLParen() || parseName(batch) || parser.parseComma() ||
+        parseName(source) || parser.parseRParen())
+      return {};
+    break;
+  }
+  return DimDeclAttr::get(context, name, *kind, batch, source, factor);
+}
+
+void DimDeclAttr::printBody(raw_ostream &os) const {
+  os << getName().getValue() << ": " << stringifyDimKind(getKind());
+  switch (getKind()) {
+  case DimKind::batch:
+    break;
+  case DimKind::seq:
+    os << "(" << getBatch().getValue() << ")";
+    if (isDerived())
+      os << " = ceildiv(" << getSource().getValue() << ", " << getFactor()
+         << ")";
+    break;
+  case DimKind::packed:
+    os << "(" << getBatch().getValue() << ", " << getSource().getValue() << ")";
+    break;
+  }
+}
+
+Attribute DimDeclAttr::parse(AsmParser &parser, Type) {
+  if (parser.parseLess())
+    return {};
+  DimDeclAttr decl = parseBody(parser);
+  if (!decl || parser.parseGreater())
+    return {};
+  return decl;
+}
+
+void DimDeclAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printBody(printer.getStream());
+  printer << ">";
+}

@@ -1,0 +1,873 @@
+// One case per verifier branch of the nn dialect.
+// RUN: nn-opt %s --split-input-file --verify-diagnostics
+
+// expected-error @+1 {{dim 'T': 'X' is not a batch dim declared before it}}
+nn.graph @g() dims [T: seq(X)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{dim 'T': 'B' is not a batch dim declared before it}}
+nn.graph @g() dims [T: seq(B), B: batch] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{dim 'T2': 'Z' is not a sequence dim declared before it}}
+nn.graph @g() dims [B: batch, T2: seq(B) = ceildiv(Z, 2)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{dim 'T2': its source 'T' is a sequence of another batch than 'B'}}
+nn.graph @g() dims [B: batch, C: batch, T: seq(C), T2: seq(B) = ceildiv(T, 2)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{dim 'T1': ceildiv factor must be at least 2, got 1}}
+nn.graph @g() dims [B: batch, T: seq(B), T1: seq(B) = ceildiv(T, 1)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{dim 'N': 'T' is not a batch dim declared before it}}
+nn.graph @g() dims [B: batch, T: seq(B), N: packed(T, T)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{dim 'N': 'B' is not a sequence dim of 'B' declared before it}}
+nn.graph @g() dims [B: batch, N: packed(B, B)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{dims 'N' and 'M' both pack (B, T)}}
+nn.graph @g() dims [B: batch, T: seq(B), N: packed(B, T), M: packed(B, T)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{declares dim 'T' twice}}
+nn.graph @g() dims [B: batch, T: seq(B), T: seq(B)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{expected dim kind 'batch', 'seq' or 'packed', got 'sequence'}}
+nn.graph @g() dims [B: batch, T: sequence(B)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{names dim 'T' after a static size; named (position) axes must come first}}
+nn.graph @g(%x: !nn.tensor<[B, 4, T], f32>) dims [B: batch, T: seq(B)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{names dim 'U', which the enclosing graph does not declare}}
+nn.graph @g(%x: !nn.tensor<[B, U, 4], f32>) dims [B: batch, T: seq(B)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{packed dim 'N' must be the only position axis}}
+nn.graph @g(%x: !nn.tensor<[N, T, 4], f32>) dims [B: batch, T: seq(B), N: packed(B, T)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{the first axis 'T' must be a batch or packed dim}}
+nn.graph @g(%x: !nn.tensor<[T, 4], f32>) dims [B: batch, T: seq(B)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{axis 1 ('T') must be a sequence dim of 'B'}}
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, C: batch, T: seq(C)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{names sequence dim 'T' twice}}
+nn.graph @g(%x: !nn.tensor<[B, T, T], f32>) dims [B: batch, T: seq(B)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{static size must be non-negative, got -3}}
+nn.graph @g(%x: !nn.tensor<[B, -3], f32>) dims [B: batch] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{element type must be a float or an integer, got 'index'}}
+nn.graph @g(%x: !nn.tensor<[B], index>) dims [B: batch] {
+  nn.return
+}
+
+// -----
+
+func.func @f(%x: !nn.tensor<[4], f32>) -> !nn.tensor<[4], f32> {
+  // expected-error @+1 {{'nn.relu' op must be inside an nn.graph, which declares its dims}}
+  %r = nn.relu %x : !nn.tensor<[4], f32>
+  return %r : !nn.tensor<[4], f32>
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, 4], f32>, %w: !nn.tensor<[3, 4], f32>) dims [B: batch] {
+  // expected-error @+1 {{names dim 'T', which the enclosing graph does not declare}}
+  %r = nn.linear %x, %w : (!nn.tensor<[B, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, T, 3], f32>
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{argument 0 must be an !nn.tensor, got 'f32'}}
+nn.graph @g(%x: f32) dims [] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{result 0 must be an !nn.tensor, got 'f32'}}
+nn.graph @g() -> f32 dims [] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{must have a body}}
+nn.graph @g() dims [] {
+}
+
+// -----
+
+// expected-error @+1 {{must have a single block (graphs are dataflow)}}
+nn.graph @g() dims [] {
+  nn.return
+^bb1:
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, 4], f32>) -> !nn.tensor<[B, 4], f32> dims [B: batch] {
+  // expected-error @+1 {{returns 0 values, but graph @g declares 1 results}}
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, 4], f32>) -> !nn.tensor<[B, 5], f32> dims [B: batch] {
+  // expected-error @+1 {{operand 0 has type '!nn.tensor<[B, 4], f32>', but graph @g declares result type '!nn.tensor<[B, 5], f32>'}}
+  nn.return %x : !nn.tensor<[B, 4], f32>
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 4], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B)] {
+  %a = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  // expected-note @+1 {{first use here}}
+  nn.mark_loss %a as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  // expected-error @+1 {{loss name 'ce' is used twice in graph @g}}
+  nn.mark_loss %a as "ce" normalize sum : !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B], f32>) dims [B: batch] {
+  // expected-error @+1 {{'missing' does not name an nn.graph}}
+  nn.call @missing(%x) : (!nn.tensor<[B], f32>) -> ()
+  nn.return
+}
+
+// -----
+
+nn.graph @model(%x: !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  %p = nn.pool max %x window 2 stride 2 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+  nn.return %p : !nn.tensor<[B, T2, 4], f32>
+}
+nn.graph @g(%x: !nn.tensor<[C, S, 4], f32>) dims [C: batch, S: seq(C)] {
+  // expected-error @+1 {{has 1 operands and 0 results, but @model takes 1 and returns 1}}
+  nn.call @model(%x) : (!nn.tensor<[C, S, 4], f32>) -> ()
+  nn.return
+}
+
+// -----
+
+nn.graph @model(%x: !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  %p = nn.pool max %x window 2 stride 2 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+  nn.return %p : !nn.tensor<[B, T2, 4], f32>
+}
+nn.graph @g(%x: !nn.tensor<[C, S, 4], f16>) dims [C: batch, S: seq(C), S2: seq(C) = ceildiv(S, 2)] {
+  // expected-error @+1 {{operand 0: type '!nn.tensor<[C, S, 4], f16>' does not match the callee's '!nn.tensor<[B, T, 4], f32>'}}
+  %r = nn.call @model(%x) : (!nn.tensor<[C, S, 4], f16>) -> !nn.tensor<[C, S2, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @model(%x: !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  %p = nn.pool max %x window 2 stride 2 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+  nn.return %p : !nn.tensor<[B, T2, 4], f32>
+}
+nn.graph @g(%x: !nn.tensor<[C, S, 5], f32>) dims [C: batch, S: seq(C), S2: seq(C) = ceildiv(S, 2)] {
+  // expected-error @+1 {{operand 0: axis 2 of '!nn.tensor<[C, S, 5], f32>' does not match the callee's '!nn.tensor<[B, T, 4], f32>'}}
+  %r = nn.call @model(%x) : (!nn.tensor<[C, S, 5], f32>) -> !nn.tensor<[C, S2, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @two(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B)] {
+  nn.return
+}
+nn.graph @g(%x: !nn.tensor<[C, S, 4], f32>, %y: !nn.tensor<[C, R, 4], f32>) dims [C: batch, S: seq(C), R: seq(C)] {
+  // expected-error @+1 {{operand 1: callee dim 'T' is bound to both 'S' and 'R'}}
+  nn.call @two(%x, %y) : (!nn.tensor<[C, S, 4], f32>, !nn.tensor<[C, R, 4], f32>) -> ()
+  nn.return
+}
+
+// -----
+
+nn.graph @model(%x: !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  %p = nn.pool max %x window 2 stride 2 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+  nn.return %p : !nn.tensor<[B, T2, 4], f32>
+}
+nn.graph @g(%x: !nn.tensor<[C, S, 4], f32>) dims [C: batch, S: seq(C), R: seq(C)] {
+  // expected-error @+1 {{callee dim 'T2: seq(B) = ceildiv(T, 2)' cannot bind caller dim 'R: seq(C)'}}
+  %r = nn.call @model(%x) : (!nn.tensor<[C, S, 4], f32>) -> !nn.tensor<[C, R, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @model(%x: !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  %p = nn.pool max %x window 2 stride 2 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+  nn.return %p : !nn.tensor<[B, T2, 4], f32>
+}
+nn.graph @g(%x: !nn.tensor<[C, S, 4], f32>) dims [C: batch, S: seq(C), S3: seq(C) = ceildiv(S, 3)] {
+  // expected-error @+1 {{callee dim 'T2: seq(B) = ceildiv(T, 2)' cannot bind caller dim 'S3: seq(C) = ceildiv(S, 3)'}}
+  %r = nn.call @model(%x) : (!nn.tensor<[C, S, 4], f32>) -> !nn.tensor<[C, S3, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @model(%x: !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  %p = nn.pool max %x window 2 stride 2 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+  nn.return %p : !nn.tensor<[B, T2, 4], f32>
+}
+nn.graph @g(%x: !nn.tensor<[C, S, 4], f32>, %y: !nn.tensor<[C, R, 4], f32>) dims [C: batch, S: seq(C), R: seq(C), R2: seq(C) = ceildiv(R, 2)] {
+  // expected-error @+1 {{dim binding: callee dim 'T' is bound to both 'S' and 'R'}}
+  %r = nn.call @model(%x) : (!nn.tensor<[C, S, 4], f32>) -> !nn.tensor<[C, R2, 4], f32>
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{parameter @p must have a static shape, got '!nn.tensor<[B, 4], f32>'}}
+nn.parameter @p : !nn.tensor<[B, 4], f32>
+
+// -----
+
+// expected-error @+1 {{parameter @p must have a float element type, got 'i32'}}
+nn.parameter @p : !nn.tensor<[4], i32>
+
+// -----
+
+nn.graph @g() dims [] {
+  // expected-error @+1 {{'q' does not name an nn.parameter}}
+  %w = nn.param_ref @q : !nn.tensor<[4], f32>
+  nn.return
+}
+
+// -----
+
+nn.parameter @p : !nn.tensor<[4], f32>
+nn.graph @g() dims [] {
+  // expected-error @+1 {{result type '!nn.tensor<[5], f32>' differs from the type of @p, '!nn.tensor<[4], f32>'}}
+  %w = nn.param_ref @p : !nn.tensor<[5], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{input must have a float element type, got 'i32'}}
+  %r = nn.relu %x : !nn.tensor<[B, T, 4], i32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{input must have position axes then one static feature axis, got '!nn.tensor<[B, T], f32>'}}
+  %r = nn.log_softmax %x : !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{rate must be in [0, 1), got 1.000000e+00}}
+  %r = nn.dropout %x rate 1.0 : !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, U, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %r = "nn.add"(%x, %y) : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 5], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{weight must be static [out, 4], got '!nn.tensor<[3, 5], f32>'}}
+  %r = nn.linear %x, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 5], f32>) -> !nn.tensor<[B, T, 3], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f32>, %b: !nn.tensor<[4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{bias must have the static shape [3], got '!nn.tensor<[4], f32>'}}
+  %r = nn.linear %x, %w, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[4], f32>) -> !nn.tensor<[B, T, 3], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f16>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{operands must have one element type}}
+  %r = nn.linear %x, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f16>) -> !nn.tensor<[B, T, 3], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{result must be '!nn.tensor<[B, T, 3], f32>', got '!nn.tensor<[B, U, 3], f32>'}}
+  %r = nn.linear %x, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, U, 3], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, 2, 4], f32>, %w: !nn.tensor<[3, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{input must have position axes then one static feature axis, got '!nn.tensor<[B, 2, 4], f32>'}}
+  %r = nn.linear %x, %w : (!nn.tensor<[B, 2, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, 2, 3], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g() dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{needs at least one input}}
+  %r = nn.concat : () -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[N, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{input 1 has positions [N] and 'f32', but input 0 has [B, T] and 'f32'; concat needs the same positions}}
+  %r = nn.concat %x, %p : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[N, 4], f32>) -> !nn.tensor<[B, T, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T, 2], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{result must be '!nn.tensor<[B, T, 6], f32>', got '!nn.tensor<[B, T, 8], f32>'}}
+  %r = nn.concat %x, %y : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %g: !nn.tensor<[5], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{scale must have the static shape [4], got '!nn.tensor<[5], f32>'}}
+  %r = nn.layer_norm %x, %g, %g : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[5], f32>, !nn.tensor<[5], f32>) -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %g: !nn.tensor<[4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{epsilon must be positive, got 0.000000e+00}}
+  %r = nn.layer_norm %x, %g, %g {epsilon = 0.0 : f64} : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[4], f32>, !nn.tensor<[4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%i: !nn.tensor<[B, T], f32>, %e: !nn.tensor<[10, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{indices must have an integer element type, got 'f32'}}
+  %r = nn.embedding %i, %e : (!nn.tensor<[B, T], f32>, !nn.tensor<[10, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%i: !nn.tensor<[B, T, 2], i32>, %e: !nn.tensor<[10, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{indices must have position axes only, got '!nn.tensor<[B, T, 2], i32>'}}
+  %r = nn.embedding %i, %e : (!nn.tensor<[B, T, 2], i32>, !nn.tensor<[10, 4], f32>) -> !nn.tensor<[B, T, 2, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%i: !nn.tensor<[B, T], i32>, %e: !nn.tensor<[10], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{table must be static [vocabulary, features], got '!nn.tensor<[10], f32>'}}
+  %r = nn.embedding %i, %e : (!nn.tensor<[B, T], i32>, !nn.tensor<[10], f32>) -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%i: !nn.tensor<[B, T], i32>, %e: !nn.tensor<[10, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{result must be '!nn.tensor<[B, T, 4], f32>', got '!nn.tensor<[B, T, 5], f32>'}}
+  %r = nn.embedding %i, %e : (!nn.tensor<[B, T], i32>, !nn.tensor<[10, 4], f32>) -> !nn.tensor<[B, T, 5], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[N, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{input must be padded frames [batch, sequence, ...] (a packed value cannot be used here), got '!nn.tensor<[N, 4], f32>'}}
+  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[N, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[N, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 5], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{recurrent_weight must be static [4H, H], got '!nn.tensor<[16, 5], f32>'}}
+  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 5], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{recurrent_weight must be static [2, 4H, H], got '!nn.tensor<[16, 4], f32>'}}
+  %h = nn.lstm bidirectional %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{input_weight must have the static shape [16, 3], got '!nn.tensor<[16, 4], f32>'}}
+  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{result must be '!nn.tensor<[B, T, 4], f32>', got '!nn.tensor<[B, T, 8], f32>'}}
+  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], i32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{every operand must have a float element type, got 'i32'}}
+  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], i32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], i32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{stride must be at least 1, got 0}}
+  %y = nn.conv1d %x, %w stride 0 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 4], f32>) -> !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 5], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{weight must be static [out, kernel, 4], got '!nn.tensor<[6, 3, 5], f32>'}}
+  %y = nn.conv1d %x, %w stride 1 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 5], f32>) -> !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>, %b: !nn.tensor<[5], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{bias must have the static shape [6], got '!nn.tensor<[5], f32>'}}
+  %y = nn.conv1d %x, %w, %b stride 1 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 4], f32>, !nn.tensor<[5], f32>) -> !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{result batch 'C' differs from the input's 'B'}}
+  %y = nn.conv1d %x, %w stride 1 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 4], f32>) -> !nn.tensor<[C, S, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{with stride 1 the result must keep sequence dim 'T', got 'T2'}}
+  %y = nn.conv1d %x, %w stride 1 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 4], f32>) -> !nn.tensor<[B, T2, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{with stride 2 the result's sequence dim must be declared 'seq(...) = ceildiv(T, 2)', got 'T3' (did you mean 'T2'?)}}
+  %y = nn.conv1d %x, %w stride 2 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 4], f32>) -> !nn.tensor<[B, T3, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{with stride 4 the result's sequence dim must be declared 'seq(...) = ceildiv(T, 4)', got 'T2'}}
+  %y = nn.conv1d %x, %w stride 4 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 4], f32>) -> !nn.tensor<[B, T2, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{result must have 6 'f32' features, got '!nn.tensor<[B, T, 7], f32>'}}
+  %y = nn.conv1d %x, %w stride 1 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 4], f32>) -> !nn.tensor<[B, T, 7], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{result must be padded frames [batch, sequence, ...], got '!nn.tensor<[B, 6], f32>'}}
+  %y = nn.conv1d %x, %w stride 1 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 4], f32>) -> !nn.tensor<[B, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{window and stride must be at least 1, got 0 and 1}}
+  %y = nn.pool max %x window 0 stride 1 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{result must keep the input's 4 'f32' features, got '!nn.tensor<[B, T2, 5], f32>'}}
+  %y = nn.pool avg %x window 2 stride 2 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T2, 5], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{result batch 'C' differs from the input's 'B'}}
+  %y = nn.pool avg %x window 2 stride 2 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[C, S, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{axis 3 is out of range for '!nn.tensor<[B, T, 4], f32>'}}
+  %y = nn.reduce sum %x over 3 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{axis 2 of '!nn.tensor<[B, T, 4], f32>' must be a sequence axis of padded frames}}
+  %y = nn.reduce sum %x over 2 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[N, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{axis 0 of '!nn.tensor<[N, 4], f32>' must be a sequence axis of padded frames (a packed value cannot be used here)}}
+  %y = nn.reduce max %x over 0 : (!nn.tensor<[N, 4], f32>) -> !nn.tensor<[4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
+  // expected-error @+1 {{result must be '!nn.tensor<[B, 4], f32>', got '!nn.tensor<[B, 5], f32>'}}
+  %y = nn.reduce mean %x over 1 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, 5], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{label_smoothing must be in [0, 1), got 1.000000e+00}}
+  %ce = nn.cross_entropy %l, %t from logits label_smoothing 1.0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 1], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{label smoothing needs at least 2 classes}}
+  %ce = nn.cross_entropy %l, %t from logits label_smoothing 0.1 : (!nn.tensor<[B, T, 1], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{targets [B, U] must be on the positions of the logits [B, T] (same batch and sequence dims)}}
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[N, 5], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{targets [B, T] must be on the positions of the logits [N] (same batch and sequence dims)}}
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[N, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[N], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{targets must have an integer element type, got 'f32'}}
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], f32>) -> !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{result must be '!nn.tensor<[B, T], f32>', got '!nn.tensor<[B], f32>'}}
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%p: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{target type '!nn.tensor<[B, T, 4], f32>' must equal the prediction type '!nn.tensor<[B, T, 5], f32>'}}
+  %e = nn.mse %p, %t : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B], i32>) dims [B: batch, T: seq(B), U: seq(B), C: batch, V: seq(C), N: packed(B, T)] {
+  // expected-error @+1 {{labels must be [batch, label sequence], got '!nn.tensor<[B], i32>'}}
+  %c = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B], i32>) -> !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[C, V], i32>) dims [B: batch, T: seq(B), U: seq(B), C: batch, V: seq(C), N: packed(B, T)] {
+  // expected-error @+1 {{labels batch 'C' differs from the logits batch 'B'}}
+  %c = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[C, V], i32>) -> !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), C: batch, V: seq(C), N: packed(B, T)] {
+  // expected-error @+1 {{blank 5 is not a class in [0, 5)}}
+  %c = nn.ctc_loss %l, %y from logits blank 5 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[N, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), C: batch, V: seq(C), N: packed(B, T)] {
+  // expected-error @+1 {{logits must be padded frames [batch, sequence, ...] (a packed value cannot be used here), got '!nn.tensor<[N, 5], f32>'}}
+  %c = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[N, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), C: batch, V: seq(C), N: packed(B, T)] {
+  // expected-error @+1 {{result must be '!nn.tensor<[B], f32>', got '!nn.tensor<[B, T], f32>'}}
+  %c = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  // expected-error @+1 {{marks a value that no loss op produced; mark the result of a loss op (cross_entropy, mse, ctc_loss, ...)}}
+  nn.mark_loss %x as "x" normalize sum : !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  // expected-error @+1 {{loss name must not be empty}}
+  nn.mark_loss %ce as "" normalize sum : !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  // expected-error @+1 {{scale must be finite, got INF}}
+  nn.mark_loss %ce as "ce" normalize sum scale 0x7FF0000000000000 : !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  // expected-error @+1 {{per_frame normalization needs a per-frame loss over a sequence axis, got '!nn.tensor<[B], f32>'}}
+  nn.mark_loss %ctc as "ctc" normalize per_frame : !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[5], f32>, %t: !nn.tensor<[], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[5], f32>, !nn.tensor<[], i32>) -> !nn.tensor<[], f32>
+  // expected-error @+1 {{per_sequence normalization needs a loss with a batch axis, got '!nn.tensor<[], f32>'}}
+  nn.mark_loss %ce as "ce" normalize per_sequence : !nn.tensor<[], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  // expected-error @+1 {{custom normalization needs a custom_inv_norm_factor operand}}
+  nn.mark_loss %ctc as "ctc" normalize custom : !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  // expected-error @+1 {{custom_inv_norm_factor is only allowed with custom normalization}}
+  nn.mark_loss %ctc, %f as "ctc" normalize sum : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  // expected-error @+1 {{custom_inv_norm_factor must be a scalar [] or one value per sequence [B], got '!nn.tensor<[B, T], f32>'}}
+  nn.mark_loss %ce, %x as "ce" normalize custom : !nn.tensor<[B, T], f32>, !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>, %i: !nn.tensor<[B], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  // expected-error @+1 {{custom_inv_norm_factor must have a float element type, got 'i32'}}
+  nn.mark_loss %ctc, %i as "ctc" normalize custom : !nn.tensor<[B], f32>, !nn.tensor<[B], i32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%p: !nn.tensor<[N, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T), M: packed(B, U)] {
+  // expected-error @+1 {{input must be padded frames [batch, sequence, ...] (a packed value cannot be used here), got '!nn.tensor<[N, 4], f32>'}}
+  %q = nn.pack %p : !nn.tensor<[N, 4], f32> -> !nn.tensor<[N, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T), M: packed(B, U)] {
+  // expected-error @+1 {{result must be packed frames [N, ...], got '!nn.tensor<[B, 4], f32>'}}
+  %q = nn.pack %x : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T), M: packed(B, U)] {
+  // expected-error @+1 {{packed dim 'M' packs (B, U), but the padded value is over (B, T) (did you mean 'N'?)}}
+  %q = nn.pack %x : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[M, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T), M: packed(B, U)] {
+  // expected-error @+1 {{feature axes and element type of '!nn.tensor<[N, 5], f32>' must equal those of '!nn.tensor<[B, T, 4], f32>'}}
+  %q = nn.pack %x : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[N, 5], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T), M: packed(B, U)] {
+  // expected-error @+1 {{input must be packed frames [N, ...], got '!nn.tensor<[B, T, 4], f32>'}}
+  %q = nn.unpack %x : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%p: !nn.tensor<[N, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T), M: packed(B, U)] {
+  // expected-error @+1 {{result must be padded frames [batch, sequence, ...] (a packed value cannot be used here), got '!nn.tensor<[N, 4], f32>'}}
+  %q = nn.unpack %p : !nn.tensor<[N, 4], f32> -> !nn.tensor<[N, 4], f32>
+  nn.return
+}

@@ -1,0 +1,15 @@
+# lit configuration for the nn regression tests (driven by ctest).
+import os
+
+import lit.formats
+
+config.name = "nn"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.nn_obj_root, "test")
+config.substitutions.append(("%nn_src", config.nn_src_root))
+config.environment["PATH"] = os.pathsep.join(
+    [config.nn_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")]
+)
