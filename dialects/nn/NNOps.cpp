@@ -576,8 +576,9 @@ LogicalResult Conv1dOp::verify() {
   FailureOr<DimContext> context = DimContext::get(*this);
   if (failed(context))
     return failure();
-  if (getStride() < 1)
-    return emitOpError() << "stride must be at least 1, got " << getStride();
+  if (static_cast<int64_t>(getStride()) < 1)
+    return emitOpError() << "stride must be at least 1, got "
+                         << static_cast<int64_t>(getStride());
   FailureOr<Positions> in =
       requirePaddedFrames(*this, *context, getInput(), "input");
   if (failed(in) || failed(requireOneFeatureAxis(*this, getInput(), "input")))
@@ -603,7 +604,8 @@ LogicalResult Conv1dOp::verify() {
     return emitOpError() << "result batch '" << out->batch
                          << "' differs from the input's '" << in->batch << "'";
   if (failed(verifyStridedSequence(*this, *context, in->sequences[0],
-                                   out->sequences[0], getStride())))
+                                   out->sequences[0],
+                                   static_cast<int64_t>(getStride()))))
     return failure();
   NNTensorType result = tensorOf(getResult());
   if (featureSize(result) != outChannels ||
@@ -618,9 +620,11 @@ LogicalResult PoolOp::verify() {
   FailureOr<DimContext> context = DimContext::get(*this);
   if (failed(context))
     return failure();
-  if (getWindow() < 1 || getStride() < 1)
+  if (static_cast<int64_t>(getWindow()) < 1 ||
+      static_cast<int64_t>(getStride()) < 1)
     return emitOpError() << "window and stride must be at least 1, got "
-                         << getWindow() << " and " << getStride();
+                         << static_cast<int64_t>(getWindow()) << " and "
+                         << static_cast<int64_t>(getStride());
   FailureOr<Positions> in =
       requirePaddedFrames(*this, *context, getInput(), "input");
   if (failed(in) || failed(requireOneFeatureAxis(*this, getInput(), "input")) ||
@@ -634,7 +638,8 @@ LogicalResult PoolOp::verify() {
     return emitOpError() << "result batch '" << out->batch
                          << "' differs from the input's '" << in->batch << "'";
   if (failed(verifyStridedSequence(*this, *context, in->sequences[0],
-                                   out->sequences[0], getStride())))
+                                   out->sequences[0],
+                                   static_cast<int64_t>(getStride()))))
     return failure();
   NNTensorType input = tensorOf(getInput()), result = tensorOf(getResult());
   if (featureSize(result) != featureSize(input) ||
@@ -653,7 +658,7 @@ LogicalResult ReduceOp::verify() {
   if (failed(positions) || failed(requireFloat(*this, getInput(), "input")))
     return failure();
   NNTensorType input = tensorOf(getInput());
-  int64_t axis = getAxis();
+  int64_t axis = static_cast<int64_t>(getAxis());
   if (axis < 0 || axis >= input.getRank())
     return emitOpError() << "axis " << axis << " is out of range for " << input;
   if (positions->kind != PositionKind::Padded || axis == 0 ||
@@ -743,9 +748,10 @@ LogicalResult CtcLossOp::verify() {
                          << "' differs from the logits batch '" << frames->batch
                          << "'";
   int64_t classes = featureSize(tensorOf(getLogits()));
-  if (getBlank() < 0 || getBlank() >= classes)
-    return emitOpError() << "blank " << getBlank() << " is not a class in [0, "
-                         << classes << ")";
+  if (static_cast<int64_t>(getBlank()) < 0 ||
+      static_cast<int64_t>(getBlank()) >= classes)
+    return emitOpError() << "blank " << static_cast<int64_t>(getBlank())
+                         << " is not a class in [0, " << classes << ")";
   return requireLossResult(*this, tensorOf(getLogits()).getDims().take_front(1),
                            tensorOf(getLogits()).getElementType());
 }

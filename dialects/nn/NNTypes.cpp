@@ -90,7 +90,7 @@ Type NNTensorType::parse(AsmParser &parser) {
   SmallVector<Attribute> dims;
   Type elementType;
   auto parseDim = [&]() -> ParseResult {
-    int64_t size;
+    int64_t size = 0;
     OptionalParseResult sizeResult = parser.parseOptionalInteger(size);
     if (sizeResult.has_value()) {
       if (failed(*sizeResult))

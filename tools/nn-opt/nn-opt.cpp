@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/nn/NNOps.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -40,6 +41,7 @@ int main(int argc, char **argv) {
   // lowering pipelines need live in dialect extensions.
   mlir::registerAllExtensions(registry);
   mlir::registerAllPasses();
+  mlir::nn::registerNNPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "nn optimizer driver\n", registry));
 }

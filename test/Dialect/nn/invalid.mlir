@@ -871,3 +871,19 @@ nn.graph @g(%p: !nn.tensor<[N, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N
   %q = nn.unpack %p : !nn.tensor<[N, 4], f32> -> !nn.tensor<[N, 4], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{stride must be at least 1, got -2}}
+  %y = nn.conv1d %x, %w stride -2 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 4], f32>) -> !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  // expected-error @+1 {{blank -1 is not a class in [0, 5)}}
+  %c = nn.ctc_loss %l, %y from logits blank -1 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  nn.return
+}
