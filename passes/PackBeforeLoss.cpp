@@ -58,7 +58,8 @@ public:
   explicit GraphPacker(GraphOp graph)
       : graph(graph), builder(graph.getContext()) {}
 
-  void run(bool emitRemarks);
+  /// Fails only on IR that did not verify.
+  LogicalResult run(bool emitRemarks);
 
 private:
   /// The dim declared packed(batch, sequence), declared now if missing.
@@ -165,7 +166,7 @@ void GraphPacker::replacePaddedChain(bool emitRemarks) {
   }
 }
 
-void GraphPacker::run(bool emitRemarks) {
+LogicalResult GraphPacker::run(bool emitRemarks) {
   SmallVector<MarkLossOp> marks(graph.getBody().getOps<MarkLossOp>());
   for (MarkLossOp mark : marks) {
     auto skip = [&](StringRef why) {
@@ -188,7 +189,7 @@ void GraphPacker::run(bool emitRemarks) {
         classifyPositions(cast<NNTensorType>(mark.getLoss().getType()), table,
                           [&] { return mark.emitError(); });
     if (failed(positions))
-      return;
+      return failure();
     if (positions->kind == PositionKind::Packed) {
       skip("already packed");
       continue;
@@ -218,6 +219,7 @@ void GraphPacker::run(bool emitRemarks) {
     }
   }
   replacePaddedChain(emitRemarks);
+  return success();
 }
 
 struct PackBeforeLossPass
@@ -226,7 +228,8 @@ struct PackBeforeLossPass
 
   void runOnOperation() override {
     for (GraphOp graph : getOperation().getOps<GraphOp>())
-      GraphPacker(graph).run(emitRemarks);
+      if (failed(GraphPacker(graph).run(emitRemarks)))
+        return signalPassFailure();
   }
 };
 

@@ -10,6 +10,10 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.nn_obj_root, "test")
 config.substitutions.append(("%nn_src", config.nn_src_root))
+# Sanitizer settings reach the tools (see NN_TEST_ENVIRONMENT in CMake).
+for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
+    if name in os.environ:
+        config.environment[name] = os.environ[name]
 config.environment["PATH"] = os.pathsep.join(
     [config.nn_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")]
 )
