@@ -80,23 +80,25 @@ static int64_t featureSize(NNTensorType type) {
   return type.getStaticSize(type.getRank() - 1);
 }
 
-/// Requires `value` to be a float tensor.
-static LogicalResult requireFloat(Operation *op, Value value, StringRef what) {
+/// Requires `value`'s element type to be an `ElementType`, named `kind`
+/// in the diagnostic.
+template <typename ElementType>
+static LogicalResult requireElementType(Operation *op, Value value,
+                                        StringRef what, StringRef kind) {
   Type elementType = tensorOf(value).getElementType();
-  if (!isa<FloatType>(elementType))
-    return op->emitOpError()
-           << what << " must have a float element type, got " << elementType;
+  if (!isa<ElementType>(elementType))
+    return op->emitOpError() << what << " must have " << kind
+                             << " element type, got " << elementType;
   return success();
 }
 
-/// Requires `value` to be an integer tensor.
+static LogicalResult requireFloat(Operation *op, Value value, StringRef what) {
+  return requireElementType<FloatType>(op, value, what, "a float");
+}
+
 static LogicalResult requireInteger(Operation *op, Value value,
                                     StringRef what) {
-  Type elementType = tensorOf(value).getElementType();
-  if (!isa<IntegerType>(elementType))
-    return op->emitOpError()
-           << what << " must have an integer element type, got " << elementType;
-  return success();
+  return requireElementType<IntegerType>(op, value, what, "an integer");
 }
 
 /// Requires `value` to have the static shape `shape` (parameters, weights).
