@@ -107,11 +107,11 @@ def NN_CallOp : NN_Op<"call", [
   let summary = "calls another graph, binding its dims to the caller's";
   let description = [{
     The callee's dims are bound to the caller's by unifying the argument
-    and result types position by position (`B -> B'`, `T -> T'`). The
-    binding must be one-to-one and keep each dim's kind: a batch binds a
-    batch, `seq(B)` binds a sequence dim of the batch `B` binds, a derived
-    `ceildiv(T, k)` binds a dim derived from `T`'s image with the same `k`.
-    Static sizes must be equal.
+    and result types position by position (`B -> B'`, `T -> T'`). Each
+    callee dim binds exactly one caller dim of the same kind: a batch binds
+    a batch, `seq(B)` binds a sequence dim of the batch `B` binds (derived
+    or not), a derived `ceildiv(T, k)` binds a dim derived from `T`'s image
+    with the same `k`. Static sizes and element types must be equal.
 
     ```mlir
     %logits = nn.call @model(%feat) : (!nn.tensor<[B, T, 80], f32>)
