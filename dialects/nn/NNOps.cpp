@@ -683,14 +683,6 @@ bool CrossEntropyOp::isPerFrameLoss() { return true; }
 bool MseOp::isPerFrameLoss() { return true; }
 bool CtcLossOp::isPerFrameLoss() { return false; }
 
-/// Requires a per-position loss result on the positions `positions` (the
-/// dims of the loss input without its feature axis), with a float type.
-static LogicalResult requireLossResult(Operation *op,
-                                       ArrayRef<Attribute> positions,
-                                       Type elementType) {
-  return requireResultDims(op, positions, elementType);
-}
-
 LogicalResult CrossEntropyOp::verify() {
   if (failed(requireFloat(*this, getLogits(), "logits")) ||
       failed(requireOneFeatureAxis(*this, getLogits(), "logits")) ||
@@ -709,7 +701,7 @@ LogicalResult CrossEntropyOp::verify() {
                          << " must be on the positions of the logits "
                          << formatDims(dropFeatureAxis(logits))
                          << " (same batch and sequence dims)";
-  return requireLossResult(*this, dropFeatureAxis(logits),
+  return requireResultDims(*this, dropFeatureAxis(logits),
                            logits.getElementType());
 }
 
@@ -722,7 +714,7 @@ LogicalResult MseOp::verify() {
                          << " must equal the prediction type "
                          << getPrediction().getType();
   NNTensorType prediction = tensorOf(getPrediction());
-  return requireLossResult(*this, dropFeatureAxis(prediction),
+  return requireResultDims(*this, dropFeatureAxis(prediction),
                            prediction.getElementType());
 }
 
@@ -754,7 +746,7 @@ LogicalResult CtcLossOp::verify() {
       static_cast<int64_t>(getBlank()) >= classes)
     return emitOpError() << "blank " << static_cast<int64_t>(getBlank())
                          << " is not a class in [0, " << classes << ")";
-  return requireLossResult(*this, tensorOf(getLogits()).getDims().take_front(1),
+  return requireResultDims(*this, tensorOf(getLogits()).getDims().take_front(1),
                            tensorOf(getLogits()).getElementType());
 }
 
