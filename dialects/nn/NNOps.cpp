@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <cmath>
@@ -260,8 +261,41 @@ ParseResult GraphOp::parse(OpAsmParser &parser, OperationState &result) {
   function_interface_impl::addArgAndResultAttrs(
       builder, result, arguments, resultAttrs, getArgAttrsAttrName(result.name),
       getResAttrsAttrName(result.name));
+
+  // Keep the argument names as written: they name a compiled graph's inputs.
+  // Numeric names (`%0`) carry nothing and fall back to `arg<i>`.
+  SmallVector<Attribute> argNames;
+  bool anyNamed = false;
+  for (OpAsmParser::Argument &argument : arguments) {
+    StringRef name = argument.ssaName.name.drop_front();
+    bool named = !name.empty() && !llvm::isDigit(name.front());
+    anyNamed |= named;
+    argNames.push_back(builder.getStringAttr(named ? name : ""));
+  }
+  if (anyNamed)
+    result.addAttribute(getArgNamesAttrName(result.name),
+                        builder.getArrayAttr(argNames));
   return parser.parseRegion(*result.addRegion(), arguments,
                             /*enableNameShadowing=*/false);
+}
+
+std::string GraphOp::getArgName(unsigned index) {
+  if (ArrayAttr names = getArgNamesAttr())
+    if (index < names.size())
+      if (StringRef name = cast<StringAttr>(names[index]).getValue();
+          !name.empty())
+        return name.str();
+  return "arg" + std::to_string(index);
+}
+
+void GraphOp::getAsmBlockArgumentNames(Region &region,
+                                       OpAsmSetValueNameFn setNameFn) {
+  ArrayAttr names = getArgNamesAttr();
+  if (!names || region.empty())
+    return;
+  for (auto [argument, name] : llvm::zip(region.getArguments(), names))
+    if (StringRef text = cast<StringAttr>(name).getValue(); !text.empty())
+      setNameFn(argument, text);
 }
 
 void GraphOp::print(OpAsmPrinter &printer) {
@@ -278,13 +312,17 @@ void GraphOp::print(OpAsmPrinter &printer) {
   function_interface_impl::printFunctionAttributes(
       printer, *this,
       {getSymNameAttrName(), getFunctionTypeAttrName(), getDimsAttrName(),
-       getArgAttrsAttrName(), getResAttrsAttrName()});
+       getArgAttrsAttrName(), getResAttrsAttrName(), getArgNamesAttrName()});
   printer << ' ';
   printer.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                       /*printBlockTerminators=*/true);
 }
 
 LogicalResult GraphOp::verify() {
+  if (ArrayAttr names = getArgNamesAttr();
+      names && names.size() != getArgumentTypes().size())
+    return emitOpError() << "has " << names.size() << " arg_names for "
+                         << getArgumentTypes().size() << " arguments";
   llvm::StringSet<> names;
   for (Attribute attr : getDims())
     if (!names.insert(cast<DimDeclAttr>(attr).getName().getValue()).second)

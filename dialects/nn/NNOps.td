@@ -48,7 +48,8 @@ class NN_UnaryFrameWiseOp<string mnemonic, string what>
 //===----------------------------------------------------------------------===//
 
 def NN_GraphOp : Op<NN_Dialect, "graph", [
-    FunctionOpInterface, IsolatedFromAbove]> {
+    FunctionOpInterface, IsolatedFromAbove,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
   let summary = "a named model or loss graph with declared dims";
   let description = [{
     A graph is a function over `!nn.tensor` values. It declares every named
@@ -72,7 +73,8 @@ def NN_GraphOp : Op<NN_Dialect, "graph", [
                        NN_DimListAttr:$dims,
                        OptionalAttr<StrAttr>:$sym_visibility,
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
-                       OptionalAttr<DictArrayAttr>:$res_attrs);
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       OptionalAttr<StrArrayAttr>:$arg_names);
   let regions = (region AnyRegion:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -86,6 +88,8 @@ def NN_GraphOp : Op<NN_Dialect, "graph", [
     ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
       return getFunctionType().getResults();
     }
+    /// The name of argument `index` as written, or `arg<index>`.
+    std::string getArgName(unsigned index);
   }];
 }
 

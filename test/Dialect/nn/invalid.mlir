@@ -887,3 +887,11 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B
   %c = nn.ctc_loss %l, %y from logits blank -1 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
   nn.return
 }
+
+// -----
+
+// expected-error @+1 {{has 1 arg_names for 2 arguments}}
+"nn.graph"() <{arg_names = ["x"], dims = [#nn.dim<B: batch>], function_type = (!nn.tensor<[B], f32>, !nn.tensor<[B], f32>) -> (), sym_name = "g"}> ({
+^bb0(%a: !nn.tensor<[B], f32>, %b: !nn.tensor<[B], f32>):
+  nn.return
+}) : () -> ()

@@ -131,3 +131,12 @@ nn.graph @caller(%x: !nn.tensor<[Bc, Tc, 8], f32>, %y: !nn.tensor<[Bc, Tc], i32>
   %r = nn.call @packing(%x, %y) : (!nn.tensor<[Bc, Tc, 8], f32>, !nn.tensor<[Bc, Tc], i32>) -> !nn.tensor<[Bc, Tc, 8], f32>
   nn.return %r : !nn.tensor<[Bc, Tc, 8], f32>
 }
+
+// Argument names as written survive both forms: they name a compiled graph's
+// inputs. A numeric name carries none.
+// CHECK-LABEL: nn.graph @arg_names
+// CHECK-SAME: (%features: !nn.tensor<[B, T, 4], f32>, %{{arg[0-9]+}}: !nn.tensor<[B], f32>)
+nn.graph @arg_names(%features: !nn.tensor<[B, T, 4], f32>, %0: !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B)] {
+  nn.return
+}
