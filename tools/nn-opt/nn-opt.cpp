@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialects/nn/NNOps.h"
+#include "lowering/Pipelines.h"
+#include "lowering/Registration.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,8 +42,10 @@ int main(int argc, char **argv) {
   // Interface implementations (bufferization, tiling, ...) that the
   // lowering pipelines need live in dialect extensions.
   mlir::registerAllExtensions(registry);
+  mlir::nn::registerPipelineDialects(registry);
   mlir::registerAllPasses();
   mlir::nn::registerNNPasses();
+  mlir::nn::registerPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "nn optimizer driver\n", registry));
 }

@@ -1,0 +1,81 @@
+//===- Abi.h - how a lowered graph takes and returns its values -*- C++ -*-===//
+//
+// One description of a graph's calling convention, used by the lowering
+// (to build each func.func signature and every call) and by the compiler
+// (to write the manifest that the runtime reads). Keeping both on this one
+// struct is what keeps the artifact and its manifest in agreement.
+//
+// A graph @g lowers to `func.func @g` with arguments, in order:
+//   1. for each root dim, in declaration order:
+//        batch dim        -> index (its size)
+//        sequence dim     -> index (its padded size), tensor<?xi32> (lengths)
+//      (derived and packed dims are computed from these inside the graph);
+//   2. the graph's own arguments, as builtin tensors (named axes dynamic);
+//   3. the parameters it reads, itself or through calls, in module order;
+// and results, in order: the graph's results, then for each loss it marks
+// (its own in body order, a callee's at its call) the f64 sum over valid
+// positions and the f64 inverse normalization factor.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_LOWERING_ABI_H
+#define NN_LOWERING_ABI_H
+
+#include "dialects/nn/NNOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <vector>
+
+#include <string>
+
+namespace mlir::nn {
+
+/// One marked loss as the caller of a lowered graph sees it.
+struct LossAbi {
+  std::string name;
+  LossNormalization normalization;
+  double scale = 1.0;
+  bool useNormalizedLoss = true;
+  bool asError = false;
+  /// Where the loss values live: packed frames of (batch, sequence), or
+  /// padded positions over `batch` and `sequences` (empty for per-sequence).
+  bool packed = false;
+  std::string batch;
+  SmallVector<std::string, 2> sequences;
+};
+
+struct GraphAbi {
+  /// Op handles are value types whose accessors are not const.
+  mutable GraphOp graph;
+  /// Batch dims and non-derived sequence dims, in declaration order.
+  SmallVector<DimDeclAttr> rootDims;
+  /// Parameters read by the graph or its callees, in module order.
+  SmallVector<ParameterOp> parameters;
+  SmallVector<LossAbi> losses;
+
+  /// The builtin tensor type a value of `type` lowers to.
+  static RankedTensorType loweredType(NNTensorType type);
+  /// The signature of the lowered func.func (see the file comment).
+  FunctionType getLoweredFunctionType() const;
+};
+
+/// The ABIs of all graphs of a module, computed once; fails with an error
+/// on recursive calls, on loss names that collide through calls and on
+/// element types the backends do not support.
+class ModuleAbi {
+public:
+  static FailureOr<ModuleAbi> compute(ModuleOp module);
+  const GraphAbi &lookup(GraphOp graph) const {
+    return abis[indexByGraph.lookup(graph)];
+  }
+  ArrayRef<GraphAbi> getGraphs() const { return abis; }
+
+private:
+  std::vector<GraphAbi> abis;
+  llvm::DenseMap<GraphOp, unsigned> indexByGraph;
+};
+
+} // namespace mlir::nn
+
+#endif // NN_LOWERING_ABI_H

@@ -1,0 +1,37 @@
+//===- CopiesToLinalg.cpp - memref.copy to linalg.copy --------------------===//
+
+#include "lowering/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::nn {
+#define GEN_PASS_DEF_NNCOPIESTOLINALG
+#include "lowering/Passes.h.inc"
+} // namespace mlir::nn
+
+using namespace mlir;
+
+namespace {
+struct CopiesToLinalgPass
+    : public nn::impl::NNCopiesToLinalgBase<CopiesToLinalgPass> {
+  void runOnOperation() override {
+    SmallVector<memref::CopyOp> copies;
+    // Copies between identity layouts stay: they lower to a memcpy.
+    getOperation().walk([&](memref::CopyOp copy) {
+      auto contiguous = [](Value v) {
+        return cast<MemRefType>(v.getType()).getLayout().isIdentity();
+      };
+      if (!contiguous(copy.getSource()) || !contiguous(copy.getTarget()))
+        copies.push_back(copy);
+    });
+    for (memref::CopyOp copy : copies) {
+      OpBuilder builder(copy);
+      builder.create<linalg::CopyOp>(copy.getLoc(), copy.getSource(),
+                                     copy.getTarget());
+      copy.erase();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,41 @@
+//===- Passes.td - lowering passes for nn -------------------*- tablegen -*-===//
+
+#ifndef NN_LOWERING_PASSES_TD
+#define NN_LOWERING_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertNNToLinalg : Pass<"convert-nn-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lowers nn graphs to func, tensor, linalg, scf and math";
+  let description = [{
+    Each `nn.graph` becomes a `func.func` of the same name with the calling
+    convention of `lowering/Abi.h`: root dims first (a batch dim as its
+    `index` size; a sequence dim as its padded size and a `tensor<?xi32>` of
+    lengths), then the graph's arguments, then the parameters it reads; the
+    results are the graph's results followed by, per marked loss, its f64
+    masked sum and f64 inverse normalization factor. Frame-wise ops become
+    linalg ops on padded or packed positions; recurrences become `scf.for`
+    over time with per-sequence masking; pack and unpack copy each
+    sequence's valid rows. Parameters become arguments; `nn.parameter` ops
+    are removed. See docs/lowering.md.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def NNCopiesToLinalg : Pass<"nn-copies-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Rewrites memref.copy into linalg.copy";
+  let description = [{
+    A `memref.copy` involving a strided view lowers to a call of `memrefCopy`,
+    a helper that lives in MLIR's runner-utils library (which links
+    libLLVM). Compiled artifacts must not need it, so such copies become
+    `linalg.copy`, which lowers to plain loops; copies between contiguous
+    buffers stay (they lower to memcpy).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+#endif // NN_LOWERING_PASSES_TD
