@@ -1,0 +1,431 @@
+//===- Compiler.cpp - nn text to a loadable artifact ----------------------===//
+//
+// parse -> verify -> nn-optimize -> manifest from the graph ABI ->
+// nn-to-buffers + nn-cpu-codegen -> LLVM IR (+ nn_manifest, nn_entry) ->
+// O3 -> object code -> `cc -shared` -> dlopen through the runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Compiler.h"
+
+#include "dialects/nn/NNOps.h"
+#include "lowering/Abi.h"
+#include "lowering/Pipelines.h"
+#include "lowering/Registration.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <optional>
+
+using namespace mlir;
+namespace ir = mlir::nn;
+
+namespace {
+
+/// Collects diagnostics as text, with locations.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context)
+      : stream(text), handler(sourceMgr, &context, stream) {}
+  llvm::SourceMgr sourceMgr;
+  std::string text;
+  llvm::raw_string_ostream stream;
+  SourceMgrDiagnosticHandler handler;
+};
+
+::nn::Status fail(const std::string &what, const std::string &diagnostics) {
+  std::string message = what;
+  if (!diagnostics.empty())
+    message += ":\n" + diagnostics;
+  while (!message.empty() && message.back() == '\n')
+    message.pop_back();
+  return ::nn::Status::error(message);
+}
+
+::nn::DType toDType(Type type) {
+  if (type.isF64())
+    return ::nn::DType::f64;
+  if (type.isSignlessInteger(32))
+    return ::nn::DType::i32;
+  if (type.isSignlessInteger(64))
+    return ::nn::DType::i64;
+  return ::nn::DType::f32;
+}
+
+std::vector<::nn::Axis> toAxes(ir::NNTensorType type) {
+  std::vector<::nn::Axis> axes;
+  for (unsigned i = 0, e = type.getRank(); i < e; ++i) {
+    ::nn::Axis axis;
+    if (type.isNamedDim(i))
+      axis.dim = type.getDimName(i).str();
+    else
+      axis.size = type.getStaticSize(i);
+    axes.push_back(axis);
+  }
+  return axes;
+}
+
+/// The number of classes a value indexes when it is used (directly, through
+/// pack/unpack or a call) as class targets, embedding indices or CTC
+/// labels; the smallest over its uses; 0 when it is not an index.
+int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
+  if (depth > 32)
+    return 0;
+  int64_t bound = 0;
+  auto merge = [&](int64_t classes) {
+    if (classes > 0 && (bound == 0 || classes < bound))
+      bound = classes;
+  };
+  auto lastAxis = [](Value v) {
+    auto type = cast<ir::NNTensorType>(v.getType());
+    return type.getStaticSize(type.getRank() - 1);
+  };
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto ce = dyn_cast<ir::CrossEntropyOp>(user)) {
+      if (use.get() == ce.getTargets())
+        merge(lastAxis(ce.getLogits()));
+    } else if (auto ctc = dyn_cast<ir::CtcLossOp>(user)) {
+      if (use.get() == ctc.getLabels())
+        merge(lastAxis(ctc.getLogits()));
+    } else if (auto embedding = dyn_cast<ir::EmbeddingOp>(user)) {
+      if (use.get() == embedding.getIndices())
+        merge(cast<ir::NNTensorType>(embedding.getTable().getType())
+                  .getStaticSize(0));
+    } else if (isa<ir::PackOp, ir::UnpackOp>(user)) {
+      merge(classBound(user->getResult(0), symbols, depth + 1));
+    } else if (auto call = dyn_cast<ir::CallOp>(user)) {
+      auto callee = symbols.lookup<ir::GraphOp>(call.getCallee());
+      merge(classBound(callee.getArgument(use.getOperandNumber()), symbols,
+                       depth + 1));
+    }
+  }
+  return bound;
+}
+
+::nn::Manifest buildManifest(const ir::GraphAbi &abi, SymbolTable &symbols) {
+  ::nn::Manifest manifest;
+  ir::GraphOp graph = abi.graph;
+  manifest.graph = graph.getSymName().str();
+  for (Attribute attr : graph.getDims()) {
+    auto decl = cast<ir::DimDeclAttr>(attr);
+    ::nn::DimInfo dim;
+    dim.name = decl.getName().str();
+    switch (decl.getKind()) {
+    case ir::DimKind::batch:
+      dim.kind = ::nn::DimInfo::Kind::batch;
+      break;
+    case ir::DimKind::seq:
+      dim.kind = ::nn::DimInfo::Kind::seq;
+      dim.batch = decl.getBatch().str();
+      if (decl.isDerived()) {
+        dim.source = decl.getSource().str();
+        dim.factor = decl.getFactor();
+      }
+      break;
+    case ir::DimKind::packed:
+      dim.kind = ::nn::DimInfo::Kind::packed;
+      dim.batch = decl.getBatch().str();
+      dim.sequence = decl.getSource().str();
+      break;
+    }
+    manifest.dims.push_back(dim);
+  }
+  for (ir::DimDeclAttr root : abi.rootDims)
+    manifest.rootDims.push_back(root.getName().str());
+  for (auto [index, type] : llvm::enumerate(graph.getArgumentTypes())) {
+    auto tensor = cast<ir::NNTensorType>(type);
+    ::nn::TensorInfo info{graph.getArgName(index), toDType(tensor.getElementType()),
+                        toAxes(tensor), 0};
+    if (tensor.getElementType().isSignlessInteger())
+      info.classes = classBound(graph.getArgument(index), symbols);
+    manifest.inputs.push_back(info);
+  }
+  for (ir::ParameterOp parameter : abi.parameters) {
+    auto tensor = cast<ir::NNTensorType>(parameter.getType());
+    manifest.parameters.push_back({parameter.getSymName().str(),
+                                   toDType(tensor.getElementType()),
+                                   toAxes(tensor), 0});
+  }
+  for (auto [index, type] : llvm::enumerate(graph.getResultTypes())) {
+    auto tensor = cast<ir::NNTensorType>(type);
+    manifest.outputs.push_back({"result" + std::to_string(index),
+                                toDType(tensor.getElementType()),
+                                toAxes(tensor), 0});
+  }
+  for (const ir::LossAbi &loss : abi.losses) {
+    ::nn::LossInfo info;
+    info.name = loss.name;
+    info.normalization = ir::stringifyLossNormalization(loss.normalization).str();
+    info.scale = loss.scale;
+    info.useNormalizedLoss = loss.useNormalizedLoss;
+    info.asError = loss.asError;
+    info.packed = loss.packed;
+    info.batch = loss.batch;
+    info.sequences.assign(loss.sequences.begin(), loss.sequences.end());
+    manifest.losses.push_back(info);
+  }
+  return manifest;
+}
+
+/// Adds `nn_manifest` and `void nn_entry(void **argv)`, which forwards argv
+/// to `_mlir_ciface_<graph>` (pointers as they are, i64 sizes as integers),
+/// and hides every other symbol so that nothing interposes.
+::nn::Status addEntryPoints(llvm::Module &module, const std::string &graph,
+                          const std::string &manifestText) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Function *target = module.getFunction("_mlir_ciface_" + graph);
+  if (!target)
+    return ::nn::Status::error("internal error: no C interface for @" + graph);
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration())
+      function.setVisibility(llvm::GlobalValue::HiddenVisibility);
+  for (llvm::GlobalVariable &global : module.globals())
+    if (!global.isDeclaration())
+      global.setVisibility(llvm::GlobalValue::HiddenVisibility);
+
+  llvm::Constant *text =
+      llvm::ConstantDataArray::getString(context, manifestText, true);
+  new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, text,
+                           "nn_manifest");
+
+  auto *ptr = llvm::PointerType::getUnqual(context);
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr},
+                                       /*isVarArg=*/false);
+  auto *entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                       "nn_entry", module);
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", entry));
+  std::vector<llvm::Value *> arguments;
+  for (auto [index, parameter] :
+       llvm::enumerate(target->getFunctionType()->params())) {
+    llvm::Value *slot = builder.CreateConstGEP1_64(ptr, entry->getArg(0), index);
+    llvm::Value *value = builder.CreateLoad(ptr, slot);
+    if (parameter->isIntegerTy())
+      value = builder.CreatePtrToInt(value, parameter);
+    else if (!parameter->isPointerTy())
+      return ::nn::Status::error("internal error: unexpected C interface "
+                               "parameter type for @" + graph);
+    arguments.push_back(value);
+  }
+  builder.CreateCall(target, arguments);
+  builder.CreateRetVoid();
+  return ::nn::Status();
+}
+
+::nn::Status emitSharedObject(llvm::Module &module, const std::string &path) {
+  static bool initialized = [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    return true;
+  }();
+  (void)initialized;
+  std::string triple = llvm::sys::getDefaultTargetTriple();
+  std::string error;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return ::nn::Status::error("no LLVM target for " + triple + ": " + error);
+  // Tuned for this machine: artifacts are compiled where they run.
+  std::string features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    features += (features.empty() ? "" : ",") +
+                std::string(feature.second ? "+" : "-") + feature.first().str();
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, llvm::sys::getHostCPUName(), features, targetOptions,
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  module.setDataLayout(machine->createDataLayout());
+  module.setTargetTriple(triple);
+
+  // O3 with the vectorizers on (the PassBuilder defaults leave them off).
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  tuning.LoopUnrolling = true;
+  llvm::PassBuilder passBuilder(machine.get(), tuning);
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  passBuilder.registerModuleAnalyses(mam);
+  passBuilder.registerCGSCCAnalyses(cgam);
+  passBuilder.registerFunctionAnalyses(fam);
+  passBuilder.registerLoopAnalyses(lam);
+  passBuilder.crossRegisterProxies(lam, fam, cgam, mam);
+  passBuilder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
+      .run(module, mam);
+
+  llvm::SmallString<128> objectPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("nn-artifact", "o", objectPath))
+    return ::nn::Status::error("cannot create a temporary file: " + ec.message());
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream object(objectPath, ec);
+    if (ec)
+      return ::nn::Status::error("cannot write " + objectPath.str().str() + ": " +
+                               ec.message());
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, object, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return ::nn::Status::error("LLVM cannot emit object code for " + triple);
+    codegen.run(module);
+  }
+  auto linker = llvm::sys::findProgramByName("cc");
+  if (!linker) {
+    llvm::sys::fs::remove(objectPath);
+    return ::nn::Status::error("no C compiler driver 'cc' on PATH to link the "
+                             "artifact (install gcc)");
+  }
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(
+      *linker, {*linker, "-shared", "-o", path, objectPath.str(), "-lm"},
+      std::nullopt, {}, 0, 0, &message);
+  llvm::sys::fs::remove(objectPath);
+  if (rc != 0)
+    return ::nn::Status::error("linking the artifact with " + *linker +
+                             " failed (exit " + std::to_string(rc) + ") " +
+                             message);
+  return ::nn::Status();
+}
+
+::nn::Status compileModule(ModuleOp module, MLIRContext &context,
+                         DiagnosticCollector &diagnostics,
+                         const ::nn::CompileOptions &options,
+                         ::nn::Executable &executable) {
+  if (options.target != "cpu")
+    return ::nn::Status::error("unknown target '" + options.target +
+                             "' (this build supports: cpu)");
+  if (failed(verify(module)))
+    return fail("the model does not verify", diagnostics.text);
+
+  // The entry graph: given, or the one graph nothing calls.
+  SymbolTable symbols(module);
+  ir::GraphOp entry;
+  if (!options.entry.empty()) {
+    entry = symbols.lookup<ir::GraphOp>(options.entry);
+    if (!entry)
+      return ::nn::Status::error("no graph named @" + options.entry);
+  } else {
+    llvm::DenseSet<Operation *> called;
+    module.walk([&](ir::CallOp call) {
+      called.insert(symbols.lookup(call.getCallee()));
+    });
+    std::vector<std::string> candidates;
+    for (ir::GraphOp graph : module.getOps<ir::GraphOp>())
+      if (!called.count(graph)) {
+        entry = graph;
+        candidates.push_back("@" + graph.getSymName().str());
+      }
+    if (candidates.empty())
+      return ::nn::Status::error("the module has no graph to run");
+    if (candidates.size() > 1) {
+      std::string list;
+      for (const std::string &name : candidates)
+        list += (list.empty() ? "" : ", ") + name;
+      return ::nn::Status::error("several graphs could be the entry (" + list +
+                               "); choose one");
+    }
+  }
+  std::string graphName = entry.getSymName().str();
+
+  ir::NNPipelineOptions pipelineOptions;
+  pipelineOptions.pack = options.pack;
+  PassManager optimize(&context);
+  ir::buildOptimizePipeline(optimize, pipelineOptions);
+  if (failed(optimize.run(module)))
+    return fail("nn-level passes failed", diagnostics.text);
+
+  FailureOr<ir::ModuleAbi> abis = ir::ModuleAbi::compute(module);
+  if (failed(abis))
+    return fail("the model cannot be lowered", diagnostics.text);
+  entry = symbols.lookup<ir::GraphOp>(graphName);
+  ::nn::Manifest manifest = buildManifest(abis->lookup(entry), symbols);
+
+  PassManager lower(&context);
+  ir::buildToBuffersPipeline(lower);
+  ir::buildCpuCodegenPipeline(lower);
+  if (failed(lower.run(module)))
+    return fail("lowering failed", diagnostics.text);
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext, graphName);
+  if (!llvmModule)
+    return fail("translation to LLVM IR failed", diagnostics.text);
+  ::nn::Status status =
+      addEntryPoints(*llvmModule, graphName, manifest.serialize());
+  if (!status.ok())
+    return status;
+
+  std::string path = options.artifactPath;
+  bool temporary = path.empty();
+  if (temporary) {
+    llvm::SmallString<128> temp;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("nn-artifact", "so", temp))
+      return ::nn::Status::error("cannot create a temporary file: " +
+                               ec.message());
+    path = temp.str().str();
+  }
+  status = emitSharedObject(*llvmModule, path);
+  if (status.ok())
+    status = ::nn::Executable::load(path, executable);
+  if (temporary)
+    llvm::sys::fs::remove(path);
+  return status;
+}
+
+} // namespace
+
+namespace nn {
+
+Status compileSource(const std::string &source,
+                             const std::string &bufferName,
+                             const ::nn::CompileOptions &options,
+                             ::nn::Executable &executable) {
+  DialectRegistry registry;
+  ir::registerPipelineDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  DiagnosticCollector diagnostics(context);
+  diagnostics.sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(diagnostics.sourceMgr, &context);
+  if (!module)
+    return fail("cannot parse " + bufferName, diagnostics.text);
+  return compileModule(*module, context, diagnostics, options, executable);
+}
+
+Status compileFile(const std::string &path,
+                           const ::nn::CompileOptions &options,
+                           ::nn::Executable &executable) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return ::nn::Status::error("cannot read '" + path +
+                         "': " + buffer.getError().message());
+  return compileSource((*buffer)->getBuffer().str(), path, options, executable);
+}
+
+} // namespace nn

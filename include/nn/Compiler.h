@@ -1,0 +1,47 @@
+//===- nn/Compiler.h - the embedded compiler API ----------------*- C++ -*-===//
+//
+// Compiles nn models (MLIR text) into executables. The header exposes no
+// MLIR or LLVM types; the library links them, the Executable it returns
+// does not need them (see nn/Runtime.h).
+//
+//   nn::CompileOptions options;
+//   options.pack = true;
+//   nn::Executable exe;
+//   nn::Status status = nn::compileFile("model.mlir", options, exe);
+//   nn::RunResult result;
+//   status = exe.run(inputs, result);
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_COMPILER_H
+#define NN_COMPILER_H
+
+#include "nn/Runtime.h"
+
+#include <string>
+
+namespace nn {
+
+struct CompileOptions {
+  /// Run each loss's frame-wise tail on packed frames (nn-pack-before-loss).
+  bool pack = true;
+  /// "cpu" is the only target today.
+  std::string target = "cpu";
+  /// The graph to compile; empty picks the one graph no other graph calls
+  /// (an error when there are several).
+  std::string entry;
+  /// Where to keep the artifact (.so); empty writes a temporary file that
+  /// is removed once loaded.
+  std::string artifactPath;
+};
+
+/// Compiles `source` (MLIR text; `bufferName` names it in diagnostics).
+/// Errors carry the diagnostics with their locations.
+Status compileSource(const std::string &source, const std::string &bufferName,
+                     const CompileOptions &options, Executable &executable);
+Status compileFile(const std::string &path, const CompileOptions &options,
+                   Executable &executable);
+
+} // namespace nn
+
+#endif // NN_COMPILER_H

@@ -1,0 +1,187 @@
+//===- nn/Runtime.h - load and run compiled nn artifacts --------*- C++ -*-===//
+//
+// The runtime executor: loads an artifact (a shared object the compiler
+// wrote, with its manifest embedded), validates inputs against the
+// manifest, binds lengths, runs the entry point and returns the outputs and
+// the losses. It uses neither MLIR nor LLVM; see docs/runtime.md for the
+// artifact format and the calling convention.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_RUNTIME_H
+#define NN_RUNTIME_H
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nn {
+
+/// Success, or an error message for the user.
+class Status {
+public:
+  Status() = default;
+  static Status error(std::string message) {
+    Status status;
+    status.message_ = std::move(message);
+    status.failed_ = true;
+    return status;
+  }
+  bool ok() const { return !failed_; }
+  const std::string &message() const { return message_; }
+
+private:
+  std::string message_;
+  bool failed_ = false;
+};
+
+enum class DType { f32, f64, i32, i64 };
+const char *toString(DType type);
+/// Parses "f32", "f64", "i32", "i64"; false otherwise.
+bool parseDType(const std::string &text, DType &type);
+size_t byteSize(DType type);
+
+/// A dense row-major host tensor.
+class Tensor {
+public:
+  Tensor() = default;
+  Tensor(DType dtype, std::vector<int64_t> shape);
+
+  template <typename T>
+  static Tensor of(DType dtype, std::vector<int64_t> shape,
+                   const std::vector<T> &values) {
+    Tensor tensor(dtype, std::move(shape));
+    for (size_t i = 0; i < values.size() && i < (size_t)tensor.numElements();
+         ++i)
+      tensor.data<T>()[i] = values[i];
+    return tensor;
+  }
+
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  int64_t rank() const { return (int64_t)shape_.size(); }
+  int64_t numElements() const;
+  template <typename T> T *data() { return reinterpret_cast<T *>(bytes_.data()); }
+  template <typename T> const T *data() const {
+    return reinterpret_cast<const T *>(bytes_.data());
+  }
+  void *raw() { return bytes_.data(); }
+  const void *raw() const { return bytes_.data(); }
+  size_t sizeInBytes() const { return bytes_.size(); }
+  /// Element i as a double (any dtype).
+  double at(int64_t i) const;
+
+private:
+  DType dtype_ = DType::f32;
+  std::vector<int64_t> shape_;
+  std::vector<uint8_t> bytes_;
+};
+
+/// One axis of a manifest tensor: a dim name, or a static size.
+struct Axis {
+  std::string dim;
+  int64_t size = -1;
+  bool isNamed() const { return !dim.empty(); }
+};
+
+struct DimInfo {
+  enum class Kind { batch, seq, packed } kind;
+  std::string name;
+  std::string batch;
+  /// Derived sequence dims: the source dim and the factor.
+  std::string source;
+  int64_t factor = 0;
+  /// Packed dims: the sequence dim they pack.
+  std::string sequence;
+};
+
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::f32;
+  std::vector<Axis> axes;
+  /// Integer inputs used as class indices: values at valid positions must
+  /// lie in [0, classes). 0 when unconstrained.
+  int64_t classes = 0;
+};
+
+struct LossInfo {
+  std::string name;
+  std::string normalization;
+  double scale = 1.0;
+  bool useNormalizedLoss = true;
+  bool asError = false;
+  bool packed = false;
+  std::string batch;
+  std::vector<std::string> sequences;
+};
+
+/// What an artifact computes and how to call it.
+struct Manifest {
+  std::string graph;
+  std::vector<DimInfo> dims;
+  /// Batch and non-derived sequence dims, in calling order.
+  std::vector<std::string> rootDims;
+  std::vector<TensorInfo> inputs;
+  std::vector<TensorInfo> parameters;
+  std::vector<TensorInfo> outputs;
+  std::vector<LossInfo> losses;
+
+  const DimInfo *findDim(const std::string &name) const;
+  std::string serialize() const;
+  static Status parse(const std::string &text, Manifest &manifest);
+};
+
+/// What a run takes: padded inputs by graph argument name, the lengths of
+/// each root sequence dim, and parameters by name.
+struct RunInputs {
+  std::map<std::string, Tensor> inputs;
+  std::map<std::string, std::vector<int32_t>> lengths;
+  std::map<std::string, Tensor> parameters;
+};
+
+struct LossValue {
+  std::string name;
+  /// The sum over valid positions, the inverse normalization factor, and
+  /// sum / factor (0 when the factor is 0: a loss over no frames).
+  double sum = 0, normalization = 0, normalized = 0;
+  double scale = 1;
+  bool asError = false;
+  bool packed = false;
+  /// Positions the loss tail computed vs the padded positions it covers.
+  int64_t framesComputed = 0, framesPadded = 0;
+};
+
+struct RunResult {
+  std::vector<std::pair<std::string, Tensor>> outputs;
+  std::vector<LossValue> losses;
+};
+
+/// A loaded artifact. Movable, not copyable; unloads on destruction.
+class Executable {
+public:
+  Executable();
+  ~Executable();
+  Executable(Executable &&) noexcept;
+  Executable &operator=(Executable &&) noexcept;
+
+  /// Loads an artifact written by the compiler.
+  static Status load(const std::string &path, Executable &executable);
+
+  const Manifest &manifest() const;
+  /// Validates every input, then runs. Nothing runs when validation fails;
+  /// the error names the offending input.
+  Status run(const RunInputs &inputs, RunResult &result) const;
+  /// Only the validation step of run(): the sizes every dim takes.
+  Status validate(const RunInputs &inputs,
+                  std::map<std::string, int64_t> &dimSizes) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace nn
+
+#endif // NN_RUNTIME_H

@@ -1,0 +1,451 @@
+//===- Executable.cpp - load, validate and run compiled artifacts ---------===//
+//
+// An artifact is a shared object that exports
+//   const char nn_manifest[];       the Manifest text
+//   void nn_entry(void **argv);     the entry graph
+// argv holds one slot per parameter of the graph's C interface
+// (`_mlir_ciface_<graph>`): a pointer to the results struct when the graph
+// has results, then per root dim its size (batch) or padded size and a
+// pointer to the lengths descriptor (sequence), then pointers to the
+// descriptors of inputs and parameters. A descriptor is
+// {allocated, aligned, offset, sizes[rank], strides[rank]}, all 8 bytes.
+// Returned buffers were malloc'ed by the artifact; the runtime frees
+// `allocated` unless it is one of the buffers it passed in.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Runtime.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <set>
+
+using namespace nn;
+
+namespace {
+using EntryFn = void (*)(void **);
+
+/// Memref descriptor storage for a rank known at run time.
+struct Descriptor {
+  std::vector<int64_t> words;
+
+  Descriptor(void *data, const std::vector<int64_t> &shape) {
+    size_t rank = shape.size();
+    words.assign(3 + 2 * rank, 0);
+    words[0] = (int64_t)(intptr_t)data;
+    words[1] = (int64_t)(intptr_t)data;
+    int64_t stride = 1;
+    for (size_t i = rank; i-- > 0;) {
+      words[3 + i] = shape[i];
+      words[3 + rank + i] = stride;
+      stride *= shape[i];
+    }
+  }
+  void *pointer() { return words.data(); }
+};
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+std::string axesText(const std::vector<Axis> &axes) {
+  std::string text = "[";
+  for (size_t i = 0; i < axes.size(); ++i)
+    text += (i ? ", " : "") +
+            (axes[i].isNamed() ? axes[i].dim : std::to_string(axes[i].size));
+  return text + "]";
+}
+} // namespace
+
+struct Executable::Impl {
+  void *handle = nullptr;
+  EntryFn entry = nullptr;
+  Manifest manifest;
+
+  ~Impl() {
+    if (handle)
+      dlclose(handle);
+  }
+
+  /// Sizes of every dim and lengths of every sequence dim, once validated.
+  struct Bound {
+    std::map<std::string, int64_t> sizes;
+    std::map<std::string, std::vector<int32_t>> lengths;
+  };
+  Status bind(const RunInputs &inputs, Bound &bound) const;
+  Status checkClasses(const TensorInfo &info, const Tensor &tensor,
+                      const Bound &bound) const;
+};
+
+Executable::Executable() : impl(std::make_unique<Impl>()) {}
+Executable::~Executable() = default;
+Executable::Executable(Executable &&) noexcept = default;
+Executable &Executable::operator=(Executable &&) noexcept = default;
+
+const Manifest &Executable::manifest() const { return impl->manifest; }
+
+Status Executable::load(const std::string &path, Executable &executable) {
+  auto impl = std::make_unique<Impl>();
+  impl->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!impl->handle)
+    return Status::error("cannot load artifact '" + path + "': " + dlerror());
+  auto *text = (const char *)dlsym(impl->handle, "nn_manifest");
+  impl->entry = (EntryFn)dlsym(impl->handle, "nn_entry");
+  if (!text || !impl->entry)
+    return Status::error("'" + path +
+                         "' is not an nn artifact (no nn_manifest/nn_entry)");
+  Status status = Manifest::parse(text, impl->manifest);
+  if (!status.ok())
+    return Status::error("'" + path + "': " + status.message());
+  executable.impl = std::move(impl);
+  return Status();
+}
+
+Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
+  // Where each dim's size came from, for messages.
+  std::map<std::string, std::string> source;
+  auto record = [&](const std::string &dim, int64_t size,
+                    const std::string &what) -> Status {
+    auto [it, inserted] = bound.sizes.emplace(dim, size);
+    if (!inserted && it->second != size)
+      return Status::error(what + " gives dim '" + dim + "' size " +
+                           std::to_string(size) + ", but " + source[dim] +
+                           " gives " + std::to_string(it->second));
+    if (inserted)
+      source[dim] = what;
+    return Status();
+  };
+
+  // Inputs: presence, dtype, rank, static sizes; named sizes recorded.
+  for (const auto &[name, tensor] : given.inputs) {
+    bool known = std::any_of(manifest.inputs.begin(), manifest.inputs.end(),
+                             [&](const TensorInfo &i) { return i.name == name; });
+    if (!known)
+      return Status::error("unknown input '" + name + "'; graph @" +
+                           manifest.graph + " takes " +
+                           std::to_string(manifest.inputs.size()) + " inputs");
+  }
+  for (const TensorInfo &info : manifest.inputs) {
+    auto found = given.inputs.find(info.name);
+    if (found == given.inputs.end())
+      return Status::error("missing input '" + info.name + "' " +
+                           axesText(info.axes) + " " + toString(info.dtype));
+    const Tensor &tensor = found->second;
+    std::string what = "input '" + info.name + "'";
+    if (tensor.dtype() != info.dtype)
+      return Status::error(what + " has dtype " + toString(tensor.dtype()) +
+                           ", expected " + toString(info.dtype));
+    if (tensor.rank() != (int64_t)info.axes.size())
+      return Status::error(what + " has rank " + std::to_string(tensor.rank()) +
+                           " " + shapeText(tensor.shape()) + ", expected " +
+                           axesText(info.axes));
+    for (size_t i = 0; i < info.axes.size(); ++i) {
+      const Axis &axis = info.axes[i];
+      int64_t size = tensor.shape()[i];
+      if (!axis.isNamed() && size != axis.size)
+        return Status::error(what + " axis " + std::to_string(i) + " has size " +
+                             std::to_string(size) + ", expected " +
+                             std::to_string(axis.size));
+      if (axis.isNamed()) {
+        Status status = record(axis.dim, size, what);
+        if (!status.ok())
+          return status;
+      }
+    }
+  }
+
+  // Lengths of the root sequence dims.
+  for (const auto &[dim, lengths] : given.lengths) {
+    const DimInfo *info = manifest.findDim(dim);
+    if (!info || info->kind != DimInfo::Kind::seq || !info->source.empty())
+      return Status::error("lengths given for '" + dim +
+                           "', which is not a root sequence dim of @" +
+                           manifest.graph);
+  }
+  for (const std::string &root : manifest.rootDims) {
+    const DimInfo *dim = manifest.findDim(root);
+    if (dim->kind != DimInfo::Kind::seq)
+      continue;
+    auto found = given.lengths.find(root);
+    if (found == given.lengths.end())
+      return Status::error("missing lengths for sequence dim '" + root + "'");
+    Status status = record(dim->batch, (int64_t)found->second.size(),
+                           "the lengths of '" + root + "'");
+    if (!status.ok())
+      return status;
+    bound.lengths[root] = found->second;
+  }
+
+  // Dims in declaration order: batch sizes, padded sizes, derived and
+  // packed dims.
+  for (const DimInfo &dim : manifest.dims) {
+    switch (dim.kind) {
+    case DimInfo::Kind::batch: {
+      auto it = bound.sizes.find(dim.name);
+      if (it == bound.sizes.end())
+        return Status::error("no input or lengths gives the size of batch dim '" +
+                             dim.name + "'");
+      if (it->second == 0)
+        return Status::error("batch dim '" + dim.name +
+                             "' is empty (size 0); give at least one sequence");
+      break;
+    }
+    case DimInfo::Kind::seq: {
+      if (dim.source.empty()) {
+        const std::vector<int32_t> &lengths = bound.lengths[dim.name];
+        int64_t longest = 0;
+        for (int32_t length : lengths)
+          longest = std::max<int64_t>(longest, length);
+        auto it = bound.sizes.find(dim.name);
+        if (it == bound.sizes.end()) {
+          bound.sizes[dim.name] = std::max<int64_t>(longest, 1);
+          source[dim.name] = "the longest sequence";
+        }
+        int64_t padded = bound.sizes[dim.name];
+        if (padded == 0)
+          return Status::error(source[dim.name] + " has sequence dim '" +
+                               dim.name +
+                               "' of padded size 0; pad to at least 1 frame");
+        for (size_t b = 0; b < lengths.size(); ++b)
+          if (lengths[b] < 0 || lengths[b] > padded)
+            return Status::error(
+                "length " + std::to_string(lengths[b]) + " of sequence " +
+                std::to_string(b) + " in dim '" + dim.name + "' is " +
+                (lengths[b] < 0 ? "negative"
+                                : "above the padded size " +
+                                      std::to_string(padded) + " (from " +
+                                      source[dim.name] + ")"));
+      } else {
+        int64_t padded = ceilDiv(bound.sizes[dim.source], dim.factor);
+        std::vector<int32_t> lengths;
+        for (int32_t length : bound.lengths[dim.source])
+          lengths.push_back((int32_t)ceilDiv(length, dim.factor));
+        bound.lengths[dim.name] = lengths;
+        auto it = bound.sizes.find(dim.name);
+        if (it != bound.sizes.end() && it->second != padded)
+          return Status::error(source[dim.name] + " gives dim '" + dim.name +
+                               "' size " + std::to_string(it->second) +
+                               ", expected ceil(" +
+                               std::to_string(bound.sizes[dim.source]) + " / " +
+                               std::to_string(dim.factor) +
+                               ") = " + std::to_string(padded));
+        bound.sizes[dim.name] = padded;
+      }
+      break;
+    }
+    case DimInfo::Kind::packed: {
+      int64_t total = 0;
+      for (int32_t length : bound.lengths[dim.sequence])
+        total += length;
+      auto it = bound.sizes.find(dim.name);
+      if (it != bound.sizes.end() && it->second != total)
+        return Status::error(source[dim.name] + " gives packed dim '" +
+                             dim.name + "' size " + std::to_string(it->second) +
+                             ", but the lengths of '" + dim.sequence +
+                             "' sum to " + std::to_string(total));
+      bound.sizes[dim.name] = total;
+      break;
+    }
+    }
+  }
+
+  // Parameters: presence, dtype and exact shape.
+  for (const auto &[name, tensor] : given.parameters) {
+    bool known =
+        std::any_of(manifest.parameters.begin(), manifest.parameters.end(),
+                    [&](const TensorInfo &p) { return p.name == name; });
+    if (!known)
+      return Status::error("unknown parameter '" + name + "'; graph @" +
+                           manifest.graph + " does not read it");
+  }
+  for (const TensorInfo &info : manifest.parameters) {
+    auto found = given.parameters.find(info.name);
+    if (found == given.parameters.end())
+      return Status::error("missing parameter '" + info.name + "' " +
+                           axesText(info.axes) + " " + toString(info.dtype));
+    const Tensor &tensor = found->second;
+    std::vector<int64_t> expected;
+    for (const Axis &axis : info.axes)
+      expected.push_back(axis.size);
+    if (tensor.dtype() != info.dtype || tensor.shape() != expected)
+      return Status::error("parameter '" + info.name + "' is " +
+                           toString(tensor.dtype()) + " " +
+                           shapeText(tensor.shape()) + ", expected " +
+                           toString(info.dtype) + " " + shapeText(expected));
+  }
+
+  for (const TensorInfo &info : manifest.inputs)
+    if (info.classes > 0) {
+      Status status = checkClasses(info, given.inputs.at(info.name), bound);
+      if (!status.ok())
+        return status;
+    }
+  return Status();
+}
+
+/// Class indices at valid positions must lie in [0, classes); padding may
+/// hold anything.
+Status Executable::Impl::checkClasses(const TensorInfo &info,
+                                      const Tensor &tensor,
+                                      const Bound &bound) const {
+  // Position axes: [B, T...] are masked by lengths; the rest are all valid.
+  std::vector<const std::vector<int32_t> *> masks(info.axes.size(), nullptr);
+  for (size_t i = 1; i < info.axes.size(); ++i)
+    if (info.axes[i].isNamed()) {
+      auto it = bound.lengths.find(info.axes[i].dim);
+      if (it != bound.lengths.end())
+        masks[i] = &it->second;
+    }
+  const std::vector<int64_t> &shape = tensor.shape();
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t flat = 0, n = tensor.numElements(); flat < n; ++flat) {
+    bool valid = true;
+    for (size_t i = 1; i < index.size(); ++i)
+      if (masks[i] && index[i] >= (*masks[i])[index[0]])
+        valid = false;
+    if (valid) {
+      double value = tensor.at(flat);
+      if (value < 0 || value >= (double)info.classes)
+        return Status::error("input '" + info.name + "' holds class index " +
+                             std::to_string((int64_t)value) + " at " +
+                             shapeText(index) + ", outside [0, " +
+                             std::to_string(info.classes) + ")");
+    }
+    for (size_t i = index.size(); i-- > 0;) {
+      if (++index[i] < shape[i])
+        break;
+      index[i] = 0;
+    }
+  }
+  return Status();
+}
+
+Status Executable::validate(const RunInputs &inputs,
+                            std::map<std::string, int64_t> &dimSizes) const {
+  Impl::Bound bound;
+  Status status = impl->bind(inputs, bound);
+  dimSizes = bound.sizes;
+  return status;
+}
+
+Status Executable::run(const RunInputs &inputs, RunResult &result) const {
+  const Manifest &m = impl->manifest;
+  Impl::Bound bound;
+  Status status = impl->bind(inputs, bound);
+  if (!status.ok())
+    return status;
+
+  // Results struct: outputs, then (sum, factor) per loss, all descriptors.
+  std::vector<size_t> resultRanks;
+  for (const TensorInfo &output : m.outputs)
+    resultRanks.push_back(output.axes.size());
+  resultRanks.insert(resultRanks.end(), 2 * m.losses.size(), 0);
+  size_t resultWords = 0;
+  for (size_t rank : resultRanks)
+    resultWords += 3 + 2 * rank;
+  std::vector<int64_t> results(resultWords, 0);
+
+  std::vector<void *> argv;
+  std::vector<Descriptor> descriptors;
+  descriptors.reserve(m.rootDims.size() + m.inputs.size() +
+                      m.parameters.size());
+  std::set<void *> ownedByCaller;
+  if (!resultRanks.empty())
+    argv.push_back(results.data());
+  std::map<std::string, std::vector<int32_t>> lengths = bound.lengths;
+  for (const std::string &root : m.rootDims) {
+    argv.push_back((void *)(intptr_t)bound.sizes[root]);
+    if (m.findDim(root)->kind == DimInfo::Kind::seq) {
+      std::vector<int32_t> &values = lengths[root];
+      descriptors.emplace_back(values.data(),
+                               std::vector<int64_t>{(int64_t)values.size()});
+      argv.push_back(descriptors.back().pointer());
+      ownedByCaller.insert(values.data());
+    }
+  }
+  auto pass = [&](const Tensor &tensor) {
+    void *data = const_cast<void *>(tensor.raw());
+    descriptors.emplace_back(data, tensor.shape());
+    argv.push_back(descriptors.back().pointer());
+    ownedByCaller.insert(data);
+  };
+  for (const TensorInfo &info : m.inputs)
+    pass(inputs.inputs.at(info.name));
+  for (const TensorInfo &info : m.parameters)
+    pass(inputs.parameters.at(info.name));
+
+  impl->entry(argv.data());
+
+  // Copy results out and free what the artifact allocated (once each).
+  std::set<void *> freed;
+  result = RunResult();
+  size_t at = 0;
+  std::vector<double> scalars;
+  for (size_t r = 0; r < resultRanks.size(); ++r) {
+    size_t rank = resultRanks[r];
+    int64_t *words = results.data() + at;
+    void *allocated = (void *)(intptr_t)words[0];
+    auto *aligned = (char *)(intptr_t)words[1];
+    int64_t offset = words[2];
+    std::vector<int64_t> shape(words + 3, words + 3 + rank);
+    std::vector<int64_t> strides(words + 3 + rank, words + 3 + 2 * rank);
+    DType dtype = r < m.outputs.size() ? m.outputs[r].dtype : DType::f64;
+    Tensor tensor(dtype, shape);
+    size_t element = byteSize(dtype);
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t flat = 0, n = tensor.numElements(); flat < n; ++flat) {
+      int64_t source = offset;
+      for (size_t i = 0; i < rank; ++i)
+        source += index[i] * strides[i];
+      std::memcpy((char *)tensor.raw() + flat * element,
+                  aligned + source * element, element);
+      for (size_t i = rank; i-- > 0;) {
+        if (++index[i] < shape[i])
+          break;
+        index[i] = 0;
+      }
+    }
+    if (allocated && !ownedByCaller.count(allocated) &&
+        freed.insert(allocated).second)
+      std::free(allocated);
+    if (r < m.outputs.size())
+      result.outputs.emplace_back(m.outputs[r].name, std::move(tensor));
+    else
+      scalars.push_back(tensor.at(0));
+    at += 3 + 2 * rank;
+  }
+
+  for (size_t l = 0; l < m.losses.size(); ++l) {
+    const LossInfo &info = m.losses[l];
+    LossValue loss;
+    loss.name = info.name;
+    loss.sum = scalars[2 * l];
+    loss.normalization = scalars[2 * l + 1];
+    loss.normalized =
+        loss.normalization == 0 ? 0.0 : loss.sum / loss.normalization;
+    loss.scale = info.scale;
+    loss.asError = info.asError;
+    loss.packed = info.packed;
+    int64_t batch = bound.sizes[info.batch];
+    if (info.packed) {
+      const std::string &sequence = info.sequences.front();
+      loss.framesPadded = batch * bound.sizes[sequence];
+      for (int32_t length : bound.lengths[sequence])
+        loss.framesComputed += length;
+    } else {
+      int64_t padded = batch;
+      for (const std::string &sequence : info.sequences)
+        padded *= bound.sizes[sequence];
+      loss.framesPadded = loss.framesComputed = padded;
+    }
+    result.losses.push_back(loss);
+  }
+  return Status();
+}
