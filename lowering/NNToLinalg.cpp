@@ -488,37 +488,38 @@ Value GraphLowering::lstmForward(Value x, Value lengths, Value wi, Value wh,
             ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
                                    b.getIndexAttr(1)});
         Value recurrent = matmulTransposeB(h, wh); // [B, 4H]
-        // Gate k of unit j is column k * H + j.
-        SmallVector<AffineMap> maps;
-        for (int k = 0; k < 4; ++k)
-          maps.push_back(AffineMap::get(
-              2, 0, {b.getAffineDimExpr(0), b.getAffineDimExpr(1) + k * hidden},
-              b.getContext()));
-        SmallVector<AffineMap> allMaps(maps);
-        allMaps.append(maps);
+        // Loop bounds come from the first operand that indexes a loop
+        // plainly, so the [B, H] state goes first: gate k of unit j is
+        // column k * H + j of the [B, 4H] gate tensors.
         AffineMap identity = b.getMultiDimIdentityMap(2);
         AffineMap batchOnly = AffineMap::get(2, 0, b.getAffineDimExpr(0));
-        allMaps.append({identity, batchOnly, identity, identity, identity,
-                        identity});
-        SmallVector<Value> inputs(4, gates);
-        inputs.append(4, recurrent);
-        inputs.append({c, lengths, h});
+        SmallVector<AffineMap> maps{identity, identity, batchOnly};
+        SmallVector<Value> inputs{c, h, lengths};
+        for (Value source : {gates, recurrent})
+          for (int k = 0; k < 4; ++k) {
+            inputs.push_back(source);
+            maps.push_back(AffineMap::get(
+                2, 0,
+                {b.getAffineDimExpr(0), b.getAffineDimExpr(1) + k * hidden},
+                b.getContext()));
+          }
+        maps.append(3, identity);
         Value init = empty({batch, b.getIndexAttr(hidden)}, element);
         auto step = b.create<linalg::GenericOp>(
             l, TypeRange{stateType, stateType, stateType}, inputs,
-            ValueRange{init, init, init}, allMaps,
+            ValueRange{init, init, init}, maps,
             SmallVector<IteratorType>(2, IteratorType::parallel),
             [&](OpBuilder &body, Location bl, ValueRange args) {
               Scalar s{body, bl};
-              Value i = s.sigmoid(s.add(args[0], args[4]));
-              Value f = s.sigmoid(s.add(args[1], args[5]));
-              Value g = s.tanh(s.add(args[2], args[6]));
-              Value o = s.sigmoid(s.add(args[3], args[7]));
-              Value cPrev = args[8];
+              Value cPrev = args[0], hPrev = args[1];
+              Value running = s.lt(t, s.toIndex(args[2]));
+              ValueRange gate = args.slice(3, 4), rec = args.slice(7, 4);
+              Value i = s.sigmoid(s.add(gate[0], rec[0]));
+              Value f = s.sigmoid(s.add(gate[1], rec[1]));
+              Value g = s.tanh(s.add(gate[2], rec[2]));
+              Value o = s.sigmoid(s.add(gate[3], rec[3]));
               Value cNext = s.add(s.mul(f, cPrev), s.mul(i, g));
               Value hNext = s.mul(o, s.tanh(cNext));
-              Value running = s.lt(t, s.toIndex(args[9]));
-              Value hPrev = args[10];
               Value zeroF = s.f(cNext.getType(), 0.0);
               body.create<linalg::YieldOp>(
                   bl, ValueRange{s.select(running, hNext, hPrev),

@@ -1,0 +1,309 @@
+//===- nn-run.cpp - compile an nn graph and run it ------------------------===//
+//
+//   nn-run model.mlir                        seeded synthetic batch
+//   nn-run model.mlir --no-pack --json
+//   nn-run model.mlir --inputs batch.npz --params weights.npz
+//
+// Prints one line per loss (name, normalized value, normalization) and,
+// for packed loss tails, the frames computed vs the padded frames.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Compiler.h"
+#include "nn/Npy.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <sstream>
+
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
+                                      cl::desc("<model.mlir>"));
+static cl::opt<std::string> entry("entry",
+                                  cl::desc("Graph to run (default: the one "
+                                           "graph no other graph calls)"));
+static cl::opt<bool> noPack("no-pack",
+                            cl::desc("Do not pack loss tails (padded run)"));
+static cl::opt<bool> json("json", cl::desc("Print results as JSON"));
+static cl::opt<std::string> target("target", cl::init("cpu"),
+                                   cl::desc("Target: cpu"));
+static cl::opt<std::string> inputsPath(
+    "inputs", cl::desc(".npz with one array per graph input, plus "
+                       "'lengths.<dim>' (int32) per sequence dim"));
+static cl::opt<std::string> paramsPath(
+    "params", cl::desc(".npz with one array per parameter (by name)"));
+static cl::opt<std::string> artifact("emit-artifact",
+                                     cl::desc("Keep the compiled .so here"));
+static cl::opt<unsigned> seed("seed", cl::init(1),
+                              cl::desc("Seed for synthetic data"));
+static cl::opt<unsigned> batchSize("batch", cl::init(8),
+                                   cl::desc("Synthetic batch size"));
+static cl::opt<unsigned> minLength("min-len", cl::init(1),
+                                   cl::desc("Synthetic lengths: minimum"));
+static cl::opt<unsigned> maxLength("max-len", cl::init(50),
+                                   cl::desc("Synthetic lengths: maximum "
+                                            "(= the padded size)"));
+static cl::opt<std::string> lengthsFrom(
+    "lengths-from",
+    cl::desc("Sample synthetic lengths from a file of utterances, one per "
+             "line; column k gives the k-th sequence dim"));
+static cl::opt<std::string> padValue(
+    "pad-value", cl::init("0"),
+    cl::desc("What synthetic float inputs hold on padded frames: a number "
+             "or nan"));
+
+namespace {
+
+bool fail(const nn::Status &status) {
+  llvm::errs() << "nn-run: " << status.message() << "\n";
+  return true;
+}
+
+/// Lengths of each root sequence dim for a synthetic batch.
+nn::Status syntheticLengths(const nn::Manifest &manifest, std::mt19937 &rng,
+                            std::map<std::string, std::vector<int32_t>> &out) {
+  std::vector<std::string> sequences;
+  for (const std::string &root : manifest.rootDims)
+    if (manifest.findDim(root)->kind == nn::DimInfo::Kind::seq)
+      sequences.push_back(root);
+  if (!lengthsFrom.empty()) {
+    std::ifstream file(lengthsFrom);
+    if (!file)
+      return nn::Status::error("cannot open '" + lengthsFrom + "'");
+    std::vector<std::vector<int32_t>> rows;
+    for (std::string line; std::getline(file, line);) {
+      std::istringstream fields(line);
+      std::vector<int32_t> row;
+      for (long value; fields >> value;)
+        row.push_back((int32_t)value);
+      if (row.size() >= sequences.size() && !row.empty())
+        rows.push_back(row);
+    }
+    if (rows.empty())
+      return nn::Status::error("'" + lengthsFrom + "' has no rows with " +
+                               std::to_string(sequences.size()) + " columns");
+    std::uniform_int_distribution<size_t> pick(0, rows.size() - 1);
+    for (unsigned b = 0; b < batchSize; ++b) {
+      const std::vector<int32_t> &row = rows[pick(rng)];
+      for (size_t k = 0; k < sequences.size(); ++k)
+        out[sequences[k]].push_back(row[k]);
+    }
+    return nn::Status();
+  }
+  if (minLength > maxLength)
+    return nn::Status::error("--min-len is above --max-len");
+  std::uniform_int_distribution<int32_t> length(minLength, maxLength);
+  for (const std::string &sequence : sequences)
+    for (unsigned b = 0; b < batchSize; ++b)
+      out[sequence].push_back(length(rng));
+  return nn::Status();
+}
+
+/// A seeded batch: lengths, then inputs padded to the longest sequence,
+/// floats uniform in [-1, 1] and class indices uniform over their classes
+/// on valid frames, padding filled with --pad-value.
+nn::Status syntheticInputs(const nn::Manifest &manifest, std::mt19937 &rng,
+                           nn::RunInputs &inputs) {
+  nn::Status status = syntheticLengths(manifest, rng, inputs.lengths);
+  if (!status.ok())
+    return status;
+  double pad = padValue == "nan" ? std::numeric_limits<double>::quiet_NaN()
+                                 : std::strtod(padValue.c_str(), nullptr);
+  // Sizes and lengths of every dim, derived ones included.
+  std::map<std::string, int64_t> sizes;
+  std::map<std::string, std::vector<int32_t>> lengths = inputs.lengths;
+  for (const nn::DimInfo &dim : manifest.dims) {
+    if (dim.kind == nn::DimInfo::Kind::batch) {
+      sizes[dim.name] = batchSize;
+    } else if (dim.kind == nn::DimInfo::Kind::seq && dim.source.empty()) {
+      int64_t longest = 1;
+      for (int32_t l : lengths[dim.name])
+        longest = std::max<int64_t>(longest, l);
+      sizes[dim.name] = longest;
+    } else if (dim.kind == nn::DimInfo::Kind::seq) {
+      sizes[dim.name] = (sizes[dim.source] + dim.factor - 1) / dim.factor;
+      for (int32_t l : lengths[dim.source])
+        lengths[dim.name].push_back((l + dim.factor - 1) / dim.factor);
+    } else {
+      int64_t total = 0;
+      for (int32_t l : lengths[dim.sequence])
+        total += l;
+      sizes[dim.name] = total;
+    }
+  }
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (const nn::TensorInfo &info : manifest.inputs) {
+    std::vector<int64_t> shape;
+    for (const nn::Axis &axis : info.axes)
+      shape.push_back(axis.isNamed() ? sizes[axis.dim] : axis.size);
+    nn::Tensor tensor(info.dtype, shape);
+    std::uniform_int_distribution<int64_t> classes(
+        0, info.classes > 0 ? info.classes - 1 : 9);
+    std::vector<int64_t> index(shape.size(), 0);
+    for (int64_t flat = 0; flat < tensor.numElements(); ++flat) {
+      bool valid = true;
+      for (size_t i = 1; i < index.size(); ++i)
+        if (info.axes[i].isNamed() && lengths.count(info.axes[i].dim) &&
+            index[i] >= lengths[info.axes[i].dim][index[0]])
+          valid = false;
+      switch (info.dtype) {
+      case nn::DType::f32:
+        tensor.data<float>()[flat] = valid ? uniform(rng) : pad;
+        break;
+      case nn::DType::f64:
+        tensor.data<double>()[flat] = valid ? uniform(rng) : pad;
+        break;
+      case nn::DType::i32:
+        tensor.data<int32_t>()[flat] = valid ? classes(rng) : -1;
+        break;
+      case nn::DType::i64:
+        tensor.data<int64_t>()[flat] = valid ? classes(rng) : -1;
+        break;
+      }
+      for (size_t i = index.size(); i-- > 0;) {
+        if (++index[i] < shape[i])
+          break;
+        index[i] = 0;
+      }
+    }
+    inputs.inputs[info.name] = std::move(tensor);
+  }
+  return nn::Status();
+}
+
+/// Seeded parameters, uniform in +-1/sqrt(last axis).
+void syntheticParameters(const nn::Manifest &manifest, std::mt19937 &rng,
+                         nn::RunInputs &inputs) {
+  for (const nn::TensorInfo &info : manifest.parameters) {
+    std::vector<int64_t> shape;
+    for (const nn::Axis &axis : info.axes)
+      shape.push_back(axis.size);
+    nn::Tensor tensor(info.dtype, shape);
+    double bound = 1.0 / std::sqrt((double)std::max<int64_t>(
+                             1, shape.empty() ? 1 : shape.back()));
+    std::uniform_real_distribution<double> uniform(-bound, bound);
+    for (int64_t i = 0; i < tensor.numElements(); ++i) {
+      if (info.dtype == nn::DType::f64)
+        tensor.data<double>()[i] = uniform(rng);
+      else if (info.dtype == nn::DType::f32)
+        tensor.data<float>()[i] = uniform(rng);
+    }
+    inputs.parameters[info.name] = std::move(tensor);
+  }
+}
+
+nn::Status loadInputs(nn::RunInputs &inputs) {
+  std::map<std::string, nn::Tensor> arrays;
+  nn::Status status = nn::readNpz(inputsPath, arrays);
+  if (!status.ok())
+    return status;
+  for (auto &[key, tensor] : arrays) {
+    if (key.rfind("lengths.", 0) == 0) {
+      std::vector<int32_t> lengths;
+      if (tensor.rank() != 1 || (tensor.dtype() != nn::DType::i32 &&
+                                 tensor.dtype() != nn::DType::i64))
+        return nn::Status::error("'" + key + "' in '" + inputsPath +
+                                 "' must be a 1-D integer array");
+      for (int64_t i = 0; i < tensor.numElements(); ++i)
+        lengths.push_back((int32_t)tensor.at(i));
+      inputs.lengths[key.substr(8)] = lengths;
+    } else {
+      inputs.inputs[key] = std::move(tensor);
+    }
+  }
+  return nn::Status();
+}
+
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string number(double value) {
+  if (std::isnan(value))
+    return "NaN";
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.9g", value);
+  return buffer;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "nn-run: compile and run a graph\n");
+
+  nn::CompileOptions options;
+  options.pack = !noPack;
+  options.target = target;
+  options.entry = entry;
+  options.artifactPath = artifact;
+  nn::Executable executable;
+  nn::Status status = nn::compileFile(modelPath, options, executable);
+  if (!status.ok())
+    return fail(status);
+  const nn::Manifest &manifest = executable.manifest();
+
+  std::mt19937 rng(seed);
+  nn::RunInputs inputs;
+  status = inputsPath.empty() ? syntheticInputs(manifest, rng, inputs)
+                              : loadInputs(inputs);
+  if (!status.ok())
+    return fail(status);
+  if (paramsPath.empty()) {
+    syntheticParameters(manifest, rng, inputs);
+  } else {
+    status = nn::readNpz(paramsPath, inputs.parameters);
+    if (!status.ok())
+      return fail(status);
+  }
+
+  nn::RunResult result;
+  status = executable.run(inputs, result);
+  if (!status.ok())
+    return fail(status);
+
+  if (json) {
+    llvm::outs() << "{\"graph\": " << jsonString(manifest.graph)
+                 << ", \"pack\": " << (options.pack ? "true" : "false")
+                 << ", \"losses\": [";
+    for (size_t i = 0; i < result.losses.size(); ++i) {
+      const nn::LossValue &loss = result.losses[i];
+      llvm::outs() << (i ? ", " : "") << "{\"name\": " << jsonString(loss.name)
+                   << ", \"value\": " << number(loss.normalized)
+                   << ", \"sum\": " << number(loss.sum)
+                   << ", \"normalization\": " << number(loss.normalization)
+                   << ", \"scale\": " << number(loss.scale)
+                   << ", \"as_error\": " << (loss.asError ? "true" : "false")
+                   << ", \"packed\": " << (loss.packed ? "true" : "false")
+                   << ", \"frames_computed\": " << loss.framesComputed
+                   << ", \"frames_padded\": " << loss.framesPadded << "}";
+    }
+    llvm::outs() << "]}\n";
+    return 0;
+  }
+  for (const nn::LossValue &loss : result.losses) {
+    llvm::outs() << "loss " << loss.name << " = " << number(loss.normalized)
+                 << " (sum " << number(loss.sum) << " / "
+                 << manifest.losses[&loss - result.losses.data()].normalization
+                 << " " << number(loss.normalization) << ")";
+    if (loss.packed)
+      llvm::outs() << "  packed: " << loss.framesComputed << " of "
+                   << loss.framesPadded << " padded frames computed";
+    llvm::outs() << "\n";
+  }
+  return 0;
+}
