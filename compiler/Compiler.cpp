@@ -299,7 +299,7 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
   }
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(
-      *linker, {*linker, "-shared", "-o", path, objectPath.str(), "-lm"},
+      *linker, {*linker, "-shared", "-o", path, objectPath.str(), "-lopenblas", "-lm"},
       std::nullopt, {}, 0, 0, &message);
   llvm::sys::fs::remove(objectPath);
   if (rc != 0)
@@ -351,6 +351,7 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
 
   ir::NNPipelineOptions pipelineOptions;
   pipelineOptions.pack = options.pack;
+  pipelineOptions.blas = options.blas;
   PassManager optimize(&context);
   ir::buildOptimizePipeline(optimize, pipelineOptions);
   if (failed(optimize.run(module)))
@@ -364,7 +365,7 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
 
   PassManager lower(&context);
   ir::buildToBuffersPipeline(lower);
-  ir::buildCpuCodegenPipeline(lower);
+  ir::buildCpuCodegenPipeline(lower, pipelineOptions);
   if (failed(lower.run(module)))
     return fail("lowering failed", diagnostics.text);
 

@@ -38,4 +38,21 @@ def NNCopiesToLinalg : Pass<"nn-copies-to-linalg", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def NNGemmToBlas : Pass<"nn-gemm-to-blas", "::mlir::ModuleOp"> {
+  let summary = "Calls cblas_sgemm / cblas_dgemm for the GEMMs of nn layers";
+  let description = [{
+    Runs on bufferized IR. Replaces `linalg.matmul_transpose_b` and the
+    contraction `y(p..., o) += x(p..., i) * w(o, i)` that `nn.linear` lowers
+    to on padded frames by one call to the CBLAS GEMM of the element type
+    (the artifact links OpenBLAS). Operands must have unit inner stride;
+    `x` and `y` of the contraction must be contiguous so that their leading
+    axes collapse into rows. Others stay loops. docs/performance.md has
+    the measurement behind this choice.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // NN_LOWERING_PASSES_TD

@@ -44,7 +44,10 @@ void nn::buildToBuffersPipeline(OpPassManager &pm) {
   pm.addPass(createNNCopiesToLinalg());
 }
 
-void nn::buildCpuCodegenPipeline(OpPassManager &pm) {
+void nn::buildCpuCodegenPipeline(OpPassManager &pm,
+                                 const NNPipelineOptions &options) {
+  if (options.blas)
+    pm.addPass(createNNGemmToBlas());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // ceildiv and friends have no direct LLVM lowering.
   pm.addPass(arith::createArithExpandOpsPass());
@@ -66,7 +69,7 @@ void nn::buildCpuCodegenPipeline(OpPassManager &pm) {
 void nn::buildCpuPipeline(OpPassManager &pm, const NNPipelineOptions &options) {
   buildOptimizePipeline(pm, options);
   buildToBuffersPipeline(pm);
-  buildCpuCodegenPipeline(pm);
+  buildCpuCodegenPipeline(pm, options);
 }
 
 void nn::registerPipelines() {
@@ -78,9 +81,9 @@ void nn::registerPipelines() {
       "nn-to-buffers",
       "nn graphs to bufferized linalg on memrefs (shared by all targets)",
       buildToBuffersPipeline);
-  PassPipelineRegistration<>("nn-cpu-codegen",
-                             "bufferized linalg to the LLVM dialect for CPUs",
-                             buildCpuCodegenPipeline);
+  PassPipelineRegistration<NNPipelineOptions>(
+      "nn-cpu-codegen", "bufferized linalg to the LLVM dialect for CPUs",
+      buildCpuCodegenPipeline);
   PassPipelineRegistration<NNPipelineOptions>(
       "nn-cpu", "nn graphs to the LLVM dialect for CPUs", buildCpuPipeline);
 }

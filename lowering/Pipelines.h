@@ -6,7 +6,8 @@
 //   nn-optimize     nn-level passes (pack-before-loss unless pack=false)
 //   nn-to-buffers   nn -> linalg/tensor -> bufferized memrefs; shared by
 //                   every target
-//   nn-cpu-codegen  bufferized linalg -> loops -> LLVM dialect
+//   nn-cpu-codegen  bufferized linalg -> CBLAS calls (unless blas=false)
+//                   and loops -> LLVM dialect
 //   nn-cpu          all three
 //
 //===----------------------------------------------------------------------===//
@@ -24,11 +25,16 @@ struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
       *this, "pack",
       llvm::cl::desc("Run each loss's frame-wise tail on packed frames"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> blas{
+      *this, "blas",
+      llvm::cl::desc("Call CBLAS for GEMMs (else generated loops)"),
+      llvm::cl::init(true)};
 };
 
 void buildOptimizePipeline(OpPassManager &pm, const NNPipelineOptions &options);
 void buildToBuffersPipeline(OpPassManager &pm);
-void buildCpuCodegenPipeline(OpPassManager &pm);
+void buildCpuCodegenPipeline(OpPassManager &pm,
+                             const NNPipelineOptions &options);
 void buildCpuPipeline(OpPassManager &pm, const NNPipelineOptions &options);
 
 /// Registers the pipelines above (and the nn lowering passes) with the

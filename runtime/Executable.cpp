@@ -383,8 +383,8 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
 
   impl->entry(argv.data());
 
-  // Copy results out and free what the artifact allocated (once each).
-  std::set<void *> freed;
+  // Copy results out, then free what the artifact allocated (once each).
+  std::set<void *> toFree;
   result = RunResult();
   size_t at = 0;
   std::vector<double> scalars;
@@ -412,15 +412,17 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
         index[i] = 0;
       }
     }
-    if (allocated && !ownedByCaller.count(allocated) &&
-        freed.insert(allocated).second)
-      std::free(allocated);
+    // Two results may share a buffer: free only after copying all of them.
+    if (allocated && !ownedByCaller.count(allocated))
+      toFree.insert(allocated);
     if (r < m.outputs.size())
       result.outputs.emplace_back(m.outputs[r].name, std::move(tensor));
     else
       scalars.push_back(tensor.at(0));
     at += 3 + 2 * rank;
   }
+  for (void *allocated : toFree)
+    std::free(allocated);
 
   for (size_t l = 0; l < m.losses.size(); ++l) {
     const LossInfo &info = m.losses[l];

@@ -25,6 +25,9 @@ namespace nn {
 struct CompileOptions {
   /// Run each loss's frame-wise tail on packed frames (nn-pack-before-loss).
   bool pack = true;
+  /// Call CBLAS (OpenBLAS) for GEMMs; false keeps generated loops, which
+  /// the benchmark measures against it.
+  bool blas = true;
   /// "cpu" is the only target today.
   std::string target = "cpu";
   /// The graph to compile; empty picks the one graph no other graph calls

@@ -16,6 +16,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -55,6 +56,8 @@ static cl::opt<std::string> lengthsFrom(
     "lengths-from",
     cl::desc("Sample synthetic lengths from a file of utterances, one per "
              "line; column k gives the k-th sequence dim"));
+static cl::opt<bool> timing("timing",
+                            cl::desc("Print compile and run times to stderr"));
 static cl::opt<std::string> padValue(
     "pad-value", cl::init("0"),
     cl::desc("What synthetic float inputs hold on padded frames: a number "
@@ -252,7 +255,9 @@ int main(int argc, char **argv) {
   options.entry = entry;
   options.artifactPath = artifact;
   nn::Executable executable;
+  auto start = std::chrono::steady_clock::now();
   nn::Status status = nn::compileFile(modelPath, options, executable);
+  auto compiled = std::chrono::steady_clock::now();
   if (!status.ok())
     return fail(status);
   const nn::Manifest &manifest = executable.manifest();
@@ -272,9 +277,16 @@ int main(int argc, char **argv) {
   }
 
   nn::RunResult result;
+  auto runStart = std::chrono::steady_clock::now();
   status = executable.run(inputs, result);
+  auto ran = std::chrono::steady_clock::now();
   if (!status.ok())
     return fail(status);
+  if (timing) {
+    using ms = std::chrono::duration<double, std::milli>;
+    llvm::errs() << "compile " << ms(compiled - start).count() << " ms, run "
+                 << ms(ran - runStart).count() << " ms\n";
+  }
 
   if (json) {
     llvm::outs() << "{\"graph\": " << jsonString(manifest.graph)

@@ -1,0 +1,190 @@
+//===- GemmToBlas.cpp - the GEMMs of nn layers as CBLAS calls -------------===//
+//
+// The call passes pointers as i64 and CBLAS ints as i32: on x86-64 SysV a
+// pointer and an i64 travel in the same integer registers, which keeps the
+// declaration in builtin types (memref arguments would expand into
+// descriptors). Debian's OpenBLAS uses 32-bit ints (LP64).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::nn {
+#define GEN_PASS_DEF_NNGEMMTOBLAS
+#include "lowering/Passes.h.inc"
+} // namespace mlir::nn
+
+using namespace mlir;
+
+namespace {
+
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+
+/// C[M, N] += A[M, K] * B[N, K]^T with leading dimensions.
+struct Gemm {
+  Value a, b, c;
+  /// Number of leading axes of `a` and `c` that form the rows.
+  unsigned rowAxes = 1;
+};
+
+bool hasUnitInnerStride(Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(getStridesAndOffset(type, strides, offset)) &&
+         !strides.empty() && strides.back() == 1;
+}
+
+bool isContiguous(Value v) {
+  return cast<MemRefType>(v.getType()).getLayout().isIdentity();
+}
+
+/// Matches `yield(out + in0 * in1)` (either operand order).
+bool isMultiplyAccumulate(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value out = body.getArgument(2);
+  Value product = add.getLhs() == out ? add.getRhs() : add.getLhs();
+  if (add.getLhs() != out && add.getRhs() != out)
+    return false;
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  if (!mul || body.getOperations().size() != 3)
+    return false;
+  Value x = body.getArgument(0), w = body.getArgument(1);
+  return (mul.getLhs() == x && mul.getRhs() == w) ||
+         (mul.getLhs() == w && mul.getRhs() == x);
+}
+
+std::optional<Gemm> match(Operation *op) {
+  if (auto matmul = dyn_cast<linalg::MatmulTransposeBOp>(op)) {
+    if (!matmul.hasPureBufferSemantics())
+      return std::nullopt;
+    Gemm gemm{matmul.getInputs()[0], matmul.getInputs()[1],
+              matmul.getOutputs()[0]};
+    return gemm;
+  }
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || !generic.hasPureBufferSemantics() ||
+      generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1 ||
+      !isMultiplyAccumulate(generic))
+    return std::nullopt;
+  // Loops (p..., o, i): x(p..., i), w(o, i), y(p..., o).
+  unsigned loops = generic.getNumLoops();
+  if (loops < 3)
+    return std::nullopt;
+  MLIRContext *context = op->getContext();
+  SmallVector<AffineExpr> xExprs, yExprs;
+  for (unsigned i = 0; i + 2 < loops; ++i) {
+    xExprs.push_back(getAffineDimExpr(i, context));
+    yExprs.push_back(getAffineDimExpr(i, context));
+  }
+  AffineExpr o = getAffineDimExpr(loops - 2, context);
+  AffineExpr k = getAffineDimExpr(loops - 1, context);
+  xExprs.push_back(k);
+  yExprs.push_back(o);
+  SmallVector<AffineMap> expected{
+      AffineMap::get(loops, 0, xExprs, context),
+      AffineMap::get(loops, 0, {o, k}, context),
+      AffineMap::get(loops, 0, yExprs, context)};
+  if (generic.getIndexingMapsArray() != expected)
+    return std::nullopt;
+  Gemm gemm{generic.getDpsInputs()[0], generic.getDpsInputs()[1],
+            generic.getDpsInits()[0], loops - 2};
+  if (!isContiguous(gemm.a) || !isContiguous(gemm.c))
+    return std::nullopt;
+  return gemm;
+}
+
+struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<Operation *, Gemm>> gemms;
+    module.walk([&](Operation *op) {
+      if (std::optional<Gemm> gemm = match(op)) {
+        Type element = cast<MemRefType>(gemm->c.getType()).getElementType();
+        if ((element.isF32() || element.isF64()) &&
+            hasUnitInnerStride(gemm->a) && hasUnitInnerStride(gemm->b) &&
+            hasUnitInnerStride(gemm->c))
+          gemms.emplace_back(op, *gemm);
+      }
+    });
+    for (auto &[op, gemm] : gemms)
+      rewrite(op, gemm);
+  }
+
+  func::FuncOp declare(ModuleOp module, Type element) {
+    StringRef name = element.isF32() ? "cblas_sgemm" : "cblas_dgemm";
+    if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+      return existing;
+    OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
+    Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
+    auto type = builder.getFunctionType(
+        {i32, i32, i32, i32, i32, i32, element, i64, i32, i64, i32, element,
+         i64, i32},
+        {});
+    auto func = builder.create<func::FuncOp>(module.getLoc(), name, type);
+    func.setPrivate();
+    return func;
+  }
+
+  void rewrite(Operation *op, const Gemm &gemm) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto cType = cast<MemRefType>(gemm.c.getType());
+    Type element = cType.getElementType();
+    func::FuncOp cblas = declare(getOperation(), element);
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+
+    auto toI32 = [&](Value index) -> Value {
+      return b.create<arith::IndexCastOp>(loc, i32, index);
+    };
+    auto constI32 = [&](int64_t v) -> Value {
+      return b.create<arith::ConstantIntOp>(loc, v, 32);
+    };
+    // Address of the first element and the row stride of a matrix view
+    // whose leading `rowAxes` axes are rows.
+    auto matrix = [&](Value v) {
+      auto metadata = b.create<memref::ExtractStridedMetadataOp>(loc, v);
+      Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, v);
+      Value offset = b.create<arith::MulIOp>(
+          loc, metadata.getOffset(),
+          b.create<arith::ConstantIndexOp>(loc, bytes));
+      Value address = b.create<arith::AddIOp>(loc, base, offset);
+      unsigned rank = cast<MemRefType>(v.getType()).getRank();
+      Value leading = metadata.getStrides()[rank - 2];
+      return std::make_pair(
+          Value(b.create<arith::IndexCastOp>(loc, i64, address)), leading);
+    };
+    auto [aPtr, lda] = matrix(gemm.a);
+    auto [bPtr, ldb] = matrix(gemm.b);
+    auto [cPtr, ldc] = matrix(gemm.c);
+    // Rows: the product of the leading axes of C.
+    Value rows = b.create<memref::DimOp>(loc, gemm.c, 0);
+    for (unsigned i = 1; i < gemm.rowAxes; ++i)
+      rows = b.create<arith::MulIOp>(loc, rows,
+                                     b.create<memref::DimOp>(loc, gemm.c, i));
+    unsigned cRank = cType.getRank();
+    Value columns = b.create<memref::DimOp>(loc, gemm.c, cRank - 1);
+    Value depth = b.create<memref::DimOp>(
+        loc, gemm.b, cast<MemRefType>(gemm.b.getType()).getRank() - 1);
+    Value one = b.create<arith::ConstantOp>(loc, b.getFloatAttr(element, 1.0));
+    b.create<func::CallOp>(
+        loc, cblas,
+        ValueRange{constI32(kRowMajor), constI32(kNoTrans), constI32(kTrans),
+                   toI32(rows), toI32(columns), toI32(depth), one, aPtr,
+                   toI32(lda), bPtr, toI32(ldb), one, cPtr, toI32(ldc)});
+    op->erase();
+  }
+};
+
+} // namespace
