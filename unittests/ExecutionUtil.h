@@ -1,0 +1,62 @@
+//===- ExecutionUtil.h - shared helpers of the execution tests --*- C++ -*-===//
+
+#ifndef NN_UNITTESTS_EXECUTIONUTIL_H
+#define NN_UNITTESTS_EXECUTIONUTIL_H
+
+#include "nn/Compiler.h"
+#include "reference/Reference.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+namespace nn::testing {
+
+/// How a test picks the lengths of each root sequence dim.
+enum class LengthPattern {
+  /// Random in [1, padded], with one sequence of length 1 and one full.
+  Mixed,
+  /// Every sequence has the padded length.
+  AllEqual,
+  /// Random in [0, padded]: empty sequences included.
+  WithEmpty,
+};
+
+/// Seeded inputs for a compiled graph: lengths by pattern, floats in
+/// [-1, 1], class indices in range; padding holds `pad` (floats) or -1.
+RunInputs makeInputs(const Manifest &manifest, uint32_t seed,
+                     LengthPattern pattern, int64_t batch, int64_t padded,
+                     double pad = 0.0);
+
+/// |a - b| <= abs + rel * max(|a|, |b|); infinities must match.
+inline bool close(double a, double b, double rel, double abs = 0.0) {
+  if (std::isinf(a) || std::isinf(b))
+    return a == b;
+  return std::fabs(a - b) <= abs + rel * std::max(std::fabs(a), std::fabs(b));
+}
+
+/// Compiles or fails the test with the compiler's message.
+Executable compileOrDie(const std::string &source, bool pack,
+                        const std::string &entry = "");
+
+/// Sizes and lengths of every dim of the manifest's graph for `inputs`.
+void dimValues(const Manifest &manifest, const RunInputs &inputs,
+               std::map<std::string, int64_t> &sizes,
+               std::map<std::string, std::vector<int64_t>> &lengths);
+
+/// Expects the compiled outputs and losses to match the reference within
+/// `rel` / `abs`, outputs compared on valid positions only.
+void expectMatchesReference(const std::string &source, const Executable &exe,
+                            const RunInputs &inputs, const RunResult &result,
+                            double rel, double abs);
+
+/// Expects two runs (e.g. pack on and off) to give the same losses and
+/// the same outputs on valid positions within `rel`.
+void expectSameResults(const Manifest &manifest, const RunInputs &inputs,
+                       const RunResult &a, const RunResult &b, double rel);
+
+} // namespace nn::testing
+
+#endif // NN_UNITTESTS_EXECUTIONUTIL_H

@@ -1,0 +1,652 @@
+//===- Reference.cpp - a plain evaluator of nn graphs (tests only) --------===//
+
+#include "Reference.h"
+
+#include "dialects/nn/Dims.h"
+#include "dialects/nn/NNOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <limits>
+
+using mlir::cast;
+using mlir::FailureOr;
+using mlir::isa;
+using mlir::MLIRContext;
+using mlir::ModuleOp;
+using mlir::Operation;
+using mlir::OwningOpRef;
+using mlir::ParserConfig;
+using mlir::SymbolTable;
+using mlir::Value;
+namespace ir = mlir::nn;
+using nn::reference::Array;
+
+namespace {
+
+const double kInf = std::numeric_limits<double>::infinity();
+
+int64_t count(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+Array zeros(std::vector<int64_t> shape) {
+  Array a;
+  a.shape = std::move(shape);
+  a.data.assign(count(a.shape), 0.0);
+  return a;
+}
+
+/// Row-major offset of `index` in `shape`.
+int64_t offsetOf(const std::vector<int64_t> &shape,
+                 const std::vector<int64_t> &index) {
+  int64_t offset = 0;
+  for (size_t i = 0; i < shape.size(); ++i)
+    offset = offset * shape[i] + index[i];
+  return offset;
+}
+
+/// Calls fn(index) for every index of `shape`, in row-major order.
+template <typename Fn> void forEach(const std::vector<int64_t> &shape, Fn fn) {
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t n = count(shape), flat = 0; flat < n; ++flat) {
+    fn(index);
+    for (size_t i = shape.size(); i-- > 0;) {
+      if (++index[i] < shape[i])
+        break;
+      index[i] = 0;
+    }
+  }
+}
+
+class Evaluator {
+public:
+  Evaluator(ModuleOp module) : symbols(module) {}
+
+  nn::Status run(ir::GraphOp graph, std::vector<Array> arguments,
+                 std::map<std::string, int64_t> sizes,
+                 std::map<std::string, std::vector<int64_t>> lengths,
+                 const std::map<std::string, Array> &parameters,
+                 std::vector<Array> &results,
+                 std::vector<std::pair<std::string, nn::reference::Loss>> &losses);
+
+private:
+  SymbolTable symbols;
+};
+
+/// One graph's evaluation state.
+struct Frame {
+  std::map<std::string, int64_t> sizes;
+  std::map<std::string, std::vector<int64_t>> lengths;
+  ir::DimTable table;
+  llvm::DenseMap<Value, Array> values;
+
+  int64_t size(ir::NNTensorType type, unsigned axis) {
+    return type.isNamedDim(axis) ? sizes.at(type.getDimName(axis).str())
+                                 : type.getStaticSize(axis);
+  }
+  std::vector<int64_t> shape(ir::NNTensorType type) {
+    std::vector<int64_t> s;
+    for (unsigned i = 0; i < type.getRank(); ++i)
+      s.push_back(size(type, i));
+    return s;
+  }
+  /// Whether position `index` of a value of `type` is a real frame.
+  bool valid(ir::NNTensorType type, const std::vector<int64_t> &index) {
+    for (unsigned i = 1; i < type.getNumPositionDims(); ++i) {
+      std::string dim = type.getDimName(i).str();
+      if (lengths.count(dim) && index[i] >= lengths.at(dim)[index[0]])
+        return false;
+    }
+    return true;
+  }
+};
+
+ir::NNTensorType typeOf(Value v) { return cast<ir::NNTensorType>(v.getType()); }
+
+double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+/// Per row (all axes but the last) log-softmax.
+Array logSoftmax(const Array &x) {
+  Array y = x;
+  int64_t width = x.shape.back(), rows = count(x.shape) / std::max<int64_t>(width, 1);
+  for (int64_t r = 0; r < rows; ++r) {
+    const double *in = &x.data[r * width];
+    double max = -kInf;
+    for (int64_t c = 0; c < width; ++c)
+      max = std::max(max, in[c]);
+    double sum = 0;
+    for (int64_t c = 0; c < width; ++c)
+      sum += std::exp(in[c] - max);
+    for (int64_t c = 0; c < width; ++c)
+      y.data[r * width + c] = in[c] - max - std::log(sum);
+  }
+  return y;
+}
+
+/// A forward LSTM over sequence b's first len(b) frames; zero elsewhere.
+/// `reverse` walks each sequence from its own last frame.
+void lstm(const Array &x, const std::vector<int64_t> &len, const double *wi,
+          const double *wh, const double *bias, int64_t hidden, bool reverse,
+          Array &y, int64_t featureOffset) {
+  int64_t batch = x.shape[0], time = x.shape[1], in = x.shape[2];
+  int64_t out = y.shape[2];
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<double> h(hidden, 0.0), c(hidden, 0.0), gates(4 * hidden);
+    for (int64_t step = 0; step < len[b]; ++step) {
+      int64_t t = reverse ? len[b] - 1 - step : step;
+      for (int64_t g = 0; g < 4 * hidden; ++g) {
+        double sum = bias[g];
+        for (int64_t i = 0; i < in; ++i)
+          sum += wi[g * in + i] * x.data[(b * time + t) * in + i];
+        for (int64_t j = 0; j < hidden; ++j)
+          sum += wh[g * hidden + j] * h[j];
+        gates[g] = sum;
+      }
+      for (int64_t j = 0; j < hidden; ++j) {
+        double i = sigmoid(gates[j]), f = sigmoid(gates[hidden + j]);
+        double g = std::tanh(gates[2 * hidden + j]);
+        double o = sigmoid(gates[3 * hidden + j]);
+        c[j] = f * c[j] + i * g;
+        h[j] = o * std::tanh(c[j]);
+        y.data[(b * time + t) * out + featureOffset + j] = h[j];
+      }
+    }
+  }
+  (void)time;
+}
+
+nn::Status Evaluator::run(
+    ir::GraphOp graph, std::vector<Array> arguments,
+    std::map<std::string, int64_t> sizes,
+    std::map<std::string, std::vector<int64_t>> lengths,
+    const std::map<std::string, Array> &parameters, std::vector<Array> &results,
+    std::vector<std::pair<std::string, nn::reference::Loss>> &losses) {
+  Frame f{std::move(sizes), std::move(lengths), ir::DimTable(graph.getDims()),
+          {}};
+  // Derived and packed dims from the roots.
+  for (ir::DimDeclAttr decl : f.table.getDecls()) {
+    std::string name = decl.getName().str();
+    if (decl.isDerived()) {
+      int64_t k = decl.getFactor();
+      std::string source = decl.getSource().str();
+      f.sizes[name] = (f.sizes.at(source) + k - 1) / k;
+      f.lengths[name].clear();
+      for (int64_t l : f.lengths.at(source))
+        f.lengths[name].push_back((l + k - 1) / k);
+    } else if (decl.getKind() == ir::DimKind::packed) {
+      int64_t total = 0;
+      for (int64_t l : f.lengths.at(decl.getSource().str()))
+        total += l;
+      f.sizes[name] = total;
+    }
+  }
+  for (auto [argument, array] : llvm::zip(graph.getArguments(), arguments))
+    f.values[argument] = array;
+
+  for (Operation &op : graph.getBody().front()) {
+    auto in = [&](unsigned i) -> const Array & {
+      return f.values[op.getOperand(i)];
+    };
+    auto set = [&](Array a) { f.values[op.getResult(0)] = std::move(a); };
+    nn::Status status;
+    llvm::TypeSwitch<Operation *>(&op)
+        .Case([&](ir::ParamRefOp ref) {
+          set(parameters.at(ref.getName().str()));
+        })
+        .Case([&](ir::LinearOp linear) {
+          const Array &x = in(0), &w = in(1);
+          int64_t out = w.shape[0], width = w.shape[1];
+          std::vector<int64_t> shape = x.shape;
+          shape.back() = out;
+          Array y = zeros(shape);
+          int64_t rows = count(x.shape) / width;
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t o = 0; o < out; ++o) {
+              double sum = linear.getBias() ? in(2).data[o] : 0.0;
+              for (int64_t i = 0; i < width; ++i)
+                sum += x.data[r * width + i] * w.data[o * width + i];
+              y.data[r * out + o] = sum;
+            }
+          set(y);
+        })
+        .Case<ir::AddOp, ir::MulOp>([&](Operation *binary) {
+          Array y = in(0);
+          for (size_t i = 0; i < y.data.size(); ++i)
+            y.data[i] = isa<ir::AddOp>(binary) ? y.data[i] + in(1).data[i]
+                                               : y.data[i] * in(1).data[i];
+          set(y);
+        })
+        .Case<ir::ReluOp, ir::TanhOp, ir::SigmoidOp, ir::GeluOp,
+              ir::DropoutOp>([&](Operation *unary) {
+          Array y = in(0);
+          for (double &v : y.data) {
+            if (isa<ir::ReluOp>(unary))
+              v = v > 0 ? v : 0.0;
+            else if (isa<ir::TanhOp>(unary))
+              v = std::tanh(v);
+            else if (isa<ir::SigmoidOp>(unary))
+              v = sigmoid(v);
+            else if (isa<ir::GeluOp>(unary))
+              v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+          }
+          set(y);
+        })
+        .Case([&](ir::LogSoftmaxOp) { set(logSoftmax(in(0))); })
+        .Case([&](ir::SoftmaxOp) {
+          Array y = logSoftmax(in(0));
+          for (double &v : y.data)
+            v = std::exp(v);
+          set(y);
+        })
+        .Case([&](ir::LayerNormOp norm) {
+          Array y = in(0);
+          int64_t width = y.shape.back(), rows = count(y.shape) / width;
+          double eps = norm.getEpsilon().convertToDouble();
+          for (int64_t r = 0; r < rows; ++r) {
+            double mean = 0, var = 0;
+            for (int64_t c = 0; c < width; ++c)
+              mean += y.data[r * width + c] / width;
+            for (int64_t c = 0; c < width; ++c) {
+              double d = y.data[r * width + c] - mean;
+              var += d * d / width;
+            }
+            for (int64_t c = 0; c < width; ++c)
+              y.data[r * width + c] =
+                  (y.data[r * width + c] - mean) / std::sqrt(var + eps) *
+                      in(1).data[c] +
+                  in(2).data[c];
+          }
+          set(y);
+        })
+        .Case([&](ir::EmbeddingOp embedding) {
+          const Array &ids = in(0), &table = in(1);
+          int64_t width = table.shape[1], vocabulary = table.shape[0];
+          std::vector<int64_t> shape = ids.shape;
+          shape.push_back(width);
+          Array y = zeros(shape);
+          ir::NNTensorType idsType = typeOf(embedding.getIndices());
+          forEach(ids.shape, [&](const std::vector<int64_t> &index) {
+            int64_t id = (int64_t)ids.data[offsetOf(ids.shape, index)];
+            if (!f.valid(idsType, index) || id < 0 || id >= vocabulary)
+              return;
+            for (int64_t d = 0; d < width; ++d)
+              y.data[offsetOf(ids.shape, index) * width + d] =
+                  table.data[id * width + d];
+          });
+          set(y);
+        })
+        .Case([&](ir::ConcatOp concat) {
+          std::vector<int64_t> shape = f.shape(typeOf(concat.getResult()));
+          Array y = zeros(shape);
+          int64_t total = shape.back(), rows = count(shape) / total, at = 0;
+          for (unsigned i = 0; i < op.getNumOperands(); ++i) {
+            int64_t width = in(i).shape.back();
+            for (int64_t r = 0; r < rows; ++r)
+              for (int64_t c = 0; c < width; ++c)
+                y.data[r * total + at + c] = in(i).data[r * width + c];
+            at += width;
+          }
+          set(y);
+        })
+        .Case([&](ir::LstmOp layer) {
+          const Array &x = in(0), &wi = in(1), &wh = in(2), &bias = in(3);
+          ir::NNTensorType type = typeOf(layer.getInput());
+          const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
+          int64_t hidden = wh.shape.back();
+          Array y = zeros(f.shape(typeOf(layer.getResult())));
+          switch (layer.getDirection()) {
+          case ir::LstmDirection::forward:
+          case ir::LstmDirection::backward:
+            lstm(x, len, wi.data.data(), wh.data.data(), bias.data.data(),
+                 hidden, layer.getDirection() == ir::LstmDirection::backward,
+                 y, 0);
+            break;
+          case ir::LstmDirection::bidirectional: {
+            int64_t wiSize = count(wi.shape) / 2, whSize = count(wh.shape) / 2;
+            for (int d = 0; d < 2; ++d)
+              lstm(x, len, wi.data.data() + d * wiSize,
+                   wh.data.data() + d * whSize,
+                   bias.data.data() + d * 4 * hidden, hidden, d == 1, y,
+                   d * hidden);
+            break;
+          }
+          }
+          set(y);
+        })
+        .Case([&](ir::Conv1dOp conv) {
+          const Array &x = in(0), &w = in(1);
+          ir::NNTensorType type = typeOf(conv.getInput());
+          const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
+          std::vector<int64_t> shape = f.shape(typeOf(conv.getResult()));
+          Array y = zeros(shape);
+          int64_t outC = w.shape[0], kernel = w.shape[1], inC = w.shape[2];
+          int64_t stride = conv.getStride();
+          for (int64_t b = 0; b < shape[0]; ++b)
+            for (int64_t t = 0; t < shape[1]; ++t)
+              for (int64_t o = 0; o < outC; ++o) {
+                double sum = conv.getBias() ? in(2).data[o] : 0.0;
+                for (int64_t k = 0; k < kernel; ++k) {
+                  int64_t source = t * stride - (kernel - 1) / 2 + k;
+                  if (source < 0 || source >= len[b])
+                    continue;
+                  for (int64_t c = 0; c < inC; ++c)
+                    sum += w.data[(o * kernel + k) * inC + c] *
+                           x.data[(b * x.shape[1] + source) * inC + c];
+                }
+                y.data[(b * shape[1] + t) * outC + o] = sum;
+              }
+          set(y);
+        })
+        .Case([&](ir::PoolOp pool) {
+          const Array &x = in(0);
+          ir::NNTensorType type = typeOf(pool.getInput());
+          const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
+          std::vector<int64_t> shape = f.shape(typeOf(pool.getResult()));
+          Array y = zeros(shape);
+          int64_t channels = shape[2];
+          for (int64_t b = 0; b < shape[0]; ++b)
+            for (int64_t t = 0; t < shape[1]; ++t)
+              for (int64_t c = 0; c < channels; ++c) {
+                double max = -kInf, sum = 0;
+                int64_t n = 0;
+                for (int64_t k = 0; k < (int64_t)pool.getWindow(); ++k) {
+                  int64_t source = t * (int64_t)pool.getStride() + k;
+                  if (source >= len[b])
+                    break;
+                  double v = x.data[(b * x.shape[1] + source) * channels + c];
+                  max = std::max(max, v);
+                  sum += v;
+                  ++n;
+                }
+                y.data[(b * shape[1] + t) * channels + c] =
+                    pool.getKind() == ir::PoolKind::max ? max
+                                                        : (n ? sum / n : 0.0);
+              }
+          set(y);
+        })
+        .Case([&](ir::ReduceOp reduce) {
+          const Array &x = in(0);
+          unsigned axis = reduce.getAxis();
+          ir::NNTensorType type = typeOf(reduce.getInput());
+          const std::vector<int64_t> &len =
+              f.lengths.at(type.getDimName(axis).str());
+          Array y = zeros(f.shape(typeOf(reduce.getResult())));
+          std::vector<double> counts(y.data.size(), 0.0);
+          if (reduce.getKind() == ir::ReduceKind::max)
+            std::fill(y.data.begin(), y.data.end(), -kInf);
+          forEach(x.shape, [&](const std::vector<int64_t> &index) {
+            if (index[axis] >= len[index[0]])
+              return;
+            std::vector<int64_t> outIndex = index;
+            outIndex.erase(outIndex.begin() + axis);
+            double &acc = y.data[offsetOf(y.shape, outIndex)];
+            double v = x.data[offsetOf(x.shape, index)];
+            acc = reduce.getKind() == ir::ReduceKind::max ? std::max(acc, v)
+                                                          : acc + v;
+            counts[offsetOf(y.shape, outIndex)] += 1;
+          });
+          if (reduce.getKind() == ir::ReduceKind::mean)
+            for (size_t i = 0; i < y.data.size(); ++i)
+              y.data[i] = counts[i] ? y.data[i] / counts[i] : 0.0;
+          set(y);
+        })
+        .Case([&](ir::CrossEntropyOp ce) {
+          Array lp = ce.getInputKind() == ir::LossInput::logits
+                         ? logSoftmax(in(0))
+                         : in(0);
+          const Array &targets = in(1);
+          int64_t classes = lp.shape.back();
+          double eps = ce.getLabelSmoothing().convertToDouble();
+          Array y = zeros(targets.shape);
+          ir::NNTensorType type = typeOf(ce.getTargets());
+          forEach(targets.shape, [&](const std::vector<int64_t> &index) {
+            int64_t row = offsetOf(targets.shape, index);
+            int64_t target = (int64_t)targets.data[row];
+            if (!f.valid(type, index) || target < 0 || target >= classes)
+              return;
+            double all = 0;
+            for (int64_t c = 0; c < classes; ++c)
+              all += lp.data[row * classes + c];
+            double picked = lp.data[row * classes + target];
+            y.data[row] = -((1 - eps) * picked +
+                            (eps > 0 ? eps / (classes - 1) * (all - picked) : 0));
+          });
+          set(y);
+        })
+        .Case([&](ir::MseOp) {
+          const Array &a = in(0), &b = in(1);
+          std::vector<int64_t> shape = a.shape;
+          int64_t width = shape.back();
+          shape.pop_back();
+          Array y = zeros(shape);
+          for (int64_t r = 0; r < count(shape); ++r)
+            for (int64_t c = 0; c < width; ++c) {
+              double d = a.data[r * width + c] - b.data[r * width + c];
+              y.data[r] += d * d;
+            }
+          set(y);
+        })
+        .Case([&](ir::CtcLossOp ctc) {
+          Array lp = ctc.getInputKind() == ir::LossInput::logits
+                         ? logSoftmax(in(0))
+                         : in(0);
+          const Array &labels = in(1);
+          ir::NNTensorType logitsType = typeOf(ctc.getLogits());
+          ir::NNTensorType labelsType = typeOf(ctc.getLabels());
+          const auto &frames = f.lengths.at(logitsType.getDimName(1).str());
+          const auto &labelCounts = f.lengths.at(labelsType.getDimName(1).str());
+          int64_t batch = lp.shape[0], time = lp.shape[1], classes = lp.shape[2];
+          int64_t blank = ctc.getBlank();
+          Array y = zeros({batch});
+          auto logAdd = [](double a, double b) {
+            double m = std::max(a, b);
+            return m == -kInf ? -kInf
+                              : m + std::log(std::exp(a - m) + std::exp(b - m));
+          };
+          for (int64_t b = 0; b < batch; ++b) {
+            int64_t u = labelCounts[b], states = 2 * u + 1;
+            auto label = [&](int64_t s) {
+              return s % 2 ? (int64_t)labels.data[b * labels.shape[1] + s / 2]
+                           : blank;
+            };
+            auto emit = [&](int64_t t, int64_t s) {
+              return lp.data[(b * time + t) * classes + label(s)];
+            };
+            double loss;
+            if (frames[b] == 0) {
+              loss = u == 0 ? 0.0 : kInf;
+            } else {
+              std::vector<double> alpha(states, -kInf), next(states);
+              alpha[0] = emit(0, 0);
+              if (states > 1)
+                alpha[1] = emit(0, 1);
+              for (int64_t t = 1; t < frames[b]; ++t) {
+                for (int64_t s = 0; s < states; ++s) {
+                  double sum = alpha[s];
+                  if (s >= 1)
+                    sum = logAdd(sum, alpha[s - 1]);
+                  if (s >= 2 && s % 2 && label(s) != label(s - 2))
+                    sum = logAdd(sum, alpha[s - 2]);
+                  next[s] = sum + emit(t, s);
+                }
+                alpha = next;
+              }
+              double ll = alpha[states - 1];
+              if (states > 1)
+                ll = logAdd(ll, alpha[states - 2]);
+              loss = -ll;
+            }
+            if (ctc.getZeroInfinity() && std::isinf(loss))
+              loss = 0.0;
+            y.data[b] = loss;
+          }
+          set(y);
+        })
+        .Case([&](ir::MarkLossOp mark) {
+          ir::NNTensorType type = typeOf(mark.getLoss());
+          const Array &loss = in(0);
+          nn::reference::Loss value;
+          forEach(loss.shape, [&](const std::vector<int64_t> &index) {
+            if (f.valid(type, index))
+              value.sum += loss.data[offsetOf(loss.shape, index)];
+          });
+          FailureOr<ir::Positions> positions = ir::classifyPositions(
+              type, f.table, [&] { return mark.emitOpError(); });
+          switch (mark.getNormalization()) {
+          case ir::LossNormalization::sum:
+            value.normalization = 1;
+            break;
+          case ir::LossNormalization::per_sequence:
+            value.normalization = f.sizes.at(positions->batch.str());
+            break;
+          case ir::LossNormalization::per_frame:
+            forEach(loss.shape, [&](const std::vector<int64_t> &index) {
+              if (f.valid(type, index))
+                value.normalization += 1;
+            });
+            break;
+          case ir::LossNormalization::custom:
+            for (double v : in(1).data)
+              value.normalization += v;
+            break;
+          }
+          losses.emplace_back(mark.getName().str(), value);
+        })
+        .Case([&](ir::PackOp pack) {
+          const Array &x = in(0);
+          ir::NNTensorType type = typeOf(pack.getInput());
+          const auto &len = f.lengths.at(type.getDimName(1).str());
+          Array y = zeros(f.shape(typeOf(pack.getResult())));
+          int64_t width = count(x.shape) / (x.shape[0] * x.shape[1]), n = 0;
+          for (int64_t b = 0; b < x.shape[0]; ++b)
+            for (int64_t t = 0; t < len[b]; ++t, ++n)
+              for (int64_t c = 0; c < width; ++c)
+                y.data[n * width + c] = x.data[(b * x.shape[1] + t) * width + c];
+          set(y);
+        })
+        .Case([&](ir::UnpackOp unpack) {
+          const Array &x = in(0);
+          ir::NNTensorType type = typeOf(unpack.getResult());
+          const auto &len = f.lengths.at(type.getDimName(1).str());
+          Array y = zeros(f.shape(type));
+          int64_t width = count(y.shape) / (y.shape[0] * y.shape[1]), n = 0;
+          for (int64_t b = 0; b < y.shape[0]; ++b)
+            for (int64_t t = 0; t < len[b]; ++t, ++n)
+              for (int64_t c = 0; c < width; ++c)
+                y.data[(b * y.shape[1] + t) * width + c] = x.data[n * width + c];
+          set(y);
+        })
+        .Case([&](ir::CallOp call) {
+          auto callee = symbols.lookup<ir::GraphOp>(call.getCallee());
+          ir::DimTable calleeTable(callee.getDims());
+          ir::DimBinding binding(calleeTable, f.table);
+          auto error = [&] { return call.emitOpError(); };
+          for (auto [i, type] : llvm::enumerate(callee.getArgumentTypes()))
+            (void)binding.unify(cast<ir::NNTensorType>(type),
+                                typeOf(call.getOperand(i)), "operand", error);
+          for (auto [i, type] : llvm::enumerate(callee.getResultTypes()))
+            (void)binding.unify(cast<ir::NNTensorType>(type),
+                                typeOf(call.getResult(i)), "result", error);
+          std::map<std::string, int64_t> calleeSizes;
+          std::map<std::string, std::vector<int64_t>> calleeLengths;
+          for (ir::DimDeclAttr decl : calleeTable.getDecls()) {
+            std::string bound = binding.lookup(decl.getName().getValue()).str();
+            if (bound.empty())
+              continue;
+            calleeSizes[decl.getName().str()] = f.sizes.at(bound);
+            if (f.lengths.count(bound))
+              calleeLengths[decl.getName().str()] = f.lengths.at(bound);
+          }
+          std::vector<Array> args;
+          for (Value operand : call.getOperands())
+            args.push_back(f.values[operand]);
+          std::vector<Array> calleeResults;
+          status = run(callee, args, calleeSizes, calleeLengths, parameters,
+                       calleeResults, losses);
+          for (auto [result, array] : llvm::zip(call.getResults(), calleeResults))
+            f.values[result] = array;
+        })
+        .Case([&](ir::ReturnOp ret) {
+          for (Value operand : ret.getOperands())
+            results.push_back(f.values[operand]);
+        })
+        .Default([&](Operation *other) {
+          status = nn::Status::error("reference: no evaluation for " +
+                                     other->getName().getStringRef().str());
+        });
+    if (!status.ok())
+      return status;
+  }
+  return nn::Status();
+}
+
+Array toArray(const nn::Tensor &tensor) {
+  Array a;
+  a.shape = tensor.shape();
+  for (int64_t i = 0; i < tensor.numElements(); ++i)
+    a.data.push_back(tensor.at(i));
+  return a;
+}
+
+} // namespace
+
+nn::Status nn::reference::evaluate(const std::string &source,
+                                   const std::string &entry,
+                                   const RunInputs &inputs, Result &result) {
+  MLIRContext context;
+  context.loadDialect<ir::NNDialect>();
+  OwningOpRef<ModuleOp> module =
+      mlir::parseSourceString<ModuleOp>(source, ParserConfig(&context));
+  if (!module)
+    return Status::error("reference: cannot parse the module");
+  auto graph = SymbolTable(*module).lookup<ir::GraphOp>(entry);
+  if (!graph)
+    return Status::error("reference: no graph @" + entry);
+
+  std::map<std::string, int64_t> sizes;
+  std::map<std::string, std::vector<int64_t>> lengths;
+  std::vector<Array> arguments;
+  for (auto [index, type] : llvm::enumerate(graph.getArgumentTypes())) {
+    const Tensor &tensor = inputs.inputs.at(graph.getArgName(index));
+    auto nnType = cast<ir::NNTensorType>(type);
+    for (unsigned i = 0; i < nnType.getRank(); ++i)
+      if (nnType.isNamedDim(i))
+        sizes[nnType.getDimName(i).str()] = tensor.shape()[i];
+    arguments.push_back(toArray(tensor));
+  }
+  for (const auto &[dim, values] : inputs.lengths) {
+    lengths[dim].assign(values.begin(), values.end());
+    ir::DimDeclAttr decl = ir::DimTable(graph.getDims()).lookup(dim);
+    if (decl)
+      sizes[decl.getBatch().str()] = (int64_t)values.size();
+    if (!sizes.count(dim)) {
+      int64_t longest = 1;
+      for (int32_t l : values)
+        longest = std::max<int64_t>(longest, l);
+      sizes[dim] = longest;
+    }
+  }
+  std::map<std::string, Array> parameters;
+  for (const auto &[name, tensor] : inputs.parameters)
+    parameters[name] = toArray(tensor);
+
+  Evaluator evaluator(*module);
+  std::vector<std::pair<std::string, Loss>> losses;
+  result = Result();
+  Status status = evaluator.run(graph, arguments, sizes, lengths, parameters,
+                                result.outputs, losses);
+  for (auto &[name, loss] : losses)
+    result.losses[name] = loss;
+  result.lengths = lengths;
+  return status;
+}
