@@ -1,0 +1,296 @@
+//===- RuntimeTest.cpp - input validation, manifest and .npy/.npz ---------===//
+//
+// Every validation error of Executable::run has a case here: each must be
+// reported before anything runs, with a message naming the input.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExecutionUtil.h"
+#include "nn/Npy.h"
+
+#include <cstdio>
+#include <fstream>
+
+using namespace nn;
+using namespace nn::testing;
+
+namespace {
+
+const char *kModel = R"(
+nn.parameter @w : !nn.tensor<[3, 2], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>,
+            %l: !nn.tensor<[B, U], i32>)
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), U: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 2], f32>
+  %p = nn.pool max %x window 2 stride 2 : (!nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T2, 2], f32>
+  %z = nn.linear %p, %w : (!nn.tensor<[B, T2, 2], f32>, !nn.tensor<[3, 2], f32>) -> !nn.tensor<[B, T2, 3], f32>
+  %ce = nn.cross_entropy %z, %y from logits : (!nn.tensor<[B, T2, 3], f32>, !nn.tensor<[B, T2], i32>) -> !nn.tensor<[B, T2], f32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T2], f32>
+  %c = nn.ctc_loss %z, %l from logits blank 0 zero_infinity : (!nn.tensor<[B, T2, 3], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  nn.mark_loss %c as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
+  nn.return
+}
+)";
+
+class RuntimeTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    executable = new Executable(compileOrDie(kModel, true));
+  }
+  static void TearDownTestSuite() { delete executable; }
+
+  /// B = 3, T = 6 (T2 = 3), U = 2.
+  RunInputs valid() {
+    RunInputs inputs;
+    inputs.lengths["T"] = {6, 1, 4};
+    inputs.lengths["U"] = {2, 1, 0};
+    inputs.inputs["x"] = Tensor(DType::f32, {3, 6, 2});
+    inputs.inputs["y"] = Tensor::of<int32_t>(DType::i32, {3, 3},
+                                             {0, 1, 2, 2, -1, -1, 1, 0, -7});
+    inputs.inputs["l"] = Tensor::of<int32_t>(DType::i32, {3, 2}, {1, 2, 1, -1, 9, 9});
+    inputs.parameters["w"] = Tensor(DType::f32, {3, 2});
+    return inputs;
+  }
+
+  void expectError(const RunInputs &inputs, const std::string &expected) {
+    RunResult result;
+    Status status = executable->run(inputs, result);
+    ASSERT_FALSE(status.ok()) << "expected an error containing: " << expected;
+    EXPECT_NE(status.message().find(expected), std::string::npos)
+        << "message: " << status.message() << "\nexpected: " << expected;
+  }
+
+  static Executable *executable;
+};
+Executable *RuntimeTest::executable = nullptr;
+
+TEST_F(RuntimeTest, ValidInputsRunAndPaddingMayHoldAnything) {
+  RunResult result;
+  Status status = executable->run(valid(), result);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(result.losses.size(), 2u);
+  // T2 lengths are ceil(T / 2) = {3, 1, 2}: six frames.
+  EXPECT_EQ(result.losses[0].normalization, 6);
+  EXPECT_TRUE(result.losses[0].packed);
+  EXPECT_EQ(result.losses[0].framesComputed, 6);
+  EXPECT_EQ(result.losses[0].framesPadded, 9);
+  EXPECT_EQ(result.losses[1].normalization, 3);
+}
+
+TEST_F(RuntimeTest, WrongRank) {
+  RunInputs inputs = valid();
+  inputs.inputs["x"] = Tensor(DType::f32, {3, 12});
+  expectError(inputs, "input 'x' has rank 2 [3, 12], expected [B, T, 2]");
+}
+
+TEST_F(RuntimeTest, WrongDtype) {
+  RunInputs inputs = valid();
+  inputs.inputs["x"] = Tensor(DType::f64, {3, 6, 2});
+  expectError(inputs, "input 'x' has dtype f64, expected f32");
+}
+
+TEST_F(RuntimeTest, WrongStaticAxis) {
+  RunInputs inputs = valid();
+  inputs.inputs["x"] = Tensor(DType::f32, {3, 6, 5});
+  expectError(inputs, "input 'x' axis 2 has size 5, expected 2");
+}
+
+TEST_F(RuntimeTest, BatchSizesDisagree) {
+  RunInputs inputs = valid();
+  inputs.inputs["l"] = Tensor(DType::i32, {4, 2});
+  expectError(inputs, "input 'l' gives dim 'B' size 4, but input 'x' gives 3");
+}
+
+TEST_F(RuntimeTest, LengthsDisagreeWithBatch) {
+  RunInputs inputs = valid();
+  inputs.lengths["T"] = {6, 1};
+  expectError(inputs, "the lengths of 'T' gives dim 'B' size 2");
+}
+
+TEST_F(RuntimeTest, LengthAbovePaddedSize) {
+  RunInputs inputs = valid();
+  inputs.lengths["T"] = {6, 7, 4};
+  expectError(inputs, "length 7 of sequence 1 in dim 'T' is above the padded "
+                      "size 6 (from input 'x')");
+}
+
+TEST_F(RuntimeTest, NegativeLength) {
+  RunInputs inputs = valid();
+  inputs.lengths["U"] = {2, -1, 0};
+  expectError(inputs, "length -1 of sequence 1 in dim 'U' is negative");
+}
+
+TEST_F(RuntimeTest, MissingLengths) {
+  RunInputs inputs = valid();
+  inputs.lengths.erase("U");
+  expectError(inputs, "missing lengths for sequence dim 'U'");
+}
+
+TEST_F(RuntimeTest, LengthsForAnUnknownOrDerivedDim) {
+  RunInputs inputs = valid();
+  inputs.lengths["T2"] = {3, 1, 2};
+  expectError(inputs, "lengths given for 'T2', which is not a root sequence dim");
+}
+
+TEST_F(RuntimeTest, DerivedDimSizeMismatch) {
+  RunInputs inputs = valid();
+  inputs.inputs["y"] = Tensor(DType::i32, {3, 4});
+  expectError(inputs, "input 'y' gives dim 'T2' size 4, expected ceil(6 / 2) = 3");
+}
+
+TEST_F(RuntimeTest, MissingAndUnknownInputs) {
+  RunInputs inputs = valid();
+  inputs.inputs.erase("y");
+  expectError(inputs, "missing input 'y' [B, T2] i32");
+  inputs = valid();
+  inputs.inputs["z"] = Tensor(DType::f32, {1});
+  expectError(inputs, "unknown input 'z'");
+}
+
+TEST_F(RuntimeTest, UnknownParameter) {
+  RunInputs inputs = valid();
+  inputs.parameters["v"] = Tensor(DType::f32, {3, 2});
+  expectError(inputs, "unknown parameter 'v'");
+}
+
+TEST_F(RuntimeTest, MissingParameter) {
+  RunInputs inputs = valid();
+  inputs.parameters.clear();
+  expectError(inputs, "missing parameter 'w' [3, 2] f32");
+}
+
+TEST_F(RuntimeTest, WrongParameterShape) {
+  RunInputs inputs = valid();
+  inputs.parameters["w"] = Tensor(DType::f32, {2, 3});
+  expectError(inputs, "parameter 'w' is f32 [2, 3], expected f32 [3, 2]");
+}
+
+TEST_F(RuntimeTest, ClassIndexOutOfRange) {
+  RunInputs inputs = valid();
+  inputs.inputs["y"].data<int32_t>()[1] = 3;
+  expectError(inputs, "input 'y' holds class index 3 at [0, 1], outside [0, 3)");
+  inputs = valid();
+  inputs.inputs["l"].data<int32_t>()[0] = -2;
+  expectError(inputs, "input 'l' holds class index -2 at [0, 0]");
+}
+
+TEST_F(RuntimeTest, EmptyBatchIsRejected) {
+  RunInputs inputs = valid();
+  inputs.lengths["T"] = {};
+  inputs.lengths["U"] = {};
+  inputs.inputs["x"] = Tensor(DType::f32, {0, 6, 2});
+  inputs.inputs["y"] = Tensor(DType::i32, {0, 3});
+  inputs.inputs["l"] = Tensor(DType::i32, {0, 2});
+  expectError(inputs, "batch dim 'B' is empty (size 0)");
+}
+
+TEST_F(RuntimeTest, PaddedSizeZeroIsRejected) {
+  RunInputs inputs = valid();
+  inputs.lengths["U"] = {0, 0, 0};
+  inputs.inputs["l"] = Tensor(DType::i32, {3, 0});
+  expectError(inputs, "input 'l' has sequence dim 'U' of padded size 0");
+}
+
+TEST_F(RuntimeTest, EmptySequencesRun) {
+  RunInputs inputs = valid();
+  inputs.lengths["T"] = {0, 1, 0};
+  inputs.lengths["U"] = {0, 0, 0};
+  RunResult result;
+  Status status = executable->run(inputs, result);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(result.losses[0].normalization, 1);
+  // CTC of an empty label sequence over zero frames is 0.
+  EXPECT_TRUE(std::isfinite(result.losses[1].sum));
+}
+
+TEST(ManifestTest, RoundTrip) {
+  Executable exe = compileOrDie(kModel, true);
+  const Manifest &manifest = exe.manifest();
+  std::string text = manifest.serialize();
+  Manifest parsed;
+  ASSERT_TRUE(Manifest::parse(text, parsed).ok());
+  EXPECT_EQ(parsed.serialize(), text);
+  EXPECT_EQ(manifest.graph, "g");
+  ASSERT_EQ(manifest.inputs.size(), 3u);
+  EXPECT_EQ(manifest.inputs[1].classes, 3);
+  EXPECT_EQ(manifest.inputs[2].classes, 3);
+  EXPECT_EQ(manifest.rootDims, (std::vector<std::string>{"B", "T", "U"}));
+  Manifest broken;
+  EXPECT_FALSE(Manifest::parse("nn-artifact 2\nend\n", broken).ok());
+  EXPECT_FALSE(Manifest::parse("nn-artifact 1\nbogus\nend\n", broken).ok());
+}
+
+TEST(CompilerTest, ErrorsNameTheProblem) {
+  Executable exe;
+  CompileOptions options;
+  Status status = compileSource("nn.graph @g(", "bad.mlir", options, exe);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("bad.mlir:1:"), std::string::npos)
+      << status.message();
+  options.target = "tpu";
+  status = compileSource(kModel, "m.mlir", options, exe);
+  EXPECT_NE(status.message().find("unknown target 'tpu'"), std::string::npos);
+  options.target = "cpu";
+  options.entry = "nope";
+  status = compileSource(kModel, "m.mlir", options, exe);
+  EXPECT_NE(status.message().find("no graph named @nope"), std::string::npos);
+  status = compileFile("/nonexistent/model.mlir", CompileOptions(), exe);
+  EXPECT_NE(status.message().find("cannot read '/nonexistent/model.mlir'"),
+            std::string::npos);
+  Executable loaded;
+  status = Executable::load("/nonexistent/x.so", loaded);
+  EXPECT_NE(status.message().find("cannot load artifact"), std::string::npos);
+}
+
+TEST(NpyTest, RoundTripsEveryDtypeAndRank) {
+  std::string dir = ::testing::TempDir();
+  std::map<std::string, Tensor> arrays;
+  arrays["a"] = Tensor::of<float>(DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  arrays["b"] = Tensor::of<double>(DType::f64, {4}, {0.5, -1, 2, 3});
+  arrays["c"] = Tensor::of<int32_t>(DType::i32, {1, 1, 2}, {7, -8});
+  arrays["d"] = Tensor::of<int64_t>(DType::i64, {}, {42});
+  std::string npz = dir + "/arrays.npz";
+  ASSERT_TRUE(writeNpz(npz, arrays).ok());
+  std::map<std::string, Tensor> read;
+  Status status = readNpz(npz, read);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(read.size(), arrays.size());
+  for (const auto &[key, tensor] : arrays) {
+    EXPECT_EQ(read[key].dtype(), tensor.dtype()) << key;
+    EXPECT_EQ(read[key].shape(), tensor.shape()) << key;
+    for (int64_t i = 0; i < tensor.numElements(); ++i)
+      EXPECT_EQ(read[key].at(i), tensor.at(i)) << key;
+  }
+  std::string npy = dir + "/a.npy";
+  ASSERT_TRUE(writeNpy(npy, arrays["a"]).ok());
+  Tensor single;
+  ASSERT_TRUE(readNpy(npy, single).ok());
+  EXPECT_EQ(single.shape(), (std::vector<int64_t>{2, 3}));
+}
+
+TEST(NpyTest, RejectsWhatItCannotRead) {
+  Tensor tensor;
+  Status status = parseNpy("not numpy", "'x.npy'", tensor);
+  EXPECT_NE(status.message().find("'x.npy' is not a .npy array"),
+            std::string::npos);
+  std::string header = "\x93NUMPY\x01";
+  header += '\0';
+  std::string dict = "{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }";
+  header += (char)dict.size();
+  header += '\0';
+  status = parseNpy(header + dict + "ab", "'h.npy'", tensor);
+  EXPECT_NE(status.message().find("has dtype '<f2'"), std::string::npos)
+      << status.message();
+  // A deflated member (numpy.savez_compressed): method 8 in the header.
+  std::string zip = "PK\x03\x04";
+  zip += std::string(4, '\0') + "\x08" + std::string(17, '\0');
+  zip += std::string(4, '\0');
+  std::string path = ::testing::TempDir() + "/compressed.npz";
+  std::ofstream(path, std::ios::binary) << zip;
+  std::map<std::string, Tensor> arrays;
+  status = readNpz(path, arrays);
+  EXPECT_NE(status.message().find("numpy.savez_compressed"), std::string::npos)
+      << status.message();
+}
+
+} // namespace
