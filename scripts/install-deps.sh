@@ -6,7 +6,9 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ ccache python3
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
-  libgtest-dev
+  libgtest-dev libopenblas-dev
+  # Test and benchmark tooling only.
+  python3-numpy libbenchmark-dev
 )
 
 missing=()

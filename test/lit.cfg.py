@@ -1,5 +1,6 @@
 # lit configuration for the nn regression tests (driven by ctest).
 import os
+import sys
 
 import lit.formats
 
@@ -17,3 +18,13 @@ for name in ("ASAN_OPTIONS", "UBSAN_OPTIONS"):
 config.environment["PATH"] = os.pathsep.join(
     [config.nn_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")]
 )
+
+# Tests that write .npz files need a Python with numpy (Debian: python3-numpy);
+# the interpreter running lit may be another one (pyenv, venv).
+import subprocess
+
+for python in (sys.executable, "/usr/bin/python3"):
+    if subprocess.call([python, "-c", "import numpy"], stderr=subprocess.DEVNULL) == 0:
+        config.substitutions.append(("%python", python))
+        config.available_features.add("numpy")
+        break

@@ -1,0 +1,64 @@
+// RUN: nn-opt %s --split-input-file --nn-gemm-to-blas | FileCheck %s
+
+// A GEMM C[M, N] += A[M, K] B[N, K]^T becomes one row-major CBLAS call
+// (layout 101, A not transposed 111, B transposed 112, alpha = beta = 1).
+// CHECK: func.func private @cblas_sgemm(i32, i32, i32, i32, i32, i32, f32, i64, i32, i64, i32, f32, i64, i32)
+// CHECK-LABEL: func.func @matmul
+// CHECK-DAG: %[[ROW:.+]] = arith.constant 101 : i32
+// CHECK-DAG: %[[NT:.+]] = arith.constant 111 : i32
+// CHECK-DAG: %[[T:.+]] = arith.constant 112 : i32
+// CHECK-DAG: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK: call @cblas_sgemm(%[[ROW]], %[[NT]], %[[T]], %{{.+}}, %{{.+}}, %{{.+}}, %[[ONE]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[ONE]], %{{.+}}, %{{.+}})
+// CHECK-NOT: linalg.matmul_transpose_b
+func.func @matmul(%a: memref<?x8xf32>, %b: memref<6x8xf32>, %c: memref<?x6xf32>) {
+  linalg.matmul_transpose_b ins(%a, %b : memref<?x8xf32>, memref<6x8xf32>) outs(%c : memref<?x6xf32>)
+  return
+}
+
+// -----
+
+// The padded contraction of nn.linear: rows are B * T of the contiguous
+// input and output.
+// CHECK-LABEL: func.func @contraction
+// CHECK-SAME: (%[[X:.+]]: memref<?x?x8xf64>, %[[W:.+]]: memref<6x8xf64>, %[[Y:.+]]: memref<?x?x6xf64>)
+// CHECK-DAG: %[[B:.+]] = memref.dim %[[Y]], %c0
+// CHECK-DAG: %[[TT:.+]] = memref.dim %[[Y]], %c1
+// CHECK: %[[ROWS:.+]] = arith.muli %[[B]], %[[TT]]
+// CHECK: %[[M:.+]] = arith.index_cast %[[ROWS]] : index to i32
+// CHECK: call @cblas_dgemm(%{{.+}}, %{{.+}}, %{{.+}}, %[[M]],
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#w = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#y = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @contraction(%x: memref<?x?x8xf64>, %w: memref<6x8xf64>, %y: memref<?x?x6xf64>) {
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x?x8xf64>, memref<6x8xf64>) outs(%y : memref<?x?x6xf64>) {
+  ^bb0(%a: f64, %b: f64, %acc: f64):
+    %p = arith.mulf %a, %b : f64
+    %s = arith.addf %acc, %p : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+
+// -----
+
+// Not a GEMM (a max instead of a sum), and a transposed inner stride: loops.
+// CHECK-LABEL: func.func @not_gemm
+// CHECK-NOT: call @cblas
+// CHECK: linalg.generic
+// CHECK: linalg.matmul_transpose_b
+#x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#w = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#y = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @not_gemm(%x: memref<?x?x8xf32>, %w: memref<6x8xf32>, %y: memref<?x?x6xf32>,
+                    %a: memref<4x8xf32, strided<[1, 4]>>, %c: memref<4x6xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x?x8xf32>, memref<6x8xf32>) outs(%y : memref<?x?x6xf32>) {
+  ^bb0(%a0: f32, %b0: f32, %acc: f32):
+    %p = arith.mulf %a0, %b0 : f32
+    %s = arith.maximumf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.matmul_transpose_b ins(%a, %w : memref<4x8xf32, strided<[1, 4]>>, memref<6x8xf32>) outs(%c : memref<4x6xf32>)
+  return
+}

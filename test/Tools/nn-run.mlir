@@ -1,0 +1,40 @@
+// nn-run on a seeded synthetic batch: one line per loss, the frames a packed
+// tail computed, JSON, and errors that name the problem.
+// RUN: nn-run %s --batch 4 --max-len 6 --seed 3 | FileCheck %s
+// RUN: nn-run %s --batch 4 --max-len 6 --seed 3 --no-pack | FileCheck %s --check-prefix=NOPACK
+// RUN: nn-run %s --batch 4 --min-len 6 --max-len 6 --json | FileCheck %s --check-prefix=JSON
+// RUN: not nn-run %s --entry nope 2>&1 | FileCheck %s --check-prefix=ENTRY
+// RUN: not nn-run %s --min-len 7 --max-len 6 2>&1 | FileCheck %s --check-prefix=LENS
+// RUN: not nn-run %s --inputs %t.missing.npz 2>&1 | FileCheck %s --check-prefix=NOFILE
+// RUN: nn-run %s --batch 2 --emit-artifact %t.so > /dev/null
+// RUN: readelf -d %t.so | FileCheck %s --check-prefix=DEPS
+// RUN: readelf --dyn-syms -W %t.so | FileCheck %s --check-prefix=SYMS
+
+// CHECK: loss ce = {{[0-9.e+-]+}} (sum {{[0-9.e+-]+}} / per_frame [[N:[0-9]+]])  packed: [[N]] of 24 padded frames computed
+// CHECK-NEXT: loss err = {{[0-9.e+-]+}} (sum {{[0-9.e+-]+}} / sum 1)  packed: [[N]] of 24 padded frames computed
+// NOPACK: loss ce = {{[0-9.e+-]+}} (sum {{[0-9.e+-]+}} / per_frame {{[0-9]+}}){{$}}
+// JSON: {"graph": "g", "pack": true, "losses": [{"name": "ce", "value": {{.+}}, "normalization": 24, "scale": 1, "as_error": false, "packed": true, "frames_computed": 24, "frames_padded": 24}, {"name": "err",
+// ENTRY: nn-run: no graph named @nope
+// LENS: nn-run: --min-len is above --max-len
+// NOFILE: nn-run: cannot open '{{.+}}.missing.npz'
+// The artifact needs only libc, libm and OpenBLAS, and exports only its
+// manifest and entry point.
+// DEPS-NOT: LLVM
+// DEPS-NOT: MLIR
+// DEPS: libopenblas
+// SYMS-DAG: nn_entry
+// SYMS-DAG: nn_manifest
+// SYMS-NOT: {{ g$}}
+
+nn.parameter @w : !nn.tensor<[5, 3], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[5, 3], f32>
+  %h = nn.tanh %x : !nn.tensor<[B, T, 3], f32>
+  %z = nn.linear %h, %w : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>) -> !nn.tensor<[B, T, 5], f32>
+  %ce = nn.cross_entropy %z, %y from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  %e = nn.cross_entropy %z, %y from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  nn.mark_loss %e as "err" normalize sum as_error : !nn.tensor<[B, T], f32>
+  nn.return
+}
