@@ -137,6 +137,7 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
   }
 
   void rewrite(Operation *op, const Gemm &gemm) {
+    Operation *previous = op->getPrevNode();
     OpBuilder b(op);
     Location loc = op->getLoc();
     auto cType = cast<MemRefType>(gemm.c.getType());
@@ -178,11 +179,23 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
     Value depth = b.create<memref::DimOp>(
         loc, gemm.b, cast<MemRefType>(gemm.b.getType()).getRank() - 1);
     Value one = b.create<arith::ConstantOp>(loc, b.getFloatAttr(element, 1.0));
+    // C zero-filled right before: skip the fill and let the GEMM overwrite
+    // (beta = 0) instead of reading zeros back.
+    Value beta = one;
+    if (auto fill = dyn_cast_or_null<linalg::FillOp>(previous)) {
+      auto zero = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+      auto value = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+      if (value && value.getValue().isZero() &&
+          fill.getOutputs()[0] == gemm.c) {
+        fill.erase();
+        beta = b.create<arith::ConstantOp>(loc, b.getFloatAttr(element, 0.0));
+      }
+    }
     b.create<func::CallOp>(
         loc, cblas,
         ValueRange{constI32(kRowMajor), constI32(kNoTrans), constI32(kTrans),
                    toI32(rows), toI32(columns), toI32(depth), one, aPtr,
-                   toI32(lda), bPtr, toI32(ldb), one, cPtr, toI32(ldc)});
+                   toI32(lda), bPtr, toI32(ldb), beta, cPtr, toI32(ldc)});
     op->erase();
   }
 };

@@ -399,17 +399,31 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
     DType dtype = r < m.outputs.size() ? m.outputs[r].dtype : DType::f64;
     Tensor tensor(dtype, shape);
     size_t element = byteSize(dtype);
-    std::vector<int64_t> index(rank, 0);
-    for (int64_t flat = 0, n = tensor.numElements(); flat < n; ++flat) {
-      int64_t source = offset;
-      for (size_t i = 0; i < rank; ++i)
-        source += index[i] * strides[i];
-      std::memcpy((char *)tensor.raw() + flat * element,
-                  aligned + source * element, element);
-      for (size_t i = rank; i-- > 0;) {
-        if (++index[i] < shape[i])
-          break;
-        index[i] = 0;
+    // Results are row-major (identity layouts) in practice: one memcpy;
+    // any other strides are followed element by element.
+    bool rowMajor = true;
+    for (int64_t i = (int64_t)rank - 1, expected = 1; i >= 0; --i) {
+      if (shape[i] != 1 && strides[i] != expected)
+        rowMajor = false;
+      expected *= shape[i];
+    }
+    if (rowMajor) {
+      if (tensor.sizeInBytes())
+        std::memcpy(tensor.raw(), aligned + offset * element,
+                    tensor.sizeInBytes());
+    } else {
+      std::vector<int64_t> index(rank, 0);
+      for (int64_t flat = 0, n = tensor.numElements(); flat < n; ++flat) {
+        int64_t source = offset;
+        for (size_t i = 0; i < rank; ++i)
+          source += index[i] * strides[i];
+        std::memcpy((char *)tensor.raw() + flat * element,
+                    aligned + source * element, element);
+        for (size_t i = rank; i-- > 0;) {
+          if (++index[i] < shape[i])
+            break;
+          index[i] = 0;
+        }
       }
     }
     // Two results may share a buffer: free only after copying all of them.

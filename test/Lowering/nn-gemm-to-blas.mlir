@@ -62,3 +62,18 @@ func.func @not_gemm(%x: memref<?x?x8xf32>, %w: memref<6x8xf32>, %y: memref<?x?x6
   linalg.matmul_transpose_b ins(%a, %w : memref<4x8xf32, strided<[1, 4]>>, memref<6x8xf32>) outs(%c : memref<4x6xf32>)
   return
 }
+
+// -----
+
+// A zero fill of C right before the GEMM is folded into beta = 0.
+// CHECK-LABEL: func.func @zero_filled
+// CHECK-NOT: linalg.fill
+// CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK: call @cblas_sgemm(%{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[ONE]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[ZERO]], %{{.+}}, %{{.+}})
+func.func @zero_filled(%a: memref<?x8xf32>, %b: memref<6x8xf32>, %c: memref<?x6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x6xf32>)
+  linalg.matmul_transpose_b ins(%a, %b : memref<?x8xf32>, memref<6x8xf32>) outs(%c : memref<?x6xf32>)
+  return
+}

@@ -1,0 +1,247 @@
+//===- loss_tail_bench.cpp - padded vs packed loss tail, and GEMM ---------===//
+//
+// The loss tail linear(512 -> V) -> log_softmax -> cross entropy at B = 32,
+// V in {1000, 10000}, with sequence lengths sampled (fixed seed) from real
+// LibriSpeech train-clean-100 utterances, compiled by nn with packing off
+// and on and measured in one run. Then the GEMM of that tail (N packed rows
+// x 512 -> V) three ways on the same shape: nn's generated loops
+// (blas=false), nn's default artifact (which calls CBLAS), and OpenBLAS
+// sgemm called directly. OpenBLAS runs on --threads threads (default 1),
+// the same for every variant.
+//
+//   build/bin/nn-bench [--lengths FILE] [--threads N] [--benchmark_*]
+//
+// docs/performance.md records the figures and the command.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Compiler.h"
+
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace {
+
+constexpr int kBatch = 32, kHidden = 512;
+
+std::vector<int32_t> gLengths;
+int64_t gPadded = 0, gFrames = 0;
+
+std::string tailSource(int vocabulary) {
+  std::ostringstream s;
+  s << "nn.parameter @w : !nn.tensor<[" << vocabulary << ", " << kHidden
+    << "], f32>\n"
+    << "nn.parameter @b : !nn.tensor<[" << vocabulary << "], f32>\n"
+    << "nn.graph @tail(%h: !nn.tensor<[B, T, " << kHidden
+    << "], f32>, %y: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B)] {\n"
+    << "  %w = nn.param_ref @w : !nn.tensor<[" << vocabulary << ", " << kHidden
+    << "], f32>\n"
+    << "  %b = nn.param_ref @b : !nn.tensor<[" << vocabulary << "], f32>\n"
+    << "  %z = nn.linear %h, %w, %b : (!nn.tensor<[B, T, " << kHidden
+    << "], f32>, !nn.tensor<[" << vocabulary << ", " << kHidden
+    << "], f32>, !nn.tensor<[" << vocabulary
+    << "], f32>) -> !nn.tensor<[B, T, " << vocabulary << "], f32>\n"
+    << "  %lp = nn.log_softmax %z : !nn.tensor<[B, T, " << vocabulary
+    << "], f32>\n"
+    << "  %ce = nn.cross_entropy %lp, %y from log_probs : (!nn.tensor<[B, T, "
+    << vocabulary << "], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], "
+                     "f32>\n"
+    << "  nn.mark_loss %ce as \"ce\" normalize per_frame : !nn.tensor<[B, T], "
+       "f32>\n"
+    << "  nn.return\n}\n";
+  return s.str();
+}
+
+/// One GEMM, [N, 512] x [V, 512]^T, as an nn graph over packed rows.
+std::string gemmSource(int vocabulary) {
+  std::ostringstream s;
+  s << "nn.graph @gemm(%x: !nn.tensor<[N, " << kHidden << "], f32>, %w: "
+    << "!nn.tensor<[" << vocabulary << ", " << kHidden << "], f32>, %t: "
+    << "!nn.tensor<[B, T], i32>) -> !nn.tensor<[N, " << vocabulary << "], f32> "
+    << "dims [B: batch, T: seq(B), N: packed(B, T)] {\n"
+    << "  %y = nn.linear %x, %w : (!nn.tensor<[N, " << kHidden
+    << "], f32>, !nn.tensor<[" << vocabulary << ", " << kHidden
+    << "], f32>) -> !nn.tensor<[N, " << vocabulary << "], f32>\n"
+    << "  nn.return %y : !nn.tensor<[N, " << vocabulary << "], f32>\n}\n";
+  return s.str();
+}
+
+nn::Executable compile(const std::string &source, bool pack, bool blas) {
+  nn::CompileOptions options;
+  options.pack = pack;
+  options.blas = blas;
+  nn::Executable exe;
+  nn::Status status = nn::compileSource(source, "bench.mlir", options, exe);
+  if (!status.ok()) {
+    std::fprintf(stderr, "nn-bench: %s\n", status.message().c_str());
+    std::exit(1);
+  }
+  return exe;
+}
+
+nn::Tensor randomTensor(nn::DType dtype, std::vector<int64_t> shape,
+                        std::mt19937 &rng, double scale) {
+  nn::Tensor tensor(dtype, std::move(shape));
+  std::uniform_real_distribution<float> uniform(-scale, scale);
+  for (int64_t i = 0; i < tensor.numElements(); ++i)
+    tensor.data<float>()[i] = uniform(rng);
+  return tensor;
+}
+
+nn::RunInputs tailInputs(int vocabulary) {
+  std::mt19937 rng(1);
+  nn::RunInputs inputs;
+  inputs.lengths["T"] = gLengths;
+  inputs.inputs["h"] =
+      randomTensor(nn::DType::f32, {kBatch, gPadded, kHidden}, rng, 1.0);
+  nn::Tensor targets(nn::DType::i32, {kBatch, gPadded});
+  std::uniform_int_distribution<int32_t> classes(0, vocabulary - 1);
+  for (int64_t i = 0; i < targets.numElements(); ++i)
+    targets.data<int32_t>()[i] = classes(rng);
+  inputs.inputs["y"] = std::move(targets);
+  inputs.parameters["w"] = randomTensor(
+      nn::DType::f32, {vocabulary, kHidden}, rng, 1.0 / std::sqrt(kHidden));
+  inputs.parameters["b"] =
+      randomTensor(nn::DType::f32, {vocabulary}, rng, 0.1);
+  return inputs;
+}
+
+void BM_LossTail(benchmark::State &state) {
+  int vocabulary = state.range(0);
+  bool pack = state.range(1);
+  nn::Executable exe = compile(tailSource(vocabulary), pack, true);
+  nn::RunInputs inputs = tailInputs(vocabulary);
+  nn::RunResult result;
+  for (auto _ : state) {
+    nn::Status status = exe.run(inputs, result);
+    if (!status.ok())
+      state.SkipWithError(status.message().c_str());
+  }
+  state.counters["frames_computed"] = result.losses.at(0).framesComputed;
+  state.counters["frames_padded"] = result.losses.at(0).framesPadded;
+  state.counters["loss"] = result.losses.at(0).normalized;
+  state.SetLabel(pack ? "packed" : "padded");
+}
+
+void gemmCounters(benchmark::State &state, int vocabulary) {
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * gFrames * kHidden * vocabulary * state.iterations() / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
+nn::RunInputs gemmInputs(int vocabulary) {
+  std::mt19937 rng(2);
+  nn::RunInputs inputs;
+  inputs.lengths["T"] = gLengths;
+  inputs.inputs["x"] = randomTensor(nn::DType::f32, {gFrames, kHidden}, rng, 1);
+  inputs.inputs["w"] =
+      randomTensor(nn::DType::f32, {vocabulary, kHidden}, rng, 1);
+  inputs.inputs["t"] = nn::Tensor(nn::DType::i32, {kBatch, gPadded});
+  return inputs;
+}
+
+/// nn's GEMM: range(1) = 1 for the default artifact (CBLAS), 0 for
+/// generated loops. Each run also copies the [N, V] result out.
+void BM_NnGemm(benchmark::State &state) {
+  int vocabulary = state.range(0);
+  bool blas = state.range(1);
+  nn::Executable exe = compile(gemmSource(vocabulary), false, blas);
+  nn::RunInputs inputs = gemmInputs(vocabulary);
+  nn::RunResult result;
+  for (auto _ : state) {
+    nn::Status status = exe.run(inputs, result);
+    if (!status.ok())
+      state.SkipWithError(status.message().c_str());
+  }
+  gemmCounters(state, vocabulary);
+  state.SetLabel(blas ? "nn artifact (cblas)" : "nn generated loops");
+}
+
+void BM_OpenBlasSgemm(benchmark::State &state) {
+  int vocabulary = state.range(0);
+  nn::RunInputs inputs = gemmInputs(vocabulary);
+  std::vector<float> c(gFrames * vocabulary);
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, gFrames, vocabulary,
+                kHidden, 1.0f, inputs.inputs["x"].data<float>(), kHidden,
+                inputs.inputs["w"].data<float>(), kHidden, 0.0f, c.data(),
+                vocabulary);
+    benchmark::DoNotOptimize(c.data());
+  }
+  gemmCounters(state, vocabulary);
+  state.SetLabel("OpenBLAS sgemm");
+}
+
+bool loadLengths(const std::string &path) {
+  std::ifstream file(path);
+  std::vector<int32_t> all;
+  for (std::string line; std::getline(file, line);) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    all.push_back(std::stoi(line));
+  }
+  if (all.empty())
+    return false;
+  std::mt19937 rng(2024);
+  std::uniform_int_distribution<size_t> pick(0, all.size() - 1);
+  for (int b = 0; b < kBatch; ++b) {
+    gLengths.push_back(all[pick(rng)]);
+    gPadded = std::max<int64_t>(gPadded, gLengths.back());
+    gFrames += gLengths.back();
+  }
+  return true;
+}
+
+} // namespace
+
+BENCHMARK(BM_LossTail)
+    ->ArgsProduct({{1000, 10000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_NnGemm)
+    ->ArgsProduct({{1000, 10000}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(BM_OpenBlasSgemm)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+int main(int argc, char **argv) {
+  std::string lengths = std::string(NN_SOURCE_DIR) +
+                        "/../shared/data/librispeech-train-clean-100-lengths.txt";
+  int threads = 1;
+  std::vector<char *> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--lengths") && i + 1 < argc)
+      lengths = argv[++i];
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
+      threads = std::atoi(argv[++i]);
+    else
+      rest.push_back(argv[i]);
+  }
+  if (!loadLengths(lengths)) {
+    std::fprintf(stderr, "nn-bench: cannot read lengths from '%s' (--lengths)\n",
+                 lengths.c_str());
+    return 1;
+  }
+  openblas_set_num_threads(threads);
+  std::printf("B = %d, T_max = %lld, N = %lld, N / (B * T_max) = %.4f, "
+              "OpenBLAS threads = %d\n",
+              kBatch, (long long)gPadded, (long long)gFrames,
+              (double)gFrames / (kBatch * gPadded), threads);
+  int restCount = rest.size();
+  benchmark::Initialize(&restCount, rest.data());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
