@@ -6,6 +6,8 @@
 // RUN: not nn-run %s --entry nope 2>&1 | FileCheck %s --check-prefix=ENTRY
 // RUN: not nn-run %s --min-len 7 --max-len 6 2>&1 | FileCheck %s --check-prefix=LENS
 // RUN: not nn-run %s --inputs %t.missing.npz 2>&1 | FileCheck %s --check-prefix=NOFILE
+// RUN: not nn-run %s --dim-len U=1:3 2>&1 | FileCheck %s --check-prefix=DIMLEN
+// RUN: nn-run %s --batch 4 --dim-len T=2:2 --json | FileCheck %s --check-prefix=FIXED
 // RUN: nn-run %s --batch 2 --emit-artifact %t.so > /dev/null
 // RUN: readelf -d %t.so | FileCheck %s --check-prefix=DEPS
 // RUN: readelf --dyn-syms -W %t.so | FileCheck %s --check-prefix=SYMS
@@ -15,8 +17,10 @@
 // NOPACK: loss ce = {{[0-9.e+-]+}} (sum {{[0-9.e+-]+}} / per_frame {{[0-9]+}}){{$}}
 // JSON: {"graph": "g", "pack": true, "losses": [{"name": "ce", "value": {{.+}}, "normalization": 24, "scale": 1, "as_error": false, "packed": true, "frames_computed": 24, "frames_padded": 24}, {"name": "err",
 // ENTRY: nn-run: no graph named @nope
-// LENS: nn-run: --min-len is above --max-len
+// LENS: nn-run: synthetic lengths of 'T': 7:6 is not a range (is --min-len above --max-len?)
 // NOFILE: nn-run: cannot open '{{.+}}.missing.npz'
+// DIMLEN: nn-run: --dim-len names 'U', which is not a root sequence dim of @g
+// FIXED: "frames_computed": 8, "frames_padded": 8
 // The artifact needs only libc, libm and OpenBLAS, and exports only its
 // manifest and entry point.
 // DEPS-NOT: LLVM

@@ -13,9 +13,11 @@
 #include "nn/Npy.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -52,6 +54,10 @@ static cl::opt<unsigned> minLength("min-len", cl::init(1),
 static cl::opt<unsigned> maxLength("max-len", cl::init(50),
                                    cl::desc("Synthetic lengths: maximum "
                                             "(= the padded size)"));
+static cl::list<std::string> dimLengths(
+    "dim-len",
+    cl::desc("Synthetic lengths of one sequence dim: NAME=MIN:MAX "
+             "(overrides --min-len/--max-len for it; repeatable)"));
 static cl::opt<std::string> lengthsFrom(
     "lengths-from",
     cl::desc("Sample synthetic lengths from a file of utterances, one per "
@@ -101,12 +107,33 @@ nn::Status syntheticLengths(const nn::Manifest &manifest, std::mt19937 &rng,
     }
     return nn::Status();
   }
-  if (minLength > maxLength)
-    return nn::Status::error("--min-len is above --max-len");
-  std::uniform_int_distribution<int32_t> length(minLength, maxLength);
-  for (const std::string &sequence : sequences)
+  std::map<std::string, std::pair<long, long>> ranges;
+  for (const std::string &spec : dimLengths) {
+    size_t eq = spec.find('='), colon = spec.find(':');
+    if (eq == std::string::npos || colon == std::string::npos || colon < eq)
+      return nn::Status::error("--dim-len expects NAME=MIN:MAX, got '" + spec +
+                               "'");
+    std::string name = spec.substr(0, eq);
+    if (std::find(sequences.begin(), sequences.end(), name) == sequences.end())
+      return nn::Status::error("--dim-len names '" + name +
+                               "', which is not a root sequence dim of @" +
+                               manifest.graph);
+    ranges[name] = {std::atol(spec.substr(eq + 1, colon - eq - 1).c_str()),
+                    std::atol(spec.substr(colon + 1).c_str())};
+  }
+  for (const std::string &sequence : sequences) {
+    auto [lo, hi] = ranges.count(sequence)
+                        ? ranges[sequence]
+                        : std::make_pair((long)minLength, (long)maxLength);
+    if (lo < 0 || lo > hi)
+      return nn::Status::error("synthetic lengths of '" + sequence + "': " +
+                               std::to_string(lo) + ":" + std::to_string(hi) +
+                               " is not a range (is --min-len above "
+                               "--max-len?)");
+    std::uniform_int_distribution<int32_t> length(lo, hi);
     for (unsigned b = 0; b < batchSize; ++b)
       out[sequence].push_back(length(rng));
+  }
   return nn::Status();
 }
 
@@ -284,8 +311,9 @@ int main(int argc, char **argv) {
     return fail(status);
   if (timing) {
     using ms = std::chrono::duration<double, std::milli>;
-    llvm::errs() << "compile " << ms(compiled - start).count() << " ms, run "
-                 << ms(ran - runStart).count() << " ms\n";
+    llvm::errs() << llvm::format("compile %.1f ms, run %.1f ms\n",
+                                 ms(compiled - start).count(),
+                                 ms(ran - runStart).count());
   }
 
   if (json) {
