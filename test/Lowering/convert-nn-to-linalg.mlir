@@ -214,3 +214,81 @@ nn.graph @packed_frame_wise(%x: !nn.tensor<[N, 4], f32>, %t: !nn.tensor<[B, T], 
   %g = nn.gelu %x : !nn.tensor<[N, 4], f32>
   nn.return %g : !nn.tensor<[N, 4], f32>
 }
+
+// -----
+
+// Feature-axis ops: row reductions then a map; embedding and concat.
+// CHECK-LABEL: func.func @feature_ops
+// log_softmax: max, then sum of exp, then x - max - log(sum).
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:   arith.maximumf
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:   math.exp
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK:   arith.subf
+// CHECK:   math.log
+// softmax is exp of it:
+// CHECK: math.exp
+// layer_norm: mean, variance, then (x - mean) * rsqrt(var + eps) * g + b.
+// CHECK: math.rsqrt
+// CHECK: linalg.generic
+// CHECK:   arith.subf
+// CHECK:   arith.mulf
+// embedding: the table row read by the clamped index.
+// CHECK: linalg.generic
+// CHECK:   arith.minsi
+// CHECK:   arith.maxsi
+// CHECK:   tensor.extract %{{.+}} : tensor<10x4xf32>
+// concat: two slices of one result.
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0] [%{{.+}}, %{{.+}}, 4] [1, 1, 1]
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 4] [%{{.+}}, %{{.+}}, 4] [1, 1, 1]
+// mse: a reduction of squared differences over the last axis.
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:   arith.subf
+// CHECK:   arith.mulf
+// CHECK:   arith.addf
+nn.graph @feature_ops(%x: !nn.tensor<[B, T, 4], f32>, %ids: !nn.tensor<[B, T], i32>,
+                      %table: !nn.tensor<[10, 4], f32>, %g: !nn.tensor<[4], f32>,
+                      %b: !nn.tensor<[4], f32>)
+    -> (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T], f32>)
+    dims [B: batch, T: seq(B)] {
+  %s = nn.softmax %x : !nn.tensor<[B, T, 4], f32>
+  %n = nn.layer_norm %x, %g, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[4], f32>, !nn.tensor<[4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %e = nn.embedding %ids, %table : (!nn.tensor<[B, T], i32>, !nn.tensor<[10, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %c = nn.concat %e, %n : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 8], f32>
+  %m = nn.mse %s, %n : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T], f32>
+  nn.return %s, %n, %c, %m : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T], f32>
+}
+
+// -----
+
+// Bidirectional: the weights of each direction are slices of the stacked
+// ones; the two outputs are concatenated, forward first. Unary activations
+// are maps; dropout is the identity (no op at all).
+// CHECK-LABEL: func.func @bidirectional
+// CHECK-DAG: tensor.extract_slice %{{.+}}[0, 0, 0] [1, 8, 3] [1, 1, 1] : tensor<2x8x3xf32> to tensor<8x3xf32>
+// CHECK-DAG: tensor.extract_slice %{{.+}}[1, 0, 0] [1, 8, 3] [1, 1, 1] : tensor<2x8x3xf32> to tensor<8x3xf32>
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0] [%{{.+}}, %{{.+}}, 2]
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 2] [%{{.+}}, %{{.+}}, 2]
+// CHECK: linalg.generic
+// CHECK:   arith.maximumf
+// CHECK: linalg.generic
+// CHECK:   math.tanh
+// CHECK: linalg.generic
+// CHECK:   arith.negf
+// CHECK:   math.exp
+// CHECK: linalg.generic
+// CHECK:   math.erf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+nn.graph @bidirectional(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[2, 8, 3], f32>,
+                        %wh: !nn.tensor<[2, 8, 2], f32>, %bias: !nn.tensor<[2, 8], f32>)
+    -> !nn.tensor<[B, T, 4], f32> dims [B: batch, T: seq(B)] {
+  %h = nn.lstm bidirectional %x, %wi, %wh, %bias : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %r = nn.relu %h : !nn.tensor<[B, T, 4], f32>
+  %t = nn.tanh %r : !nn.tensor<[B, T, 4], f32>
+  %s = nn.sigmoid %t : !nn.tensor<[B, T, 4], f32>
+  %g = nn.gelu %s : !nn.tensor<[B, T, 4], f32>
+  %d = nn.dropout %g rate 5.000000e-01 : !nn.tensor<[B, T, 4], f32>
+  nn.return %d : !nn.tensor<[B, T, 4], f32>
+}

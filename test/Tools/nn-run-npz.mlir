@@ -4,6 +4,8 @@
 // RUN: %python %S/Inputs/make_npz.py %t
 // RUN: nn-run %s --inputs %t/batch.npz --params %t/params.npz --json > %t/out.json
 // RUN: %python %S/Inputs/check_losses.py %t/out.json %t/expected.json
+// RUN: nn-run %s --input x=%t/x.npy --input y=%t/y.npy --input lengths.T=%t/len.npy --param out.w=%t/w.npy --param out.b=%t/b.npy --json > %t/out-npy.json
+// RUN: %python %S/Inputs/check_losses.py %t/out-npy.json %t/expected.json
 // RUN: not nn-run %s --inputs %t/compressed.npz --params %t/params.npz 2>&1 | FileCheck %s --check-prefix=COMPRESSED
 // RUN: not nn-run %s --inputs %t/wrong.npz --params %t/params.npz 2>&1 | FileCheck %s --check-prefix=WRONG
 // COMPRESSED: is compressed (numpy.savez_compressed); save with numpy.savez

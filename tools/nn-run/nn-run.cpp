@@ -3,6 +3,7 @@
 //   nn-run model.mlir                        seeded synthetic batch
 //   nn-run model.mlir --no-pack --json
 //   nn-run model.mlir --inputs batch.npz --params weights.npz
+//   nn-run model.mlir --input x=x.npy --input lengths.T=len.npy --param w=w.npy
 //
 // Prints one line per loss (name, normalized value, normalization) and,
 // for packed loss tails, the frames computed vs the padded frames.
@@ -43,6 +44,12 @@ static cl::opt<std::string> inputsPath(
                        "'lengths.<dim>' (int32) per sequence dim"));
 static cl::opt<std::string> paramsPath(
     "params", cl::desc(".npz with one array per parameter (by name)"));
+static cl::list<std::string> inputFiles(
+    "input", cl::desc("NAME=FILE.npy: one input (or lengths.<dim>) from a "
+                      ".npy file; repeatable, overrides --inputs"));
+static cl::list<std::string> paramFiles(
+    "param", cl::desc("NAME=FILE.npy: one parameter from a .npy file; "
+                      "repeatable, overrides --params"));
 static cl::opt<std::string> artifact("emit-artifact",
                                      cl::desc("Keep the compiled .so here"));
 static cl::opt<unsigned> seed("seed", cl::init(1),
@@ -230,9 +237,28 @@ void syntheticParameters(const nn::Manifest &manifest, std::mt19937 &rng,
   }
 }
 
+/// NAME=FILE.npy pairs into `arrays`.
+nn::Status readNpyList(const cl::list<std::string> &specs, const char *flag,
+                       std::map<std::string, nn::Tensor> &arrays) {
+  for (const std::string &spec : specs) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return nn::Status::error(std::string("--") + flag +
+                               " expects NAME=FILE.npy, got '" + spec + "'");
+    nn::Status status = nn::readNpy(spec.substr(eq + 1), arrays[spec.substr(0, eq)]);
+    if (!status.ok())
+      return status;
+  }
+  return nn::Status();
+}
+
 nn::Status loadInputs(nn::RunInputs &inputs) {
   std::map<std::string, nn::Tensor> arrays;
-  nn::Status status = nn::readNpz(inputsPath, arrays);
+  nn::Status status;
+  if (!inputsPath.empty())
+    status = nn::readNpz(inputsPath, arrays);
+  if (status.ok())
+    status = readNpyList(inputFiles, "input", arrays);
   if (!status.ok())
     return status;
   for (auto &[key, tensor] : arrays) {
@@ -291,14 +317,18 @@ int main(int argc, char **argv) {
 
   std::mt19937 rng(seed);
   nn::RunInputs inputs;
-  status = inputsPath.empty() ? syntheticInputs(manifest, rng, inputs)
-                              : loadInputs(inputs);
+  bool fromFiles = !inputsPath.empty() || !inputFiles.empty();
+  status = fromFiles ? loadInputs(inputs)
+                     : syntheticInputs(manifest, rng, inputs);
   if (!status.ok())
     return fail(status);
-  if (paramsPath.empty()) {
+  if (paramsPath.empty() && paramFiles.empty()) {
     syntheticParameters(manifest, rng, inputs);
   } else {
-    status = nn::readNpz(paramsPath, inputs.parameters);
+    if (!paramsPath.empty())
+      status = nn::readNpz(paramsPath, inputs.parameters);
+    if (status.ok())
+      status = readNpyList(paramFiles, "param", inputs.parameters);
     if (!status.ok())
       return fail(status);
   }

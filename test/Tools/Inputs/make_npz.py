@@ -19,6 +19,8 @@ w = rng.standard_normal((V, F)).astype(np.float32)
 bias = rng.standard_normal(V).astype(np.float32)
 np.savez(os.path.join(out, "batch.npz"), x=x, y=y, **{"lengths.T": lengths})
 np.savez(os.path.join(out, "params.npz"), **{"out.w": w, "out.b": bias})
+for name, array in {"x": x, "y": y, "len": lengths, "w": w, "b": bias}.items():
+    np.save(os.path.join(out, name + ".npy"), array)
 np.savez_compressed(os.path.join(out, "compressed.npz"), x=x, y=y,
                     **{"lengths.T": lengths})
 np.savez(os.path.join(out, "wrong.npz"), x=x.astype(np.float64), y=y,
