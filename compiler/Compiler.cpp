@@ -28,6 +28,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
@@ -155,8 +156,8 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
     manifest.rootDims.push_back(root.getName().str());
   for (auto [index, type] : llvm::enumerate(graph.getArgumentTypes())) {
     auto tensor = cast<ir::NNTensorType>(type);
-    ::nn::TensorInfo info{graph.getArgName(index), toDType(tensor.getElementType()),
-                        toAxes(tensor), 0};
+    ::nn::TensorInfo info{graph.getArgName(index),
+                          toDType(tensor.getElementType()), toAxes(tensor), 0};
     if (tensor.getElementType().isSignlessInteger())
       info.classes = classBound(graph.getArgument(index), symbols);
     manifest.inputs.push_back(info);
@@ -176,7 +177,8 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
   for (const ir::LossAbi &loss : abi.losses) {
     ::nn::LossInfo info;
     info.name = loss.name;
-    info.normalization = ir::stringifyLossNormalization(loss.normalization).str();
+    info.normalization =
+        ir::stringifyLossNormalization(loss.normalization).str();
     info.scale = loss.scale;
     info.useNormalizedLoss = loss.useNormalizedLoss;
     info.asError = loss.asError;
@@ -192,7 +194,7 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
 /// to `_mlir_ciface_<graph>` (pointers as they are, i64 sizes as integers),
 /// and hides every other symbol so that nothing interposes.
 ::nn::Status addEntryPoints(llvm::Module &module, const std::string &graph,
-                          const std::string &manifestText) {
+                            const std::string &manifestText) {
   llvm::LLVMContext &context = module.getContext();
   llvm::Function *target = module.getFunction("_mlir_ciface_" + graph);
   if (!target)
@@ -219,13 +221,15 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
   std::vector<llvm::Value *> arguments;
   for (auto [index, parameter] :
        llvm::enumerate(target->getFunctionType()->params())) {
-    llvm::Value *slot = builder.CreateConstGEP1_64(ptr, entry->getArg(0), index);
+    llvm::Value *slot =
+        builder.CreateConstGEP1_64(ptr, entry->getArg(0), index);
     llvm::Value *value = builder.CreateLoad(ptr, slot);
     if (parameter->isIntegerTy())
       value = builder.CreatePtrToInt(value, parameter);
     else if (!parameter->isPointerTy())
       return ::nn::Status::error("internal error: unexpected C interface "
-                               "parameter type for @" + graph);
+                                 "parameter type for @" +
+                                 graph);
     arguments.push_back(value);
   }
   builder.CreateCall(target, arguments);
@@ -242,7 +246,8 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
   (void)initialized;
   std::string triple = llvm::sys::getDefaultTargetTriple();
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return ::nn::Status::error("no LLVM target for " + triple + ": " + error);
   // Tuned for this machine: artifacts are compiled where they run.
@@ -278,13 +283,15 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
   llvm::SmallString<128> objectPath;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("nn-artifact", "o", objectPath))
-    return ::nn::Status::error("cannot create a temporary file: " + ec.message());
+    return ::nn::Status::error("cannot create a temporary file: " +
+                               ec.message());
+  llvm::FileRemover removeObject(objectPath);
   {
     std::error_code ec;
     llvm::raw_fd_ostream object(objectPath, ec);
     if (ec)
-      return ::nn::Status::error("cannot write " + objectPath.str().str() + ": " +
-                               ec.message());
+      return ::nn::Status::error("cannot write " + objectPath.str().str() +
+                                 ": " + ec.message());
     llvm::legacy::PassManager codegen;
     if (machine->addPassesToEmitFile(codegen, object, nullptr,
                                      llvm::CodeGenFileType::ObjectFile))
@@ -292,30 +299,28 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
     codegen.run(module);
   }
   auto linker = llvm::sys::findProgramByName("cc");
-  if (!linker) {
-    llvm::sys::fs::remove(objectPath);
+  if (!linker)
     return ::nn::Status::error("no C compiler driver 'cc' on PATH to link the "
-                             "artifact (install gcc)");
-  }
+                               "artifact (install gcc)");
   std::string message;
   int rc = llvm::sys::ExecuteAndWait(
-      *linker, {*linker, "-shared", "-o", path, objectPath.str(), "-lopenblas", "-lm"},
+      *linker,
+      {*linker, "-shared", "-o", path, objectPath.str(), "-lopenblas", "-lm"},
       std::nullopt, {}, 0, 0, &message);
-  llvm::sys::fs::remove(objectPath);
   if (rc != 0)
     return ::nn::Status::error("linking the artifact with " + *linker +
-                             " failed (exit " + std::to_string(rc) + ") " +
-                             message);
+                               " failed (exit " + std::to_string(rc) + ") " +
+                               message);
   return ::nn::Status();
 }
 
 ::nn::Status compileModule(ModuleOp module, MLIRContext &context,
-                         DiagnosticCollector &diagnostics,
-                         const ::nn::CompileOptions &options,
-                         ::nn::Executable &executable) {
+                           DiagnosticCollector &diagnostics,
+                           const ::nn::CompileOptions &options,
+                           ::nn::Executable &executable) {
   if (options.target != "cpu")
     return ::nn::Status::error("unknown target '" + options.target +
-                             "' (this build supports: cpu)");
+                               "' (this build supports: cpu)");
   if (failed(verify(module)))
     return fail("the model does not verify", diagnostics.text);
 
@@ -344,7 +349,7 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
       for (const std::string &name : candidates)
         list += (list.empty() ? "" : ", ") + name;
       return ::nn::Status::error("several graphs could be the entry (" + list +
-                               "); choose one");
+                                 "); choose one");
     }
   }
   std::string graphName = entry.getSymName().str();
@@ -386,7 +391,7 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
     if (std::error_code ec =
             llvm::sys::fs::createTemporaryFile("nn-artifact", "so", temp))
       return ::nn::Status::error("cannot create a temporary file: " +
-                               ec.message());
+                                 ec.message());
     path = temp.str().str();
   }
   status = emitSharedObject(*llvmModule, path);
@@ -401,10 +406,9 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
 
 namespace nn {
 
-Status compileSource(const std::string &source,
-                             const std::string &bufferName,
-                             const ::nn::CompileOptions &options,
-                             ::nn::Executable &executable) {
+Status compileSource(const std::string &source, const std::string &bufferName,
+                     const ::nn::CompileOptions &options,
+                     ::nn::Executable &executable) {
   DialectRegistry registry;
   ir::registerPipelineDialects(registry);
   MLIRContext context(registry);
@@ -419,13 +423,12 @@ Status compileSource(const std::string &source,
   return compileModule(*module, context, diagnostics, options, executable);
 }
 
-Status compileFile(const std::string &path,
-                           const ::nn::CompileOptions &options,
-                           ::nn::Executable &executable) {
+Status compileFile(const std::string &path, const ::nn::CompileOptions &options,
+                   ::nn::Executable &executable) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return ::nn::Status::error("cannot read '" + path +
-                         "': " + buffer.getError().message());
+                               "': " + buffer.getError().message());
   return compileSource((*buffer)->getBuffer().str(), path, options, executable);
 }
 

@@ -100,10 +100,10 @@ LogicalResult AbiBuilder::visit(GraphOp graph) {
   llvm::StringSet<> lossNames;
   auto addLoss = [&](Operation *at, const LossAbi &loss) -> LogicalResult {
     if (!lossNames.insert(loss.name).second)
-      return at->emitError() << "loss \"" << loss.name
-                             << "\" is marked twice in graph @"
-                             << graph.getSymName()
-                             << " (through calls); loss names must be unique";
+      return at->emitError()
+             << "loss \"" << loss.name << "\" is marked twice in graph @"
+             << graph.getSymName()
+             << " (through calls); loss names must be unique";
     abi.losses.push_back(loss);
     return success();
   };
@@ -111,8 +111,9 @@ LogicalResult AbiBuilder::visit(GraphOp graph) {
   WalkResult walk = graph.getBody().walk([&](Operation *op) -> WalkResult {
     if (auto ref = dyn_cast<ParamRefOp>(op)) {
       auto parameter = symbols.lookup<ParameterOp>(ref.getName());
-      if (failed(checkElementType(parameter, parameter.getType(),
-                                  "parameter @" + parameter.getSymName().str())))
+      if (failed(
+              checkElementType(parameter, parameter.getType(),
+                               "parameter @" + parameter.getSymName().str())))
         return WalkResult::interrupt();
       parameters.insert(parameter);
       return WalkResult::advance();

@@ -91,10 +91,9 @@ std::optional<Gemm> match(Operation *op) {
   AffineExpr k = getAffineDimExpr(loops - 1, context);
   xExprs.push_back(k);
   yExprs.push_back(o);
-  SmallVector<AffineMap> expected{
-      AffineMap::get(loops, 0, xExprs, context),
-      AffineMap::get(loops, 0, {o, k}, context),
-      AffineMap::get(loops, 0, yExprs, context)};
+  SmallVector<AffineMap> expected{AffineMap::get(loops, 0, xExprs, context),
+                                  AffineMap::get(loops, 0, {o, k}, context),
+                                  AffineMap::get(loops, 0, yExprs, context)};
   if (generic.getIndexingMapsArray() != expected)
     return std::nullopt;
   Gemm gemm{generic.getDpsInputs()[0], generic.getDpsInputs()[1],
@@ -127,10 +126,9 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
       return existing;
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
     Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
-    auto type = builder.getFunctionType(
-        {i32, i32, i32, i32, i32, i32, element, i64, i32, i64, i32, element,
-         i64, i32},
-        {});
+    auto type = builder.getFunctionType({i32, i32, i32, i32, i32, i32, element,
+                                         i64, i32, i64, i32, element, i64, i32},
+                                        {});
     auto func = builder.create<func::FuncOp>(module.getLoc(), name, type);
     func.setPrivate();
     return func;
@@ -157,9 +155,9 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
     auto matrix = [&](Value v) {
       auto metadata = b.create<memref::ExtractStridedMetadataOp>(loc, v);
       Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, v);
-      Value offset = b.create<arith::MulIOp>(
-          loc, metadata.getOffset(),
-          b.create<arith::ConstantIndexOp>(loc, bytes));
+      Value offset =
+          b.create<arith::MulIOp>(loc, metadata.getOffset(),
+                                  b.create<arith::ConstantIndexOp>(loc, bytes));
       Value address = b.create<arith::AddIOp>(loc, base, offset);
       unsigned rank = cast<MemRefType>(v.getType()).getRank();
       Value leading = metadata.getStrides()[rank - 2];

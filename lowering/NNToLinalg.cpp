@@ -168,9 +168,10 @@ private:
             function_ref<Value(Scalar &, ValueRange)> fn);
   /// Reduces the last axis of `x` ([P..., F] -> [P...]). `extra` values are
   /// [P...] inputs broadcast along the reduced axis.
-  Value reduceLast(Value x, ValueRange extra, Type accType, double init,
-                   function_ref<Value(Scalar &, Value elem, ValueRange extra,
-                                      Value acc)> combine);
+  Value reduceLast(
+      Value x, ValueRange extra, Type accType, double init,
+      function_ref<Value(Scalar &, Value elem, ValueRange extra, Value acc)>
+          combine);
   Value lengthsOf(StringRef sequenceDim) { return dims[sequenceDim].lengths; }
 
   // Building blocks shared by several ops.
@@ -289,8 +290,7 @@ Value GraphLowering::reduceLast(
     function_ref<Value(Scalar &, Value, ValueRange, Value)> combine) {
   auto type = cast<RankedTensorType>(x.getType());
   unsigned rank = type.getRank();
-  SmallVector<OpFoldResult> shape =
-      tensor::getMixedSizes(b, loc(), x);
+  SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc(), x);
   shape.pop_back();
   Value acc = filled(shape, accType, init);
   AffineMap identity = b.getMultiDimIdentityMap(rank);
@@ -305,9 +305,9 @@ Value GraphLowering::reduceLast(
   return generic(acc.getType(), inputs, acc, maps, iterators,
                  [&](OpBuilder &nested, Location l, ValueRange args) {
                    Scalar s{nested, l};
-                   Value result = combine(s, args.front(),
-                                          args.drop_front().drop_back(),
-                                          args.back());
+                   Value result =
+                       combine(s, args.front(), args.drop_front().drop_back(),
+                               args.back());
                    nested.create<linalg::YieldOp>(l, result);
                  });
 }
@@ -364,10 +364,9 @@ Value GraphLowering::linear(Value x, Value w, Value bias) {
   AffineExpr o = b.getAffineDimExpr(rank - 1), k = b.getAffineDimExpr(rank);
   xExprs.push_back(k);
   yExprs.push_back(o);
-  SmallVector<AffineMap> maps{
-      AffineMap::get(loops, 0, xExprs, b.getContext()),
-      AffineMap::get(loops, 0, {o, k}, b.getContext()),
-      AffineMap::get(loops, 0, yExprs, b.getContext())};
+  SmallVector<AffineMap> maps{AffineMap::get(loops, 0, xExprs, b.getContext()),
+                              AffineMap::get(loops, 0, {o, k}, b.getContext()),
+                              AffineMap::get(loops, 0, yExprs, b.getContext())};
   SmallVector<IteratorType> iterators(loops, IteratorType::parallel);
   iterators.back() = IteratorType::reduction;
   return generic(init.getType(), {x, w}, init, maps, iterators,
@@ -381,10 +380,9 @@ Value GraphLowering::linear(Value x, Value w, Value bias) {
 Value GraphLowering::logSoftmax(Value x) {
   Type element = cast<ShapedType>(x.getType()).getElementType();
   double negInf = -std::numeric_limits<double>::infinity();
-  Value max = reduceLast(x, {}, element, negInf,
-                         [](Scalar &s, Value e, ValueRange, Value acc) {
-                           return s.max(e, acc);
-                         });
+  Value max = reduceLast(
+      x, {}, element, negInf,
+      [](Scalar &s, Value e, ValueRange, Value acc) { return s.max(e, acc); });
   Value sum = reduceLast(x, max, element, 0.0,
                          [](Scalar &s, Value e, ValueRange m, Value acc) {
                            return s.add(acc, s.exp(s.sub(e, m[0])));
@@ -394,15 +392,14 @@ Value GraphLowering::logSoftmax(Value x) {
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   AffineMap dropLast = identity.dropResult(rank - 1);
   Value init = empty(tensor::getMixedSizes(b, loc(), x), element);
-  return generic(type, {x, max, sum}, init,
-                 {identity, dropLast, dropLast, identity},
-                 SmallVector<IteratorType>(rank, IteratorType::parallel),
-                 [&](OpBuilder &nested, Location l, ValueRange args) {
-                   Scalar s{nested, l};
-                   Value shifted = s.sub(args[0], args[1]);
-                   nested.create<linalg::YieldOp>(
-                       l, s.sub(shifted, s.log(args[2])));
-                 });
+  return generic(
+      type, {x, max, sum}, init, {identity, dropLast, dropLast, identity},
+      SmallVector<IteratorType>(rank, IteratorType::parallel),
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        Scalar s{nested, l};
+        Value shifted = s.sub(args[0], args[1]);
+        nested.create<linalg::YieldOp>(l, s.sub(shifted, s.log(args[2])));
+      });
 }
 
 Value GraphLowering::concatFeatures(ValueRange parts,
@@ -433,8 +430,7 @@ Value GraphLowering::concatFeatures(ValueRange parts,
 Value GraphLowering::reverseWithinLengths(Value x, Value lengths) {
   auto type = cast<RankedTensorType>(x.getType());
   unsigned rank = type.getRank();
-  Value init = empty(tensor::getMixedSizes(b, loc(), x),
-                     type.getElementType());
+  Value init = empty(tensor::getMixedSizes(b, loc(), x), type.getElementType());
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   AffineMap batch = AffineMap::get(rank, 0, b.getAffineDimExpr(0));
   return generic(type, lengths, init, {batch, identity},
@@ -478,8 +474,8 @@ Value GraphLowering::lstmForward(Value x, Value lengths, Value wi, Value wh,
         b.setInsertionPoint(nested.getInsertionBlock(),
                             nested.getInsertionPoint());
         Value h = state[0], c = state[1], y = state[2];
-        auto gatesType = RankedTensorType::get(
-            {ShapedType::kDynamic, 4 * hidden}, element);
+        auto gatesType =
+            RankedTensorType::get({ShapedType::kDynamic, 4 * hidden}, element);
         Value gates = b.create<tensor::ExtractSliceOp>(
             l, gatesType, projected,
             ArrayRef<OpFoldResult>{b.getIndexAttr(0), t, b.getIndexAttr(0)},
@@ -559,8 +555,8 @@ Value GraphLowering::sliceDirection(Value weights, int64_t direction) {
 Value GraphLowering::maskedSum(Value loss, NNTensorType type) {
   unsigned rank = type.getRank();
   Value acc = filled({}, b.getF64Type(), 0.0);
-  FailureOr<Positions> positions = classifyPositions(
-      type, table, [&] { return abi.graph.emitOpError(); });
+  FailureOr<Positions> positions =
+      classifyPositions(type, table, [&] { return abi.graph.emitOpError(); });
   SmallVector<Value> inputs{loss};
   SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
   // Padded losses: one lengths input per sequence axis, read at [b].
@@ -581,8 +577,7 @@ Value GraphLowering::maskedSum(Value loss, NNTensorType type) {
                    Value sum = s.add(args.back(), v);
                    Value valid;
                    for (auto [k, axis] : llvm::enumerate(maskedAxes)) {
-                     Value inside =
-                         s.lt(s.index(axis), s.toIndex(args[1 + k]));
+                     Value inside = s.lt(s.index(axis), s.toIndex(args[1 + k]));
                      valid = valid ? s.andI(valid, inside) : inside;
                    }
                    nested.create<linalg::YieldOp>(
@@ -617,13 +612,14 @@ LogicalResult GraphLowering::bindDims() {
       DimValue &value = dims[dim.getName().getValue()];
       value.size = b.create<arith::CeilDivUIOp>(loc(), source.size, k);
       auto lengthsType = cast<RankedTensorType>(source.lengths.getType());
-      value.lengths = map(
-          NNTensorType::get(b.getContext(), {dim.getBatch().getValue()}, {0},
-                            lengthsType.getElementType()),
-          source.lengths, [&](Scalar &s, ValueRange args) {
-            Value kI32 = s.b.create<arith::ConstantIntOp>(s.loc, factor, 32);
-            return s.b.create<arith::CeilDivSIOp>(s.loc, args[0], kI32);
-          });
+      value.lengths =
+          map(NNTensorType::get(b.getContext(), {dim.getBatch().getValue()},
+                                {0}, lengthsType.getElementType()),
+              source.lengths, [&](Scalar &s, ValueRange args) {
+                Value kI32 =
+                    s.b.create<arith::ConstantIntOp>(s.loc, factor, 32);
+                return s.b.create<arith::CeilDivSIOp>(s.loc, args[0], kI32);
+              });
     } else if (dim.getKind() == DimKind::packed) {
       // N = sum of the lengths of the packed sequence dim.
       Value lengths = dims[dim.getSource().getValue()].lengths;
@@ -667,7 +663,8 @@ LogicalResult GraphLowering::lower(Operation *op) {
       })
       .Case([&](LinearOp op) { return lowerLinear(op); })
       .Case<AddOp, MulOp, ReluOp, TanhOp, SigmoidOp, GeluOp, SoftmaxOp,
-            LogSoftmaxOp, DropoutOp>([&](Operation *op) { return lowerUnary(op); })
+            LogSoftmaxOp, DropoutOp>(
+          [&](Operation *op) { return lowerUnary(op); })
       .Case([&](LayerNormOp op) { return lowerLayerNorm(op); })
       .Case([&](EmbeddingOp op) { return lowerEmbedding(op); })
       .Case([&](ConcatOp op) { return lowerConcat(op); })
@@ -725,8 +722,7 @@ LogicalResult GraphLowering::lowerUnary(Operation *op) {
             // 0.5 x (1 + erf(x / sqrt(2))), the exact form.
             Value scaled = s.mul(a[0], s.f(t, M_SQRT1_2));
             Value erf = s.b.create<math::ErfOp>(s.loc, scaled);
-            return s.mul(s.mul(s.f(t, 0.5), a[0]),
-                         s.add(s.f(t, 1.0), erf));
+            return s.mul(s.mul(s.f(t, 0.5), a[0]), s.add(s.f(t, 1.0), erf));
           })
           .Default([](Operation *) { return Value(); });
     });
@@ -741,10 +737,9 @@ LogicalResult GraphLowering::lowerLayerNorm(LayerNormOp op) {
   Type element = type.getElementType();
   int64_t features = type.getStaticSize(type.getRank() - 1);
   double inverse = 1.0 / static_cast<double>(features);
-  Value sum = reduceLast(x, {}, element, 0.0,
-                         [](Scalar &s, Value e, ValueRange, Value acc) {
-                           return s.add(acc, e);
-                         });
+  Value sum = reduceLast(
+      x, {}, element, 0.0,
+      [](Scalar &s, Value e, ValueRange, Value acc) { return s.add(acc, e); });
   NNTensorType rowType = type.withDims(type.getDims().drop_back());
   Value mean = map(rowType, sum, [&](Scalar &s, ValueRange a) {
     return s.mul(a[0], s.f(element, inverse));
@@ -763,8 +758,7 @@ LogicalResult GraphLowering::lowerLayerNorm(LayerNormOp op) {
   unsigned rank = type.getRank();
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   AffineMap dropLast = identity.dropResult(rank - 1);
-  AffineMap lastOnly =
-      AffineMap::get(rank, 0, b.getAffineDimExpr(rank - 1));
+  AffineMap lastOnly = AffineMap::get(rank, 0, b.getAffineDimExpr(rank - 1));
   Value init = empty(sizes(type), element);
   Value result = generic(
       init.getType(),
@@ -814,8 +808,8 @@ LogicalResult GraphLowering::lowerConcat(ConcatOp op) {
     parts.push_back(lookup(input));
     widths.push_back(inputType.getStaticSize(inputType.getRank() - 1));
   }
-  mapping.map(op.getResult(), concatFeatures(parts, positions, widths,
-                                             type.getElementType()));
+  mapping.map(op.getResult(),
+              concatFeatures(parts, positions, widths, type.getElementType()));
   return success();
 }
 
@@ -842,9 +836,9 @@ LogicalResult GraphLowering::lowerLstm(LstmOp op) {
     result = backward(wi, wh, bias);
     break;
   case LstmDirection::bidirectional: {
-    Value forward = lstmForward(x, lengths, sliceDirection(wi, 0),
-                                sliceDirection(wh, 0), sliceDirection(bias, 0),
-                                hidden);
+    Value forward =
+        lstmForward(x, lengths, sliceDirection(wi, 0), sliceDirection(wh, 0),
+                    sliceDirection(bias, 0), hidden);
     Value back = backward(sliceDirection(wi, 1), sliceDirection(wh, 1),
                           sliceDirection(bias, 1));
     SmallVector<OpFoldResult> positions = sizes(inputType);
@@ -892,9 +886,9 @@ LogicalResult GraphLowering::lowerConv1d(Conv1dOp op) {
       init.getType(), {w, lengths}, init, maps, iterators,
       [&](OpBuilder &nested, Location l, ValueRange a) {
         Scalar s{nested, l};
-        Value t = s.add(s.sub(s.mul(s.index(1), s.idx(stride)),
-                              s.idx((kernel - 1) / 2)),
-                        s.index(3));
+        Value t = s.add(
+            s.sub(s.mul(s.index(1), s.idx(stride)), s.idx((kernel - 1) / 2)),
+            s.index(3));
         Value valid = s.andI(s.ge(t, s.idx(0)), s.lt(t, s.toIndex(a[1])));
         Value safe = s.select(valid, t, s.idx(0));
         Value v = nested.create<tensor::ExtractOp>(
@@ -915,21 +909,19 @@ LogicalResult GraphLowering::lowerPool(PoolOp op) {
   int64_t stride = op.getStride();
   Type element = type.getElementType();
   bool isMax = op.getKind() == PoolKind::max;
-  Value init =
-      filled(sizes(type), element,
-             isMax ? -std::numeric_limits<double>::infinity() : 0.0);
+  Value init = filled(sizes(type), element,
+                      isMax ? -std::numeric_limits<double>::infinity() : 0.0);
   // Iteration space (b, t', c, k).
   auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
   SmallVector<AffineMap> maps{
       AffineMap::get(4, 0, d(0)),
       AffineMap::get(4, 0, {d(0), d(1), d(2)}, b.getContext())};
-  SmallVector<IteratorType> iterators{IteratorType::parallel,
-                                      IteratorType::parallel,
-                                      IteratorType::parallel,
-                                      IteratorType::reduction};
+  SmallVector<IteratorType> iterators{
+      IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+      IteratorType::reduction};
   auto windowType = RankedTensorType::get({window}, element);
-  Value windowShape = b.create<tensor::EmptyOp>(loc(), windowType.getShape(),
-                                                element);
+  Value windowShape =
+      b.create<tensor::EmptyOp>(loc(), windowType.getShape(), element);
   maps.insert(maps.begin(), AffineMap::get(4, 0, d(3)));
   Value pooled = generic(
       init.getType(), {windowShape, lengths}, init, maps, iterators,
@@ -995,19 +987,20 @@ LogicalResult GraphLowering::lowerReduce(ReduceOp op) {
     unsigned outRank = type.getRank();
     AffineMap outIdentity = b.getMultiDimIdentityMap(outRank);
     Value out = empty(sizes(type), element);
-    reduced = generic(
-        out.getType(), {reduced, lengths}, out,
-        {outIdentity, AffineMap::get(outRank, 0, b.getAffineDimExpr(0)),
-         outIdentity},
-        SmallVector<IteratorType>(outRank, IteratorType::parallel),
-        [&](OpBuilder &nested, Location l, ValueRange a) {
-          Scalar s{nested, l};
-          Value count = nested.create<arith::SIToFPOp>(l, element, a[1]);
-          Value zero = s.f(element, 0.0);
-          Value empty = s.feq(count, zero);
-          nested.create<linalg::YieldOp>(
-              l, s.select(empty, zero, s.div(a[0], count)));
-        });
+    reduced =
+        generic(out.getType(), {reduced, lengths}, out,
+                {outIdentity, AffineMap::get(outRank, 0, b.getAffineDimExpr(0)),
+                 outIdentity},
+                SmallVector<IteratorType>(outRank, IteratorType::parallel),
+                [&](OpBuilder &nested, Location l, ValueRange a) {
+                  Scalar s{nested, l};
+                  Value count =
+                      nested.create<arith::SIToFPOp>(l, element, a[1]);
+                  Value zero = s.f(element, 0.0);
+                  Value empty = s.feq(count, zero);
+                  nested.create<linalg::YieldOp>(
+                      l, s.select(empty, zero, s.div(a[0], count)));
+                });
   }
   mapping.map(op.getResult(), reduced);
   return success();
@@ -1037,9 +1030,8 @@ LogicalResult GraphLowering::lowerCrossEntropy(CrossEntropyOp op) {
                            [](Scalar &s, Value e, ValueRange m, Value acc) {
                              return s.add(acc, s.exp(s.sub(e, m[0])));
                            });
-    lse = map(type, {max, sum}, [](Scalar &s, ValueRange a) {
-      return s.add(a[0], s.log(a[1]));
-    });
+    lse = map(type, {max, sum},
+              [](Scalar &s, ValueRange a) { return s.add(a[0], s.log(a[1])); });
     rowInputs.push_back(lse);
   }
   Value total;
@@ -1073,10 +1065,9 @@ LogicalResult GraphLowering::lowerCrossEntropy(CrossEntropyOp op) {
           Value sumLogProbs =
               s.sub(a[fromLogits ? 2 : 1], s.mul(s.f(element, classes), shift));
           Value others = s.sub(sumLogProbs, targetLogProb);
-          Value weighted =
-              s.add(s.mul(s.f(element, 1.0 - smoothing), targetLogProb),
-                    s.mul(s.f(element, smoothing / double(classes - 1)),
-                          others));
+          Value weighted = s.add(
+              s.mul(s.f(element, 1.0 - smoothing), targetLogProb),
+              s.mul(s.f(element, smoothing / double(classes - 1)), others));
           loss = s.neg(weighted);
         }
         nested.create<linalg::YieldOp>(l, loss);
@@ -1094,15 +1085,14 @@ LogicalResult GraphLowering::lowerMse(MseOp op) {
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
   iterators.back() = IteratorType::reduction;
-  Value result = generic(init.getType(), {prediction, target}, init,
-                         {identity, identity, identity.dropResult(rank - 1)},
-                         iterators,
-                         [&](OpBuilder &nested, Location l, ValueRange a) {
-                           Scalar s{nested, l};
-                           Value d = s.sub(a[0], a[1]);
-                           nested.create<linalg::YieldOp>(
-                               l, s.add(a[2], s.mul(d, d)));
-                         });
+  Value result =
+      generic(init.getType(), {prediction, target}, init,
+              {identity, identity, identity.dropResult(rank - 1)}, iterators,
+              [&](OpBuilder &nested, Location l, ValueRange a) {
+                Scalar s{nested, l};
+                Value d = s.sub(a[0], a[1]);
+                nested.create<linalg::YieldOp>(l, s.add(a[2], s.mul(d, d)));
+              });
   mapping.map(op.getResult(), result);
   return success();
 }
@@ -1136,21 +1126,25 @@ LogicalResult GraphLowering::lowerCtc(CtcLossOp op) {
       loc(), zero, batch, one, ValueRange{losses},
       [&](OpBuilder &nb, Location l, Value bi, ValueRange bState) {
         Scalar s{nb, l};
-        Value frames = s.toIndex(nb.create<tensor::ExtractOp>(l, frameLengths, bi));
+        Value frames =
+            s.toIndex(nb.create<tensor::ExtractOp>(l, frameLengths, bi));
         Value labelCount =
             s.toIndex(nb.create<tensor::ExtractOp>(l, labelLengths, bi));
-        // The label of state s, clamped: states past 2U are never read.
-        auto stateLabel = [&](Scalar &q, Value state) {
-          Value isLabel = q.b.create<arith::CmpIOp>(
+        // Odd states are labels: state 2u + 1 is label u.
+        auto isLabelState = [&](Scalar &q, Value state) -> Value {
+          return q.b.create<arith::CmpIOp>(
               q.loc, arith::CmpIPredicate::eq,
               q.b.create<arith::RemUIOp>(q.loc, state, q.idx(2)), q.idx(1));
+        };
+        // The class a state emits, clamped: labels past U (padding) only
+        // feed states past 2U, which the result never reads.
+        auto stateClass = [&](Scalar &q, Value state) -> Value {
           Value u = q.b.create<arith::DivUIOp>(q.loc, state, q.idx(2));
           u = q.minI(u, q.maxI(q.sub(labelPad, q.idx(1)), q.idx(0)));
-          Value label = q.b.create<tensor::ExtractOp>(q.loc, labels,
-                                                      ValueRange{bi, u});
-          Value labelIndex = q.clampIndex(label, q.idx(classes));
-          return std::make_pair(q.select(isLabel, labelIndex, q.idx(blank)),
-                                isLabel);
+          Value label =
+              q.b.create<tensor::ExtractOp>(q.loc, labels, ValueRange{bi, u});
+          return q.select(isLabelState(q, state),
+                          q.clampIndex(label, q.idx(classes)), q.idx(blank));
         };
         // alpha before frame 0: a virtual start with log-prob 0 in state 0,
         // so one recurrence covers every frame.
@@ -1180,18 +1174,19 @@ LogicalResult GraphLowering::lowerCtc(CtcLossOp op) {
                   ValueRange{states});
               Value alpha =
                   tb.create<linalg::GenericOp>(
-                        tl, TypeRange{alphaType}, ValueRange{}, ValueRange{next},
-                        ArrayRef<AffineMap>{identity},
+                        tl, TypeRange{alphaType}, ValueRange{},
+                        ValueRange{next}, ArrayRef<AffineMap>{identity},
                         ArrayRef<IteratorType>{IteratorType::parallel},
                         [&](OpBuilder &gb, Location gl, ValueRange) {
                           Scalar q{gb, gl};
                           Value state = q.index(0);
-                          auto [label, isLabel] = stateLabel(q, state);
+                          Value label = stateClass(q, state);
+                          Value isLabel = isLabelState(q, state);
                           Value stay =
                               gb.create<tensor::ExtractOp>(gl, prev, state);
                           Value hasPrev = q.ge(state, q.idx(1));
-                          Value prevState =
-                              q.select(hasPrev, q.sub(state, q.idx(1)), q.idx(0));
+                          Value prevState = q.select(
+                              hasPrev, q.sub(state, q.idx(1)), q.idx(0));
                           Value fromPrev = q.select(
                               hasPrev,
                               gb.create<tensor::ExtractOp>(gl, prev, prevState),
@@ -1202,8 +1197,7 @@ LogicalResult GraphLowering::lowerCtc(CtcLossOp op) {
                               q.andI(isLabel, q.ge(state, q.idx(2)));
                           Value skipState = q.select(
                               hasSkip, q.sub(state, q.idx(2)), q.idx(0));
-                          auto [skipLabel, unused] = stateLabel(q, skipState);
-                          (void)unused;
+                          Value skipLabel = stateClass(q, skipState);
                           hasSkip = q.andI(hasSkip, q.ne(label, skipLabel));
                           Value fromSkip = q.select(
                               hasSkip,
@@ -1244,8 +1238,8 @@ LogicalResult GraphLowering::lowerCtc(CtcLossOp op) {
 LogicalResult GraphLowering::lowerMarkLoss(MarkLossOp op) {
   NNTensorType type = typeOf(op.getLoss());
   Value sum = maskedSum(lookup(op.getLoss()), type);
-  FailureOr<Positions> positions = classifyPositions(
-      type, table, [&] { return op.emitOpError(); });
+  FailureOr<Positions> positions =
+      classifyPositions(type, table, [&] { return op.emitOpError(); });
   if (failed(positions))
     return failure();
   Scalar s{b, loc()};
@@ -1310,7 +1304,8 @@ LogicalResult GraphLowering::lowerPack(PackOp op) {
       loc(), s.idx(0), batch, s.idx(1), ValueRange{packed, s.idx(0)},
       [&](OpBuilder &nested, Location l, Value bi, ValueRange state) {
         Scalar q{nested, l};
-        Value length = q.toIndex(nested.create<tensor::ExtractOp>(l, lengths, bi));
+        Value length =
+            q.toIndex(nested.create<tensor::ExtractOp>(l, lengths, bi));
         // x[bi, 0:len, ...] -> packed[offset:offset+len, ...]
         SmallVector<OpFoldResult> offsets(rank, nested.getIndexAttr(0));
         offsets[0] = bi;
@@ -1330,8 +1325,8 @@ LogicalResult GraphLowering::lowerPack(PackOp op) {
         SmallVector<OpFoldResult> toStrides(rank - 1, nested.getIndexAttr(1));
         Value updated = nested.create<tensor::InsertSliceOp>(
             l, rows, state[0], toOffsets, toSizes, toStrides);
-        nested.create<scf::YieldOp>(l,
-                                    ValueRange{updated, q.add(state[1], length)});
+        nested.create<scf::YieldOp>(
+            l, ValueRange{updated, q.add(state[1], length)});
       });
   mapping.map(op.getResult(), loop.getResult(0));
   return success();
@@ -1351,7 +1346,8 @@ LogicalResult GraphLowering::lowerUnpack(UnpackOp op) {
       loc(), s.idx(0), batch, s.idx(1), ValueRange{padded, s.idx(0)},
       [&](OpBuilder &nested, Location l, Value bi, ValueRange state) {
         Scalar q{nested, l};
-        Value length = q.toIndex(nested.create<tensor::ExtractOp>(l, lengths, bi));
+        Value length =
+            q.toIndex(nested.create<tensor::ExtractOp>(l, lengths, bi));
         SmallVector<OpFoldResult> fromOffsets(rank - 1, nested.getIndexAttr(0));
         fromOffsets[0] = state[1];
         SmallVector<OpFoldResult> fromSizes{length};
@@ -1369,8 +1365,8 @@ LogicalResult GraphLowering::lowerUnpack(UnpackOp op) {
         SmallVector<OpFoldResult> strides(rank, nested.getIndexAttr(1));
         Value updated = nested.create<tensor::InsertSliceOp>(
             l, rows, state[0], offsets, toSizes, strides);
-        nested.create<scf::YieldOp>(l,
-                                    ValueRange{updated, q.add(state[1], length)});
+        nested.create<scf::YieldOp>(
+            l, ValueRange{updated, q.add(state[1], length)});
       });
   mapping.map(op.getResult(), loop.getResult(0));
   return success();
@@ -1399,9 +1395,9 @@ LogicalResult GraphLowering::lowerCall(CallOp op) {
   for (DimDeclAttr dim : calleeAbi.rootDims) {
     StringRef bound = binding.lookup(dim.getName().getValue());
     if (bound.empty())
-      return op.emitOpError() << "cannot bind dim '" << dim.getName().getValue()
-                              << "' of @" << callee.getSymName()
-                              << ": no operand or result type names it";
+      return op.emitOpError()
+             << "cannot bind dim '" << dim.getName().getValue() << "' of @"
+             << callee.getSymName() << ": no operand or result type names it";
     arguments.push_back(dims[bound].size);
     if (dim.getKind() == DimKind::seq)
       arguments.push_back(dims[bound].lengths);

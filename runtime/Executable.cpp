@@ -125,8 +125,9 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
 
   // Inputs: presence, dtype, rank, static sizes; named sizes recorded.
   for (const auto &[name, tensor] : given.inputs) {
-    bool known = std::any_of(manifest.inputs.begin(), manifest.inputs.end(),
-                             [&](const TensorInfo &i) { return i.name == name; });
+    bool known =
+        std::any_of(manifest.inputs.begin(), manifest.inputs.end(),
+                    [&](const TensorInfo &i) { return i.name == name; });
     if (!known)
       return Status::error("unknown input '" + name + "'; graph @" +
                            manifest.graph + " takes " +
@@ -150,9 +151,9 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
       const Axis &axis = info.axes[i];
       int64_t size = tensor.shape()[i];
       if (!axis.isNamed() && size != axis.size)
-        return Status::error(what + " axis " + std::to_string(i) + " has size " +
-                             std::to_string(size) + ", expected " +
-                             std::to_string(axis.size));
+        return Status::error(what + " axis " + std::to_string(i) +
+                             " has size " + std::to_string(size) +
+                             ", expected " + std::to_string(axis.size));
       if (axis.isNamed()) {
         Status status = record(axis.dim, size, what);
         if (!status.ok())
@@ -190,8 +191,9 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
     case DimInfo::Kind::batch: {
       auto it = bound.sizes.find(dim.name);
       if (it == bound.sizes.end())
-        return Status::error("no input or lengths gives the size of batch dim '" +
-                             dim.name + "'");
+        return Status::error(
+            "no input or lengths gives the size of batch dim '" + dim.name +
+            "'");
       if (it->second == 0)
         return Status::error("batch dim '" + dim.name +
                              "' is empty (size 0); give at least one sequence");
@@ -218,10 +220,10 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
             return Status::error(
                 "length " + std::to_string(lengths[b]) + " of sequence " +
                 std::to_string(b) + " in dim '" + dim.name + "' is " +
-                (lengths[b] < 0 ? "negative"
-                                : "above the padded size " +
-                                      std::to_string(padded) + " (from " +
-                                      source[dim.name] + ")"));
+                (lengths[b] < 0
+                     ? "negative"
+                     : "above the padded size " + std::to_string(padded) +
+                           " (from " + source[dim.name] + ")"));
       } else {
         int64_t padded = ceilDiv(bound.sizes[dim.source], dim.factor);
         std::vector<int32_t> lengths;
@@ -230,12 +232,11 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
         bound.lengths[dim.name] = lengths;
         auto it = bound.sizes.find(dim.name);
         if (it != bound.sizes.end() && it->second != padded)
-          return Status::error(source[dim.name] + " gives dim '" + dim.name +
-                               "' size " + std::to_string(it->second) +
-                               ", expected ceil(" +
-                               std::to_string(bound.sizes[dim.source]) + " / " +
-                               std::to_string(dim.factor) +
-                               ") = " + std::to_string(padded));
+          return Status::error(
+              source[dim.name] + " gives dim '" + dim.name + "' size " +
+              std::to_string(it->second) + ", expected ceil(" +
+              std::to_string(bound.sizes[dim.source]) + " / " +
+              std::to_string(dim.factor) + ") = " + std::to_string(padded));
         bound.sizes[dim.name] = padded;
       }
       break;
@@ -383,35 +384,39 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
 
   impl->entry(argv.data());
 
-  // Copy results out, then free what the artifact allocated (once each).
-  std::set<void *> toFree;
+  // Hand results over without copying: a row-major result becomes a
+  // tensor that shares its buffer, freed (once) when the last tensor using
+  // it goes away. Buffers the caller passed in (an input returned as is)
+  // and strided results are copied instead.
+  std::map<void *, std::shared_ptr<void>> owners;
   result = RunResult();
   size_t at = 0;
   std::vector<double> scalars;
   for (size_t r = 0; r < resultRanks.size(); ++r) {
     size_t rank = resultRanks[r];
     int64_t *words = results.data() + at;
+    at += 3 + 2 * rank;
     void *allocated = (void *)(intptr_t)words[0];
     auto *aligned = (char *)(intptr_t)words[1];
     int64_t offset = words[2];
     std::vector<int64_t> shape(words + 3, words + 3 + rank);
     std::vector<int64_t> strides(words + 3 + rank, words + 3 + 2 * rank);
     DType dtype = r < m.outputs.size() ? m.outputs[r].dtype : DType::f64;
-    Tensor tensor(dtype, shape);
     size_t element = byteSize(dtype);
-    // Results are row-major (identity layouts) in practice: one memcpy;
-    // any other strides are followed element by element.
+    std::shared_ptr<void> &owner = owners[allocated];
+    if (!owner && allocated && !ownedByCaller.count(allocated))
+      owner = std::shared_ptr<void>(allocated, std::free);
     bool rowMajor = true;
     for (int64_t i = (int64_t)rank - 1, expected = 1; i >= 0; --i) {
       if (shape[i] != 1 && strides[i] != expected)
         rowMajor = false;
       expected *= shape[i];
     }
-    if (rowMajor) {
-      if (tensor.sizeInBytes())
-        std::memcpy(tensor.raw(), aligned + offset * element,
-                    tensor.sizeInBytes());
+    Tensor tensor;
+    if (owner && rowMajor) {
+      tensor = Tensor::adopt(dtype, shape, aligned + offset * element, owner);
     } else {
+      tensor = Tensor(dtype, shape);
       std::vector<int64_t> index(rank, 0);
       for (int64_t flat = 0, n = tensor.numElements(); flat < n; ++flat) {
         int64_t source = offset;
@@ -426,17 +431,11 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
         }
       }
     }
-    // Two results may share a buffer: free only after copying all of them.
-    if (allocated && !ownedByCaller.count(allocated))
-      toFree.insert(allocated);
     if (r < m.outputs.size())
       result.outputs.emplace_back(m.outputs[r].name, std::move(tensor));
     else
       scalars.push_back(tensor.at(0));
-    at += 3 + 2 * rank;
   }
-  for (void *allocated : toFree)
-    std::free(allocated);
 
   for (size_t l = 0; l < m.losses.size(); ++l) {
     const LossInfo &info = m.losses[l];

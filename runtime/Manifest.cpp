@@ -6,13 +6,10 @@
 //
 //   nn-artifact 1
 //   graph NAME
-//   dim NAME batch | dim NAME seq BATCH [SOURCE FACTOR] | dim NAME packed BATCH SEQ
-//   root NAME
-//   input NAME DTYPE CLASSES RANK AXIS...
-//   param NAME DTYPE RANK SIZE...
-//   output NAME DTYPE RANK AXIS...
-//   loss NAME NORMALIZATION SCALE USE_NORMALIZED AS_ERROR packed|padded BATCH N SEQ...
-//   end
+//   dim NAME batch | dim NAME seq BATCH [SOURCE FACTOR] | dim NAME packed BATCH
+//   SEQ root NAME input NAME DTYPE CLASSES RANK AXIS... param NAME DTYPE RANK
+//   SIZE... output NAME DTYPE RANK AXIS... loss NAME NORMALIZATION SCALE
+//   USE_NORMALIZED AS_ERROR packed|padded BATCH N SEQ... end
 //
 //===----------------------------------------------------------------------===//
 

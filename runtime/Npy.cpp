@@ -130,7 +130,8 @@ Status nn::parseNpy(const std::string &bytes, const std::string &what,
     if (at >= shapeText.size())
       break;
     size_t end = at;
-    while (end < shapeText.size() && std::isdigit((unsigned char)shapeText[end]))
+    while (end < shapeText.size() &&
+           std::isdigit((unsigned char)shapeText[end]))
       ++end;
     shape.push_back(std::stoll(shapeText.substr(at, end - at)));
     at = end;
@@ -239,9 +240,9 @@ Status nn::writeNpz(const std::string &path,
       if (isCentral)
         put16(to, 20);
       put16(to, 20);
-      put16(to, 0); // flags
-      put16(to, 0); // stored
-      put16(to, 0); // time
+      put16(to, 0);    // flags
+      put16(to, 0);    // stored
+      put16(to, 0);    // time
       put16(to, 0x21); // date
       put32(to, crc);
       put32(to, data.size());

@@ -2,6 +2,9 @@
 
 #include "nn/Runtime.h"
 
+#include <algorithm>
+#include <cstring>
+
 using namespace nn;
 
 const char *nn::toString(DType type) {
@@ -33,7 +36,32 @@ size_t nn::byteSize(DType type) {
 
 Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)) {
-  bytes_.assign(numElements() * byteSize(dtype_), 0);
+  // At least one byte, so that data() of an empty tensor is never null.
+  size_t bytes = std::max<size_t>(sizeInBytes(), 1);
+  owner_ = std::shared_ptr<uint8_t>(new uint8_t[bytes](),
+                                    std::default_delete<uint8_t[]>());
+  data_ = static_cast<uint8_t *>(owner_.get());
+}
+
+Tensor::Tensor(const Tensor &other) : Tensor(other.dtype_, other.shape_) {
+  if (other.data_)
+    std::memcpy(data_, other.data_, sizeInBytes());
+}
+
+Tensor &Tensor::operator=(const Tensor &other) {
+  if (this != &other)
+    *this = Tensor(other);
+  return *this;
+}
+
+Tensor Tensor::adopt(DType dtype, std::vector<int64_t> shape, void *data,
+                     std::shared_ptr<void> owner) {
+  Tensor tensor;
+  tensor.dtype_ = dtype;
+  tensor.shape_ = std::move(shape);
+  tensor.owner_ = std::move(owner);
+  tensor.data_ = static_cast<uint8_t *>(data);
+  return tensor;
 }
 
 int64_t Tensor::numElements() const {

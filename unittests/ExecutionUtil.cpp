@@ -95,9 +95,10 @@ Executable nn::testing::compileOrDie(const std::string &source, bool pack,
   return exe;
 }
 
-void nn::testing::dimValues(const Manifest &manifest, const RunInputs &inputs,
-                            std::map<std::string, int64_t> &sizes,
-                            std::map<std::string, std::vector<int64_t>> &lengths) {
+void nn::testing::dimValues(
+    const Manifest &manifest, const RunInputs &inputs,
+    std::map<std::string, int64_t> &sizes,
+    std::map<std::string, std::vector<int64_t>> &lengths) {
   for (const auto &[dim, values] : inputs.lengths)
     lengths[dim].assign(values.begin(), values.end());
   for (const TensorInfo &info : manifest.inputs) {
@@ -165,8 +166,7 @@ void nn::testing::expectMatchesReference(const std::string &source,
                                          double abs) {
   const Manifest &manifest = exe.manifest();
   reference::Result expected;
-  Status status =
-      reference::evaluate(source, manifest.graph, inputs, expected);
+  Status status = reference::evaluate(source, manifest.graph, inputs, expected);
   ASSERT_TRUE(status.ok()) << status.message();
   ASSERT_EQ(expected.outputs.size(), result.outputs.size());
   std::map<std::string, int64_t> sizes;
@@ -179,7 +179,8 @@ void nn::testing::expectMatchesReference(const std::string &source,
     int failures = 0;
     forEachValid(manifest.outputs[o].axes, got.shape(), lengths,
                  [&](int64_t flat, bool valid) {
-                   if (valid && !close(got.at(flat), want.data[flat], rel, abs) &&
+                   if (valid &&
+                       !close(got.at(flat), want.data[flat], rel, abs) &&
                        failures++ < 5)
                      ADD_FAILURE() << "output " << o << " element " << flat
                                    << ": compiled " << got.at(flat)
@@ -222,8 +223,9 @@ void nn::testing::expectSameResults(const Manifest &manifest,
                  [&](int64_t flat, bool valid) {
                    if (valid && !close(x.at(flat), y.at(flat), rel, 1e-7) &&
                        failures++ < 5)
-                     ADD_FAILURE() << "output " << o << " element " << flat
-                                   << ": " << x.at(flat) << " vs " << y.at(flat);
+                     ADD_FAILURE()
+                         << "output " << o << " element " << flat << ": "
+                         << x.at(flat) << " vs " << y.at(flat);
                  });
   }
 }

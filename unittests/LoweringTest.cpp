@@ -182,8 +182,8 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>, %k: !nn
 })"},
 };
 
-const LengthPattern kPatterns[] = {LengthPattern::Mixed, LengthPattern::AllEqual,
-                                   LengthPattern::WithEmpty};
+const LengthPattern kPatterns[] = {
+    LengthPattern::Mixed, LengthPattern::AllEqual, LengthPattern::WithEmpty};
 
 class LoweringTest : public ::testing::TestWithParam<OpCase> {};
 

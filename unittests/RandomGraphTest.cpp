@@ -47,13 +47,15 @@ private:
   }
   /// linear from (value, width) to `out` features.
   std::string linear(const std::string &value, int width, int out) {
-    std::string w = parameter(std::to_string(out) + ", " + std::to_string(width));
+    std::string w =
+        parameter(std::to_string(out) + ", " + std::to_string(width));
     std::string bias = coin() ? parameter(std::to_string(out)) : "";
     std::string result = fresh();
     body << "  " << result << " = nn.linear " << value << ", " << w
          << (bias.empty() ? "" : ", " + bias) << " : (" << type(width)
          << ", !nn.tensor<[" << out << ", " << width << "], f32>"
-         << (bias.empty() ? "" : ", !nn.tensor<[" + std::to_string(out) + "], f32>")
+         << (bias.empty() ? ""
+                          : ", !nn.tensor<[" + std::to_string(out) + "], f32>")
          << ") -> " << type(out) << "\n";
     return result;
   }
@@ -100,16 +102,15 @@ std::string GraphGenerator::generate() {
   case 2: { // conv1d
     int kernel = pick(1, 3), channels = pick(1, 4), stride = pick(1, 2);
     derived = stride == 2;
-    std::string w = parameter(std::to_string(channels) + ", " +
-                              std::to_string(kernel) + ", " +
-                              std::to_string(inWidth));
+    std::string w =
+        parameter(std::to_string(channels) + ", " + std::to_string(kernel) +
+                  ", " + std::to_string(inWidth));
     if (derived)
       seq = "T2";
     std::string result = fresh();
     body << "  " << result << " = nn.conv1d %x, " << w << " stride " << stride
-         << " : (" << inType() << ", !nn.tensor<[" << channels << ", "
-         << kernel << ", " << inWidth << "], f32>) -> " << type(channels)
-         << "\n";
+         << " : (" << inType() << ", !nn.tensor<[" << channels << ", " << kernel
+         << ", " << inWidth << "], f32>) -> " << type(channels) << "\n";
     width = channels;
     h = result;
     break;
@@ -134,8 +135,7 @@ std::string GraphGenerator::generate() {
     std::string result;
     switch (pick(0, 9)) {
     case 0:
-    case 1:
-    {
+    case 1: {
       int out = pick(1, 6);
       h = linear(h, width, out);
       width = out;
@@ -162,8 +162,8 @@ std::string GraphGenerator::generate() {
     }
     case 5:
       result = fresh();
-      body << "  " << result << " = nn.dropout " << h << " rate 1.000000e-01 : "
-           << type(width) << "\n";
+      body << "  " << result << " = nn.dropout " << h
+           << " rate 1.000000e-01 : " << type(width) << "\n";
       break;
     case 6:
     case 7: { // add / mul with an earlier value of the same width
@@ -172,8 +172,8 @@ std::string GraphGenerator::generate() {
         if (w == width && coin())
           other = value;
       result = fresh();
-      body << "  " << result << " = nn." << (coin() ? "add" : "mul") << " "
-           << h << ", " << other << " : " << type(width) << "\n";
+      body << "  " << result << " = nn." << (coin() ? "add" : "mul") << " " << h
+           << ", " << other << " : " << type(width) << "\n";
       break;
     }
     default: { // concat with an earlier value
@@ -195,8 +195,9 @@ std::string GraphGenerator::generate() {
   const char *scales[] = {"5.000000e-01", "1.000000e+00", "2.000000e+00"};
   int losses = pick(1, 2);
   for (int l = 0; l < losses; ++l) {
-    auto [source, sourceWidth] =
-        l == 0 ? std::make_pair(h, width) : values[pick(0, (int)values.size() - 1)];
+    auto [source, sourceWidth] = l == 0
+                                     ? std::make_pair(h, width)
+                                     : values[pick(0, (int)values.size() - 1)];
     std::string loss = fresh();
     if (coin(0.65)) {
       int classes = pick(2, 6);
@@ -233,7 +234,8 @@ std::string GraphGenerator::generate() {
   graph << params.str();
   graph << "nn.graph @g(%x: " << inType() << ", %y: !nn.tensor<[B, " << seq
         << "], i32>, %r: " << type(targetWidth) << ")"
-        << (returnsValue ? " -> " + type(width) : "") << "\n    dims [B: batch, "
+        << (returnsValue ? " -> " + type(width) : "")
+        << "\n    dims [B: batch, "
         << "T: seq(B)" << (derived ? ", T2: seq(B) = ceildiv(T, 2)" : "")
         << "] {\n"
         << body.str() << "}\n";

@@ -45,9 +45,10 @@ protected:
     inputs.lengths["T"] = {6, 1, 4};
     inputs.lengths["U"] = {2, 1, 0};
     inputs.inputs["x"] = Tensor(DType::f32, {3, 6, 2});
-    inputs.inputs["y"] = Tensor::of<int32_t>(DType::i32, {3, 3},
-                                             {0, 1, 2, 2, -1, -1, 1, 0, -7});
-    inputs.inputs["l"] = Tensor::of<int32_t>(DType::i32, {3, 2}, {1, 2, 1, -1, 9, 9});
+    inputs.inputs["y"] =
+        Tensor::of<int32_t>(DType::i32, {3, 3}, {0, 1, 2, 2, -1, -1, 1, 0, -7});
+    inputs.inputs["l"] =
+        Tensor::of<int32_t>(DType::i32, {3, 2}, {1, 2, 1, -1, 9, 9});
     inputs.parameters["w"] = Tensor(DType::f32, {3, 2});
     return inputs;
   }
@@ -129,13 +130,15 @@ TEST_F(RuntimeTest, MissingLengths) {
 TEST_F(RuntimeTest, LengthsForAnUnknownOrDerivedDim) {
   RunInputs inputs = valid();
   inputs.lengths["T2"] = {3, 1, 2};
-  expectError(inputs, "lengths given for 'T2', which is not a root sequence dim");
+  expectError(inputs,
+              "lengths given for 'T2', which is not a root sequence dim");
 }
 
 TEST_F(RuntimeTest, DerivedDimSizeMismatch) {
   RunInputs inputs = valid();
   inputs.inputs["y"] = Tensor(DType::i32, {3, 4});
-  expectError(inputs, "input 'y' gives dim 'T2' size 4, expected ceil(6 / 2) = 3");
+  expectError(inputs,
+              "input 'y' gives dim 'T2' size 4, expected ceil(6 / 2) = 3");
 }
 
 TEST_F(RuntimeTest, MissingAndUnknownInputs) {
@@ -168,7 +171,8 @@ TEST_F(RuntimeTest, WrongParameterShape) {
 TEST_F(RuntimeTest, ClassIndexOutOfRange) {
   RunInputs inputs = valid();
   inputs.inputs["y"].data<int32_t>()[1] = 3;
-  expectError(inputs, "input 'y' holds class index 3 at [0, 1], outside [0, 3)");
+  expectError(inputs,
+              "input 'y' holds class index 3 at [0, 1], outside [0, 3)");
   inputs = valid();
   inputs.inputs["l"].data<int32_t>()[0] = -2;
   expectError(inputs, "input 'l' holds class index -2 at [0, 0]");
@@ -275,7 +279,8 @@ TEST(NpyTest, RejectsWhatItCannotRead) {
             std::string::npos);
   std::string header = "\x93NUMPY\x01";
   header += '\0';
-  std::string dict = "{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }";
+  std::string dict =
+      "{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }";
   header += (char)dict.size();
   header += '\0';
   status = parseNpy(header + dict + "ab", "'h.npy'", tensor);

@@ -1,4 +1,5 @@
-//===- nn/Npy.h - NumPy .npy / .npz files ------------------------*- C++ -*-===//
+//===- nn/Npy.h - NumPy .npy / .npz files ------------------------*- C++
+//-*-===//
 //
 // What users already have: arrays saved with numpy.save / numpy.savez.
 // Supported: little-endian f4, f8, i4, i8 (and i4 from i8 nowhere: dtypes

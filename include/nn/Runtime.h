@@ -43,11 +43,23 @@ const char *toString(DType type);
 bool parseDType(const std::string &text, DType &type);
 size_t byteSize(DType type);
 
-/// A dense row-major host tensor.
+/// A dense row-major host tensor. It owns its bytes, or shares a buffer a
+/// run returned (results are handed over without a copy). Copies are deep;
+/// moves are cheap.
 class Tensor {
 public:
   Tensor() = default;
+  /// A zero-filled tensor.
   Tensor(DType dtype, std::vector<int64_t> shape);
+  Tensor(const Tensor &other);
+  Tensor &operator=(const Tensor &other);
+  Tensor(Tensor &&) noexcept = default;
+  Tensor &operator=(Tensor &&) noexcept = default;
+
+  /// A tensor over `data`, kept alive by `owner` (freed when the last
+  /// tensor sharing it goes away).
+  static Tensor adopt(DType dtype, std::vector<int64_t> shape, void *data,
+                      std::shared_ptr<void> owner);
 
   template <typename T>
   static Tensor of(DType dtype, std::vector<int64_t> shape,
@@ -63,20 +75,21 @@ public:
   const std::vector<int64_t> &shape() const { return shape_; }
   int64_t rank() const { return (int64_t)shape_.size(); }
   int64_t numElements() const;
-  template <typename T> T *data() { return reinterpret_cast<T *>(bytes_.data()); }
+  template <typename T> T *data() { return reinterpret_cast<T *>(data_); }
   template <typename T> const T *data() const {
-    return reinterpret_cast<const T *>(bytes_.data());
+    return reinterpret_cast<const T *>(data_);
   }
-  void *raw() { return bytes_.data(); }
-  const void *raw() const { return bytes_.data(); }
-  size_t sizeInBytes() const { return bytes_.size(); }
+  void *raw() { return data_; }
+  const void *raw() const { return data_; }
+  size_t sizeInBytes() const { return numElements() * byteSize(dtype_); }
   /// Element i as a double (any dtype).
   double at(int64_t i) const;
 
 private:
   DType dtype_ = DType::f32;
   std::vector<int64_t> shape_;
-  std::vector<uint8_t> bytes_;
+  std::shared_ptr<void> owner_;
+  uint8_t *data_ = nullptr;
 };
 
 /// One axis of a manifest tensor: a dim name, or a static size.

@@ -39,17 +39,20 @@ static cl::opt<bool> noPack("no-pack",
 static cl::opt<bool> json("json", cl::desc("Print results as JSON"));
 static cl::opt<std::string> target("target", cl::init("cpu"),
                                    cl::desc("Target: cpu"));
-static cl::opt<std::string> inputsPath(
-    "inputs", cl::desc(".npz with one array per graph input, plus "
-                       "'lengths.<dim>' (int32) per sequence dim"));
-static cl::opt<std::string> paramsPath(
-    "params", cl::desc(".npz with one array per parameter (by name)"));
-static cl::list<std::string> inputFiles(
-    "input", cl::desc("NAME=FILE.npy: one input (or lengths.<dim>) from a "
-                      ".npy file; repeatable, overrides --inputs"));
-static cl::list<std::string> paramFiles(
-    "param", cl::desc("NAME=FILE.npy: one parameter from a .npy file; "
-                      "repeatable, overrides --params"));
+static cl::opt<std::string>
+    inputsPath("inputs", cl::desc(".npz with one array per graph input, plus "
+                                  "'lengths.<dim>' (int32) per sequence dim"));
+static cl::opt<std::string>
+    paramsPath("params",
+               cl::desc(".npz with one array per parameter (by name)"));
+static cl::list<std::string>
+    inputFiles("input",
+               cl::desc("NAME=FILE.npy: one input (or lengths.<dim>) from a "
+                        ".npy file; repeatable, overrides --inputs"));
+static cl::list<std::string>
+    paramFiles("param",
+               cl::desc("NAME=FILE.npy: one parameter from a .npy file; "
+                        "repeatable, overrides --params"));
 static cl::opt<std::string> artifact("emit-artifact",
                                      cl::desc("Keep the compiled .so here"));
 static cl::opt<unsigned> seed("seed", cl::init(1),
@@ -61,10 +64,10 @@ static cl::opt<unsigned> minLength("min-len", cl::init(1),
 static cl::opt<unsigned> maxLength("max-len", cl::init(50),
                                    cl::desc("Synthetic lengths: maximum "
                                             "(= the padded size)"));
-static cl::list<std::string> dimLengths(
-    "dim-len",
-    cl::desc("Synthetic lengths of one sequence dim: NAME=MIN:MAX "
-             "(overrides --min-len/--max-len for it; repeatable)"));
+static cl::list<std::string>
+    dimLengths("dim-len",
+               cl::desc("Synthetic lengths of one sequence dim: NAME=MIN:MAX "
+                        "(overrides --min-len/--max-len for it; repeatable)"));
 static cl::opt<std::string> lengthsFrom(
     "lengths-from",
     cl::desc("Sample synthetic lengths from a file of utterances, one per "
@@ -245,7 +248,8 @@ nn::Status readNpyList(const cl::list<std::string> &specs, const char *flag,
     if (eq == std::string::npos || eq == 0)
       return nn::Status::error(std::string("--") + flag +
                                " expects NAME=FILE.npy, got '" + spec + "'");
-    nn::Status status = nn::readNpy(spec.substr(eq + 1), arrays[spec.substr(0, eq)]);
+    nn::Status status =
+        nn::readNpy(spec.substr(eq + 1), arrays[spec.substr(0, eq)]);
     if (!status.ok())
       return status;
   }
@@ -318,8 +322,8 @@ int main(int argc, char **argv) {
   std::mt19937 rng(seed);
   nn::RunInputs inputs;
   bool fromFiles = !inputsPath.empty() || !inputFiles.empty();
-  status = fromFiles ? loadInputs(inputs)
-                     : syntheticInputs(manifest, rng, inputs);
+  status =
+      fromFiles ? loadInputs(inputs) : syntheticInputs(manifest, rng, inputs);
   if (!status.ok())
     return fail(status);
   if (paramsPath.empty() && paramFiles.empty()) {

@@ -72,12 +72,13 @@ class Evaluator {
 public:
   Evaluator(ModuleOp module) : symbols(module) {}
 
-  nn::Status run(ir::GraphOp graph, std::vector<Array> arguments,
-                 std::map<std::string, int64_t> sizes,
-                 std::map<std::string, std::vector<int64_t>> lengths,
-                 const std::map<std::string, Array> &parameters,
-                 std::vector<Array> &results,
-                 std::vector<std::pair<std::string, nn::reference::Loss>> &losses);
+  nn::Status
+  run(ir::GraphOp graph, std::vector<Array> arguments,
+      std::map<std::string, int64_t> sizes,
+      std::map<std::string, std::vector<int64_t>> lengths,
+      const std::map<std::string, Array> &parameters,
+      std::vector<Array> &results,
+      std::vector<std::pair<std::string, nn::reference::Loss>> &losses);
 
 private:
   SymbolTable symbols;
@@ -118,7 +119,8 @@ double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 /// Per row (all axes but the last) log-softmax.
 Array logSoftmax(const Array &x) {
   Array y = x;
-  int64_t width = x.shape.back(), rows = count(x.shape) / std::max<int64_t>(width, 1);
+  int64_t width = x.shape.back(),
+          rows = count(x.shape) / std::max<int64_t>(width, 1);
   for (int64_t r = 0; r < rows; ++r) {
     const double *in = &x.data[r * width];
     double max = -kInf;
@@ -171,8 +173,8 @@ nn::Status Evaluator::run(
     std::map<std::string, std::vector<int64_t>> lengths,
     const std::map<std::string, Array> &parameters, std::vector<Array> &results,
     std::vector<std::pair<std::string, nn::reference::Loss>> &losses) {
-  Frame f{std::move(sizes), std::move(lengths), ir::DimTable(graph.getDims()),
-          {}};
+  Frame f{
+      std::move(sizes), std::move(lengths), ir::DimTable(graph.getDims()), {}};
   // Derived and packed dims from the roots.
   for (ir::DimDeclAttr decl : f.table.getDecls()) {
     std::string name = decl.getName().str();
@@ -226,21 +228,21 @@ nn::Status Evaluator::run(
                                                : y.data[i] * in(1).data[i];
           set(y);
         })
-        .Case<ir::ReluOp, ir::TanhOp, ir::SigmoidOp, ir::GeluOp,
-              ir::DropoutOp>([&](Operation *unary) {
-          Array y = in(0);
-          for (double &v : y.data) {
-            if (isa<ir::ReluOp>(unary))
-              v = v > 0 ? v : 0.0;
-            else if (isa<ir::TanhOp>(unary))
-              v = std::tanh(v);
-            else if (isa<ir::SigmoidOp>(unary))
-              v = sigmoid(v);
-            else if (isa<ir::GeluOp>(unary))
-              v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
-          }
-          set(y);
-        })
+        .Case<ir::ReluOp, ir::TanhOp, ir::SigmoidOp, ir::GeluOp, ir::DropoutOp>(
+            [&](Operation *unary) {
+              Array y = in(0);
+              for (double &v : y.data) {
+                if (isa<ir::ReluOp>(unary))
+                  v = v > 0 ? v : 0.0;
+                else if (isa<ir::TanhOp>(unary))
+                  v = std::tanh(v);
+                else if (isa<ir::SigmoidOp>(unary))
+                  v = sigmoid(v);
+                else if (isa<ir::GeluOp>(unary))
+                  v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+              }
+              set(y);
+            })
         .Case([&](ir::LogSoftmaxOp) { set(logSoftmax(in(0))); })
         .Case([&](ir::SoftmaxOp) {
           Array y = logSoftmax(in(0));
@@ -261,10 +263,9 @@ nn::Status Evaluator::run(
               var += d * d / width;
             }
             for (int64_t c = 0; c < width; ++c)
-              y.data[r * width + c] =
-                  (y.data[r * width + c] - mean) / std::sqrt(var + eps) *
-                      in(1).data[c] +
-                  in(2).data[c];
+              y.data[r * width + c] = (y.data[r * width + c] - mean) /
+                                          std::sqrt(var + eps) * in(1).data[c] +
+                                      in(2).data[c];
           }
           set(y);
         })
@@ -301,15 +302,16 @@ nn::Status Evaluator::run(
         .Case([&](ir::LstmOp layer) {
           const Array &x = in(0), &wi = in(1), &wh = in(2), &bias = in(3);
           ir::NNTensorType type = typeOf(layer.getInput());
-          const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
+          const std::vector<int64_t> &len =
+              f.lengths.at(type.getDimName(1).str());
           int64_t hidden = wh.shape.back();
           Array y = zeros(f.shape(typeOf(layer.getResult())));
           switch (layer.getDirection()) {
           case ir::LstmDirection::forward:
           case ir::LstmDirection::backward:
             lstm(x, len, wi.data.data(), wh.data.data(), bias.data.data(),
-                 hidden, layer.getDirection() == ir::LstmDirection::backward,
-                 y, 0);
+                 hidden, layer.getDirection() == ir::LstmDirection::backward, y,
+                 0);
             break;
           case ir::LstmDirection::bidirectional: {
             int64_t wiSize = count(wi.shape) / 2, whSize = count(wh.shape) / 2;
@@ -326,7 +328,8 @@ nn::Status Evaluator::run(
         .Case([&](ir::Conv1dOp conv) {
           const Array &x = in(0), &w = in(1);
           ir::NNTensorType type = typeOf(conv.getInput());
-          const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
+          const std::vector<int64_t> &len =
+              f.lengths.at(type.getDimName(1).str());
           std::vector<int64_t> shape = f.shape(typeOf(conv.getResult()));
           Array y = zeros(shape);
           int64_t outC = w.shape[0], kernel = w.shape[1], inC = w.shape[2];
@@ -350,7 +353,8 @@ nn::Status Evaluator::run(
         .Case([&](ir::PoolOp pool) {
           const Array &x = in(0);
           ir::NNTensorType type = typeOf(pool.getInput());
-          const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
+          const std::vector<int64_t> &len =
+              f.lengths.at(type.getDimName(1).str());
           std::vector<int64_t> shape = f.shape(typeOf(pool.getResult()));
           Array y = zeros(shape);
           int64_t channels = shape[2];
@@ -418,8 +422,9 @@ nn::Status Evaluator::run(
             for (int64_t c = 0; c < classes; ++c)
               all += lp.data[row * classes + c];
             double picked = lp.data[row * classes + target];
-            y.data[row] = -((1 - eps) * picked +
-                            (eps > 0 ? eps / (classes - 1) * (all - picked) : 0));
+            y.data[row] =
+                -((1 - eps) * picked +
+                  (eps > 0 ? eps / (classes - 1) * (all - picked) : 0));
           });
           set(y);
         })
@@ -444,8 +449,10 @@ nn::Status Evaluator::run(
           ir::NNTensorType logitsType = typeOf(ctc.getLogits());
           ir::NNTensorType labelsType = typeOf(ctc.getLabels());
           const auto &frames = f.lengths.at(logitsType.getDimName(1).str());
-          const auto &labelCounts = f.lengths.at(labelsType.getDimName(1).str());
-          int64_t batch = lp.shape[0], time = lp.shape[1], classes = lp.shape[2];
+          const auto &labelCounts =
+              f.lengths.at(labelsType.getDimName(1).str());
+          int64_t batch = lp.shape[0], time = lp.shape[1],
+                  classes = lp.shape[2];
           int64_t blank = ctc.getBlank();
           Array y = zeros({batch});
           auto logAdd = [](double a, double b) {
@@ -531,7 +538,8 @@ nn::Status Evaluator::run(
           for (int64_t b = 0; b < x.shape[0]; ++b)
             for (int64_t t = 0; t < len[b]; ++t, ++n)
               for (int64_t c = 0; c < width; ++c)
-                y.data[n * width + c] = x.data[(b * x.shape[1] + t) * width + c];
+                y.data[n * width + c] =
+                    x.data[(b * x.shape[1] + t) * width + c];
           set(y);
         })
         .Case([&](ir::UnpackOp unpack) {
@@ -543,7 +551,8 @@ nn::Status Evaluator::run(
           for (int64_t b = 0; b < y.shape[0]; ++b)
             for (int64_t t = 0; t < len[b]; ++t, ++n)
               for (int64_t c = 0; c < width; ++c)
-                y.data[(b * y.shape[1] + t) * width + c] = x.data[n * width + c];
+                y.data[(b * y.shape[1] + t) * width + c] =
+                    x.data[n * width + c];
           set(y);
         })
         .Case([&](ir::CallOp call) {
@@ -573,7 +582,8 @@ nn::Status Evaluator::run(
           std::vector<Array> calleeResults;
           status = run(callee, args, calleeSizes, calleeLengths, parameters,
                        calleeResults, losses);
-          for (auto [result, array] : llvm::zip(call.getResults(), calleeResults))
+          for (auto [result, array] :
+               llvm::zip(call.getResults(), calleeResults))
             f.values[result] = array;
         })
         .Case([&](ir::ReturnOp ret) {

@@ -1,4 +1,5 @@
-//===- Reference.h - a plain evaluator of nn graphs (tests only) -*- C++ -*-===//
+//===- Reference.h - a plain evaluator of nn graphs (tests only) -*- C++
+//-*-===//
 //
 // Evaluates an nn graph directly from its ops, in double precision, on
 // padded tensors with per-sequence masks: no lowering, no packing, loops
