@@ -1,11 +1,12 @@
 //===- LoweringTest.cpp - every compiled op against the reference ---------===//
 //
 // Each case is a small graph around one op family. It is compiled with and
-// without packing and run on seeded inputs under three length patterns
-// (mixed with a length-1 and a full-length sequence, all equal, and with
-// empty sequences). Outputs on valid positions and every loss must match
-// the double-precision reference within rel 1e-4 + abs 1e-5 (float32 code
-// against float64 loops), and packed vs padded within rel 1e-5.
+// without packing and run on seeded inputs of several batch and padded
+// sizes (fixed ones, B = 1 and T = 1 included, and random ones) under three
+// length patterns (mixed with a length-1 and a full-length sequence, all
+// equal, and with empty sequences). Outputs on valid positions and every loss
+// must match the double-precision reference within rel 1e-4 + abs 1e-5 (float32
+// code against float64 loops), and packed vs padded within rel 1e-5.
 //
 //===----------------------------------------------------------------------===//
 
@@ -191,11 +192,27 @@ TEST_P(LoweringTest, MatchesReferencePackedAndPadded) {
   const OpCase &c = GetParam();
   Executable padded = compileOrDie(c.source, /*pack=*/false, "g");
   Executable packed = compileOrDie(c.source, /*pack=*/true, "g");
+  // Shapes vary with the pattern, and three more runs draw them at random.
+  struct Run {
+    LengthPattern pattern;
+    int64_t batch, padded;
+  };
+  std::vector<Run> runs{{LengthPattern::Mixed, 4, 7},
+                        {LengthPattern::AllEqual, 2, 5},
+                        {LengthPattern::WithEmpty, 5, 6},
+                        {LengthPattern::AllEqual, 1, 1}};
+  std::mt19937 shapes(std::hash<std::string>()(c.name));
+  for (int i = 0; i < 3; ++i)
+    runs.push_back({kPatterns[i],
+                    std::uniform_int_distribution<int64_t>(1, 6)(shapes),
+                    std::uniform_int_distribution<int64_t>(1, 10)(shapes)});
   uint32_t seed = 17;
-  for (LengthPattern pattern : kPatterns) {
-    SCOPED_TRACE("length pattern " + std::to_string((int)pattern));
-    RunInputs inputs = makeInputs(padded.manifest(), seed++, pattern,
-                                  /*batch=*/4, /*padded=*/7);
+  for (const Run &run : runs) {
+    SCOPED_TRACE("length pattern " + std::to_string((int)run.pattern) +
+                 ", batch " + std::to_string(run.batch) + ", padded " +
+                 std::to_string(run.padded));
+    RunInputs inputs = makeInputs(padded.manifest(), seed++, run.pattern,
+                                  run.batch, run.padded);
     RunResult a, b;
     Status status = padded.run(inputs, a);
     ASSERT_TRUE(status.ok()) << status.message();
