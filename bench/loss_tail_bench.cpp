@@ -117,7 +117,7 @@ nn::RunInputs tailInputs(int vocabulary) {
   return inputs;
 }
 
-void BM_LossTail(benchmark::State &state) {
+void benchLossTail(benchmark::State &state) {
   int vocabulary = state.range(0);
   bool pack = state.range(1);
   nn::Executable exe = compile(tailSource(vocabulary), pack, true);
@@ -153,7 +153,7 @@ nn::RunInputs gemmInputs(int vocabulary) {
 
 /// nn's GEMM: range(1) = 1 for the default artifact (CBLAS), 0 for
 /// generated loops.
-void BM_NnGemm(benchmark::State &state) {
+void benchNnGemm(benchmark::State &state) {
   int vocabulary = state.range(0);
   bool blas = state.range(1);
   nn::Executable exe = compile(gemmSource(vocabulary), false, blas);
@@ -168,7 +168,7 @@ void BM_NnGemm(benchmark::State &state) {
   state.SetLabel(blas ? "nn artifact (cblas)" : "nn generated loops");
 }
 
-void BM_OpenBlasSgemm(benchmark::State &state) {
+void benchOpenBlasSgemm(benchmark::State &state) {
   int vocabulary = state.range(0);
   nn::RunInputs inputs = gemmInputs(vocabulary);
   std::vector<float> c(gFrames * vocabulary);
@@ -205,15 +205,15 @@ bool loadLengths(const std::string &path) {
 
 } // namespace
 
-BENCHMARK(BM_LossTail)
+BENCHMARK(benchLossTail)
     ->ArgsProduct({{1000, 10000}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK(BM_NnGemm)
+BENCHMARK(benchNnGemm)
     ->ArgsProduct({{1000, 10000}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK(BM_OpenBlasSgemm)
+BENCHMARK(benchOpenBlasSgemm)
     ->Arg(1000)
     ->Arg(10000)
     ->Unit(benchmark::kMillisecond)

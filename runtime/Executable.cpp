@@ -124,10 +124,15 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
   };
 
   // Inputs: presence, dtype, rank, static sizes; named sizes recorded.
-  for (const auto &[name, tensor] : given.inputs) {
-    bool known =
-        std::any_of(manifest.inputs.begin(), manifest.inputs.end(),
-                    [&](const TensorInfo &i) { return i.name == name; });
+  auto declares = [](const std::vector<TensorInfo> &infos,
+                     const std::string &name) {
+    return std::any_of(infos.begin(), infos.end(), [&](const TensorInfo &info) {
+      return info.name == name;
+    });
+  };
+  for (const auto &entry : given.inputs) {
+    const std::string &name = entry.first;
+    bool known = declares(manifest.inputs, name);
     if (!known)
       return Status::error("unknown input '" + name + "'; graph @" +
                            manifest.graph + " takes " +
@@ -258,10 +263,9 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
   }
 
   // Parameters: presence, dtype and exact shape.
-  for (const auto &[name, tensor] : given.parameters) {
-    bool known =
-        std::any_of(manifest.parameters.begin(), manifest.parameters.end(),
-                    [&](const TensorInfo &p) { return p.name == name; });
+  for (const auto &entry : given.parameters) {
+    const std::string &name = entry.first;
+    bool known = declares(manifest.parameters, name);
     if (!known)
       return Status::error("unknown parameter '" + name + "'; graph @" +
                            manifest.graph + " does not read it");

@@ -25,6 +25,7 @@ struct OpCase {
   const char *source;
 };
 
+// GoogleTest looks this name up. NOLINTNEXTLINE(readability-identifier-naming)
 void PrintTo(const OpCase &c, std::ostream *os) { *os << c.name; }
 
 const OpCase kCases[] = {

@@ -86,6 +86,11 @@ private:
 
 /// One graph's evaluation state.
 struct Frame {
+  Frame(std::map<std::string, int64_t> sizes,
+        std::map<std::string, std::vector<int64_t>> lengths, ir::DimTable table)
+      : sizes(std::move(sizes)), lengths(std::move(lengths)),
+        table(std::move(table)) {}
+
   std::map<std::string, int64_t> sizes;
   std::map<std::string, std::vector<int64_t>> lengths;
   ir::DimTable table;
@@ -173,8 +178,7 @@ nn::Status Evaluator::run(
     std::map<std::string, std::vector<int64_t>> lengths,
     const std::map<std::string, Array> &parameters, std::vector<Array> &results,
     std::vector<std::pair<std::string, nn::reference::Loss>> &losses) {
-  Frame f{
-      std::move(sizes), std::move(lengths), ir::DimTable(graph.getDims()), {}};
+  Frame f(std::move(sizes), std::move(lengths), ir::DimTable(graph.getDims()));
   // Derived and packed dims from the roots.
   for (ir::DimDeclAttr decl : f.table.getDecls()) {
     std::string name = decl.getName().str();
