@@ -67,6 +67,14 @@ struct Scalar {
       return b.create<arith::AddFOp>(loc, x, y);
     return b.create<arith::AddIOp>(loc, x, y);
   }
+  /// A float sum whose terms may be reordered (row reductions within one
+  /// frame), which lets LLVM vectorize it.
+  Value addReassoc(Value x, Value y) {
+    return b.create<arith::AddFOp>(
+        loc, x, y,
+        arith::FastMathFlagsAttr::get(b.getContext(),
+                                      arith::FastMathFlags::reassoc));
+  }
   Value sub(Value x, Value y) {
     if (isa<FloatType>(x.getType()))
       return b.create<arith::SubFOp>(loc, x, y);
@@ -385,7 +393,7 @@ Value GraphLowering::logSoftmax(Value x) {
       [](Scalar &s, Value e, ValueRange, Value acc) { return s.max(e, acc); });
   Value sum = reduceLast(x, max, element, 0.0,
                          [](Scalar &s, Value e, ValueRange m, Value acc) {
-                           return s.add(acc, s.exp(s.sub(e, m[0])));
+                           return s.addReassoc(acc, s.exp(s.sub(e, m[0])));
                          });
   auto type = cast<RankedTensorType>(x.getType());
   unsigned rank = type.getRank();
@@ -737,9 +745,10 @@ LogicalResult GraphLowering::lowerLayerNorm(LayerNormOp op) {
   Type element = type.getElementType();
   int64_t features = type.getStaticSize(type.getRank() - 1);
   double inverse = 1.0 / static_cast<double>(features);
-  Value sum = reduceLast(
-      x, {}, element, 0.0,
-      [](Scalar &s, Value e, ValueRange, Value acc) { return s.add(acc, e); });
+  Value sum = reduceLast(x, {}, element, 0.0,
+                         [](Scalar &s, Value e, ValueRange, Value acc) {
+                           return s.addReassoc(acc, e);
+                         });
   NNTensorType rowType = type.withDims(type.getDims().drop_back());
   Value mean = map(rowType, sum, [&](Scalar &s, ValueRange a) {
     return s.mul(a[0], s.f(element, inverse));
@@ -747,7 +756,7 @@ LogicalResult GraphLowering::lowerLayerNorm(LayerNormOp op) {
   Value squares = reduceLast(x, mean, element, 0.0,
                              [](Scalar &s, Value e, ValueRange m, Value acc) {
                                Value d = s.sub(e, m[0]);
-                               return s.add(acc, s.mul(d, d));
+                               return s.addReassoc(acc, s.mul(d, d));
                              });
   double epsilon = op.getEpsilon().convertToDouble();
   Value rstd = map(rowType, squares, [&](Scalar &s, ValueRange a) {
@@ -1028,7 +1037,7 @@ LogicalResult GraphLowering::lowerCrossEntropy(CrossEntropyOp op) {
                            });
     Value sum = reduceLast(logits, max, element, 0.0,
                            [](Scalar &s, Value e, ValueRange m, Value acc) {
-                             return s.add(acc, s.exp(s.sub(e, m[0])));
+                             return s.addReassoc(acc, s.exp(s.sub(e, m[0])));
                            });
     lse = map(type, {max, sum},
               [](Scalar &s, ValueRange a) { return s.add(a[0], s.log(a[1])); });
@@ -1038,7 +1047,7 @@ LogicalResult GraphLowering::lowerCrossEntropy(CrossEntropyOp op) {
   if (smoothing != 0.0) {
     total = reduceLast(logits, {}, element, 0.0,
                        [](Scalar &s, Value e, ValueRange, Value acc) {
-                         return s.add(acc, e);
+                         return s.addReassoc(acc, e);
                        });
     rowInputs.push_back(total);
   }
@@ -1085,14 +1094,14 @@ LogicalResult GraphLowering::lowerMse(MseOp op) {
   AffineMap identity = b.getMultiDimIdentityMap(rank);
   SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
   iterators.back() = IteratorType::reduction;
-  Value result =
-      generic(init.getType(), {prediction, target}, init,
-              {identity, identity, identity.dropResult(rank - 1)}, iterators,
-              [&](OpBuilder &nested, Location l, ValueRange a) {
-                Scalar s{nested, l};
-                Value d = s.sub(a[0], a[1]);
-                nested.create<linalg::YieldOp>(l, s.add(a[2], s.mul(d, d)));
-              });
+  Value result = generic(
+      init.getType(), {prediction, target}, init,
+      {identity, identity, identity.dropResult(rank - 1)}, iterators,
+      [&](OpBuilder &nested, Location l, ValueRange a) {
+        Scalar s{nested, l};
+        Value d = s.sub(a[0], a[1]);
+        nested.create<linalg::YieldOp>(l, s.addReassoc(a[2], s.mul(d, d)));
+      });
   mapping.map(op.getResult(), result);
   return success();
 }

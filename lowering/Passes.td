@@ -55,4 +55,19 @@ def NNGemmToBlas : Pass<"nn-gemm-to-blas", "::mlir::ModuleOp"> {
   ];
 }
 
+def NNApproximateMath : Pass<"nn-approximate-math", "::mlir::ModuleOp"> {
+  let summary = "Replaces f32 exp, log, tanh, erf by polynomial approximations";
+  let description = [{
+    LLVM lowers `math.exp` and friends to libm calls, which keep the loops
+    around them scalar. MLIR's polynomial approximations are plain
+    arithmetic that LLVM vectorizes; together with the reassociable row
+    sums of softmax-like ops this vectorizes the loss tail. f64 ops are left
+    alone.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // NN_LOWERING_PASSES_TD

@@ -51,6 +51,7 @@ void nn::buildCpuCodegenPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // ceildiv and friends have no direct LLVM lowering.
   pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(createNNApproximateMath());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());

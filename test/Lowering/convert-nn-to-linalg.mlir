@@ -219,11 +219,13 @@ nn.graph @packed_frame_wise(%x: !nn.tensor<[N, 4], f32>, %t: !nn.tensor<[B, T], 
 
 // Feature-axis ops: row reductions then a map; embedding and concat.
 // CHECK-LABEL: func.func @feature_ops
-// log_softmax: max, then sum of exp, then x - max - log(sum).
+// log_softmax: max, then sum of exp (reassociable: it stays within one
+// frame, so it may vectorize), then x - max - log(sum).
 // CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK:   arith.maximumf
 // CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK:   math.exp
+// CHECK:   arith.addf {{.+}} fastmath<reassoc>
 // CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel"]
 // CHECK:   arith.subf
 // CHECK:   math.log

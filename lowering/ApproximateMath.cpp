@@ -1,0 +1,29 @@
+//===- ApproximateMath.cpp - vectorizable f32 transcendental functions ----===//
+
+#include "lowering/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::nn {
+#define GEN_PASS_DEF_NNAPPROXIMATEMATH
+#include "lowering/Passes.h.inc"
+} // namespace mlir::nn
+
+using namespace mlir;
+
+namespace {
+struct ApproximateMathPass
+    : public nn::impl::NNApproximateMathBase<ApproximateMathPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateMathPolynomialApproximationPatterns(patterns);
+    if (failed(
+            applyPatternsAndFoldGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
