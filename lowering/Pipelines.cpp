@@ -56,7 +56,11 @@ void nn::buildCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createConvertVectorToLLVMPass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // Buffers come from the runtime's allocator (_mlir_memref_to_llvm_alloc /
+  // _free, which libNNRuntime exports), which keeps large blocks for reuse.
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
   pm.addPass(createConvertMathToLLVMPass());
   // What LLVM has no intrinsic for (erf, tanh) becomes a libm call.
   pm.addPass(createConvertMathToLibmPass());

@@ -9,12 +9,14 @@
 // pointer to the lengths descriptor (sequence), then pointers to the
 // descriptors of inputs and parameters. A descriptor is
 // {allocated, aligned, offset, sizes[rank], strides[rank]}, all 8 bytes.
-// Returned buffers were malloc'ed by the artifact; the runtime frees
-// `allocated` unless it is one of the buffers it passed in.
+// Returned buffers come from the runtime's allocator (Allocator.h); the
+// runtime frees `allocated` unless it is one of the buffers it passed in.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime.h"
+
+#include "Allocator.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -409,7 +411,7 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
     size_t element = byteSize(dtype);
     std::shared_ptr<void> &owner = owners[allocated];
     if (!owner && allocated && !ownedByCaller.count(allocated))
-      owner = std::shared_ptr<void>(allocated, std::free);
+      owner = std::shared_ptr<void>(allocated, _mlir_memref_to_llvm_free);
     bool rowMajor = true;
     for (int64_t i = (int64_t)rank - 1, expected = 1; i >= 0; --i) {
       if (shape[i] != 1 && strides[i] != expected)

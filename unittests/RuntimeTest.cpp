@@ -7,6 +7,7 @@
 
 #include "ExecutionUtil.h"
 #include "nn/Npy.h"
+#include "runtime/Allocator.h"
 
 #include <cstdio>
 #include <fstream>
@@ -205,6 +206,31 @@ TEST_F(RuntimeTest, EmptySequencesRun) {
   EXPECT_EQ(result.losses[0].normalization, 1);
   // CTC of an empty label sequence over zero frames is 0.
   EXPECT_TRUE(std::isfinite(result.losses[1].sum));
+}
+
+TEST(AllocatorTest, LargeBlocksAreReusedSmallOnesAreNot) {
+  nn::runtime::releaseCachedBlocks();
+  size_t large = nn::runtime::kCachedBlockBytes * 2;
+  void *first = _mlir_memref_to_llvm_alloc(large);
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(nn::runtime::cachedBytes(), 0u);
+  _mlir_memref_to_llvm_free(first);
+  EXPECT_EQ(nn::runtime::cachedBytes(), large);
+  // The same size comes back from the cache; another size does not.
+  void *second = _mlir_memref_to_llvm_alloc(large);
+  EXPECT_EQ(second, first);
+  EXPECT_EQ(nn::runtime::cachedBytes(), 0u);
+  void *other = _mlir_memref_to_llvm_alloc(large + 64);
+  EXPECT_NE(other, first);
+  void *small = _mlir_memref_to_llvm_alloc(64);
+  _mlir_memref_to_llvm_free(small);
+  EXPECT_EQ(nn::runtime::cachedBytes(), 0u);
+  _mlir_memref_to_llvm_free(second);
+  _mlir_memref_to_llvm_free(other);
+  EXPECT_EQ(nn::runtime::cachedBytes(), 2 * large + 64);
+  _mlir_memref_to_llvm_free(nullptr);
+  nn::runtime::releaseCachedBlocks();
+  EXPECT_EQ(nn::runtime::cachedBytes(), 0u);
 }
 
 TEST(ManifestTest, RoundTrip) {

@@ -1,0 +1,100 @@
+//===- Allocator.cpp - the buffers compiled code allocates ----------------===//
+
+#include "Allocator.h"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+
+namespace {
+
+/// Large blocks: live ones by address (to know their size when freed), and
+/// freed ones by size, ready for reuse.
+struct BlockCache {
+  std::mutex mutex;
+  std::unordered_map<void *, size_t> live;
+  std::multimap<size_t, void *> free;
+  size_t freeBytes = 0;
+
+  void *allocate(size_t size) {
+    if (size < nn::runtime::kCachedBlockBytes)
+      return std::malloc(size);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = free.find(size);
+      if (it != free.end()) {
+        void *block = it->second;
+        free.erase(it);
+        freeBytes -= size;
+        live[block] = size;
+        return block;
+      }
+    }
+    void *block = std::malloc(size);
+    if (block) {
+      std::lock_guard<std::mutex> lock(mutex);
+      live[block] = size;
+    }
+    return block;
+  }
+
+  void release(void *block) {
+    if (!block)
+      return;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = live.find(block);
+      if (it != live.end()) {
+        size_t size = it->second;
+        live.erase(it);
+        if (freeBytes + size <= nn::runtime::kCacheLimitBytes) {
+          free.emplace(size, block);
+          freeBytes += size;
+          return;
+        }
+      }
+    }
+    std::free(block);
+  }
+
+  void clear() {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto &entry : free)
+      std::free(entry.second);
+    free.clear();
+    freeBytes = 0;
+  }
+
+  ~BlockCache() { clear(); }
+};
+
+BlockCache &cache() {
+  static BlockCache instance;
+  return instance;
+}
+
+} // namespace
+
+extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
+  return cache().allocate(size);
+}
+
+extern "C" void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,
+                                                    size_t size) {
+  // Only used with the pipeline's use-aligned-alloc, which nn does not set;
+  // kept so that such artifacts still load, outside the cache.
+  size_t rounded = (size + alignment - 1) / alignment * alignment;
+  return std::aligned_alloc(alignment, rounded);
+}
+
+extern "C" void _mlir_memref_to_llvm_free(void *pointer) {
+  cache().release(pointer);
+}
+
+size_t nn::runtime::cachedBytes() {
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  return cache().freeBytes;
+}
+
+void nn::runtime::releaseCachedBlocks() { cache().clear(); }
