@@ -164,7 +164,6 @@ private:
   Location loc() const { return currentLoc; }
   Value lookup(Value nnValue) const { return mapping.lookup(nnValue); }
   NNTensorType typeOf(Value v) const { return cast<NNTensorType>(v.getType()); }
-  Value size(NNTensorType type, unsigned axis);
   SmallVector<OpFoldResult> sizes(NNTensorType type);
   Value empty(ArrayRef<OpFoldResult> shape, Type element);
   Value fill(Value init, double value);
@@ -192,6 +191,8 @@ private:
   Value lstmForward(Value x, Value lengths, Value wi, Value wh, Value bias,
                     int64_t hidden);
   Value sliceDirection(Value weights, int64_t direction);
+  Value copySequenceRows(Value source, Value dest, Value lengths, Value batch,
+                         bool toPacked);
   Value maskedSum(Value loss, NNTensorType type);
 
   // Dims.
@@ -236,12 +237,6 @@ private:
 //===----------------------------------------------------------------------===//
 // Values and types
 //===----------------------------------------------------------------------===//
-
-Value GraphLowering::size(NNTensorType type, unsigned axis) {
-  if (type.isNamedDim(axis))
-    return dims[type.getDimName(axis)].size;
-  return b.create<arith::ConstantIndexOp>(loc(), type.getStaticSize(axis));
-}
 
 SmallVector<OpFoldResult> GraphLowering::sizes(NNTensorType type) {
   SmallVector<OpFoldResult> result;
@@ -1298,86 +1293,77 @@ LogicalResult GraphLowering::lowerMarkLoss(MarkLossOp op) {
   return success();
 }
 
-LogicalResult GraphLowering::lowerPack(PackOp op) {
-  NNTensorType inputType = typeOf(op.getInput());
-  NNTensorType type = typeOf(op.getResult());
-  Value x = lookup(op.getInput());
-  Value lengths = lengthsOf(inputType.getDimName(1));
-  Value batch = dims[inputType.getDimName(0)].size;
-  Value packed = empty(sizes(type), type.getElementType());
-  SmallVector<OpFoldResult> features = sizes(type);
-  features.erase(features.begin());
-  unsigned rank = inputType.getRank();
+/// Moves each sequence's valid rows between a padded value [B, T, F...]
+/// and a packed one [N, F...]: a loop over the batch carrying the running
+/// offset (the exclusive prefix sum of the lengths) that copies
+/// padded[b, 0:len(b)] to or from packed[offset:offset + len(b)].
+Value GraphLowering::copySequenceRows(Value source, Value dest, Value lengths,
+                                      Value batch, bool toPacked) {
+  Value packed = toPacked ? dest : source;
+  auto packedType = cast<RankedTensorType>(packed.getType());
+  unsigned packedRank = packedType.getRank();
+  SmallVector<OpFoldResult> features;
+  for (unsigned i = 1; i < packedRank; ++i)
+    features.push_back(b.getIndexAttr(packedType.getDimSize(i)));
+  auto rowsType =
+      RankedTensorType::get(packedType.getShape(), packedType.getElementType());
   Scalar s{b, loc()};
   auto loop = b.create<scf::ForOp>(
-      loc(), s.idx(0), batch, s.idx(1), ValueRange{packed, s.idx(0)},
+      loc(), s.idx(0), batch, s.idx(1), ValueRange{dest, s.idx(0)},
       [&](OpBuilder &nested, Location l, Value bi, ValueRange state) {
         Scalar q{nested, l};
         Value length =
             q.toIndex(nested.create<tensor::ExtractOp>(l, lengths, bi));
-        // x[bi, 0:len, ...] -> packed[offset:offset+len, ...]
-        SmallVector<OpFoldResult> offsets(rank, nested.getIndexAttr(0));
-        offsets[0] = bi;
-        SmallVector<OpFoldResult> sliceSizes{nested.getIndexAttr(1), length};
-        sliceSizes.append(features);
-        SmallVector<OpFoldResult> strides(rank, nested.getIndexAttr(1));
-        SmallVector<int64_t> rowShape{ShapedType::kDynamic};
-        for (unsigned i = 2; i < rank; ++i)
-          rowShape.push_back(inputType.getStaticSize(i));
-        auto rowsType = RankedTensorType::get(rowShape, type.getElementType());
-        Value rows = nested.create<tensor::ExtractSliceOp>(
-            l, rowsType, x, offsets, sliceSizes, strides);
-        SmallVector<OpFoldResult> toOffsets(rank - 1, nested.getIndexAttr(0));
-        toOffsets[0] = state[1];
-        SmallVector<OpFoldResult> toSizes{length};
-        toSizes.append(features);
-        SmallVector<OpFoldResult> toStrides(rank - 1, nested.getIndexAttr(1));
-        Value updated = nested.create<tensor::InsertSliceOp>(
-            l, rows, state[0], toOffsets, toSizes, toStrides);
+        OpFoldResult zero = nested.getIndexAttr(0),
+                     one = nested.getIndexAttr(1);
+        // padded[bi, 0:len, ...] and packed[offset:offset + len, ...].
+        SmallVector<OpFoldResult> paddedOffsets(packedRank + 1, zero);
+        paddedOffsets[0] = bi;
+        SmallVector<OpFoldResult> paddedSizes{one, length};
+        paddedSizes.append(features);
+        SmallVector<OpFoldResult> paddedStrides(packedRank + 1, one);
+        SmallVector<OpFoldResult> packedOffsets(packedRank, zero);
+        packedOffsets[0] = state[1];
+        SmallVector<OpFoldResult> packedSizes{length};
+        packedSizes.append(features);
+        SmallVector<OpFoldResult> packedStrides(packedRank, one);
+        Value rows, updated;
+        if (toPacked) {
+          rows = nested.create<tensor::ExtractSliceOp>(
+              l, rowsType, source, paddedOffsets, paddedSizes, paddedStrides);
+          updated = nested.create<tensor::InsertSliceOp>(
+              l, rows, state[0], packedOffsets, packedSizes, packedStrides);
+        } else {
+          rows = nested.create<tensor::ExtractSliceOp>(
+              l, rowsType, source, packedOffsets, packedSizes, packedStrides);
+          updated = nested.create<tensor::InsertSliceOp>(
+              l, rows, state[0], paddedOffsets, paddedSizes, paddedStrides);
+        }
         nested.create<scf::YieldOp>(
             l, ValueRange{updated, q.add(state[1], length)});
       });
-  mapping.map(op.getResult(), loop.getResult(0));
+  return loop.getResult(0);
+}
+
+LogicalResult GraphLowering::lowerPack(PackOp op) {
+  NNTensorType inputType = typeOf(op.getInput());
+  NNTensorType type = typeOf(op.getResult());
+  Value packed = empty(sizes(type), type.getElementType());
+  mapping.map(op.getResult(),
+              copySequenceRows(lookup(op.getInput()), packed,
+                               lengthsOf(inputType.getDimName(1)),
+                               dims[inputType.getDimName(0)].size,
+                               /*toPacked=*/true));
   return success();
 }
 
 LogicalResult GraphLowering::lowerUnpack(UnpackOp op) {
   NNTensorType type = typeOf(op.getResult());
-  Value x = lookup(op.getInput());
-  Value lengths = lengthsOf(type.getDimName(1));
-  Value batch = dims[type.getDimName(0)].size;
   Value padded = filled(sizes(type), type.getElementType(), 0.0);
-  SmallVector<OpFoldResult> features = sizes(type);
-  features.erase(features.begin(), features.begin() + 2);
-  unsigned rank = type.getRank();
-  Scalar s{b, loc()};
-  auto loop = b.create<scf::ForOp>(
-      loc(), s.idx(0), batch, s.idx(1), ValueRange{padded, s.idx(0)},
-      [&](OpBuilder &nested, Location l, Value bi, ValueRange state) {
-        Scalar q{nested, l};
-        Value length =
-            q.toIndex(nested.create<tensor::ExtractOp>(l, lengths, bi));
-        SmallVector<OpFoldResult> fromOffsets(rank - 1, nested.getIndexAttr(0));
-        fromOffsets[0] = state[1];
-        SmallVector<OpFoldResult> fromSizes{length};
-        fromSizes.append(features);
-        SmallVector<OpFoldResult> fromStrides(rank - 1, nested.getIndexAttr(1));
-        auto rowsType = RankedTensorType::get(
-            cast<RankedTensorType>(x.getType()).getShape(),
-            type.getElementType());
-        Value rows = nested.create<tensor::ExtractSliceOp>(
-            l, rowsType, x, fromOffsets, fromSizes, fromStrides);
-        SmallVector<OpFoldResult> offsets(rank, nested.getIndexAttr(0));
-        offsets[0] = bi;
-        SmallVector<OpFoldResult> toSizes{nested.getIndexAttr(1), length};
-        toSizes.append(features);
-        SmallVector<OpFoldResult> strides(rank, nested.getIndexAttr(1));
-        Value updated = nested.create<tensor::InsertSliceOp>(
-            l, rows, state[0], offsets, toSizes, strides);
-        nested.create<scf::YieldOp>(
-            l, ValueRange{updated, q.add(state[1], length)});
-      });
-  mapping.map(op.getResult(), loop.getResult(0));
+  mapping.map(op.getResult(), copySequenceRows(lookup(op.getInput()), padded,
+                                               lengthsOf(type.getDimName(1)),
+                                               dims[type.getDimName(0)].size,
+                                               /*toPacked=*/false));
   return success();
 }
 

@@ -48,8 +48,6 @@ struct Descriptor {
   void *pointer() { return words.data(); }
 };
 
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
 std::string shapeText(const std::vector<int64_t> &shape) {
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -77,10 +75,7 @@ struct Executable::Impl {
   }
 
   /// Sizes of every dim and lengths of every sequence dim, once validated.
-  struct Bound {
-    std::map<std::string, int64_t> sizes;
-    std::map<std::string, std::vector<int32_t>> lengths;
-  };
+  using Bound = DimValues;
   Status bind(const RunInputs &inputs, Bound &bound) const;
   Status checkClasses(const TensorInfo &info, const Tensor &tensor,
                       const Bound &bound) const;
@@ -191,11 +186,9 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
     bound.lengths[root] = found->second;
   }
 
-  // Dims in declaration order: batch sizes, padded sizes, derived and
-  // packed dims.
+  // Root dims: batch sizes and padded sizes, checked against the lengths.
   for (const DimInfo &dim : manifest.dims) {
-    switch (dim.kind) {
-    case DimInfo::Kind::batch: {
+    if (dim.kind == DimInfo::Kind::batch) {
       auto it = bound.sizes.find(dim.name);
       if (it == bound.sizes.end())
         return Status::error(
@@ -204,64 +197,54 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
       if (it->second == 0)
         return Status::error("batch dim '" + dim.name +
                              "' is empty (size 0); give at least one sequence");
-      break;
-    }
-    case DimInfo::Kind::seq: {
-      if (dim.source.empty()) {
-        const std::vector<int32_t> &lengths = bound.lengths[dim.name];
-        int64_t longest = 0;
+    } else if (dim.kind == DimInfo::Kind::seq && dim.source.empty()) {
+      const std::vector<int32_t> &lengths = bound.lengths[dim.name];
+      if (!bound.sizes.count(dim.name)) {
+        int64_t longest = 1;
         for (int32_t length : lengths)
           longest = std::max<int64_t>(longest, length);
-        auto it = bound.sizes.find(dim.name);
-        if (it == bound.sizes.end()) {
-          bound.sizes[dim.name] = std::max<int64_t>(longest, 1);
-          source[dim.name] = "the longest sequence";
-        }
-        int64_t padded = bound.sizes[dim.name];
-        if (padded == 0)
-          return Status::error(source[dim.name] + " has sequence dim '" +
-                               dim.name +
-                               "' of padded size 0; pad to at least 1 frame");
-        for (size_t b = 0; b < lengths.size(); ++b)
-          if (lengths[b] < 0 || lengths[b] > padded)
-            return Status::error(
-                "length " + std::to_string(lengths[b]) + " of sequence " +
-                std::to_string(b) + " in dim '" + dim.name + "' is " +
-                (lengths[b] < 0
-                     ? "negative"
-                     : "above the padded size " + std::to_string(padded) +
-                           " (from " + source[dim.name] + ")"));
-      } else {
-        int64_t padded = ceilDiv(bound.sizes[dim.source], dim.factor);
-        std::vector<int32_t> lengths;
-        for (int32_t length : bound.lengths[dim.source])
-          lengths.push_back((int32_t)ceilDiv(length, dim.factor));
-        bound.lengths[dim.name] = lengths;
-        auto it = bound.sizes.find(dim.name);
-        if (it != bound.sizes.end() && it->second != padded)
-          return Status::error(
-              source[dim.name] + " gives dim '" + dim.name + "' size " +
-              std::to_string(it->second) + ", expected ceil(" +
-              std::to_string(bound.sizes[dim.source]) + " / " +
-              std::to_string(dim.factor) + ") = " + std::to_string(padded));
-        bound.sizes[dim.name] = padded;
+        bound.sizes[dim.name] = longest;
+        source[dim.name] = "the longest sequence";
       }
-      break;
+      int64_t padded = bound.sizes[dim.name];
+      if (padded == 0)
+        return Status::error(source[dim.name] + " has sequence dim '" +
+                             dim.name +
+                             "' of padded size 0; pad to at least 1 frame");
+      for (size_t b = 0; b < lengths.size(); ++b)
+        if (lengths[b] < 0 || lengths[b] > padded)
+          return Status::error(
+              "length " + std::to_string(lengths[b]) + " of sequence " +
+              std::to_string(b) + " in dim '" + dim.name + "' is " +
+              (lengths[b] < 0
+                   ? "negative"
+                   : "above the padded size " + std::to_string(padded) +
+                         " (from " + source[dim.name] + ")"));
     }
-    case DimInfo::Kind::packed: {
-      int64_t total = 0;
-      for (int32_t length : bound.lengths[dim.sequence])
-        total += length;
-      auto it = bound.sizes.find(dim.name);
-      if (it != bound.sizes.end() && it->second != total)
-        return Status::error(source[dim.name] + " gives packed dim '" +
-                             dim.name + "' size " + std::to_string(it->second) +
-                             ", but the lengths of '" + dim.sequence +
-                             "' sum to " + std::to_string(total));
-      bound.sizes[dim.name] = total;
-      break;
-    }
-    }
+  }
+
+  // Derived and packed dims follow from the roots; inputs that name them
+  // must agree.
+  std::map<std::string, int64_t> named = bound.sizes;
+  deriveDims(manifest, bound);
+  for (const DimInfo &dim : manifest.dims) {
+    bool derived = dim.kind == DimInfo::Kind::seq && !dim.source.empty();
+    if (!derived && dim.kind != DimInfo::Kind::packed)
+      continue;
+    auto it = named.find(dim.name);
+    int64_t expected = bound.sizes[dim.name];
+    if (it == named.end() || it->second == expected)
+      continue;
+    if (derived)
+      return Status::error(
+          source[dim.name] + " gives dim '" + dim.name + "' size " +
+          std::to_string(it->second) + ", expected ceil(" +
+          std::to_string(bound.sizes[dim.source]) + " / " +
+          std::to_string(dim.factor) + ") = " + std::to_string(expected));
+    return Status::error(source[dim.name] + " gives packed dim '" + dim.name +
+                         "' size " + std::to_string(it->second) +
+                         ", but the lengths of '" + dim.sequence + "' sum to " +
+                         std::to_string(expected));
   }
 
   // Parameters: presence, dtype and exact shape.
@@ -302,44 +285,24 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
 Status Executable::Impl::checkClasses(const TensorInfo &info,
                                       const Tensor &tensor,
                                       const Bound &bound) const {
-  // Position axes: [B, T...] are masked by lengths; the rest are all valid.
-  std::vector<const std::vector<int32_t> *> masks(info.axes.size(), nullptr);
-  for (size_t i = 1; i < info.axes.size(); ++i)
-    if (info.axes[i].isNamed()) {
-      auto it = bound.lengths.find(info.axes[i].dim);
-      if (it != bound.lengths.end())
-        masks[i] = &it->second;
-    }
   const std::vector<int64_t> &shape = tensor.shape();
-  std::vector<int64_t> index(shape.size(), 0);
-  for (int64_t flat = 0, n = tensor.numElements(); flat < n; ++flat) {
-    bool valid = true;
-    for (size_t i = 1; i < index.size(); ++i)
-      if (masks[i] && index[i] >= (*masks[i])[index[0]])
-        valid = false;
-    if (valid) {
-      double value = tensor.at(flat);
-      if (value < 0 || value >= (double)info.classes)
-        return Status::error("input '" + info.name + "' holds class index " +
+  Status status;
+  int64_t flat = 0;
+  forEachIndex(shape, [&](const std::vector<int64_t> &index) {
+    double value = tensor.at(flat++);
+    if (status.ok() && bound.isValid(info.axes, index) &&
+        (value < 0 || value >= (double)info.classes))
+      status = Status::error("input '" + info.name + "' holds class index " +
                              std::to_string((int64_t)value) + " at " +
                              shapeText(index) + ", outside [0, " +
                              std::to_string(info.classes) + ")");
-    }
-    for (size_t i = index.size(); i-- > 0;) {
-      if (++index[i] < shape[i])
-        break;
-      index[i] = 0;
-    }
-  }
-  return Status();
+  });
+  return status;
 }
 
-Status Executable::validate(const RunInputs &inputs,
-                            std::map<std::string, int64_t> &dimSizes) const {
-  Impl::Bound bound;
-  Status status = impl->bind(inputs, bound);
-  dimSizes = bound.sizes;
-  return status;
+Status Executable::validate(const RunInputs &inputs, DimValues &dims) const {
+  dims = DimValues();
+  return impl->bind(inputs, dims);
 }
 
 Status Executable::run(const RunInputs &inputs, RunResult &result) const {
@@ -423,19 +386,14 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
       tensor = Tensor::adopt(dtype, shape, aligned + offset * element, owner);
     } else {
       tensor = Tensor(dtype, shape);
-      std::vector<int64_t> index(rank, 0);
-      for (int64_t flat = 0, n = tensor.numElements(); flat < n; ++flat) {
+      auto *target = (char *)tensor.raw();
+      forEachIndex(shape, [&](const std::vector<int64_t> &index) {
         int64_t source = offset;
         for (size_t i = 0; i < rank; ++i)
           source += index[i] * strides[i];
-        std::memcpy((char *)tensor.raw() + flat * element,
-                    aligned + source * element, element);
-        for (size_t i = rank; i-- > 0;) {
-          if (++index[i] < shape[i])
-            break;
-          index[i] = 0;
-        }
-      }
+        std::memcpy(target, aligned + source * element, element);
+        target += element;
+      });
     }
     if (r < m.outputs.size())
       result.outputs.emplace_back(m.outputs[r].name, std::move(tensor));

@@ -227,3 +227,35 @@ Status Manifest::parse(const std::string &text, Manifest &manifest) {
     return Status::error("not an nn artifact manifest (missing header or end)");
   return Status();
 }
+
+bool DimValues::isValid(const std::vector<Axis> &axes,
+                        const std::vector<int64_t> &index) const {
+  for (size_t i = 1; i < axes.size() && i < index.size(); ++i) {
+    if (!axes[i].isNamed())
+      continue;
+    auto it = lengths.find(axes[i].dim);
+    if (it != lengths.end() && index[i] >= it->second[index[0]])
+      return false;
+  }
+  return true;
+}
+
+void nn::deriveDims(const Manifest &manifest, DimValues &values) {
+  for (const DimInfo &dim : manifest.dims) {
+    if (dim.kind == DimInfo::Kind::seq && !dim.source.empty()) {
+      auto ceilDiv = [&](int64_t n) {
+        return (n + dim.factor - 1) / dim.factor;
+      };
+      values.sizes[dim.name] = ceilDiv(values.sizes[dim.source]);
+      std::vector<int32_t> &lengths = values.lengths[dim.name];
+      lengths.clear();
+      for (int32_t length : values.lengths[dim.source])
+        lengths.push_back((int32_t)ceilDiv(length));
+    } else if (dim.kind == DimInfo::Kind::packed) {
+      int64_t total = 0;
+      for (int32_t length : values.lengths[dim.sequence])
+        total += length;
+      values.sizes[dim.name] = total;
+    }
+  }
+}

@@ -24,8 +24,8 @@ enum class LengthPattern {
   WithEmpty,
 };
 
-/// Seeded inputs for a compiled graph: lengths by pattern, floats in
-/// [-1, 1], class indices in range; padding holds `pad` (floats) or -1.
+/// Seeded inputs and parameters for a compiled graph (nn/Synthetic.h), with
+/// lengths by pattern in [0, padded].
 RunInputs makeInputs(const Manifest &manifest, uint32_t seed,
                      LengthPattern pattern, int64_t batch, int64_t padded,
                      double pad = 0.0);
@@ -42,9 +42,7 @@ Executable compileOrDie(const std::string &source, bool pack,
                         const std::string &entry = "");
 
 /// Sizes and lengths of every dim of the manifest's graph for `inputs`.
-void dimValues(const Manifest &manifest, const RunInputs &inputs,
-               std::map<std::string, int64_t> &sizes,
-               std::map<std::string, std::vector<int64_t>> &lengths);
+DimValues dimValues(const Manifest &manifest, const RunInputs &inputs);
 
 /// Expects the compiled outputs and losses to match the reference within
 /// `rel` / `abs`, outputs compared on valid positions only.

@@ -208,6 +208,32 @@ TEST_F(RuntimeTest, EmptySequencesRun) {
   EXPECT_TRUE(std::isfinite(result.losses[1].sum));
 }
 
+TEST(RuntimePackedInputTest, RowsMustEqualTheSumOfLengths) {
+  Executable exe = compileOrDie(R"(
+nn.graph @g(%x: !nn.tensor<[N, 2], f32>, %t: !nn.tensor<[B, T], f32>)
+    -> !nn.tensor<[N, 2], f32> dims [B: batch, T: seq(B), N: packed(B, T)] {
+  %y = nn.relu %x : !nn.tensor<[N, 2], f32>
+  nn.return %y : !nn.tensor<[N, 2], f32>
+})",
+                                true);
+  RunInputs inputs;
+  inputs.lengths["T"] = {3, 1};
+  inputs.inputs["t"] = Tensor(DType::f32, {2, 3});
+  inputs.inputs["x"] = Tensor(DType::f32, {4, 2});
+  DimValues dims;
+  Status status = exe.validate(inputs, dims);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(dims.sizes["N"], 4);
+  EXPECT_EQ(dims.sizes["B"], 2);
+  inputs.inputs["x"] = Tensor(DType::f32, {5, 2});
+  status = exe.validate(inputs, dims);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("input 'x' gives packed dim 'N' size 5, "
+                                  "but the lengths of 'T' sum to 4"),
+            std::string::npos)
+      << status.message();
+}
+
 TEST(AllocatorTest, LargeBlocksAreReusedSmallOnesAreNot) {
   nn::runtime::releaseCachedBlocks();
   size_t large = nn::runtime::kCachedBlockBytes * 2;

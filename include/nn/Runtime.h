@@ -146,6 +146,40 @@ struct Manifest {
   static Status parse(const std::string &text, Manifest &manifest);
 };
 
+/// Sizes of the dims of a graph and lengths of its sequence dims.
+struct DimValues {
+  std::map<std::string, int64_t> sizes;
+  std::map<std::string, std::vector<int32_t>> lengths;
+
+  /// Whether position `index` of a tensor with `axes` is a real frame:
+  /// every sequence axis within its sequence's length. Padding may hold
+  /// anything.
+  bool isValid(const std::vector<Axis> &axes,
+               const std::vector<int64_t> &index) const;
+};
+
+/// Fills in the derived dims (`ceil(len / k)`, their padded sizes likewise)
+/// and packed dims (`sum(len)`) of `manifest` from the root dims already in
+/// `values`.
+void deriveDims(const Manifest &manifest, DimValues &values);
+
+/// Calls fn(index) for every index of `shape` in row-major order.
+template <typename Fn>
+void forEachIndex(const std::vector<int64_t> &shape, Fn fn) {
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t flat = 0; flat < count; ++flat) {
+    fn(index);
+    for (size_t i = shape.size(); i-- > 0;) {
+      if (++index[i] < shape[i])
+        break;
+      index[i] = 0;
+    }
+  }
+}
+
 /// What a run takes: padded inputs by graph argument name, the lengths of
 /// each root sequence dim, and parameters by name.
 struct RunInputs {
@@ -186,9 +220,9 @@ public:
   /// Validates every input, then runs. Nothing runs when validation fails;
   /// the error names the offending input.
   Status run(const RunInputs &inputs, RunResult &result) const;
-  /// Only the validation step of run(): the sizes every dim takes.
-  Status validate(const RunInputs &inputs,
-                  std::map<std::string, int64_t> &dimSizes) const;
+  /// Only the validation step of run(): the sizes and lengths every dim
+  /// takes for `inputs`.
+  Status validate(const RunInputs &inputs, DimValues &dims) const;
 
 private:
   struct Impl;

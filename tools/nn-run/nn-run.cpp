@@ -12,6 +12,7 @@
 
 #include "nn/Compiler.h"
 #include "nn/Npy.h"
+#include "nn/Synthetic.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -147,97 +148,18 @@ nn::Status syntheticLengths(const nn::Manifest &manifest, std::mt19937 &rng,
   return nn::Status();
 }
 
-/// A seeded batch: lengths, then inputs padded to the longest sequence,
-/// floats uniform in [-1, 1] and class indices uniform over their classes
-/// on valid frames, padding filled with --pad-value.
+/// A seeded batch over the synthetic lengths (nn/Synthetic.h).
 nn::Status syntheticInputs(const nn::Manifest &manifest, std::mt19937 &rng,
                            nn::RunInputs &inputs) {
-  nn::Status status = syntheticLengths(manifest, rng, inputs.lengths);
+  std::map<std::string, std::vector<int32_t>> lengths;
+  nn::Status status = syntheticLengths(manifest, rng, lengths);
   if (!status.ok())
     return status;
   double pad = padValue == "nan" ? std::numeric_limits<double>::quiet_NaN()
                                  : std::strtod(padValue.c_str(), nullptr);
-  // Sizes and lengths of every dim, derived ones included.
-  std::map<std::string, int64_t> sizes;
-  std::map<std::string, std::vector<int32_t>> lengths = inputs.lengths;
-  for (const nn::DimInfo &dim : manifest.dims) {
-    if (dim.kind == nn::DimInfo::Kind::batch) {
-      sizes[dim.name] = batchSize;
-    } else if (dim.kind == nn::DimInfo::Kind::seq && dim.source.empty()) {
-      int64_t longest = 1;
-      for (int32_t l : lengths[dim.name])
-        longest = std::max<int64_t>(longest, l);
-      sizes[dim.name] = longest;
-    } else if (dim.kind == nn::DimInfo::Kind::seq) {
-      sizes[dim.name] = (sizes[dim.source] + dim.factor - 1) / dim.factor;
-      for (int32_t l : lengths[dim.source])
-        lengths[dim.name].push_back((l + dim.factor - 1) / dim.factor);
-    } else {
-      int64_t total = 0;
-      for (int32_t l : lengths[dim.sequence])
-        total += l;
-      sizes[dim.name] = total;
-    }
-  }
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  for (const nn::TensorInfo &info : manifest.inputs) {
-    std::vector<int64_t> shape;
-    for (const nn::Axis &axis : info.axes)
-      shape.push_back(axis.isNamed() ? sizes[axis.dim] : axis.size);
-    nn::Tensor tensor(info.dtype, shape);
-    std::uniform_int_distribution<int64_t> classes(
-        0, info.classes > 0 ? info.classes - 1 : 9);
-    std::vector<int64_t> index(shape.size(), 0);
-    for (int64_t flat = 0; flat < tensor.numElements(); ++flat) {
-      bool valid = true;
-      for (size_t i = 1; i < index.size(); ++i)
-        if (info.axes[i].isNamed() && lengths.count(info.axes[i].dim) &&
-            index[i] >= lengths[info.axes[i].dim][index[0]])
-          valid = false;
-      switch (info.dtype) {
-      case nn::DType::f32:
-        tensor.data<float>()[flat] = valid ? uniform(rng) : pad;
-        break;
-      case nn::DType::f64:
-        tensor.data<double>()[flat] = valid ? uniform(rng) : pad;
-        break;
-      case nn::DType::i32:
-        tensor.data<int32_t>()[flat] = valid ? classes(rng) : -1;
-        break;
-      case nn::DType::i64:
-        tensor.data<int64_t>()[flat] = valid ? classes(rng) : -1;
-        break;
-      }
-      for (size_t i = index.size(); i-- > 0;) {
-        if (++index[i] < shape[i])
-          break;
-        index[i] = 0;
-      }
-    }
-    inputs.inputs[info.name] = std::move(tensor);
-  }
+  inputs =
+      nn::syntheticBatch(manifest, batchSize, std::move(lengths), rng, pad);
   return nn::Status();
-}
-
-/// Seeded parameters, uniform in +-1/sqrt(last axis).
-void syntheticParameters(const nn::Manifest &manifest, std::mt19937 &rng,
-                         nn::RunInputs &inputs) {
-  for (const nn::TensorInfo &info : manifest.parameters) {
-    std::vector<int64_t> shape;
-    for (const nn::Axis &axis : info.axes)
-      shape.push_back(axis.size);
-    nn::Tensor tensor(info.dtype, shape);
-    double bound = 1.0 / std::sqrt((double)std::max<int64_t>(
-                             1, shape.empty() ? 1 : shape.back()));
-    std::uniform_real_distribution<double> uniform(-bound, bound);
-    for (int64_t i = 0; i < tensor.numElements(); ++i) {
-      if (info.dtype == nn::DType::f64)
-        tensor.data<double>()[i] = uniform(rng);
-      else if (info.dtype == nn::DType::f32)
-        tensor.data<float>()[i] = uniform(rng);
-    }
-    inputs.parameters[info.name] = std::move(tensor);
-  }
 }
 
 /// NAME=FILE.npy pairs into `arrays`.
@@ -327,7 +249,7 @@ int main(int argc, char **argv) {
   if (!status.ok())
     return fail(status);
   if (paramsPath.empty() && paramFiles.empty()) {
-    syntheticParameters(manifest, rng, inputs);
+    nn::syntheticParameters(manifest, rng, inputs);
   } else {
     if (!paramsPath.empty())
       status = nn::readNpz(paramsPath, inputs.parameters);
