@@ -1,8 +1,10 @@
 //===- Compiler.cpp - nn text to a loadable artifact ----------------------===//
 //
 // parse -> verify -> nn-optimize -> manifest from the graph ABI ->
-// nn-to-buffers + nn-cpu-codegen -> LLVM IR (+ nn_manifest, nn_entry) ->
-// O3 -> object code -> `cc -shared` -> dlopen through the runtime.
+// nn-to-buffers + nn-cpu-codegen (or nn-gpu-codegen) -> LLVM IR
+// (+ nn_manifest, nn_entry) -> O3 -> object code -> `cc -shared` -> dlopen
+// through the runtime. GPU artifacts carry their kernels as PTX or cubin
+// inside the shared object.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,9 +12,11 @@
 
 #include "dialects/nn/NNOps.h"
 #include "lowering/Abi.h"
+#include "lowering/Origin.h"
 #include "lowering/Pipelines.h"
 #include "lowering/Registration.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/SymbolTable.h"
@@ -29,6 +33,7 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
@@ -237,7 +242,45 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
   return ::nn::Status();
 }
 
-::nn::Status emitSharedObject(llvm::Module &module, const std::string &path) {
+/// The kernels of a GPU module and the nn ops they compute, for the
+/// manifest; writes each kernel image to `directory` when one is given.
+::nn::Status collectKernels(ModuleOp module, const std::string &directory,
+                            ::nn::Manifest &manifest) {
+  SymbolTable symbols(module);
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    manifest.kernels.push_back({launch.getKernelName().str(),
+                                ir::describeOrigin(launch.getLoc())});
+  });
+  if (directory.empty())
+    return ::nn::Status();
+  if (std::error_code ec = llvm::sys::fs::create_directories(directory))
+    return ::nn::Status::error("cannot create '" + directory +
+                               "': " + ec.message());
+  for (auto binary : module.getOps<gpu::BinaryOp>()) {
+    for (Attribute attr : binary.getObjects()) {
+      auto object = cast<gpu::ObjectAttr>(attr);
+      bool ptx = object.getFormat() == gpu::CompilationTarget::Assembly;
+      StringRef bytes = object.getObject().getValue();
+      // The stored PTX ends in a NUL for cuModuleLoadData; ptxas reads
+      // files without one.
+      if (ptx)
+        bytes = bytes.rtrim(StringRef("\0", 1));
+      llvm::SmallString<256> path(directory);
+      llvm::sys::path::append(path, binary.getSymName() +
+                                        (ptx ? ".ptx" : ".cubin"));
+      std::error_code ec;
+      llvm::raw_fd_ostream out(path, ec);
+      if (ec)
+        return ::nn::Status::error("cannot write " + path.str().str() + ": " +
+                                   ec.message());
+      out << bytes;
+    }
+  }
+  return ::nn::Status();
+}
+
+::nn::Status emitSharedObject(llvm::Module &module, const std::string &path,
+                              bool withBlas) {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -303,10 +346,14 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
     return ::nn::Status::error("no C compiler driver 'cc' on PATH to link the "
                                "artifact (install gcc)");
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(
-      *linker,
-      {*linker, "-shared", "-o", path, objectPath.str(), "-lopenblas", "-lm"},
-      std::nullopt, {}, 0, 0, &message);
+  // GPU artifacts call cuBLAS through the runtime, not OpenBLAS.
+  std::vector<StringRef> arguments{*linker, "-shared", "-o", path,
+                                   objectPath.str()};
+  if (withBlas)
+    arguments.push_back("-lopenblas");
+  arguments.push_back("-lm");
+  int rc = llvm::sys::ExecuteAndWait(*linker, arguments, std::nullopt, {}, 0,
+                                     0, &message);
   if (rc != 0)
     return ::nn::Status::error("linking the artifact with " + *linker +
                                " failed (exit " + std::to_string(rc) + ") " +
@@ -318,9 +365,21 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
                            DiagnosticCollector &diagnostics,
                            const ::nn::CompileOptions &options,
                            ::nn::Executable &executable) {
-  if (options.target != "cpu")
+  bool gpu = options.target == "cuda";
+  if (options.target != "cpu" && !gpu)
     return ::nn::Status::error("unknown target '" + options.target +
-                               "' (this build supports: cpu)");
+                               "' (expected cpu or cuda)");
+  if (gpu && options.gpuBinary != "ptx" && options.gpuBinary != "cubin")
+    return ::nn::Status::error("unknown GPU binary format '" +
+                               options.gpuBinary + "' (expected ptx or cubin)");
+  if (gpu && ir::findCudaToolkit().empty())
+    return ::nn::Status::error(
+        "the cuda target needs the CUDA toolkit's libdevice "
+        "(nvvm/libdevice/libdevice.10.bc) for math in kernels: none under "
+        "$CUDA_ROOT, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda");
+  if (gpu && !StringRef(options.gpuChip).starts_with("sm_"))
+    return ::nn::Status::error("unknown GPU architecture '" + options.gpuChip +
+                               "' (expected sm_NN, such as sm_80 or sm_90)");
   if (failed(verify(module)))
     return fail("the model does not verify", diagnostics.text);
 
@@ -357,6 +416,8 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
   ir::NNPipelineOptions pipelineOptions;
   pipelineOptions.pack = options.pack;
   pipelineOptions.blas = options.blas;
+  pipelineOptions.chip = options.gpuChip;
+  pipelineOptions.gpuFormat = options.gpuBinary == "cubin" ? "bin" : "isa";
   PassManager optimize(&context);
   ir::buildOptimizePipeline(optimize, pipelineOptions);
   if (failed(optimize.run(module)))
@@ -370,15 +431,34 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
 
   PassManager lower(&context);
   ir::buildToBuffersPipeline(lower);
-  ir::buildCpuCodegenPipeline(lower, pipelineOptions);
+  if (gpu)
+    ir::buildGpuCodegenPipeline(lower, pipelineOptions);
+  else
+    ir::buildCpuCodegenPipeline(lower, pipelineOptions);
   if (failed(lower.run(module)))
     return fail("lowering failed", diagnostics.text);
+  if (gpu) {
+    manifest.target = "cuda";
+    ::nn::Status status = collectKernels(module, options.gpuCodeDir, manifest);
+    if (!status.ok())
+      return status;
+  }
 
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, graphName);
   if (!llvmModule)
     return fail("translation to LLVM IR failed", diagnostics.text);
+  if (gpu) {
+    // GPU artifacts allocate through the CUDA backend (managed memory).
+    for (auto [from, to] :
+         {std::pair{"_mlir_memref_to_llvm_alloc", "nn_cuda_alloc"},
+          std::pair{"_mlir_memref_to_llvm_aligned_alloc",
+                    "nn_cuda_aligned_alloc"},
+          std::pair{"_mlir_memref_to_llvm_free", "nn_cuda_free"}})
+      if (llvm::Function *function = llvmModule->getFunction(from))
+        function->setName(to);
+  }
   ::nn::Status status =
       addEntryPoints(*llvmModule, graphName, manifest.serialize());
   if (!status.ok())
@@ -394,7 +474,7 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
                                  ec.message());
     path = temp.str().str();
   }
-  status = emitSharedObject(*llvmModule, path);
+  status = emitSharedObject(*llvmModule, path, /*withBlas=*/!gpu);
   if (status.ok())
     status = ::nn::Executable::load(path, executable);
   if (temporary)

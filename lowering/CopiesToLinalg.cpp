@@ -16,14 +16,18 @@ using namespace mlir;
 namespace {
 struct CopiesToLinalgPass
     : public nn::impl::NNCopiesToLinalgBase<CopiesToLinalgPass> {
+  using NNCopiesToLinalgBase::NNCopiesToLinalgBase;
+
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
-    // Copies between identity layouts stay: they lower to a memcpy.
+    // Unless `all`, copies between identity layouts stay: they lower to a
+    // memcpy.
     getOperation().walk([&](memref::CopyOp copy) {
       auto contiguous = [](Value v) {
         return cast<MemRefType>(v.getType()).getLayout().isIdentity();
       };
-      if (!contiguous(copy.getSource()) || !contiguous(copy.getTarget()))
+      if (all || !contiguous(copy.getSource()) ||
+          !contiguous(copy.getTarget()))
         copies.push_back(copy);
     });
     for (memref::CopyOp copy : copies) {

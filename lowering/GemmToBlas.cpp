@@ -1,16 +1,24 @@
-//===- GemmToBlas.cpp - the GEMMs of nn layers as CBLAS calls -------------===//
+//===- GemmToBlas.cpp - the GEMMs of nn layers as BLAS calls --------------===//
 //
 // The call passes pointers as i64 and CBLAS ints as i32: on x86-64 SysV a
 // pointer and an i64 travel in the same integer registers, which keeps the
 // declaration in builtin types (memref arguments would expand into
 // descriptors). Debian's OpenBLAS uses 32-bit ints (LP64).
 //
+// With runtime=cuda the callee is the runtime's `nn_cuda_sgemm` /
+// `nn_cuda_dgemm` (cuBLAS on device pointers), which takes the same
+// arguments after a leading pointer to a string naming the nn op, for its
+// error messages.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lowering/Passes.h"
 
+#include "lowering/Origin.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/SymbolTable.h"
@@ -120,15 +128,31 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
       rewrite(op, gemm);
   }
 
+  using NNGemmToBlasBase::NNGemmToBlasBase;
+
+  bool onCuda() const { return runtime == "cuda"; }
+
+  LogicalResult initialize(MLIRContext *) override {
+    if (runtime != "cblas" && runtime != "cuda")
+      return emitError(UnknownLoc::get(&getContext()),
+                       "nn-gemm-to-blas: unknown runtime '" + runtime +
+                           "' (expected cblas or cuda)");
+    return success();
+  }
+
   func::FuncOp declare(ModuleOp module, Type element) {
-    StringRef name = element.isF32() ? "cblas_sgemm" : "cblas_dgemm";
+    std::string name = std::string(onCuda() ? "nn_cuda_" : "cblas_") +
+                       (element.isF32() ? "sgemm" : "dgemm");
     if (auto existing = module.lookupSymbol<func::FuncOp>(name))
       return existing;
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
     Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
-    auto type = builder.getFunctionType({i32, i32, i32, i32, i32, i32, element,
-                                         i64, i32, i64, i32, element, i64, i32},
-                                        {});
+    SmallVector<Type> arguments{i32, i32,     i32, i32, i32, i32, element,
+                                i64, i32,     i64, i32, element, i64, i32};
+    if (onCuda())
+      arguments.insert(arguments.begin(),
+                       LLVM::LLVMPointerType::get(builder.getContext()));
+    auto type = builder.getFunctionType(arguments, {});
     auto func = builder.create<func::FuncOp>(module.getLoc(), name, type);
     func.setPrivate();
     return func;
@@ -189,13 +213,22 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
         beta = b.create<arith::ConstantOp>(loc, b.getFloatAttr(element, 0.0));
       }
     }
-    b.create<func::CallOp>(
-        loc, cblas,
-        ValueRange{constI32(kRowMajor), constI32(kNoTrans), constI32(kTrans),
-                   toI32(rows), toI32(columns), toI32(depth), one, aPtr,
-                   toI32(lda), bPtr, toI32(ldb), beta, cPtr, toI32(ldc)});
+    SmallVector<Value> arguments{
+        constI32(kRowMajor), constI32(kNoTrans), constI32(kTrans),
+        toI32(rows),         toI32(columns),     toI32(depth),
+        one,                 aPtr,               toI32(lda),
+        bPtr,                toI32(ldb),         beta,
+        cPtr,                toI32(ldc)};
+    if (onCuda())
+      arguments.insert(arguments.begin(),
+                       LLVM::createGlobalString(
+                           loc, b, "nn_gemm_origin_" + std::to_string(sites++),
+                           nn::describeOrigin(loc), LLVM::Linkage::Internal));
+    b.create<func::CallOp>(loc, cblas, arguments);
     op->erase();
   }
+
+  unsigned sites = 0;
 };
 
 } // namespace

@@ -650,7 +650,9 @@ LogicalResult GraphLowering::run() {
   if (failed(bindDims()))
     return failure();
   for (Operation &op : abi.graph.getBody().front()) {
-    currentLoc = op.getLoc();
+    // Everything op lowers to carries its name, so later stages (GPU kernel
+    // names, runtime errors) can say which nn op they came from.
+    currentLoc = NameLoc::get(op.getName().getIdentifier(), op.getLoc());
     if (failed(lower(&op)))
       return failure();
   }

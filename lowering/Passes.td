@@ -33,8 +33,13 @@ def NNCopiesToLinalg : Pass<"nn-copies-to-linalg", "::mlir::ModuleOp"> {
     a helper that lives in MLIR's runner-utils library (which links
     libLLVM). Compiled artifacts must not need it, so such copies become
     `linalg.copy`, which lowers to plain loops; copies between contiguous
-    buffers stay (they lower to memcpy).
+    buffers stay (they lower to memcpy) unless `all` is set: on the GPU
+    path every copy must become a kernel.
   }];
+  let options = [
+    Option<"all", "all", "bool", /*default=*/"false",
+           "Rewrite copies between contiguous buffers too">
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
@@ -48,11 +53,49 @@ def NNGemmToBlas : Pass<"nn-gemm-to-blas", "::mlir::ModuleOp"> {
     `x` and `y` of the contraction must be contiguous so that their leading
     axes collapse into rows. Others stay loops. docs/performance.md has
     the measurement behind this choice.
+
+    With `runtime=cuda` the callee is the runtime's cuBLAS entry point
+    (`nn_cuda_sgemm` / `nn_cuda_dgemm`, same arguments after a pointer to
+    a string that names the nn op and its location, for error messages).
   }];
+  let options = [
+    Option<"runtime", "runtime", "std::string", /*default=*/"\"cblas\"",
+           "Which GEMM to call: cblas (CPU) or cuda (the runtime's cuBLAS)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-    "::mlir::memref::MemRefDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
   ];
+}
+
+def NNLinalgToGpu : Pass<"nn-linalg-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Maps each linalg.generic on memrefs to a gpu.launch";
+  let description = [{
+    One kernel per op. Without reductions: a thread per iteration point,
+    innermost loop fastest (coalesced), blocks of 256. A reduction over the
+    innermost loop with an associative combiner (addf, mulf, maximumf,
+    minimumf, addi): a block per output element whose threads stride over
+    the reduction and combine with `gpu.all_reduce`; a reduction to a scalar
+    uses one block of 1024 threads. Other reductions: a thread per output
+    element with a loop. Launches carry the kernel name
+    `<function>_k<n>_<nn op>` in a NameLoc (see nn-name-gpu-kernels).
+    Expects linalg-generalize-named-ops to have run.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def NNNameGpuKernels : Pass<"nn-name-gpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "Names outlined kernels after the nn op they compute";
+  let description = [{
+    Runs after gpu-kernel-outlining. Each `gpu.launch_func` whose location
+    is a NameLoc (set by nn-linalg-to-gpu) gets its kernel and gpu.module
+    renamed to that name, so PTX, profiles and runtime errors say which nn
+    op a kernel belongs to.
+  }];
 }
 
 def NNApproximateMath : Pass<"nn-approximate-math", "::mlir::ModuleOp"> {

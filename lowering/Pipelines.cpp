@@ -11,12 +11,39 @@
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdlib>
 
 using namespace mlir;
+
+/// The host half of both targets: memrefs, control flow and arithmetic to
+/// the LLVM dialect. Buffers come from the runtime's allocator
+/// (_mlir_memref_to_llvm_alloc / _free; the compiler renames them for GPU
+/// artifacts).
+static void buildHostToLLVMPipeline(OpPassManager &pm) {
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.useGenericFunctions = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  pm.addPass(createConvertMathToLLVMPass());
+  // What LLVM has no intrinsic for (erf, tanh) becomes a libm call.
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+}
 
 void nn::buildOptimizePipeline(OpPassManager &pm,
                                const NNPipelineOptions &options) {
@@ -52,23 +79,75 @@ void nn::buildCpuCodegenPipeline(OpPassManager &pm,
   // ceildiv and friends have no direct LLVM lowering.
   pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createNNApproximateMath());
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createConvertSCFToCFPass());
-  pm.addPass(createConvertVectorToLLVMPass());
-  // Buffers come from the runtime's allocator (_mlir_memref_to_llvm_alloc /
-  // _free, which libNNRuntime exports), which keeps large blocks for reuse.
-  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
-  memrefOptions.useGenericFunctions = true;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
-  pm.addPass(createConvertMathToLLVMPass());
-  // What LLVM has no intrinsic for (erf, tanh) becomes a libm call.
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertIndexToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
+  buildHostToLLVMPipeline(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+std::string nn::findCudaToolkit(const std::string &given) {
+  if (!given.empty())
+    return given;
+  std::vector<std::string> candidates;
+  for (const char *variable : {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"})
+    if (const char *value = std::getenv(variable))
+      candidates.push_back(value);
+  candidates.push_back("/usr/local/cuda");
+  for (const std::string &root : candidates) {
+    llvm::SmallString<256> libdevice(root);
+    llvm::sys::path::append(libdevice, "nvvm", "libdevice",
+                            "libdevice.10.bc");
+    if (llvm::sys::fs::exists(libdevice))
+      return root;
+  }
+  return "";
+}
+
+void nn::buildGpuCodegenPipeline(OpPassManager &pm,
+                                 const NNPipelineOptions &options) {
+  if (options.blas) {
+    NNGemmToBlasOptions gemm;
+    gemm.runtime = "cuda";
+    pm.addPass(createNNGemmToBlas(gemm));
+  }
+  // Every copy becomes a kernel: host code must not touch device data in
+  // bulk.
+  NNCopiesToLinalgOptions copies;
+  copies.all = true;
+  pm.addPass(createNNCopiesToLinalg(copies));
+  pm.addPass(createLinalgGeneralizeNamedOpsPass());
+  pm.addPass(createNNLinalgToGpu());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createNNNameGpuKernels());
+  // ceildiv and friends have no direct LLVM lowering.
+  pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(createLowerAffinePass());
+  // gpu.all_reduce lowering splits blocks: kernels must be a flat CFG.
+  pm.addPass(createConvertSCFToCFPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  // PTX ISA 8.0 (CUDA 12.0) covers sm_80 and sm_90.
+  target.features = "+ptx80";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createConvertGpuOpsToNVVMOps());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  buildHostToLLVMPipeline(pm);
+  // Launches become mgpu* calls, which libNNRuntime provides.
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.compilationTarget = options.gpuFormat;
+  // Explicit, so that libdevice is linked whatever the environment says.
+  binary.toolkitPath = findCudaToolkit(options.cudaPath);
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void nn::buildGpuPipeline(OpPassManager &pm, const NNPipelineOptions &options) {
+  buildOptimizePipeline(pm, options);
+  buildToBuffersPipeline(pm);
+  buildGpuCodegenPipeline(pm, options);
 }
 
 void nn::buildCpuPipeline(OpPassManager &pm, const NNPipelineOptions &options) {
@@ -91,4 +170,11 @@ void nn::registerPipelines() {
       buildCpuCodegenPipeline);
   PassPipelineRegistration<NNPipelineOptions>(
       "nn-cpu", "nn graphs to the LLVM dialect for CPUs", buildCpuPipeline);
+  PassPipelineRegistration<NNPipelineOptions>(
+      "nn-gpu-codegen",
+      "bufferized linalg to GPU kernels (gpu.binary) and host LLVM dialect",
+      buildGpuCodegenPipeline);
+  PassPipelineRegistration<NNPipelineOptions>(
+      "nn-gpu", "nn graphs to GPU kernels and host LLVM dialect",
+      buildGpuPipeline);
 }

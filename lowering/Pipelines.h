@@ -9,6 +9,9 @@
 //   nn-cpu-codegen  bufferized linalg -> CBLAS calls (unless blas=false)
 //                   and loops -> LLVM dialect
 //   nn-cpu          all three
+//   nn-gpu-codegen  bufferized linalg -> cuBLAS calls + gpu kernels ->
+//                   host LLVM dialect + gpu.binary (PTX or cubin)
+//   nn-gpu          nn-optimize + nn-to-buffers + nn-gpu-codegen
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,13 +32,37 @@ struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
       *this, "blas",
       llvm::cl::desc("Call CBLAS for GEMMs (else generated loops)"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("GPU target: the NVIDIA SM architecture (sm_80, sm_90)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> gpuFormat{
+      *this, "gpu-format",
+      llvm::cl::desc("Kernel image: isa (PTX, the driver compiles it at "
+                     "load), bin (cubin through ptxas) or fatbin"),
+      llvm::cl::init("isa")};
+  PassOptions::Option<std::string> cudaPath{
+      *this, "cuda-path",
+      llvm::cl::desc("CUDA toolkit for libdevice and ptxas (default: "
+                     "$CUDA_ROOT, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda, "
+                     "the first holding libdevice)"),
+      llvm::cl::init("")};
 };
+
+/// The CUDA toolkit the GPU pipeline uses: `given` when set, else the first
+/// of $CUDA_ROOT, $CUDA_HOME, $CUDA_PATH and /usr/local/cuda that holds
+/// nvvm/libdevice/libdevice.10.bc; empty when none does. Math functions in
+/// kernels (expf, logf, tanhf) come from libdevice.
+std::string findCudaToolkit(const std::string &given = "");
 
 void buildOptimizePipeline(OpPassManager &pm, const NNPipelineOptions &options);
 void buildToBuffersPipeline(OpPassManager &pm);
 void buildCpuCodegenPipeline(OpPassManager &pm,
                              const NNPipelineOptions &options);
 void buildCpuPipeline(OpPassManager &pm, const NNPipelineOptions &options);
+void buildGpuCodegenPipeline(OpPassManager &pm,
+                             const NNPipelineOptions &options);
+void buildGpuPipeline(OpPassManager &pm, const NNPipelineOptions &options);
 
 /// Registers the pipelines above (and the nn lowering passes) with the
 /// global registry, for nn-opt.

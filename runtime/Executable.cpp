@@ -12,16 +12,24 @@
 // Returned buffers come from the runtime's allocator (Allocator.h); the
 // runtime frees `allocated` unless it is one of the buffers it passed in.
 //
+// GPU artifacts (manifest target cuda) take the same arguments, but every
+// buffer lives in CUDA managed memory: the runtime copies lengths, inputs
+// and parameters in, runs under a CudaRun (module cache, error state) and
+// copies the results out (CudaBackend.h).
+//
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime.h"
 
 #include "Allocator.h"
+#include "CudaBackend.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <mutex>
+#include <optional>
 #include <set>
 
 using namespace nn;
@@ -65,17 +73,28 @@ std::string axesText(const std::vector<Axis> &axes) {
 } // namespace
 
 struct Executable::Impl {
+  /// Sizes of every dim and lengths of every sequence dim, once validated.
+  using Bound = DimValues;
+
   void *handle = nullptr;
   EntryFn entry = nullptr;
   Manifest manifest;
+  /// GPU artifacts only.
+  std::unique_ptr<cuda::CudaRun> gpu;
 
   ~Impl() {
+    // Modules first: their images live in the artifact.
+    gpu.reset();
     if (handle)
       dlclose(handle);
   }
 
-  /// Sizes of every dim and lengths of every sequence dim, once validated.
-  using Bound = DimValues;
+  bool onGpu() const { return gpu != nullptr; }
+  Status runEntry(const Bound &bound, const RunInputs &inputs,
+                  std::vector<int64_t> &results,
+                  std::set<void *> &ownedByCaller,
+                  std::vector<void *> &deviceCopies) const;
+
   Status bind(const RunInputs &inputs, Bound &bound) const;
   Status checkClasses(const TensorInfo &info, const Tensor &tensor,
                       const Bound &bound) const;
@@ -101,6 +120,8 @@ Status Executable::load(const std::string &path, Executable &executable) {
   Status status = Manifest::parse(text, impl->manifest);
   if (!status.ok())
     return Status::error("'" + path + "': " + status.message());
+  if (impl->manifest.target == "cuda")
+    impl->gpu = std::make_unique<cuda::CudaRun>(impl->manifest);
   executable.impl = std::move(impl);
   return Status();
 }
@@ -305,12 +326,82 @@ Status Executable::validate(const RunInputs &inputs, DimValues &dims) const {
   return impl->bind(inputs, dims);
 }
 
+/// Builds the arguments (staging them on the device for GPU artifacts) and
+/// calls the entry point; `results` receives the results struct.
+Status Executable::Impl::runEntry(const Bound &bound, const RunInputs &inputs,
+                                  std::vector<int64_t> &results,
+                                  std::set<void *> &ownedByCaller,
+                                  std::vector<void *> &deviceCopies) const {
+  const Manifest &m = manifest;
+  std::vector<void *> argv;
+  std::vector<Descriptor> descriptors;
+  descriptors.reserve(m.rootDims.size() + m.inputs.size() +
+                      m.parameters.size());
+  if (!results.empty())
+    argv.push_back(results.data());
+  // Host data as it is, or a device copy of it.
+  auto stage = [&](const void *data, size_t bytes,
+                   const std::string &what) -> void * {
+    void *target = const_cast<void *>(data);
+    if (onGpu()) {
+      target = cuda::allocate(bytes);
+      deviceCopies.push_back(target);
+      cuda::copyToDevice(target, data, bytes, what);
+    }
+    ownedByCaller.insert(target);
+    return target;
+  };
+  std::map<std::string, std::vector<int32_t>> lengths = bound.lengths;
+  for (const std::string &root : m.rootDims) {
+    argv.push_back((void *)(intptr_t)bound.sizes.at(root));
+    if (m.findDim(root)->kind == DimInfo::Kind::seq) {
+      std::vector<int32_t> &values = lengths[root];
+      void *data = stage(values.data(), values.size() * sizeof(int32_t),
+                         "the lengths of '" + root + "'");
+      descriptors.emplace_back(data,
+                               std::vector<int64_t>{(int64_t)values.size()});
+      argv.push_back(descriptors.back().pointer());
+    }
+  }
+  auto pass = [&](const Tensor &tensor, const std::string &what) {
+    void *data = stage(tensor.raw(), tensor.sizeInBytes(), what);
+    descriptors.emplace_back(data, tensor.shape());
+    argv.push_back(descriptors.back().pointer());
+  };
+  for (const TensorInfo &info : m.inputs)
+    pass(inputs.inputs.at(info.name), "input '" + info.name + "'");
+  for (const TensorInfo &info : m.parameters)
+    pass(inputs.parameters.at(info.name), "parameter '" + info.name + "'");
+
+  if (!onGpu()) {
+    entry(argv.data());
+    return Status();
+  }
+  // A failed copy skips the run; the entry point still runs when the
+  // device failed mid-run, with launches skipped, so that its host code
+  // frees what it allocated.
+  if (!gpu->failed())
+    entry(argv.data());
+  return gpu->finish();
+}
+
 Status Executable::run(const RunInputs &inputs, RunResult &result) const {
   const Manifest &m = impl->manifest;
   Impl::Bound bound;
   Status status = impl->bind(inputs, bound);
   if (!status.ok())
     return status;
+
+  std::unique_lock<std::mutex> gpuLock;
+  std::optional<cuda::CudaRun::Scope> gpuScope;
+  if (impl->onGpu()) {
+    status = cuda::initialize();
+    if (!status.ok())
+      return Status::error("cannot run @" + m.graph + " on the GPU: " +
+                           status.message());
+    gpuLock = std::unique_lock<std::mutex>(impl->gpu->mutex);
+    gpuScope.emplace(*impl->gpu);
+  }
 
   // Results struct: outputs, then (sum, factor) per loss, all descriptors.
   std::vector<size_t> resultRanks;
@@ -322,36 +413,29 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
     resultWords += 3 + 2 * rank;
   std::vector<int64_t> results(resultWords, 0);
 
-  std::vector<void *> argv;
-  std::vector<Descriptor> descriptors;
-  descriptors.reserve(m.rootDims.size() + m.inputs.size() +
-                      m.parameters.size());
   std::set<void *> ownedByCaller;
-  if (!resultRanks.empty())
-    argv.push_back(results.data());
-  std::map<std::string, std::vector<int32_t>> lengths = bound.lengths;
-  for (const std::string &root : m.rootDims) {
-    argv.push_back((void *)(intptr_t)bound.sizes[root]);
-    if (m.findDim(root)->kind == DimInfo::Kind::seq) {
-      std::vector<int32_t> &values = lengths[root];
-      descriptors.emplace_back(values.data(),
-                               std::vector<int64_t>{(int64_t)values.size()});
-      argv.push_back(descriptors.back().pointer());
-      ownedByCaller.insert(values.data());
+  std::vector<void *> deviceCopies;
+  status = impl->runEntry(bound, inputs, results, ownedByCaller, deviceCopies);
+  // Device buffers the run returned, released once each at the end.
+  std::set<void *> deviceResults;
+  auto releaseDevice = [&] {
+    for (void *copy : deviceCopies)
+      cuda::release(copy);
+    for (void *buffer : deviceResults)
+      cuda::release(buffer);
+  };
+  if (impl->onGpu()) {
+    for (size_t r = 0, at = 0; r < resultRanks.size(); ++r) {
+      auto *allocated = (void *)(intptr_t)results[at];
+      if (allocated && !ownedByCaller.count(allocated))
+        deviceResults.insert(allocated);
+      at += 3 + 2 * resultRanks[r];
     }
   }
-  auto pass = [&](const Tensor &tensor) {
-    void *data = const_cast<void *>(tensor.raw());
-    descriptors.emplace_back(data, tensor.shape());
-    argv.push_back(descriptors.back().pointer());
-    ownedByCaller.insert(data);
-  };
-  for (const TensorInfo &info : m.inputs)
-    pass(inputs.inputs.at(info.name));
-  for (const TensorInfo &info : m.parameters)
-    pass(inputs.parameters.at(info.name));
-
-  impl->entry(argv.data());
+  if (!status.ok()) {
+    releaseDevice();
+    return status;
+  }
 
   // Hand results over without copying: a row-major result becomes a
   // tensor that shares its buffer, freed (once) when the last tensor using
@@ -372,7 +456,27 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
     std::vector<int64_t> strides(words + 3 + rank, words + 3 + 2 * rank);
     DType dtype = r < m.outputs.size() ? m.outputs[r].dtype : DType::f64;
     size_t element = byteSize(dtype);
-    std::shared_ptr<void> &owner = owners[allocated];
+    std::shared_ptr<void> hostCopy;
+    if (impl->onGpu()) {
+      // Copy the span the view covers; the view then reads the host copy.
+      int64_t last = offset, count = 1;
+      for (size_t i = 0; i < rank; ++i) {
+        last += (shape[i] - 1) * strides[i];
+        count *= shape[i];
+      }
+      size_t bytes = count == 0 ? 0 : (size_t)(last + 1) * element;
+      hostCopy = std::shared_ptr<void>(std::malloc(bytes ? bytes : 1), std::free);
+      std::string what = r < m.outputs.size()
+                             ? "output '" + m.outputs[r].name + "'"
+                             : "loss '" + m.losses[(r - m.outputs.size()) / 2].name + "'";
+      if (!cuda::copyToHost(hostCopy.get(), aligned, bytes, what)) {
+        status = impl->gpu->finish();
+        releaseDevice();
+        return status;
+      }
+      aligned = (char *)hostCopy.get();
+    }
+    std::shared_ptr<void> &owner = hostCopy ? hostCopy : owners[allocated];
     if (!owner && allocated && !ownedByCaller.count(allocated))
       owner = std::shared_ptr<void>(allocated, _mlir_memref_to_llvm_free);
     bool rowMajor = true;
@@ -426,5 +530,6 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
     }
     result.losses.push_back(loss);
   }
+  releaseDevice();
   return Status();
 }

@@ -9,7 +9,8 @@
 //   dim NAME batch | dim NAME seq BATCH [SOURCE FACTOR] | dim NAME packed BATCH
 //   SEQ root NAME input NAME DTYPE CLASSES RANK AXIS... param NAME DTYPE RANK
 //   SIZE... output NAME DTYPE RANK AXIS... loss NAME NORMALIZATION SCALE
-//   USE_NORMALIZED AS_ERROR packed|padded BATCH N SEQ... end
+//   USE_NORMALIZED AS_ERROR packed|padded BATCH N SEQ...
+//   target cpu|cuda   kernel NAME ORIGIN   end
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,6 +80,7 @@ std::string Manifest::serialize() const {
   std::ostringstream os;
   os << "nn-artifact 1\n";
   os << "graph " << encode(graph) << "\n";
+  os << "target " << encode(target) << "\n";
   for (const DimInfo &dim : dims) {
     os << "dim " << encode(dim.name);
     switch (dim.kind) {
@@ -130,6 +132,9 @@ std::string Manifest::serialize() const {
       os << " " << encode(sequence);
     os << "\n";
   }
+  for (const KernelInfo &kernel : kernels)
+    os << "kernel " << encode(kernel.name) << " " << encode(kernel.origin)
+       << "\n";
   os << "end\n";
   return os.str();
 }
@@ -162,6 +167,12 @@ Status Manifest::parse(const std::string &text, Manifest &manifest) {
       sawHeader = true;
     } else if (kind == "graph" && t.size() == 2) {
       manifest.graph = decode(t[1]);
+    } else if (kind == "target" && t.size() == 2) {
+      manifest.target = decode(t[1]);
+      if (manifest.target != "cpu" && manifest.target != "cuda")
+        return fail("unknown target");
+    } else if (kind == "kernel" && t.size() == 3) {
+      manifest.kernels.push_back({decode(t[1]), decode(t[2])});
     } else if (kind == "dim" && t.size() >= 3) {
       DimInfo dim;
       dim.name = decode(t[1]);

@@ -28,3 +28,16 @@ for python in (sys.executable, "/usr/bin/python3"):
         config.substitutions.append(("%python", python))
         config.available_features.add("numpy")
         break
+
+# Helper scripts without third-party imports run with lit's own Python.
+config.substitutions.append(("%pyexe", sys.executable))
+
+# GPU code generation tests assemble the generated PTX with the CUDA
+# toolkit's ptxas when it is installed (no GPU needed).
+import shutil
+
+cuda_root = os.environ.get("CUDA_ROOT", os.environ.get("CUDA_HOME", "/usr/local/cuda"))
+ptxas = shutil.which("ptxas") or shutil.which("ptxas", path=os.path.join(cuda_root, "bin"))
+if ptxas:
+    config.substitutions.append(("%ptxas", ptxas))
+    config.available_features.add("ptxas")

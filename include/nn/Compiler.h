@@ -28,8 +28,18 @@ struct CompileOptions {
   /// Call CBLAS (OpenBLAS) for GEMMs; false keeps generated loops, which
   /// the benchmark measures against it.
   bool blas = true;
-  /// "cpu" is the only target today.
+  /// "cpu", or "cuda": kernels for an NVIDIA GPU (PTX through NVVM), GEMMs
+  /// through cuBLAS, run by the runtime's CUDA backend. Compiling needs no
+  /// GPU; running does.
   std::string target = "cpu";
+  /// cuda: the SM architecture ("sm_80", "sm_90").
+  std::string gpuChip = "sm_90";
+  /// cuda: "ptx" (the driver compiles it when the artifact first runs) or
+  /// "cubin" (ptxas at compile time; needs the CUDA toolkit).
+  std::string gpuBinary = "ptx";
+  /// cuda: when set, each kernel module's PTX (or cubin) is also written
+  /// to this directory as <kernel>.ptx / <kernel>.cubin.
+  std::string gpuCodeDir;
   /// The graph to compile; empty picks the one graph no other graph calls
   /// (an error when there are several).
   std::string entry;

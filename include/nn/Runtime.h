@@ -130,9 +130,19 @@ struct LossInfo {
   std::vector<std::string> sequences;
 };
 
+/// A GPU kernel of an artifact and the nn op it computes
+/// ("nn.linear at model.mlir:12:5"), for error messages and profiles.
+struct KernelInfo {
+  std::string name;
+  std::string origin;
+};
+
 /// What an artifact computes and how to call it.
 struct Manifest {
   std::string graph;
+  /// "cpu", or "cuda": the artifact launches kernels through the runtime's
+  /// CUDA backend and its buffers live in CUDA managed memory.
+  std::string target = "cpu";
   std::vector<DimInfo> dims;
   /// Batch and non-derived sequence dims, in calling order.
   std::vector<std::string> rootDims;
@@ -140,6 +150,7 @@ struct Manifest {
   std::vector<TensorInfo> parameters;
   std::vector<TensorInfo> outputs;
   std::vector<LossInfo> losses;
+  std::vector<KernelInfo> kernels;
 
   const DimInfo *findDim(const std::string &name) const;
   std::string serialize() const;
@@ -228,6 +239,33 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl;
 };
+
+/// The CUDA backend (GPU artifacts). The driver and cuBLAS are loaded on
+/// first use; without them these report why and GPU artifacts do not run.
+/// NN_CUDA_DRIVER and NN_CUBLAS_LIBRARY name other libraries to load,
+/// NN_CUDA_DEVICE another device than 0.
+bool cudaAvailable(std::string *why = nullptr);
+
+struct CudaDeviceInfo {
+  std::string name;
+  int ordinal = 0;
+  int multiprocessors = 0;
+  /// 90 for sm_90.
+  int computeCapability = 0;
+  /// From the memory clock and bus width the driver reports.
+  double peakBandwidthGBs = 0;
+};
+Status cudaDeviceInfo(CudaDeviceInfo &info);
+
+/// Kernel timing (CUDA events around every launch) for benchmarks.
+struct KernelTime {
+  std::string name;
+  int64_t launches = 0;
+  double milliseconds = 0;
+};
+void cudaSetProfiling(bool enabled);
+/// The times since profiling was enabled or last taken, per kernel name.
+std::vector<KernelTime> cudaTakeProfile();
 
 } // namespace nn
 

@@ -38,8 +38,24 @@ static cl::opt<std::string> entry("entry",
 static cl::opt<bool> noPack("no-pack",
                             cl::desc("Do not pack loss tails (padded run)"));
 static cl::opt<bool> json("json", cl::desc("Print results as JSON"));
-static cl::opt<std::string> target("target", cl::init("cpu"),
-                                   cl::desc("Target: cpu"));
+static cl::opt<std::string>
+    target("target", cl::init("cpu"),
+           cl::desc("Target: cpu, or cuda (an NVIDIA GPU through the "
+                    "runtime's CUDA backend)"));
+static cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_90"),
+                                    cl::desc("cuda: SM architecture"));
+static cl::opt<std::string>
+    gpuBinary("gpu-binary", cl::init("ptx"),
+              cl::desc("cuda: kernel images as ptx (compiled by the driver "
+                       "at first run) or cubin (ptxas now)"));
+static cl::opt<std::string>
+    gpuCodeDir("emit-gpu-code",
+               cl::desc("cuda: write each kernel's PTX/cubin to this "
+                        "directory"));
+static cl::opt<bool>
+    compileOnly("compile-only",
+                cl::desc("Compile and load, print the kernels (cuda) and "
+                         "stop without running"));
 static cl::opt<std::string>
     inputsPath("inputs", cl::desc(".npz with one array per graph input, plus "
                                   "'lengths.<dim>' (int32) per sequence dim"));
@@ -231,6 +247,9 @@ int main(int argc, char **argv) {
   nn::CompileOptions options;
   options.pack = !noPack;
   options.target = target;
+  options.gpuChip = gpuChip;
+  options.gpuBinary = gpuBinary;
+  options.gpuCodeDir = gpuCodeDir;
   options.entry = entry;
   options.artifactPath = artifact;
   nn::Executable executable;
@@ -240,6 +259,15 @@ int main(int argc, char **argv) {
   if (!status.ok())
     return fail(status);
   const nn::Manifest &manifest = executable.manifest();
+  if (compileOnly) {
+    llvm::outs() << "compiled @" << manifest.graph << " for "
+                 << manifest.target << ": " << manifest.kernels.size()
+                 << " kernels\n";
+    for (const nn::KernelInfo &kernel : manifest.kernels)
+      llvm::outs() << "kernel " << kernel.name << " (" << kernel.origin
+                   << ")\n";
+    return 0;
+  }
 
   std::mt19937 rng(seed);
   nn::RunInputs inputs;

@@ -1,0 +1,483 @@
+//===- LinalgToGpu.cpp - bufferized linalg ops as GPU kernels -------------===//
+//
+// nn-linalg-to-gpu turns every linalg.generic on memrefs (named ops are
+// generalized before) into one gpu.launch. The mapping follows the
+// iterator types:
+//
+//  * No reduction: one thread per iteration point. The iteration space is
+//    flattened with the innermost loop fastest and cut into blocks of 256,
+//    so consecutive threads touch consecutive elements of row-major
+//    operands (coalesced).
+//  * Innermost loop a reduction, payload `combine(out, f(inputs))` with an
+//    associative combiner (addf, mulf, maximumf, minimumf, addi): one block
+//    per output element. Its threads stride over the reduction space, each
+//    keeping a partial, and gpu.all_reduce (warp shuffles, then shared
+//    memory) combines the partials. Row reductions over a vocabulary and
+//    loss sums take this path; a reduction to a scalar uses one block of
+//    1024 threads.
+//  * Otherwise (a reduction with a parallel loop inside it, such as a sum
+//    over time with features innermost, or a short static reduction): one
+//    thread per output element with the reduction as a loop; consecutive
+//    threads still own consecutive output elements.
+//
+// Launches are named `<function>_k<n>_<nn op>` through a NameLoc, which
+// nn-name-gpu-kernels applies to the outlined kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/Passes.h"
+
+#include "lowering/Origin.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <limits>
+
+namespace mlir::nn {
+#define GEN_PASS_DEF_NNLINALGTOGPU
+#define GEN_PASS_DEF_NNNAMEGPUKERNELS
+#include "lowering/Passes.h.inc"
+} // namespace mlir::nn
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kThreadsPerBlock = 256;
+constexpr int64_t kThreadsSingleBlock = 1024;
+/// Static reductions shorter than this run as a loop per thread: a block
+/// per output would leave most of its threads idle.
+constexpr int64_t kMinBlockReduction = 64;
+
+/// `yield combine(out, value)` with an associative, commutative combine.
+struct Combiner {
+  Operation *op;
+  BlockArgument accumulator;
+  Value value;
+  gpu::AllReduceOperation kind;
+  TypedAttr identity;
+};
+
+std::optional<Combiner> matchCombiner(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1)
+    return std::nullopt;
+  Block &body = op.getRegion().front();
+  BlockArgument acc = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
+  if (!acc.hasOneUse())
+    return std::nullopt;
+  Operation *combine = *acc.getUsers().begin();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (combine->getNumOperands() != 2 || combine->getNumResults() != 1 ||
+      yield.getOperand(0) != combine->getResult(0) ||
+      !combine->getResult(0).hasOneUse())
+    return std::nullopt;
+  Value value = combine->getOperand(0) == acc ? combine->getOperand(1)
+                                              : combine->getOperand(0);
+  if (value == acc)
+    return std::nullopt;
+  Type type = acc.getType();
+  Builder b(op.getContext());
+  auto floatAttr = [&](double v) -> TypedAttr {
+    return b.getFloatAttr(type, v);
+  };
+  double inf = std::numeric_limits<double>::infinity();
+  std::optional<Combiner> result;
+  auto make = [&](gpu::AllReduceOperation kind, TypedAttr identity) {
+    result = Combiner{combine, acc, value, kind, identity};
+  };
+  llvm::TypeSwitch<Operation *>(combine)
+      .Case([&](arith::AddFOp) {
+        make(gpu::AllReduceOperation::ADD, floatAttr(0.0));
+      })
+      .Case([&](arith::MulFOp) {
+        make(gpu::AllReduceOperation::MUL, floatAttr(1.0));
+      })
+      .Case([&](arith::MaximumFOp) {
+        make(gpu::AllReduceOperation::MAXIMUMF, floatAttr(-inf));
+      })
+      .Case([&](arith::MinimumFOp) {
+        make(gpu::AllReduceOperation::MINIMUMF, floatAttr(inf));
+      })
+      .Case([&](arith::AddIOp) {
+        if (type.isSignlessInteger())
+          make(gpu::AllReduceOperation::ADD, b.getIntegerAttr(type, 0));
+      });
+  return result;
+}
+
+Value constantIndex(OpBuilder &b, Location loc, int64_t value) {
+  return b.create<arith::ConstantIndexOp>(loc, value);
+}
+
+Value product(OpBuilder &b, Location loc, ArrayRef<Value> sizes) {
+  Value result = constantIndex(b, loc, 1);
+  for (Value size : sizes)
+    result = b.create<arith::MulIOp>(loc, result, size);
+  return result;
+}
+
+/// Splits `linear` into indices of `sizes`, the last fastest.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<Value> sizes) {
+  SmallVector<Value> indices(sizes.size());
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (i == 0) {
+      indices[0] = linear;
+      break;
+    }
+    indices[i] = b.create<arith::RemUIOp>(loc, linear, sizes[i]);
+    linear = b.create<arith::DivUIOp>(loc, linear, sizes[i]);
+  }
+  return indices;
+}
+
+/// The position `map` gives at iteration point `ivs`.
+SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map,
+                            ValueRange ivs) {
+  SmallVector<Value> indices;
+  for (AffineExpr expr : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(expr))
+      indices.push_back(ivs[dim.getPosition()]);
+    else if (auto constant = dyn_cast<AffineConstantExpr>(expr))
+      indices.push_back(constantIndex(b, loc, constant.getValue()));
+    else
+      indices.push_back(b.create<affine::AffineApplyOp>(
+          loc, AffineMap::get(map.getNumDims(), 0, expr), ivs));
+  }
+  return indices;
+}
+
+class KernelBuilder {
+public:
+  KernelBuilder(linalg::GenericOp op, StringRef name)
+      : op(op), name(name), loc(op.getLoc()) {}
+
+  LogicalResult build();
+
+private:
+  /// Loads what the payload reads at `ivs`, binds the outputs' block
+  /// arguments to `outs` (null: unused) and clones the payload. Without
+  /// `combiner` it returns the yielded values; with it, the combiner is
+  /// left out and the value it would combine is returned.
+  SmallVector<Value> emitPayload(OpBuilder &b, ValueRange ivs, ValueRange outs,
+                                 const Combiner *combiner = nullptr);
+  Value loadOutput(OpBuilder &b, unsigned index, ValueRange ivs);
+  void storeOutput(OpBuilder &b, unsigned index, Value value, ValueRange ivs);
+  gpu::LaunchOp launch(OpBuilder &b, Value blocks, int64_t threads);
+  /// Iteration point from parallel and reduction indices.
+  SmallVector<Value> merge(ValueRange parallel, ValueRange reduction);
+
+  void buildElementwise(OpBuilder &b);
+  void buildBlockReduction(OpBuilder &b, const Combiner &combiner);
+  void buildThreadReduction(OpBuilder &b);
+
+  linalg::GenericOp op;
+  std::string name;
+  Location loc;
+  SmallVector<Value> sizes, parallelSizes, reductionSizes;
+  SmallVector<unsigned> parallelDims, reductionDims;
+};
+
+SmallVector<Value> KernelBuilder::merge(ValueRange parallel,
+                                        ValueRange reduction) {
+  SmallVector<Value> ivs(sizes.size());
+  for (auto [dim, value] : llvm::zip(parallelDims, parallel))
+    ivs[dim] = value;
+  for (auto [dim, value] : llvm::zip(reductionDims, reduction))
+    ivs[dim] = value;
+  return ivs;
+}
+
+SmallVector<Value> KernelBuilder::emitPayload(OpBuilder &b, ValueRange ivs,
+                                              ValueRange outs,
+                                              const Combiner *combiner) {
+  IRMapping map;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    BlockArgument arg = op.getMatchingBlockArgument(input);
+    if (arg.use_empty())
+      continue;
+    Value source = input->get();
+    if (!isa<MemRefType>(source.getType())) {
+      map.map(arg, source);
+      continue;
+    }
+    map.map(arg, b.create<memref::LoadOp>(
+                     loc, source,
+                     applyMap(b, loc, op.getMatchingIndexingMap(input), ivs)));
+  }
+  for (auto [index, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+    BlockArgument arg = op.getMatchingBlockArgument(&init);
+    if (!arg.use_empty() && outs[index])
+      map.map(arg, outs[index]);
+  }
+  Block &body = op.getRegion().front();
+  for (Operation &inner : body.without_terminator()) {
+    if (combiner && &inner == combiner->op)
+      continue;
+    if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+      map.map(index.getResult(), ivs[index.getDim()]);
+      continue;
+    }
+    b.clone(inner, map);
+  }
+  if (combiner)
+    return {map.lookupOrDefault(combiner->value)};
+  SmallVector<Value> yielded;
+  for (Value value : body.getTerminator()->getOperands())
+    yielded.push_back(map.lookupOrDefault(value));
+  return yielded;
+}
+
+Value KernelBuilder::loadOutput(OpBuilder &b, unsigned index, ValueRange ivs) {
+  OpOperand *init = op.getDpsInitOperand(index);
+  return b.create<memref::LoadOp>(
+      loc, init->get(), applyMap(b, loc, op.getMatchingIndexingMap(init), ivs));
+}
+
+void KernelBuilder::storeOutput(OpBuilder &b, unsigned index, Value value,
+                                ValueRange ivs) {
+  OpOperand *init = op.getDpsInitOperand(index);
+  b.create<memref::StoreOp>(
+      loc, value, init->get(),
+      applyMap(b, loc, op.getMatchingIndexingMap(init), ivs));
+}
+
+gpu::LaunchOp KernelBuilder::launch(OpBuilder &b, Value blocks,
+                                    int64_t threads) {
+  Value one = constantIndex(b, loc, 1);
+  Location named = NameLoc::get(b.getStringAttr(name), loc);
+  auto launch = b.create<gpu::LaunchOp>(named, blocks, one, one,
+                                        constantIndex(b, loc, threads), one,
+                                        one);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToEnd(&launch.getBody().front());
+  b.create<gpu::TerminatorOp>(loc);
+  return launch;
+}
+
+void KernelBuilder::buildElementwise(OpBuilder &b) {
+  Value total = product(b, loc, sizes);
+  Value blocks = b.create<arith::MaxUIOp>(
+      loc, constantIndex(b, loc, 1),
+      b.create<arith::CeilDivUIOp>(loc, total,
+                                   constantIndex(b, loc, kThreadsPerBlock)));
+  gpu::LaunchOp kernel = launch(b, blocks, kThreadsPerBlock);
+  OpBuilder k = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  Value linear = k.create<arith::AddIOp>(
+      loc,
+      k.create<arith::MulIOp>(loc, kernel.getBlockIds().x,
+                              constantIndex(k, loc, kThreadsPerBlock)),
+      kernel.getThreadIds().x);
+  Value inRange =
+      k.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, linear, total);
+  auto guard = k.create<scf::IfOp>(loc, inRange, /*withElseRegion=*/false);
+  OpBuilder t = guard.getThenBodyBuilder();
+  SmallVector<Value> ivs = delinearize(t, loc, linear, sizes);
+  SmallVector<Value> outs;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    outs.push_back(op.getMatchingBlockArgument(&init).use_empty()
+                       ? Value()
+                       : loadOutput(t, init.getOperandNumber() -
+                                           op.getNumDpsInputs(),
+                                    ivs));
+  SmallVector<Value> values = emitPayload(t, ivs, outs);
+  for (auto [index, value] : llvm::enumerate(values))
+    storeOutput(t, index, value, ivs);
+}
+
+void KernelBuilder::buildBlockReduction(OpBuilder &b,
+                                        const Combiner &combiner) {
+  Value outputs = product(b, loc, parallelSizes);
+  Value reduced = product(b, loc, reductionSizes);
+  int64_t threads =
+      parallelDims.empty() ? kThreadsSingleBlock : kThreadsPerBlock;
+  Value blocks =
+      b.create<arith::MaxUIOp>(loc, constantIndex(b, loc, 1), outputs);
+  gpu::LaunchOp kernel = launch(b, blocks, threads);
+  OpBuilder k = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  Value block = kernel.getBlockIds().x;
+  Value thread = kernel.getThreadIds().x;
+  // Uniform per block: every thread of a block reaches the all_reduce.
+  Value inRange =
+      k.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, block, outputs);
+  auto guard = k.create<scf::IfOp>(loc, inRange, /*withElseRegion=*/false);
+  OpBuilder t = guard.getThenBodyBuilder();
+  SmallVector<Value> parallel = delinearize(t, loc, block, parallelSizes);
+  Value identity = t.create<arith::ConstantOp>(loc, combiner.identity);
+  auto strided = t.create<scf::ForOp>(
+      loc, thread, reduced, constantIndex(t, loc, threads),
+      ValueRange{identity},
+      [&](OpBuilder &body, Location, Value r, ValueRange partial) {
+        SmallVector<Value> ivs =
+            merge(parallel, delinearize(body, loc, r, reductionSizes));
+        Value value = emitPayload(body, ivs, {Value()}, &combiner).front();
+        IRMapping map;
+        map.map(combiner.accumulator, partial.front());
+        map.map(combiner.value, value);
+        body.create<scf::YieldOp>(
+            loc, body.clone(*combiner.op, map)->getResult(0));
+      });
+  Value total =
+      t.create<gpu::AllReduceOp>(
+           loc, strided.getResult(0),
+           gpu::AllReduceOperationAttr::get(t.getContext(), combiner.kind),
+           /*uniform=*/true)
+          .getResult();
+  Value first = t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, thread,
+                                        constantIndex(t, loc, 0));
+  auto write = t.create<scf::IfOp>(loc, first, /*withElseRegion=*/false);
+  OpBuilder w = write.getThenBodyBuilder();
+  Value zero = constantIndex(w, loc, 0);
+  SmallVector<Value> ivs =
+      merge(parallel, SmallVector<Value>(reductionDims.size(), zero));
+  IRMapping map;
+  map.map(combiner.accumulator, loadOutput(w, 0, ivs));
+  map.map(combiner.value, total);
+  storeOutput(w, 0, w.clone(*combiner.op, map)->getResult(0), ivs);
+}
+
+void KernelBuilder::buildThreadReduction(OpBuilder &b) {
+  Value total = product(b, loc, parallelSizes);
+  Value blocks = b.create<arith::MaxUIOp>(
+      loc, constantIndex(b, loc, 1),
+      b.create<arith::CeilDivUIOp>(loc, total,
+                                   constantIndex(b, loc, kThreadsPerBlock)));
+  gpu::LaunchOp kernel = launch(b, blocks, kThreadsPerBlock);
+  OpBuilder k = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  Value linear = k.create<arith::AddIOp>(
+      loc,
+      k.create<arith::MulIOp>(loc, kernel.getBlockIds().x,
+                              constantIndex(k, loc, kThreadsPerBlock)),
+      kernel.getThreadIds().x);
+  Value inRange =
+      k.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, linear, total);
+  auto guard = k.create<scf::IfOp>(loc, inRange, /*withElseRegion=*/false);
+  OpBuilder t = guard.getThenBodyBuilder();
+  SmallVector<Value> parallel = delinearize(t, loc, linear, parallelSizes);
+  Value zero = constantIndex(t, loc, 0);
+  SmallVector<Value> outputIvs =
+      merge(parallel, SmallVector<Value>(reductionDims.size(), zero));
+  SmallVector<Value> initial;
+  for (unsigned i = 0, e = op.getNumDpsInits(); i < e; ++i)
+    initial.push_back(loadOutput(t, i, outputIvs));
+  SmallVector<Value> lower(reductionDims.size(), zero);
+  SmallVector<Value> steps(reductionDims.size(), constantIndex(t, loc, 1));
+  scf::LoopNest nest = scf::buildLoopNest(
+      t, loc, lower, reductionSizes, steps, initial,
+      [&](OpBuilder &body, Location, ValueRange reduction,
+          ValueRange accumulators) -> scf::ValueVector {
+        return emitPayload(body, merge(parallel, reduction), accumulators);
+      });
+  for (auto [index, value] : llvm::enumerate(nest.results))
+    storeOutput(t, index, value, outputIvs);
+}
+
+LogicalResult KernelBuilder::build() {
+  OpBuilder b(op);
+  auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
+  for (Range range : linalgOp.createLoopRanges(b, loc))
+    sizes.push_back(getValueOrCreateConstantIndexOp(b, loc, range.size));
+  for (auto [dim, iterator] : llvm::enumerate(op.getIteratorTypesArray())) {
+    if (iterator == utils::IteratorType::reduction) {
+      reductionDims.push_back(dim);
+      reductionSizes.push_back(sizes[dim]);
+    } else {
+      parallelDims.push_back(dim);
+      parallelSizes.push_back(sizes[dim]);
+    }
+  }
+  if (reductionDims.empty()) {
+    buildElementwise(b);
+  } else {
+    std::optional<Combiner> combiner = matchCombiner(op);
+    int64_t staticReduction = 1;
+    for (unsigned dim : reductionDims) {
+      int64_t size = op.getStaticLoopRanges()[dim];
+      staticReduction = ShapedType::isDynamic(size) || staticReduction < 0
+                            ? -1
+                            : staticReduction * size;
+    }
+    bool innermost = reductionDims.back() == sizes.size() - 1;
+    bool longEnough =
+        staticReduction < 0 || staticReduction >= kMinBlockReduction;
+    if (combiner && innermost && longEnough)
+      buildBlockReduction(b, *combiner);
+    else
+      buildThreadReduction(b);
+  }
+  op.erase();
+  return success();
+}
+
+struct LinalgToGpuPass
+    : public nn::impl::NNLinalgToGpuBase<LinalgToGpuPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::GenericOp> generics;
+    bool unsupported = false;
+    module.walk([&](linalg::LinalgOp op) {
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic || !generic.hasPureBufferSemantics()) {
+        op->emitError("nn-linalg-to-gpu expects linalg.generic on memrefs "
+                      "(run linalg-generalize-named-ops and bufferize first)");
+        unsupported = true;
+        return;
+      }
+      generics.push_back(generic);
+    });
+    if (unsupported)
+      return signalPassFailure();
+    unsigned counter = 0;
+    for (linalg::GenericOp op : generics) {
+      auto function = op->getParentOfType<FunctionOpInterface>();
+      std::string name = (function ? function.getName().str() : "kernel") +
+                         "_k" + std::to_string(counter++) + "_" +
+                         nn::originOpName(op.getLoc(), "linalg");
+      if (failed(KernelBuilder(op, name).build()))
+        return signalPassFailure();
+    }
+  }
+};
+
+/// After gpu-kernel-outlining: gives each outlined kernel (and its
+/// gpu.module) the name its launch carries in a NameLoc.
+struct NameGpuKernelsPass
+    : public nn::impl::NNNameGpuKernelsBase<NameGpuKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    DenseSet<StringAttr> used;
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      auto name = dyn_cast<NameLoc>(launch.getLoc());
+      if (!name)
+        return;
+      auto kernelModule = symbols.lookup<gpu::GPUModuleOp>(
+          launch.getKernelModuleName());
+      if (!kernelModule)
+        return;
+      auto kernel = SymbolTable::lookupSymbolIn(kernelModule,
+                                                launch.getKernelName());
+      StringAttr target = name.getName();
+      if (!kernel || !used.insert(target).second ||
+          (symbols.lookup(target) && symbols.lookup(target) != kernelModule))
+        return;
+      if (failed(symbols.rename(kernelModule, target)))
+        return signalPassFailure();
+      SymbolTable(kernelModule).setSymbolName(kernel, target);
+      launch.setKernelAttr(SymbolRefAttr::get(
+          target, {FlatSymbolRefAttr::get(target)}));
+    });
+  }
+};
+
+} // namespace

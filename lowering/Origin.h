@@ -1,0 +1,27 @@
+//===- Origin.h - which nn op an IR op came from ----------------*- C++ -*-===//
+//
+// convert-nn-to-linalg gives everything it creates the location
+// NameLoc("nn.<op>", <the nn op's location>). These read it back for kernel
+// names and runtime error messages.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_LOWERING_ORIGIN_H
+#define NN_LOWERING_ORIGIN_H
+
+#include "mlir/IR/Location.h"
+
+#include <string>
+
+namespace mlir::nn {
+
+/// The nn op's name without the dialect prefix ("linear"); `fallback` when
+/// the location names none.
+std::string originOpName(Location loc, const std::string &fallback);
+
+/// "nn.linear at model.mlir:12:5" (or less, as far as the location tells).
+std::string describeOrigin(Location loc);
+
+} // namespace mlir::nn
+
+#endif // NN_LOWERING_ORIGIN_H

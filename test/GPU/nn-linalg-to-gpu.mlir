@@ -1,0 +1,178 @@
+// RUN: nn-opt %s --split-input-file --nn-linalg-to-gpu | FileCheck %s
+// RUN: nn-opt %s --split-input-file --nn-linalg-to-gpu --gpu-kernel-outlining --nn-name-gpu-kernels | FileCheck %s --check-prefix=NAMES
+
+// No reduction: a thread per element, 256 per block, the innermost loop
+// fastest (consecutive threads, consecutive addresses). Unused outputs are
+// not loaded.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @elementwise
+//  CHECK-SAME: (%[[A:.*]]: memref<?x?xf32>, %[[B:.*]]: memref<?x?xf32>)
+//   CHECK-DAG: %[[ROWS:.*]] = memref.dim %[[A]], %c0
+//   CHECK-DAG: %[[COLS:.*]] = memref.dim %[[A]], %c1
+//       CHECK: %[[N0:.*]] = arith.muli %{{.*}}, %[[ROWS]]
+//       CHECK: %[[N:.*]] = arith.muli %[[N0]], %[[COLS]]
+//       CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[N]], %c256
+//       CHECK: %[[GRID:.*]] = arith.maxui %{{.*}}, %[[BLOCKS]]
+//       CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
+//       CHECK:   %[[BASE:.*]] = arith.muli %[[BX]], %{{.*}}
+//       CHECK:   %[[LINEAR:.*]] = arith.addi %[[BASE]], %[[TX]]
+//       CHECK:   %[[IN:.*]] = arith.cmpi ult, %[[LINEAR]], %[[N]]
+//       CHECK:   scf.if %[[IN]] {
+//       CHECK:     %[[J:.*]] = arith.remui %[[LINEAR]], %[[COLS]]
+//       CHECK:     %[[I:.*]] = arith.divui %[[LINEAR]], %[[COLS]]
+//   CHECK-NOT:     memref.load %[[B]]
+//       CHECK:     %[[X:.*]] = memref.load %[[A]][%[[I]], %[[J]]]
+//       CHECK:     %[[E:.*]] = math.exp %[[X]]
+//       CHECK:     memref.store %[[E]], %[[B]][%[[I]], %[[J]]]
+//   CHECK-NOT: linalg.generic
+// The kernel and its module are named after the function, a counter and
+// the nn op (none here: the input is linalg).
+// NAMES-LABEL: func.func @elementwise
+//       NAMES: gpu.launch_func @elementwise_k0_linalg::@elementwise_k0_linalg
+//       NAMES: gpu.module @elementwise_k0_linalg
+//       NAMES: gpu.func @elementwise_k0_linalg({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+func.func @elementwise(%a: memref<?x?xf32>, %b: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<?x?xf32>) outs(%b : memref<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    linalg.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+// A reduction over the innermost loop: a block per row. Each thread keeps
+// a partial over a stride of the row, gpu.all_reduce combines them, and
+// thread 0 combines the result with the output's old value.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @row_max
+//  CHECK-SAME: (%[[X:.*]]: memref<?x1000xf32>, %[[M:.*]]: memref<?xf32>)
+//       CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %{{.*}}
+//       CHECK: %[[V:.*]] = arith.muli %{{.*}}, %c1000
+//       CHECK: %[[GRID:.*]] = arith.maxui %{{.*}}, %[[ROWS]]
+//       CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
+//       CHECK:   %[[UNIFORM:.*]] = arith.cmpi ult, %[[BX]], %[[ROWS]]
+//       CHECK:   scf.if %[[UNIFORM]] {
+//       CHECK:     %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+//       CHECK:     %[[PARTIAL:.*]] = scf.for %[[K:.*]] = %[[TX]] to %[[V]] step %c256{{.*}} iter_args(%[[ACC:.*]] = %[[NEGINF]])
+//       CHECK:       %[[E:.*]] = memref.load %[[X]][%[[BX]], %[[K]]]
+//       CHECK:       %[[NEXT:.*]] = arith.maximumf %[[E]], %[[ACC]]
+//       CHECK:       scf.yield %[[NEXT]]
+//       CHECK:     %[[TOTAL:.*]] = gpu.all_reduce maximumf %[[PARTIAL]] uniform
+//       CHECK:     %[[FIRST:.*]] = arith.cmpi eq, %[[TX]], %c0
+//       CHECK:     scf.if %[[FIRST]] {
+//       CHECK:       %[[OLD:.*]] = memref.load %[[M]][%[[BX]]]
+//       CHECK:       %[[NEW:.*]] = arith.maximumf %[[TOTAL]], %[[OLD]]
+//       CHECK:       memref.store %[[NEW]], %[[M]][%[[BX]]]
+func.func @row_max(%a: memref<?x1000xf32>, %m: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<?x1000xf32>) outs(%m : memref<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %out : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A loss sum: everything reduces to a scalar, in f64. One block of 1024
+// threads; the payload before the combiner (extf) runs per element.
+#id1 = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @loss_sum
+//       CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c1024
+//       CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+//       CHECK:   scf.for {{.*}} step %c1024{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f64)
+//       CHECK:     %[[X:.*]] = memref.load
+//       CHECK:     %[[W:.*]] = arith.extf %[[X]] : f32 to f64
+//       CHECK:     arith.addf %[[ACC]], %[[W]] : f64
+//       CHECK:   gpu.all_reduce add %{{.*}} uniform
+//       CHECK:   memref.load %{{.*}}[] : memref<f64>
+//       CHECK:   memref.store %{{.*}}, %{{.*}}[] : memref<f64>
+func.func @loss_sum(%x: memref<?xf32>, %sum: memref<f64>) {
+  linalg.generic {indexing_maps = [#id1, #scalar], iterator_types = ["reduction"]}
+      ins(%x : memref<?xf32>) outs(%sum : memref<f64>) {
+  ^bb0(%in: f32, %out: f64):
+    %w = arith.extf %in : f32 to f64
+    %s = arith.addf %out, %w : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+
+// -----
+
+// A sum over time with features innermost: a thread per output element
+// (b, d), consecutive threads on consecutive d, the reduction a loop that
+// starts from the output's value.
+#x = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#y = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-LABEL: func.func @sum_over_time
+//  CHECK-SAME: (%[[X:.*]]: memref<?x?x64xf32>, %[[Y:.*]]: memref<?x64xf32>)
+//       CHECK: %[[T:.*]] = memref.dim %[[X]], %c1
+//       CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256
+//       CHECK:   scf.if
+//       CHECK:     %[[D:.*]] = arith.remui %{{.*}}, %c64
+//       CHECK:     %[[B:.*]] = arith.divui %{{.*}}, %c64
+//       CHECK:     %[[INIT:.*]] = memref.load %[[Y]][%[[B]], %[[D]]]
+//       CHECK:     %[[SUM:.*]] = scf.for %[[TT:.*]] = %c0{{.*}} to %[[T]] step %c1{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
+//       CHECK:       %[[V:.*]] = memref.load %[[X]][%[[B]], %[[TT]], %[[D]]]
+//       CHECK:       arith.addf %[[V]], %[[ACC]]
+//       CHECK:     memref.store %[[SUM]], %[[Y]][%[[B]], %[[D]]]
+//   CHECK-NOT: gpu.all_reduce
+func.func @sum_over_time(%x: memref<?x?x64xf32>, %y: memref<?x64xf32>) {
+  linalg.generic {indexing_maps = [#x, #y], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x : memref<?x?x64xf32>) outs(%y : memref<?x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = arith.addf %in, %out : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// linalg.index, a scalar input and a gather from a captured buffer (the
+// reversal of sequences within their lengths) carry over into the kernel;
+// affine maps with offsets become affine.apply.
+#out = affine_map<(d0, d1) -> (d0, d1)>
+#len = affine_map<(d0, d1) -> (d0)>
+#shifted = affine_map<(d0, d1) -> (d0, d1 + 256)>
+#none = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @index_and_gather
+//       CHECK: gpu.launch
+//       CHECK:   %[[J:.*]] = arith.remui
+//       CHECK:   %[[I:.*]] = arith.divui
+//       CHECK:   memref.load %{{.*}}[%[[I]]] : memref<?xi32>
+//       CHECK:   %[[SHIFT:.*]] = affine.apply #{{.*}}(%[[I]], %[[J]])
+//       CHECK:   memref.load %{{.*}}[%[[I]], %[[SHIFT]]] : memref<?x512xf32>
+//       CHECK:   arith.cmpi slt, %[[J]], %{{.*}}
+//       CHECK:   memref.load %{{.*}}[%[[I]], %{{.*}}] : memref<?x256xf32>
+//       CHECK:   arith.select
+func.func @index_and_gather(%len: memref<?xi32>, %wide: memref<?x512xf32>, %src: memref<?x256xf32>, %scale: f32, %y: memref<?x256xf32>) {
+  linalg.generic {indexing_maps = [#len, #shifted, #none, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%len, %wide, %scale : memref<?xi32>, memref<?x512xf32>, f32) outs(%y : memref<?x256xf32>) {
+  ^bb0(%l: i32, %w: f32, %s: f32, %out: f32):
+    %n = arith.index_cast %l : i32 to index
+    %j = linalg.index 1 : index
+    %i = linalg.index 0 : index
+    %valid = arith.cmpi slt, %j, %n : index
+    %c1 = arith.constant 1 : index
+    %last = arith.subi %n, %c1 : index
+    %r = arith.subi %last, %j : index
+    %c0 = arith.constant 0 : index
+    %rr = arith.select %valid, %r, %c0 : index
+    %v = memref.load %src[%i, %rr] : memref<?x256xf32>
+    %m = arith.mulf %v, %s : f32
+    %a = arith.addf %m, %w : f32
+    %zero = arith.constant 0.0 : f32
+    %res = arith.select %valid, %a, %zero : f32
+    linalg.yield %res : f32
+  }
+  return
+}
+
