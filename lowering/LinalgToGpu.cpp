@@ -35,9 +35,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -419,10 +421,60 @@ LogicalResult KernelBuilder::build() {
   return success();
 }
 
+/// Constants that bufferization placed in memref.global live in host
+/// memory, which kernels cannot read. Each function gets a device buffer
+/// per splat global it reads, filled at entry (the fill becomes a kernel)
+/// and freed before it returns.
+LogicalResult moveConstantsToDevice(ModuleOp module) {
+  SymbolTable symbols(module);
+  SmallVector<memref::GetGlobalOp> reads;
+  module.walk([&](memref::GetGlobalOp read) { reads.push_back(read); });
+  for (memref::GetGlobalOp read : reads) {
+    auto global = symbols.lookup<memref::GlobalOp>(read.getName());
+    auto value = global ? dyn_cast_or_null<SplatElementsAttr>(
+                              global.getInitialValueAttr())
+                        : SplatElementsAttr();
+    auto type = dyn_cast<MemRefType>(read.getType());
+    auto function = read->getParentOfType<func::FuncOp>();
+    if (!value || !type || !type.hasStaticShape() ||
+        !type.getLayout().isIdentity() || !function)
+      return read.emitError("the GPU target supports only splat constants "
+                            "(this one would stay in host memory)");
+    OpBuilder b = OpBuilder::atBlockBegin(&function.getBody().front());
+    Location loc = read.getLoc();
+    Value buffer = b.create<memref::AllocOp>(loc, type);
+    Value element =
+        b.create<arith::ConstantOp>(loc, value.getSplatValue<TypedAttr>());
+    b.create<linalg::FillOp>(loc, element, buffer);
+    function.walk([&](func::ReturnOp ret) {
+      OpBuilder(ret).create<memref::DeallocOp>(loc, buffer);
+    });
+    read.replaceAllUsesWith(buffer);
+    read.erase();
+  }
+  for (auto global : llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+    if (SymbolTable::symbolKnownUseEmpty(global, module))
+      global.erase();
+  return success();
+}
+
+/// Generalizes the named ops it created (fills) so they map like others.
+void generalizeFills(ModuleOp module) {
+  SmallVector<linalg::FillOp> fills;
+  module.walk([&](linalg::FillOp fill) { fills.push_back(fill); });
+  for (linalg::FillOp fill : fills) {
+    IRRewriter rewriter(fill);
+    (void)linalg::generalizeNamedOp(rewriter, fill);
+  }
+}
+
 struct LinalgToGpuPass
     : public nn::impl::NNLinalgToGpuBase<LinalgToGpuPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(moveConstantsToDevice(module)))
+      return signalPassFailure();
+    generalizeFills(module);
     SmallVector<linalg::GenericOp> generics;
     bool unsupported = false;
     module.walk([&](linalg::LinalgOp op) {

@@ -32,10 +32,12 @@ RunInputs nn::testing::makeInputs(const Manifest &manifest, uint32_t seed,
 }
 
 Executable nn::testing::compileOrDie(const std::string &source, bool pack,
-                                     const std::string &entry) {
+                                     const std::string &entry,
+                                     const std::string &target) {
   CompileOptions options;
   options.pack = pack;
   options.entry = entry;
+  options.target = target;
   Executable exe;
   Status status = compileSource(source, "test.mlir", options, exe);
   EXPECT_TRUE(status.ok()) << status.message() << "\n" << source;

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace nn::testing {
 
@@ -37,9 +38,23 @@ inline bool close(double a, double b, double rel, double abs = 0.0) {
   return std::fabs(a - b) <= abs + rel * std::max(std::fabs(a), std::fabs(b));
 }
 
-/// Compiles or fails the test with the compiler's message.
+/// Compiles for `target` or fails the test with the compiler's message.
 Executable compileOrDie(const std::string &source, bool pack,
-                        const std::string &entry = "");
+                        const std::string &entry = "",
+                        const std::string &target = "cpu");
+
+/// A small graph around one op family (entry @g).
+struct OpCase {
+  const char *name;
+  const char *source;
+};
+// GoogleTest looks this name up. NOLINTNEXTLINE(readability-identifier-naming)
+inline void PrintTo(const OpCase &c, std::ostream *os) { *os << c.name; }
+/// Every op family of the dialect (OpCases.cpp).
+const std::vector<OpCase> &opCases();
+
+/// The text of examples/<name>.
+std::string readExample(const std::string &name);
 
 /// Sizes and lengths of every dim of the manifest's graph for `inputs`.
 DimValues dimValues(const Manifest &manifest, const RunInputs &inputs);

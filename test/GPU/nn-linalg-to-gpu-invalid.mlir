@@ -1,10 +1,19 @@
-// RUN: nn-opt %s --nn-linalg-to-gpu --verify-diagnostics
+// RUN: nn-opt %s --split-input-file --nn-linalg-to-gpu --verify-diagnostics
 
-// Named ops must be generalized first (the pipeline runs
+// Named ops other than fill must be generalized first (the pipeline runs
 // linalg-generalize-named-ops before).
-func.func @named(%a: memref<4xf32>) {
-  %c = arith.constant 0.0 : f32
+func.func @named(%a: memref<4xf32>, %b: memref<4xf32>) {
   // expected-error@+1 {{nn-linalg-to-gpu expects linalg.generic on memrefs}}
-  linalg.fill ins(%c : f32) outs(%a : memref<4xf32>)
+  linalg.copy ins(%a : memref<4xf32>) outs(%b : memref<4xf32>)
+  return
+}
+
+// -----
+
+// Only splat constants can move to the device.
+memref.global "private" constant @table : memref<2xf32> = dense<[1.0, 2.0]>
+func.func @reads_table(%out: memref<2xf32>) {
+  // expected-error@+1 {{the GPU target supports only splat constants}}
+  %g = memref.get_global @table : memref<2xf32>
   return
 }

@@ -176,3 +176,33 @@ func.func @index_and_gather(%len: memref<?xi32>, %wide: memref<?x512xf32>, %src:
   return
 }
 
+
+// -----
+
+// Constants bufferization placed in host globals: kernels cannot read
+// them, so each becomes a device buffer filled at entry (a kernel) and
+// freed before the return.
+memref.global "private" constant @__constant_xf64 : memref<f64> = dense<1.000000e+00>
+#scalar = affine_map<() -> ()>
+// CHECK-LABEL: func.func @splat_constant
+//  CHECK-SAME: (%[[OUT:.*]]: memref<f64>)
+//   CHECK-NOT: memref.get_global
+//       CHECK: %[[BUF:.*]] = memref.alloc() : memref<f64>
+//       CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+//       CHECK: gpu.launch
+//       CHECK:   memref.store %[[ONE]], %[[BUF]][]
+//       CHECK: gpu.launch
+//       CHECK:   %[[V:.*]] = memref.load %[[BUF]][]
+//       CHECK:   memref.store %[[V]], %[[OUT]][]
+//       CHECK: memref.dealloc %[[BUF]]
+//  CHECK-NEXT: return
+//   CHECK-NOT: memref.global
+func.func @splat_constant(%out: memref<f64>) {
+  %g = memref.get_global @__constant_xf64 : memref<f64>
+  linalg.generic {indexing_maps = [#scalar, #scalar], iterator_types = []}
+      ins(%g : memref<f64>) outs(%out : memref<f64>) {
+  ^bb0(%in: f64, %o: f64):
+    linalg.yield %in : f64
+  }
+  return
+}

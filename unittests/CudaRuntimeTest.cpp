@@ -1,0 +1,139 @@
+//===- CudaRuntimeTest.cpp - the cuda target without a GPU ----------------===//
+//
+// What must hold on any machine: every op family and example compiles for
+// the cuda target and loads; a run without a driver fails with a message
+// that says so (never a crash); bad GPU options are errors. Each test runs
+// in its own process (ctest), so NN_CUDA_DRIVER set here decides how the
+// backend initializes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExecutionUtil.h"
+
+#include <cstdlib>
+
+using namespace nn;
+using namespace nn::testing;
+
+namespace {
+
+const char *kTinyModel = R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %ce = nn.cross_entropy %x, %y from logits : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})";
+
+void forceNoDriver() {
+  ::setenv("NN_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+}
+
+TEST(CudaNoDriverTest, RunSaysThereIsNoGpu) {
+  forceNoDriver();
+  std::string why;
+  EXPECT_FALSE(cudaAvailable(&why));
+  EXPECT_NE(why.find("no GPU: cannot load the CUDA driver "
+                     "/nonexistent/libcuda.so.1"),
+            std::string::npos)
+      << why;
+  CudaDeviceInfo info;
+  EXPECT_FALSE(cudaDeviceInfo(info).ok());
+
+  Executable exe = compileOrDie(kTinyModel, true, "", "cuda");
+  EXPECT_EQ(exe.manifest().target, "cuda");
+  RunInputs inputs = makeInputs(exe.manifest(), 3, LengthPattern::Mixed, 2, 5);
+  RunResult result;
+  Status status = exe.run(inputs, result);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("cannot run @g on the GPU: no GPU"),
+            std::string::npos)
+      << status.message();
+  // Validation still comes first and names the input.
+  inputs.inputs.erase("x");
+  status = exe.run(inputs, result);
+  EXPECT_NE(status.message().find("missing input 'x'"), std::string::npos)
+      << status.message();
+}
+
+TEST(CudaNoDriverTest, ProfilingWithoutDriverIsEmpty) {
+  forceNoDriver();
+  cudaSetProfiling(true);
+  EXPECT_TRUE(cudaTakeProfile().empty());
+  cudaSetProfiling(false);
+}
+
+TEST(CudaCompileTest, EveryOpFamilyCompilesForCudaWithNamedKernels) {
+  for (const OpCase &c : opCases()) {
+    SCOPED_TRACE(c.name);
+    for (bool pack : {false, true}) {
+      Executable exe = compileOrDie(c.source, pack, "g", "cuda");
+      const Manifest &manifest = exe.manifest();
+      EXPECT_EQ(manifest.target, "cuda");
+      // A lone GEMM is a cuBLAS call and needs no kernel.
+      if (std::string(c.name) != "linear_packed_input")
+        EXPECT_FALSE(manifest.kernels.empty());
+      // <function>_k<n>_<nn op>; kernels of nn ops say where the op is
+      // (copies the lowering added have no op).
+      for (const KernelInfo &kernel : manifest.kernels) {
+        size_t at = kernel.name.find("_k");
+        ASSERT_NE(at, std::string::npos) << kernel.name;
+        std::string op = kernel.name.substr(kernel.name.find('_', at + 2) + 1);
+        if (op != "linalg")
+          EXPECT_EQ(kernel.origin.find("nn." + op + " at test.mlir:"), 0u)
+              << kernel.name << ": " << kernel.origin;
+      }
+    }
+  }
+}
+
+TEST(CudaCompileTest, ExamplesCompileForSm80AndSm90) {
+  for (const char *name : {"blstm_ce_ctc.mlir",
+                           "conv_encoder_decoupled_loss.mlir",
+                           "shared_tail_two_losses.mlir"}) {
+    SCOPED_TRACE(name);
+    std::string source = readExample(name);
+    for (const char *chip : {"sm_80", "sm_90"}) {
+      CompileOptions options;
+      options.target = "cuda";
+      options.gpuChip = chip;
+      Executable exe;
+      Status status = compileSource(source, name, options, exe);
+      ASSERT_TRUE(status.ok()) << status.message();
+      EXPECT_FALSE(exe.manifest().kernels.empty());
+    }
+  }
+}
+
+TEST(CudaCompileTest, ManifestKeepsTargetAndKernels) {
+  Executable exe = compileOrDie(kTinyModel, true, "", "cuda");
+  std::string text = exe.manifest().serialize();
+  Manifest parsed;
+  ASSERT_TRUE(Manifest::parse(text, parsed).ok());
+  EXPECT_EQ(parsed.serialize(), text);
+  EXPECT_EQ(parsed.target, "cuda");
+  ASSERT_EQ(parsed.kernels.size(), exe.manifest().kernels.size());
+  EXPECT_NE(parsed.kernels.front().origin.find("nn."), std::string::npos);
+  Manifest broken;
+  EXPECT_FALSE(
+      Manifest::parse("nn-artifact 1\ntarget tpu\nend\n", broken).ok());
+}
+
+TEST(CudaCompileTest, BadGpuOptionsAreErrors) {
+  Executable exe;
+  CompileOptions options;
+  options.target = "cuda";
+  options.gpuBinary = "sass";
+  Status status = compileSource(kTinyModel, "m.mlir", options, exe);
+  EXPECT_NE(status.message().find("unknown GPU binary format 'sass'"),
+            std::string::npos)
+      << status.message();
+  options.gpuBinary = "ptx";
+  options.gpuChip = "gfx90a";
+  status = compileSource(kTinyModel, "m.mlir", options, exe);
+  EXPECT_NE(status.message().find("unknown GPU architecture 'gfx90a'"),
+            std::string::npos)
+      << status.message();
+}
+
+} // namespace

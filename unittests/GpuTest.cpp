@@ -1,0 +1,101 @@
+//===- GpuTest.cpp - compiled GPU code against the reference and the CPU --===//
+//
+// Needs an NVIDIA GPU: without one every test reports itself skipped.
+// Every op family runs on the GPU, packed and padded, on the shapes and
+// length patterns of LoweringTest; outputs and losses must match the
+// double-precision reference (rel 1e-4 + abs 1e-5) and the CPU build of the
+// same graph (rel 1e-4). The examples must match the CPU within rel 1e-4.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExecutionUtil.h"
+
+using namespace nn;
+using namespace nn::testing;
+
+namespace {
+
+#define SKIP_WITHOUT_GPU()                                                     \
+  do {                                                                         \
+    std::string why;                                                           \
+    if (!cudaAvailable(&why))                                                  \
+      GTEST_SKIP() << why;                                                     \
+  } while (false)
+
+class GpuOpTest : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(GpuOpTest, MatchesReferenceAndCpu) {
+  SKIP_WITHOUT_GPU();
+  const OpCase &c = GetParam();
+  for (bool pack : {false, true}) {
+    SCOPED_TRACE(pack ? "packed" : "padded");
+    Executable gpu = compileOrDie(c.source, pack, "g", "cuda");
+    Executable cpu = compileOrDie(c.source, pack, "g", "cpu");
+    struct Run {
+      LengthPattern pattern;
+      int64_t batch, padded;
+    };
+    for (const Run &run : {Run{LengthPattern::Mixed, 4, 7},
+                           Run{LengthPattern::AllEqual, 1, 1},
+                           Run{LengthPattern::WithEmpty, 5, 6},
+                           Run{LengthPattern::Mixed, 3, 40}}) {
+      SCOPED_TRACE("batch " + std::to_string(run.batch) + ", padded " +
+                   std::to_string(run.padded));
+      RunInputs inputs =
+          makeInputs(gpu.manifest(), 23, run.pattern, run.batch, run.padded);
+      RunResult onGpu, onCpu;
+      Status status = gpu.run(inputs, onGpu);
+      ASSERT_TRUE(status.ok()) << status.message();
+      ASSERT_TRUE(cpu.run(inputs, onCpu).ok());
+      expectMatchesReference(c.source, gpu, inputs, onGpu, 1e-4, 1e-5);
+      expectSameResults(gpu.manifest(), inputs, onCpu, onGpu, 1e-4);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, GpuOpTest, ::testing::ValuesIn(opCases()),
+                         [](const auto &info) { return info.param.name; });
+
+class GpuExampleTest : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(GpuExampleTest, MatchesCpuPackedAndPadded) {
+  SKIP_WITHOUT_GPU();
+  std::string source = readExample(GetParam());
+  ASSERT_FALSE(source.empty());
+  for (bool pack : {false, true}) {
+    SCOPED_TRACE(pack ? "packed" : "padded");
+    Executable gpu = compileOrDie(source, pack, "", "cuda");
+    Executable cpu = compileOrDie(source, pack, "", "cpu");
+    RunInputs inputs = makeInputs(gpu.manifest(), 5, LengthPattern::Mixed,
+                                  /*batch=*/4, /*padded=*/30);
+    RunResult onGpu, again, onCpu;
+    Status status = gpu.run(inputs, onGpu);
+    ASSERT_TRUE(status.ok()) << status.message();
+    // A second run reuses cached modules and buffers: same results.
+    ASSERT_TRUE(gpu.run(inputs, again).ok());
+    ASSERT_TRUE(cpu.run(inputs, onCpu).ok());
+    expectSameResults(gpu.manifest(), inputs, onCpu, onGpu, 1e-4);
+    expectSameResults(gpu.manifest(), inputs, onGpu, again, 1e-6);
+    expectMatchesReference(source, gpu, inputs, onGpu, 1e-4, 1e-5);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, GpuExampleTest,
+                         ::testing::Values("blstm_ce_ctc.mlir",
+                                           "conv_encoder_decoupled_loss.mlir",
+                                           "shared_tail_two_losses.mlir"),
+                         [](const auto &info) {
+                           std::string name = info.param;
+                           return name.substr(0, name.find('.'));
+                         });
+
+TEST(GpuDeviceTest, ReportsTheDevice) {
+  SKIP_WITHOUT_GPU();
+  CudaDeviceInfo info;
+  ASSERT_TRUE(cudaDeviceInfo(info).ok());
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_GE(info.computeCapability, 80);
+  EXPECT_GT(info.multiprocessors, 0);
+}
+
+} // namespace
