@@ -10,11 +10,13 @@
 // the same for every variant.
 //
 //   build/bin/nn-bench [--lengths FILE] [--threads N] [--benchmark_*]
+//   build/bin/nn-bench --emit-tail V     prints the loss tail model
 //
 // docs/performance.md records the figures and the command.
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchData.h"
 #include "nn/Compiler.h"
 
 #include <benchmark/benchmark.h>
@@ -28,38 +30,9 @@
 
 extern "C" void openblas_set_num_threads(int);
 
+using namespace nn::bench;
+
 namespace {
-
-constexpr int kBatch = 32, kHidden = 512;
-
-std::vector<int32_t> gLengths;
-int64_t gPadded = 0, gFrames = 0;
-
-std::string tailSource(int vocabulary) {
-  std::ostringstream s;
-  s << "nn.parameter @w : !nn.tensor<[" << vocabulary << ", " << kHidden
-    << "], f32>\n"
-    << "nn.parameter @b : !nn.tensor<[" << vocabulary << "], f32>\n"
-    << "nn.graph @tail(%h: !nn.tensor<[B, T, " << kHidden
-    << "], f32>, %y: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B)] {\n"
-    << "  %w = nn.param_ref @w : !nn.tensor<[" << vocabulary << ", " << kHidden
-    << "], f32>\n"
-    << "  %b = nn.param_ref @b : !nn.tensor<[" << vocabulary << "], f32>\n"
-    << "  %z = nn.linear %h, %w, %b : (!nn.tensor<[B, T, " << kHidden
-    << "], f32>, !nn.tensor<[" << vocabulary << ", " << kHidden
-    << "], f32>, !nn.tensor<[" << vocabulary << "], f32>) -> !nn.tensor<[B, T, "
-    << vocabulary << "], f32>\n"
-    << "  %lp = nn.log_softmax %z : !nn.tensor<[B, T, " << vocabulary
-    << "], f32>\n"
-    << "  %ce = nn.cross_entropy %lp, %y from log_probs : (!nn.tensor<[B, T, "
-    << vocabulary
-    << "], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], "
-       "f32>\n"
-    << "  nn.mark_loss %ce as \"ce\" normalize per_frame : !nn.tensor<[B, T], "
-       "f32>\n"
-    << "  nn.return\n}\n";
-  return s.str();
-}
 
 /// One GEMM, [N, 512] x [V, 512]^T, as an nn graph over packed rows that
 /// returns the product (the runtime hands it over without a copy, so a run
@@ -89,32 +62,6 @@ nn::Executable compile(const std::string &source, bool pack, bool blas) {
     std::exit(1);
   }
   return exe;
-}
-
-nn::Tensor randomTensor(nn::DType dtype, std::vector<int64_t> shape,
-                        std::mt19937 &rng, double scale) {
-  nn::Tensor tensor(dtype, std::move(shape));
-  std::uniform_real_distribution<float> uniform(-scale, scale);
-  for (int64_t i = 0; i < tensor.numElements(); ++i)
-    tensor.data<float>()[i] = uniform(rng);
-  return tensor;
-}
-
-nn::RunInputs tailInputs(int vocabulary) {
-  std::mt19937 rng(1);
-  nn::RunInputs inputs;
-  inputs.lengths["T"] = gLengths;
-  inputs.inputs["h"] =
-      randomTensor(nn::DType::f32, {kBatch, gPadded, kHidden}, rng, 1.0);
-  nn::Tensor targets(nn::DType::i32, {kBatch, gPadded});
-  std::uniform_int_distribution<int32_t> classes(0, vocabulary - 1);
-  for (int64_t i = 0; i < targets.numElements(); ++i)
-    targets.data<int32_t>()[i] = classes(rng);
-  inputs.inputs["y"] = std::move(targets);
-  inputs.parameters["w"] = randomTensor(nn::DType::f32, {vocabulary, kHidden},
-                                        rng, 1.0 / std::sqrt(kHidden));
-  inputs.parameters["b"] = randomTensor(nn::DType::f32, {vocabulary}, rng, 0.1);
-  return inputs;
 }
 
 void benchLossTail(benchmark::State &state) {
@@ -183,26 +130,6 @@ void benchOpenBlasSgemm(benchmark::State &state) {
   state.SetLabel("OpenBLAS sgemm");
 }
 
-bool loadLengths(const std::string &path) {
-  std::ifstream file(path);
-  std::vector<int32_t> all;
-  for (std::string line; std::getline(file, line);) {
-    if (line.empty() || line[0] == '#')
-      continue;
-    all.push_back(std::stoi(line));
-  }
-  if (all.empty())
-    return false;
-  std::mt19937 rng(2024);
-  std::uniform_int_distribution<size_t> pick(0, all.size() - 1);
-  for (int b = 0; b < kBatch; ++b) {
-    gLengths.push_back(all[pick(rng)]);
-    gPadded = std::max<int64_t>(gPadded, gLengths.back());
-    gFrames += gLengths.back();
-  }
-  return true;
-}
-
 } // namespace
 
 BENCHMARK(benchLossTail)
@@ -220,12 +147,14 @@ BENCHMARK(benchOpenBlasSgemm)
     ->UseRealTime();
 
 int main(int argc, char **argv) {
-  std::string lengths =
-      std::string(NN_SOURCE_DIR) +
-      "/../shared/data/librispeech-train-clean-100-lengths.txt";
+  std::string lengths = defaultLengthsPath();
   int threads = 1;
   std::vector<char *> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--emit-tail") && i + 1 < argc) {
+      std::fputs(tailSource(std::atoi(argv[i + 1])).c_str(), stdout);
+      return 0;
+    }
     if (!std::strcmp(argv[i], "--lengths") && i + 1 < argc)
       lengths = argv[++i];
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
@@ -240,6 +169,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   openblas_set_num_threads(threads);
+  std::printf("lengths: ");
+  for (size_t b = 0; b < gLengths.size(); ++b)
+    std::printf("%s%d", b ? "," : "", gLengths[b]);
+  std::printf("\n");
   std::printf("B = %d, T_max = %lld, N = %lld, N / (B * T_max) = %.4f, "
               "OpenBLAS threads = %d\n",
               kBatch, (long long)gPadded, (long long)gFrames,

@@ -1,0 +1,38 @@
+//===- BenchData.h - the loss-tail model and its data for benchmarks -----===//
+//
+// The loss tail linear(512 -> V) -> log_softmax -> cross entropy at B = 32
+// over sequence lengths sampled (fixed seed) from real LibriSpeech
+// utterances: shared by nn-bench (CPU) and nn-gpu-bench.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_BENCH_BENCHDATA_H
+#define NN_BENCH_BENCHDATA_H
+
+#include "nn/Runtime.h"
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace nn::bench {
+
+constexpr int kBatch = 32, kHidden = 512;
+
+/// The batch: lengths, their maximum and their sum (set by loadLengths).
+extern std::vector<int32_t> gLengths;
+extern int64_t gPadded, gFrames;
+
+/// Samples kBatch lengths from a file of utterance lengths, one per line.
+bool loadLengths(const std::string &path);
+/// The default lengths file (../shared/data next to the repository).
+std::string defaultLengthsPath();
+
+std::string tailSource(int vocabulary);
+nn::RunInputs tailInputs(int vocabulary);
+nn::Tensor randomTensor(nn::DType dtype, std::vector<int64_t> shape,
+                        std::mt19937 &rng, double scale);
+
+} // namespace nn::bench
+
+#endif // NN_BENCH_BENCHDATA_H

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Every GPU check in one script, for a machine with an NVIDIA GPU.
+#
+#   scripts/gpu-check.sh              on a machine with a GPU and the build
+#                                     dependencies: build, the gpu-labelled
+#                                     tests, every example on cuda vs cpu,
+#                                     the GPU benchmark (nn-gpu-bench)
+#   scripts/gpu-check.sh bundle DIR   here (no GPU needed): compile every
+#                                     example and the loss tail for cuda,
+#                                     run them on the CPU for the expected
+#                                     values, and put the artifacts, nn-exec
+#                                     and libNNRuntime.so into DIR
+#   scripts/gpu-check.sh run DIR      on a GPU machine without MLIR (the
+#                                     lent H200 has none): run the bundle's
+#                                     GPU artifacts and compare with the CPU
+#                                     values (rel 1e-4); time the loss tail
+#
+# Results are printed; "GPU CHECK PASSED" ends a run that passed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${NN_BUILD_DIR:-build}
+EXAMPLES=(blstm_ce_ctc conv_encoder_decoupled_loss shared_tail_two_losses)
+# Seeded synthetic batches per example (U: label lengths for CTC).
+SHAPE=(--batch 6 --min-len 20 --max-len 60 --seed 3)
+
+# compare.py EXPECTED.json ACTUAL.json: losses and output moments within
+# rel 1e-4 (abs 1e-5).
+compare() {
+  python3 - "$1" "$2" <<'PY'
+import json, math, sys
+expected, actual = (json.load(open(p)) for p in sys.argv[1:3])
+def close(a, b):
+    if math.isinf(a) or math.isinf(b) or math.isnan(a) or math.isnan(b):
+        return str(a) == str(b)
+    return abs(a - b) <= 1e-5 + 1e-4 * max(abs(a), abs(b))
+bad = []
+for key in ("losses", "outputs"):
+    for e, a in zip(expected[key], actual[key]):
+        for field in ("sum", "normalized", "sum_squares"):
+            if field in e and not close(e[field], a[field]):
+                bad.append(f"{key} {e['name']} {field}: cpu {e[field]} vs cuda {a[field]}")
+print(("MISMATCH " + "; ".join(bad)) if bad else "match (rel 1e-4)")
+sys.exit(1 if bad else 0)
+PY
+}
+
+bundle() {
+  local dir=$1
+  scripts/build.sh
+  mkdir -p "$dir"
+  cp "$BUILD/bin/nn-exec" "$BUILD/lib/libNNRuntime.so" "$dir/"
+  for example in "${EXAMPLES[@]}"; do
+    for pack in pack no-pack; do
+      local flag=(); [[ $pack == no-pack ]] && flag=(--no-pack)
+      "$BUILD/bin/nn-run" "examples/$example.mlir" "${flag[@]}" --compile-only \
+        --target=cuda --emit-artifact="$dir/$example.$pack.cuda.so" >/dev/null
+      "$BUILD/bin/nn-run" "examples/$example.mlir" "${flag[@]}" --compile-only \
+        --emit-artifact="$dir/$example.$pack.cpu.so" >/dev/null
+      "$BUILD/bin/nn-exec" "$dir/$example.$pack.cpu.so" "${SHAPE[@]}" --json \
+        >"$dir/$example.$pack.expected.json"
+      rm "$dir/$example.$pack.cpu.so"
+    done
+  done
+  # The loss tail of the benchmark (V = 1000, 10000), at its lengths.
+  local lengths
+  lengths=$("$BUILD/bin/nn-bench" --benchmark_filter=none 2>/dev/null |
+            sed -n 's/^lengths: //p')
+  echo "$lengths" >"$dir/tail.lengths"
+  for vocabulary in 1000 10000; do
+    "$BUILD/bin/nn-bench" --emit-tail "$vocabulary" >"$dir/tail$vocabulary.mlir"
+    for pack in pack no-pack; do
+      local flag=(); [[ $pack == no-pack ]] && flag=(--no-pack)
+      "$BUILD/bin/nn-run" "$dir/tail$vocabulary.mlir" "${flag[@]}" \
+        --compile-only --target=cuda \
+        --emit-artifact="$dir/tail$vocabulary.$pack.cuda.so" >/dev/null
+    done
+  done
+  cp "$0" "$dir/gpu-check.sh"
+  echo "bundle in $dir ($(du -sh "$dir" | cut -f1))"
+}
+
+run_bundle() {
+  local dir=$1 failed=0
+  export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>/dev/null || true
+  for expected in "$dir"/*.expected.json; do
+    local base=${expected%.expected.json}
+    echo "== $(basename "$base") on cuda"
+    if "$dir/nn-exec" "$base.cuda.so" "${SHAPE[@]}" --json >"$base.cuda.json"; then
+      compare "$expected" "$base.cuda.json" || failed=1
+    else
+      failed=1
+    fi
+  done
+  local lengths; lengths=$(cat "$dir/tail.lengths")
+  for vocabulary in 1000 10000; do
+    for pack in no-pack pack; do
+      echo "== loss tail V=$vocabulary $pack (B = 32, LibriSpeech lengths)"
+      "$dir/nn-exec" "$dir/tail$vocabulary.$pack.cuda.so" --lengths "$lengths" \
+        --repeat 20 || failed=1
+    done
+  done
+  finish $failed
+}
+
+full() {
+  local failed=0 dir
+  scripts/build.sh
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>/dev/null || true
+  (cd "$BUILD" && ctest -L gpu --output-on-failure) || failed=1
+  dir=$(mktemp -d)
+  for example in "${EXAMPLES[@]}"; do
+    for pack in "" --no-pack; do
+      echo "== $example ${pack:-(packed)} cuda vs cpu"
+      "$BUILD/bin/nn-run" "examples/$example.mlir" $pack --compile-only \
+        --emit-artifact="$dir/cpu.so" >/dev/null
+      "$BUILD/bin/nn-run" "examples/$example.mlir" $pack --compile-only \
+        --target=cuda --emit-artifact="$dir/cuda.so" >/dev/null
+      "$BUILD/bin/nn-exec" "$dir/cpu.so" "${SHAPE[@]}" --json >"$dir/cpu.json"
+      if "$BUILD/bin/nn-exec" "$dir/cuda.so" "${SHAPE[@]}" --json \
+           >"$dir/cuda.json"; then
+        compare "$dir/cpu.json" "$dir/cuda.json" || failed=1
+      else
+        failed=1
+      fi
+    done
+  done
+  "$BUILD/bin/nn-gpu-bench" --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true || failed=1
+  finish $failed
+}
+
+finish() {
+  if [[ $1 == 0 ]]; then echo "GPU CHECK PASSED"; else echo "GPU CHECK FAILED"; exit 1; fi
+}
+
+case "${1:-full}" in
+  full) full ;;
+  bundle) bundle "${2:?bundle DIR}" ;;
+  run) run_bundle "${2:?run DIR}" ;;
+  *) echo "usage: $0 [full | bundle DIR | run DIR]" >&2; exit 2 ;;
+esac

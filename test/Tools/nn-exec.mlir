@@ -1,0 +1,28 @@
+// nn-exec runs an artifact with the runtime alone: the same synthetic batch
+// (same seed) and the same losses as nn-run. A GPU artifact without a
+// driver fails with a message that says so.
+// RUN: nn-run %s --seed 4 --batch 3 --max-len 9 --json > %t.run.json
+// RUN: nn-run %s --compile-only --emit-artifact=%t.cpu.so
+// RUN: nn-exec %t.cpu.so --seed 4 --batch 3 --max-len 9 --json > %t.exec.json
+// RUN: cat %t.run.json %t.exec.json | FileCheck %s --check-prefix=SAME
+// RUN: nn-exec %t.cpu.so --lengths 3,1,4 --repeat 2 | FileCheck %s --check-prefix=REPEAT
+// RUN: nn-run %s --compile-only --target=cuda --emit-artifact=%t.cuda.so | FileCheck %s --check-prefix=CUDA
+// RUN: env NN_CUDA_DRIVER=/nonexistent/libcuda.so.1 not nn-exec %t.cuda.so 2>&1 | FileCheck %s --check-prefix=NODRIVER
+// RUN: not nn-exec %t.missing.so 2>&1 | FileCheck %s --check-prefix=MISSING
+
+nn.graph @tail(%x: !nn.tensor<[B, T, 6], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %ce = nn.cross_entropy %x, %y from logits : (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// SAME: {"graph": "tail", "pack": true, "losses": [{"name": "ce", "value": [[VALUE:[-0-9.e]+]], "sum": [[SUM:[-0-9.e]+]],
+// SAME: {"graph": "tail", "target": "cpu", "losses": [{"name": "ce", "sum": [[SUM]], "normalized": [[VALUE]]}], "outputs": []}
+// REPEAT: graph @tail on cpu
+// REPEAT: loss ce: sum
+// REPEAT: median {{[0-9.e-]+}} ms per run, kernels 0 ms per run
+// CUDA: compiled @tail for cuda: {{[1-9][0-9]*}} kernels
+// CUDA: kernel tail_k{{[0-9]+}}_cross_entropy (nn.cross_entropy at {{.*}}nn-exec.mlir:15:9)
+// NODRIVER: nn-exec: cannot run @tail on the GPU: no GPU: cannot load the CUDA driver /nonexistent/libcuda.so.1
+// MISSING: nn-exec: cannot load artifact
