@@ -442,6 +442,14 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
     ::nn::Status status = collectKernels(module, options.gpuCodeDir, manifest);
     if (!status.ok())
       return status;
+    // nn-gpu-place-buffers says which arguments host code reads.
+    if (auto placement =
+            module->getAttrOfType<DictionaryAttr>("nn.host_visible_args")) {
+      if (auto indices = placement.getAs<DenseI64ArrayAttr>(graphName))
+        manifest.hostVisibleArguments.assign(indices.asArrayRef().begin(),
+                                             indices.asArrayRef().end());
+      module->removeAttr("nn.host_visible_args");
+    }
   }
 
   llvm::LLVMContext llvmContext;

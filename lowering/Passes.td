@@ -113,4 +113,20 @@ def NNApproximateMath : Pass<"nn-approximate-math", "::mlir::ModuleOp"> {
   ];
 }
 
+def NNGpuPlaceBuffers : Pass<"nn-gpu-place-buffers", "::mlir::ModuleOp"> {
+  let summary = "Device memory for kernel-only buffers, managed for the rest";
+  let description = [{
+    Runs after gpu-kernel-outlining. Classifies each buffer with its aliases
+    (views, loop-carried and branch values, call arguments and results):
+    a buffer that host code reads or writes (loads, stores, anything but
+    descriptor handling, deallocation and launches) becomes
+    `gpu.alloc host_shared` (CUDA managed memory); the others stay
+    `memref.alloc`, which GPU artifacts allocate in device memory. The
+    function arguments host code touches are listed in the module
+    attribute `nn.host_visible_args` ({function: [argument indices]}), for
+    the runtime to stage in managed memory.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // NN_LOWERING_PASSES_TD

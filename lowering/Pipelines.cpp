@@ -117,6 +117,7 @@ void nn::buildGpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createNNLinalgToGpu());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createNNNameGpuKernels());
+  pm.addPass(createNNGpuPlaceBuffers());
   // ceildiv and friends have no direct LLVM lowering.
   pm.addPass(arith::createArithExpandOpsPass());
   pm.addPass(createLowerAffinePass());

@@ -70,7 +70,9 @@ struct Api {
                              void **, void **);
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemAllocManaged)(CUdeviceptr *, size_t, unsigned);
+  CUresult (*cuMemGetInfo)(size_t *, size_t *);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
@@ -101,10 +103,11 @@ struct Device {
   cublasHandle_t blas = nullptr;
   CudaDeviceInfo info;
 
-  /// Reused buffers by exact size (a run allocates the same sizes again).
+  /// Reused buffers by kind (host-visible or not) and exact size: a run
+  /// allocates the same sizes again.
   std::mutex memoryMutex;
-  std::multimap<size_t, void *> cached;
-  std::unordered_map<void *, size_t> live;
+  std::multimap<std::pair<bool, size_t>, void *> cached;
+  std::unordered_map<void *, std::pair<bool, size_t>> live;
   /// Host memory handed out after a failed allocation, so that host code
   /// of the failed run does not crash; freed with free().
   std::unordered_map<void *, size_t> fallback;
@@ -164,7 +167,9 @@ Device &device() {
         resolve(driver, "cuLaunchKernel", a.cuLaunchKernel) &&
         resolve(driver, "cuStreamCreate", a.cuStreamCreate) &&
         resolve(driver, "cuStreamSynchronize", a.cuStreamSynchronize) &&
+        resolve(driver, "cuMemAlloc_v2", a.cuMemAlloc) &&
         resolve(driver, "cuMemAllocManaged", a.cuMemAllocManaged) &&
+        resolve(driver, "cuMemGetInfo_v2", a.cuMemGetInfo) &&
         resolve(driver, "cuMemFree_v2", a.cuMemFree) &&
         resolve(driver, "cuMemcpyHtoD_v2", a.cuMemcpyHtoD) &&
         resolve(driver, "cuMemcpyDtoH_v2", a.cuMemcpyDtoH) &&
@@ -384,35 +389,51 @@ constexpr size_t kCacheLimit = size_t(8) << 30;
 void trimCache(Device &d, size_t keep) {
   for (auto it = d.cached.begin(); it != d.cached.end() && d.cachedBytes > keep;
        it = d.cached.erase(it)) {
-    d.cachedBytes -= it->first;
+    d.cachedBytes -= it->first.second;
     d.api.cuMemFree((CUdeviceptr)(uintptr_t)it->second);
   }
 }
+
+CUresult allocateFresh(Device &d, CUdeviceptr *pointer, size_t size,
+                       bool hostVisible) {
+  if (!hostVisible)
+    return d.api.cuMemAlloc(pointer, size);
+  // Managed memory beyond what the device has free can hang the GPU:
+  // refuse it instead.
+  size_t free = 0, total = 0;
+  CUresult result = d.api.cuMemGetInfo(&free, &total);
+  if (result != kSuccess)
+    return result;
+  if (size > free)
+    return 2; // CUDA_ERROR_OUT_OF_MEMORY
+  return d.api.cuMemAllocManaged(pointer, size, kMemAttachGlobal);
+}
 } // namespace
 
-void *cuda::allocate(size_t bytes) {
+void *cuda::allocate(size_t bytes, bool hostVisible) {
   Device &d = device();
   // A zero-size buffer still needs a distinct, freeable address.
   size_t size = bytes == 0 ? 1 : bytes;
+  std::pair<bool, size_t> key{hostVisible, size};
   if (d.error.empty()) {
     std::lock_guard<std::mutex> lock(d.memoryMutex);
-    auto it = d.cached.find(size);
+    auto it = d.cached.find(key);
     if (it != d.cached.end()) {
       void *pointer = it->second;
       d.cached.erase(it);
       d.cachedBytes -= size;
-      d.live[pointer] = size;
+      d.live[pointer] = key;
       return pointer;
     }
     CUdeviceptr pointer = 0;
-    CUresult result = d.api.cuMemAllocManaged(&pointer, size, kMemAttachGlobal);
+    CUresult result = allocateFresh(d, &pointer, size, hostVisible);
     if (result != kSuccess && !d.cached.empty()) {
       trimCache(d, 0);
-      result = d.api.cuMemAllocManaged(&pointer, size, kMemAttachGlobal);
+      result = allocateFresh(d, &pointer, size, hostVisible);
     }
-    if (check(result, "cuMemAllocManaged",
+    if (check(result, hostVisible ? "cuMemAllocManaged" : "cuMemAlloc",
               "(" + std::to_string(size) + " bytes)")) {
-      d.live[(void *)(uintptr_t)pointer] = size;
+      d.live[(void *)(uintptr_t)pointer] = key;
       return (void *)(uintptr_t)pointer;
     }
   } else if (current) {
@@ -439,7 +460,7 @@ void cuda::release(void *pointer) {
   if (it == d.live.end())
     return;
   d.cached.emplace(it->second, pointer);
-  d.cachedBytes += it->second;
+  d.cachedBytes += it->second.second;
   d.live.erase(it);
   if (d.cachedBytes > kCacheLimit)
     trimCache(d, kCacheLimit);
@@ -473,15 +494,30 @@ bool cuda::copyToHost(void *target, const void *source, size_t bytes,
 
 #define NN_EXPORT extern "C" __attribute__((visibility("default")))
 
-NN_EXPORT void *nn_cuda_alloc(size_t bytes) { return cuda::allocate(bytes); }
+// Buffers only kernels and cuBLAS touch (memref.alloc): device memory.
+NN_EXPORT void *nn_cuda_alloc(size_t bytes) {
+  return cuda::allocate(bytes, /*hostVisible=*/false);
+}
 
 NN_EXPORT void *nn_cuda_aligned_alloc(size_t alignment, size_t bytes) {
-  // Managed allocations are aligned to at least 4 KiB pages.
+  // cuMemAlloc aligns to at least 256 bytes.
   (void)alignment;
-  return cuda::allocate(bytes);
+  return cuda::allocate(bytes, /*hostVisible=*/false);
 }
 
 NN_EXPORT void nn_cuda_free(void *pointer) { cuda::release(pointer); }
+
+// gpu.alloc (host_shared: buffers host code touches, see
+// nn-gpu-place-buffers) and gpu.dealloc. Synchronous: the stream is unused.
+NN_EXPORT void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
+  (void)stream;
+  return cuda::allocate(bytes, hostShared);
+}
+
+NN_EXPORT void mgpuMemFree(void *pointer, void *stream) {
+  (void)stream;
+  cuda::release(pointer);
+}
 
 namespace {
 void *loadModule(const void *data, bool isPtx, int optLevel) {

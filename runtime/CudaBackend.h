@@ -7,8 +7,8 @@
 //
 //   mgpu*            what MLIR's gpu-to-llvm host code calls (LLVM 19
 //                    signatures): module load/unload, launch, streams
-//   nn_cuda_alloc    buffers (CUDA managed memory, reused by size)
-//   nn_cuda_free
+//   nn_cuda_alloc    device buffers; mgpuMemAlloc(host_shared) gives
+//   nn_cuda_free     host-visible (managed) ones; both reused by size
 //   nn_cuda_sgemm    row-major CBLAS-style GEMMs through cuBLAS
 //   nn_cuda_dgemm
 //
@@ -78,9 +78,10 @@ public:
 /// The calling thread's current run, or null outside Executable::run.
 CudaRun *currentRun();
 
-/// Device buffers (managed memory; host code may read them, see
-/// docs/gpu.md). Failures are recorded in the current run.
-void *allocate(size_t bytes);
+/// Device memory, or managed memory when host code touches the buffer
+/// (`hostVisible`, see nn-gpu-place-buffers). Failures are recorded in the
+/// current run.
+void *allocate(size_t bytes, bool hostVisible);
 void release(void *pointer);
 /// Checked copies; `what` names the tensor for messages.
 bool copyToDevice(void *device, const void *host, size_t bytes,

@@ -12,9 +12,10 @@
 // Returned buffers come from the runtime's allocator (Allocator.h); the
 // runtime frees `allocated` unless it is one of the buffers it passed in.
 //
-// GPU artifacts (manifest target cuda) take the same arguments, but every
-// buffer lives in CUDA managed memory: the runtime copies lengths, inputs
-// and parameters in, runs under a CudaRun (module cache, error state) and
+// GPU artifacts (manifest target cuda) take the same arguments in GPU
+// memory: the runtime copies lengths, inputs and parameters in (managed
+// memory for the arguments host code reads, such as lengths, device memory
+// for the rest), runs under a CudaRun (module cache, error state) and
 // copies the results out (CudaBackend.h).
 //
 //===----------------------------------------------------------------------===//
@@ -339,12 +340,17 @@ Status Executable::Impl::runEntry(const Bound &bound, const RunInputs &inputs,
                       m.parameters.size());
   if (!results.empty())
     argv.push_back(results.data());
-  // Host data as it is, or a device copy of it.
+  // Host data as it is, or a device copy of it. `argument` counts the
+  // entry function's arguments (the results pointer aside).
+  int64_t argument = 0;
   auto stage = [&](const void *data, size_t bytes,
                    const std::string &what) -> void * {
     void *target = const_cast<void *>(data);
+    bool hostVisible =
+        std::count(m.hostVisibleArguments.begin(),
+                   m.hostVisibleArguments.end(), argument) > 0;
     if (onGpu()) {
-      target = cuda::allocate(bytes);
+      target = cuda::allocate(bytes, hostVisible);
       deviceCopies.push_back(target);
       cuda::copyToDevice(target, data, bytes, what);
     }
@@ -354,6 +360,7 @@ Status Executable::Impl::runEntry(const Bound &bound, const RunInputs &inputs,
   std::map<std::string, std::vector<int32_t>> lengths = bound.lengths;
   for (const std::string &root : m.rootDims) {
     argv.push_back((void *)(intptr_t)bound.sizes.at(root));
+    ++argument;
     if (m.findDim(root)->kind == DimInfo::Kind::seq) {
       std::vector<int32_t> &values = lengths[root];
       void *data = stage(values.data(), values.size() * sizeof(int32_t),
@@ -361,12 +368,14 @@ Status Executable::Impl::runEntry(const Bound &bound, const RunInputs &inputs,
       descriptors.emplace_back(data,
                                std::vector<int64_t>{(int64_t)values.size()});
       argv.push_back(descriptors.back().pointer());
+      ++argument;
     }
   }
   auto pass = [&](const Tensor &tensor, const std::string &what) {
     void *data = stage(tensor.raw(), tensor.sizeInBytes(), what);
     descriptors.emplace_back(data, tensor.shape());
     argv.push_back(descriptors.back().pointer());
+    ++argument;
   };
   for (const TensorInfo &info : m.inputs)
     pass(inputs.inputs.at(info.name), "input '" + info.name + "'");

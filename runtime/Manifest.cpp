@@ -10,7 +10,7 @@
 //   SEQ root NAME input NAME DTYPE CLASSES RANK AXIS... param NAME DTYPE RANK
 //   SIZE... output NAME DTYPE RANK AXIS... loss NAME NORMALIZATION SCALE
 //   USE_NORMALIZED AS_ERROR packed|padded BATCH N SEQ...
-//   target cpu|cuda   kernel NAME ORIGIN   end
+//   target cpu|cuda   kernel NAME ORIGIN   hostvisible ARG...   end
 //
 //===----------------------------------------------------------------------===//
 
@@ -135,6 +135,12 @@ std::string Manifest::serialize() const {
   for (const KernelInfo &kernel : kernels)
     os << "kernel " << encode(kernel.name) << " " << encode(kernel.origin)
        << "\n";
+  if (!hostVisibleArguments.empty()) {
+    os << "hostvisible";
+    for (int64_t argument : hostVisibleArguments)
+      os << " " << argument;
+    os << "\n";
+  }
   os << "end\n";
   return os.str();
 }
@@ -171,6 +177,9 @@ Status Manifest::parse(const std::string &text, Manifest &manifest) {
       manifest.target = decode(t[1]);
       if (manifest.target != "cpu" && manifest.target != "cuda")
         return fail("unknown target");
+    } else if (kind == "hostvisible") {
+      for (size_t i = 1; i < t.size(); ++i)
+        manifest.hostVisibleArguments.push_back(count(i));
     } else if (kind == "kernel" && t.size() == 3) {
       manifest.kernels.push_back({decode(t[1]), decode(t[2])});
     } else if (kind == "dim" && t.size() >= 3) {

@@ -114,6 +114,10 @@ TEST(CudaCompileTest, ManifestKeepsTargetAndKernels) {
   EXPECT_EQ(parsed.target, "cuda");
   ASSERT_EQ(parsed.kernels.size(), exe.manifest().kernels.size());
   EXPECT_NE(parsed.kernels.front().origin.find("nn."), std::string::npos);
+  // Packing reads the lengths of T (argument 2, after B and T's padded
+  // size) on the host: they are staged in managed memory, x and y in
+  // device memory.
+  EXPECT_EQ(parsed.hostVisibleArguments, std::vector<int64_t>{2});
   Manifest broken;
   EXPECT_FALSE(
       Manifest::parse("nn-artifact 1\ntarget tpu\nend\n", broken).ok());

@@ -141,7 +141,7 @@ struct KernelInfo {
 struct Manifest {
   std::string graph;
   /// "cpu", or "cuda": the artifact launches kernels through the runtime's
-  /// CUDA backend and its buffers live in CUDA managed memory.
+  /// CUDA backend and its buffers live in GPU memory.
   std::string target = "cpu";
   std::vector<DimInfo> dims;
   /// Batch and non-derived sequence dims, in calling order.
@@ -151,6 +151,10 @@ struct Manifest {
   std::vector<TensorInfo> outputs;
   std::vector<LossInfo> losses;
   std::vector<KernelInfo> kernels;
+  /// GPU artifacts: the entry function's arguments (sizes, lengths, inputs,
+  /// parameters in calling order, from 0) that host code reads; the
+  /// runtime stages them in managed memory, the others in device memory.
+  std::vector<int64_t> hostVisibleArguments;
 
   const DimInfo *findDim(const std::string &name) const;
   std::string serialize() const;
