@@ -270,3 +270,38 @@ TEST_P(RandomGraphTest, PackedMatchesPaddedAndReference) {
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphTest, ::testing::Range(0, 200));
 
 } // namespace
+
+namespace {
+
+/// The same graphs on the GPU target. Without a GPU they must still compile
+/// (the whole GPU pipeline, PTX included) and load; with one, the GPU run
+/// must match the CPU run within rel 1e-4.
+class RandomGraphGpuTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(RandomGraphGpuTest, CompilesAndMatchesCpuWhereAGpuIs) {
+  uint32_t seed = 1000 + GetParam();
+  std::string source = GraphGenerator(seed).generate();
+  SCOPED_TRACE(source);
+  Executable gpu = compileOrDie(source, true, "", "cuda");
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  EXPECT_EQ(gpu.manifest().target, "cuda");
+  if (!cudaAvailable())
+    return;
+  Executable cpu = compileOrDie(source, true);
+  std::mt19937 sizes(seed);
+  int batch = std::uniform_int_distribution<int>(1, 5)(sizes);
+  int time = std::uniform_int_distribution<int>(1, 9)(sizes);
+  RunInputs inputs =
+      makeInputs(cpu.manifest(), seed, LengthPattern::Mixed, batch, time);
+  RunResult onCpu, onGpu;
+  ASSERT_TRUE(cpu.run(inputs, onCpu).ok());
+  Status status = gpu.run(inputs, onGpu);
+  ASSERT_TRUE(status.ok()) << status.message();
+  expectSameResults(cpu.manifest(), inputs, onCpu, onGpu, 1e-4);
+}
+
+// Every fifth seed of the CPU suite: compiling for the GPU costs ~1 s.
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphGpuTest,
+                         ::testing::Range(0, 200, 5));
+
+} // namespace
