@@ -1,13 +1,13 @@
 //===- CudaBackend.cpp - driver, cuBLAS and the GPU entry points ----------===//
 //
-// The CUDA types and constants below are the driver API's and cuBLAS's C
-// ABI (cuda.h, cublas_api.h of CUDA 12/13), declared here so that the
-// runtime builds without the toolkit; unittests/CudaAbiTest.cpp checks
-// them against the toolkit's headers when it is installed.
+// The driver and cuBLAS are loaded with dlopen and called through the
+// function table of CudaAbi.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CudaBackend.h"
+
+#include "CudaAbi.h"
 
 #include <chrono>
 #include <cstdint>
@@ -23,75 +23,7 @@ using namespace nn::cuda;
 
 namespace {
 
-using CUresult = int;
-using CUdevice = int;
-using CUdeviceptr = unsigned long long;
-using CUcontext = struct CUctx_st *;
-using CUmodule = struct CUmod_st *;
-using CUfunction = struct CUfunc_st *;
-using CUstream = struct CUstream_st *;
-using CUevent = struct CUevent_st *;
-using cublasHandle_t = struct cublasContext *;
-using cublasStatus_t = int;
-
-constexpr CUresult kSuccess = 0;
-constexpr unsigned kMemAttachGlobal = 0x1;
-constexpr unsigned kStreamNonBlocking = 0x1;
-constexpr int kJitOptimizationLevel = 7;
-constexpr int kJitErrorLogBuffer = 5;
-constexpr int kJitErrorLogBufferSize = 6;
-constexpr int kAttributeSmCount = 16;
-constexpr int kAttributeMemoryClockKHz = 36;
-constexpr int kAttributeBusWidthBits = 37;
-constexpr int kAttributeMajor = 75;
-constexpr int kAttributeMinor = 76;
-constexpr int kCublasOpN = 0, kCublasOpT = 1;
-constexpr int kCblasRowMajor = 101, kCblasNoTrans = 111, kCblasTrans = 112;
-
-/// The driver and cuBLAS functions the backend uses, resolved by dlsym
-/// (versioned names where cuda.h maps the plain name to a _v2 symbol).
-struct Api {
-  CUresult (*cuInit)(unsigned);
-  CUresult (*cuGetErrorName)(CUresult, const char **);
-  CUresult (*cuGetErrorString)(CUresult, const char **);
-  CUresult (*cuDeviceGetCount)(int *);
-  CUresult (*cuDeviceGet)(CUdevice *, int);
-  CUresult (*cuDeviceGetName)(char *, int, CUdevice);
-  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
-  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
-  CUresult (*cuCtxSetCurrent)(CUcontext);
-  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
-  CUresult (*cuModuleLoadDataEx)(CUmodule *, const void *, unsigned, int *,
-                                 void **);
-  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
-  CUresult (*cuModuleUnload)(CUmodule);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
-  CUresult (*cuStreamCreate)(CUstream *, unsigned);
-  CUresult (*cuStreamSynchronize)(CUstream);
-  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
-  CUresult (*cuMemAllocManaged)(CUdeviceptr *, size_t, unsigned);
-  CUresult (*cuMemGetInfo)(size_t *, size_t *);
-  CUresult (*cuMemFree)(CUdeviceptr);
-  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
-  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
-  CUresult (*cuEventCreate)(CUevent *, unsigned);
-  CUresult (*cuEventRecord)(CUevent, CUstream);
-  CUresult (*cuEventSynchronize)(CUevent);
-  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
-
-  cublasStatus_t (*cublasCreate)(cublasHandle_t *);
-  cublasStatus_t (*cublasSetStream)(cublasHandle_t, CUstream);
-  cublasStatus_t (*cublasSgemm)(cublasHandle_t, int, int, int, int, int,
-                                const float *, const float *, int,
-                                const float *, int, const float *, float *,
-                                int);
-  cublasStatus_t (*cublasDgemm)(cublasHandle_t, int, int, int, int, int,
-                                const double *, const double *, int,
-                                const double *, int, const double *, double *,
-                                int);
-};
+using namespace nn::cuda::abi;
 
 /// The process-wide device: loaded once, never unloaded.
 struct Device {
@@ -114,6 +46,7 @@ struct Device {
   size_t cachedBytes = 0;
 
   bool profiling = false;
+  std::mutex profileMutex;
   std::map<std::string, KernelTime> profile;
 };
 
@@ -176,7 +109,8 @@ Device &device() {
         resolve(driver, "cuEventCreate", a.cuEventCreate) &&
         resolve(driver, "cuEventRecord", a.cuEventRecord) &&
         resolve(driver, "cuEventSynchronize", a.cuEventSynchronize) &&
-        resolve(driver, "cuEventElapsedTime", a.cuEventElapsedTime);
+        resolve(driver, "cuEventElapsedTime", a.cuEventElapsedTime) &&
+        resolve(driver, "cuEventDestroy_v2", a.cuEventDestroy);
     if (!ok) {
       d->error = std::string("the CUDA driver ") + driverPath +
                  " lacks a function the runtime needs (driver too old?)";
@@ -208,7 +142,9 @@ Device &device() {
         !check(a.cuDevicePrimaryCtxRetain(&d->context, d->device),
                "cuDevicePrimaryCtxRetain") ||
         !check(a.cuCtxSetCurrent(d->context), "cuCtxSetCurrent") ||
-        !check(a.cuStreamCreate(&d->stream, kStreamNonBlocking),
+        // A blocking stream: the runtime's synchronous copies (legacy
+        // default stream) are ordered with the kernels and GEMMs on it.
+        !check(a.cuStreamCreate(&d->stream, kStreamDefault),
                "cuStreamCreate"))
       return d;
 
@@ -309,15 +245,19 @@ Status nn::cudaDeviceInfo(CudaDeviceInfo &info) {
 }
 
 void nn::cudaSetProfiling(bool enabled) {
-  device().profiling = enabled;
-  device().profile.clear();
+  Device &d = device();
+  std::lock_guard<std::mutex> lock(d.profileMutex);
+  d.profiling = enabled;
+  d.profile.clear();
 }
 
 std::vector<KernelTime> nn::cudaTakeProfile() {
+  Device &d = device();
+  std::lock_guard<std::mutex> lock(d.profileMutex);
   std::vector<KernelTime> times;
-  for (auto &[name, time] : device().profile)
+  for (auto &[name, time] : d.profile)
     times.push_back(time);
-  device().profile.clear();
+  d.profile.clear();
   return times;
 }
 
@@ -405,7 +345,7 @@ CUresult allocateFresh(Device &d, CUdeviceptr *pointer, size_t size,
   if (result != kSuccess)
     return result;
   if (size > free)
-    return 2; // CUDA_ERROR_OUT_OF_MEMORY
+    return kOutOfMemory;
   return d.api.cuMemAllocManaged(pointer, size, kMemAttachGlobal);
 }
 } // namespace
@@ -612,11 +552,13 @@ NN_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
   if (current)
     current->lastLaunch = what;
   CUevent start = nullptr, stop = nullptr;
-  if (d.profiling) {
-    d.api.cuEventCreate(&start, 0);
-    d.api.cuEventCreate(&stop, 0);
-    d.api.cuEventRecord(start, (CUstream)stream);
-  }
+  bool profiling = d.profiling;
+  if (profiling &&
+      !(check(d.api.cuEventCreate(&start, 0), "cuEventCreate", "") &&
+        check(d.api.cuEventCreate(&stop, 0), "cuEventCreate", "") &&
+        check(d.api.cuEventRecord(start, (CUstream)stream), "cuEventRecord",
+              "before " + what)))
+    return;
   if (!check(d.api.cuLaunchKernel((CUfunction)function, gridX, gridY, gridZ,
                                   blockX, blockY, blockZ, sharedMemory,
                                   (CUstream)stream, params, extra),
@@ -624,12 +566,15 @@ NN_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
              "launching " + what + " with grid " + std::to_string(gridX) +
                  " x block " + std::to_string(blockX)))
     return;
-  if (d.profiling) {
-    d.api.cuEventRecord(stop, (CUstream)stream);
+  if (profiling) {
     float ms = 0;
-    if (check(d.api.cuEventSynchronize(stop), "cuEventSynchronize",
-              "after " + what)) {
-      d.api.cuEventElapsedTime(&ms, start, stop);
+    if (check(d.api.cuEventRecord(stop, (CUstream)stream), "cuEventRecord",
+              "after " + what) &&
+        check(d.api.cuEventSynchronize(stop), "cuEventSynchronize",
+              "after " + what) &&
+        check(d.api.cuEventElapsedTime(&ms, start, stop),
+              "cuEventElapsedTime", "of " + what)) {
+      std::lock_guard<std::mutex> lock(d.profileMutex);
       std::string name = what;
       if (current)
         if (auto it = current->functionNames.find(function);
@@ -640,6 +585,8 @@ NN_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
       time.launches += 1;
       time.milliseconds += ms;
     }
+    d.api.cuEventDestroy(start);
+    d.api.cuEventDestroy(stop);
   }
 }
 

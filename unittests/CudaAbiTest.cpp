@@ -1,0 +1,59 @@
+//===- CudaAbiTest.cpp - runtime/CudaAbi.h against the CUDA headers -------===//
+//
+// The runtime declares the driver and cuBLAS ABI itself (it builds without
+// the toolkit and loads the libraries with dlopen). Built only where the
+// toolkit is installed, this checks those declarations against cuda.h and
+// cublas_v2.h: the constants, the sizes of the types, and the versioned
+// symbol names the runtime resolves with dlsym. Most checks are
+// static_asserts: a mismatch fails the build.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/CudaAbi.h"
+
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <gtest/gtest.h>
+
+#include <string_view>
+
+namespace nnabi = nn::cuda::abi;
+
+#define NN_STRINGIFY_(x) #x
+#define NN_STRINGIFY(x) NN_STRINGIFY_(x)
+
+static_assert(nnabi::kSuccess == CUDA_SUCCESS);
+static_assert(nnabi::kOutOfMemory == CUDA_ERROR_OUT_OF_MEMORY);
+static_assert(nnabi::kMemAttachGlobal == CU_MEM_ATTACH_GLOBAL);
+static_assert(nnabi::kStreamDefault == CU_STREAM_DEFAULT);
+static_assert(nnabi::kJitOptimizationLevel == CU_JIT_OPTIMIZATION_LEVEL);
+static_assert(nnabi::kJitErrorLogBuffer == CU_JIT_ERROR_LOG_BUFFER);
+static_assert(nnabi::kJitErrorLogBufferSize == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
+static_assert(nnabi::kAttributeSmCount == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+static_assert(nnabi::kAttributeMemoryClockKHz == CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+static_assert(nnabi::kAttributeBusWidthBits ==
+              CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+static_assert(nnabi::kAttributeMajor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+static_assert(nnabi::kAttributeMinor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+static_assert(nnabi::kCublasOpN == CUBLAS_OP_N && nnabi::kCublasOpT == CUBLAS_OP_T);
+
+static_assert(sizeof(nnabi::CUresult) == sizeof(CUresult));
+static_assert(sizeof(nnabi::CUdevice) == sizeof(CUdevice));
+static_assert(sizeof(nnabi::CUdeviceptr) == sizeof(CUdeviceptr));
+static_assert(sizeof(nnabi::cublasStatus_t) == sizeof(cublasStatus_t));
+
+TEST(CudaAbiTest, VersionedSymbolNamesMatchTheHeaders) {
+  // The runtime dlsyms these names; cuda.h maps the plain API names to them.
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(cuMemAlloc)), "cuMemAlloc_v2");
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(cuMemFree)), "cuMemFree_v2");
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(cuMemGetInfo)), "cuMemGetInfo_v2");
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(cuMemcpyHtoD)), "cuMemcpyHtoD_v2");
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(cuMemcpyDtoH)), "cuMemcpyDtoH_v2");
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(cuEventDestroy)), "cuEventDestroy_v2");
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(cuLaunchKernel)), "cuLaunchKernel");
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(cuStreamCreate)), "cuStreamCreate");
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(cuMemAllocManaged)),
+            "cuMemAllocManaged");
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(cublasSgemm)), "cublasSgemm_v2");
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(cublasCreate)), "cublasCreate_v2");
+}
