@@ -41,3 +41,9 @@ ptxas = shutil.which("ptxas") or shutil.which("ptxas", path=os.path.join(cuda_ro
 if ptxas:
     config.substitutions.append(("%ptxas", ptxas))
     config.available_features.add("ptxas")
+# Compiling for --target=cuda needs libdevice (the compiler searches the
+# same places).
+for root in [os.environ.get(v) for v in ("CUDA_ROOT", "CUDA_HOME", "CUDA_PATH")] + ["/usr/local/cuda"]:
+    if root and os.path.exists(os.path.join(root, "nvvm", "libdevice", "libdevice.10.bc")):
+        config.available_features.add("cuda-toolkit")
+        break

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ExecutionUtil.h"
+#include "lowering/Pipelines.h"
 
 #include <cstdlib>
 
@@ -25,11 +26,19 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
   nn.return
 })";
 
+/// Compiling for the GPU needs the CUDA toolkit's libdevice.
+#define SKIP_WITHOUT_TOOLKIT()                                                 \
+  do {                                                                         \
+    if (mlir::nn::findCudaToolkit().empty())                                   \
+      GTEST_SKIP() << "no CUDA toolkit (libdevice) to compile for the GPU";    \
+  } while (false)
+
 void forceNoDriver() {
   ::setenv("NN_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
 }
 
 TEST(CudaNoDriverTest, RunSaysThereIsNoGpu) {
+  SKIP_WITHOUT_TOOLKIT();
   forceNoDriver();
   std::string why;
   EXPECT_FALSE(cudaAvailable(&why));
@@ -64,6 +73,7 @@ TEST(CudaNoDriverTest, ProfilingWithoutDriverIsEmpty) {
 }
 
 TEST(CudaCompileTest, EveryOpFamilyCompilesForCudaWithNamedKernels) {
+  SKIP_WITHOUT_TOOLKIT();
   for (const OpCase &c : opCases()) {
     SCOPED_TRACE(c.name);
     for (bool pack : {false, true}) {
@@ -88,6 +98,7 @@ TEST(CudaCompileTest, EveryOpFamilyCompilesForCudaWithNamedKernels) {
 }
 
 TEST(CudaCompileTest, ExamplesCompileForSm80AndSm90) {
+  SKIP_WITHOUT_TOOLKIT();
   for (const char *name : {"blstm_ce_ctc.mlir",
                            "conv_encoder_decoupled_loss.mlir",
                            "shared_tail_two_losses.mlir"}) {
@@ -106,6 +117,7 @@ TEST(CudaCompileTest, ExamplesCompileForSm80AndSm90) {
 }
 
 TEST(CudaCompileTest, ManifestKeepsTargetAndKernels) {
+  SKIP_WITHOUT_TOOLKIT();
   Executable exe = compileOrDie(kTinyModel, true, "", "cuda");
   std::string text = exe.manifest().serialize();
   Manifest parsed;
@@ -124,6 +136,7 @@ TEST(CudaCompileTest, ManifestKeepsTargetAndKernels) {
 }
 
 TEST(CudaCompileTest, BadGpuOptionsAreErrors) {
+  SKIP_WITHOUT_TOOLKIT();
   Executable exe;
   CompileOptions options;
   options.target = "cuda";

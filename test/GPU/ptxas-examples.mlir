@@ -1,6 +1,6 @@
 // Every kernel the examples compile to assembles with ptxas for sm_90 and,
 // compiled for sm_80, for sm_80. No GPU needed.
-// REQUIRES: ptxas
+// REQUIRES: ptxas, cuda-toolkit
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: nn-run %nn_src/examples/blstm_ce_ctc.mlir --target=cuda --compile-only --emit-gpu-code=%t/blstm90 | FileCheck %s --check-prefix=BLSTM

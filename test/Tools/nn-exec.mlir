@@ -6,8 +6,8 @@
 // RUN: nn-exec %t.cpu.so --seed 4 --batch 3 --max-len 9 --json > %t.exec.json
 // RUN: cat %t.run.json %t.exec.json | FileCheck %s --check-prefix=SAME
 // RUN: nn-exec %t.cpu.so --lengths 3,1,4 --repeat 2 | FileCheck %s --check-prefix=REPEAT
-// RUN: nn-run %s --compile-only --target=cuda --emit-artifact=%t.cuda.so | FileCheck %s --check-prefix=CUDA
-// RUN: env NN_CUDA_DRIVER=/nonexistent/libcuda.so.1 not nn-exec %t.cuda.so 2>&1 | FileCheck %s --check-prefix=NODRIVER
+// RUN: %if cuda-toolkit %{ nn-run %s --compile-only --target=cuda --emit-artifact=%t.cuda.so | FileCheck %s --check-prefix=CUDA %}
+// RUN: %if cuda-toolkit %{ env NN_CUDA_DRIVER=/nonexistent/libcuda.so.1 not nn-exec %t.cuda.so 2>&1 | FileCheck %s --check-prefix=NODRIVER %}
 // RUN: not nn-exec %t.missing.so 2>&1 | FileCheck %s --check-prefix=MISSING
 
 nn.graph @tail(%x: !nn.tensor<[B, T, 6], f32>, %y: !nn.tensor<[B, T], i32>)
