@@ -41,7 +41,7 @@ std::string nn::bench::tailSource(int vocabulary) {
 }
 
 nn::Tensor nn::bench::randomTensor(nn::DType dtype, std::vector<int64_t> shape,
-                        std::mt19937 &rng, double scale) {
+                                   std::mt19937 &rng, double scale) {
   nn::Tensor tensor(dtype, std::move(shape));
   std::uniform_real_distribution<float> uniform(-scale, scale);
   for (int64_t i = 0; i < tensor.numElements(); ++i)
@@ -85,4 +85,3 @@ bool nn::bench::loadLengths(const std::string &path) {
   }
   return true;
 }
-

@@ -116,9 +116,10 @@ nn::RunInputs paddedInputs(const std::vector<std::string> &names,
 
 void benchElementwiseBandwidth(benchmark::State &state) {
   std::string t = tensor(kHidden);
-  std::string source = "nn.graph @g(%x: " + t + ", %y: " + t + ") -> " + t +
-                       " dims [B: batch, T: seq(B)] {\n  %a = nn.add %x, %y : " +
-                       t + "\n  nn.return %a : " + t + "\n}\n";
+  std::string source =
+      "nn.graph @g(%x: " + t + ", %y: " + t + ") -> " + t +
+      " dims [B: batch, T: seq(B)] {\n  %a = nn.add %x, %y : " + t +
+      "\n  nn.return %a : " + t + "\n}\n";
   nn::Executable exe = compileForGpu(source, false);
   double ms = runProfiled(state, exe, paddedInputs({"x", "y"}, kHidden), "add");
   bandwidthCounters(state, 3.0 * kBatch * gPadded * kHidden * 4, ms);
@@ -133,8 +134,8 @@ void benchLogSoftmaxBandwidth(benchmark::State &state) {
                        "%x : " +
                        t + "\n  nn.return %l : " + t + "\n}\n";
   nn::Executable exe = compileForGpu(source, false);
-  double ms = runProfiled(state, exe, paddedInputs({"x"}, vocabulary),
-                          "log_softmax");
+  double ms =
+      runProfiled(state, exe, paddedInputs({"x"}, vocabulary), "log_softmax");
   bandwidthCounters(state, 4.0 * kBatch * gPadded * vocabulary * 4, ms);
   state.SetLabel("log_softmax [B, T, V] (row reductions)");
 }
@@ -158,13 +159,17 @@ BENCHMARK(benchGpuLossTail)
     ->ArgsProduct({{1000, 10000}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK(benchElementwiseBandwidth)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(benchElementwiseBandwidth)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(benchLogSoftmaxBandwidth)
     ->Arg(1000)
     ->Arg(10000)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK(benchSumOverTimeBandwidth)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(benchSumOverTimeBandwidth)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 int main(int argc, char **argv) {
   std::string lengths = defaultLengthsPath();

@@ -33,8 +33,8 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -248,8 +248,8 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
                             ::nn::Manifest &manifest) {
   SymbolTable symbols(module);
   module.walk([&](gpu::LaunchFuncOp launch) {
-    manifest.kernels.push_back({launch.getKernelName().str(),
-                                ir::describeOrigin(launch.getLoc())});
+    manifest.kernels.push_back(
+        {launch.getKernelName().str(), ir::describeOrigin(launch.getLoc())});
   });
   if (directory.empty())
     return ::nn::Status();
@@ -266,8 +266,8 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
       if (ptx)
         bytes = bytes.rtrim(StringRef("\0", 1));
       llvm::SmallString<256> path(directory);
-      llvm::sys::path::append(path, binary.getSymName() +
-                                        (ptx ? ".ptx" : ".cubin"));
+      llvm::sys::path::append(path,
+                              binary.getSymName() + (ptx ? ".ptx" : ".cubin"));
       std::error_code ec;
       llvm::raw_fd_ostream out(path, ec);
       if (ec)
@@ -352,8 +352,8 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
   if (withBlas)
     arguments.push_back("-lopenblas");
   arguments.push_back("-lm");
-  int rc = llvm::sys::ExecuteAndWait(*linker, arguments, std::nullopt, {}, 0,
-                                     0, &message);
+  int rc = llvm::sys::ExecuteAndWait(*linker, arguments, std::nullopt, {}, 0, 0,
+                                     &message);
   if (rc != 0)
     return ::nn::Status::error("linking the artifact with " + *linker +
                                " failed (exit " + std::to_string(rc) + ") " +

@@ -26,8 +26,7 @@ struct CopiesToLinalgPass
       auto contiguous = [](Value v) {
         return cast<MemRefType>(v.getType()).getLayout().isIdentity();
       };
-      if (all || !contiguous(copy.getSource()) ||
-          !contiguous(copy.getTarget()))
+      if (all || !contiguous(copy.getSource()) || !contiguous(copy.getTarget()))
         copies.push_back(copy);
     });
     for (memref::CopyOp copy : copies) {

@@ -147,8 +147,8 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
       return existing;
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
     Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
-    SmallVector<Type> arguments{i32, i32,     i32, i32, i32, i32, element,
-                                i64, i32,     i64, i32, element, i64, i32};
+    SmallVector<Type> arguments{i32, i32, i32, i32, i32,     i32, element,
+                                i64, i32, i64, i32, element, i64, i32};
     if (onCuda())
       arguments.insert(arguments.begin(),
                        LLVM::LLVMPointerType::get(builder.getContext()));
@@ -213,12 +213,20 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
         beta = b.create<arith::ConstantOp>(loc, b.getFloatAttr(element, 0.0));
       }
     }
-    SmallVector<Value> arguments{
-        constI32(kRowMajor), constI32(kNoTrans), constI32(kTrans),
-        toI32(rows),         toI32(columns),     toI32(depth),
-        one,                 aPtr,               toI32(lda),
-        bPtr,                toI32(ldb),         beta,
-        cPtr,                toI32(ldc)};
+    SmallVector<Value> arguments{constI32(kRowMajor),
+                                 constI32(kNoTrans),
+                                 constI32(kTrans),
+                                 toI32(rows),
+                                 toI32(columns),
+                                 toI32(depth),
+                                 one,
+                                 aPtr,
+                                 toI32(lda),
+                                 bPtr,
+                                 toI32(ldb),
+                                 beta,
+                                 cPtr,
+                                 toI32(ldc)};
     if (onCuda())
       arguments.insert(arguments.begin(),
                        LLVM::createGlobalString(

@@ -93,7 +93,8 @@ struct PlaceBuffersPass
           classes.unite(view.getViewSource(), result);
       } else if (auto castOp = dyn_cast<memref::CastOp>(op)) {
         classes.unite(castOp.getSource(), castOp.getResult());
-      } else if (auto metadata = dyn_cast<memref::ExtractStridedMetadataOp>(op)) {
+      } else if (auto metadata =
+                     dyn_cast<memref::ExtractStridedMetadataOp>(op)) {
         classes.unite(metadata.getSource(), metadata.getBaseBuffer());
       } else if (auto loop = dyn_cast<scf::ForOp>(op)) {
         auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
@@ -105,7 +106,8 @@ struct PlaceBuffersPass
           classes.unite(yielded, result);
         }
       } else if (auto branch = dyn_cast<scf::IfOp>(op)) {
-        for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()})
+        for (Region *region :
+             {&branch.getThenRegion(), &branch.getElseRegion()})
           if (!region->empty())
             for (auto [yielded, result] :
                  llvm::zip(region->front().getTerminator()->getOperands(),
@@ -149,10 +151,9 @@ struct PlaceBuffersPass
       }
       // Ops that only handle descriptors, or plumb values already united.
       if (isa<ViewLikeOpInterface, memref::CastOp,
-              memref::ExtractStridedMetadataOp,
-              memref::DimOp, memref::RankOp, memref::AllocOp,
-              memref::DeallocOp, func::ReturnOp, func::CallOp, scf::YieldOp,
-              scf::ForOp, scf::IfOp>(op))
+              memref::ExtractStridedMetadataOp, memref::DimOp, memref::RankOp,
+              memref::AllocOp, memref::DeallocOp, func::ReturnOp, func::CallOp,
+              scf::YieldOp, scf::ForOp, scf::IfOp>(op))
         return;
       // Anything else with a memref operand (loads, stores, ...) runs on
       // the host and touches the buffer.

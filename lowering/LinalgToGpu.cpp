@@ -8,17 +8,22 @@
 //    flattened with the innermost loop fastest and cut into blocks of 256,
 //    so consecutive threads touch consecutive elements of row-major
 //    operands (coalesced).
-//  * Innermost loop a reduction, payload `combine(out, f(inputs))` with an
-//    associative combiner (addf, mulf, maximumf, minimumf, addi): one block
+//  * Innermost loop a reduction, payload `combine(out, f(inputs))` (or its
+//    masked form `select(m, combine(out, f), out)`) with an associative
+//    combiner (addf, mulf, maximumf, minimumf, addi): one block
 //    per output element. Its threads stride over the reduction space, each
 //    keeping a partial, and gpu.all_reduce (warp shuffles, then shared
 //    memory) combines the partials. Row reductions over a vocabulary and
 //    loss sums take this path; a reduction to a scalar uses one block of
 //    1024 threads.
-//  * Otherwise (a reduction with a parallel loop inside it, such as a sum
-//    over time with features innermost, or a short static reduction): one
-//    thread per output element with the reduction as a loop; consecutive
-//    threads still own consecutive output elements.
+//  * A reduction with a parallel innermost loop (a masked sum over time
+//    with features innermost) and such a combiner: blocks of 32 x 8
+//    threads, x over 32 consecutive output elements (coalesced), y over
+//    interleaved slices of the reduction; the 8 partials per output meet
+//    in workgroup memory and are combined after a barrier.
+//  * Otherwise (no recognized combiner, several outputs, a short static
+//    reduction): one thread per output element with the reduction as a
+//    loop; consecutive threads still own consecutive output elements.
 //
 // Launches are named `<function>_k<n>_<nn op>` through a NameLoc, which
 // nn-name-gpu-kernels applies to the outlined kernels.
@@ -60,14 +65,22 @@ constexpr int64_t kThreadsSingleBlock = 1024;
 /// Static reductions shorter than this run as a loop per thread: a block
 /// per output would leave most of its threads idle.
 constexpr int64_t kMinBlockReduction = 64;
+/// Reductions with a parallel innermost loop: 32 consecutive outputs x 8
+/// slices of the reduction per block.
+constexpr int64_t kSplitX = 32, kSplitY = 8;
 
-/// `yield combine(out, value)` with an associative, commutative combine.
+/// `yield combine(out, value)` with an associative, commutative combine,
+/// or its masked form `yield select(mask, combine(out, value), out)` (how
+/// masked reductions over sequence axes lower), which combines
+/// `select(mask, value, identity)` instead.
 struct Combiner {
   Operation *op;
   BlockArgument accumulator;
   Value value;
   gpu::AllReduceOperation kind;
   TypedAttr identity;
+  /// The masked form's select, or null.
+  mutable arith::SelectOp mask;
 };
 
 std::optional<Combiner> matchCombiner(linalg::GenericOp op) {
@@ -75,17 +88,27 @@ std::optional<Combiner> matchCombiner(linalg::GenericOp op) {
     return std::nullopt;
   Block &body = op.getRegion().front();
   BlockArgument acc = op.getMatchingBlockArgument(op.getDpsInitOperand(0));
-  if (!acc.hasOneUse())
-    return std::nullopt;
-  Operation *combine = *acc.getUsers().begin();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (combine->getNumOperands() != 2 || combine->getNumResults() != 1 ||
-      yield.getOperand(0) != combine->getResult(0) ||
-      !combine->getResult(0).hasOneUse())
+  Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  // The masked form: the select's false value is the accumulator.
+  auto mask = yielded.getDefiningOp<arith::SelectOp>();
+  if (mask && mask.getFalseValue() == acc && yielded.hasOneUse()) {
+    yielded = mask.getTrueValue();
+    if (std::distance(acc.use_begin(), acc.use_end()) != 2)
+      return std::nullopt;
+  } else {
+    mask = nullptr;
+    if (!acc.hasOneUse())
+      return std::nullopt;
+  }
+  Operation *combine = yielded.getDefiningOp();
+  if (!combine || combine->getBlock() != &body ||
+      combine->getNumOperands() != 2 || combine->getNumResults() != 1 ||
+      !combine->getResult(0).hasOneUse() ||
+      (combine->getOperand(0) != acc && combine->getOperand(1) != acc))
     return std::nullopt;
   Value value = combine->getOperand(0) == acc ? combine->getOperand(1)
                                               : combine->getOperand(0);
-  if (value == acc)
+  if (value == acc || (mask && mask.getCondition() == acc))
     return std::nullopt;
   Type type = acc.getType();
   Builder b(op.getContext());
@@ -95,7 +118,7 @@ std::optional<Combiner> matchCombiner(linalg::GenericOp op) {
   double inf = std::numeric_limits<double>::infinity();
   std::optional<Combiner> result;
   auto make = [&](gpu::AllReduceOperation kind, TypedAttr identity) {
-    result = Combiner{combine, acc, value, kind, identity};
+    result = Combiner{combine, acc, value, kind, identity, mask};
   };
   llvm::TypeSwitch<Operation *>(combine)
       .Case([&](arith::AddFOp) {
@@ -175,12 +198,18 @@ private:
                                  const Combiner *combiner = nullptr);
   Value loadOutput(OpBuilder &b, unsigned index, ValueRange ivs);
   void storeOutput(OpBuilder &b, unsigned index, Value value, ValueRange ivs);
-  gpu::LaunchOp launch(OpBuilder &b, Value blocks, int64_t threads);
+  gpu::LaunchOp launch(OpBuilder &b, Value blocks, int64_t threads,
+                       int64_t threadsY = 1, TypeRange workgroup = {});
+  /// A launch with one thread per element of a `total`-element space, in
+  /// blocks of kThreadsPerBlock: a builder inside the bounds check and the
+  /// thread's linear index.
+  std::pair<OpBuilder, Value> launchPerElement(OpBuilder &b, Value total);
   /// Iteration point from parallel and reduction indices.
   SmallVector<Value> merge(ValueRange parallel, ValueRange reduction);
 
   void buildElementwise(OpBuilder &b);
   void buildBlockReduction(OpBuilder &b, const Combiner &combiner);
+  void buildSplitReduction(OpBuilder &b, const Combiner &combiner);
   void buildThreadReduction(OpBuilder &b);
 
   linalg::GenericOp op;
@@ -224,7 +253,8 @@ SmallVector<Value> KernelBuilder::emitPayload(OpBuilder &b, ValueRange ivs,
   }
   Block &body = op.getRegion().front();
   for (Operation &inner : body.without_terminator()) {
-    if (combiner && &inner == combiner->op)
+    if (combiner &&
+        (&inner == combiner->op || &inner == combiner->mask.getOperation()))
       continue;
     if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
       map.map(index.getResult(), ivs[index.getDim()]);
@@ -232,6 +262,11 @@ SmallVector<Value> KernelBuilder::emitPayload(OpBuilder &b, ValueRange ivs,
     }
     b.clone(inner, map);
   }
+  if (combiner && combiner->mask)
+    return {b.create<arith::SelectOp>(
+        loc, map.lookupOrDefault(combiner->mask.getCondition()),
+        map.lookupOrDefault(combiner->value),
+        b.create<arith::ConstantOp>(loc, combiner->identity))};
   if (combiner)
     return {map.lookupOrDefault(combiner->value)};
   SmallVector<Value> yielded;
@@ -254,21 +289,23 @@ void KernelBuilder::storeOutput(OpBuilder &b, unsigned index, Value value,
       applyMap(b, loc, op.getMatchingIndexingMap(init), ivs));
 }
 
-gpu::LaunchOp KernelBuilder::launch(OpBuilder &b, Value blocks,
-                                    int64_t threads) {
+gpu::LaunchOp KernelBuilder::launch(OpBuilder &b, Value blocks, int64_t threads,
+                                    int64_t threadsY, TypeRange workgroup) {
   Value one = constantIndex(b, loc, 1);
   Location named = NameLoc::get(b.getStringAttr(name), loc);
-  auto launch = b.create<gpu::LaunchOp>(named, blocks, one, one,
-                                        constantIndex(b, loc, threads), one,
-                                        one);
+  auto launch = b.create<gpu::LaunchOp>(
+      named, blocks, one, one, constantIndex(b, loc, threads),
+      constantIndex(b, loc, threadsY), one, /*dynamicSharedMemorySize=*/nullptr,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/ValueRange(),
+      workgroup);
   OpBuilder::InsertionGuard guard(b);
   b.setInsertionPointToEnd(&launch.getBody().front());
   b.create<gpu::TerminatorOp>(loc);
   return launch;
 }
 
-void KernelBuilder::buildElementwise(OpBuilder &b) {
-  Value total = product(b, loc, sizes);
+std::pair<OpBuilder, Value> KernelBuilder::launchPerElement(OpBuilder &b,
+                                                            Value total) {
   Value blocks = b.create<arith::MaxUIOp>(
       loc, constantIndex(b, loc, 1),
       b.create<arith::CeilDivUIOp>(loc, total,
@@ -283,15 +320,19 @@ void KernelBuilder::buildElementwise(OpBuilder &b) {
   Value inRange =
       k.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, linear, total);
   auto guard = k.create<scf::IfOp>(loc, inRange, /*withElseRegion=*/false);
-  OpBuilder t = guard.getThenBodyBuilder();
+  return {guard.getThenBodyBuilder(), linear};
+}
+
+void KernelBuilder::buildElementwise(OpBuilder &b) {
+  auto [t, linear] = launchPerElement(b, product(b, loc, sizes));
   SmallVector<Value> ivs = delinearize(t, loc, linear, sizes);
   SmallVector<Value> outs;
   for (OpOperand &init : op.getDpsInitsMutable())
-    outs.push_back(op.getMatchingBlockArgument(&init).use_empty()
-                       ? Value()
-                       : loadOutput(t, init.getOperandNumber() -
-                                           op.getNumDpsInputs(),
-                                    ivs));
+    outs.push_back(
+        op.getMatchingBlockArgument(&init).use_empty()
+            ? Value()
+            : loadOutput(t, init.getOperandNumber() - op.getNumDpsInputs(),
+                         ivs));
   SmallVector<Value> values = emitPayload(t, ivs, outs);
   for (auto [index, value] : llvm::enumerate(values))
     storeOutput(t, index, value, ivs);
@@ -326,15 +367,14 @@ void KernelBuilder::buildBlockReduction(OpBuilder &b,
         IRMapping map;
         map.map(combiner.accumulator, partial.front());
         map.map(combiner.value, value);
-        body.create<scf::YieldOp>(
-            loc, body.clone(*combiner.op, map)->getResult(0));
+        body.create<scf::YieldOp>(loc,
+                                  body.clone(*combiner.op, map)->getResult(0));
       });
-  Value total =
-      t.create<gpu::AllReduceOp>(
-           loc, strided.getResult(0),
-           gpu::AllReduceOperationAttr::get(t.getContext(), combiner.kind),
-           /*uniform=*/true)
-          .getResult();
+  Value total = t.create<gpu::AllReduceOp>(loc, strided.getResult(0),
+                                           gpu::AllReduceOperationAttr::get(
+                                               t.getContext(), combiner.kind),
+                                           /*uniform=*/true)
+                    .getResult();
   Value first = t.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, thread,
                                         constantIndex(t, loc, 0));
   auto write = t.create<scf::IfOp>(loc, first, /*withElseRegion=*/false);
@@ -348,23 +388,84 @@ void KernelBuilder::buildBlockReduction(OpBuilder &b,
   storeOutput(w, 0, w.clone(*combiner.op, map)->getResult(0), ivs);
 }
 
-void KernelBuilder::buildThreadReduction(OpBuilder &b) {
-  Value total = product(b, loc, parallelSizes);
+/// Blocks of kSplitX x kSplitY threads: x over kSplitX consecutive output
+/// elements (the innermost loop: coalesced), y over interleaved slices of
+/// the reduction. Partials meet in workgroup memory; after a barrier the
+/// y = 0 row combines them with the output.
+void KernelBuilder::buildSplitReduction(OpBuilder &b,
+                                        const Combiner &combiner) {
+  Value outputs = product(b, loc, parallelSizes);
+  Value reduced = product(b, loc, reductionSizes);
   Value blocks = b.create<arith::MaxUIOp>(
       loc, constantIndex(b, loc, 1),
-      b.create<arith::CeilDivUIOp>(loc, total,
-                                   constantIndex(b, loc, kThreadsPerBlock)));
-  gpu::LaunchOp kernel = launch(b, blocks, kThreadsPerBlock);
+      b.create<arith::CeilDivUIOp>(loc, outputs,
+                                   constantIndex(b, loc, kSplitX)));
+  Type element = combiner.accumulator.getType();
+  auto partialsType = MemRefType::get(
+      {kSplitY, kSplitX}, element, AffineMap(),
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup));
+  gpu::LaunchOp kernel =
+      launch(b, blocks, kSplitX, kSplitY, TypeRange{partialsType});
+  Value partials = kernel.getWorkgroupAttributions().front();
   OpBuilder k = OpBuilder::atBlockBegin(&kernel.getBody().front());
+  Value x = kernel.getThreadIds().x, y = kernel.getThreadIds().y;
   Value linear = k.create<arith::AddIOp>(
       loc,
       k.create<arith::MulIOp>(loc, kernel.getBlockIds().x,
-                              constantIndex(k, loc, kThreadsPerBlock)),
-      kernel.getThreadIds().x);
+                              constantIndex(k, loc, kSplitX)),
+      x);
   Value inRange =
-      k.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, linear, total);
-  auto guard = k.create<scf::IfOp>(loc, inRange, /*withElseRegion=*/false);
-  OpBuilder t = guard.getThenBodyBuilder();
+      k.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ult, linear, outputs);
+  Value identity = k.create<arith::ConstantOp>(loc, combiner.identity);
+  // Threads past the end keep the identity but still reach the barrier.
+  auto partial = k.create<scf::IfOp>(
+      loc, inRange,
+      [&](OpBuilder &t, Location) {
+        SmallVector<Value> parallel =
+            delinearize(t, loc, linear, parallelSizes);
+        auto strided = t.create<scf::ForOp>(
+            loc, y, reduced, constantIndex(t, loc, kSplitY),
+            ValueRange{identity},
+            [&](OpBuilder &body, Location, Value r, ValueRange acc) {
+              SmallVector<Value> ivs =
+                  merge(parallel, delinearize(body, loc, r, reductionSizes));
+              Value value =
+                  emitPayload(body, ivs, {Value()}, &combiner).front();
+              IRMapping map;
+              map.map(combiner.accumulator, acc.front());
+              map.map(combiner.value, value);
+              body.create<scf::YieldOp>(
+                  loc, body.clone(*combiner.op, map)->getResult(0));
+            });
+        t.create<scf::YieldOp>(loc, strided.getResult(0));
+      },
+      [&](OpBuilder &e, Location) { e.create<scf::YieldOp>(loc, identity); });
+  k.create<memref::StoreOp>(loc, partial.getResult(0), partials,
+                            ValueRange{y, x});
+  k.create<gpu::BarrierOp>(loc);
+  Value first = k.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, y,
+                                        constantIndex(k, loc, 0));
+  auto write = k.create<scf::IfOp>(
+      loc, k.create<arith::AndIOp>(loc, first, inRange), false);
+  OpBuilder w = write.getThenBodyBuilder();
+  Value zero = constantIndex(w, loc, 0);
+  SmallVector<Value> ivs =
+      merge(delinearize(w, loc, linear, parallelSizes),
+            SmallVector<Value>(reductionDims.size(), zero));
+  Value result = loadOutput(w, 0, ivs);
+  for (int64_t slice = 0; slice < kSplitY; ++slice) {
+    IRMapping map;
+    map.map(combiner.accumulator, result);
+    map.map(combiner.value,
+            w.create<memref::LoadOp>(
+                loc, partials, ValueRange{constantIndex(w, loc, slice), x}));
+    result = w.clone(*combiner.op, map)->getResult(0);
+  }
+  storeOutput(w, 0, result, ivs);
+}
+
+void KernelBuilder::buildThreadReduction(OpBuilder &b) {
+  auto [t, linear] = launchPerElement(b, product(b, loc, parallelSizes));
   SmallVector<Value> parallel = delinearize(t, loc, linear, parallelSizes);
   Value zero = constantIndex(t, loc, 0);
   SmallVector<Value> outputIvs =
@@ -414,6 +515,8 @@ LogicalResult KernelBuilder::build() {
         staticReduction < 0 || staticReduction >= kMinBlockReduction;
     if (combiner && innermost && longEnough)
       buildBlockReduction(b, *combiner);
+    else if (combiner && !innermost && longEnough)
+      buildSplitReduction(b, *combiner);
     else
       buildThreadReduction(b);
   }
@@ -431,9 +534,10 @@ LogicalResult moveConstantsToDevice(ModuleOp module) {
   module.walk([&](memref::GetGlobalOp read) { reads.push_back(read); });
   for (memref::GetGlobalOp read : reads) {
     auto global = symbols.lookup<memref::GlobalOp>(read.getName());
-    auto value = global ? dyn_cast_or_null<SplatElementsAttr>(
-                              global.getInitialValueAttr())
-                        : SplatElementsAttr();
+    auto value =
+        global
+            ? dyn_cast_or_null<SplatElementsAttr>(global.getInitialValueAttr())
+            : SplatElementsAttr();
     auto type = dyn_cast<MemRefType>(read.getType());
     auto function = read->getParentOfType<func::FuncOp>();
     if (!value || !type || !type.hasStaticShape() ||
@@ -452,7 +556,8 @@ LogicalResult moveConstantsToDevice(ModuleOp module) {
     read.replaceAllUsesWith(buffer);
     read.erase();
   }
-  for (auto global : llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+  for (auto global :
+       llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
     if (SymbolTable::symbolKnownUseEmpty(global, module))
       global.erase();
   return success();
@@ -468,8 +573,7 @@ void generalizeFills(ModuleOp module) {
   }
 }
 
-struct LinalgToGpuPass
-    : public nn::impl::NNLinalgToGpuBase<LinalgToGpuPass> {
+struct LinalgToGpuPass : public nn::impl::NNLinalgToGpuBase<LinalgToGpuPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(moveConstantsToDevice(module)))
@@ -513,12 +617,12 @@ struct NameGpuKernelsPass
       auto name = dyn_cast<NameLoc>(launch.getLoc());
       if (!name)
         return;
-      auto kernelModule = symbols.lookup<gpu::GPUModuleOp>(
-          launch.getKernelModuleName());
+      auto kernelModule =
+          symbols.lookup<gpu::GPUModuleOp>(launch.getKernelModuleName());
       if (!kernelModule)
         return;
-      auto kernel = SymbolTable::lookupSymbolIn(kernelModule,
-                                                launch.getKernelName());
+      auto kernel =
+          SymbolTable::lookupSymbolIn(kernelModule, launch.getKernelName());
       StringAttr target = name.getName();
       if (!kernel || !used.insert(target).second ||
           (symbols.lookup(target) && symbols.lookup(target) != kernelModule))
@@ -526,8 +630,8 @@ struct NameGpuKernelsPass
       if (failed(symbols.rename(kernelModule, target)))
         return signalPassFailure();
       SymbolTable(kernelModule).setSymbolName(kernel, target);
-      launch.setKernelAttr(SymbolRefAttr::get(
-          target, {FlatSymbolRefAttr::get(target)}));
+      launch.setKernelAttr(
+          SymbolRefAttr::get(target, {FlatSymbolRefAttr::get(target)}));
     });
   }
 };

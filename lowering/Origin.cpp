@@ -18,9 +18,10 @@ Origin findOrigin(Location loc) {
     if (auto name = dyn_cast<NameLoc>(inner);
         name && origin.op.empty() && name.getName().strref().starts_with("nn."))
       origin.op = name.getName().str();
-    if (auto file = dyn_cast<FileLineColLoc>(inner); file && origin.place.empty())
-      origin.place = (file.getFilename().strref() + ":" + Twine(file.getLine()) +
-                      ":" + Twine(file.getColumn()))
+    if (auto file = dyn_cast<FileLineColLoc>(inner);
+        file && origin.place.empty())
+      origin.place = (file.getFilename().strref() + ":" +
+                      Twine(file.getLine()) + ":" + Twine(file.getColumn()))
                          .str();
     return WalkResult::advance();
   });

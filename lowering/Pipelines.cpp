@@ -93,8 +93,7 @@ std::string nn::findCudaToolkit(const std::string &given) {
   candidates.push_back("/usr/local/cuda");
   for (const std::string &root : candidates) {
     llvm::SmallString<256> libdevice(root);
-    llvm::sys::path::append(libdevice, "nvvm", "libdevice",
-                            "libdevice.10.bc");
+    llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
     if (llvm::sys::fs::exists(libdevice))
       return root;
   }

@@ -36,16 +36,16 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 void mlir::nn::registerPipelineDialects(DialectRegistry &registry) {
-  registry.insert<NNDialect, arith::ArithDialect,
-                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect,
-                  linalg::LinalgDialect, math::MathDialect,
-                  memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
-                  tensor::TensorDialect>();
+  registry
+      .insert<NNDialect, arith::ArithDialect,
+              bufferization::BufferizationDialect, cf::ControlFlowDialect,
+              func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect,
+              linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect,
+              NVVM::NVVMDialect, scf::SCFDialect, tensor::TensorDialect>();
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   arith::registerBufferViewFlowOpInterfaceExternalModels(registry);

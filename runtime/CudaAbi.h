@@ -1,4 +1,5 @@
-//===- CudaAbi.h - the CUDA driver and cuBLAS C ABI the runtime uses -*- C++ -*-===//
+//===- CudaAbi.h - the CUDA driver and cuBLAS C ABI the runtime uses -*- C++
+//-*-===//
 //
 // Types, constants and function signatures of the CUDA driver API and
 // cuBLAS (cuda.h, cublas_api.h of CUDA 12 and 13), declared here so that
@@ -59,9 +60,9 @@ struct Api {
                                  void **);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
   CUresult (*cuModuleUnload)(CUmodule);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamSynchronize)(CUstream);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);

@@ -82,35 +82,34 @@ Device &device() {
                  "); --target=cuda needs an NVIDIA GPU and its driver";
       return d;
     }
-    bool ok =
-        resolve(driver, "cuInit", a.cuInit) &&
-        resolve(driver, "cuGetErrorName", a.cuGetErrorName) &&
-        resolve(driver, "cuGetErrorString", a.cuGetErrorString) &&
-        resolve(driver, "cuDeviceGetCount", a.cuDeviceGetCount) &&
-        resolve(driver, "cuDeviceGet", a.cuDeviceGet) &&
-        resolve(driver, "cuDeviceGetName", a.cuDeviceGetName) &&
-        resolve(driver, "cuDeviceGetAttribute", a.cuDeviceGetAttribute) &&
-        resolve(driver, "cuDevicePrimaryCtxRetain",
-                a.cuDevicePrimaryCtxRetain) &&
-        resolve(driver, "cuCtxSetCurrent", a.cuCtxSetCurrent) &&
-        resolve(driver, "cuModuleLoadData", a.cuModuleLoadData) &&
-        resolve(driver, "cuModuleLoadDataEx", a.cuModuleLoadDataEx) &&
-        resolve(driver, "cuModuleGetFunction", a.cuModuleGetFunction) &&
-        resolve(driver, "cuModuleUnload", a.cuModuleUnload) &&
-        resolve(driver, "cuLaunchKernel", a.cuLaunchKernel) &&
-        resolve(driver, "cuStreamCreate", a.cuStreamCreate) &&
-        resolve(driver, "cuStreamSynchronize", a.cuStreamSynchronize) &&
-        resolve(driver, "cuMemAlloc_v2", a.cuMemAlloc) &&
-        resolve(driver, "cuMemAllocManaged", a.cuMemAllocManaged) &&
-        resolve(driver, "cuMemGetInfo_v2", a.cuMemGetInfo) &&
-        resolve(driver, "cuMemFree_v2", a.cuMemFree) &&
-        resolve(driver, "cuMemcpyHtoD_v2", a.cuMemcpyHtoD) &&
-        resolve(driver, "cuMemcpyDtoH_v2", a.cuMemcpyDtoH) &&
-        resolve(driver, "cuEventCreate", a.cuEventCreate) &&
-        resolve(driver, "cuEventRecord", a.cuEventRecord) &&
-        resolve(driver, "cuEventSynchronize", a.cuEventSynchronize) &&
-        resolve(driver, "cuEventElapsedTime", a.cuEventElapsedTime) &&
-        resolve(driver, "cuEventDestroy_v2", a.cuEventDestroy);
+    bool ok = resolve(driver, "cuInit", a.cuInit) &&
+              resolve(driver, "cuGetErrorName", a.cuGetErrorName) &&
+              resolve(driver, "cuGetErrorString", a.cuGetErrorString) &&
+              resolve(driver, "cuDeviceGetCount", a.cuDeviceGetCount) &&
+              resolve(driver, "cuDeviceGet", a.cuDeviceGet) &&
+              resolve(driver, "cuDeviceGetName", a.cuDeviceGetName) &&
+              resolve(driver, "cuDeviceGetAttribute", a.cuDeviceGetAttribute) &&
+              resolve(driver, "cuDevicePrimaryCtxRetain",
+                      a.cuDevicePrimaryCtxRetain) &&
+              resolve(driver, "cuCtxSetCurrent", a.cuCtxSetCurrent) &&
+              resolve(driver, "cuModuleLoadData", a.cuModuleLoadData) &&
+              resolve(driver, "cuModuleLoadDataEx", a.cuModuleLoadDataEx) &&
+              resolve(driver, "cuModuleGetFunction", a.cuModuleGetFunction) &&
+              resolve(driver, "cuModuleUnload", a.cuModuleUnload) &&
+              resolve(driver, "cuLaunchKernel", a.cuLaunchKernel) &&
+              resolve(driver, "cuStreamCreate", a.cuStreamCreate) &&
+              resolve(driver, "cuStreamSynchronize", a.cuStreamSynchronize) &&
+              resolve(driver, "cuMemAlloc_v2", a.cuMemAlloc) &&
+              resolve(driver, "cuMemAllocManaged", a.cuMemAllocManaged) &&
+              resolve(driver, "cuMemGetInfo_v2", a.cuMemGetInfo) &&
+              resolve(driver, "cuMemFree_v2", a.cuMemFree) &&
+              resolve(driver, "cuMemcpyHtoD_v2", a.cuMemcpyHtoD) &&
+              resolve(driver, "cuMemcpyDtoH_v2", a.cuMemcpyDtoH) &&
+              resolve(driver, "cuEventCreate", a.cuEventCreate) &&
+              resolve(driver, "cuEventRecord", a.cuEventRecord) &&
+              resolve(driver, "cuEventSynchronize", a.cuEventSynchronize) &&
+              resolve(driver, "cuEventElapsedTime", a.cuEventElapsedTime) &&
+              resolve(driver, "cuEventDestroy_v2", a.cuEventDestroy);
     if (!ok) {
       d->error = std::string("the CUDA driver ") + driverPath +
                  " lacks a function the runtime needs (driver too old?)";
@@ -119,8 +118,8 @@ Device &device() {
     auto check = [&](CUresult result, const char *call) {
       if (result == kSuccess)
         return true;
-      d->error = std::string("no GPU: ") + call + " failed: " +
-                 resultText(a, result);
+      d->error =
+          std::string("no GPU: ") + call + " failed: " + resultText(a, result);
       return false;
     };
     int count = 0;
@@ -144,8 +143,7 @@ Device &device() {
         !check(a.cuCtxSetCurrent(d->context), "cuCtxSetCurrent") ||
         // A blocking stream: the runtime's synchronous copies (legacy
         // default stream) are ordered with the kernels and GEMMs on it.
-        !check(a.cuStreamCreate(&d->stream, kStreamDefault),
-               "cuStreamCreate"))
+        !check(a.cuStreamCreate(&d->stream, kStreamDefault), "cuStreamCreate"))
       return d;
 
     char name[256] = {0};
@@ -199,9 +197,8 @@ thread_local CudaRun *current = nullptr;
 bool check(CUresult result, const std::string &call, const std::string &what) {
   if (result == kSuccess)
     return true;
-  std::string message =
-      call + " failed: " + resultText(device().api, result) +
-      (what.empty() ? "" : " " + what);
+  std::string message = call + " failed: " + resultText(device().api, result) +
+                        (what.empty() ? "" : " " + what);
   if (current)
     current->fail(message);
   else
@@ -412,9 +409,9 @@ bool cuda::copyToDevice(void *target, const void *source, size_t bytes,
     return true;
   if (!usable())
     return false;
-  return check(device().api.cuMemcpyHtoD((CUdeviceptr)(uintptr_t)target,
-                                         source, bytes),
-               "cuMemcpyHtoD", "copying " + what + " to the device");
+  return check(
+      device().api.cuMemcpyHtoD((CUdeviceptr)(uintptr_t)target, source, bytes),
+      "cuMemcpyHtoD", "copying " + what + " to the device");
 }
 
 bool cuda::copyToHost(void *target, const void *source, size_t bytes,
@@ -423,9 +420,9 @@ bool cuda::copyToHost(void *target, const void *source, size_t bytes,
     return true;
   if (!usable())
     return false;
-  return check(device().api.cuMemcpyDtoH(
-                   target, (CUdeviceptr)(uintptr_t)source, bytes),
-               "cuMemcpyDtoH", "copying " + what + " to the host");
+  return check(
+      device().api.cuMemcpyDtoH(target, (CUdeviceptr)(uintptr_t)source, bytes),
+      "cuMemcpyDtoH", "copying " + what + " to the host");
 }
 
 //===----------------------------------------------------------------------===//
@@ -512,9 +509,9 @@ NN_EXPORT void *mgpuModuleGetFunction(void *module, const char *name) {
   if (!module || !usable())
     return nullptr;
   CUfunction function = nullptr;
-  if (!check(device().api.cuModuleGetFunction(&function, (CUmodule)module,
-                                              name),
-             "cuModuleGetFunction", std::string("for kernel ") + name))
+  if (!check(
+          device().api.cuModuleGetFunction(&function, (CUmodule)module, name),
+          "cuModuleGetFunction", std::string("for kernel ") + name))
     return nullptr;
   if (current)
     current->functionNames[function] = name;
@@ -533,16 +530,15 @@ NN_EXPORT void mgpuStreamSynchronize(void *stream) {
     return;
   check(device().api.cuStreamSynchronize((CUstream)stream),
         "cuStreamSynchronize",
-        current && !current->lastLaunch.empty()
-            ? "after " + current->lastLaunch
-            : "");
+        current && !current->lastLaunch.empty() ? "after " + current->lastLaunch
+                                                : "");
 }
 
-NN_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
-                                intptr_t gridY, intptr_t gridZ,
-                                intptr_t blockX, intptr_t blockY,
-                                intptr_t blockZ, int32_t sharedMemory,
-                                void *stream, void **params, void **extra,
+NN_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                                intptr_t gridZ, intptr_t blockX,
+                                intptr_t blockY, intptr_t blockZ,
+                                int32_t sharedMemory, void *stream,
+                                void **params, void **extra,
                                 size_t paramsCount) {
   (void)paramsCount;
   if (!function || !usable())
@@ -572,8 +568,8 @@ NN_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX,
               "after " + what) &&
         check(d.api.cuEventSynchronize(stop), "cuEventSynchronize",
               "after " + what) &&
-        check(d.api.cuEventElapsedTime(&ms, start, stop),
-              "cuEventElapsedTime", "of " + what)) {
+        check(d.api.cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime",
+              "of " + what)) {
       std::lock_guard<std::mutex> lock(d.profileMutex);
       std::string name = what;
       if (current)
@@ -598,9 +594,9 @@ void gemm(Gemm call, const char *callName, const char *origin, int order,
   if (!usable())
     return;
   std::string what = std::string("in the GEMM of ") +
-                     (origin ? origin : "an nn op") + " (" +
-                     std::to_string(m) + " x " + std::to_string(n) + " x " +
-                     std::to_string(k) + ")";
+                     (origin ? origin : "an nn op") + " (" + std::to_string(m) +
+                     " x " + std::to_string(n) + " x " + std::to_string(k) +
+                     ")";
   if (order != kCblasRowMajor ||
       (transA != kCblasNoTrans && transA != kCblasTrans) ||
       (transB != kCblasNoTrans && transB != kCblasTrans)) {
@@ -610,7 +606,9 @@ void gemm(Gemm call, const char *callName, const char *origin, int order,
   }
   if (m == 0 || n == 0)
     return;
-  auto op = [](int trans) { return trans == kCblasTrans ? kCublasOpT : kCublasOpN; };
+  auto op = [](int trans) {
+    return trans == kCblasTrans ? kCublasOpT : kCublasOpN;
+  };
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap
   // the operands, keep each one's transpose flag.
   cublasStatus_t status =
@@ -631,10 +629,10 @@ void gemm(Gemm call, const char *callName, const char *origin, int order,
 
 NN_EXPORT void nn_cuda_sgemm(const char *origin, int order, int transA,
                              int transB, int m, int n, int k, float alpha,
-                             int64_t a, int lda, int64_t b, int ldb,
-                             float beta, int64_t c, int ldc) {
-  gemm<float>(device().api.cublasSgemm, "cublasSgemm_v2", origin, order,
-              transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+                             int64_t a, int lda, int64_t b, int ldb, float beta,
+                             int64_t c, int ldc) {
+  gemm<float>(device().api.cublasSgemm, "cublasSgemm_v2", origin, order, transA,
+              transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 NN_EXPORT void nn_cuda_dgemm(const char *origin, int order, int transA,

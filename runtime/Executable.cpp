@@ -346,9 +346,8 @@ Status Executable::Impl::runEntry(const Bound &bound, const RunInputs &inputs,
   auto stage = [&](const void *data, size_t bytes,
                    const std::string &what) -> void * {
     void *target = const_cast<void *>(data);
-    bool hostVisible =
-        std::count(m.hostVisibleArguments.begin(),
-                   m.hostVisibleArguments.end(), argument) > 0;
+    bool hostVisible = std::count(m.hostVisibleArguments.begin(),
+                                  m.hostVisibleArguments.end(), argument) > 0;
     if (onGpu()) {
       target = cuda::allocate(bytes, hostVisible);
       deviceCopies.push_back(target);
@@ -406,8 +405,8 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
   if (impl->onGpu()) {
     status = cuda::initialize();
     if (!status.ok())
-      return Status::error("cannot run @" + m.graph + " on the GPU: " +
-                           status.message());
+      return Status::error("cannot run @" + m.graph +
+                           " on the GPU: " + status.message());
     gpuLock = std::unique_lock<std::mutex>(impl->gpu->mutex);
     gpuScope.emplace(*impl->gpu);
   }
@@ -474,10 +473,12 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
         count *= shape[i];
       }
       size_t bytes = count == 0 ? 0 : (size_t)(last + 1) * element;
-      hostCopy = std::shared_ptr<void>(std::malloc(bytes ? bytes : 1), std::free);
-      std::string what = r < m.outputs.size()
-                             ? "output '" + m.outputs[r].name + "'"
-                             : "loss '" + m.losses[(r - m.outputs.size()) / 2].name + "'";
+      hostCopy =
+          std::shared_ptr<void>(std::malloc(bytes ? bytes : 1), std::free);
+      std::string what =
+          r < m.outputs.size()
+              ? "output '" + m.outputs[r].name + "'"
+              : "loss '" + m.losses[(r - m.outputs.size()) / 2].name + "'";
       if (!cuda::copyToHost(hostCopy.get(), aligned, bytes, what)) {
         status = impl->gpu->finish();
         releaseDevice();

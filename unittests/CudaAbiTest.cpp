@@ -28,14 +28,20 @@ static_assert(nnabi::kMemAttachGlobal == CU_MEM_ATTACH_GLOBAL);
 static_assert(nnabi::kStreamDefault == CU_STREAM_DEFAULT);
 static_assert(nnabi::kJitOptimizationLevel == CU_JIT_OPTIMIZATION_LEVEL);
 static_assert(nnabi::kJitErrorLogBuffer == CU_JIT_ERROR_LOG_BUFFER);
-static_assert(nnabi::kJitErrorLogBufferSize == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
-static_assert(nnabi::kAttributeSmCount == CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-static_assert(nnabi::kAttributeMemoryClockKHz == CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
+static_assert(nnabi::kJitErrorLogBufferSize ==
+              CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES);
+static_assert(nnabi::kAttributeSmCount ==
+              CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+static_assert(nnabi::kAttributeMemoryClockKHz ==
+              CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
 static_assert(nnabi::kAttributeBusWidthBits ==
               CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-static_assert(nnabi::kAttributeMajor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
-static_assert(nnabi::kAttributeMinor == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
-static_assert(nnabi::kCublasOpN == CUBLAS_OP_N && nnabi::kCublasOpT == CUBLAS_OP_T);
+static_assert(nnabi::kAttributeMajor ==
+              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+static_assert(nnabi::kAttributeMinor ==
+              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+static_assert(nnabi::kCublasOpN == CUBLAS_OP_N &&
+              nnabi::kCublasOpT == CUBLAS_OP_T);
 
 static_assert(sizeof(nnabi::CUresult) == sizeof(CUresult));
 static_assert(sizeof(nnabi::CUdevice) == sizeof(CUdevice));
@@ -49,7 +55,8 @@ TEST(CudaAbiTest, VersionedSymbolNamesMatchTheHeaders) {
   EXPECT_EQ(std::string_view(NN_STRINGIFY(cuMemGetInfo)), "cuMemGetInfo_v2");
   EXPECT_EQ(std::string_view(NN_STRINGIFY(cuMemcpyHtoD)), "cuMemcpyHtoD_v2");
   EXPECT_EQ(std::string_view(NN_STRINGIFY(cuMemcpyDtoH)), "cuMemcpyDtoH_v2");
-  EXPECT_EQ(std::string_view(NN_STRINGIFY(cuEventDestroy)), "cuEventDestroy_v2");
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(cuEventDestroy)),
+            "cuEventDestroy_v2");
   EXPECT_EQ(std::string_view(NN_STRINGIFY(cuLaunchKernel)), "cuLaunchKernel");
   EXPECT_EQ(std::string_view(NN_STRINGIFY(cuStreamCreate)), "cuStreamCreate");
   EXPECT_EQ(std::string_view(NN_STRINGIFY(cuMemAllocManaged)),

@@ -99,9 +99,9 @@ TEST(CudaCompileTest, EveryOpFamilyCompilesForCudaWithNamedKernels) {
 
 TEST(CudaCompileTest, ExamplesCompileForSm80AndSm90) {
   SKIP_WITHOUT_TOOLKIT();
-  for (const char *name : {"blstm_ce_ctc.mlir",
-                           "conv_encoder_decoupled_loss.mlir",
-                           "shared_tail_two_losses.mlir"}) {
+  for (const char *name :
+       {"blstm_ce_ctc.mlir", "conv_encoder_decoupled_loss.mlir",
+        "shared_tail_two_losses.mlir"}) {
     SCOPED_TRACE(name);
     std::string source = readExample(name);
     for (const char *chip : {"sm_80", "sm_90"}) {

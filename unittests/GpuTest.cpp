@@ -35,10 +35,10 @@ TEST_P(GpuOpTest, MatchesReferenceAndCpu) {
       LengthPattern pattern;
       int64_t batch, padded;
     };
-    for (const Run &run : {Run{LengthPattern::Mixed, 4, 7},
-                           Run{LengthPattern::AllEqual, 1, 1},
-                           Run{LengthPattern::WithEmpty, 5, 6},
-                           Run{LengthPattern::Mixed, 3, 40}}) {
+    for (const Run &run :
+         {Run{LengthPattern::Mixed, 4, 7}, Run{LengthPattern::AllEqual, 1, 1},
+          Run{LengthPattern::WithEmpty, 5, 6},
+          Run{LengthPattern::Mixed, 3, 40}}) {
       SCOPED_TRACE("batch " + std::to_string(run.batch) + ", padded " +
                    std::to_string(run.padded));
       RunInputs inputs =

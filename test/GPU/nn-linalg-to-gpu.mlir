@@ -106,23 +106,40 @@ func.func @loss_sum(%x: memref<?xf32>, %sum: memref<f64>) {
 
 // -----
 
-// A sum over time with features innermost: a thread per output element
-// (b, d), consecutive threads on consecutive d, the reduction a loop that
-// starts from the output's value.
+// A sum over time with features innermost: blocks of 32 x 8 threads, x on
+// 32 consecutive outputs (b, d), y on interleaved time steps. The partials
+// meet in workgroup memory; after the barrier, row y = 0 adds them to the
+// output. Threads past the end still reach the barrier.
 #x = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #y = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-LABEL: func.func @sum_over_time
 //  CHECK-SAME: (%[[X:.*]]: memref<?x?x64xf32>, %[[Y:.*]]: memref<?x64xf32>)
 //       CHECK: %[[T:.*]] = memref.dim %[[X]], %c1
-//       CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256
-//       CHECK:   scf.if
-//       CHECK:     %[[D:.*]] = arith.remui %{{.*}}, %c64
-//       CHECK:     %[[B:.*]] = arith.divui %{{.*}}, %c64
-//       CHECK:     %[[INIT:.*]] = memref.load %[[Y]][%[[B]], %[[D]]]
-//       CHECK:     %[[SUM:.*]] = scf.for %[[TT:.*]] = %c0{{.*}} to %[[T]] step %c1{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
+//       CHECK: %[[OUTS:.*]] = arith.muli %{{.*}}, %c64
+//       CHECK: %[[STEPS:.*]] = arith.muli %{{.*}}, %[[T]]
+//       CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[OUTS]], %c32
+//       CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in ({{.*}}) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}}) workgroup(%[[SHARED:.*]] : memref<8x32xf32, #gpu.address_space<workgroup>>)
+//       CHECK:   %[[LINEAR:.*]] = arith.addi %{{.*}}, %[[TX]]
+//       CHECK:   %[[IN:.*]] = arith.cmpi ult, %[[LINEAR]], %[[OUTS]]
+//       CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+//       CHECK:   %[[PARTIAL:.*]] = scf.if %[[IN]] -> (f32) {
+//       CHECK:     %[[D:.*]] = arith.remui %[[LINEAR]], %c64
+//       CHECK:     %[[B:.*]] = arith.divui %[[LINEAR]], %c64
+//       CHECK:     scf.for %[[TT:.*]] = %[[TY]] to %[[STEPS]] step %c8{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]])
 //       CHECK:       %[[V:.*]] = memref.load %[[X]][%[[B]], %[[TT]], %[[D]]]
 //       CHECK:       arith.addf %[[V]], %[[ACC]]
-//       CHECK:     memref.store %[[SUM]], %[[Y]][%[[B]], %[[D]]]
+//       CHECK:   } else {
+//       CHECK:     scf.yield %[[ZERO]]
+//       CHECK:   memref.store %[[PARTIAL]], %[[SHARED]][%[[TY]], %[[TX]]]
+//       CHECK:   gpu.barrier
+//       CHECK:   %[[ROW0:.*]] = arith.cmpi eq, %[[TY]], %c0
+//       CHECK:   %[[WRITE:.*]] = arith.andi %[[ROW0]], %[[IN]]
+//       CHECK:   scf.if %[[WRITE]] {
+//       CHECK:     %[[OLD:.*]] = memref.load %[[Y]]
+//       CHECK:     %[[P0:.*]] = memref.load %[[SHARED]][%c0{{.*}}, %[[TX]]]
+//       CHECK:     %[[S0:.*]] = arith.addf %[[P0]], %[[OLD]]
+// CHECK-COUNT-7:   memref.load %[[SHARED]]
+//       CHECK:     memref.store %{{.*}}, %[[Y]]
 //   CHECK-NOT: gpu.all_reduce
 func.func @sum_over_time(%x: memref<?x?x64xf32>, %y: memref<?x64xf32>) {
   linalg.generic {indexing_maps = [#x, #y], iterator_types = ["parallel", "reduction", "parallel"]}
@@ -203,6 +220,66 @@ func.func @splat_constant(%out: memref<f64>) {
       ins(%g : memref<f64>) outs(%out : memref<f64>) {
   ^bb0(%in: f64, %o: f64):
     linalg.yield %in : f64
+  }
+  return
+}
+
+// -----
+
+// A reduction with two outputs (no single combiner): a thread per output
+// element with the reduction as a loop from the outputs' values.
+#x2 = affine_map<(d0, d1) -> (d0, d1)>
+#r2 = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @two_outputs
+//       CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c256
+//       CHECK:   scf.if
+//       CHECK:     %[[S0:.*]] = memref.load %{{.*}}[%[[ROW:.*]]] : memref<?xf32>
+//       CHECK:     %[[M0:.*]] = memref.load %{{.*}}[%[[ROW]]] : memref<?xf32>
+//       CHECK:     %[[R:.*]]:2 = scf.for {{.*}} iter_args(%{{.*}} = %[[S0]], %{{.*}} = %[[M0]]) -> (f32, f32)
+//       CHECK:     memref.store %[[R]]#0
+//       CHECK:     memref.store %[[R]]#1
+//   CHECK-NOT: gpu.all_reduce
+func.func @two_outputs(%x: memref<?x?xf32>, %s: memref<?xf32>, %m: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#x2, #r2, #r2], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32>) outs(%s, %m : memref<?xf32>, memref<?xf32>) {
+  ^bb0(%in: f32, %sum: f32, %max: f32):
+    %a = arith.addf %in, %sum : f32
+    %b = arith.maximumf %in, %max : f32
+    linalg.yield %a, %b : f32, f32
+  }
+  return
+}
+
+// -----
+
+// The masked form `select(valid, out + x, out)` (how reductions over
+// padded sequence axes lower) reduces `select(valid, x, 0)`: a padded loss
+// sum is one block of 1024 threads, not one thread.
+#bt = affine_map<(d0, d1) -> (d0, d1)>
+#b = affine_map<(d0, d1) -> (d0)>
+#none = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @masked_loss_sum
+//       CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c1024
+//       CHECK:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+//       CHECK:   scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f64)
+//       CHECK:     %[[X:.*]] = memref.load
+//       CHECK:     %[[VALID:.*]] = arith.cmpi slt
+//       CHECK:     %[[W:.*]] = arith.extf %[[X]] : f32 to f64
+//       CHECK:     %[[IDENTITY:.*]] = arith.constant 0.000000e+00 : f64
+//       CHECK:     %[[MASKED:.*]] = arith.select %[[VALID]], %[[W]], %[[IDENTITY]] : f64
+//       CHECK:     arith.addf %[[ACC]], %[[MASKED]] : f64
+//       CHECK:   gpu.all_reduce add
+func.func @masked_loss_sum(%x: memref<?x?xf32>, %len: memref<?xi32>, %sum: memref<f64>) {
+  linalg.generic {indexing_maps = [#bt, #b, #none], iterator_types = ["reduction", "reduction"]}
+      ins(%x, %len : memref<?x?xf32>, memref<?xi32>) outs(%sum : memref<f64>) {
+  ^bb0(%in: f32, %l: i32, %out: f64):
+    %n = arith.index_cast %l : i32 to index
+    %t = linalg.index 1 : index
+    %valid = arith.cmpi slt, %t, %n : index
+    %w = arith.extf %in : f32 to f64
+    %s = arith.addf %out, %w : f64
+    %r = arith.select %valid, %s, %out : f64
+    linalg.yield %r : f64
   }
   return
 }

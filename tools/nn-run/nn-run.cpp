@@ -260,9 +260,8 @@ int main(int argc, char **argv) {
     return fail(status);
   const nn::Manifest &manifest = executable.manifest();
   if (compileOnly) {
-    llvm::outs() << "compiled @" << manifest.graph << " for "
-                 << manifest.target << ": " << manifest.kernels.size()
-                 << " kernels\n";
+    llvm::outs() << "compiled @" << manifest.graph << " for " << manifest.target
+                 << ": " << manifest.kernels.size() << " kernels\n";
     for (const nn::KernelInfo &kernel : manifest.kernels)
       llvm::outs() << "kernel " << kernel.name << " (" << kernel.origin
                    << ")\n";
