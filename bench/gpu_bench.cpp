@@ -4,7 +4,7 @@
 //  * the loss tail of nn-bench (linear 512 -> V, log_softmax, cross
 //    entropy; B = 32, LibriSpeech lengths) padded vs packed, V in {1000,
 //    10000}: wall time per run (input copies included, the same for both)
-//    and the kernels' and GEMM's device time;
+//    and the device time of its kernels and cuBLAS GEMM (events);
 //  * achieved memory bandwidth of generated kernels, from their event
 //    times, as a percentage of the device's peak (memory clock x bus width
 //    from the driver): an elementwise add on [B, T, 512] (reads 2, writes 1
@@ -87,7 +87,7 @@ void benchGpuLossTail(benchmark::State &state) {
   bool pack = state.range(1);
   nn::Executable exe = compileForGpu(tailSource(vocabulary), pack);
   nn::RunInputs inputs = tailInputs(vocabulary);
-  // Kernels only; the GEMM runs in cuBLAS and is not in the profile.
+  // Kernels and the cuBLAS GEMM.
   double kernels = runProfiled(state, exe, inputs, "");
   nn::RunResult result;
   if (exe.run(inputs, result).ok()) {

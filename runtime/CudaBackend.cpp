@@ -534,6 +534,43 @@ NN_EXPORT void mgpuStreamSynchronize(void *stream) {
                                                 : "");
 }
 
+namespace {
+/// Runs `enqueue` (work on the backend's stream, returning whether it was
+/// accepted). While profiling, CUDA events around it time the work, added
+/// to the profile under `name`; `what` describes it in messages.
+template <typename Fn>
+void profiled(const std::string &name, const std::string &what, Fn enqueue) {
+  Device &d = device();
+  if (!d.profiling) {
+    enqueue();
+    return;
+  }
+  CUevent start = nullptr, stop = nullptr;
+  float ms = 0;
+  if (check(d.api.cuEventCreate(&start, 0), "cuEventCreate", "") &&
+      check(d.api.cuEventCreate(&stop, 0), "cuEventCreate", "") &&
+      check(d.api.cuEventRecord(start, d.stream), "cuEventRecord",
+            "before " + what) &&
+      enqueue() &&
+      check(d.api.cuEventRecord(stop, d.stream), "cuEventRecord",
+            "after " + what) &&
+      check(d.api.cuEventSynchronize(stop), "cuEventSynchronize",
+            "after " + what) &&
+      check(d.api.cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime",
+            "of " + what)) {
+    std::lock_guard<std::mutex> lock(d.profileMutex);
+    KernelTime &time = d.profile[name];
+    time.name = name;
+    time.launches += 1;
+    time.milliseconds += ms;
+  }
+  if (start)
+    d.api.cuEventDestroy(start);
+  if (stop)
+    d.api.cuEventDestroy(stop);
+}
+} // namespace
+
 NN_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                                 intptr_t gridZ, intptr_t blockX,
                                 intptr_t blockY, intptr_t blockZ,
@@ -543,47 +580,22 @@ NN_EXPORT void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   (void)paramsCount;
   if (!function || !usable())
     return;
-  Device &d = device();
   std::string what = current ? current->describeKernel(function) : "a kernel";
-  if (current)
+  std::string name = what;
+  if (current) {
     current->lastLaunch = what;
-  CUevent start = nullptr, stop = nullptr;
-  bool profiling = d.profiling;
-  if (profiling &&
-      !(check(d.api.cuEventCreate(&start, 0), "cuEventCreate", "") &&
-        check(d.api.cuEventCreate(&stop, 0), "cuEventCreate", "") &&
-        check(d.api.cuEventRecord(start, (CUstream)stream), "cuEventRecord",
-              "before " + what)))
-    return;
-  if (!check(d.api.cuLaunchKernel((CUfunction)function, gridX, gridY, gridZ,
-                                  blockX, blockY, blockZ, sharedMemory,
-                                  (CUstream)stream, params, extra),
-             "cuLaunchKernel",
-             "launching " + what + " with grid " + std::to_string(gridX) +
-                 " x block " + std::to_string(blockX)))
-    return;
-  if (profiling) {
-    float ms = 0;
-    if (check(d.api.cuEventRecord(stop, (CUstream)stream), "cuEventRecord",
-              "after " + what) &&
-        check(d.api.cuEventSynchronize(stop), "cuEventSynchronize",
-              "after " + what) &&
-        check(d.api.cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime",
-              "of " + what)) {
-      std::lock_guard<std::mutex> lock(d.profileMutex);
-      std::string name = what;
-      if (current)
-        if (auto it = current->functionNames.find(function);
-            it != current->functionNames.end())
-          name = it->second;
-      KernelTime &time = d.profile[name];
-      time.name = name;
-      time.launches += 1;
-      time.milliseconds += ms;
-    }
-    d.api.cuEventDestroy(start);
-    d.api.cuEventDestroy(stop);
+    if (auto it = current->functionNames.find(function);
+        it != current->functionNames.end())
+      name = it->second;
   }
+  profiled(name, what, [&] {
+    return check(device().api.cuLaunchKernel(
+                     (CUfunction)function, gridX, gridY, gridZ, blockX, blockY,
+                     blockZ, sharedMemory, (CUstream)stream, params, extra),
+                 "cuLaunchKernel",
+                 "launching " + what + " with grid " + std::to_string(gridX) +
+                     " x block " + std::to_string(blockX));
+  });
 }
 
 namespace {
@@ -611,10 +623,13 @@ void gemm(Gemm call, const char *callName, const char *origin, int order,
   };
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap
   // the operands, keep each one's transpose flag.
-  cublasStatus_t status =
-      call(device().blas, op(transB), op(transA), n, m, k, &alpha,
-           (const T *)(intptr_t)b, ldb, (const T *)(intptr_t)a, lda, &beta,
-           (T *)(intptr_t)c, ldc);
+  cublasStatus_t status = 0;
+  profiled(std::string(callName) + " " + (origin ? origin : ""), what, [&] {
+    status = call(device().blas, op(transB), op(transA), n, m, k, &alpha,
+                  (const T *)(intptr_t)b, ldb, (const T *)(intptr_t)a, lda,
+                  &beta, (T *)(intptr_t)c, ldc);
+    return status == 0;
+  });
   if (status != 0) {
     if (current)
       current->fail(std::string(callName) + " failed with cuBLAS status " +

@@ -261,7 +261,8 @@ struct CudaDeviceInfo {
 };
 Status cudaDeviceInfo(CudaDeviceInfo &info);
 
-/// Kernel timing (CUDA events around every launch) for benchmarks.
+/// Device time of kernels and cuBLAS calls (CUDA events around each), for
+/// benchmarks; GEMMs are named "cublasSgemm_v2 <nn op at location>".
 struct KernelTime {
   std::string name;
   int64_t launches = 0;
