@@ -1,0 +1,226 @@
+//===- FakeCudaTest.cpp - the CUDA backend against a CPU stand-in driver --===//
+//
+// No GPU needed: the runtime loads fake_cuda/FakeCuda.cpp as its driver
+// and cuBLAS (NN_CUDA_DRIVER, NN_CUBLAS_LIBRARY). Kernels do not execute
+// there, but everything around them does: staging, module loading and
+// caching, launches, cuBLAS GEMMs (the fake computes them, so GEMM-only
+// graphs must match the CPU), copies back, profiling, and every error path
+// with its message. Each test runs in its own process (ctest), so the
+// environment set at its start decides how the backend initializes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExecutionUtil.h"
+#include "lowering/Pipelines.h"
+
+#include <cstdlib>
+#include <dlfcn.h>
+
+using namespace nn;
+using namespace nn::testing;
+
+namespace {
+
+struct FakeCudaStats {
+  int moduleLoads;
+  int launches;
+  int liveAllocations;
+  int gemms;
+  const char *lastKernel;
+};
+
+FakeCudaStats stats() {
+  void *fake = dlopen(FAKE_CUDA_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
+  EXPECT_NE(fake, nullptr);
+  auto *fn = (FakeCudaStats(*)())dlsym(fake, "fake_cuda_stats");
+  return fn ? fn() : FakeCudaStats{};
+}
+
+/// Points the backend at the fake driver; `fail` sets FAKE_CUDA_FAIL.
+void useFakeDriver(const char *fail = nullptr) {
+  ::setenv("NN_CUDA_DRIVER", FAKE_CUDA_LIBRARY, 1);
+  ::setenv("NN_CUBLAS_LIBRARY", FAKE_CUDA_LIBRARY, 1);
+  if (fail)
+    ::setenv("FAKE_CUDA_FAIL", fail, 1);
+}
+
+#define SKIP_WITHOUT_TOOLKIT()                                                 \
+  do {                                                                         \
+    if (mlir::nn::findCudaToolkit().empty())                                   \
+      GTEST_SKIP() << "no CUDA toolkit (libdevice) to compile for the GPU";    \
+  } while (false)
+
+// Only GEMMs (padded contraction and packed matmul, no bias): no kernel.
+const char *kGemmOnly = R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %w: !nn.tensor<[5, 3], f32>,
+            %p: !nn.tensor<[N, 3], f32>)
+    -> (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[N, 5], f32>)
+    dims [B: batch, T: seq(B), N: packed(B, T)] {
+  %z = nn.linear %x, %w : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>) -> !nn.tensor<[B, T, 5], f32>
+  %q = nn.linear %p, %w : (!nn.tensor<[N, 3], f32>, !nn.tensor<[5, 3], f32>) -> !nn.tensor<[N, 5], f32>
+  nn.return %z, %q : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[N, 5], f32>
+})";
+
+// Kernels and a GEMM.
+const char *kTail = R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 4], f32>,
+            %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %z = nn.linear %x, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 4], f32>) -> !nn.tensor<[B, T, 6], f32>
+  %ce = nn.cross_entropy %z, %y from logits : (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})";
+
+TEST(FakeCudaTest, GemmOnlyGraphMatchesCpu) {
+  SKIP_WITHOUT_TOOLKIT();
+  useFakeDriver();
+  Executable gpu = compileOrDie(kGemmOnly, false, "", "cuda");
+  Executable cpu = compileOrDie(kGemmOnly, false, "", "cpu");
+  EXPECT_TRUE(gpu.manifest().kernels.empty());
+  RunInputs inputs = makeInputs(cpu.manifest(), 7, LengthPattern::Mixed, 4, 6);
+  RunResult onGpu, onCpu;
+  Status status = gpu.run(inputs, onGpu);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_TRUE(cpu.run(inputs, onCpu).ok());
+  expectSameResults(cpu.manifest(), inputs, onCpu, onGpu, 1e-6);
+  // Every padded position, not only valid ones: the GEMM covers them all.
+  for (size_t i = 0; i < onCpu.outputs.size(); ++i) {
+    const Tensor &a = onCpu.outputs[i].second, &b = onGpu.outputs[i].second;
+    ASSERT_EQ(a.shape(), b.shape());
+    for (int64_t j = 0; j < a.numElements(); ++j)
+      ASSERT_TRUE(close(a.at(j), b.at(j), 1e-5, 1e-6))
+          << "output " << i << "[" << j << "]: cpu " << a.at(j) << ", cuda "
+          << b.at(j);
+  }
+  EXPECT_EQ(stats().gemms, 2);
+}
+
+TEST(FakeCudaTest, ModulesLoadOnceAndLaunchesAreNamed) {
+  SKIP_WITHOUT_TOOLKIT();
+  useFakeDriver();
+  Executable gpu = compileOrDie(kTail, true, "", "cuda");
+  size_t kernels = gpu.manifest().kernels.size();
+  ASSERT_GT(kernels, 0u);
+  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
+  RunResult result;
+  for (int run = 0; run < 3; ++run) {
+    Status status = gpu.run(inputs, result);
+    ASSERT_TRUE(status.ok()) << status.message();
+  }
+  FakeCudaStats s = stats();
+  // MLIR's host code loads the module around every launch; the runtime
+  // loads each kernel image once per executable.
+  EXPECT_EQ(s.moduleLoads, (int)kernels);
+  EXPECT_GE(s.launches, 3 * (int)kernels);
+  EXPECT_EQ(s.gemms, 3);
+  EXPECT_EQ(std::string(s.lastKernel), gpu.manifest().kernels.back().name);
+  ASSERT_EQ(result.losses.size(), 1u);
+  EXPECT_EQ(result.losses[0].name, "ce");
+}
+
+TEST(FakeCudaTest, LaunchFailureNamesKernelAndOpAndTheNextRunWorks) {
+  SKIP_WITHOUT_TOOLKIT();
+  useFakeDriver("cuLaunchKernel:1");
+  Executable gpu = compileOrDie(kTail, true, "", "cuda");
+  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
+  RunResult result;
+  Status status = gpu.run(inputs, result);
+  ASSERT_FALSE(status.ok());
+  const KernelInfo &first = gpu.manifest().kernels.at(0);
+  EXPECT_NE(status.message().find(
+                "cuLaunchKernel failed: CUDA_ERROR_LAUNCH_FAILED (fake "
+                "driver) launching kernel " +
+                first.name + " (" + first.origin + ") with grid "),
+            std::string::npos)
+      << status.message();
+  EXPECT_NE(first.origin.find(" at test.mlir:"), std::string::npos);
+  // Later launches of the failed run were skipped.
+  EXPECT_EQ(stats().launches, 0);
+  status = gpu.run(inputs, result);
+  EXPECT_TRUE(status.ok()) << status.message();
+}
+
+TEST(FakeCudaTest, GemmFailureNamesTheOp) {
+  SKIP_WITHOUT_TOOLKIT();
+  useFakeDriver("cublasSgemm_v2");
+  Executable gpu = compileOrDie(kTail, true, "", "cuda");
+  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
+  RunResult result;
+  Status status = gpu.run(inputs, result);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("cublasSgemm_v2 failed with cuBLAS status "
+                                  "13 in the GEMM of nn.linear at test.mlir:"),
+            std::string::npos)
+      << status.message();
+}
+
+TEST(FakeCudaTest, AllocationFailureIsAnErrorNotACrash) {
+  SKIP_WITHOUT_TOOLKIT();
+  useFakeDriver("cuMemAlloc:4");
+  Executable gpu = compileOrDie(kTail, true, "", "cuda");
+  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
+  RunResult result;
+  Status status = gpu.run(inputs, result);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find(
+                "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (fake driver)"),
+            std::string::npos)
+      << status.message();
+  EXPECT_TRUE(gpu.run(inputs, result).ok());
+}
+
+TEST(FakeCudaTest, KernelImageRejectedByTheDriver) {
+  SKIP_WITHOUT_TOOLKIT();
+  useFakeDriver("cuModuleLoadDataEx");
+  Executable gpu = compileOrDie(kTail, true, "", "cuda");
+  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
+  RunResult result;
+  Status status = gpu.run(inputs, result);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("CUDA_ERROR_NO_BINARY_FOR_GPU"),
+            std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("loading a kernel image"), std::string::npos)
+      << status.message();
+}
+
+TEST(FakeCudaTest, NoDeviceIsReported) {
+  useFakeDriver();
+  ::setenv("FAKE_CUDA_DEVICES", "0", 1);
+  std::string why;
+  EXPECT_FALSE(cudaAvailable(&why));
+  EXPECT_NE(why.find("no GPU: the CUDA driver reports 0 devices"),
+            std::string::npos)
+      << why;
+}
+
+TEST(FakeCudaTest, DeviceInfoAndProfile) {
+  SKIP_WITHOUT_TOOLKIT();
+  useFakeDriver();
+  CudaDeviceInfo info;
+  ASSERT_TRUE(cudaDeviceInfo(info).ok());
+  EXPECT_EQ(info.name, "Fake GPU");
+  EXPECT_EQ(info.computeCapability, 90);
+  EXPECT_EQ(info.multiprocessors, 4);
+  // 1 GHz memory clock, 512-bit bus, double data rate: 128 GB/s.
+  EXPECT_DOUBLE_EQ(info.peakBandwidthGBs, 128.0);
+
+  Executable gpu = compileOrDie(kTail, true, "", "cuda");
+  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
+  RunResult result;
+  cudaSetProfiling(true);
+  ASSERT_TRUE(gpu.run(inputs, result).ok());
+  std::vector<KernelTime> profile = cudaTakeProfile();
+  cudaSetProfiling(false);
+  // Each kernel and the GEMM, 0.5 ms each in the fake.
+  EXPECT_EQ(profile.size(), gpu.manifest().kernels.size() + 1);
+  bool sawGemm = false;
+  for (const KernelTime &time : profile) {
+    EXPECT_DOUBLE_EQ(time.milliseconds, 0.5 * time.launches) << time.name;
+    sawGemm |= time.name.rfind("cublasSgemm_v2 nn.linear at", 0) == 0;
+  }
+  EXPECT_TRUE(sawGemm);
+}
+
+} // namespace
