@@ -621,7 +621,7 @@ struct NameGpuKernelsPass
           symbols.lookup<gpu::GPUModuleOp>(launch.getKernelModuleName());
       if (!kernelModule)
         return;
-      auto kernel =
+      Operation *kernel =
           SymbolTable::lookupSymbolIn(kernelModule, launch.getKernelName());
       StringAttr target = name.getName();
       if (!kernel || !used.insert(target).second ||

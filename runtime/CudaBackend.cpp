@@ -432,16 +432,19 @@ bool cuda::copyToHost(void *target, const void *source, size_t bytes,
 #define NN_EXPORT extern "C" __attribute__((visibility("default")))
 
 // Buffers only kernels and cuBLAS touch (memref.alloc): device memory.
+// The C names GPU artifacts call. NOLINTNEXTLINE(readability-identifier-naming)
 NN_EXPORT void *nn_cuda_alloc(size_t bytes) {
   return cuda::allocate(bytes, /*hostVisible=*/false);
 }
 
+// The C names GPU artifacts call. NOLINTNEXTLINE(readability-identifier-naming)
 NN_EXPORT void *nn_cuda_aligned_alloc(size_t alignment, size_t bytes) {
   // cuMemAlloc aligns to at least 256 bytes.
   (void)alignment;
   return cuda::allocate(bytes, /*hostVisible=*/false);
 }
 
+// The C names GPU artifacts call. NOLINTNEXTLINE(readability-identifier-naming)
 NN_EXPORT void nn_cuda_free(void *pointer) { cuda::release(pointer); }
 
 // gpu.alloc (host_shared: buffers host code touches, see
@@ -642,6 +645,7 @@ void gemm(Gemm call, const char *callName, const char *origin, int order,
 }
 } // namespace
 
+// The C names GPU artifacts call. NOLINTNEXTLINE(readability-identifier-naming)
 NN_EXPORT void nn_cuda_sgemm(const char *origin, int order, int transA,
                              int transB, int m, int n, int k, float alpha,
                              int64_t a, int lda, int64_t b, int ldb, float beta,
@@ -650,6 +654,7 @@ NN_EXPORT void nn_cuda_sgemm(const char *origin, int order, int transA,
               transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
+// The C names GPU artifacts call. NOLINTNEXTLINE(readability-identifier-naming)
 NN_EXPORT void nn_cuda_dgemm(const char *origin, int order, int transA,
                              int transB, int m, int n, int k, double alpha,
                              int64_t a, int lda, int64_t b, int ldb,

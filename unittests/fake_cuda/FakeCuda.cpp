@@ -67,6 +67,9 @@ constexpr int kSuccess = 0, kOutOfMemory = 2, kInvalidValue = 1,
 
 #define FAKE extern "C" __attribute__((visibility("default")))
 
+// The driver's and cuBLAS's own names follow.
+// NOLINTBEGIN(readability-identifier-naming)
+
 struct FakeCudaStats {
   int moduleLoads;
   int launches;
@@ -223,7 +226,7 @@ FAKE int cuMemFree_v2(unsigned long long pointer) {
 static bool owned(const void *pointer, size_t bytes) {
   std::lock_guard<std::mutex> lock(state().mutex);
   auto &all = state().allocations;
-  auto it = all.upper_bound((char *)pointer);
+  auto it = all.upper_bound(const_cast<char *>((const char *)pointer));
   if (it == all.begin())
     return false;
   --it;
@@ -298,3 +301,5 @@ FAKE int cublasDgemm_v2(void *, int transA, int transB, int m, int n, int k,
   return gemm("cublasDgemm_v2", transA, transB, m, n, k, alpha, a, lda, b, ldb,
               beta, c, ldc);
 }
+
+// NOLINTEND(readability-identifier-naming)
