@@ -246,7 +246,6 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
 /// manifest; writes each kernel image to `directory` when one is given.
 ::nn::Status collectKernels(ModuleOp module, const std::string &directory,
                             ::nn::Manifest &manifest) {
-  SymbolTable symbols(module);
   module.walk([&](gpu::LaunchFuncOp launch) {
     manifest.kernels.push_back(
         {launch.getKernelName().str(), ir::describeOrigin(launch.getLoc())});
