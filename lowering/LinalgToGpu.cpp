@@ -140,6 +140,14 @@ std::optional<Combiner> matchCombiner(linalg::GenericOp op) {
   return result;
 }
 
+/// The combiner applied to `acc` and `value` (in its original operand order).
+Value combine(OpBuilder &b, const Combiner &combiner, Value acc, Value value) {
+  IRMapping map;
+  map.map(combiner.accumulator, acc);
+  map.map(combiner.value, value);
+  return b.clone(*combiner.op, map)->getResult(0);
+}
+
 Value constantIndex(OpBuilder &b, Location loc, int64_t value) {
   return b.create<arith::ConstantIndexOp>(loc, value);
 }
@@ -204,6 +212,11 @@ private:
   /// blocks of kThreadsPerBlock: a builder inside the bounds check and the
   /// thread's linear index.
   std::pair<OpBuilder, Value> launchPerElement(OpBuilder &b, Value total);
+  /// This thread's partial: the combiner folded, from the identity, over
+  /// the flattened reduction space from `begin` in steps of `step`, at the
+  /// parallel indices `parallel`.
+  Value foldStrided(OpBuilder &b, const Combiner &combiner, ValueRange parallel,
+                    Value begin, int64_t step);
   /// Iteration point from parallel and reduction indices.
   SmallVector<Value> merge(ValueRange parallel, ValueRange reduction);
 
@@ -338,10 +351,27 @@ void KernelBuilder::buildElementwise(OpBuilder &b) {
     storeOutput(t, index, value, ivs);
 }
 
+Value KernelBuilder::foldStrided(OpBuilder &b, const Combiner &combiner,
+                                 ValueRange parallel, Value begin,
+                                 int64_t step) {
+  Value identity = b.create<arith::ConstantOp>(loc, combiner.identity);
+  return b
+      .create<scf::ForOp>(
+          loc, begin, product(b, loc, reductionSizes),
+          constantIndex(b, loc, step), ValueRange{identity},
+          [&](OpBuilder &body, Location, Value r, ValueRange partial) {
+            SmallVector<Value> ivs =
+                merge(parallel, delinearize(body, loc, r, reductionSizes));
+            Value value = emitPayload(body, ivs, {Value()}, &combiner).front();
+            body.create<scf::YieldOp>(
+                loc, combine(body, combiner, partial.front(), value));
+          })
+      .getResult(0);
+}
+
 void KernelBuilder::buildBlockReduction(OpBuilder &b,
                                         const Combiner &combiner) {
   Value outputs = product(b, loc, parallelSizes);
-  Value reduced = product(b, loc, reductionSizes);
   int64_t threads =
       parallelDims.empty() ? kThreadsSingleBlock : kThreadsPerBlock;
   Value blocks =
@@ -356,21 +386,8 @@ void KernelBuilder::buildBlockReduction(OpBuilder &b,
   auto guard = k.create<scf::IfOp>(loc, inRange, /*withElseRegion=*/false);
   OpBuilder t = guard.getThenBodyBuilder();
   SmallVector<Value> parallel = delinearize(t, loc, block, parallelSizes);
-  Value identity = t.create<arith::ConstantOp>(loc, combiner.identity);
-  auto strided = t.create<scf::ForOp>(
-      loc, thread, reduced, constantIndex(t, loc, threads),
-      ValueRange{identity},
-      [&](OpBuilder &body, Location, Value r, ValueRange partial) {
-        SmallVector<Value> ivs =
-            merge(parallel, delinearize(body, loc, r, reductionSizes));
-        Value value = emitPayload(body, ivs, {Value()}, &combiner).front();
-        IRMapping map;
-        map.map(combiner.accumulator, partial.front());
-        map.map(combiner.value, value);
-        body.create<scf::YieldOp>(loc,
-                                  body.clone(*combiner.op, map)->getResult(0));
-      });
-  Value total = t.create<gpu::AllReduceOp>(loc, strided.getResult(0),
+  Value partial = foldStrided(t, combiner, parallel, thread, threads);
+  Value total = t.create<gpu::AllReduceOp>(loc, partial,
                                            gpu::AllReduceOperationAttr::get(
                                                t.getContext(), combiner.kind),
                                            /*uniform=*/true)
@@ -382,10 +399,7 @@ void KernelBuilder::buildBlockReduction(OpBuilder &b,
   Value zero = constantIndex(w, loc, 0);
   SmallVector<Value> ivs =
       merge(parallel, SmallVector<Value>(reductionDims.size(), zero));
-  IRMapping map;
-  map.map(combiner.accumulator, loadOutput(w, 0, ivs));
-  map.map(combiner.value, total);
-  storeOutput(w, 0, w.clone(*combiner.op, map)->getResult(0), ivs);
+  storeOutput(w, 0, combine(w, combiner, loadOutput(w, 0, ivs), total), ivs);
 }
 
 /// Blocks of kSplitX x kSplitY threads: x over kSplitX consecutive output
@@ -395,7 +409,6 @@ void KernelBuilder::buildBlockReduction(OpBuilder &b,
 void KernelBuilder::buildSplitReduction(OpBuilder &b,
                                         const Combiner &combiner) {
   Value outputs = product(b, loc, parallelSizes);
-  Value reduced = product(b, loc, reductionSizes);
   Value blocks = b.create<arith::MaxUIOp>(
       loc, constantIndex(b, loc, 1),
       b.create<arith::CeilDivUIOp>(loc, outputs,
@@ -423,21 +436,8 @@ void KernelBuilder::buildSplitReduction(OpBuilder &b,
       [&](OpBuilder &t, Location) {
         SmallVector<Value> parallel =
             delinearize(t, loc, linear, parallelSizes);
-        auto strided = t.create<scf::ForOp>(
-            loc, y, reduced, constantIndex(t, loc, kSplitY),
-            ValueRange{identity},
-            [&](OpBuilder &body, Location, Value r, ValueRange acc) {
-              SmallVector<Value> ivs =
-                  merge(parallel, delinearize(body, loc, r, reductionSizes));
-              Value value =
-                  emitPayload(body, ivs, {Value()}, &combiner).front();
-              IRMapping map;
-              map.map(combiner.accumulator, acc.front());
-              map.map(combiner.value, value);
-              body.create<scf::YieldOp>(
-                  loc, body.clone(*combiner.op, map)->getResult(0));
-            });
-        t.create<scf::YieldOp>(loc, strided.getResult(0));
+        t.create<scf::YieldOp>(loc,
+                               foldStrided(t, combiner, parallel, y, kSplitY));
       },
       [&](OpBuilder &e, Location) { e.create<scf::YieldOp>(loc, identity); });
   k.create<memref::StoreOp>(loc, partial.getResult(0), partials,
@@ -453,14 +453,11 @@ void KernelBuilder::buildSplitReduction(OpBuilder &b,
       merge(delinearize(w, loc, linear, parallelSizes),
             SmallVector<Value>(reductionDims.size(), zero));
   Value result = loadOutput(w, 0, ivs);
-  for (int64_t slice = 0; slice < kSplitY; ++slice) {
-    IRMapping map;
-    map.map(combiner.accumulator, result);
-    map.map(combiner.value,
-            w.create<memref::LoadOp>(
-                loc, partials, ValueRange{constantIndex(w, loc, slice), x}));
-    result = w.clone(*combiner.op, map)->getResult(0);
-  }
+  for (int64_t slice = 0; slice < kSplitY; ++slice)
+    result = combine(
+        w, combiner, result,
+        w.create<memref::LoadOp>(loc, partials,
+                                 ValueRange{constantIndex(w, loc, slice), x}));
   storeOutput(w, 0, result, ivs);
 }
 
@@ -549,7 +546,12 @@ LogicalResult moveConstantsToDevice(ModuleOp module) {
     Value buffer = b.create<memref::AllocOp>(loc, type);
     Value element =
         b.create<arith::ConstantOp>(loc, value.getSplatValue<TypedAttr>());
-    b.create<linalg::FillOp>(loc, element, buffer);
+    // Generic, like every op this pass maps (named ops were generalized
+    // before it runs).
+    auto fill = b.create<linalg::FillOp>(loc, element, buffer);
+    IRRewriter rewriter(fill);
+    if (failed(linalg::generalizeNamedOp(rewriter, fill)))
+      return fill.emitError("cannot generalize the constant's fill");
     function.walk([&](func::ReturnOp ret) {
       OpBuilder(ret).create<memref::DeallocOp>(loc, buffer);
     });
@@ -563,22 +565,11 @@ LogicalResult moveConstantsToDevice(ModuleOp module) {
   return success();
 }
 
-/// Generalizes the named ops it created (fills) so they map like others.
-void generalizeFills(ModuleOp module) {
-  SmallVector<linalg::FillOp> fills;
-  module.walk([&](linalg::FillOp fill) { fills.push_back(fill); });
-  for (linalg::FillOp fill : fills) {
-    IRRewriter rewriter(fill);
-    (void)linalg::generalizeNamedOp(rewriter, fill);
-  }
-}
-
 struct LinalgToGpuPass : public nn::impl::NNLinalgToGpuBase<LinalgToGpuPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(moveConstantsToDevice(module)))
       return signalPassFailure();
-    generalizeFills(module);
     SmallVector<linalg::GenericOp> generics;
     bool unsupported = false;
     module.walk([&](linalg::LinalgOp op) {

@@ -403,26 +403,32 @@ void cuda::release(void *pointer) {
     trimCache(d, kCacheLimit);
 }
 
-bool cuda::copyToDevice(void *target, const void *source, size_t bytes,
-                        const std::string &what) {
+namespace {
+/// A checked synchronous copy in either direction; `what` names the tensor.
+bool copy(void *target, const void *source, size_t bytes, bool toDevice,
+          const std::string &what) {
   if (bytes == 0)
     return true;
   if (!usable())
     return false;
-  return check(
-      device().api.cuMemcpyHtoD((CUdeviceptr)(uintptr_t)target, source, bytes),
-      "cuMemcpyHtoD", "copying " + what + " to the device");
+  const Api &api = device().api;
+  return toDevice ? check(api.cuMemcpyHtoD((CUdeviceptr)(uintptr_t)target,
+                                           source, bytes),
+                          "cuMemcpyHtoD", "copying " + what + " to the device")
+                  : check(api.cuMemcpyDtoH(
+                              target, (CUdeviceptr)(uintptr_t)source, bytes),
+                          "cuMemcpyDtoH", "copying " + what + " to the host");
+}
+} // namespace
+
+bool cuda::copyToDevice(void *target, const void *source, size_t bytes,
+                        const std::string &what) {
+  return copy(target, source, bytes, /*toDevice=*/true, what);
 }
 
 bool cuda::copyToHost(void *target, const void *source, size_t bytes,
                       const std::string &what) {
-  if (bytes == 0)
-    return true;
-  if (!usable())
-    return false;
-  return check(
-      device().api.cuMemcpyDtoH(target, (CUdeviceptr)(uintptr_t)source, bytes),
-      "cuMemcpyDtoH", "copying " + what + " to the host");
+  return copy(target, source, bytes, /*toDevice=*/false, what);
 }
 
 //===----------------------------------------------------------------------===//

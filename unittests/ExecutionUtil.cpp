@@ -2,6 +2,7 @@
 
 #include "ExecutionUtil.h"
 
+#include "lowering/Pipelines.h"
 #include "nn/Synthetic.h"
 
 using namespace nn;
@@ -42,6 +43,10 @@ Executable nn::testing::compileOrDie(const std::string &source, bool pack,
   Status status = compileSource(source, "test.mlir", options, exe);
   EXPECT_TRUE(status.ok()) << status.message() << "\n" << source;
   return exe;
+}
+
+bool nn::testing::haveCudaToolkit() {
+  return !mlir::nn::findCudaToolkit().empty();
 }
 
 DimValues nn::testing::dimValues(const Manifest &manifest,

@@ -25,6 +25,12 @@ enum class LengthPattern {
   WithEmpty,
 };
 
+/// One shape a test runs a graph at: lengths pattern, batch, padded size.
+struct ShapeRun {
+  LengthPattern pattern;
+  int64_t batch, padded;
+};
+
 /// Seeded inputs and parameters for a compiled graph (nn/Synthetic.h), with
 /// lengths by pattern in [0, padded].
 RunInputs makeInputs(const Manifest &manifest, uint32_t seed,
@@ -42,6 +48,17 @@ inline bool close(double a, double b, double rel, double abs = 0.0) {
 Executable compileOrDie(const std::string &source, bool pack,
                         const std::string &entry = "",
                         const std::string &target = "cpu");
+
+/// Whether the CUDA toolkit that compiling for the GPU needs (libdevice) is
+/// installed.
+bool haveCudaToolkit();
+
+/// Skips a test that compiles for the GPU where the toolkit is missing.
+#define SKIP_WITHOUT_TOOLKIT()                                                 \
+  do {                                                                         \
+    if (!::nn::testing::haveCudaToolkit())                                     \
+      GTEST_SKIP() << "no CUDA toolkit (libdevice) to compile for the GPU";    \
+  } while (false)
 
 /// A small graph around one op family (entry @g).
 struct OpCase {

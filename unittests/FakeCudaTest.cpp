@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "fake_cuda/FakeCuda.h"
 #include "ExecutionUtil.h"
-#include "lowering/Pipelines.h"
 
 #include <cstdlib>
 #include <dlfcn.h>
@@ -20,14 +20,6 @@ using namespace nn;
 using namespace nn::testing;
 
 namespace {
-
-struct FakeCudaStats {
-  int moduleLoads;
-  int launches;
-  int liveAllocations;
-  int gemms;
-  const char *lastKernel;
-};
 
 FakeCudaStats stats() {
   void *fake = dlopen(FAKE_CUDA_LIBRARY, RTLD_NOW | RTLD_NOLOAD);
@@ -43,12 +35,6 @@ void useFakeDriver(const char *fail = nullptr) {
   if (fail)
     ::setenv("FAKE_CUDA_FAIL", fail, 1);
 }
-
-#define SKIP_WITHOUT_TOOLKIT()                                                 \
-  do {                                                                         \
-    if (mlir::nn::findCudaToolkit().empty())                                   \
-      GTEST_SKIP() << "no CUDA toolkit (libdevice) to compile for the GPU";    \
-  } while (false)
 
 // Only GEMMs (padded contraction and packed matmul, no bias): no kernel.
 const char *kGemmOnly = R"(
@@ -71,6 +57,21 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 4], f32>,
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 })";
+
+/// kTail compiled for the GPU and a batch for it, with the fake driver
+/// failing as `fail` says (FAKE_CUDA_FAIL).
+struct TailRun {
+  explicit TailRun(const char *fail = nullptr) {
+    useFakeDriver(fail);
+    gpu = compileOrDie(kTail, true, "", "cuda");
+    inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
+  }
+  Status run() { return gpu.run(inputs, result); }
+
+  Executable gpu;
+  RunInputs inputs;
+  RunResult result;
+};
 
 TEST(FakeCudaTest, GemmOnlyGraphMatchesCpu) {
   SKIP_WITHOUT_TOOLKIT();
@@ -98,14 +99,11 @@ TEST(FakeCudaTest, GemmOnlyGraphMatchesCpu) {
 
 TEST(FakeCudaTest, ModulesLoadOnceAndLaunchesAreNamed) {
   SKIP_WITHOUT_TOOLKIT();
-  useFakeDriver();
-  Executable gpu = compileOrDie(kTail, true, "", "cuda");
-  size_t kernels = gpu.manifest().kernels.size();
+  TailRun tail;
+  size_t kernels = tail.gpu.manifest().kernels.size();
   ASSERT_GT(kernels, 0u);
-  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
-  RunResult result;
   for (int run = 0; run < 3; ++run) {
-    Status status = gpu.run(inputs, result);
+    Status status = tail.run();
     ASSERT_TRUE(status.ok()) << status.message();
   }
   FakeCudaStats s = stats();
@@ -114,20 +112,17 @@ TEST(FakeCudaTest, ModulesLoadOnceAndLaunchesAreNamed) {
   EXPECT_EQ(s.moduleLoads, (int)kernels);
   EXPECT_GE(s.launches, 3 * (int)kernels);
   EXPECT_EQ(s.gemms, 3);
-  EXPECT_EQ(std::string(s.lastKernel), gpu.manifest().kernels.back().name);
-  ASSERT_EQ(result.losses.size(), 1u);
-  EXPECT_EQ(result.losses[0].name, "ce");
+  EXPECT_EQ(std::string(s.lastKernel), tail.gpu.manifest().kernels.back().name);
+  ASSERT_EQ(tail.result.losses.size(), 1u);
+  EXPECT_EQ(tail.result.losses[0].name, "ce");
 }
 
 TEST(FakeCudaTest, LaunchFailureNamesKernelAndOpAndTheNextRunWorks) {
   SKIP_WITHOUT_TOOLKIT();
-  useFakeDriver("cuLaunchKernel:1");
-  Executable gpu = compileOrDie(kTail, true, "", "cuda");
-  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
-  RunResult result;
-  Status status = gpu.run(inputs, result);
+  TailRun tail("cuLaunchKernel:1");
+  Status status = tail.run();
   ASSERT_FALSE(status.ok());
-  const KernelInfo &first = gpu.manifest().kernels.at(0);
+  const KernelInfo &first = tail.gpu.manifest().kernels.at(0);
   EXPECT_NE(status.message().find(
                 "cuLaunchKernel failed: CUDA_ERROR_LAUNCH_FAILED (fake "
                 "driver) launching kernel " +
@@ -137,17 +132,14 @@ TEST(FakeCudaTest, LaunchFailureNamesKernelAndOpAndTheNextRunWorks) {
   EXPECT_NE(first.origin.find(" at test.mlir:"), std::string::npos);
   // Later launches of the failed run were skipped.
   EXPECT_EQ(stats().launches, 0);
-  status = gpu.run(inputs, result);
+  status = tail.run();
   EXPECT_TRUE(status.ok()) << status.message();
 }
 
 TEST(FakeCudaTest, GemmFailureNamesTheOp) {
   SKIP_WITHOUT_TOOLKIT();
-  useFakeDriver("cublasSgemm_v2");
-  Executable gpu = compileOrDie(kTail, true, "", "cuda");
-  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
-  RunResult result;
-  Status status = gpu.run(inputs, result);
+  TailRun tail("cublasSgemm_v2");
+  Status status = tail.run();
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("cublasSgemm_v2 failed with cuBLAS status "
                                   "13 in the GEMM of nn.linear at test.mlir:"),
@@ -157,26 +149,20 @@ TEST(FakeCudaTest, GemmFailureNamesTheOp) {
 
 TEST(FakeCudaTest, AllocationFailureIsAnErrorNotACrash) {
   SKIP_WITHOUT_TOOLKIT();
-  useFakeDriver("cuMemAlloc:4");
-  Executable gpu = compileOrDie(kTail, true, "", "cuda");
-  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
-  RunResult result;
-  Status status = gpu.run(inputs, result);
+  TailRun tail("cuMemAlloc:4");
+  Status status = tail.run();
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find(
                 "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (fake driver)"),
             std::string::npos)
       << status.message();
-  EXPECT_TRUE(gpu.run(inputs, result).ok());
+  EXPECT_TRUE(tail.run().ok());
 }
 
 TEST(FakeCudaTest, KernelImageRejectedByTheDriver) {
   SKIP_WITHOUT_TOOLKIT();
-  useFakeDriver("cuModuleLoadDataEx");
-  Executable gpu = compileOrDie(kTail, true, "", "cuda");
-  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
-  RunResult result;
-  Status status = gpu.run(inputs, result);
+  TailRun tail("cuModuleLoadDataEx");
+  Status status = tail.run();
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("CUDA_ERROR_NO_BINARY_FOR_GPU"),
             std::string::npos)
@@ -206,15 +192,13 @@ TEST(FakeCudaTest, DeviceInfoAndProfile) {
   // 1 GHz memory clock, 512-bit bus, double data rate: 128 GB/s.
   EXPECT_DOUBLE_EQ(info.peakBandwidthGBs, 128.0);
 
-  Executable gpu = compileOrDie(kTail, true, "", "cuda");
-  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
-  RunResult result;
+  TailRun tail;
   cudaSetProfiling(true);
-  ASSERT_TRUE(gpu.run(inputs, result).ok());
+  ASSERT_TRUE(tail.run().ok());
   std::vector<KernelTime> profile = cudaTakeProfile();
   cudaSetProfiling(false);
   // Each kernel and the GEMM, 0.5 ms each in the fake.
-  EXPECT_EQ(profile.size(), gpu.manifest().kernels.size() + 1);
+  EXPECT_EQ(profile.size(), tail.gpu.manifest().kernels.size() + 1);
   bool sawGemm = false;
   for (const KernelTime &time : profile) {
     EXPECT_DOUBLE_EQ(time.milliseconds, 0.5 * time.launches) << time.name;

@@ -31,14 +31,10 @@ TEST_P(GpuOpTest, MatchesReferenceAndCpu) {
     SCOPED_TRACE(pack ? "packed" : "padded");
     Executable gpu = compileOrDie(c.source, pack, "g", "cuda");
     Executable cpu = compileOrDie(c.source, pack, "g", "cpu");
-    struct Run {
-      LengthPattern pattern;
-      int64_t batch, padded;
-    };
-    for (const Run &run :
-         {Run{LengthPattern::Mixed, 4, 7}, Run{LengthPattern::AllEqual, 1, 1},
-          Run{LengthPattern::WithEmpty, 5, 6},
-          Run{LengthPattern::Mixed, 3, 40}}) {
+    for (const ShapeRun &run : {ShapeRun{LengthPattern::Mixed, 4, 7},
+                                ShapeRun{LengthPattern::AllEqual, 1, 1},
+                                ShapeRun{LengthPattern::WithEmpty, 5, 6},
+                                ShapeRun{LengthPattern::Mixed, 3, 40}}) {
       SCOPED_TRACE("batch " + std::to_string(run.batch) + ", padded " +
                    std::to_string(run.padded));
       RunInputs inputs =

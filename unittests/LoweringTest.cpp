@@ -30,21 +30,17 @@ TEST_P(LoweringTest, MatchesReferencePackedAndPadded) {
   Executable padded = compileOrDie(c.source, /*pack=*/false, "g");
   Executable packed = compileOrDie(c.source, /*pack=*/true, "g");
   // Shapes vary with the pattern, and three more runs draw them at random.
-  struct Run {
-    LengthPattern pattern;
-    int64_t batch, padded;
-  };
-  std::vector<Run> runs{{LengthPattern::Mixed, 4, 7},
-                        {LengthPattern::AllEqual, 2, 5},
-                        {LengthPattern::WithEmpty, 5, 6},
-                        {LengthPattern::AllEqual, 1, 1}};
+  std::vector<ShapeRun> runs{{LengthPattern::Mixed, 4, 7},
+                             {LengthPattern::AllEqual, 2, 5},
+                             {LengthPattern::WithEmpty, 5, 6},
+                             {LengthPattern::AllEqual, 1, 1}};
   std::mt19937 shapes(std::hash<std::string>()(c.name));
   for (int i = 0; i < 3; ++i)
     runs.push_back({kPatterns[i],
                     std::uniform_int_distribution<int64_t>(1, 6)(shapes),
                     std::uniform_int_distribution<int64_t>(1, 10)(shapes)});
   uint32_t seed = 17;
-  for (const Run &run : runs) {
+  for (const ShapeRun &run : runs) {
     SCOPED_TRACE("length pattern " + std::to_string((int)run.pattern) +
                  ", batch " + std::to_string(run.batch) + ", padded " +
                  std::to_string(run.padded));

@@ -12,7 +12,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "ExecutionUtil.h"
-#include "lowering/Pipelines.h"
 
 #include <sstream>
 
@@ -280,8 +279,7 @@ namespace {
 class RandomGraphGpuTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(RandomGraphGpuTest, CompilesAndMatchesCpuWhereAGpuIs) {
-  if (mlir::nn::findCudaToolkit().empty())
-    GTEST_SKIP() << "no CUDA toolkit (libdevice) to compile for the GPU";
+  SKIP_WITHOUT_TOOLKIT();
   uint32_t seed = 1000 + GetParam();
   std::string source = GraphGenerator(seed).generate();
   SCOPED_TRACE(source);

@@ -1,6 +1,6 @@
 // RUN: nn-opt %s --split-input-file --nn-linalg-to-gpu --verify-diagnostics
 
-// Named ops other than fill must be generalized first (the pipeline runs
+// Named ops must be generalized first (the pipeline runs
 // linalg-generalize-named-ops before).
 func.func @named(%a: memref<4xf32>, %b: memref<4xf32>) {
   // expected-error@+1 {{nn-linalg-to-gpu expects linalg.generic on memrefs}}

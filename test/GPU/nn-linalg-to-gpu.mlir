@@ -51,12 +51,12 @@ func.func @elementwise(%a: memref<?x?xf32>, %b: memref<?x?xf32>) {
 // CHECK-LABEL: func.func @row_max
 //  CHECK-SAME: (%[[X:.*]]: memref<?x1000xf32>, %[[M:.*]]: memref<?xf32>)
 //       CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %{{.*}}
-//       CHECK: %[[V:.*]] = arith.muli %{{.*}}, %c1000
 //       CHECK: %[[GRID:.*]] = arith.maxui %{{.*}}, %[[ROWS]]
 //       CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256
 //       CHECK:   %[[UNIFORM:.*]] = arith.cmpi ult, %[[BX]], %[[ROWS]]
 //       CHECK:   scf.if %[[UNIFORM]] {
 //       CHECK:     %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+//       CHECK:     %[[V:.*]] = arith.muli %{{.*}}, %c1000
 //       CHECK:     %[[PARTIAL:.*]] = scf.for %[[K:.*]] = %[[TX]] to %[[V]] step %c256{{.*}} iter_args(%[[ACC:.*]] = %[[NEGINF]])
 //       CHECK:       %[[E:.*]] = memref.load %[[X]][%[[BX]], %[[K]]]
 //       CHECK:       %[[NEXT:.*]] = arith.maximumf %[[E]], %[[ACC]]
@@ -116,7 +116,6 @@ func.func @loss_sum(%x: memref<?xf32>, %sum: memref<f64>) {
 //  CHECK-SAME: (%[[X:.*]]: memref<?x?x64xf32>, %[[Y:.*]]: memref<?x64xf32>)
 //       CHECK: %[[T:.*]] = memref.dim %[[X]], %c1
 //       CHECK: %[[OUTS:.*]] = arith.muli %{{.*}}, %c64
-//       CHECK: %[[STEPS:.*]] = arith.muli %{{.*}}, %[[T]]
 //       CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[OUTS]], %c32
 //       CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in ({{.*}}) threads(%[[TX:.*]], %[[TY:.*]], %{{.*}}) in (%{{.*}} = %c32{{.*}}, %{{.*}} = %c8{{.*}}, %{{.*}}) workgroup(%[[SHARED:.*]] : memref<8x32xf32, #gpu.address_space<workgroup>>)
 //       CHECK:   %[[LINEAR:.*]] = arith.addi %{{.*}}, %[[TX]]
@@ -125,7 +124,8 @@ func.func @loss_sum(%x: memref<?xf32>, %sum: memref<f64>) {
 //       CHECK:   %[[PARTIAL:.*]] = scf.if %[[IN]] -> (f32) {
 //       CHECK:     %[[D:.*]] = arith.remui %[[LINEAR]], %c64
 //       CHECK:     %[[B:.*]] = arith.divui %[[LINEAR]], %c64
-//       CHECK:     scf.for %[[TT:.*]] = %[[TY]] to %[[STEPS]] step %c8{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]])
+//       CHECK:     %[[STEPS:.*]] = arith.muli %{{.*}}, %[[T]]
+//       CHECK:     scf.for %[[TT:.*]] = %[[TY]] to %[[STEPS]] step %c8{{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
 //       CHECK:       %[[V:.*]] = memref.load %[[X]][%[[B]], %[[TT]], %[[D]]]
 //       CHECK:       arith.addf %[[V]], %[[ACC]]
 //       CHECK:   } else {

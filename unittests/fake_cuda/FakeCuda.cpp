@@ -18,6 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FakeCuda.h"
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -69,14 +71,6 @@ constexpr int kSuccess = 0, kOutOfMemory = 2, kInvalidValue = 1,
 
 // The driver's and cuBLAS's own names follow.
 // NOLINTBEGIN(readability-identifier-naming)
-
-struct FakeCudaStats {
-  int moduleLoads;
-  int launches;
-  int liveAllocations;
-  int gemms;
-  const char *lastKernel;
-};
 
 FAKE FakeCudaStats fake_cuda_stats() {
   State &s = state();
