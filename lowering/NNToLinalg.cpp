@@ -255,7 +255,14 @@ Value GraphLowering::empty(ArrayRef<OpFoldResult> shape, Type element) {
 
 Value GraphLowering::fill(Value init, double value) {
   Type element = cast<ShapedType>(init.getType()).getElementType();
-  Value scalar = Scalar{b, loc()}.f(element, value);
+  // Integer values (labels through unpack, for instance) fill with an
+  // integer constant.
+  Value scalar =
+      isa<IntegerType>(element)
+          ? b.create<arith::ConstantOp>(
+                 loc(), b.getIntegerAttr(element, (int64_t)value))
+                .getResult()
+          : Scalar{b, loc()}.f(element, value);
   return b.create<linalg::FillOp>(loc(), scalar, init).getResult(0);
 }
 

@@ -76,9 +76,11 @@ LogicalResult DimTable::verify(EmitErrorFn emitError) const {
   for (auto [index, decl] : llvm::enumerate(decls)) {
     StringRef name = decl.getName().getValue();
     seen[name] = index;
+    // A copy: lambdas may not capture structured bindings before C++20.
+    unsigned position = index;
     auto declaredBefore = [&](StringAttr ref) {
       auto it = seen.find(ref.getValue());
-      return it != seen.end() && it->second < index;
+      return it != seen.end() && it->second < position;
     };
     switch (decl.getKind()) {
     case DimKind::batch:

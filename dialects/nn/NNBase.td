@@ -92,7 +92,9 @@ def NN_TensorType : TypeDef<NN_Dialect, "NNTensor"> {
     declared by the enclosing graph (`B`, `T`, a packed `N`) or a static
     size. Named dims come first (the *position* axes: `[B]`, `[B, T...]` or
     a packed `[N]`); static feature axes follow. Two values whose types name
-    the same sequence dim share its lengths.
+    the same sequence dim share its lengths. A static size is at most
+    2^31 - 1 (BLAS and cuBLAS take 32-bit sizes), and the static axes of one
+    position take at most 2^40 bytes.
   }];
   let parameters = (ins
     ArrayRefParameter<"::mlir::Attribute", "named dims or static sizes">:$dims,
@@ -107,6 +109,10 @@ def NN_TensorType : TypeDef<NN_Dialect, "NNTensor"> {
     }]>
   ];
   let extraClassDeclaration = [{
+    /// The largest static size of an axis.
+    static constexpr int64_t kMaxStaticSize = (int64_t{1} << 31) - 1;
+    /// The most bytes the static axes of a type may take.
+    static constexpr uint64_t kMaxStaticBytes = uint64_t{1} << 40;
     /// Builds a type from dim names and static sizes; a name is used where
     /// `names[i]` is non-empty, else `sizes[i]`.
     static NNTensorType get(::mlir::MLIRContext *context,

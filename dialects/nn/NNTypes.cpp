@@ -67,11 +67,26 @@ unsigned NNTensorType::getNumPositionDims() const {
 
 LogicalResult NNTensorType::verify(function_ref<InFlightDiagnostic()> emitError,
                                    ArrayRef<Attribute> dims, Type elementType) {
+  // The static part of a type, in bytes; an element is at least a byte.
+  uint64_t staticBytes =
+      llvm::isa<FloatType, IntegerType>(elementType)
+          ? std::max<uint64_t>(1, (elementType.getIntOrFloatBitWidth() + 7) / 8)
+          : 1;
   for (Attribute dim : dims) {
     if (auto size = llvm::dyn_cast<IntegerAttr>(dim)) {
       if (size.getInt() < 0)
         return emitError() << "static size must be non-negative, got "
                            << size.getInt();
+      // BLAS and cuBLAS take 32-bit sizes, CUDA grids 32-bit counts.
+      if (size.getInt() > kMaxStaticSize)
+        return emitError() << "static size " << size.getInt()
+                           << " exceeds the largest supported size "
+                           << kMaxStaticSize << " (2^31 - 1)";
+      if (__builtin_mul_overflow(staticBytes, (uint64_t)size.getInt(),
+                                 &staticBytes) ||
+          staticBytes > kMaxStaticBytes)
+        return emitError() << "static sizes need more than 2^40 bytes per "
+                              "position (beyond any device's memory)";
       continue;
     }
     auto name = llvm::dyn_cast<StringAttr>(dim);

@@ -120,6 +120,23 @@ nn.graph @g(%x: !nn.tensor<[B, -3], f32>) dims [B: batch] {
 
 // -----
 
+// expected-error @+1 {{static size 4294967296 exceeds the largest supported size 2147483647}}
+nn.parameter @w : !nn.tensor<[4294967296, 3], f32>
+
+// -----
+
+// expected-error @+1 {{static size 4611686018427387904 exceeds the largest supported size}}
+nn.graph @g(%x: !nn.tensor<[B, 4611686018427387904], f32>) dims [B: batch] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{static sizes need more than 2^40 bytes per position}}
+nn.parameter @w : !nn.tensor<[2147483647, 2147483647], f32>
+
+// -----
+
 // expected-error @+1 {{element type must be a float or an integer, got 'index'}}
 nn.graph @g(%x: !nn.tensor<[B], index>) dims [B: batch] {
   nn.return
