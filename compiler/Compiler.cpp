@@ -91,16 +91,25 @@ std::vector<::nn::Axis> toAxes(ir::NNTensorType type) {
   return axes;
 }
 
-/// The number of classes a value indexes when it is used (directly, through
-/// pack/unpack or a call) as class targets, embedding indices or CTC
-/// labels; the smallest over its uses; 0 when it is not an index.
-int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
+/// What a value's uses say about it as a class index: the number of classes
+/// it indexes (as class targets, embedding indices or CTC labels; the
+/// smallest over its uses, 0 when it is not an index) and a class it may
+/// not hold (CTC's blank; -1 when none).
+struct ClassBound {
+  int64_t classes = 0;
+  int64_t reserved = -1;
+};
+
+ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
+  ClassBound bound;
   if (depth > 32)
-    return 0;
-  int64_t bound = 0;
-  auto merge = [&](int64_t classes) {
-    if (classes > 0 && (bound == 0 || classes < bound))
-      bound = classes;
+    return bound;
+  auto merge = [&](ClassBound other) {
+    if (other.classes > 0 &&
+        (bound.classes == 0 || other.classes < bound.classes))
+      bound.classes = other.classes;
+    if (other.reserved >= 0)
+      bound.reserved = other.reserved;
   };
   auto lastAxis = [](Value v) {
     auto type = cast<ir::NNTensorType>(v.getType());
@@ -110,14 +119,15 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
     Operation *user = use.getOwner();
     if (auto ce = dyn_cast<ir::CrossEntropyOp>(user)) {
       if (use.get() == ce.getTargets())
-        merge(lastAxis(ce.getLogits()));
+        merge({lastAxis(ce.getLogits()), -1});
     } else if (auto ctc = dyn_cast<ir::CtcLossOp>(user)) {
       if (use.get() == ctc.getLabels())
-        merge(lastAxis(ctc.getLogits()));
+        merge({lastAxis(ctc.getLogits()), (int64_t)ctc.getBlank()});
     } else if (auto embedding = dyn_cast<ir::EmbeddingOp>(user)) {
       if (use.get() == embedding.getIndices())
-        merge(cast<ir::NNTensorType>(embedding.getTable().getType())
-                  .getStaticSize(0));
+        merge({cast<ir::NNTensorType>(embedding.getTable().getType())
+                   .getStaticSize(0),
+               -1});
     } else if (isa<ir::PackOp, ir::UnpackOp>(user)) {
       merge(classBound(user->getResult(0), symbols, depth + 1));
     } else if (auto call = dyn_cast<ir::CallOp>(user)) {
@@ -126,6 +136,10 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
                        depth + 1));
     }
   }
+  // A reserved class outside the bound (a smaller use wins) constrains
+  // nothing more.
+  if (bound.reserved >= bound.classes)
+    bound.reserved = -1;
   return bound;
 }
 
@@ -162,22 +176,25 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
   for (auto [index, type] : llvm::enumerate(graph.getArgumentTypes())) {
     auto tensor = cast<ir::NNTensorType>(type);
     ::nn::TensorInfo info{graph.getArgName(index),
-                          toDType(tensor.getElementType()), toAxes(tensor), 0};
-    if (tensor.getElementType().isSignlessInteger())
-      info.classes = classBound(graph.getArgument(index), symbols);
+                          toDType(tensor.getElementType()), toAxes(tensor)};
+    if (tensor.getElementType().isSignlessInteger()) {
+      ClassBound bound = classBound(graph.getArgument(index), symbols);
+      info.classes = bound.classes;
+      info.reservedClass = bound.reserved;
+    }
     manifest.inputs.push_back(info);
   }
   for (ir::ParameterOp parameter : abi.parameters) {
     auto tensor = cast<ir::NNTensorType>(parameter.getType());
     manifest.parameters.push_back({parameter.getSymName().str(),
                                    toDType(tensor.getElementType()),
-                                   toAxes(tensor), 0});
+                                   toAxes(tensor)});
   }
   for (auto [index, type] : llvm::enumerate(graph.getResultTypes())) {
     auto tensor = cast<ir::NNTensorType>(type);
     manifest.outputs.push_back({"result" + std::to_string(index),
                                 toDType(tensor.getElementType()),
-                                toAxes(tensor), 0});
+                                toAxes(tensor)});
   }
   for (const ir::LossAbi &loss : abi.losses) {
     ::nn::LossInfo info;
@@ -195,9 +212,12 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
   return manifest;
 }
 
-/// Adds `nn_manifest` and `void nn_entry(void **argv)`, which forwards argv
+/// Adds `nn_manifest`, `void nn_entry(void **argv)`, which forwards argv
 /// to `_mlir_ciface_<graph>` (pointers as they are, i64 sizes as integers),
-/// and hides every other symbol so that nothing interposes.
+/// and the two functions the runtime checks the manifest against on load:
+/// `uint64_t nn_manifest_hash()` (the manifest's checksum, as an immediate
+/// in code) and `int64_t nn_entry_arity()` (the argv slots nn_entry reads).
+/// Hides every other symbol so that nothing interposes.
 ::nn::Status addEntryPoints(llvm::Module &module, const std::string &graph,
                             const std::string &manifestText) {
   llvm::LLVMContext &context = module.getContext();
@@ -239,6 +259,17 @@ int64_t classBound(Value value, SymbolTable &symbols, int depth = 0) {
   }
   builder.CreateCall(target, arguments);
   builder.CreateRetVoid();
+
+  auto constantFunction = [&](const char *name, uint64_t value) {
+    auto *i64 = llvm::Type::getInt64Ty(context);
+    auto *function =
+        llvm::Function::Create(llvm::FunctionType::get(i64, false),
+                               llvm::GlobalValue::ExternalLinkage, name, module);
+    llvm::IRBuilder<> body(llvm::BasicBlock::Create(context, "entry", function));
+    body.CreateRet(llvm::ConstantInt::get(i64, value));
+  };
+  constantFunction("nn_manifest_hash", ::nn::Manifest::hash(manifestText));
+  constantFunction("nn_entry_arity", arguments.size());
   return ::nn::Status();
 }
 

@@ -125,9 +125,39 @@ LogicalResult AbiBuilder::visit(GraphOp graph) {
       const GraphAbi &calleeAbi = abis[indexByGraph.lookup(callee)];
       parameters.insert(calleeAbi.parameters.begin(),
                         calleeAbi.parameters.end());
-      for (const LossAbi &loss : calleeAbi.losses)
+      // The callee's losses, over the caller's dims: the entry's manifest
+      // names only its own dims.
+      DimTable calleeTable(callee.getDims());
+      DimBinding binding(calleeTable, table);
+      auto emitError = [&] { return call.emitOpError(); };
+      for (auto [calleeType, operand] :
+           llvm::zip(callee.getArgumentTypes(), call.getOperands()))
+        if (failed(binding.unify(cast<NNTensorType>(calleeType),
+                                 cast<NNTensorType>(operand.getType()),
+                                 "an operand", emitError)))
+          return WalkResult::interrupt();
+      for (auto [calleeType, result] :
+           llvm::zip(callee.getResultTypes(), call.getResults()))
+        if (failed(binding.unify(cast<NNTensorType>(calleeType),
+                                 cast<NNTensorType>(result.getType()),
+                                 "a result", emitError)))
+          return WalkResult::interrupt();
+      for (LossAbi loss : calleeAbi.losses) {
+        bool bound = !loss.batch.empty();
+        std::string batch = binding.lookup(loss.batch).str();
+        bound = bound && !batch.empty();
+        SmallVector<std::string, 2> sequences;
+        for (const std::string &sequence : loss.sequences) {
+          sequences.push_back(binding.lookup(sequence).str());
+          bound = bound && !sequences.back().empty();
+        }
+        // A loss over callee dims no operand or result binds keeps its
+        // value; only its frame counts are unknown to the caller.
+        loss.batch = bound ? batch : "";
+        loss.sequences = bound ? sequences : SmallVector<std::string, 2>{};
         if (failed(addLoss(call, loss)))
           return WalkResult::interrupt();
+      }
       return WalkResult::advance();
     }
     auto mark = dyn_cast<MarkLossOp>(op);

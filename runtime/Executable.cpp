@@ -28,7 +28,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <cerrno>
 #include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -57,11 +62,53 @@ struct Descriptor {
   void *pointer() { return words.data(); }
 };
 
-std::string shapeText(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
+/// Manifests are far smaller; a longer one is damage.
+constexpr size_t kMaxManifestBytes = 16 << 20;
+
+/// Checks that `path` is a complete 64-bit ELF shared object for this
+/// machine: every segment and the section table lie within the file.
+Status checkSharedObject(const std::string &path) {
+  auto fail = [&](const std::string &why) {
+    return Status::error("cannot load artifact '" + path + "': " + why);
+  };
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return fail(std::strerror(errno));
+  struct stat info;
+  Elf64_Ehdr header;
+  bool readable = fstat(fd, &info) == 0 &&
+                  pread(fd, &header, sizeof(header), 0) == sizeof(header);
+  uint64_t size = readable ? (uint64_t)info.st_size : 0;
+  auto within = [&](uint64_t offset, uint64_t bytes) {
+    return offset <= size && bytes <= size - offset;
+  };
+  Status status;
+  if (!readable || !S_ISREG(info.st_mode) ||
+      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+    status = fail("not an ELF shared object");
+  else if (header.e_ident[EI_CLASS] != ELFCLASS64 ||
+           header.e_ident[EI_DATA] != ELFDATA2LSB || header.e_type != ET_DYN ||
+           header.e_machine != EM_X86_64 ||
+           header.e_phentsize != sizeof(Elf64_Phdr))
+    status = fail("not a 64-bit little-endian x86-64 shared object");
+  else if (!within(header.e_phoff, (uint64_t)header.e_phnum *
+                                       sizeof(Elf64_Phdr)) ||
+           (header.e_shnum != 0 &&
+            !within(header.e_shoff,
+                    (uint64_t)header.e_shnum * header.e_shentsize)))
+    status = fail("truncated (its headers lie past the end of the " +
+                  std::to_string(size) + "-byte file)");
+  for (int i = 0; status.ok() && i < header.e_phnum; ++i) {
+    Elf64_Phdr segment;
+    if (pread(fd, &segment, sizeof(segment),
+              header.e_phoff + i * sizeof(segment)) != sizeof(segment) ||
+        !within(segment.p_offset, segment.p_filesz))
+      status = fail("truncated (segment " + std::to_string(i) +
+                    " lies past the end of the " + std::to_string(size) +
+                    "-byte file)");
+  }
+  close(fd);
+  return status;
 }
 
 std::string axesText(const std::vector<Axis> &axes) {
@@ -109,18 +156,44 @@ Executable &Executable::operator=(Executable &&) noexcept = default;
 const Manifest &Executable::manifest() const { return impl->manifest; }
 
 Status Executable::load(const std::string &path, Executable &executable) {
+  // dlopen maps the file: a truncated or damaged object would fault
+  // (SIGBUS) when a page past its end is touched. Check the ELF headers
+  // against the file first.
+  Status status = checkSharedObject(path);
+  if (!status.ok())
+    return status;
   auto impl = std::make_unique<Impl>();
   impl->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!impl->handle)
     return Status::error("cannot load artifact '" + path + "': " + dlerror());
   auto *text = (const char *)dlsym(impl->handle, "nn_manifest");
+  auto hashFn = (uint64_t(*)())dlsym(impl->handle, "nn_manifest_hash");
+  auto arityFn = (int64_t(*)())dlsym(impl->handle, "nn_entry_arity");
   impl->entry = (EntryFn)dlsym(impl->handle, "nn_entry");
   if (!text || !impl->entry)
     return Status::error("'" + path +
                          "' is not an nn artifact (no nn_manifest/nn_entry)");
-  Status status = Manifest::parse(text, impl->manifest);
+  if (!hashFn || !arityFn)
+    return Status::error("'" + path + "' was written by an older compiler "
+                                      "(no nn_manifest_hash); recompile it");
+  // The manifest's size is unknown: read it up to its NUL within a bound.
+  size_t length = strnlen(text, kMaxManifestBytes);
+  if (length == kMaxManifestBytes)
+    return Status::error("'" + path + "': the manifest is not terminated");
+  std::string manifestText(text, length);
+  if (Manifest::hash(manifestText) != hashFn())
+    return Status::error("'" + path +
+                         "': the manifest does not match the code it was "
+                         "compiled with (checksum mismatch); the artifact is "
+                         "damaged, recompile it");
+  status = Manifest::parse(manifestText, impl->manifest);
   if (!status.ok())
     return Status::error("'" + path + "': " + status.message());
+  if (impl->manifest.entryArity() != arityFn())
+    return Status::error(
+        "'" + path + "': the manifest describes " +
+        std::to_string(impl->manifest.entryArity()) +
+        " entry arguments, the code takes " + std::to_string(arityFn()));
   if (impl->manifest.target == "cuda")
     impl->gpu = std::make_unique<cuda::CudaRun>(impl->manifest);
   executable.impl = std::move(impl);
@@ -312,12 +385,21 @@ Status Executable::Impl::checkClasses(const TensorInfo &info,
   int64_t flat = 0;
   forEachIndex(shape, [&](const std::vector<int64_t> &index) {
     double value = tensor.at(flat++);
-    if (status.ok() && bound.isValid(info.axes, index) &&
-        (value < 0 || value >= (double)info.classes))
+    if (!status.ok() || !bound.isValid(info.axes, index))
+      return;
+    if (value < 0 || value >= (double)info.classes)
       status = Status::error("input '" + info.name + "' holds class index " +
                              std::to_string((int64_t)value) + " at " +
                              shapeText(index) + ", outside [0, " +
                              std::to_string(info.classes) + ")");
+    else if ((int64_t)value == info.reservedClass)
+      status = Status::error(
+          "input '" + info.name + "' holds the reserved class " +
+          std::to_string(info.reservedClass) + " (the CTC blank) at " +
+          shapeText(index) + " (sequence " + std::to_string(index[0]) +
+          ", position " +
+          std::to_string(index.size() > 1 ? index[1] : 0) +
+          "), a valid label position");
   });
   return status;
 }
@@ -526,16 +608,18 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
     loss.scale = info.scale;
     loss.asError = info.asError;
     loss.packed = info.packed;
-    int64_t batch = bound.sizes[info.batch];
-    if (info.packed) {
+    int64_t batch = info.batch.empty() ? 0 : bound.sizes.at(info.batch);
+    if (info.batch.empty()) {
+      // A callee's loss over dims the entry does not name: frames unknown.
+    } else if (info.packed) {
       const std::string &sequence = info.sequences.front();
-      loss.framesPadded = batch * bound.sizes[sequence];
+      loss.framesPadded = batch * bound.sizes.at(sequence);
       for (int32_t length : bound.lengths[sequence])
         loss.framesComputed += length;
     } else {
       int64_t padded = batch;
       for (const std::string &sequence : info.sequences)
-        padded *= bound.sizes[sequence];
+        padded *= bound.sizes.at(sequence);
       loss.framesPadded = loss.framesComputed = padded;
     }
     result.losses.push_back(loss);

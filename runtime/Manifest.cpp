@@ -4,21 +4,36 @@
 // that they never contain spaces. A static axis is written as its size, a
 // named axis as the dim name (dim names never start with a digit).
 //
-//   nn-artifact 1
+//   nn-artifact 2
 //   graph NAME
-//   dim NAME batch | dim NAME seq BATCH [SOURCE FACTOR] | dim NAME packed BATCH
-//   SEQ root NAME input NAME DTYPE CLASSES RANK AXIS... param NAME DTYPE RANK
-//   SIZE... output NAME DTYPE RANK AXIS... loss NAME NORMALIZATION SCALE
-//   USE_NORMALIZED AS_ERROR packed|padded BATCH N SEQ...
-//   target cpu|cuda   kernel NAME ORIGIN   hostvisible ARG...   end
+//   target cpu|cuda
+//   dim NAME batch | dim NAME seq BATCH [SOURCE FACTOR]
+//                  | dim NAME packed BATCH SEQ
+//   root NAME
+//   input NAME DTYPE CLASSES RESERVED_CLASS RANK AXIS...
+//   param NAME DTYPE RANK SIZE...
+//   output NAME DTYPE RANK AXIS...
+//   loss NAME NORMALIZATION SCALE USE_NORMALIZED AS_ERROR packed|padded
+//        BATCH N SEQ...
+//   kernel NAME ORIGIN
+//   hostvisible ARG...
+//   end
 //
+// An artifact's manifest is untrusted input like any other: parse() reads
+// it strictly (every token, every integer's range) and verify() checks that
+// it describes a callable graph (declared dims, well-formed axes, sizes
+// whose byte counts fit in 64 bits), so a damaged manifest is an error and
+// never a crash in the runtime.
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 
 using namespace nn;
@@ -39,32 +54,50 @@ std::string encode(const std::string &name) {
   return out.empty() ? "%00" : out;
 }
 
-std::string decode(const std::string &token) {
-  std::string out;
+/// Percent-decodes a token; false on a stray '%', a raw byte encode()
+/// would have escaped, or an encoded NUL other than the empty name's "%00".
+bool decode(const std::string &token, std::string &out) {
+  out.clear();
+  if (token == "%00")
+    return true;
   for (size_t i = 0; i < token.size(); ++i) {
-    if (token[i] == '%' && i + 2 < token.size()) {
-      int value = std::strtol(token.substr(i + 1, 2).c_str(), nullptr, 16);
-      if (value != 0)
-        out += (char)value;
-      i += 2;
-    } else {
-      out += token[i];
+    unsigned char c = token[i];
+    // encode() escapes everything else: a raw control byte, NUL or
+    // non-ASCII byte is damage.
+    if (c <= ' ' || c >= 0x7f)
+      return false;
+    if (c != '%') {
+      out += (char)c;
+      continue;
     }
+    if (i + 2 >= token.size() || !std::isxdigit((unsigned char)token[i + 1]) ||
+        !std::isxdigit((unsigned char)token[i + 2]))
+      return false;
+    int value = std::stoi(token.substr(i + 1, 2), nullptr, 16);
+    if (value == 0)
+      return false;
+    out += (char)value;
+    i += 2;
   }
-  return out;
+  return true;
+}
+
+/// A decimal integer, all of the token; false on anything else or overflow.
+bool parseInteger(const std::string &token, int64_t &value) {
+  if (token.empty() || token.size() > 20)
+    return false;
+  errno = 0;
+  char *end = nullptr;
+  long long parsed = std::strtoll(token.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' ||
+      !(std::isdigit((unsigned char)token[0]) || token[0] == '-'))
+    return false;
+  value = parsed;
+  return true;
 }
 
 std::string axisToken(const Axis &axis) {
   return axis.isNamed() ? encode(axis.dim) : std::to_string(axis.size);
-}
-
-Axis parseAxis(const std::string &token) {
-  Axis axis;
-  if (!token.empty() && std::isdigit((unsigned char)token[0]))
-    axis.size = std::strtoll(token.c_str(), nullptr, 10);
-  else
-    axis.dim = decode(token);
-  return axis;
 }
 
 } // namespace
@@ -78,7 +111,7 @@ const DimInfo *Manifest::findDim(const std::string &name) const {
 
 std::string Manifest::serialize() const {
   std::ostringstream os;
-  os << "nn-artifact 1\n";
+  os << "nn-artifact " << kManifestVersion << "\n";
   os << "graph " << encode(graph) << "\n";
   os << "target " << encode(target) << "\n";
   for (const DimInfo &dim : dims) {
@@ -102,7 +135,8 @@ std::string Manifest::serialize() const {
     os << "root " << encode(root) << "\n";
   for (const TensorInfo &input : inputs) {
     os << "input " << encode(input.name) << " " << toString(input.dtype) << " "
-       << input.classes << " " << input.axes.size();
+       << input.classes << " " << input.reservedClass << " "
+       << input.axes.size();
     for (const Axis &axis : input.axes)
       os << " " << axisToken(axis);
     os << "\n";
@@ -151,12 +185,20 @@ Status Manifest::parse(const std::string &text, Manifest &manifest) {
   std::string line;
   int number = 0;
   bool sawHeader = false, sawEnd = false;
+  std::set<std::string> singleRecords;
+  // Lines are quoted in messages at most 120 characters long.
   auto fail = [&](const std::string &why) {
+    std::string shown = line.size() > 120 ? line.substr(0, 120) + "..." : line;
+    for (char &c : shown)
+      if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
+        c = '?';
     return Status::error("manifest line " + std::to_string(number) + ": " +
-                         why + ": '" + line + "'");
+                         why + ": '" + shown + "'");
   };
   while (std::getline(lines, line)) {
     ++number;
+    if (sawEnd)
+      return fail("text after 'end'");
     std::istringstream tokens(line);
     std::vector<std::string> t;
     for (std::string token; tokens >> token;)
@@ -164,88 +206,309 @@ Status Manifest::parse(const std::string &text, Manifest &manifest) {
     if (t.empty())
       continue;
     const std::string &kind = t[0];
-    auto count = [&](size_t at) -> long {
-      return at < t.size() ? std::strtol(t[at].c_str(), nullptr, 10) : -1;
+    if (!sawHeader && kind != "nn-artifact")
+      return fail("expected the header 'nn-artifact " +
+                  std::to_string(kManifestVersion) + "'");
+    // Token `at` as a name or an integer; false (and a message) otherwise.
+    std::string why;
+    auto name = [&](size_t at, std::string &out) {
+      if (at < t.size() && decode(t[at], out))
+        return true;
+      why = "bad name in field " + std::to_string(at);
+      return false;
     };
+    auto integer = [&](size_t at, int64_t &out, int64_t min, int64_t max) {
+      if (at < t.size() && parseInteger(t[at], out) && out >= min &&
+          out <= max)
+        return true;
+      why = "field " + std::to_string(at) + " is not an integer in [" +
+            std::to_string(min) + ", " + std::to_string(max) + "]";
+      return false;
+    };
+    auto axis = [&](size_t at, Axis &out) {
+      if (at < t.size() && !t[at].empty() &&
+          (std::isdigit((unsigned char)t[at][0]) || t[at][0] == '-'))
+        return integer(at, out.size, 0, INT64_MAX);
+      return name(at, out.dim) && !out.dim.empty();
+    };
+    if ((kind == "nn-artifact" || kind == "graph" || kind == "target" ||
+         kind == "hostvisible") &&
+        !singleRecords.insert(kind).second)
+      return fail("repeated '" + kind + "' record");
     if (kind == "nn-artifact") {
-      if (t.size() != 2 || t[1] != "1")
-        return fail("unsupported artifact version");
+      if (t.size() != 2 || t[1] != std::to_string(kManifestVersion))
+        return fail("unsupported artifact version (this runtime reads " +
+                    std::to_string(kManifestVersion) +
+                    "; recompile the model)");
       sawHeader = true;
     } else if (kind == "graph" && t.size() == 2) {
-      manifest.graph = decode(t[1]);
+      if (!name(1, manifest.graph))
+        return fail(why);
     } else if (kind == "target" && t.size() == 2) {
-      manifest.target = decode(t[1]);
+      manifest.target = t[1];
       if (manifest.target != "cpu" && manifest.target != "cuda")
         return fail("unknown target");
     } else if (kind == "hostvisible") {
-      for (size_t i = 1; i < t.size(); ++i)
-        manifest.hostVisibleArguments.push_back(count(i));
+      for (size_t i = 1; i < t.size(); ++i) {
+        int64_t argument;
+        if (!integer(i, argument, 0, INT32_MAX))
+          return fail(why);
+        manifest.hostVisibleArguments.push_back(argument);
+      }
     } else if (kind == "kernel" && t.size() == 3) {
-      manifest.kernels.push_back({decode(t[1]), decode(t[2])});
+      KernelInfo kernel;
+      if (!name(1, kernel.name) || !name(2, kernel.origin))
+        return fail(why);
+      manifest.kernels.push_back(kernel);
     } else if (kind == "dim" && t.size() >= 3) {
       DimInfo dim;
-      dim.name = decode(t[1]);
+      bool ok = name(1, dim.name);
       if (t[2] == "batch" && t.size() == 3) {
         dim.kind = DimInfo::Kind::batch;
       } else if (t[2] == "seq" && (t.size() == 4 || t.size() == 6)) {
         dim.kind = DimInfo::Kind::seq;
-        dim.batch = decode(t[3]);
-        if (t.size() == 6) {
-          dim.source = decode(t[4]);
-          dim.factor = count(5);
-        }
+        ok = ok && name(3, dim.batch);
+        if (t.size() == 6)
+          ok = ok && name(4, dim.source) &&
+               integer(5, dim.factor, 1, INT32_MAX);
       } else if (t[2] == "packed" && t.size() == 5) {
         dim.kind = DimInfo::Kind::packed;
-        dim.batch = decode(t[3]);
-        dim.sequence = decode(t[4]);
+        ok = ok && name(3, dim.batch) && name(4, dim.sequence);
       } else {
         return fail("bad dim record");
       }
+      if (!ok)
+        return fail(why);
       manifest.dims.push_back(dim);
     } else if (kind == "root" && t.size() == 2) {
-      manifest.rootDims.push_back(decode(t[1]));
+      std::string root;
+      if (!name(1, root))
+        return fail(why);
+      manifest.rootDims.push_back(root);
     } else if ((kind == "input" || kind == "output" || kind == "param") &&
                t.size() >= 4) {
       TensorInfo info;
-      info.name = decode(t[1]);
+      if (!name(1, info.name))
+        return fail(why);
       if (!parseDType(t[2], info.dtype))
         return fail("bad dtype");
       size_t at = 3;
-      if (kind == "input")
-        info.classes = count(at++);
-      long rank = count(at++);
-      if (rank < 0 || t.size() != at + (size_t)rank)
+      if (kind == "input" && (!integer(at++, info.classes, 0, INT64_MAX) ||
+                              !integer(at++, info.reservedClass, -1,
+                                       INT64_MAX)))
+        return fail(why);
+      int64_t rank;
+      if (!integer(at++, rank, 0, 32) || t.size() != at + (size_t)rank)
         return fail("bad rank");
-      for (long i = 0; i < rank; ++i)
-        info.axes.push_back(parseAxis(t[at + i]));
+      info.axes.resize(rank);
+      for (int64_t i = 0; i < rank; ++i)
+        if (!axis(at + i, info.axes[i]))
+          return fail(why);
       (kind == "input"   ? manifest.inputs
        : kind == "param" ? manifest.parameters
                          : manifest.outputs)
           .push_back(info);
     } else if (kind == "loss" && t.size() >= 9) {
       LossInfo loss;
-      loss.name = decode(t[1]);
       loss.normalization = t[2];
-      loss.scale = std::strtod(t[3].c_str(), nullptr);
+      char *end = nullptr;
+      loss.scale = std::strtod(t[3].c_str(), &end);
+      if (*end != '\0' || !std::isfinite(loss.scale))
+        return fail("loss scale is not a finite number");
+      if ((t[4] != "0" && t[4] != "1") || (t[5] != "0" && t[5] != "1") ||
+          (t[6] != "packed" && t[6] != "padded"))
+        return fail("bad loss flags");
       loss.useNormalizedLoss = t[4] == "1";
       loss.asError = t[5] == "1";
       loss.packed = t[6] == "packed";
-      loss.batch = decode(t[7]);
-      long n = count(8);
-      if (n < 0 || t.size() != 9 + (size_t)n)
+      int64_t n;
+      if (!name(1, loss.name) || !name(7, loss.batch) ||
+          !integer(8, n, 0, 32))
+        return fail(why);
+      if (t.size() != 9 + (size_t)n)
         return fail("bad loss record");
-      for (long i = 0; i < n; ++i)
-        loss.sequences.push_back(decode(t[9 + i]));
+      loss.sequences.resize(n);
+      for (int64_t i = 0; i < n; ++i)
+        if (!name(9 + i, loss.sequences[i]))
+          return fail(why);
       manifest.losses.push_back(loss);
-    } else if (kind == "end") {
+    } else if (kind == "end" && t.size() == 1) {
       sawEnd = true;
     } else {
-      return fail("unknown record");
+      return fail("unknown or malformed record");
     }
   }
   if (!sawHeader || !sawEnd)
     return Status::error("not an nn artifact manifest (missing header or end)");
+  Status status = manifest.verify();
+  if (!status.ok())
+    return Status::error("manifest: " + status.message());
   return Status();
+}
+
+Status Manifest::verify() const {
+  auto fail = [](const std::string &why) { return Status::error(why); };
+  if (graph.empty())
+    return fail("no 'graph' record");
+  std::map<std::string, const DimInfo *> declared;
+  for (const DimInfo &dim : dims) {
+    std::string what = "dim '" + dim.name + "'";
+    if (dim.name.empty() || std::isdigit((unsigned char)dim.name[0]))
+      return fail(what + ": a dim name is not empty and starts with no digit");
+    if (!declared.emplace(dim.name, &dim).second)
+      return fail(what + " is declared twice");
+    // Declarations refer only to dims declared before them.
+    auto earlier = [&](const std::string &other, DimInfo::Kind kind) {
+      auto it = declared.find(other);
+      return it != declared.end() && it->second != &dim &&
+             it->second->kind == kind;
+    };
+    if (dim.kind == DimInfo::Kind::seq || dim.kind == DimInfo::Kind::packed) {
+      if (!earlier(dim.batch, DimInfo::Kind::batch))
+        return fail(what + ": '" + dim.batch +
+                    "' is not a batch dim declared before it");
+    }
+    const std::string &source =
+        dim.kind == DimInfo::Kind::packed ? dim.sequence : dim.source;
+    if ((dim.kind == DimInfo::Kind::packed || !dim.source.empty()) &&
+        (!earlier(source, DimInfo::Kind::seq) ||
+         declared[source]->batch != dim.batch))
+      return fail(what + ": '" + source +
+                  "' is not a sequence dim of the same batch declared "
+                  "before it");
+    if (dim.kind == DimInfo::Kind::seq && !dim.source.empty() &&
+        dim.factor < 1)
+      return fail(what + ": derived with factor " +
+                  std::to_string(dim.factor) + " (must be at least 1)");
+  }
+  // Every batch and root sequence dim is an argument, once.
+  std::set<std::string> roots;
+  for (const std::string &root : rootDims) {
+    auto it = declared.find(root);
+    if (it == declared.end() || it->second->kind == DimInfo::Kind::packed ||
+        !it->second->source.empty())
+      return fail("root '" + root +
+                  "' is not a declared batch or root sequence dim");
+    if (!roots.insert(root).second)
+      return fail("root '" + root + "' is listed twice");
+  }
+  for (const DimInfo &dim : dims)
+    if (dim.kind != DimInfo::Kind::packed && dim.source.empty() &&
+        !roots.count(dim.name))
+      return fail("dim '" + dim.name + "' has no 'root' record");
+
+  // Axes: named position axes first ([], [B], [B, T...] or [N]), then
+  // static sizes whose byte size fits in 64 bits.
+  std::set<std::string> tensorNames;
+  auto checkTensor = [&](const TensorInfo &info,
+                         const std::string &kind) -> Status {
+    std::string what = kind + " '" + info.name + "'";
+    if (info.name.empty())
+      return fail(kind + " without a name");
+    if (kind != "output" && !tensorNames.insert(info.name).second)
+      return fail(what + " is declared twice");
+    std::vector<int64_t> staticSizes;
+    const DimInfo *first = nullptr;
+    for (size_t i = 0; i < info.axes.size(); ++i) {
+      const Axis &axis = info.axes[i];
+      if (!axis.isNamed()) {
+        staticSizes.push_back(axis.size);
+        continue;
+      }
+      auto it = declared.find(axis.dim);
+      if (it == declared.end())
+        return fail(what + " axis " + std::to_string(i) +
+                    " names an undeclared dim '" + axis.dim + "'");
+      const DimInfo &dim = *it->second;
+      bool ok = staticSizes.empty();
+      if (i == 0)
+        first = &dim;
+      else
+        ok = ok && first->kind == DimInfo::Kind::batch &&
+             dim.kind == DimInfo::Kind::seq && dim.batch == first->name;
+      if (!ok || (kind == "param"))
+        return fail(what + " axis " + std::to_string(i) + " ('" + axis.dim +
+                    "') is not a valid position axis");
+    }
+    if (first && first->kind == DimInfo::Kind::seq)
+      return fail(what + " starts with the sequence dim '" + first->name +
+                  "' (the batch dim comes first)");
+    int64_t bytes;
+    if (!checkedByteSize(info.dtype, staticSizes, bytes))
+      return fail(what + " has static sizes " + shapeText(staticSizes) +
+                  " whose byte size overflows 64 bits");
+    if (info.reservedClass >= 0 && info.reservedClass >= info.classes)
+      return fail(what + " reserves class " +
+                  std::to_string(info.reservedClass) + " outside [0, " +
+                  std::to_string(info.classes) + ")");
+    return Status();
+  };
+  for (const TensorInfo &info : inputs)
+    if (Status status = checkTensor(info, "input"); !status.ok())
+      return status;
+  for (const TensorInfo &info : parameters)
+    if (Status status = checkTensor(info, "param"); !status.ok())
+      return status;
+  for (const TensorInfo &info : outputs)
+    if (Status status = checkTensor(info, "output"); !status.ok())
+      return status;
+
+  std::set<std::string> lossNames;
+  for (const LossInfo &loss : losses) {
+    std::string what = "loss '" + loss.name + "'";
+    if (!lossNames.insert(loss.name).second)
+      return fail(what + " is declared twice");
+    if (loss.normalization != "sum" && loss.normalization != "per_frame" &&
+        loss.normalization != "per_sequence" && loss.normalization != "custom")
+      return fail(what + " has unknown normalization '" + loss.normalization +
+                  "'");
+    // An empty batch: a callee's loss whose frames the entry cannot count.
+    if (loss.batch.empty() && loss.sequences.empty())
+      continue;
+    auto batch = declared.find(loss.batch);
+    if (batch == declared.end() ||
+        batch->second->kind != DimInfo::Kind::batch)
+      return fail(what + ": '" + loss.batch + "' is not a batch dim");
+    for (const std::string &sequence : loss.sequences) {
+      auto it = declared.find(sequence);
+      if (it == declared.end() || it->second->kind != DimInfo::Kind::seq ||
+          it->second->batch != loss.batch)
+        return fail(what + ": '" + sequence + "' is not a sequence dim of '" +
+                    loss.batch + "'");
+    }
+    if (loss.packed && loss.sequences.size() != 1)
+      return fail(what + " is packed over " +
+                  std::to_string(loss.sequences.size()) +
+                  " sequence dims (must be one)");
+  }
+  int64_t arguments = entryArity() - (hasResults() ? 1 : 0);
+  for (int64_t argument : hostVisibleArguments)
+    if (argument >= arguments)
+      return fail("hostvisible argument " + std::to_string(argument) +
+                  " is not below the entry's " + std::to_string(arguments) +
+                  " arguments");
+  return Status();
+}
+
+bool Manifest::hasResults() const {
+  return !outputs.empty() || !losses.empty();
+}
+
+int64_t Manifest::entryArity() const {
+  int64_t arity = hasResults() ? 1 : 0;
+  for (const std::string &root : rootDims) {
+    const DimInfo *dim = findDim(root);
+    arity += dim && dim->kind == DimInfo::Kind::seq ? 2 : 1;
+  }
+  return arity + (int64_t)inputs.size() + (int64_t)parameters.size();
+}
+
+uint64_t Manifest::hash(const std::string &text) {
+  // FNV-1a, 64 bits: a checksum against damage, not a signature.
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : text)
+    hash = (hash ^ c) * 0x100000001b3ull;
+  return hash;
 }
 
 bool DimValues::isValid(const std::vector<Axis> &axes,

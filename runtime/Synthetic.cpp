@@ -33,8 +33,15 @@ nn::syntheticBatch(const Manifest &manifest, int64_t batch,
     for (const Axis &axis : info.axes)
       shape.push_back(axis.isNamed() ? dims.sizes[axis.dim] : axis.size);
     Tensor tensor(info.dtype, shape);
-    std::uniform_int_distribution<int64_t> classes(
-        0, info.classes > 0 ? info.classes - 1 : 9);
+    // Class indices avoid a reserved class (CTC's blank) where another
+    // class exists.
+    bool skipReserved = info.reservedClass >= 0 && info.classes > 1;
+    std::uniform_int_distribution<int64_t> pickClass(
+        0, (info.classes > 0 ? info.classes - 1 : 9) - (skipReserved ? 1 : 0));
+    auto classes = [&](std::mt19937 &rng) {
+      int64_t value = pickClass(rng);
+      return skipReserved && value >= info.reservedClass ? value + 1 : value;
+    };
     int64_t flat = 0;
     forEachIndex(shape, [&](const std::vector<int64_t> &index) {
       bool valid = dims.isValid(info.axes, index);

@@ -64,6 +64,23 @@ Tensor Tensor::adopt(DType dtype, std::vector<int64_t> shape, void *data,
   return tensor;
 }
 
+bool nn::checkedByteSize(DType dtype, const std::vector<int64_t> &shape,
+                         int64_t &bytes) {
+  int64_t total = (int64_t)byteSize(dtype);
+  for (int64_t size : shape)
+    if (size < 0 || __builtin_mul_overflow(total, size, &total))
+      return false;
+  bytes = total;
+  return true;
+}
+
+std::string nn::shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
 int64_t Tensor::numElements() const {
   int64_t count = 1;
   for (int64_t size : shape_)

@@ -179,6 +179,54 @@ TEST_F(RuntimeTest, ClassIndexOutOfRange) {
   expectError(inputs, "input 'l' holds class index -2 at [0, 0]");
 }
 
+TEST_F(RuntimeTest, CtcLabelsMayNotBeTheBlank) {
+  // l = [[1, 2], [1, pad], [pad, pad]], blank 0: a 0 at a valid label
+  // position is refused; at a padded one it is not.
+  RunInputs inputs = valid();
+  inputs.inputs["l"].data<int32_t>()[1] = 0;
+  expectError(inputs, "input 'l' holds the reserved class 0 (the CTC blank) "
+                      "at [0, 1] (sequence 0, position 1)");
+  inputs = valid();
+  inputs.inputs["l"].data<int32_t>()[3] = 0;
+  RunResult result;
+  Status status = executable->run(inputs, result);
+  EXPECT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(executable->manifest().inputs[2].reservedClass, 0);
+  // Cross-entropy targets reserve nothing.
+  EXPECT_EQ(executable->manifest().inputs[1].reservedClass, -1);
+}
+
+TEST(IntegerPackTest, PackAndUnpackOfIntegersRun) {
+  // Labels through pack and unpack: i32 and i64 lower and keep their
+  // values on valid frames, zero on padding.
+  for (const char *type : {"i32", "i64"}) {
+    std::string t = type;
+    std::string model =
+        "nn.graph @g(%y: !nn.tensor<[B, T], " + t + ">) -> !nn.tensor<[B, T], " +
+        t + ">\n    dims [B: batch, T: seq(B), N: packed(B, T)] {\n"
+        "  %p = nn.pack %y : !nn.tensor<[B, T], " + t +
+        "> -> !nn.tensor<[N], " + t + ">\n"
+        "  %u = nn.unpack %p : !nn.tensor<[N], " + t +
+        "> -> !nn.tensor<[B, T], " + t + ">\n"
+        "  nn.return %u : !nn.tensor<[B, T], " + t + ">\n}\n";
+    Executable exe = compileOrDie(model, true);
+    RunInputs inputs;
+    inputs.lengths["T"] = {3, 1};
+    DType dtype = t == "i32" ? DType::i32 : DType::i64;
+    inputs.inputs["y"] =
+        dtype == DType::i32
+            ? Tensor::of<int32_t>(dtype, {2, 3}, {5, 6, 7, 8, -9, -9})
+            : Tensor::of<int64_t>(dtype, {2, 3}, {5, 6, 7, 8, -9, -9});
+    RunResult result;
+    Status status = exe.run(inputs, result);
+    ASSERT_TRUE(status.ok()) << status.message();
+    const Tensor &out = result.outputs.at(0).second;
+    std::vector<double> expected{5, 6, 7, 8, 0, 0};
+    for (int i = 0; i < 6; ++i)
+      EXPECT_EQ(out.at(i), expected[i]) << type << " " << i;
+  }
+}
+
 TEST_F(RuntimeTest, EmptyBatchIsRejected) {
   RunInputs inputs = valid();
   inputs.lengths["T"] = {};
@@ -296,58 +344,6 @@ TEST(CompilerTest, ErrorsNameTheProblem) {
   Executable loaded;
   status = Executable::load("/nonexistent/x.so", loaded);
   EXPECT_NE(status.message().find("cannot load artifact"), std::string::npos);
-}
-
-TEST(NpyTest, RoundTripsEveryDtypeAndRank) {
-  std::string dir = ::testing::TempDir();
-  std::map<std::string, Tensor> arrays;
-  arrays["a"] = Tensor::of<float>(DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6});
-  arrays["b"] = Tensor::of<double>(DType::f64, {4}, {0.5, -1, 2, 3});
-  arrays["c"] = Tensor::of<int32_t>(DType::i32, {1, 1, 2}, {7, -8});
-  arrays["d"] = Tensor::of<int64_t>(DType::i64, {}, {42});
-  std::string npz = dir + "/arrays.npz";
-  ASSERT_TRUE(writeNpz(npz, arrays).ok());
-  std::map<std::string, Tensor> read;
-  Status status = readNpz(npz, read);
-  ASSERT_TRUE(status.ok()) << status.message();
-  ASSERT_EQ(read.size(), arrays.size());
-  for (const auto &[key, tensor] : arrays) {
-    EXPECT_EQ(read[key].dtype(), tensor.dtype()) << key;
-    EXPECT_EQ(read[key].shape(), tensor.shape()) << key;
-    for (int64_t i = 0; i < tensor.numElements(); ++i)
-      EXPECT_EQ(read[key].at(i), tensor.at(i)) << key;
-  }
-  std::string npy = dir + "/a.npy";
-  ASSERT_TRUE(writeNpy(npy, arrays["a"]).ok());
-  Tensor single;
-  ASSERT_TRUE(readNpy(npy, single).ok());
-  EXPECT_EQ(single.shape(), (std::vector<int64_t>{2, 3}));
-}
-
-TEST(NpyTest, RejectsWhatItCannotRead) {
-  Tensor tensor;
-  Status status = parseNpy("not numpy", "'x.npy'", tensor);
-  EXPECT_NE(status.message().find("'x.npy' is not a .npy array"),
-            std::string::npos);
-  std::string header = "\x93NUMPY\x01";
-  header += '\0';
-  std::string dict =
-      "{'descr': '<f2', 'fortran_order': False, 'shape': (1,), }";
-  header += (char)dict.size();
-  header += '\0';
-  status = parseNpy(header + dict + "ab", "'h.npy'", tensor);
-  EXPECT_NE(status.message().find("has dtype '<f2'"), std::string::npos)
-      << status.message();
-  // A deflated member (numpy.savez_compressed): method 8 in the header.
-  std::string zip = "PK\x03\x04";
-  zip += std::string(4, '\0') + "\x08" + std::string(17, '\0');
-  zip += std::string(4, '\0');
-  std::string path = ::testing::TempDir() + "/compressed.npz";
-  std::ofstream(path, std::ios::binary) << zip;
-  std::map<std::string, Tensor> arrays;
-  status = readNpz(path, arrays);
-  EXPECT_NE(status.message().find("numpy.savez_compressed"), std::string::npos)
-      << status.message();
 }
 
 } // namespace

@@ -1,11 +1,11 @@
-//===- nn/Npy.h - NumPy .npy / .npz files ------------------------*- C++
-//-*-===//
+//===- nn/Npy.h - NumPy .npy / .npz files -----------------------*- C++ -*-===//
 //
-// What users already have: arrays saved with numpy.save / numpy.savez.
-// Supported: little-endian f4, f8, i4, i8 (and i4 from i8 nowhere: dtypes
-// must match the graph), C order, .npz archives stored uncompressed
-// (numpy.savez). numpy.savez_compressed archives are rejected with a
-// message saying so.
+// What users already have: arrays saved with numpy.save / numpy.savez /
+// numpy.savez_compressed, by numpy 1.x or 2.x. Supported: little-endian f4,
+// f8, i4, i8 (dtypes must match the graph), C order; .npz members stored or
+// deflated, with or without zip64 records. Readers take untrusted files:
+// malformed input is an error naming the file, member and field, never a
+// crash or a large allocation (docs/runtime.md lists the rules).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +25,9 @@ Status parseNpy(const std::string &bytes, const std::string &what,
 Status readNpy(const std::string &path, Tensor &tensor);
 /// Reads every array of a .npz archive, keyed by name (without ".npy").
 Status readNpz(const std::string &path, std::map<std::string, Tensor> &arrays);
+/// Parses the bytes of a .npz archive; `what` names it in errors.
+Status parseNpz(const std::string &bytes, const std::string &what,
+                std::map<std::string, Tensor> &arrays);
 
 std::string serializeNpy(const Tensor &tensor);
 Status writeNpy(const std::string &path, const Tensor &tensor);

@@ -42,6 +42,12 @@ const char *toString(DType type);
 /// Parses "f32", "f64", "i32", "i64"; false otherwise.
 bool parseDType(const std::string &text, DType &type);
 size_t byteSize(DType type);
+/// The byte size of a `dtype` tensor of `shape`; false when a size is
+/// negative or the product overflows int64.
+bool checkedByteSize(DType dtype, const std::vector<int64_t> &shape,
+                     int64_t &bytes);
+/// "[2, 3]", for messages.
+std::string shapeText(const std::vector<int64_t> &shape);
 
 /// A dense row-major host tensor. It owns its bytes, or shares a buffer a
 /// run returned (results are handed over without a copy). Copies are deep;
@@ -117,6 +123,9 @@ struct TensorInfo {
   /// Integer inputs used as class indices: values at valid positions must
   /// lie in [0, classes). 0 when unconstrained.
   int64_t classes = 0;
+  /// A class index valid positions may not hold (CTC's blank among
+  /// labels); -1 when none.
+  int64_t reservedClass = -1;
 };
 
 struct LossInfo {
@@ -136,6 +145,9 @@ struct KernelInfo {
   std::string name;
   std::string origin;
 };
+
+/// The manifest format this runtime reads and the compiler writes.
+constexpr int kManifestVersion = 2;
 
 /// What an artifact computes and how to call it.
 struct Manifest {
@@ -158,7 +170,20 @@ struct Manifest {
 
   const DimInfo *findDim(const std::string &name) const;
   std::string serialize() const;
+  /// Parses and verifies a manifest.
   static Status parse(const std::string &text, Manifest &manifest);
+  /// Whether the manifest describes a callable graph: dims declared before
+  /// use, every root dim an argument, position axes well formed, static
+  /// sizes that fit in memory, losses over declared dims.
+  Status verify() const;
+
+  /// Whether the entry returns a results struct (outputs or losses).
+  bool hasResults() const;
+  /// The number of argv slots the entry point reads.
+  int64_t entryArity() const;
+  /// A checksum of manifest text; the compiler compiles it into the
+  /// artifact's code (`nn_manifest_hash`) and the runtime checks it on load.
+  static uint64_t hash(const std::string &text);
 };
 
 /// Sizes of the dims of a graph and lengths of its sequence dims.
@@ -211,7 +236,8 @@ struct LossValue {
   double scale = 1;
   bool asError = false;
   bool packed = false;
-  /// Positions the loss tail computed vs the padded positions it covers.
+  /// Positions the loss tail computed vs the padded positions it covers;
+  /// both 0 for a called graph's loss over dims the entry does not name.
   int64_t framesComputed = 0, framesPadded = 0;
 };
 

@@ -23,6 +23,9 @@ for name, array in {"x": x, "y": y, "len": lengths, "w": w, "b": bias}.items():
     np.save(os.path.join(out, name + ".npy"), array)
 np.savez_compressed(os.path.join(out, "compressed.npz"), x=x, y=y,
                     **{"lengths.T": lengths})
+# Lengths beyond int32 (numpy's default integer is int64).
+np.save(os.path.join(out, "biglen.npy"),
+        np.array([4294967296, 2, 4], dtype=np.int64))
 np.savez(os.path.join(out, "wrong.npz"), x=x.astype(np.float64), y=y,
          **{"lengths.T": lengths})
 
