@@ -16,31 +16,57 @@
 
 #include "nn/Runtime.h"
 #include "nn/Synthetic.h"
+#include "tools/common/Json.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 namespace {
 
-int usage() {
-  std::fprintf(stderr,
-               "usage: nn-exec ARTIFACT.so [--batch N] [--min-len T] "
-               "[--max-len T] [--lengths L1,L2,...] [--seed S] [--repeat N] "
-               "[--json]\n");
+const char *kUsage =
+    "usage: nn-exec ARTIFACT.so [options]\n"
+    "\n"
+    "Runs an artifact that nn-run --emit-artifact wrote on a seeded synthetic\n"
+    "batch, with the runtime alone.\n"
+    "\n"
+    "  --batch N          sequences per batch (default 8)\n"
+    "  --min-len T        shortest synthetic length (default 1)\n"
+    "  --max-len T        longest synthetic length (default 50)\n"
+    "  --lengths L1,L2,.. these lengths for every root sequence dim\n"
+    "  --seed S           seed of the synthetic batch (default 1)\n"
+    "  --repeat N         N more runs; print the median time per run\n"
+    "  --json             print results as JSON (non-finite numbers as the\n"
+    "                     strings \"Infinity\", \"-Infinity\", \"NaN\")\n"
+    "  --help             this text\n";
+
+int usage(const std::string &why) {
+  std::fprintf(stderr, "nn-exec: %s\n%s", why.c_str(), kUsage);
   return 2;
 }
 
 std::string number(double value) {
-  if (std::isnan(value))
-    return "NaN";
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.9g", value);
   return buffer;
+}
+
+/// A decimal integer in [min, max], all of `text`.
+bool parseInteger(const char *text, int64_t min, int64_t max, int64_t &value) {
+  errno = 0;
+  char *end = nullptr;
+  long long parsed = std::strtoll(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || parsed < min ||
+      parsed > max)
+    return false;
+  value = parsed;
+  return true;
 }
 
 /// Sum and sum of squares of an output over its valid positions.
@@ -64,40 +90,62 @@ std::pair<double, double> moments(const nn::Manifest &manifest,
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 2)
-    return usage();
-  std::string path = argv[1];
-  int64_t batch = 8, minLength = 1, maxLength = 50, repeat = 0;
-  unsigned seed = 1;
+  std::string path;
+  int64_t batch = 8, minLength = 1, maxLength = 50, repeat = 0, seed = 1;
   bool json = false;
   std::vector<int32_t> fixed;
-  for (int i = 2; i < argc; ++i) {
-    auto value = [&]() -> const char * {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "nn-exec: %s needs a value\n", argv[i]);
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (!std::strcmp(argv[i], "--batch"))
-      batch = std::atoll(value());
-    else if (!std::strcmp(argv[i], "--min-len"))
-      minLength = std::atoll(value());
-    else if (!std::strcmp(argv[i], "--max-len"))
-      maxLength = std::atoll(value());
-    else if (!std::strcmp(argv[i], "--seed"))
-      seed = std::atoi(value());
-    else if (!std::strcmp(argv[i], "--repeat"))
-      repeat = std::atoll(value());
-    else if (!std::strcmp(argv[i], "--json"))
+  constexpr int64_t kMaxLength = std::numeric_limits<int32_t>::max();
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag == "--help" || flag == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (flag.rfind("-", 0) != 0) {
+      if (!path.empty())
+        return usage("more than one artifact given");
+      path = flag;
+      continue;
+    }
+    if (flag == "--json") {
       json = true;
-    else if (!std::strcmp(argv[i], "--lengths")) {
-      std::stringstream list(value());
-      for (std::string item; std::getline(list, item, ',');)
-        fixed.push_back(std::atoi(item.c_str()));
+      continue;
+    }
+    if (i + 1 >= argc)
+      return usage(flag + " needs a value");
+    const char *value = argv[++i];
+    auto integer = [&](int64_t min, int64_t max, int64_t &out) {
+      return parseInteger(value, min, max, out);
+    };
+    bool ok = true;
+    if (flag == "--batch")
+      ok = integer(1, 1 << 20, batch);
+    else if (flag == "--min-len")
+      ok = integer(0, kMaxLength, minLength);
+    else if (flag == "--max-len")
+      ok = integer(0, kMaxLength, maxLength);
+    else if (flag == "--seed")
+      ok = integer(0, std::numeric_limits<uint32_t>::max(), seed);
+    else if (flag == "--repeat")
+      ok = integer(0, 1 << 20, repeat);
+    else if (flag == "--lengths") {
+      std::stringstream list(value);
+      for (std::string item; ok && std::getline(list, item, ',');) {
+        int64_t length;
+        ok = parseInteger(item.c_str(), 0, kMaxLength, length);
+        fixed.push_back((int32_t)length);
+      }
+      ok = ok && !fixed.empty();
     } else
-      return usage();
+      return usage("unknown option " + flag);
+    if (!ok)
+      return usage("bad value '" + std::string(value) + "' for " + flag);
   }
+  if (path.empty())
+    return usage("no artifact given");
+  if (minLength > maxLength)
+    return usage("--min-len " + std::to_string(minLength) +
+                 " is above --max-len " + std::to_string(maxLength));
 
   nn::Executable exe;
   nn::Status status = nn::Executable::load(path, exe);
@@ -106,7 +154,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   const nn::Manifest &manifest = exe.manifest();
-  std::mt19937 rng(seed);
+  std::mt19937 rng((unsigned)seed);
   std::map<std::string, std::vector<int32_t>> lengths;
   if (!fixed.empty())
     batch = (int64_t)fixed.size();
@@ -155,32 +203,42 @@ int main(int argc, char **argv) {
 
   nn::DimValues dims;
   exe.validate(inputs, dims);
-  std::printf(json ? "{\"graph\": \"%s\", \"target\": \"%s\", \"losses\": ["
-                   : "graph @%s on %s\n",
-              manifest.graph.c_str(), manifest.target.c_str());
+  if (json)
+    std::printf("{\"graph\": %s, \"target\": %s, \"losses\": [",
+                nn::tools::jsonString(manifest.graph).c_str(),
+                nn::tools::jsonString(manifest.target).c_str());
+  else
+    std::printf("graph @%s on %s\n", manifest.graph.c_str(),
+                manifest.target.c_str());
+  auto show = [&](double value) {
+    return json ? nn::tools::jsonNumber(value) : number(value);
+  };
   for (size_t i = 0; i < result.losses.size(); ++i) {
     const nn::LossValue &loss = result.losses[i];
-    std::printf(json ? "%s{\"name\": \"%s\", \"sum\": %s, \"normalized\": %s}"
+    std::printf(json ? "%s{\"name\": %s, \"sum\": %s, \"normalized\": %s}"
                      : "%sloss %s: sum %s, normalized %s\n",
-                json && i ? ", " : "", loss.name.c_str(),
-                number(loss.sum).c_str(), number(loss.normalized).c_str());
+                json && i ? ", " : "",
+                json ? nn::tools::jsonString(loss.name).c_str()
+                     : loss.name.c_str(),
+                show(loss.sum).c_str(), show(loss.normalized).c_str());
   }
   std::printf(json ? "], \"outputs\": [" : "");
   for (size_t i = 0; i < result.outputs.size(); ++i) {
     const auto &[name, tensor] = result.outputs[i];
     auto [sum, squares] = moments(manifest, dims, manifest.outputs[i], tensor);
-    std::printf(json ? "%s{\"name\": \"%s\", \"sum\": %s, \"sum_squares\": %s}"
+    std::printf(json ? "%s{\"name\": %s, \"sum\": %s, \"sum_squares\": %s}"
                      : "%soutput %s: valid sum %s, sum of squares %s\n",
-                json && i ? ", " : "", name.c_str(), number(sum).c_str(),
-                number(squares).c_str());
+                json && i ? ", " : "",
+                json ? nn::tools::jsonString(name).c_str() : name.c_str(),
+                show(sum).c_str(), show(squares).c_str());
   }
   if (json)
     std::printf("]");
   if (!times.empty())
     std::printf(json ? ", \"median_ms\": %s, \"device_ms\": %s"
                      : "median %s ms per run, kernels %s ms per run\n",
-                number(times[times.size() / 2]).c_str(),
-                number(deviceMs / times.size()).c_str());
+                show(times[times.size() / 2]).c_str(),
+                show(deviceMs / times.size()).c_str());
   std::printf(json ? "}\n" : "");
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "nn/Compiler.h"
 #include "nn/Npy.h"
 #include "nn/Synthetic.h"
+#include "tools/common/Json.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -30,71 +31,79 @@
 
 namespace cl = llvm::cl;
 
+// --help shows these categories only; LLVM's own options (code generation
+// for every backend) stay behind --help-hidden.
+static cl::OptionCategory modelCategory("Model and compilation");
+static cl::OptionCategory dataCategory("Inputs and parameters from files");
+static cl::OptionCategory syntheticCategory("Synthetic batch");
+static cl::OptionCategory outputCategory("Output");
+static cl::OptionCategory gpuCategory("GPU target (--target=cuda)");
+
 static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
-                                      cl::desc("<model.mlir>"));
+                                      cl::desc("<model.mlir>"), cl::cat(modelCategory));
 static cl::opt<std::string> entry("entry",
                                   cl::desc("Graph to run (default: the one "
-                                           "graph no other graph calls)"));
+                                           "graph no other graph calls)"), cl::cat(modelCategory));
 static cl::opt<bool> noPack("no-pack",
-                            cl::desc("Do not pack loss tails (padded run)"));
-static cl::opt<bool> json("json", cl::desc("Print results as JSON"));
+                            cl::desc("Do not pack loss tails (padded run)"), cl::cat(modelCategory));
+static cl::opt<bool> json("json", cl::desc("Print results as JSON"), cl::cat(outputCategory));
 static cl::opt<std::string>
     target("target", cl::init("cpu"),
            cl::desc("Target: cpu, or cuda (an NVIDIA GPU through the "
-                    "runtime's CUDA backend)"));
+                    "runtime's CUDA backend)"), cl::cat(modelCategory));
 static cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_90"),
-                                    cl::desc("cuda: SM architecture"));
+                                    cl::desc("cuda: SM architecture"), cl::cat(gpuCategory));
 static cl::opt<std::string>
     gpuBinary("gpu-binary", cl::init("ptx"),
               cl::desc("cuda: kernel images as ptx (compiled by the driver "
-                       "at first run) or cubin (ptxas now)"));
+                       "at first run) or cubin (ptxas now)"), cl::cat(gpuCategory));
 static cl::opt<std::string>
     gpuCodeDir("emit-gpu-code",
                cl::desc("cuda: write each kernel's PTX/cubin to this "
-                        "directory"));
+                        "directory"), cl::cat(gpuCategory));
 static cl::opt<bool>
     compileOnly("compile-only",
                 cl::desc("Compile and load, print the kernels (cuda) and "
-                         "stop without running"));
+                         "stop without running"), cl::cat(outputCategory));
 static cl::opt<std::string>
     inputsPath("inputs", cl::desc(".npz with one array per graph input, plus "
-                                  "'lengths.<dim>' (int32) per sequence dim"));
+                                  "'lengths.<dim>' (int32) per sequence dim"), cl::cat(dataCategory));
 static cl::opt<std::string>
     paramsPath("params",
-               cl::desc(".npz with one array per parameter (by name)"));
+               cl::desc(".npz with one array per parameter (by name)"), cl::cat(dataCategory));
 static cl::list<std::string>
     inputFiles("input",
                cl::desc("NAME=FILE.npy: one input (or lengths.<dim>) from a "
-                        ".npy file; repeatable, overrides --inputs"));
+                        ".npy file; repeatable, overrides --inputs"), cl::cat(dataCategory));
 static cl::list<std::string>
     paramFiles("param",
                cl::desc("NAME=FILE.npy: one parameter from a .npy file; "
-                        "repeatable, overrides --params"));
+                        "repeatable, overrides --params"), cl::cat(dataCategory));
 static cl::opt<std::string> artifact("emit-artifact",
-                                     cl::desc("Keep the compiled .so here"));
+                                     cl::desc("Keep the compiled .so here"), cl::cat(outputCategory));
 static cl::opt<unsigned> seed("seed", cl::init(1),
-                              cl::desc("Seed for synthetic data"));
+                              cl::desc("Seed for synthetic data"), cl::cat(syntheticCategory));
 static cl::opt<unsigned> batchSize("batch", cl::init(8),
-                                   cl::desc("Synthetic batch size"));
+                                   cl::desc("Synthetic batch size"), cl::cat(syntheticCategory));
 static cl::opt<unsigned> minLength("min-len", cl::init(1),
-                                   cl::desc("Synthetic lengths: minimum"));
+                                   cl::desc("Synthetic lengths: minimum"), cl::cat(syntheticCategory));
 static cl::opt<unsigned> maxLength("max-len", cl::init(50),
                                    cl::desc("Synthetic lengths: maximum "
-                                            "(= the padded size)"));
+                                            "(= the padded size)"), cl::cat(syntheticCategory));
 static cl::list<std::string>
     dimLengths("dim-len",
                cl::desc("Synthetic lengths of one sequence dim: NAME=MIN:MAX "
-                        "(overrides --min-len/--max-len for it; repeatable)"));
+                        "(overrides --min-len/--max-len for it; repeatable)"), cl::cat(syntheticCategory));
 static cl::opt<std::string> lengthsFrom(
     "lengths-from",
     cl::desc("Sample synthetic lengths from a file of utterances, one per "
-             "line; column k gives the k-th sequence dim"));
+             "line; column k gives the k-th sequence dim"), cl::cat(syntheticCategory));
 static cl::opt<bool> timing("timing",
-                            cl::desc("Print compile and run times to stderr"));
+                            cl::desc("Print compile and run times to stderr"), cl::cat(outputCategory));
 static cl::opt<std::string> padValue(
     "pad-value", cl::init("0"),
     cl::desc("What synthetic float inputs hold on padded frames: a number "
-             "or nan"));
+             "or nan"), cl::cat(syntheticCategory));
 
 namespace {
 
@@ -210,8 +219,17 @@ nn::Status loadInputs(nn::RunInputs &inputs) {
                                  tensor.dtype() != nn::DType::i64))
         return nn::Status::error("'" + key + "' in '" + inputsPath +
                                  "' must be a 1-D integer array");
-      for (int64_t i = 0; i < tensor.numElements(); ++i)
-        lengths.push_back((int32_t)tensor.at(i));
+      for (int64_t i = 0; i < tensor.numElements(); ++i) {
+        int64_t length = tensor.dtype() == nn::DType::i64
+                             ? tensor.data<int64_t>()[i]
+                             : tensor.data<int32_t>()[i];
+        if (length < 0 || length > std::numeric_limits<int32_t>::max())
+          return nn::Status::error(
+              "'" + key + "' holds length " + std::to_string(length) +
+              " for sequence " + std::to_string(i) + ", outside [0, " +
+              std::to_string(std::numeric_limits<int32_t>::max()) + "]");
+        lengths.push_back((int32_t)length);
+      }
       inputs.lengths[key.substr(8)] = lengths;
     } else {
       inputs.inputs[key] = std::move(tensor);
@@ -220,28 +238,33 @@ nn::Status loadInputs(nn::RunInputs &inputs) {
   return nn::Status();
 }
 
-std::string jsonString(const std::string &text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string number(double value) {
-  if (std::isnan(value))
-    return "NaN";
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.9g", value);
   return buffer;
+}
+
+/// Marks every option outside `shown` (and LLVM's generic --help,
+/// --version) hidden: --help lists nn-run's own options by category,
+/// --help-hidden everything, LLVM's code generation options included.
+void hideOtherOptions(std::initializer_list<const cl::OptionCategory *> shown) {
+  for (auto &entry : cl::getRegisteredOptions()) {
+    cl::Option *option = entry.getValue();
+    bool keep = llvm::any_of(option->Categories, [&](const auto *category) {
+      return llvm::is_contained(shown, category) ||
+             category->getName() == "Generic Options";
+    });
+    if (!keep && option->getOptionHiddenFlag() == cl::NotHidden)
+      option->setHiddenFlag(cl::Hidden);
+  }
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  hideOtherOptions({&modelCategory, &dataCategory, &syntheticCategory,
+                    &outputCategory, &gpuCategory});
   cl::ParseCommandLineOptions(argc, argv, "nn-run: compile and run a graph\n");
 
   nn::CompileOptions options;
@@ -300,16 +323,16 @@ int main(int argc, char **argv) {
   }
 
   if (json) {
-    llvm::outs() << "{\"graph\": " << jsonString(manifest.graph)
+    llvm::outs() << "{\"graph\": " << nn::tools::jsonString(manifest.graph)
                  << ", \"pack\": " << (options.pack ? "true" : "false")
                  << ", \"losses\": [";
     for (size_t i = 0; i < result.losses.size(); ++i) {
       const nn::LossValue &loss = result.losses[i];
-      llvm::outs() << (i ? ", " : "") << "{\"name\": " << jsonString(loss.name)
-                   << ", \"value\": " << number(loss.normalized)
-                   << ", \"sum\": " << number(loss.sum)
-                   << ", \"normalization\": " << number(loss.normalization)
-                   << ", \"scale\": " << number(loss.scale)
+      llvm::outs() << (i ? ", " : "") << "{\"name\": " << nn::tools::jsonString(loss.name)
+                   << ", \"value\": " << nn::tools::jsonNumber(loss.normalized)
+                   << ", \"sum\": " << nn::tools::jsonNumber(loss.sum)
+                   << ", \"normalization\": " << nn::tools::jsonNumber(loss.normalization)
+                   << ", \"scale\": " << nn::tools::jsonNumber(loss.scale)
                    << ", \"as_error\": " << (loss.asError ? "true" : "false")
                    << ", \"packed\": " << (loss.packed ? "true" : "false")
                    << ", \"frames_computed\": " << loss.framesComputed
