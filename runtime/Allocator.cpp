@@ -2,6 +2,7 @@
 
 #include "Allocator.h"
 
+#include <csetjmp>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -74,10 +75,35 @@ BlockCache &cache() {
   return instance;
 }
 
+/// The guard of the run on this thread, and the size that failed.
+thread_local std::jmp_buf *allocationGuard = nullptr;
+thread_local size_t failedAllocation = 0;
+
 } // namespace
 
+size_t nn::runtime::callWithAllocationGuard(void (*entry)(void **),
+                                            void **argv) {
+  std::jmp_buf guard;
+  std::jmp_buf *outer = allocationGuard;
+  if (setjmp(guard) != 0) {
+    allocationGuard = outer;
+    return failedAllocation;
+  }
+  allocationGuard = &guard;
+  entry(argv);
+  allocationGuard = outer;
+  return 0;
+}
+
 extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
-  return cache().allocate(size);
+  void *block = cache().allocate(size);
+  // Nothing with a destructor is live here or in the artifact's frames
+  // between this call and the guard.
+  if (!block && size > 0 && allocationGuard) {
+    failedAllocation = size;
+    std::longjmp(*allocationGuard, 1);
+  }
+  return block;
 }
 
 extern "C" void *_mlir_memref_to_llvm_aligned_alloc(size_t alignment,

@@ -5,7 +5,9 @@
 // allocation functions). Large blocks are kept after they are freed and
 // handed out again for the same size: a model run allocates the same
 // buffers every time (and an LSTM every step), and fresh pages from the
-// kernel cost a page fault each.
+// kernel cost a page fault each. An allocation that fails inside a run
+// ends the run with an error instead of a null pointer the generated code
+// would write through.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +27,12 @@ namespace nn::runtime {
 constexpr size_t kCachedBlockBytes = 1 << 20;
 /// At most this many bytes stay cached; beyond it freed blocks are released.
 constexpr size_t kCacheLimitBytes = size_t(1) << 30;
+
+/// Calls `entry(argv)`. When an allocation the artifact asks for fails, the
+/// call unwinds out of the artifact (its frames hold no C++ objects; the
+/// buffers it had allocated are leaked) and returns the size that failed;
+/// 0 when the entry returned normally. Nests; one guard per thread.
+size_t callWithAllocationGuard(void (*entry)(void **), void **argv);
 
 /// Bytes currently held in the cache (for tests).
 size_t cachedBytes();

@@ -464,7 +464,11 @@ Status Executable::Impl::runEntry(const Bound &bound, const RunInputs &inputs,
     pass(inputs.parameters.at(info.name), "parameter '" + info.name + "'");
 
   if (!onGpu()) {
-    entry(argv.data());
+    if (size_t failed = runtime::callWithAllocationGuard(entry, argv.data()))
+      return Status::error("out of memory: running @" + m.graph +
+                           " needed a buffer of " + std::to_string(failed) +
+                           " bytes that could not be allocated (are the "
+                           "inputs larger than intended?)");
     return Status();
   }
   // A failed copy skips the run; the entry point still runs when the

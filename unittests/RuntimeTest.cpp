@@ -282,6 +282,28 @@ nn.graph @g(%x: !nn.tensor<[N, 2], f32>, %t: !nn.tensor<[B, T], f32>)
       << status.message();
 }
 
+/// Stands in for an artifact's entry: allocates what argv[0] says, then
+/// marks argv[1] (which it never reaches when the allocation fails).
+extern "C" void fakeEntry(void **argv) {
+  void *block = _mlir_memref_to_llvm_alloc((size_t)(intptr_t)argv[0]);
+  *(int *)argv[1] = 1;
+  _mlir_memref_to_llvm_free(block);
+}
+
+TEST(AllocatorTest, AFailedAllocationEndsTheRunWithItsSize) {
+  int reached = 0;
+  void *argv[] = {(void *)(intptr_t)64, &reached};
+  EXPECT_EQ(nn::runtime::callWithAllocationGuard(fakeEntry, argv), 0u);
+  EXPECT_EQ(reached, 1);
+  reached = 0;
+  size_t huge = size_t(1) << 62;
+  argv[0] = (void *)(intptr_t)huge;
+  EXPECT_EQ(nn::runtime::callWithAllocationGuard(fakeEntry, argv), huge);
+  EXPECT_EQ(reached, 0);
+  // Outside a guarded run a failed allocation is a null pointer.
+  EXPECT_EQ(_mlir_memref_to_llvm_alloc(huge), nullptr);
+}
+
 TEST(AllocatorTest, LargeBlocksAreReusedSmallOnesAreNot) {
   nn::runtime::releaseCachedBlocks();
   size_t large = nn::runtime::kCachedBlockBytes * 2;
