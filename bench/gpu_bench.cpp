@@ -37,9 +37,10 @@ nn::Executable compileForGpu(const std::string &source, bool pack) {
   options.pack = pack;
   options.target = "cuda";
   nn::Executable exe;
-  nn::Status status = nn::compileSource(source, "bench.mlir", options, exe);
+  absl::Status status = nn::compileSource(source, "bench.mlir", options, exe);
   if (!status.ok()) {
-    std::fprintf(stderr, "nn-gpu-bench: %s\n", status.message().c_str());
+    std::fprintf(stderr, "nn-gpu-bench: %s\n",
+                 std::string(status.message()).c_str());
     std::exit(1);
   }
   return exe;
@@ -52,16 +53,16 @@ double runProfiled(benchmark::State &state, const nn::Executable &exe,
                    const nn::RunInputs &inputs, const std::string &filter) {
   nn::RunResult result;
   // Warm-up: loads (JIT-compiles) the modules and fills the buffer cache.
-  nn::Status status = exe.run(inputs, result);
+  absl::Status status = exe.run(inputs, result);
   if (!status.ok()) {
-    state.SkipWithError(status.message().c_str());
+    state.SkipWithError(std::string(status.message()).c_str());
     return 0;
   }
   nn::cudaSetProfiling(true);
   for (auto _ : state) {
     status = exe.run(inputs, result);
     if (!status.ok())
-      state.SkipWithError(status.message().c_str());
+      state.SkipWithError(std::string(status.message()).c_str());
   }
   double milliseconds = 0;
   for (const nn::KernelTime &time : nn::cudaTakeProfile())

@@ -56,9 +56,10 @@ nn::Executable compile(const std::string &source, bool pack, bool blas) {
   options.pack = pack;
   options.blas = blas;
   nn::Executable exe;
-  nn::Status status = nn::compileSource(source, "bench.mlir", options, exe);
+  absl::Status status = nn::compileSource(source, "bench.mlir", options, exe);
   if (!status.ok()) {
-    std::fprintf(stderr, "nn-bench: %s\n", status.message().c_str());
+    std::fprintf(stderr, "nn-bench: %s\n",
+                 std::string(status.message()).c_str());
     std::exit(1);
   }
   return exe;
@@ -71,9 +72,9 @@ void benchLossTail(benchmark::State &state) {
   nn::RunInputs inputs = tailInputs(vocabulary);
   nn::RunResult result;
   for (auto _ : state) {
-    nn::Status status = exe.run(inputs, result);
+    absl::Status status = exe.run(inputs, result);
     if (!status.ok())
-      state.SkipWithError(status.message().c_str());
+      state.SkipWithError(std::string(status.message()).c_str());
   }
   state.counters["frames_computed"] = result.losses.at(0).framesComputed;
   state.counters["frames_padded"] = result.losses.at(0).framesPadded;
@@ -107,9 +108,9 @@ void benchNnGemm(benchmark::State &state) {
   nn::RunInputs inputs = gemmInputs(vocabulary);
   nn::RunResult result;
   for (auto _ : state) {
-    nn::Status status = exe.run(inputs, result);
+    absl::Status status = exe.run(inputs, result);
     if (!status.ok())
-      state.SkipWithError(status.message().c_str());
+      state.SkipWithError(std::string(status.message()).c_str());
   }
   gemmCounters(state, vocabulary);
   state.SetLabel(blas ? "nn artifact (cblas)" : "nn generated loops");

@@ -59,13 +59,16 @@ public:
   SourceMgrDiagnosticHandler handler;
 };
 
-::nn::Status fail(const std::string &what, const std::string &diagnostics) {
+/// `what` and the diagnostics; the model's fault unless `code` says
+/// otherwise.
+absl::Status fail(const std::string &what, const std::string &diagnostics,
+                  absl::StatusCode code = absl::StatusCode::kInvalidArgument) {
   std::string message = what;
   if (!diagnostics.empty())
     message += ":\n" + diagnostics;
   while (!message.empty() && message.back() == '\n')
     message.pop_back();
-  return ::nn::Status::error(message);
+  return absl::Status(code, message);
 }
 
 ::nn::DType toDType(Type type) {
@@ -218,12 +221,12 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
 /// `uint64_t nn_manifest_hash()` (the manifest's checksum, as an immediate
 /// in code) and `int64_t nn_entry_arity()` (the argv slots nn_entry reads).
 /// Hides every other symbol so that nothing interposes.
-::nn::Status addEntryPoints(llvm::Module &module, const std::string &graph,
+absl::Status addEntryPoints(llvm::Module &module, const std::string &graph,
                             const std::string &manifestText) {
   llvm::LLVMContext &context = module.getContext();
   llvm::Function *target = module.getFunction("_mlir_ciface_" + graph);
   if (!target)
-    return ::nn::Status::error("internal error: no C interface for @" + graph);
+    return absl::InternalError("internal error: no C interface for @" + graph);
   for (llvm::Function &function : module)
     if (!function.isDeclaration())
       function.setVisibility(llvm::GlobalValue::HiddenVisibility);
@@ -252,7 +255,7 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
     if (parameter->isIntegerTy())
       value = builder.CreatePtrToInt(value, parameter);
     else if (!parameter->isPointerTy())
-      return ::nn::Status::error("internal error: unexpected C interface "
+      return absl::InternalError("internal error: unexpected C interface "
                                  "parameter type for @" +
                                  graph);
     arguments.push_back(value);
@@ -262,29 +265,30 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
 
   auto constantFunction = [&](const char *name, uint64_t value) {
     auto *i64 = llvm::Type::getInt64Ty(context);
-    auto *function =
-        llvm::Function::Create(llvm::FunctionType::get(i64, false),
-                               llvm::GlobalValue::ExternalLinkage, name, module);
-    llvm::IRBuilder<> body(llvm::BasicBlock::Create(context, "entry", function));
+    auto *function = llvm::Function::Create(llvm::FunctionType::get(i64, false),
+                                            llvm::GlobalValue::ExternalLinkage,
+                                            name, module);
+    llvm::IRBuilder<> body(
+        llvm::BasicBlock::Create(context, "entry", function));
     body.CreateRet(llvm::ConstantInt::get(i64, value));
   };
   constantFunction("nn_manifest_hash", ::nn::Manifest::hash(manifestText));
   constantFunction("nn_entry_arity", arguments.size());
-  return ::nn::Status();
+  return absl::OkStatus();
 }
 
 /// The kernels of a GPU module and the nn ops they compute, for the
 /// manifest; writes each kernel image to `directory` when one is given.
-::nn::Status collectKernels(ModuleOp module, const std::string &directory,
+absl::Status collectKernels(ModuleOp module, const std::string &directory,
                             ::nn::Manifest &manifest) {
   module.walk([&](gpu::LaunchFuncOp launch) {
     manifest.kernels.push_back(
         {launch.getKernelName().str(), ir::describeOrigin(launch.getLoc())});
   });
   if (directory.empty())
-    return ::nn::Status();
+    return absl::OkStatus();
   if (std::error_code ec = llvm::sys::fs::create_directories(directory))
-    return ::nn::Status::error("cannot create '" + directory +
+    return absl::InternalError("cannot create '" + directory +
                                "': " + ec.message());
   for (auto binary : module.getOps<gpu::BinaryOp>()) {
     for (Attribute attr : binary.getObjects()) {
@@ -301,15 +305,15 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
       std::error_code ec;
       llvm::raw_fd_ostream out(path, ec);
       if (ec)
-        return ::nn::Status::error("cannot write " + path.str().str() + ": " +
+        return absl::InternalError("cannot write " + path.str().str() + ": " +
                                    ec.message());
       out << bytes;
     }
   }
-  return ::nn::Status();
+  return absl::OkStatus();
 }
 
-::nn::Status emitSharedObject(llvm::Module &module, const std::string &path,
+absl::Status emitSharedObject(llvm::Module &module, const std::string &path,
                               bool withBlas) {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
@@ -322,7 +326,7 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
   const llvm::Target *target =
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
-    return ::nn::Status::error("no LLVM target for " + triple + ": " + error);
+    return absl::InternalError("no LLVM target for " + triple + ": " + error);
   // Tuned for this machine: artifacts are compiled where they run.
   std::string features;
   for (const auto &feature : llvm::sys::getHostCPUFeatures())
@@ -356,24 +360,24 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
   llvm::SmallString<128> objectPath;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("nn-artifact", "o", objectPath))
-    return ::nn::Status::error("cannot create a temporary file: " +
+    return absl::InternalError("cannot create a temporary file: " +
                                ec.message());
   llvm::FileRemover removeObject(objectPath);
   {
     std::error_code ec;
     llvm::raw_fd_ostream object(objectPath, ec);
     if (ec)
-      return ::nn::Status::error("cannot write " + objectPath.str().str() +
+      return absl::InternalError("cannot write " + objectPath.str().str() +
                                  ": " + ec.message());
     llvm::legacy::PassManager codegen;
     if (machine->addPassesToEmitFile(codegen, object, nullptr,
                                      llvm::CodeGenFileType::ObjectFile))
-      return ::nn::Status::error("LLVM cannot emit object code for " + triple);
+      return absl::InternalError("LLVM cannot emit object code for " + triple);
     codegen.run(module);
   }
   auto linker = llvm::sys::findProgramByName("cc");
   if (!linker)
-    return ::nn::Status::error("no C compiler driver 'cc' on PATH to link the "
+    return absl::InternalError("no C compiler driver 'cc' on PATH to link the "
                                "artifact (install gcc)");
   std::string message;
   // GPU artifacts call cuBLAS through the runtime, not OpenBLAS.
@@ -385,31 +389,33 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
   int rc = llvm::sys::ExecuteAndWait(*linker, arguments, std::nullopt, {}, 0, 0,
                                      &message);
   if (rc != 0)
-    return ::nn::Status::error("linking the artifact with " + *linker +
+    return absl::InternalError("linking the artifact with " + *linker +
                                " failed (exit " + std::to_string(rc) + ") " +
                                message);
-  return ::nn::Status();
+  return absl::OkStatus();
 }
 
-::nn::Status compileModule(ModuleOp module, MLIRContext &context,
+absl::Status compileModule(ModuleOp module, MLIRContext &context,
                            DiagnosticCollector &diagnostics,
                            const ::nn::CompileOptions &options,
                            ::nn::Executable &executable) {
   bool gpu = options.target == "cuda";
   if (options.target != "cpu" && !gpu)
-    return ::nn::Status::error("unknown target '" + options.target +
-                               "' (expected cpu or cuda)");
+    return absl::InvalidArgumentError("unknown target '" + options.target +
+                                      "' (expected cpu or cuda)");
   if (gpu && options.gpuBinary != "ptx" && options.gpuBinary != "cubin")
-    return ::nn::Status::error("unknown GPU binary format '" +
-                               options.gpuBinary + "' (expected ptx or cubin)");
+    return absl::InvalidArgumentError("unknown GPU binary format '" +
+                                      options.gpuBinary +
+                                      "' (expected ptx or cubin)");
   if (gpu && ir::findCudaToolkit().empty())
-    return ::nn::Status::error(
+    return absl::FailedPreconditionError(
         "the cuda target needs the CUDA toolkit's libdevice "
         "(nvvm/libdevice/libdevice.10.bc) for math in kernels: none under "
         "$CUDA_ROOT, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda");
   if (gpu && !StringRef(options.gpuChip).starts_with("sm_"))
-    return ::nn::Status::error("unknown GPU architecture '" + options.gpuChip +
-                               "' (expected sm_NN, such as sm_80 or sm_90)");
+    return absl::InvalidArgumentError(
+        "unknown GPU architecture '" + options.gpuChip +
+        "' (expected sm_NN, such as sm_80 or sm_90)");
   if (failed(verify(module)))
     return fail("the model does not verify", diagnostics.text);
 
@@ -419,7 +425,7 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
   if (!options.entry.empty()) {
     entry = symbols.lookup<ir::GraphOp>(options.entry);
     if (!entry)
-      return ::nn::Status::error("no graph named @" + options.entry);
+      return absl::InvalidArgumentError("no graph named @" + options.entry);
   } else {
     llvm::DenseSet<Operation *> called;
     module.walk([&](ir::CallOp call) {
@@ -432,13 +438,13 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
         candidates.push_back("@" + graph.getSymName().str());
       }
     if (candidates.empty())
-      return ::nn::Status::error("the module has no graph to run");
+      return absl::InvalidArgumentError("the module has no graph to run");
     if (candidates.size() > 1) {
       std::string list;
       for (const std::string &name : candidates)
         list += (list.empty() ? "" : ", ") + name;
-      return ::nn::Status::error("several graphs could be the entry (" + list +
-                                 "); choose one");
+      return absl::InvalidArgumentError("several graphs could be the entry (" +
+                                        list + "); choose one");
     }
   }
   std::string graphName = entry.getSymName().str();
@@ -469,7 +475,7 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
     return fail("lowering failed", diagnostics.text);
   if (gpu) {
     manifest.target = "cuda";
-    ::nn::Status status = collectKernels(module, options.gpuCodeDir, manifest);
+    absl::Status status = collectKernels(module, options.gpuCodeDir, manifest);
     if (!status.ok())
       return status;
     // nn-gpu-place-buffers says which arguments host code reads.
@@ -486,7 +492,8 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, graphName);
   if (!llvmModule)
-    return fail("translation to LLVM IR failed", diagnostics.text);
+    return fail("translation to LLVM IR failed", diagnostics.text,
+                absl::StatusCode::kInternal);
   if (gpu) {
     // GPU artifacts allocate through the CUDA backend (managed memory).
     for (auto [from, to] :
@@ -497,7 +504,7 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
       if (llvm::Function *function = llvmModule->getFunction(from))
         function->setName(to);
   }
-  ::nn::Status status =
+  absl::Status status =
       addEntryPoints(*llvmModule, graphName, manifest.serialize());
   if (!status.ok())
     return status;
@@ -508,7 +515,7 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
     llvm::SmallString<128> temp;
     if (std::error_code ec =
             llvm::sys::fs::createTemporaryFile("nn-artifact", "so", temp))
-      return ::nn::Status::error("cannot create a temporary file: " +
+      return absl::InternalError("cannot create a temporary file: " +
                                  ec.message());
     path = temp.str().str();
   }
@@ -524,9 +531,10 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
 
 namespace nn {
 
-Status compileSource(const std::string &source, const std::string &bufferName,
-                     const ::nn::CompileOptions &options,
-                     ::nn::Executable &executable) {
+absl::Status compileSource(const std::string &source,
+                           const std::string &bufferName,
+                           const ::nn::CompileOptions &options,
+                           ::nn::Executable &executable) {
   DialectRegistry registry;
   ir::registerPipelineDialects(registry);
   MLIRContext context(registry);
@@ -541,11 +549,12 @@ Status compileSource(const std::string &source, const std::string &bufferName,
   return compileModule(*module, context, diagnostics, options, executable);
 }
 
-Status compileFile(const std::string &path, const ::nn::CompileOptions &options,
-                   ::nn::Executable &executable) {
+absl::Status compileFile(const std::string &path,
+                         const ::nn::CompileOptions &options,
+                         ::nn::Executable &executable) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
-    return ::nn::Status::error("cannot read '" + path +
+    return absl::NotFoundError("cannot read '" + path +
                                "': " + buffer.getError().message());
   return compileSource((*buffer)->getBuffer().str(), path, options, executable);
 }

@@ -24,8 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     registry->insert<mlir::nn::NNDialect>();
     return registry;
   }();
-  mlir::MLIRContext context(*registry,
-                            mlir::MLIRContext::Threading::DISABLED);
+  mlir::MLIRContext context(*registry, mlir::MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   mlir::ScopedDiagnosticHandler quiet(
       &context, [](mlir::Diagnostic &) { return mlir::success(); });

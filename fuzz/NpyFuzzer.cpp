@@ -7,9 +7,9 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   nn::Tensor tensor;
-  nn::Status status = nn::parseNpy(
-      std::string(reinterpret_cast<const char *>(data), size), "'fuzz.npy'",
-      tensor);
+  absl::Status status =
+      nn::parseNpy(std::string(reinterpret_cast<const char *>(data), size),
+                   "'fuzz.npy'", tensor);
   // A parsed tensor holds exactly what its header promised.
   if (status.ok() && tensor.sizeInBytes() > size)
     __builtin_trap();

@@ -257,12 +257,11 @@ Value GraphLowering::fill(Value init, double value) {
   Type element = cast<ShapedType>(init.getType()).getElementType();
   // Integer values (labels through unpack, for instance) fill with an
   // integer constant.
-  Value scalar =
-      isa<IntegerType>(element)
-          ? b.create<arith::ConstantOp>(
-                 loc(), b.getIntegerAttr(element, (int64_t)value))
-                .getResult()
-          : Scalar{b, loc()}.f(element, value);
+  Value scalar = isa<IntegerType>(element)
+                     ? b.create<arith::ConstantOp>(
+                            loc(), b.getIntegerAttr(element, (int64_t)value))
+                           .getResult()
+                     : Scalar{b, loc()}.f(element, value);
   return b.create<linalg::FillOp>(loc(), scalar, init).getResult(0);
 }
 

@@ -222,20 +222,20 @@ bool usable() {
 // Public API (nn/Runtime.h)
 //===----------------------------------------------------------------------===//
 
-Status cuda::initialize() {
+absl::Status cuda::initialize() {
   Device &d = device();
-  return d.error.empty() ? Status() : Status::error(d.error);
+  return d.error.empty() ? absl::OkStatus() : absl::UnavailableError(d.error);
 }
 
 bool nn::cudaAvailable(std::string *why) {
-  Status status = cuda::initialize();
+  absl::Status status = cuda::initialize();
   if (why)
-    *why = status.message();
+    *why = std::string(status.message());
   return status.ok();
 }
 
-Status nn::cudaDeviceInfo(CudaDeviceInfo &info) {
-  Status status = cuda::initialize();
+absl::Status nn::cudaDeviceInfo(CudaDeviceInfo &info) {
+  absl::Status status = cuda::initialize();
   if (status.ok())
     info = device().info;
   return status;
@@ -290,16 +290,24 @@ void CudaRun::fail(const std::string &message) {
     error = message;
 }
 
-Status CudaRun::finish() {
+absl::Status CudaRun::finish() {
   Device &d = device();
   if (d.error.empty() && !failed())
     check(d.api.cuStreamSynchronize(d.stream), "cuStreamSynchronize",
           lastLaunch.empty() ? "" : "after " + lastLaunch);
-  if (!d.error.empty() && error.empty())
+  bool noDevice = !d.error.empty() && error.empty();
+  if (noDevice)
     error = d.error;
   std::string message;
   std::swap(message, error);
-  return message.empty() ? Status() : Status::error(message);
+  if (message.empty())
+    return absl::OkStatus();
+  if (noDevice)
+    return absl::UnavailableError(message);
+  if (message.find("OUT_OF_MEMORY") != std::string::npos ||
+      message.find("out of memory") != std::string::npos)
+    return absl::ResourceExhaustedError(message);
+  return absl::InternalError(message);
 }
 
 std::string CudaRun::describeKernel(void *function) const {

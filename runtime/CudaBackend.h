@@ -34,7 +34,7 @@ namespace nn::cuda {
 
 /// Loads the driver and cuBLAS and sets up device 0 (NN_CUDA_DEVICE picks
 /// another). Errors say what is missing: no driver, no device, no cuBLAS.
-Status initialize();
+absl::Status initialize();
 
 /// Per-executable state of GPU runs: cached modules and functions (MLIR's
 /// host code loads and unloads the module around every launch), kernel
@@ -62,7 +62,7 @@ public:
   void fail(const std::string &message);
   bool failed() const { return !error.empty(); }
   /// Waits for the device and returns the run's error, if any.
-  Status finish();
+  absl::Status finish();
 
   /// "kernel NAME (nn.op at file:line:col)" for messages.
   std::string describeKernel(void *function) const;

@@ -26,17 +26,17 @@
 #include "CudaBackend.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <cerrno>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace nn;
 
@@ -67,13 +67,15 @@ constexpr size_t kMaxManifestBytes = 16 << 20;
 
 /// Checks that `path` is a complete 64-bit ELF shared object for this
 /// machine: every segment and the section table lie within the file.
-Status checkSharedObject(const std::string &path) {
+absl::Status checkSharedObject(const std::string &path) {
   auto fail = [&](const std::string &why) {
-    return Status::error("cannot load artifact '" + path + "': " + why);
+    return absl::InvalidArgumentError("cannot load artifact '" + path +
+                                      "': " + why);
   };
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    return fail(std::strerror(errno));
+    return absl::NotFoundError("cannot load artifact '" + path +
+                               "': " + std::strerror(errno));
   struct stat info;
   Elf64_Ehdr header;
   bool readable = fstat(fd, &info) == 0 &&
@@ -82,7 +84,7 @@ Status checkSharedObject(const std::string &path) {
   auto within = [&](uint64_t offset, uint64_t bytes) {
     return offset <= size && bytes <= size - offset;
   };
-  Status status;
+  absl::Status status;
   if (!readable || !S_ISREG(info.st_mode) ||
       std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
     status = fail("not an ELF shared object");
@@ -91,8 +93,8 @@ Status checkSharedObject(const std::string &path) {
            header.e_machine != EM_X86_64 ||
            header.e_phentsize != sizeof(Elf64_Phdr))
     status = fail("not a 64-bit little-endian x86-64 shared object");
-  else if (!within(header.e_phoff, (uint64_t)header.e_phnum *
-                                       sizeof(Elf64_Phdr)) ||
+  else if (!within(header.e_phoff,
+                   (uint64_t)header.e_phnum * sizeof(Elf64_Phdr)) ||
            (header.e_shnum != 0 &&
             !within(header.e_shoff,
                     (uint64_t)header.e_shnum * header.e_shentsize)))
@@ -138,14 +140,14 @@ struct Executable::Impl {
   }
 
   bool onGpu() const { return gpu != nullptr; }
-  Status runEntry(const Bound &bound, const RunInputs &inputs,
-                  std::vector<int64_t> &results,
-                  std::set<void *> &ownedByCaller,
-                  std::vector<void *> &deviceCopies) const;
+  absl::Status runEntry(const Bound &bound, const RunInputs &inputs,
+                        std::vector<int64_t> &results,
+                        std::set<void *> &ownedByCaller,
+                        std::vector<void *> &deviceCopies) const;
 
-  Status bind(const RunInputs &inputs, Bound &bound) const;
-  Status checkClasses(const TensorInfo &info, const Tensor &tensor,
-                      const Bound &bound) const;
+  absl::Status bind(const RunInputs &inputs, Bound &bound) const;
+  absl::Status checkClasses(const TensorInfo &info, const Tensor &tensor,
+                            const Bound &bound) const;
 };
 
 Executable::Executable() : impl(std::make_unique<Impl>()) {}
@@ -155,64 +157,69 @@ Executable &Executable::operator=(Executable &&) noexcept = default;
 
 const Manifest &Executable::manifest() const { return impl->manifest; }
 
-Status Executable::load(const std::string &path, Executable &executable) {
+absl::Status Executable::load(const std::string &path, Executable &executable) {
   // dlopen maps the file: a truncated or damaged object would fault
   // (SIGBUS) when a page past its end is touched. Check the ELF headers
   // against the file first.
-  Status status = checkSharedObject(path);
+  absl::Status status = checkSharedObject(path);
   if (!status.ok())
     return status;
   auto impl = std::make_unique<Impl>();
   impl->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!impl->handle)
-    return Status::error("cannot load artifact '" + path + "': " + dlerror());
+    return absl::InvalidArgumentError("cannot load artifact '" + path +
+                                      "': " + dlerror());
   auto *text = (const char *)dlsym(impl->handle, "nn_manifest");
   auto hashFn = (uint64_t(*)())dlsym(impl->handle, "nn_manifest_hash");
   auto arityFn = (int64_t(*)())dlsym(impl->handle, "nn_entry_arity");
   impl->entry = (EntryFn)dlsym(impl->handle, "nn_entry");
   if (!text || !impl->entry)
-    return Status::error("'" + path +
-                         "' is not an nn artifact (no nn_manifest/nn_entry)");
+    return absl::InvalidArgumentError(
+        "'" + path + "' is not an nn artifact (no nn_manifest/nn_entry)");
   if (!hashFn || !arityFn)
-    return Status::error("'" + path + "' was written by an older compiler "
+    return absl::InvalidArgumentError("'" + path +
+                                      "' was written by an older compiler "
                                       "(no nn_manifest_hash); recompile it");
   // The manifest's size is unknown: read it up to its NUL within a bound.
   size_t length = strnlen(text, kMaxManifestBytes);
   if (length == kMaxManifestBytes)
-    return Status::error("'" + path + "': the manifest is not terminated");
+    return absl::InvalidArgumentError("'" + path +
+                                      "': the manifest is not terminated");
   std::string manifestText(text, length);
   if (Manifest::hash(manifestText) != hashFn())
-    return Status::error("'" + path +
-                         "': the manifest does not match the code it was "
-                         "compiled with (checksum mismatch); the artifact is "
-                         "damaged, recompile it");
+    return absl::InvalidArgumentError(
+        "'" + path +
+        "': the manifest does not match the code it was "
+        "compiled with (checksum mismatch); the artifact is "
+        "damaged, recompile it");
   status = Manifest::parse(manifestText, impl->manifest);
   if (!status.ok())
-    return Status::error("'" + path + "': " + status.message());
+    return withContext(status, "'" + path + "': ");
   if (impl->manifest.entryArity() != arityFn())
-    return Status::error(
+    return absl::InvalidArgumentError(
         "'" + path + "': the manifest describes " +
         std::to_string(impl->manifest.entryArity()) +
         " entry arguments, the code takes " + std::to_string(arityFn()));
   if (impl->manifest.target == "cuda")
     impl->gpu = std::make_unique<cuda::CudaRun>(impl->manifest);
   executable.impl = std::move(impl);
-  return Status();
+  return absl::OkStatus();
 }
 
-Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
+absl::Status Executable::Impl::bind(const RunInputs &given,
+                                    Bound &bound) const {
   // Where each dim's size came from, for messages.
   std::map<std::string, std::string> source;
   auto record = [&](const std::string &dim, int64_t size,
-                    const std::string &what) -> Status {
+                    const std::string &what) -> absl::Status {
     auto [it, inserted] = bound.sizes.emplace(dim, size);
     if (!inserted && it->second != size)
-      return Status::error(what + " gives dim '" + dim + "' size " +
-                           std::to_string(size) + ", but " + source[dim] +
-                           " gives " + std::to_string(it->second));
+      return absl::InvalidArgumentError(
+          what + " gives dim '" + dim + "' size " + std::to_string(size) +
+          ", but " + source[dim] + " gives " + std::to_string(it->second));
     if (inserted)
       source[dim] = what;
-    return Status();
+    return absl::OkStatus();
   };
 
   // Inputs: presence, dtype, rank, static sizes; named sizes recorded.
@@ -226,33 +233,35 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
     const std::string &name = entry.first;
     bool known = declares(manifest.inputs, name);
     if (!known)
-      return Status::error("unknown input '" + name + "'; graph @" +
-                           manifest.graph + " takes " +
-                           std::to_string(manifest.inputs.size()) + " inputs");
+      return absl::InvalidArgumentError(
+          "unknown input '" + name + "'; graph @" + manifest.graph + " takes " +
+          std::to_string(manifest.inputs.size()) + " inputs");
   }
   for (const TensorInfo &info : manifest.inputs) {
     auto found = given.inputs.find(info.name);
     if (found == given.inputs.end())
-      return Status::error("missing input '" + info.name + "' " +
-                           axesText(info.axes) + " " + toString(info.dtype));
+      return absl::InvalidArgumentError("missing input '" + info.name + "' " +
+                                        axesText(info.axes) + " " +
+                                        toString(info.dtype));
     const Tensor &tensor = found->second;
     std::string what = "input '" + info.name + "'";
     if (tensor.dtype() != info.dtype)
-      return Status::error(what + " has dtype " + toString(tensor.dtype()) +
-                           ", expected " + toString(info.dtype));
+      return absl::InvalidArgumentError(what + " has dtype " +
+                                        toString(tensor.dtype()) +
+                                        ", expected " + toString(info.dtype));
     if (tensor.rank() != (int64_t)info.axes.size())
-      return Status::error(what + " has rank " + std::to_string(tensor.rank()) +
-                           " " + shapeText(tensor.shape()) + ", expected " +
-                           axesText(info.axes));
+      return absl::InvalidArgumentError(
+          what + " has rank " + std::to_string(tensor.rank()) + " " +
+          shapeText(tensor.shape()) + ", expected " + axesText(info.axes));
     for (size_t i = 0; i < info.axes.size(); ++i) {
       const Axis &axis = info.axes[i];
       int64_t size = tensor.shape()[i];
       if (!axis.isNamed() && size != axis.size)
-        return Status::error(what + " axis " + std::to_string(i) +
-                             " has size " + std::to_string(size) +
-                             ", expected " + std::to_string(axis.size));
+        return absl::InvalidArgumentError(
+            what + " axis " + std::to_string(i) + " has size " +
+            std::to_string(size) + ", expected " + std::to_string(axis.size));
       if (axis.isNamed()) {
-        Status status = record(axis.dim, size, what);
+        absl::Status status = record(axis.dim, size, what);
         if (!status.ok())
           return status;
       }
@@ -263,9 +272,9 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
   for (const auto &[dim, lengths] : given.lengths) {
     const DimInfo *info = manifest.findDim(dim);
     if (!info || info->kind != DimInfo::Kind::seq || !info->source.empty())
-      return Status::error("lengths given for '" + dim +
-                           "', which is not a root sequence dim of @" +
-                           manifest.graph);
+      return absl::InvalidArgumentError(
+          "lengths given for '" + dim +
+          "', which is not a root sequence dim of @" + manifest.graph);
   }
   for (const std::string &root : manifest.rootDims) {
     const DimInfo *dim = manifest.findDim(root);
@@ -273,9 +282,10 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
       continue;
     auto found = given.lengths.find(root);
     if (found == given.lengths.end())
-      return Status::error("missing lengths for sequence dim '" + root + "'");
-    Status status = record(dim->batch, (int64_t)found->second.size(),
-                           "the lengths of '" + root + "'");
+      return absl::InvalidArgumentError("missing lengths for sequence dim '" +
+                                        root + "'");
+    absl::Status status = record(dim->batch, (int64_t)found->second.size(),
+                                 "the lengths of '" + root + "'");
     if (!status.ok())
       return status;
     bound.lengths[root] = found->second;
@@ -286,12 +296,13 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
     if (dim.kind == DimInfo::Kind::batch) {
       auto it = bound.sizes.find(dim.name);
       if (it == bound.sizes.end())
-        return Status::error(
+        return absl::InvalidArgumentError(
             "no input or lengths gives the size of batch dim '" + dim.name +
             "'");
       if (it->second == 0)
-        return Status::error("batch dim '" + dim.name +
-                             "' is empty (size 0); give at least one sequence");
+        return absl::InvalidArgumentError(
+            "batch dim '" + dim.name +
+            "' is empty (size 0); give at least one sequence");
     } else if (dim.kind == DimInfo::Kind::seq && dim.source.empty()) {
       const std::vector<int32_t> &lengths = bound.lengths[dim.name];
       if (!bound.sizes.count(dim.name)) {
@@ -303,12 +314,12 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
       }
       int64_t padded = bound.sizes[dim.name];
       if (padded == 0)
-        return Status::error(source[dim.name] + " has sequence dim '" +
-                             dim.name +
-                             "' of padded size 0; pad to at least 1 frame");
+        return absl::InvalidArgumentError(
+            source[dim.name] + " has sequence dim '" + dim.name +
+            "' of padded size 0; pad to at least 1 frame");
       for (size_t b = 0; b < lengths.size(); ++b)
         if (lengths[b] < 0 || lengths[b] > padded)
-          return Status::error(
+          return absl::InvalidArgumentError(
               "length " + std::to_string(lengths[b]) + " of sequence " +
               std::to_string(b) + " in dim '" + dim.name + "' is " +
               (lengths[b] < 0
@@ -331,15 +342,15 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
     if (it == named.end() || it->second == expected)
       continue;
     if (derived)
-      return Status::error(
+      return absl::InvalidArgumentError(
           source[dim.name] + " gives dim '" + dim.name + "' size " +
           std::to_string(it->second) + ", expected ceil(" +
           std::to_string(bound.sizes[dim.source]) + " / " +
           std::to_string(dim.factor) + ") = " + std::to_string(expected));
-    return Status::error(source[dim.name] + " gives packed dim '" + dim.name +
-                         "' size " + std::to_string(it->second) +
-                         ", but the lengths of '" + dim.sequence + "' sum to " +
-                         std::to_string(expected));
+    return absl::InvalidArgumentError(
+        source[dim.name] + " gives packed dim '" + dim.name + "' size " +
+        std::to_string(it->second) + ", but the lengths of '" + dim.sequence +
+        "' sum to " + std::to_string(expected));
   }
 
   // Parameters: presence, dtype and exact shape.
@@ -347,74 +358,76 @@ Status Executable::Impl::bind(const RunInputs &given, Bound &bound) const {
     const std::string &name = entry.first;
     bool known = declares(manifest.parameters, name);
     if (!known)
-      return Status::error("unknown parameter '" + name + "'; graph @" +
-                           manifest.graph + " does not read it");
+      return absl::InvalidArgumentError("unknown parameter '" + name +
+                                        "'; graph @" + manifest.graph +
+                                        " does not read it");
   }
   for (const TensorInfo &info : manifest.parameters) {
     auto found = given.parameters.find(info.name);
     if (found == given.parameters.end())
-      return Status::error("missing parameter '" + info.name + "' " +
-                           axesText(info.axes) + " " + toString(info.dtype));
+      return absl::InvalidArgumentError("missing parameter '" + info.name +
+                                        "' " + axesText(info.axes) + " " +
+                                        toString(info.dtype));
     const Tensor &tensor = found->second;
     std::vector<int64_t> expected;
     for (const Axis &axis : info.axes)
       expected.push_back(axis.size);
     if (tensor.dtype() != info.dtype || tensor.shape() != expected)
-      return Status::error("parameter '" + info.name + "' is " +
-                           toString(tensor.dtype()) + " " +
-                           shapeText(tensor.shape()) + ", expected " +
-                           toString(info.dtype) + " " + shapeText(expected));
+      return absl::InvalidArgumentError(
+          "parameter '" + info.name + "' is " + toString(tensor.dtype()) + " " +
+          shapeText(tensor.shape()) + ", expected " + toString(info.dtype) +
+          " " + shapeText(expected));
   }
 
   for (const TensorInfo &info : manifest.inputs)
     if (info.classes > 0) {
-      Status status = checkClasses(info, given.inputs.at(info.name), bound);
+      absl::Status status =
+          checkClasses(info, given.inputs.at(info.name), bound);
       if (!status.ok())
         return status;
     }
-  return Status();
+  return absl::OkStatus();
 }
 
 /// Class indices at valid positions must lie in [0, classes); padding may
 /// hold anything.
-Status Executable::Impl::checkClasses(const TensorInfo &info,
-                                      const Tensor &tensor,
-                                      const Bound &bound) const {
+absl::Status Executable::Impl::checkClasses(const TensorInfo &info,
+                                            const Tensor &tensor,
+                                            const Bound &bound) const {
   const std::vector<int64_t> &shape = tensor.shape();
-  Status status;
+  absl::Status status;
   int64_t flat = 0;
   forEachIndex(shape, [&](const std::vector<int64_t> &index) {
     double value = tensor.at(flat++);
     if (!status.ok() || !bound.isValid(info.axes, index))
       return;
     if (value < 0 || value >= (double)info.classes)
-      status = Status::error("input '" + info.name + "' holds class index " +
-                             std::to_string((int64_t)value) + " at " +
-                             shapeText(index) + ", outside [0, " +
-                             std::to_string(info.classes) + ")");
+      status = absl::InvalidArgumentError(
+          "input '" + info.name + "' holds class index " +
+          std::to_string((int64_t)value) + " at " + shapeText(index) +
+          ", outside [0, " + std::to_string(info.classes) + ")");
     else if ((int64_t)value == info.reservedClass)
-      status = Status::error(
+      status = absl::InvalidArgumentError(
           "input '" + info.name + "' holds the reserved class " +
           std::to_string(info.reservedClass) + " (the CTC blank) at " +
           shapeText(index) + " (sequence " + std::to_string(index[0]) +
-          ", position " +
-          std::to_string(index.size() > 1 ? index[1] : 0) +
+          ", position " + std::to_string(index.size() > 1 ? index[1] : 0) +
           "), a valid label position");
   });
   return status;
 }
 
-Status Executable::validate(const RunInputs &inputs, DimValues &dims) const {
+absl::Status Executable::validate(const RunInputs &inputs,
+                                  DimValues &dims) const {
   dims = DimValues();
   return impl->bind(inputs, dims);
 }
 
 /// Builds the arguments (staging them on the device for GPU artifacts) and
 /// calls the entry point; `results` receives the results struct.
-Status Executable::Impl::runEntry(const Bound &bound, const RunInputs &inputs,
-                                  std::vector<int64_t> &results,
-                                  std::set<void *> &ownedByCaller,
-                                  std::vector<void *> &deviceCopies) const {
+absl::Status Executable::Impl::runEntry(
+    const Bound &bound, const RunInputs &inputs, std::vector<int64_t> &results,
+    std::set<void *> &ownedByCaller, std::vector<void *> &deviceCopies) const {
   const Manifest &m = manifest;
   std::vector<void *> argv;
   std::vector<Descriptor> descriptors;
@@ -465,11 +478,12 @@ Status Executable::Impl::runEntry(const Bound &bound, const RunInputs &inputs,
 
   if (!onGpu()) {
     if (size_t failed = runtime::callWithAllocationGuard(entry, argv.data()))
-      return Status::error("out of memory: running @" + m.graph +
-                           " needed a buffer of " + std::to_string(failed) +
-                           " bytes that could not be allocated (are the "
-                           "inputs larger than intended?)");
-    return Status();
+      return absl::ResourceExhaustedError(
+          "out of memory: running @" + m.graph + " needed a buffer of " +
+          std::to_string(failed) +
+          " bytes that could not be allocated (are the "
+          "inputs larger than intended?)");
+    return absl::OkStatus();
   }
   // A failed copy skips the run; the entry point still runs when the
   // device failed mid-run, with launches skipped, so that its host code
@@ -479,10 +493,10 @@ Status Executable::Impl::runEntry(const Bound &bound, const RunInputs &inputs,
   return gpu->finish();
 }
 
-Status Executable::run(const RunInputs &inputs, RunResult &result) const {
+absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
   const Manifest &m = impl->manifest;
   Impl::Bound bound;
-  Status status = impl->bind(inputs, bound);
+  absl::Status status = impl->bind(inputs, bound);
   if (!status.ok())
     return status;
 
@@ -491,8 +505,7 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
   if (impl->onGpu()) {
     status = cuda::initialize();
     if (!status.ok())
-      return Status::error("cannot run @" + m.graph +
-                           " on the GPU: " + status.message());
+      return withContext(status, "cannot run @" + m.graph + " on the GPU: ");
     gpuLock = std::unique_lock<std::mutex>(impl->gpu->mutex);
     gpuScope.emplace(*impl->gpu);
   }
@@ -629,5 +642,5 @@ Status Executable::run(const RunInputs &inputs, RunResult &result) const {
     result.losses.push_back(loss);
   }
   releaseDevice();
-  return Status();
+  return absl::OkStatus();
 }

@@ -179,7 +179,7 @@ std::string Manifest::serialize() const {
   return os.str();
 }
 
-Status Manifest::parse(const std::string &text, Manifest &manifest) {
+absl::Status Manifest::parse(const std::string &text, Manifest &manifest) {
   manifest = Manifest();
   std::istringstream lines(text);
   std::string line;
@@ -192,8 +192,9 @@ Status Manifest::parse(const std::string &text, Manifest &manifest) {
     for (char &c : shown)
       if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
         c = '?';
-    return Status::error("manifest line " + std::to_string(number) + ": " +
-                         why + ": '" + shown + "'");
+    return absl::InvalidArgumentError("manifest line " +
+                                      std::to_string(number) + ": " + why +
+                                      ": '" + shown + "'");
   };
   while (std::getline(lines, line)) {
     ++number;
@@ -218,8 +219,7 @@ Status Manifest::parse(const std::string &text, Manifest &manifest) {
       return false;
     };
     auto integer = [&](size_t at, int64_t &out, int64_t min, int64_t max) {
-      if (at < t.size() && parseInteger(t[at], out) && out >= min &&
-          out <= max)
+      if (at < t.size() && parseInteger(t[at], out) && out >= min && out <= max)
         return true;
       why = "field " + std::to_string(at) + " is not an integer in [" +
             std::to_string(min) + ", " + std::to_string(max) + "]";
@@ -269,8 +269,8 @@ Status Manifest::parse(const std::string &text, Manifest &manifest) {
         dim.kind = DimInfo::Kind::seq;
         ok = ok && name(3, dim.batch);
         if (t.size() == 6)
-          ok = ok && name(4, dim.source) &&
-               integer(5, dim.factor, 1, INT32_MAX);
+          ok =
+              ok && name(4, dim.source) && integer(5, dim.factor, 1, INT32_MAX);
       } else if (t[2] == "packed" && t.size() == 5) {
         dim.kind = DimInfo::Kind::packed;
         ok = ok && name(3, dim.batch) && name(4, dim.sequence);
@@ -293,9 +293,9 @@ Status Manifest::parse(const std::string &text, Manifest &manifest) {
       if (!parseDType(t[2], info.dtype))
         return fail("bad dtype");
       size_t at = 3;
-      if (kind == "input" && (!integer(at++, info.classes, 0, INT64_MAX) ||
-                              !integer(at++, info.reservedClass, -1,
-                                       INT64_MAX)))
+      if (kind == "input" &&
+          (!integer(at++, info.classes, 0, INT64_MAX) ||
+           !integer(at++, info.reservedClass, -1, INT64_MAX)))
         return fail(why);
       int64_t rank;
       if (!integer(at++, rank, 0, 32) || t.size() != at + (size_t)rank)
@@ -322,8 +322,7 @@ Status Manifest::parse(const std::string &text, Manifest &manifest) {
       loss.asError = t[5] == "1";
       loss.packed = t[6] == "packed";
       int64_t n;
-      if (!name(1, loss.name) || !name(7, loss.batch) ||
-          !integer(8, n, 0, 32))
+      if (!name(1, loss.name) || !name(7, loss.batch) || !integer(8, n, 0, 32))
         return fail(why);
       if (t.size() != 9 + (size_t)n)
         return fail("bad loss record");
@@ -339,15 +338,18 @@ Status Manifest::parse(const std::string &text, Manifest &manifest) {
     }
   }
   if (!sawHeader || !sawEnd)
-    return Status::error("not an nn artifact manifest (missing header or end)");
-  Status status = manifest.verify();
+    return absl::InvalidArgumentError(
+        "not an nn artifact manifest (missing header or end)");
+  absl::Status status = manifest.verify();
   if (!status.ok())
-    return Status::error("manifest: " + status.message());
-  return Status();
+    return withContext(status, "manifest: ");
+  return absl::OkStatus();
 }
 
-Status Manifest::verify() const {
-  auto fail = [](const std::string &why) { return Status::error(why); };
+absl::Status Manifest::verify() const {
+  auto fail = [](const std::string &why) {
+    return absl::InvalidArgumentError(why);
+  };
   if (graph.empty())
     return fail("no 'graph' record");
   std::map<std::string, const DimInfo *> declared;
@@ -376,10 +378,9 @@ Status Manifest::verify() const {
       return fail(what + ": '" + source +
                   "' is not a sequence dim of the same batch declared "
                   "before it");
-    if (dim.kind == DimInfo::Kind::seq && !dim.source.empty() &&
-        dim.factor < 1)
-      return fail(what + ": derived with factor " +
-                  std::to_string(dim.factor) + " (must be at least 1)");
+    if (dim.kind == DimInfo::Kind::seq && !dim.source.empty() && dim.factor < 1)
+      return fail(what + ": derived with factor " + std::to_string(dim.factor) +
+                  " (must be at least 1)");
   }
   // Every batch and root sequence dim is an argument, once.
   std::set<std::string> roots;
@@ -401,7 +402,7 @@ Status Manifest::verify() const {
   // static sizes whose byte size fits in 64 bits.
   std::set<std::string> tensorNames;
   auto checkTensor = [&](const TensorInfo &info,
-                         const std::string &kind) -> Status {
+                         const std::string &kind) -> absl::Status {
     std::string what = kind + " '" + info.name + "'";
     if (info.name.empty())
       return fail(kind + " without a name");
@@ -441,16 +442,16 @@ Status Manifest::verify() const {
       return fail(what + " reserves class " +
                   std::to_string(info.reservedClass) + " outside [0, " +
                   std::to_string(info.classes) + ")");
-    return Status();
+    return absl::OkStatus();
   };
   for (const TensorInfo &info : inputs)
-    if (Status status = checkTensor(info, "input"); !status.ok())
+    if (absl::Status status = checkTensor(info, "input"); !status.ok())
       return status;
   for (const TensorInfo &info : parameters)
-    if (Status status = checkTensor(info, "param"); !status.ok())
+    if (absl::Status status = checkTensor(info, "param"); !status.ok())
       return status;
   for (const TensorInfo &info : outputs)
-    if (Status status = checkTensor(info, "output"); !status.ok())
+    if (absl::Status status = checkTensor(info, "output"); !status.ok())
       return status;
 
   std::set<std::string> lossNames;
@@ -466,8 +467,7 @@ Status Manifest::verify() const {
     if (loss.batch.empty() && loss.sequences.empty())
       continue;
     auto batch = declared.find(loss.batch);
-    if (batch == declared.end() ||
-        batch->second->kind != DimInfo::Kind::batch)
+    if (batch == declared.end() || batch->second->kind != DimInfo::Kind::batch)
       return fail(what + ": '" + loss.batch + "' is not a batch dim");
     for (const std::string &sequence : loss.sequences) {
       auto it = declared.find(sequence);
@@ -487,7 +487,7 @@ Status Manifest::verify() const {
       return fail("hostvisible argument " + std::to_string(argument) +
                   " is not below the entry's " + std::to_string(arguments) +
                   " arguments");
-  return Status();
+  return absl::OkStatus();
 }
 
 bool Manifest::hasResults() const {

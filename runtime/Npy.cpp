@@ -32,16 +32,16 @@ using namespace nn;
 
 namespace {
 
-Status readFile(const std::string &path, std::string &bytes) {
+absl::Status readFile(const std::string &path, std::string &bytes) {
   std::ifstream file(path, std::ios::binary);
   if (!file)
-    return Status::error("cannot open '" + path + "'");
+    return absl::NotFoundError("cannot open '" + path + "'");
   std::ostringstream buffer;
   buffer << file.rdbuf();
   if (file.bad() || buffer.fail())
-    return Status::error("cannot read '" + path + "'");
+    return absl::InvalidArgumentError("cannot read '" + path + "'");
   bytes = buffer.str();
-  return Status();
+  return absl::OkStatus();
 }
 
 uint64_t readLE(const std::string &b, size_t at, int bytes) {
@@ -88,8 +88,8 @@ public:
   HeaderParser(const std::string &text, const std::string &what)
       : text(text), what(what) {}
 
-  Status parse(std::string &descr, bool &fortranOrder,
-               std::vector<int64_t> &shape) {
+  absl::Status parse(std::string &descr, bool &fortranOrder,
+                     std::vector<int64_t> &shape) {
     std::set<std::string> seen;
     skipSpace();
     if (!consume('{'))
@@ -99,7 +99,7 @@ public:
       if (consume('}'))
         break;
       std::string key;
-      Status status = parseString(key);
+      absl::Status status = parseString(key);
       if (!status.ok())
         return status;
       skipSpace();
@@ -134,12 +134,12 @@ public:
     while (at < text.size())
       if (!std::strchr(" \t\n\r\0", text[at++]))
         return error("has text after the header dict");
-    return Status();
+    return absl::OkStatus();
   }
 
 private:
-  Status error(const std::string &why) const {
-    return Status::error(what + ": .npy header " + why);
+  absl::Status error(const std::string &why) const {
+    return absl::InvalidArgumentError(what + ": .npy header " + why);
   }
   void skipSpace() {
     while (at < text.size() && (text[at] == ' ' || text[at] == '\t' ||
@@ -160,7 +160,7 @@ private:
     at += length;
     return true;
   }
-  Status parseString(std::string &out) {
+  absl::Status parseString(std::string &out) {
     if (at >= text.size() || (text[at] != '\'' && text[at] != '"'))
       return error("has a key or value that is not a quoted string");
     char quote = text[at++];
@@ -169,24 +169,24 @@ private:
       return error("has an unterminated or overlong string");
     out = text.substr(at, end - at);
     at = end + 1;
-    return Status();
+    return absl::OkStatus();
   }
-  Status parseBool(bool &out) {
+  absl::Status parseBool(bool &out) {
     if (consumeWord("True"))
       out = true;
     else if (consumeWord("False"))
       out = false;
     else
       return error("field 'fortran_order' is not True or False");
-    return Status();
+    return absl::OkStatus();
   }
-  Status parseShape(std::vector<int64_t> &shape) {
+  absl::Status parseShape(std::vector<int64_t> &shape) {
     shape.clear();
     if (!consume('('))
       return error("field 'shape' is not a tuple");
     skipSpace();
     if (consume(')'))
-      return Status();
+      return absl::OkStatus();
     while (true) {
       skipSpace();
       if (at >= text.size() || !std::isdigit((unsigned char)text[at]))
@@ -210,7 +210,7 @@ private:
         // Python writes a one-element tuple with a trailing comma.
         if (shape.size() == 1 && !comma)
           return error("field 'shape' (n) is not a tuple; expected (n,)");
-        return Status();
+        return absl::OkStatus();
       }
       if (!comma)
         return error("field 'shape' entry " + std::to_string(shape.size() - 1) +
@@ -280,13 +280,13 @@ bool applyZip64(const std::string &extra, ZipMember &member, bool sizeFull,
 }
 
 /// Inflates a raw deflate stream of `compressed` into exactly `size` bytes.
-Status inflateMember(const char *compressed, uint64_t compressedSize,
-                     uint64_t size, std::string &out,
-                     const std::string &what) {
+absl::Status inflateMember(const char *compressed, uint64_t compressedSize,
+                           uint64_t size, std::string &out,
+                           const std::string &what) {
   out.assign(size, '\0');
   z_stream stream{};
   if (inflateInit2(&stream, -MAX_WBITS) != Z_OK)
-    return Status::error(what + ": cannot start zlib");
+    return absl::InvalidArgumentError(what + ": cannot start zlib");
   stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(compressed));
   stream.next_out = reinterpret_cast<Bytef *>(out.data());
   uint64_t inLeft = compressedSize, outLeft = size;
@@ -304,18 +304,20 @@ Status inflateMember(const char *compressed, uint64_t compressedSize,
   }
   inflateEnd(&stream);
   if (rc != Z_STREAM_END || outLeft != 0)
-    return Status::error(what + " is a corrupt deflate stream or its sizes " +
-                         "are wrong (zlib: " +
-                         (stream.msg ? stream.msg : std::to_string(rc)) + ")");
-  return Status();
+    return absl::InvalidArgumentError(
+        what + " is a corrupt deflate stream or its sizes " +
+        "are wrong (zlib: " + (stream.msg ? stream.msg : std::to_string(rc)) +
+        ")");
+  return absl::OkStatus();
 }
 
 } // namespace
 
-Status nn::parseNpy(const std::string &bytes, const std::string &what,
-                    Tensor &tensor) {
+absl::Status nn::parseNpy(const std::string &bytes, const std::string &what,
+                          Tensor &tensor) {
   if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0)
-    return Status::error(what + " is not a .npy array (bad magic)");
+    return absl::InvalidArgumentError(what +
+                                      " is not a .npy array (bad magic)");
   int major = (uint8_t)bytes[6];
   size_t headerLength, headerStart;
   if (major == 1) {
@@ -323,23 +325,23 @@ Status nn::parseNpy(const std::string &bytes, const std::string &what,
     headerStart = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12)
-      return Status::error(what + " is truncated (header length)");
+      return absl::InvalidArgumentError(what + " is truncated (header length)");
     headerLength = read32(bytes, 8);
     headerStart = 12;
   } else {
-    return Status::error(what + " has unsupported .npy version " +
-                         std::to_string(major));
+    return absl::InvalidArgumentError(what + " has unsupported .npy version " +
+                                      std::to_string(major));
   }
   if (headerLength > bytes.size() - headerStart)
-    return Status::error(what + " is truncated: its header promises " +
-                         std::to_string(headerLength) + " bytes, " +
-                         std::to_string(bytes.size() - headerStart) +
-                         " are present");
+    return absl::InvalidArgumentError(
+        what + " is truncated: its header promises " +
+        std::to_string(headerLength) + " bytes, " +
+        std::to_string(bytes.size() - headerStart) + " are present");
   std::string header = bytes.substr(headerStart, headerLength);
   std::string descr;
   bool fortranOrder = false;
   std::vector<int64_t> shape;
-  Status status =
+  absl::Status status =
       HeaderParser(header, what).parse(descr, fortranOrder, shape);
   if (!status.ok())
     return status;
@@ -353,41 +355,44 @@ Status nn::parseNpy(const std::string &bytes, const std::string &what,
   else if (descr == "<i8")
     dtype = DType::i64;
   else
-    return Status::error(what + " has dtype '" + printableName(descr) +
-                         "'; supported: <f4, <f8, <i4, <i8");
+    return absl::InvalidArgumentError(what + " has dtype '" +
+                                      printableName(descr) +
+                                      "'; supported: <f4, <f8, <i4, <i8");
   if (fortranOrder)
-    return Status::error(what + " is in Fortran order; save it C-contiguous "
-                                "(numpy.ascontiguousarray)");
+    return absl::InvalidArgumentError(
+        what + " is in Fortran order; save it C-contiguous "
+               "(numpy.ascontiguousarray)");
   int64_t expected = 0;
   if (!checkedByteSize(dtype, shape, expected))
-    return Status::error(what + " declares shape " + shapeText(shape) +
-                         ", whose byte size overflows 64 bits");
+    return absl::InvalidArgumentError(what + " declares shape " +
+                                      shapeText(shape) +
+                                      ", whose byte size overflows 64 bits");
   size_t dataStart = headerStart + headerLength;
   uint64_t present = bytes.size() - dataStart;
   // Before allocating: a short file never makes a large tensor.
   if (present != (uint64_t)expected)
-    return Status::error(what + " holds " + std::to_string(present) +
-                         " data bytes, its header (shape " + shapeText(shape) +
-                         ", " + toString(dtype) + ") promises " +
-                         std::to_string(expected));
+    return absl::InvalidArgumentError(
+        what + " holds " + std::to_string(present) +
+        " data bytes, its header (shape " + shapeText(shape) + ", " +
+        toString(dtype) + ") promises " + std::to_string(expected));
   tensor = Tensor(dtype, shape);
   std::memcpy(tensor.raw(), bytes.data() + dataStart, expected);
-  return Status();
+  return absl::OkStatus();
 }
 
-Status nn::readNpy(const std::string &path, Tensor &tensor) {
+absl::Status nn::readNpy(const std::string &path, Tensor &tensor) {
   std::string bytes;
-  Status status = readFile(path, bytes);
+  absl::Status status = readFile(path, bytes);
   if (!status.ok())
     return status;
   return parseNpy(bytes, "'" + path + "'", tensor);
 }
 
-Status nn::parseNpz(const std::string &bytes, const std::string &what,
-                    std::map<std::string, Tensor> &arrays) {
+absl::Status nn::parseNpz(const std::string &bytes, const std::string &what,
+                          std::map<std::string, Tensor> &arrays) {
   arrays.clear();
   auto fail = [&](const std::string &why) {
-    return Status::error(what + " " + why);
+    return absl::InvalidArgumentError(what + " " + why);
   };
   // End of central directory: 22 bytes and a comment of up to 64 KiB.
   if (bytes.size() < 22)
@@ -450,8 +455,8 @@ Status nn::parseNpz(const std::string &bytes, const std::string &what,
     uint32_t extraLength = read16(bytes, at + 30);
     uint32_t commentLength = read16(bytes, at + 32);
     member.localOffset = read32(bytes, at + 42);
-    if (directoryEnd - at - 46 < (uint64_t)nameLength + extraLength +
-                                     commentLength)
+    if (directoryEnd - at - 46 <
+        (uint64_t)nameLength + extraLength + commentLength)
       return fail("has a " + where + " whose name or extra field runs past " +
                   "the directory");
     member.name = bytes.substr(at + 46, nameLength);
@@ -468,61 +473,62 @@ Status nn::parseNpz(const std::string &bytes, const std::string &what,
   for (const ZipMember &member : members) {
     std::string where = what + " member '" + printableName(member.name) + "'";
     if (member.flags & 0x1)
-      return Status::error(where + " is encrypted");
+      return absl::InvalidArgumentError(where + " is encrypted");
     if (member.method != 0 && member.method != 8)
-      return Status::error(where + " uses zip compression method " +
-                           std::to_string(member.method) +
-                           "; only stored (numpy.savez) and deflated "
-                           "(numpy.savez_compressed) members are read");
+      return absl::InvalidArgumentError(
+          where + " uses zip compression method " +
+          std::to_string(member.method) +
+          "; only stored (numpy.savez) and deflated "
+          "(numpy.savez_compressed) members are read");
     uint64_t local = member.localOffset;
     if (local > bytes.size() || bytes.size() - local < 30 ||
         read32(bytes, local) != 0x04034b50)
-      return Status::error(where + " has no local header at offset " +
-                           std::to_string(local));
+      return absl::InvalidArgumentError(
+          where + " has no local header at offset " + std::to_string(local));
     // The local name and extra field may differ in length from the
     // directory's; only the data offset is taken from them.
     uint64_t dataStart =
         local + 30 + read16(bytes, local + 26) + read16(bytes, local + 28);
     if (dataStart > bytes.size() ||
         member.compressedSize > bytes.size() - dataStart)
-      return Status::error(where + " is truncated: " +
-                           std::to_string(member.compressedSize) +
-                           " bytes at offset " + std::to_string(dataStart) +
-                           " run past the " + std::to_string(bytes.size()) +
-                           "-byte file");
+      return absl::InvalidArgumentError(
+          where + " is truncated: " + std::to_string(member.compressedSize) +
+          " bytes at offset " + std::to_string(dataStart) + " run past the " +
+          std::to_string(bytes.size()) + "-byte file");
     const char *data = bytes.data() + dataStart;
     std::string inflated;
     const char *content = data;
     if (member.method == 0) {
       if (member.compressedSize != member.size)
-        return Status::error(where + " is stored, but its sizes differ (" +
-                             std::to_string(member.compressedSize) + " vs " +
-                             std::to_string(member.size) + ")");
+        return absl::InvalidArgumentError(
+            where + " is stored, but its sizes differ (" +
+            std::to_string(member.compressedSize) + " vs " +
+            std::to_string(member.size) + ")");
     } else {
       // Deflate expands at most ~1032:1; a larger claim is a lie, and is
       // refused before the output is allocated.
       if (member.size / 1032 > member.compressedSize + 64)
-        return Status::error(where + " claims " + std::to_string(member.size) +
-                             " bytes from " +
-                             std::to_string(member.compressedSize) +
-                             " compressed bytes, more than deflate can give");
-      Status status =
-          inflateMember(data, member.compressedSize, member.size, inflated,
-                        where);
+        return absl::InvalidArgumentError(
+            where + " claims " + std::to_string(member.size) + " bytes from " +
+            std::to_string(member.compressedSize) +
+            " compressed bytes, more than deflate can give");
+      absl::Status status = inflateMember(data, member.compressedSize,
+                                          member.size, inflated, where);
       if (!status.ok())
         return status;
       content = inflated.data();
     }
     if (crc32Of(content, member.size) != member.crc)
-      return Status::error(where + " fails its CRC-32 check (corrupt data)");
+      return absl::InvalidArgumentError(
+          where + " fails its CRC-32 check (corrupt data)");
     std::string key = member.name;
     if (key.size() > 4 && key.compare(key.size() - 4, 4, ".npy") == 0)
       key.resize(key.size() - 4);
     if (arrays.count(key))
-      return Status::error(where + " repeats the array name '" +
-                           printableName(key) + "'");
+      return absl::InvalidArgumentError(where + " repeats the array name '" +
+                                        printableName(key) + "'");
     Tensor tensor;
-    Status status =
+    absl::Status status =
         parseNpy(std::string(content, member.size), where, tensor);
     if (!status.ok())
       return status;
@@ -530,13 +536,13 @@ Status nn::parseNpz(const std::string &bytes, const std::string &what,
   }
   if (arrays.empty())
     return fail("is a zip archive without arrays");
-  return Status();
+  return absl::OkStatus();
 }
 
-Status nn::readNpz(const std::string &path,
-                   std::map<std::string, Tensor> &arrays) {
+absl::Status nn::readNpz(const std::string &path,
+                         std::map<std::string, Tensor> &arrays) {
   std::string bytes;
-  Status status = readFile(path, bytes);
+  absl::Status status = readFile(path, bytes);
   if (!status.ok())
     return status;
   return parseNpz(bytes, "'" + path + "'", arrays);
@@ -566,16 +572,16 @@ std::string nn::serializeNpy(const Tensor &tensor) {
   return out;
 }
 
-Status nn::writeNpy(const std::string &path, const Tensor &tensor) {
+absl::Status nn::writeNpy(const std::string &path, const Tensor &tensor) {
   std::ofstream file(path, std::ios::binary);
   file << serializeNpy(tensor);
   if (!file)
-    return Status::error("cannot write '" + path + "'");
-  return Status();
+    return absl::InternalError("cannot write '" + path + "'");
+  return absl::OkStatus();
 }
 
-Status nn::writeNpz(const std::string &path,
-                    const std::map<std::string, Tensor> &arrays) {
+absl::Status nn::writeNpz(const std::string &path,
+                          const std::map<std::string, Tensor> &arrays) {
   std::string out, central;
   uint16_t count = 0;
   for (const auto &[key, tensor] : arrays) {
@@ -583,8 +589,9 @@ Status nn::writeNpz(const std::string &path,
     std::string name = key + ".npy";
     // This writer makes no zip64 records.
     if (data.size() >= 0xffffffffu || out.size() >= 0xffffffffu - data.size())
-      return Status::error("cannot write '" + path + "': array '" + key +
-                           "' makes the archive exceed 4 GiB");
+      return absl::InvalidArgumentError("cannot write '" + path + "': array '" +
+                                        key +
+                                        "' makes the archive exceed 4 GiB");
     uint32_t offset = out.size();
     uint32_t crc = crc32Of(data.data(), data.size());
     auto header = [&](std::string &to, bool isCentral) {
@@ -628,6 +635,6 @@ Status nn::writeNpz(const std::string &path,
   std::ofstream file(path, std::ios::binary);
   file << out;
   if (!file)
-    return Status::error("cannot write '" + path + "'");
-  return Status();
+    return absl::InternalError("cannot write '" + path + "'");
+  return absl::OkStatus();
 }

@@ -39,20 +39,23 @@ TEST(CudaNoDriverTest, RunSaysThereIsNoGpu) {
             std::string::npos)
       << why;
   CudaDeviceInfo info;
-  EXPECT_FALSE(cudaDeviceInfo(info).ok());
+  EXPECT_EQ(cudaDeviceInfo(info).code(), absl::StatusCode::kUnavailable);
 
   Executable exe = compileOrDie(kTinyModel, true, "", "cuda");
   EXPECT_EQ(exe.manifest().target, "cuda");
   RunInputs inputs = makeInputs(exe.manifest(), 3, LengthPattern::Mixed, 2, 5);
   RunResult result;
-  Status status = exe.run(inputs, result);
+  absl::Status status = exe.run(inputs, result);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("cannot run @g on the GPU: no GPU"),
             std::string::npos)
       << status.message();
+  // A caller tells a missing GPU from bad input by the code.
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable);
   // Validation still comes first and names the input.
   inputs.inputs.erase("x");
   status = exe.run(inputs, result);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("missing input 'x'"), std::string::npos)
       << status.message();
 }
@@ -94,7 +97,7 @@ TEST(CudaCompileTest, ExamplesCompileForSm80AndSm90) {
       options.target = "cuda";
       options.gpuChip = chip;
       Executable exe;
-      Status status = compileSource(source, name, options, exe);
+      absl::Status status = compileSource(source, name, options, exe);
       ASSERT_TRUE(status.ok()) << status.message();
       EXPECT_FALSE(exe.manifest().kernels.empty());
     }
@@ -126,7 +129,7 @@ TEST(CudaCompileTest, BadGpuOptionsAreErrors) {
   CompileOptions options;
   options.target = "cuda";
   options.gpuBinary = "sass";
-  Status status = compileSource(kTinyModel, "m.mlir", options, exe);
+  absl::Status status = compileSource(kTinyModel, "m.mlir", options, exe);
   EXPECT_NE(status.message().find("unknown GPU binary format 'sass'"),
             std::string::npos)
       << status.message();

@@ -40,7 +40,7 @@ Executable nn::testing::compileOrDie(const std::string &source, bool pack,
   options.entry = entry;
   options.target = target;
   Executable exe;
-  Status status = compileSource(source, "test.mlir", options, exe);
+  absl::Status status = compileSource(source, "test.mlir", options, exe);
   EXPECT_TRUE(status.ok()) << status.message() << "\n" << source;
   return exe;
 }
@@ -85,7 +85,8 @@ void nn::testing::expectMatchesReference(const std::string &source,
                                          double abs) {
   const Manifest &manifest = exe.manifest();
   reference::Result expected;
-  Status status = reference::evaluate(source, manifest.graph, inputs, expected);
+  absl::Status status =
+      reference::evaluate(source, manifest.graph, inputs, expected);
   ASSERT_TRUE(status.ok()) << status.message();
   ASSERT_EQ(expected.outputs.size(), result.outputs.size());
   DimValues dims = dimValues(manifest, inputs);

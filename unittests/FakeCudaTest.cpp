@@ -66,7 +66,7 @@ struct TailRun {
     gpu = compileOrDie(kTail, true, "", "cuda");
     inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
   }
-  Status run() { return gpu.run(inputs, result); }
+  absl::Status run() { return gpu.run(inputs, result); }
 
   Executable gpu;
   RunInputs inputs;
@@ -81,7 +81,7 @@ TEST(FakeCudaTest, GemmOnlyGraphMatchesCpu) {
   EXPECT_TRUE(gpu.manifest().kernels.empty());
   RunInputs inputs = makeInputs(cpu.manifest(), 7, LengthPattern::Mixed, 4, 6);
   RunResult onGpu, onCpu;
-  Status status = gpu.run(inputs, onGpu);
+  absl::Status status = gpu.run(inputs, onGpu);
   ASSERT_TRUE(status.ok()) << status.message();
   ASSERT_TRUE(cpu.run(inputs, onCpu).ok());
   expectSameResults(cpu.manifest(), inputs, onCpu, onGpu, 1e-6);
@@ -103,7 +103,7 @@ TEST(FakeCudaTest, ModulesLoadOnceAndLaunchesAreNamed) {
   size_t kernels = tail.gpu.manifest().kernels.size();
   ASSERT_GT(kernels, 0u);
   for (int run = 0; run < 3; ++run) {
-    Status status = tail.run();
+    absl::Status status = tail.run();
     ASSERT_TRUE(status.ok()) << status.message();
   }
   FakeCudaStats s = stats();
@@ -120,7 +120,7 @@ TEST(FakeCudaTest, ModulesLoadOnceAndLaunchesAreNamed) {
 TEST(FakeCudaTest, LaunchFailureNamesKernelAndOpAndTheNextRunWorks) {
   SKIP_WITHOUT_TOOLKIT();
   TailRun tail("cuLaunchKernel:1");
-  Status status = tail.run();
+  absl::Status status = tail.run();
   ASSERT_FALSE(status.ok());
   const KernelInfo &first = tail.gpu.manifest().kernels.at(0);
   EXPECT_NE(status.message().find(
@@ -139,7 +139,7 @@ TEST(FakeCudaTest, LaunchFailureNamesKernelAndOpAndTheNextRunWorks) {
 TEST(FakeCudaTest, GemmFailureNamesTheOp) {
   SKIP_WITHOUT_TOOLKIT();
   TailRun tail("cublasSgemm_v2");
-  Status status = tail.run();
+  absl::Status status = tail.run();
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("cublasSgemm_v2 failed with cuBLAS status "
                                   "13 in the GEMM of nn.linear at test.mlir:"),
@@ -150,7 +150,7 @@ TEST(FakeCudaTest, GemmFailureNamesTheOp) {
 TEST(FakeCudaTest, AllocationFailureIsAnErrorNotACrash) {
   SKIP_WITHOUT_TOOLKIT();
   TailRun tail("cuMemAlloc:4");
-  Status status = tail.run();
+  absl::Status status = tail.run();
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find(
                 "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (fake driver)"),
@@ -162,7 +162,7 @@ TEST(FakeCudaTest, AllocationFailureIsAnErrorNotACrash) {
 TEST(FakeCudaTest, KernelImageRejectedByTheDriver) {
   SKIP_WITHOUT_TOOLKIT();
   TailRun tail("cuModuleLoadDataEx");
-  Status status = tail.run();
+  absl::Status status = tail.run();
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("CUDA_ERROR_NO_BINARY_FOR_GPU"),
             std::string::npos)

@@ -40,7 +40,7 @@ TEST_P(GpuOpTest, MatchesReferenceAndCpu) {
       RunInputs inputs =
           makeInputs(gpu.manifest(), 23, run.pattern, run.batch, run.padded);
       RunResult onGpu, onCpu;
-      Status status = gpu.run(inputs, onGpu);
+      absl::Status status = gpu.run(inputs, onGpu);
       ASSERT_TRUE(status.ok()) << status.message();
       ASSERT_TRUE(cpu.run(inputs, onCpu).ok());
       expectMatchesReference(c.source, gpu, inputs, onGpu, 1e-4, 1e-5);
@@ -65,7 +65,7 @@ TEST_P(GpuExampleTest, MatchesCpuPackedAndPadded) {
     RunInputs inputs = makeInputs(gpu.manifest(), 5, LengthPattern::Mixed,
                                   /*batch=*/4, /*padded=*/30);
     RunResult onGpu, again, onCpu;
-    Status status = gpu.run(inputs, onGpu);
+    absl::Status status = gpu.run(inputs, onGpu);
     ASSERT_TRUE(status.ok()) << status.message();
     // A second run reuses cached modules and buffers: same results.
     ASSERT_TRUE(gpu.run(inputs, again).ok());

@@ -47,7 +47,7 @@ TEST_P(LoweringTest, MatchesReferencePackedAndPadded) {
     RunInputs inputs = makeInputs(padded.manifest(), seed++, run.pattern,
                                   run.batch, run.padded);
     RunResult a, b;
-    Status status = padded.run(inputs, a);
+    absl::Status status = padded.run(inputs, a);
     ASSERT_TRUE(status.ok()) << status.message();
     status = packed.run(inputs, b);
     ASSERT_TRUE(status.ok()) << status.message();

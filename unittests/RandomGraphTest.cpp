@@ -259,7 +259,7 @@ TEST_P(RandomGraphTest, PackedMatchesPaddedAndReference) {
   RunInputs inputs =
       makeInputs(padded.manifest(), seed, LengthPattern::Mixed, batch, time);
   RunResult a, b;
-  Status status = padded.run(inputs, a);
+  absl::Status status = padded.run(inputs, a);
   ASSERT_TRUE(status.ok()) << status.message();
   status = packed.run(inputs, b);
   ASSERT_TRUE(status.ok()) << status.message();
@@ -296,7 +296,7 @@ TEST_P(RandomGraphGpuTest, CompilesAndMatchesCpuWhereAGpuIs) {
       makeInputs(cpu.manifest(), seed, LengthPattern::Mixed, batch, time);
   RunResult onCpu, onGpu;
   ASSERT_TRUE(cpu.run(inputs, onCpu).ok());
-  Status status = gpu.run(inputs, onGpu);
+  absl::Status status = gpu.run(inputs, onGpu);
   ASSERT_TRUE(status.ok()) << status.message();
   expectSameResults(cpu.manifest(), inputs, onCpu, onGpu, 1e-4);
 }

@@ -45,13 +45,13 @@ std::string npy(const std::string &dict, const std::string &data = "") {
 
 std::string npyError(const std::string &dict, const std::string &data = "") {
   Tensor tensor;
-  Status status = parseNpy(npy(dict, data), "'h.npy'", tensor);
+  absl::Status status = parseNpy(npy(dict, data), "'h.npy'", tensor);
   EXPECT_FALSE(status.ok()) << dict;
-  return status.message();
+  return std::string(status.message());
 }
 
 #define EXPECT_CONTAINS(text, part)                                            \
-  EXPECT_NE(std::string(text).find(part), std::string::npos)                  \
+  EXPECT_NE(std::string(text).find(part), std::string::npos)                   \
       << "expected '" << (part) << "' in: " << (text)
 
 /// The arrays make_fixtures.py saves.
@@ -83,30 +83,31 @@ class NumpyFixtureTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(NumpyFixtureTest, Loads) {
   std::map<std::string, Tensor> arrays;
-  Status status = readNpz(fixture(GetParam()), arrays);
+  absl::Status status = readNpz(fixture(GetParam()), arrays);
   ASSERT_TRUE(status.ok()) << status.message();
   expectFixtureArrays(arrays);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Archives, NumpyFixtureTest,
-    ::testing::Values("numpy1-savez.npz", "numpy1-savez_compressed.npz",
-                      "numpy1-savez_streamed.npz", "numpy2-savez.npz",
-                      "numpy2-savez_compressed.npz",
-                      "numpy2-savez_streamed.npz"),
-    [](const auto &info) {
-      std::string name = info.param;
-      name = name.substr(0, name.size() - 4);
-      for (char &c : name)
-        if (!std::isalnum((unsigned char)c))
-          c = '_';
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Archives, NumpyFixtureTest,
+                         ::testing::Values("numpy1-savez.npz",
+                                           "numpy1-savez_compressed.npz",
+                                           "numpy1-savez_streamed.npz",
+                                           "numpy2-savez.npz",
+                                           "numpy2-savez_compressed.npz",
+                                           "numpy2-savez_streamed.npz"),
+                         [](const auto &info) {
+                           std::string name = info.param;
+                           name = name.substr(0, name.size() - 4);
+                           for (char &c : name)
+                             if (!std::isalnum((unsigned char)c))
+                               c = '_';
+                           return name;
+                         });
 
 TEST(NpyTest, LoadsNpyFromBothNumpyVersions) {
   for (const char *name : {"numpy1-x.npy", "numpy2-x.npy"}) {
     Tensor x;
-    Status status = readNpy(fixture(name), x);
+    absl::Status status = readNpy(fixture(name), x);
     ASSERT_TRUE(status.ok()) << status.message();
     EXPECT_EQ(x.shape(), (std::vector<int64_t>{2, 3}));
     EXPECT_EQ(x.at(5), 1.5);
@@ -124,7 +125,7 @@ TEST(NpyTest, RoundTripsEveryDtypeAndRank) {
   std::string npz = dir + "/arrays.npz";
   ASSERT_TRUE(writeNpz(npz, arrays).ok());
   std::map<std::string, Tensor> read;
-  Status status = readNpz(npz, read);
+  absl::Status status = readNpz(npz, read);
   ASSERT_TRUE(status.ok()) << status.message();
   ASSERT_EQ(read.size(), arrays.size());
   for (const auto &[key, tensor] : arrays) {
@@ -144,12 +145,12 @@ TEST(NpyTest, ParsesTheHeaderStrictly) {
   const std::string f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': ";
   Tensor tensor;
   // What numpy writes parses (a 1-tuple has its comma; 0-d is ()).
-  ASSERT_TRUE(parseNpy(npy(f4 + "(2,), }", std::string(8, '\0')), "'h.npy'",
-                       tensor)
-                  .ok());
-  ASSERT_TRUE(parseNpy(npy(f4 + "(), }", std::string(4, '\0')), "'h.npy'",
-                       tensor)
-                  .ok());
+  ASSERT_TRUE(
+      parseNpy(npy(f4 + "(2,), }", std::string(8, '\0')), "'h.npy'", tensor)
+          .ok());
+  ASSERT_TRUE(
+      parseNpy(npy(f4 + "(), }", std::string(4, '\0')), "'h.npy'", tensor)
+          .ok());
   EXPECT_CONTAINS(npyError(f4 + "(-3,), }", std::string(12, '\0')),
                   "'h.npy': .npy header field 'shape' entry 0 is not a "
                   "non-negative integer");
@@ -249,9 +250,9 @@ std::string storedArchive(const std::string &name, const std::string &data,
 
 std::string npzError(const std::string &bytes) {
   std::map<std::string, Tensor> arrays;
-  Status status = parseNpz(bytes, "'a.npz'", arrays);
+  absl::Status status = parseNpz(bytes, "'a.npz'", arrays);
   EXPECT_FALSE(status.ok());
-  return status.message();
+  return std::string(status.message());
 }
 
 TEST(NpzTest, RejectsDamagedArchives) {
@@ -305,8 +306,11 @@ TEST(NpzTest, MembersMustBeNpyArrays) {
 
 TEST(NpyTest, ReadErrorsNameTheFile) {
   Tensor tensor;
-  EXPECT_CONTAINS(readNpy("/nonexistent/x.npy", tensor).message(),
-                  "cannot open '/nonexistent/x.npy'");
+  absl::Status missing = readNpy("/nonexistent/x.npy", tensor);
+  EXPECT_CONTAINS(missing.message(), "cannot open '/nonexistent/x.npy'");
+  EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(parseNpy("junk", "'j.npy'", tensor).code(),
+            absl::StatusCode::kInvalidArgument);
   std::map<std::string, Tensor> arrays;
   EXPECT_CONTAINS(readNpz(fixture("numpy1-x.npy"), arrays).message(),
                   "numpy1-x.npy' is not an .npz archive");
@@ -339,22 +343,22 @@ std::string manifestError(const std::string &from, const std::string &to) {
   if (at != std::string::npos)
     text.replace(at, from.size(), to);
   Manifest manifest;
-  Status status = Manifest::parse(text, manifest);
+  absl::Status status = Manifest::parse(text, manifest);
   EXPECT_FALSE(status.ok()) << "no error for " << to;
-  return status.message();
+  return std::string(status.message());
 }
 
 TEST(ManifestTest, ParsesAndRoundTrips) {
   Manifest manifest;
-  Status status = Manifest::parse(kManifest, manifest);
+  absl::Status status = Manifest::parse(kManifest, manifest);
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(manifest.serialize(), kManifest);
   EXPECT_EQ(manifest.inputs[1].classes, 5);
   EXPECT_EQ(manifest.inputs[1].reservedClass, 0);
   // results, B, T + lengths, x, y, w.
   EXPECT_EQ(manifest.entryArity(), 7);
-  EXPECT_NE(Manifest::hash(kManifest), Manifest::hash(manifest.serialize() +
-                                                      " "));
+  EXPECT_NE(Manifest::hash(kManifest),
+            Manifest::hash(manifest.serialize() + " "));
 }
 
 TEST(ManifestTest, RejectsEveryDamagedRecord) {
@@ -426,9 +430,8 @@ TEST(ManifestTest, RejectsEveryDamagedRecord) {
   EXPECT_CONTAINS(manifestError("graph g", "graph g extra"),
                   "unknown or malformed record");
   // A long binary line is quoted bounded and printable.
-  std::string message =
-      manifestError("graph g\n", "graph g\n" + std::string(5000, '\x01') +
-                                     "\n");
+  std::string message = manifestError(
+      "graph g\n", "graph g\n" + std::string(5000, '\x01') + "\n");
   EXPECT_LT(message.size(), 300u);
 }
 
@@ -447,8 +450,11 @@ TEST(ArtifactTest, RefusesFilesThatAreNotCompleteSharedObjects) {
   Executable exe;
   std::string text = dir + "/text.so";
   std::ofstream(text) << "not an ELF file";
-  EXPECT_CONTAINS(Executable::load(text, exe).message(),
-                  "not an ELF shared object");
+  absl::Status status = Executable::load(text, exe);
+  EXPECT_CONTAINS(status.message(), "not an ELF shared object");
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Executable::load(dir + "/none.so", exe).code(),
+            absl::StatusCode::kNotFound);
   // The runtime library itself, cut in half: its segments lie past the end
   // (dlopen would map them and fault on first touch).
   std::string library = readBytes(NN_RUNTIME_LIBRARY);

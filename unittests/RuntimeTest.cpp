@@ -56,7 +56,7 @@ protected:
 
   void expectError(const RunInputs &inputs, const std::string &expected) {
     RunResult result;
-    Status status = executable->run(inputs, result);
+    absl::Status status = executable->run(inputs, result);
     ASSERT_FALSE(status.ok()) << "expected an error containing: " << expected;
     EXPECT_NE(status.message().find(expected), std::string::npos)
         << "message: " << status.message() << "\nexpected: " << expected;
@@ -68,7 +68,7 @@ Executable *RuntimeTest::executable = nullptr;
 
 TEST_F(RuntimeTest, ValidInputsRunAndPaddingMayHoldAnything) {
   RunResult result;
-  Status status = executable->run(valid(), result);
+  absl::Status status = executable->run(valid(), result);
   ASSERT_TRUE(status.ok()) << status.message();
   ASSERT_EQ(result.losses.size(), 2u);
   // T2 lengths are ceil(T / 2) = {3, 1, 2}: six frames.
@@ -189,7 +189,7 @@ TEST_F(RuntimeTest, CtcLabelsMayNotBeTheBlank) {
   inputs = valid();
   inputs.inputs["l"].data<int32_t>()[3] = 0;
   RunResult result;
-  Status status = executable->run(inputs, result);
+  absl::Status status = executable->run(inputs, result);
   EXPECT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(executable->manifest().inputs[2].reservedClass, 0);
   // Cross-entropy targets reserve nothing.
@@ -201,14 +201,17 @@ TEST(IntegerPackTest, PackAndUnpackOfIntegersRun) {
   // values on valid frames, zero on padding.
   for (const char *type : {"i32", "i64"}) {
     std::string t = type;
-    std::string model =
-        "nn.graph @g(%y: !nn.tensor<[B, T], " + t + ">) -> !nn.tensor<[B, T], " +
-        t + ">\n    dims [B: batch, T: seq(B), N: packed(B, T)] {\n"
-        "  %p = nn.pack %y : !nn.tensor<[B, T], " + t +
-        "> -> !nn.tensor<[N], " + t + ">\n"
-        "  %u = nn.unpack %p : !nn.tensor<[N], " + t +
-        "> -> !nn.tensor<[B, T], " + t + ">\n"
-        "  nn.return %u : !nn.tensor<[B, T], " + t + ">\n}\n";
+    std::string model = "nn.graph @g(%y: !nn.tensor<[B, T], " + t +
+                        ">) -> !nn.tensor<[B, T], " + t +
+                        ">\n    dims [B: batch, T: seq(B), N: packed(B, T)] {\n"
+                        "  %p = nn.pack %y : !nn.tensor<[B, T], " +
+                        t + "> -> !nn.tensor<[N], " + t +
+                        ">\n"
+                        "  %u = nn.unpack %p : !nn.tensor<[N], " +
+                        t + "> -> !nn.tensor<[B, T], " + t +
+                        ">\n"
+                        "  nn.return %u : !nn.tensor<[B, T], " +
+                        t + ">\n}\n";
     Executable exe = compileOrDie(model, true);
     RunInputs inputs;
     inputs.lengths["T"] = {3, 1};
@@ -218,7 +221,7 @@ TEST(IntegerPackTest, PackAndUnpackOfIntegersRun) {
             ? Tensor::of<int32_t>(dtype, {2, 3}, {5, 6, 7, 8, -9, -9})
             : Tensor::of<int64_t>(dtype, {2, 3}, {5, 6, 7, 8, -9, -9});
     RunResult result;
-    Status status = exe.run(inputs, result);
+    absl::Status status = exe.run(inputs, result);
     ASSERT_TRUE(status.ok()) << status.message();
     const Tensor &out = result.outputs.at(0).second;
     std::vector<double> expected{5, 6, 7, 8, 0, 0};
@@ -249,7 +252,7 @@ TEST_F(RuntimeTest, EmptySequencesRun) {
   inputs.lengths["T"] = {0, 1, 0};
   inputs.lengths["U"] = {0, 0, 0};
   RunResult result;
-  Status status = executable->run(inputs, result);
+  absl::Status status = executable->run(inputs, result);
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(result.losses[0].normalization, 1);
   // CTC of an empty label sequence over zero frames is 0.
@@ -269,7 +272,7 @@ nn.graph @g(%x: !nn.tensor<[N, 2], f32>, %t: !nn.tensor<[B, T], f32>)
   inputs.inputs["t"] = Tensor(DType::f32, {2, 3});
   inputs.inputs["x"] = Tensor(DType::f32, {4, 2});
   DimValues dims;
-  Status status = exe.validate(inputs, dims);
+  absl::Status status = exe.validate(inputs, dims);
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(dims.sizes["N"], 4);
   EXPECT_EQ(dims.sizes["B"], 2);
@@ -349,7 +352,7 @@ TEST(ManifestTest, RoundTrip) {
 TEST(CompilerTest, ErrorsNameTheProblem) {
   Executable exe;
   CompileOptions options;
-  Status status = compileSource("nn.graph @g(", "bad.mlir", options, exe);
+  absl::Status status = compileSource("nn.graph @g(", "bad.mlir", options, exe);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("bad.mlir:1:"), std::string::npos)
       << status.message();

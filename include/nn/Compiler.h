@@ -7,7 +7,7 @@
 //   nn::CompileOptions options;
 //   options.pack = true;
 //   nn::Executable exe;
-//   nn::Status status = nn::compileFile("model.mlir", options, exe);
+//   absl::Status status = nn::compileFile("model.mlir", options, exe);
 //   nn::RunResult result;
 //   status = exe.run(inputs, result);
 //
@@ -50,10 +50,12 @@ struct CompileOptions {
 
 /// Compiles `source` (MLIR text; `bufferName` names it in diagnostics).
 /// Errors carry the diagnostics with their locations.
-Status compileSource(const std::string &source, const std::string &bufferName,
-                     const CompileOptions &options, Executable &executable);
-Status compileFile(const std::string &path, const CompileOptions &options,
-                   Executable &executable);
+absl::Status compileSource(const std::string &source,
+                           const std::string &bufferName,
+                           const CompileOptions &options,
+                           Executable &executable);
+absl::Status compileFile(const std::string &path, const CompileOptions &options,
+                         Executable &executable);
 
 } // namespace nn
 

@@ -20,20 +20,21 @@
 namespace nn {
 
 /// Parses the bytes of a .npy file; `what` names it in errors.
-Status parseNpy(const std::string &bytes, const std::string &what,
-                Tensor &tensor);
-Status readNpy(const std::string &path, Tensor &tensor);
+absl::Status parseNpy(const std::string &bytes, const std::string &what,
+                      Tensor &tensor);
+absl::Status readNpy(const std::string &path, Tensor &tensor);
 /// Reads every array of a .npz archive, keyed by name (without ".npy").
-Status readNpz(const std::string &path, std::map<std::string, Tensor> &arrays);
+absl::Status readNpz(const std::string &path,
+                     std::map<std::string, Tensor> &arrays);
 /// Parses the bytes of a .npz archive; `what` names it in errors.
-Status parseNpz(const std::string &bytes, const std::string &what,
-                std::map<std::string, Tensor> &arrays);
+absl::Status parseNpz(const std::string &bytes, const std::string &what,
+                      std::map<std::string, Tensor> &arrays);
 
 std::string serializeNpy(const Tensor &tensor);
-Status writeNpy(const std::string &path, const Tensor &tensor);
+absl::Status writeNpy(const std::string &path, const Tensor &tensor);
 /// Writes an uncompressed archive like numpy.savez.
-Status writeNpz(const std::string &path,
-                const std::map<std::string, Tensor> &arrays);
+absl::Status writeNpz(const std::string &path,
+                      const std::map<std::string, Tensor> &arrays);
 
 } // namespace nn
 

@@ -6,10 +6,19 @@
 // the losses. It uses neither MLIR nor LLVM; see docs/runtime.md for the
 // artifact format and the calling convention.
 //
+// Errors are absl::Status values with canonical codes: InvalidArgument for
+// bad input (files, manifests, tensors, lengths), NotFound for a file that
+// cannot be opened, Unavailable when a GPU artifact finds no GPU or driver,
+// ResourceExhausted when memory runs out, Internal for failures of the
+// device or toolchain underneath.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef NN_RUNTIME_H
 #define NN_RUNTIME_H
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 #include <cstdint>
 #include <map>
@@ -19,23 +28,11 @@
 
 namespace nn {
 
-/// Success, or an error message for the user.
-class Status {
-public:
-  Status() = default;
-  static Status error(std::string message) {
-    Status status;
-    status.message_ = std::move(message);
-    status.failed_ = true;
-    return status;
-  }
-  bool ok() const { return !failed_; }
-  const std::string &message() const { return message_; }
-
-private:
-  std::string message_;
-  bool failed_ = false;
-};
+/// `status` with `context` put before its message; the code is kept.
+inline absl::Status withContext(const absl::Status &status,
+                                const std::string &context) {
+  return absl::Status(status.code(), context + std::string(status.message()));
+}
 
 enum class DType { f32, f64, i32, i64 };
 const char *toString(DType type);
@@ -171,11 +168,11 @@ struct Manifest {
   const DimInfo *findDim(const std::string &name) const;
   std::string serialize() const;
   /// Parses and verifies a manifest.
-  static Status parse(const std::string &text, Manifest &manifest);
+  static absl::Status parse(const std::string &text, Manifest &manifest);
   /// Whether the manifest describes a callable graph: dims declared before
   /// use, every root dim an argument, position axes well formed, static
   /// sizes that fit in memory, losses over declared dims.
-  Status verify() const;
+  absl::Status verify() const;
 
   /// Whether the entry returns a results struct (outputs or losses).
   bool hasResults() const;
@@ -255,15 +252,15 @@ public:
   Executable &operator=(Executable &&) noexcept;
 
   /// Loads an artifact written by the compiler.
-  static Status load(const std::string &path, Executable &executable);
+  static absl::Status load(const std::string &path, Executable &executable);
 
   const Manifest &manifest() const;
   /// Validates every input, then runs. Nothing runs when validation fails;
   /// the error names the offending input.
-  Status run(const RunInputs &inputs, RunResult &result) const;
+  absl::Status run(const RunInputs &inputs, RunResult &result) const;
   /// Only the validation step of run(): the sizes and lengths every dim
   /// takes for `inputs`.
-  Status validate(const RunInputs &inputs, DimValues &dims) const;
+  absl::Status validate(const RunInputs &inputs, DimValues &dims) const;
 
 private:
   struct Impl;
@@ -285,7 +282,7 @@ struct CudaDeviceInfo {
   /// From the memory clock and bus width the driver reports.
   double peakBandwidthGBs = 0;
 };
-Status cudaDeviceInfo(CudaDeviceInfo &info);
+absl::Status cudaDeviceInfo(CudaDeviceInfo &info);
 
 /// Device time of kernels and cuBLAS calls (CUDA events around each), for
 /// benchmarks; GEMMs are named "cublasSgemm_v2 <nn op at location>".

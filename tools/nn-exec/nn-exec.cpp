@@ -19,11 +19,11 @@
 #include "tools/common/Json.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cerrno>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -62,8 +62,7 @@ bool parseInteger(const char *text, int64_t min, int64_t max, int64_t &value) {
   errno = 0;
   char *end = nullptr;
   long long parsed = std::strtoll(text, &end, 10);
-  if (errno != 0 || end == text || *end != '\0' || parsed < min ||
-      parsed > max)
+  if (errno != 0 || end == text || *end != '\0' || parsed < min || parsed > max)
     return false;
   value = parsed;
   return true;
@@ -148,9 +147,10 @@ int main(int argc, char **argv) {
                  " is above --max-len " + std::to_string(maxLength));
 
   nn::Executable exe;
-  nn::Status status = nn::Executable::load(path, exe);
+  absl::Status status = nn::Executable::load(path, exe);
   if (!status.ok()) {
-    std::fprintf(stderr, "nn-exec: %s\n", status.message().c_str());
+    std::fprintf(stderr, "nn-exec: %s\n",
+                 std::string(status.message()).c_str());
     return 1;
   }
   const nn::Manifest &manifest = exe.manifest();
@@ -173,7 +173,8 @@ int main(int argc, char **argv) {
   nn::RunResult result;
   status = exe.run(inputs, result);
   if (!status.ok()) {
-    std::fprintf(stderr, "nn-exec: %s\n", status.message().c_str());
+    std::fprintf(stderr, "nn-exec: %s\n",
+                 std::string(status.message()).c_str());
     return 1;
   }
   std::vector<double> times;
@@ -187,7 +188,8 @@ int main(int argc, char **argv) {
       status = exe.run(inputs, result);
       auto stop = std::chrono::steady_clock::now();
       if (!status.ok()) {
-        std::fprintf(stderr, "nn-exec: %s\n", status.message().c_str());
+        std::fprintf(stderr, "nn-exec: %s\n",
+                     std::string(status.message()).c_str());
         return 1;
       }
       times.push_back(

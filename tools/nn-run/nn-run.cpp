@@ -40,81 +40,105 @@ static cl::OptionCategory outputCategory("Output");
 static cl::OptionCategory gpuCategory("GPU target (--target=cuda)");
 
 static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
-                                      cl::desc("<model.mlir>"), cl::cat(modelCategory));
+                                      cl::desc("<model.mlir>"),
+                                      cl::cat(modelCategory));
 static cl::opt<std::string> entry("entry",
                                   cl::desc("Graph to run (default: the one "
-                                           "graph no other graph calls)"), cl::cat(modelCategory));
+                                           "graph no other graph calls)"),
+                                  cl::cat(modelCategory));
 static cl::opt<bool> noPack("no-pack",
-                            cl::desc("Do not pack loss tails (padded run)"), cl::cat(modelCategory));
-static cl::opt<bool> json("json", cl::desc("Print results as JSON"), cl::cat(outputCategory));
+                            cl::desc("Do not pack loss tails (padded run)"),
+                            cl::cat(modelCategory));
+static cl::opt<bool> json("json", cl::desc("Print results as JSON"),
+                          cl::cat(outputCategory));
 static cl::opt<std::string>
     target("target", cl::init("cpu"),
            cl::desc("Target: cpu, or cuda (an NVIDIA GPU through the "
-                    "runtime's CUDA backend)"), cl::cat(modelCategory));
+                    "runtime's CUDA backend)"),
+           cl::cat(modelCategory));
 static cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_90"),
-                                    cl::desc("cuda: SM architecture"), cl::cat(gpuCategory));
+                                    cl::desc("cuda: SM architecture"),
+                                    cl::cat(gpuCategory));
 static cl::opt<std::string>
     gpuBinary("gpu-binary", cl::init("ptx"),
               cl::desc("cuda: kernel images as ptx (compiled by the driver "
-                       "at first run) or cubin (ptxas now)"), cl::cat(gpuCategory));
+                       "at first run) or cubin (ptxas now)"),
+              cl::cat(gpuCategory));
 static cl::opt<std::string>
     gpuCodeDir("emit-gpu-code",
                cl::desc("cuda: write each kernel's PTX/cubin to this "
-                        "directory"), cl::cat(gpuCategory));
+                        "directory"),
+               cl::cat(gpuCategory));
 static cl::opt<bool>
     compileOnly("compile-only",
                 cl::desc("Compile and load, print the kernels (cuda) and "
-                         "stop without running"), cl::cat(outputCategory));
+                         "stop without running"),
+                cl::cat(outputCategory));
 static cl::opt<std::string>
-    inputsPath("inputs", cl::desc(".npz with one array per graph input, plus "
-                                  "'lengths.<dim>' (int32) per sequence dim"), cl::cat(dataCategory));
+    inputsPath("inputs",
+               cl::desc(".npz with one array per graph input, plus "
+                        "'lengths.<dim>' (int32) per sequence dim"),
+               cl::cat(dataCategory));
 static cl::opt<std::string>
     paramsPath("params",
-               cl::desc(".npz with one array per parameter (by name)"), cl::cat(dataCategory));
+               cl::desc(".npz with one array per parameter (by name)"),
+               cl::cat(dataCategory));
 static cl::list<std::string>
     inputFiles("input",
                cl::desc("NAME=FILE.npy: one input (or lengths.<dim>) from a "
-                        ".npy file; repeatable, overrides --inputs"), cl::cat(dataCategory));
+                        ".npy file; repeatable, overrides --inputs"),
+               cl::cat(dataCategory));
 static cl::list<std::string>
     paramFiles("param",
                cl::desc("NAME=FILE.npy: one parameter from a .npy file; "
-                        "repeatable, overrides --params"), cl::cat(dataCategory));
+                        "repeatable, overrides --params"),
+               cl::cat(dataCategory));
 static cl::opt<std::string> artifact("emit-artifact",
-                                     cl::desc("Keep the compiled .so here"), cl::cat(outputCategory));
+                                     cl::desc("Keep the compiled .so here"),
+                                     cl::cat(outputCategory));
 static cl::opt<unsigned> seed("seed", cl::init(1),
-                              cl::desc("Seed for synthetic data"), cl::cat(syntheticCategory));
+                              cl::desc("Seed for synthetic data"),
+                              cl::cat(syntheticCategory));
 static cl::opt<unsigned> batchSize("batch", cl::init(8),
-                                   cl::desc("Synthetic batch size"), cl::cat(syntheticCategory));
+                                   cl::desc("Synthetic batch size"),
+                                   cl::cat(syntheticCategory));
 static cl::opt<unsigned> minLength("min-len", cl::init(1),
-                                   cl::desc("Synthetic lengths: minimum"), cl::cat(syntheticCategory));
+                                   cl::desc("Synthetic lengths: minimum"),
+                                   cl::cat(syntheticCategory));
 static cl::opt<unsigned> maxLength("max-len", cl::init(50),
                                    cl::desc("Synthetic lengths: maximum "
-                                            "(= the padded size)"), cl::cat(syntheticCategory));
+                                            "(= the padded size)"),
+                                   cl::cat(syntheticCategory));
 static cl::list<std::string>
     dimLengths("dim-len",
                cl::desc("Synthetic lengths of one sequence dim: NAME=MIN:MAX "
-                        "(overrides --min-len/--max-len for it; repeatable)"), cl::cat(syntheticCategory));
+                        "(overrides --min-len/--max-len for it; repeatable)"),
+               cl::cat(syntheticCategory));
 static cl::opt<std::string> lengthsFrom(
     "lengths-from",
     cl::desc("Sample synthetic lengths from a file of utterances, one per "
-             "line; column k gives the k-th sequence dim"), cl::cat(syntheticCategory));
+             "line; column k gives the k-th sequence dim"),
+    cl::cat(syntheticCategory));
 static cl::opt<bool> timing("timing",
-                            cl::desc("Print compile and run times to stderr"), cl::cat(outputCategory));
+                            cl::desc("Print compile and run times to stderr"),
+                            cl::cat(outputCategory));
 static cl::opt<std::string> padValue(
     "pad-value", cl::init("0"),
     cl::desc("What synthetic float inputs hold on padded frames: a number "
-             "or nan"), cl::cat(syntheticCategory));
+             "or nan"),
+    cl::cat(syntheticCategory));
 
 namespace {
 
-bool fail(const nn::Status &status) {
-  llvm::errs() << "nn-run: " << status.message() << "\n";
+bool fail(const absl::Status &status) {
+  llvm::errs() << "nn-run: " << std::string(status.message()) << "\n";
   return true;
 }
 
 /// Lengths of each root sequence dim for a synthetic batch.
-nn::Status syntheticLengths(const nn::Manifest &manifest, std::mt19937 &rng,
-                            std::map<std::string, std::vector<int32_t>> &out) {
+absl::Status
+syntheticLengths(const nn::Manifest &manifest, std::mt19937 &rng,
+                 std::map<std::string, std::vector<int32_t>> &out) {
   std::vector<std::string> sequences;
   for (const std::string &root : manifest.rootDims)
     if (manifest.findDim(root)->kind == nn::DimInfo::Kind::seq)
@@ -122,7 +146,7 @@ nn::Status syntheticLengths(const nn::Manifest &manifest, std::mt19937 &rng,
   if (!lengthsFrom.empty()) {
     std::ifstream file(lengthsFrom);
     if (!file)
-      return nn::Status::error("cannot open '" + lengthsFrom + "'");
+      return absl::InvalidArgumentError("cannot open '" + lengthsFrom + "'");
     std::vector<std::vector<int32_t>> rows;
     for (std::string line; std::getline(file, line);) {
       std::istringstream fields(line);
@@ -133,27 +157,28 @@ nn::Status syntheticLengths(const nn::Manifest &manifest, std::mt19937 &rng,
         rows.push_back(row);
     }
     if (rows.empty())
-      return nn::Status::error("'" + lengthsFrom + "' has no rows with " +
-                               std::to_string(sequences.size()) + " columns");
+      return absl::InvalidArgumentError(
+          "'" + lengthsFrom + "' has no rows with " +
+          std::to_string(sequences.size()) + " columns");
     std::uniform_int_distribution<size_t> pick(0, rows.size() - 1);
     for (unsigned b = 0; b < batchSize; ++b) {
       const std::vector<int32_t> &row = rows[pick(rng)];
       for (size_t k = 0; k < sequences.size(); ++k)
         out[sequences[k]].push_back(row[k]);
     }
-    return nn::Status();
+    return absl::OkStatus();
   }
   std::map<std::string, std::pair<long, long>> ranges;
   for (const std::string &spec : dimLengths) {
     size_t eq = spec.find('='), colon = spec.find(':');
     if (eq == std::string::npos || colon == std::string::npos || colon < eq)
-      return nn::Status::error("--dim-len expects NAME=MIN:MAX, got '" + spec +
-                               "'");
+      return absl::InvalidArgumentError(
+          "--dim-len expects NAME=MIN:MAX, got '" + spec + "'");
     std::string name = spec.substr(0, eq);
     if (std::find(sequences.begin(), sequences.end(), name) == sequences.end())
-      return nn::Status::error("--dim-len names '" + name +
-                               "', which is not a root sequence dim of @" +
-                               manifest.graph);
+      return absl::InvalidArgumentError(
+          "--dim-len names '" + name +
+          "', which is not a root sequence dim of @" + manifest.graph);
     ranges[name] = {std::atol(spec.substr(eq + 1, colon - eq - 1).c_str()),
                     std::atol(spec.substr(colon + 1).c_str())};
   }
@@ -162,50 +187,52 @@ nn::Status syntheticLengths(const nn::Manifest &manifest, std::mt19937 &rng,
                         ? ranges[sequence]
                         : std::make_pair((long)minLength, (long)maxLength);
     if (lo < 0 || lo > hi)
-      return nn::Status::error("synthetic lengths of '" + sequence + "': " +
-                               std::to_string(lo) + ":" + std::to_string(hi) +
-                               " is not a range (is --min-len above "
-                               "--max-len?)");
+      return absl::InvalidArgumentError("synthetic lengths of '" + sequence +
+                                        "': " + std::to_string(lo) + ":" +
+                                        std::to_string(hi) +
+                                        " is not a range (is --min-len above "
+                                        "--max-len?)");
     std::uniform_int_distribution<int32_t> length(lo, hi);
     for (unsigned b = 0; b < batchSize; ++b)
       out[sequence].push_back(length(rng));
   }
-  return nn::Status();
+  return absl::OkStatus();
 }
 
 /// A seeded batch over the synthetic lengths (nn/Synthetic.h).
-nn::Status syntheticInputs(const nn::Manifest &manifest, std::mt19937 &rng,
-                           nn::RunInputs &inputs) {
+absl::Status syntheticInputs(const nn::Manifest &manifest, std::mt19937 &rng,
+                             nn::RunInputs &inputs) {
   std::map<std::string, std::vector<int32_t>> lengths;
-  nn::Status status = syntheticLengths(manifest, rng, lengths);
+  absl::Status status = syntheticLengths(manifest, rng, lengths);
   if (!status.ok())
     return status;
   double pad = padValue == "nan" ? std::numeric_limits<double>::quiet_NaN()
                                  : std::strtod(padValue.c_str(), nullptr);
   inputs =
       nn::syntheticBatch(manifest, batchSize, std::move(lengths), rng, pad);
-  return nn::Status();
+  return absl::OkStatus();
 }
 
 /// NAME=FILE.npy pairs into `arrays`.
-nn::Status readNpyList(const cl::list<std::string> &specs, const char *flag,
-                       std::map<std::string, nn::Tensor> &arrays) {
+absl::Status readNpyList(const cl::list<std::string> &specs, const char *flag,
+                         std::map<std::string, nn::Tensor> &arrays) {
   for (const std::string &spec : specs) {
     size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0)
-      return nn::Status::error(std::string("--") + flag +
-                               " expects NAME=FILE.npy, got '" + spec + "'");
-    nn::Status status =
+      return absl::InvalidArgumentError(std::string("--") + flag +
+                                        " expects NAME=FILE.npy, got '" + spec +
+                                        "'");
+    absl::Status status =
         nn::readNpy(spec.substr(eq + 1), arrays[spec.substr(0, eq)]);
     if (!status.ok())
       return status;
   }
-  return nn::Status();
+  return absl::OkStatus();
 }
 
-nn::Status loadInputs(nn::RunInputs &inputs) {
+absl::Status loadInputs(nn::RunInputs &inputs) {
   std::map<std::string, nn::Tensor> arrays;
-  nn::Status status;
+  absl::Status status;
   if (!inputsPath.empty())
     status = nn::readNpz(inputsPath, arrays);
   if (status.ok())
@@ -217,14 +244,14 @@ nn::Status loadInputs(nn::RunInputs &inputs) {
       std::vector<int32_t> lengths;
       if (tensor.rank() != 1 || (tensor.dtype() != nn::DType::i32 &&
                                  tensor.dtype() != nn::DType::i64))
-        return nn::Status::error("'" + key + "' in '" + inputsPath +
-                                 "' must be a 1-D integer array");
+        return absl::InvalidArgumentError("'" + key + "' in '" + inputsPath +
+                                          "' must be a 1-D integer array");
       for (int64_t i = 0; i < tensor.numElements(); ++i) {
         int64_t length = tensor.dtype() == nn::DType::i64
                              ? tensor.data<int64_t>()[i]
                              : tensor.data<int32_t>()[i];
         if (length < 0 || length > std::numeric_limits<int32_t>::max())
-          return nn::Status::error(
+          return absl::InvalidArgumentError(
               "'" + key + "' holds length " + std::to_string(length) +
               " for sequence " + std::to_string(i) + ", outside [0, " +
               std::to_string(std::numeric_limits<int32_t>::max()) + "]");
@@ -235,7 +262,7 @@ nn::Status loadInputs(nn::RunInputs &inputs) {
       inputs.inputs[key] = std::move(tensor);
     }
   }
-  return nn::Status();
+  return absl::OkStatus();
 }
 
 std::string number(double value) {
@@ -277,7 +304,7 @@ int main(int argc, char **argv) {
   options.artifactPath = artifact;
   nn::Executable executable;
   auto start = std::chrono::steady_clock::now();
-  nn::Status status = nn::compileFile(modelPath, options, executable);
+  absl::Status status = nn::compileFile(modelPath, options, executable);
   auto compiled = std::chrono::steady_clock::now();
   if (!status.ok())
     return fail(status);
@@ -328,10 +355,12 @@ int main(int argc, char **argv) {
                  << ", \"losses\": [";
     for (size_t i = 0; i < result.losses.size(); ++i) {
       const nn::LossValue &loss = result.losses[i];
-      llvm::outs() << (i ? ", " : "") << "{\"name\": " << nn::tools::jsonString(loss.name)
+      llvm::outs() << (i ? ", " : "")
+                   << "{\"name\": " << nn::tools::jsonString(loss.name)
                    << ", \"value\": " << nn::tools::jsonNumber(loss.normalized)
                    << ", \"sum\": " << nn::tools::jsonNumber(loss.sum)
-                   << ", \"normalization\": " << nn::tools::jsonNumber(loss.normalization)
+                   << ", \"normalization\": "
+                   << nn::tools::jsonNumber(loss.normalization)
                    << ", \"scale\": " << nn::tools::jsonNumber(loss.scale)
                    << ", \"as_error\": " << (loss.asError ? "true" : "false")
                    << ", \"packed\": " << (loss.packed ? "true" : "false")

@@ -72,7 +72,7 @@ class Evaluator {
 public:
   Evaluator(ModuleOp module) : symbols(module) {}
 
-  nn::Status
+  absl::Status
   run(ir::GraphOp graph, std::vector<Array> arguments,
       std::map<std::string, int64_t> sizes,
       std::map<std::string, std::vector<int64_t>> lengths,
@@ -172,7 +172,7 @@ void lstm(const Array &x, const std::vector<int64_t> &len, const double *wi,
   (void)time;
 }
 
-nn::Status Evaluator::run(
+absl::Status Evaluator::run(
     ir::GraphOp graph, std::vector<Array> arguments,
     std::map<std::string, int64_t> sizes,
     std::map<std::string, std::vector<int64_t>> lengths,
@@ -204,7 +204,7 @@ nn::Status Evaluator::run(
       return f.values[op.getOperand(i)];
     };
     auto set = [&](Array a) { f.values[op.getResult(0)] = std::move(a); };
-    nn::Status status;
+    absl::Status status;
     llvm::TypeSwitch<Operation *>(&op)
         .Case([&](ir::ParamRefOp ref) {
           set(parameters.at(ref.getName().str()));
@@ -595,13 +595,14 @@ nn::Status Evaluator::run(
             results.push_back(f.values[operand]);
         })
         .Default([&](Operation *other) {
-          status = nn::Status::error("reference: no evaluation for " +
-                                     other->getName().getStringRef().str());
+          status =
+              absl::InvalidArgumentError("reference: no evaluation for " +
+                                         other->getName().getStringRef().str());
         });
     if (!status.ok())
       return status;
   }
-  return nn::Status();
+  return absl::OkStatus();
 }
 
 Array toArray(const nn::Tensor &tensor) {
@@ -614,18 +615,18 @@ Array toArray(const nn::Tensor &tensor) {
 
 } // namespace
 
-nn::Status nn::reference::evaluate(const std::string &source,
-                                   const std::string &entry,
-                                   const RunInputs &inputs, Result &result) {
+absl::Status nn::reference::evaluate(const std::string &source,
+                                     const std::string &entry,
+                                     const RunInputs &inputs, Result &result) {
   MLIRContext context;
   context.loadDialect<ir::NNDialect>();
   OwningOpRef<ModuleOp> module =
       mlir::parseSourceString<ModuleOp>(source, ParserConfig(&context));
   if (!module)
-    return Status::error("reference: cannot parse the module");
+    return absl::InvalidArgumentError("reference: cannot parse the module");
   auto graph = SymbolTable(*module).lookup<ir::GraphOp>(entry);
   if (!graph)
-    return Status::error("reference: no graph @" + entry);
+    return absl::InvalidArgumentError("reference: no graph @" + entry);
 
   std::map<std::string, int64_t> sizes;
   std::map<std::string, std::vector<int64_t>> lengths;
@@ -657,8 +658,8 @@ nn::Status nn::reference::evaluate(const std::string &source,
   Evaluator evaluator(*module);
   std::vector<std::pair<std::string, Loss>> losses;
   result = Result();
-  Status status = evaluator.run(graph, arguments, sizes, lengths, parameters,
-                                result.outputs, losses);
+  absl::Status status = evaluator.run(graph, arguments, sizes, lengths,
+                                      parameters, result.outputs, losses);
   for (auto &[name, loss] : losses)
     result.losses[name] = loss;
   result.lengths = lengths;

@@ -37,8 +37,8 @@ struct Result {
 };
 
 /// Evaluates graph `entry` of the module in `source`.
-Status evaluate(const std::string &source, const std::string &entry,
-                const RunInputs &inputs, Result &result);
+absl::Status evaluate(const std::string &source, const std::string &entry,
+                      const RunInputs &inputs, Result &result);
 
 } // namespace nn::reference
 
