@@ -114,23 +114,10 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
     if (other.reserved >= 0)
       bound.reserved = other.reserved;
   };
-  auto lastAxis = [](Value v) {
-    auto type = cast<ir::NNTensorType>(v.getType());
-    return type.getStaticSize(type.getRank() - 1);
-  };
   for (OpOperand &use : value.getUses()) {
     Operation *user = use.getOwner();
-    if (auto ce = dyn_cast<ir::CrossEntropyOp>(user)) {
-      if (use.get() == ce.getTargets())
-        merge({lastAxis(ce.getLogits()), -1});
-    } else if (auto ctc = dyn_cast<ir::CtcLossOp>(user)) {
-      if (use.get() == ctc.getLabels())
-        merge({lastAxis(ctc.getLogits()), (int64_t)ctc.getBlank()});
-    } else if (auto embedding = dyn_cast<ir::EmbeddingOp>(user)) {
-      if (use.get() == embedding.getIndices())
-        merge({cast<ir::NNTensorType>(embedding.getTable().getType())
-                   .getStaticSize(0),
-               -1});
+    if (auto indexing = dyn_cast<ir::ClassIndexOpInterface>(user)) {
+      merge({indexing.getNumClasses(use), indexing.getReservedClass(use)});
     } else if (isa<ir::PackOp, ir::UnpackOp>(user)) {
       merge(classBound(user->getResult(0), symbols, depth + 1));
     } else if (auto call = dyn_cast<ir::CallOp>(user)) {

@@ -9,6 +9,8 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::nn {
+#define DEBUG_TYPE "nn-approximate-math"
+
 #define GEN_PASS_DEF_NNAPPROXIMATEMATH
 #include "lowering/Passes.h.inc"
 } // namespace mlir::nn

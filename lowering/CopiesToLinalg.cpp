@@ -7,6 +7,8 @@
 #include "mlir/IR/Builders.h"
 
 namespace mlir::nn {
+#define DEBUG_TYPE "nn-copies-to-linalg"
+
 #define GEN_PASS_DEF_NNCOPIESTOLINALG
 #include "lowering/Passes.h.inc"
 } // namespace mlir::nn

@@ -24,6 +24,8 @@
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::nn {
+#define DEBUG_TYPE "nn-gemm-to-blas"
+
 #define GEN_PASS_DEF_NNGEMMTOBLAS
 #include "lowering/Passes.h.inc"
 } // namespace mlir::nn

@@ -29,6 +29,8 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::nn {
+#define DEBUG_TYPE "nn-gpu-place-buffers"
+
 #define GEN_PASS_DEF_NNGPUPLACEBUFFERS
 #include "lowering/Passes.h.inc"
 } // namespace mlir::nn

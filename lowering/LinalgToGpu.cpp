@@ -51,6 +51,8 @@
 #include <limits>
 
 namespace mlir::nn {
+#define DEBUG_TYPE "nn-linalg-to-gpu"
+
 #define GEN_PASS_DEF_NNLINALGTOGPU
 #define GEN_PASS_DEF_NNNAMEGPUKERNELS
 #include "lowering/Passes.h.inc"

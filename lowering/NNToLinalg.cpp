@@ -35,7 +35,9 @@
 #include <limits>
 
 namespace mlir::nn {
-#define GEN_PASS_DEF_CONVERTNNTOLINALG
+#define DEBUG_TYPE "nn-convert-to-linalg"
+
+#define GEN_PASS_DEF_NNCONVERTTOLINALG
 #include "lowering/Passes.h.inc"
 } // namespace mlir::nn
 
@@ -1434,8 +1436,8 @@ LogicalResult GraphLowering::lowerReturn(ReturnOp op) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-struct ConvertNNToLinalgPass
-    : public nn::impl::ConvertNNToLinalgBase<ConvertNNToLinalgPass> {
+struct NNConvertToLinalgPass
+    : public nn::impl::NNConvertToLinalgBase<NNConvertToLinalgPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     FailureOr<ModuleAbi> abis = ModuleAbi::compute(module);

@@ -1,6 +1,6 @@
 //===- Origin.h - which nn op an IR op came from ----------------*- C++ -*-===//
 //
-// convert-nn-to-linalg gives everything it creates the location
+// nn-convert-to-linalg gives everything it creates the location
 // NameLoc("nn.<op>", <the nn op's location>). These read it back for kernel
 // names and runtime error messages.
 //

@@ -5,7 +5,7 @@
 
 include "mlir/Pass/PassBase.td"
 
-def ConvertNNToLinalg : Pass<"convert-nn-to-linalg", "::mlir::ModuleOp"> {
+def NNConvertToLinalg : Pass<"nn-convert-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Lowers nn graphs to func, tensor, linalg, scf and math";
   let description = [{
     Each `nn.graph` becomes a `func.func` of the same name with the calling

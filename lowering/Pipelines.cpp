@@ -49,10 +49,12 @@ void nn::buildOptimizePipeline(OpPassManager &pm,
                                const NNPipelineOptions &options) {
   if (options.pack)
     pm.addPass(createNNPackBeforeLoss());
+  // nn folds (pack(unpack(p)), dropout with rate 0) and dead nn ops.
+  pm.addPass(createCanonicalizerPass());
 }
 
 void nn::buildToBuffersPipeline(OpPassManager &pm) {
-  pm.addPass(createConvertNNToLinalg());
+  pm.addPass(createNNConvertToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   bufferization::OneShotBufferizationOptions bufferization;

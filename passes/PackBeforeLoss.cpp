@@ -14,6 +14,8 @@
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::nn {
+#define DEBUG_TYPE "nn-pack-before-loss"
+
 #define GEN_PASS_DEF_NNPACKBEFORELOSS
 #include "passes/Passes.h.inc"
 } // namespace mlir::nn
@@ -24,10 +26,9 @@ using namespace mlir::nn;
 namespace {
 
 /// The frontier rule: whether `op` can be re-created on packed frames.
-/// Frame-wise ops can, with or without parameters. A sequence-mixing op
-/// that declares a packed implementation
-/// (SequenceMixingOpInterface::hasPackedImplementation) is where a cost
-/// model will extend this; no op has one yet.
+/// Frame-wise ops can, with or without parameters; sequence-mixing ops
+/// (SequenceMixingOpInterface) cannot yet. A packed implementation of one
+/// would extend the interface with its rewrite, and a cost model this rule.
 bool canMoveBehindPack(Operation *op) { return isa<FrameWiseOpInterface>(op); }
 
 /// `type` with its leading [B, T] position axes replaced by `packedDim`.

@@ -38,15 +38,11 @@ def NN_SequenceMixingOpInterface : OpInterface<"SequenceMixingOpInterface"> {
   let description = [{
     An op that looks across time (recurrences, convolution and pooling over
     time, reductions over a sequence axis, sequence-level losses). Packing
-    stops at such ops unless they declare a packed implementation.
+    stops at such ops. The first op that can run on packed frames (with
+    per-sequence borders) will add a method here that re-creates it on
+    packed operands, for the pass to call; a query without that rewrite
+    would promise what no pass can do.
   }];
-  let methods = [
-    InterfaceMethod<[{
-        Returns true when the op can run on packed frames (with per-sequence
-        borders). A cost model may then pack before it.
-      }],
-      "bool", "hasPackedImplementation", (ins), [{}], [{ return false; }]>
-  ];
 }
 
 def NN_LossOpInterface : OpInterface<"LossOpInterface"> {
@@ -66,6 +62,29 @@ def NN_LossOpInterface : OpInterface<"LossOpInterface"> {
         Returns true for one value per frame, false for one per sequence.
       }],
       "bool", "isPerFrameLoss", (ins)>
+  ];
+}
+
+def NN_ClassIndexOpInterface : OpInterface<"ClassIndexOpInterface"> {
+  let cppNamespace = "::mlir::nn";
+  let description = [{
+    An op that reads an integer operand as class indices (cross-entropy
+    targets, CTC labels, embedding indices). The compiler writes the bound
+    into the artifact's manifest, and the runtime refuses inputs that hold
+    an index outside it at a valid position before anything runs.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Returns the number of classes `operand` indexes, or 0 when the
+        operand is not a class index.
+      }],
+      "int64_t", "getNumClasses", (ins "::mlir::OpOperand &":$operand)>,
+    InterfaceMethod<[{
+        Returns a class `operand` may not hold at valid positions (CTC's
+        blank among labels), or -1 when there is none.
+      }],
+      "int64_t", "getReservedClass", (ins "::mlir::OpOperand &":$operand),
+      [{}], [{ return -1; }]>
   ];
 }
 

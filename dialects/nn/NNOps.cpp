@@ -478,6 +478,10 @@ LogicalResult LogSoftmaxOp::verify() {
   return verifyUnaryFrameWise(*this, true);
 }
 
+OpFoldResult DropoutOp::fold(FoldAdaptor) {
+  return getRate().isZero() ? getInput() : nullptr;
+}
+
 LogicalResult DropoutOp::verify() {
   double rate = getRate().convertToDouble();
   if (!(rate >= 0.0 && rate < 1.0))
@@ -721,6 +725,27 @@ bool CrossEntropyOp::isPerFrameLoss() { return true; }
 bool MseOp::isPerFrameLoss() { return true; }
 bool CtcLossOp::isPerFrameLoss() { return false; }
 
+//===----------------------------------------------------------------------===//
+// Class indices
+//===----------------------------------------------------------------------===//
+
+int64_t CrossEntropyOp::getNumClasses(OpOperand &operand) {
+  return operand.get() == getTargets() ? featureSize(tensorOf(getLogits())) : 0;
+}
+
+int64_t CtcLossOp::getNumClasses(OpOperand &operand) {
+  return operand.get() == getLabels() ? featureSize(tensorOf(getLogits())) : 0;
+}
+
+int64_t CtcLossOp::getReservedClass(OpOperand &operand) {
+  return operand.get() == getLabels() ? (int64_t)getBlank() : -1;
+}
+
+int64_t EmbeddingOp::getNumClasses(OpOperand &operand) {
+  return operand.get() == getIndices() ? tensorOf(getTable()).getStaticSize(0)
+                                       : 0;
+}
+
 LogicalResult CrossEntropyOp::verify() {
   if (failed(requireFloat(*this, getLogits(), "logits")) ||
       failed(requireOneFeatureAxis(*this, getLogits(), "logits")) ||
@@ -885,6 +910,13 @@ static LogicalResult verifyPackPair(Operation *op, Value padded, Value packed) {
            << "feature axes and element type of " << packedType
            << " must equal those of " << paddedType;
   return success();
+}
+
+OpFoldResult PackOp::fold(FoldAdaptor) {
+  auto unpack = getInput().getDefiningOp<UnpackOp>();
+  if (unpack && unpack.getInput().getType() == getType())
+    return unpack.getInput();
+  return nullptr;
 }
 
 LogicalResult PackOp::verify() {

@@ -34,9 +34,21 @@ class NN_FrameWiseOp<string mnemonic, list<Trait> traits = []>
     : NN_Op<mnemonic, !listconcat(traits,
         [Pure, NN_FrameWiseOpInterface])>;
 
-class NN_UnaryFrameWiseOp<string mnemonic, string what>
+/// `what` is the summary; `detail` says what is computed per element (or
+/// per frame, for the ops that normalize the feature axis).
+class NN_UnaryFrameWiseOp<string mnemonic, string what, string detail>
     : NN_FrameWiseOp<mnemonic, [SameOperandsAndResultType]> {
   let summary = what;
+  let description = "\n    " # detail # [{
+
+    The input is a float tensor of any positions (padded `[B, T, F...]`,
+    packed `[N, F...]`, per sequence `[B, F...]`); the result has its type.
+    Padded positions are computed like the others and mean nothing.
+
+    ```mlir
+    %y = nn.}] # mnemonic # [{ %x : !nn.tensor<[B, T, 256], f32>
+    ```
+  }];
   let arguments = (ins NN_Tensor:$input);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($result))";
@@ -238,13 +250,22 @@ def NN_ConcatOp : NN_FrameWiseOp<"concat"> {
   let hasVerifier = 1;
 }
 
-def NN_ReluOp : NN_UnaryFrameWiseOp<"relu", "max(x, 0)">;
-def NN_TanhOp : NN_UnaryFrameWiseOp<"tanh", "hyperbolic tangent">;
-def NN_SigmoidOp : NN_UnaryFrameWiseOp<"sigmoid", "logistic function">;
-def NN_GeluOp : NN_UnaryFrameWiseOp<"gelu", "GELU, exact (erf) form">;
-def NN_SoftmaxOp : NN_UnaryFrameWiseOp<"softmax", "softmax over the feature axis">;
+def NN_ReluOp : NN_UnaryFrameWiseOp<"relu", "max(x, 0)",
+    "Each element: `max(x, 0)`.">;
+def NN_TanhOp : NN_UnaryFrameWiseOp<"tanh", "hyperbolic tangent",
+    "Each element: `tanh(x)`.">;
+def NN_SigmoidOp : NN_UnaryFrameWiseOp<"sigmoid", "logistic function",
+    "Each element: `1 / (1 + exp(-x))`.">;
+def NN_GeluOp : NN_UnaryFrameWiseOp<"gelu", "GELU, exact (erf) form",
+    "Each element: `x / 2 * (1 + erf(x / sqrt(2)))` (the exact form, not "
+    "the tanh approximation).">;
+def NN_SoftmaxOp : NN_UnaryFrameWiseOp<"softmax", "softmax over the feature axis",
+    "Each frame: `exp(x_i - max x) / sum_j exp(x_j - max x)` over the one "
+    "static feature axis, which the input must have.">;
 def NN_LogSoftmaxOp : NN_UnaryFrameWiseOp<"log_softmax",
-    "log-softmax over the feature axis">;
+    "log-softmax over the feature axis",
+    "Each frame: `x_i - max x - log sum_j exp(x_j - max x)` over the one "
+    "static feature axis, which the input must have.">;
 
 def NN_DropoutOp : NN_FrameWiseOp<"dropout", [SameOperandsAndResultType]> {
   let summary = "inverted dropout while training; the identity otherwise";
@@ -261,6 +282,8 @@ def NN_DropoutOp : NN_FrameWiseOp<"dropout", [SameOperandsAndResultType]> {
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = "$input `rate` $rate attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
+  // Rate 0 drops nothing, in training and evaluation alike.
+  let hasFolder = 1;
 }
 
 def NN_LayerNormOp : NN_FrameWiseOp<"layer_norm"> {
@@ -283,7 +306,8 @@ def NN_LayerNormOp : NN_FrameWiseOp<"layer_norm"> {
   let hasVerifier = 1;
 }
 
-def NN_EmbeddingOp : NN_FrameWiseOp<"embedding"> {
+def NN_EmbeddingOp : NN_FrameWiseOp<"embedding", [
+    DeclareOpInterfaceMethods<NN_ClassIndexOpInterface>]> {
   let summary = "looks up rows of a table by integer index";
   let description = [{
     `indices` `[P...]` (integer), `table` `[V, D]`, result `[P..., D]`.
@@ -409,7 +433,8 @@ def NN_ReduceOp : NN_SequenceMixingOp<"reduce"> {
 //===----------------------------------------------------------------------===//
 
 def NN_CrossEntropyOp : NN_FrameWiseOp<"cross_entropy", [
-    DeclareOpInterfaceMethods<NN_LossOpInterface>]> {
+    DeclareOpInterfaceMethods<NN_LossOpInterface>,
+    DeclareOpInterfaceMethods<NN_ClassIndexOpInterface>]> {
   let summary = "per-frame cross entropy with sparse targets";
   let description = [{
     `logits` `[P..., V]` (unnormalized logits, or log-probabilities with
@@ -458,7 +483,8 @@ def NN_MseOp : NN_FrameWiseOp<"mse", [
 }
 
 def NN_CtcLossOp : NN_SequenceMixingOp<"ctc_loss", [
-    DeclareOpInterfaceMethods<NN_LossOpInterface>]> {
+    DeclareOpInterfaceMethods<NN_LossOpInterface>,
+    DeclareOpInterfaceMethods<NN_ClassIndexOpInterface, ["getReservedClass"]>]> {
   let summary = "per-sequence CTC loss, -log p(labels | input)";
   let description = [{
     `logits` `[B, T, V]` over a sequence dim `T` (logits, or log-probs with
@@ -537,6 +563,8 @@ def NN_PackOp : NN_Op<"pack", [Pure]> {
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
   let hasVerifier = 1;
+  // pack(unpack(p)) is p: unpacking only adds padding that packing drops.
+  let hasFolder = 1;
 }
 
 def NN_UnpackOp : NN_Op<"unpack", [Pure]> {

@@ -1,4 +1,4 @@
-// RUN: nn-opt %s --split-input-file --convert-nn-to-linalg | FileCheck %s
+// RUN: nn-opt %s --split-input-file --nn-convert-to-linalg | FileCheck %s
 
 // The calling convention: root dims first (batch size; a sequence dim's
 // padded size and lengths), then the graph arguments, then parameters.
