@@ -9,7 +9,7 @@
 #                                     example and the loss tail for cuda,
 #                                     run them on the CPU for the expected
 #                                     values, and put the artifacts, nn-exec
-#                                     and libNNRuntime.so into DIR
+#                                     and its libraries into DIR
 #   scripts/gpu-check.sh run DIR      on a GPU machine without MLIR (the
 #                                     lent H200 has none): run the bundle's
 #                                     GPU artifacts and compare with the CPU
@@ -48,7 +48,11 @@ bundle() {
   local dir=$1
   scripts/build.sh
   mkdir -p "$dir"
-  cp "$BUILD/bin/nn-exec" "$BUILD/lib/libNNRuntime.so" "$dir/"
+  cp "$BUILD/bin/nn-exec" "$dir/"
+  # nn-exec's libraries that a machine without the build lacks: the runtime
+  # and Abseil (run_bundle puts $dir on LD_LIBRARY_PATH).
+  ldd "$BUILD/bin/nn-exec" | awk '$3 ~ /lib(NN|absl)/ {print $3}' |
+    xargs -r cp -L -t "$dir/"
   for example in "${EXAMPLES[@]}"; do
     for pack in pack no-pack; do
       local flag=(); [[ $pack == no-pack ]] && flag=(--no-pack)
