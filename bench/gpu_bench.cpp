@@ -21,6 +21,7 @@
 
 #include "BenchData.h"
 #include "nn/Compiler.h"
+#include "nn/Runtime.h"
 
 #include <benchmark/benchmark.h>
 
@@ -37,7 +38,11 @@ nn::Executable compileForGpu(const std::string &source, bool pack) {
   options.pack = pack;
   options.target = "cuda";
   nn::Executable exe;
-  absl::Status status = nn::compileSource(source, "bench.mlir", options, exe);
+  absl::StatusOr<nn::Artifact> artifact =
+      nn::compileSource(source, "bench.mlir", options);
+  absl::Status status = artifact.status();
+  if (status.ok())
+    status = nn::Executable::load(artifact->path(), exe);
   if (!status.ok()) {
     std::fprintf(stderr, "nn-gpu-bench: %s\n",
                  std::string(status.message()).c_str());

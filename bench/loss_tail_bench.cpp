@@ -18,6 +18,7 @@
 
 #include "BenchData.h"
 #include "nn/Compiler.h"
+#include "nn/Runtime.h"
 
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -56,7 +57,11 @@ nn::Executable compile(const std::string &source, bool pack, bool blas) {
   options.pack = pack;
   options.blas = blas;
   nn::Executable exe;
-  absl::Status status = nn::compileSource(source, "bench.mlir", options, exe);
+  absl::StatusOr<nn::Artifact> artifact =
+      nn::compileSource(source, "bench.mlir", options);
+  absl::Status status = artifact.status();
+  if (status.ok())
+    status = nn::Executable::load(artifact->path(), exe);
   if (!status.ok()) {
     std::fprintf(stderr, "nn-bench: %s\n",
                  std::string(status.message()).c_str());

@@ -2,9 +2,10 @@
 //
 // parse -> verify -> nn-optimize -> manifest from the graph ABI ->
 // nn-to-buffers + nn-cpu-codegen (or nn-gpu-codegen) -> LLVM IR
-// (+ nn_manifest, nn_entry) -> O3 -> object code -> `cc -shared` -> dlopen
-// through the runtime. GPU artifacts carry their kernels as PTX or cubin
-// inside the shared object.
+// (+ nn_manifest, nn_entry, nn_manifest_hash, nn_entry_arity) -> O3 ->
+// object code -> `cc -shared` -> an Artifact (the path and its manifest).
+// Loading it is the runtime's. GPU artifacts carry their kernels as PTX or
+// cubin inside the shared object.
 //
 //===----------------------------------------------------------------------===//
 
@@ -382,10 +383,10 @@ absl::Status emitSharedObject(llvm::Module &module, const std::string &path,
   return absl::OkStatus();
 }
 
-absl::Status compileModule(ModuleOp module, MLIRContext &context,
-                           DiagnosticCollector &diagnostics,
-                           const ::nn::CompileOptions &options,
-                           ::nn::Executable &executable) {
+absl::StatusOr<::nn::Artifact>
+compileModule(ModuleOp module, MLIRContext &context,
+              DiagnosticCollector &diagnostics,
+              const ::nn::CompileOptions &options) {
   bool gpu = options.target == "cuda";
   if (options.target != "cpu" && !gpu)
     return absl::InvalidArgumentError("unknown target '" + options.target +
@@ -507,21 +508,48 @@ absl::Status compileModule(ModuleOp module, MLIRContext &context,
     path = temp.str().str();
   }
   status = emitSharedObject(*llvmModule, path, /*withBlas=*/!gpu);
-  if (status.ok())
-    status = ::nn::Executable::load(path, executable);
-  if (temporary)
-    llvm::sys::fs::remove(path);
-  return status;
+  if (!status.ok()) {
+    if (temporary)
+      llvm::sys::fs::remove(path);
+    return status;
+  }
+  return ::nn::Artifact(path, std::move(manifest), temporary);
 }
 
 } // namespace
 
 namespace nn {
 
-absl::Status compileSource(const std::string &source,
-                           const std::string &bufferName,
-                           const ::nn::CompileOptions &options,
-                           ::nn::Executable &executable) {
+Artifact::Artifact(std::string path, Manifest manifest, bool temporary)
+    : path_(std::move(path)), manifest_(std::move(manifest)),
+      temporary_(temporary) {}
+
+Artifact::~Artifact() {
+  if (temporary_)
+    llvm::sys::fs::remove(path_);
+}
+
+Artifact::Artifact(Artifact &&other) noexcept
+    : path_(std::move(other.path_)), manifest_(std::move(other.manifest_)),
+      temporary_(other.temporary_) {
+  other.temporary_ = false;
+}
+
+Artifact &Artifact::operator=(Artifact &&other) noexcept {
+  if (this != &other) {
+    if (temporary_)
+      llvm::sys::fs::remove(path_);
+    path_ = std::move(other.path_);
+    manifest_ = std::move(other.manifest_);
+    temporary_ = other.temporary_;
+    other.temporary_ = false;
+  }
+  return *this;
+}
+
+absl::StatusOr<Artifact> compileSource(const std::string &source,
+                                       const std::string &bufferName,
+                                       const ::nn::CompileOptions &options) {
   DialectRegistry registry;
   ir::registerPipelineDialects(registry);
   MLIRContext context(registry);
@@ -533,17 +561,16 @@ absl::Status compileSource(const std::string &source,
       parseSourceFile<ModuleOp>(diagnostics.sourceMgr, &context);
   if (!module)
     return fail("cannot parse " + bufferName, diagnostics.text);
-  return compileModule(*module, context, diagnostics, options, executable);
+  return compileModule(*module, context, diagnostics, options);
 }
 
-absl::Status compileFile(const std::string &path,
-                         const ::nn::CompileOptions &options,
-                         ::nn::Executable &executable) {
+absl::StatusOr<Artifact> compileFile(const std::string &path,
+                                     const ::nn::CompileOptions &options) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return absl::NotFoundError("cannot read '" + path +
                                "': " + buffer.getError().message());
-  return compileSource((*buffer)->getBuffer().str(), path, options, executable);
+  return compileSource((*buffer)->getBuffer().str(), path, options);
 }
 
 } // namespace nn

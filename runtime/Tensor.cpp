@@ -1,4 +1,4 @@
-//===- Tensor.cpp - host tensors and element types ------------------------===//
+//===- Tensor.cpp - host tensors ------------------------------------------===//
 
 #include "nn/Runtime.h"
 
@@ -6,33 +6,6 @@
 #include <cstring>
 
 using namespace nn;
-
-const char *nn::toString(DType type) {
-  switch (type) {
-  case DType::f32:
-    return "f32";
-  case DType::f64:
-    return "f64";
-  case DType::i32:
-    return "i32";
-  case DType::i64:
-    return "i64";
-  }
-  return "?";
-}
-
-bool nn::parseDType(const std::string &text, DType &type) {
-  for (DType candidate : {DType::f32, DType::f64, DType::i32, DType::i64})
-    if (text == toString(candidate)) {
-      type = candidate;
-      return true;
-    }
-  return false;
-}
-
-size_t nn::byteSize(DType type) {
-  return type == DType::f64 || type == DType::i64 ? 8 : 4;
-}
 
 Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)) {
@@ -62,23 +35,6 @@ Tensor Tensor::adopt(DType dtype, std::vector<int64_t> shape, void *data,
   tensor.owner_ = std::move(owner);
   tensor.data_ = static_cast<uint8_t *>(data);
   return tensor;
-}
-
-bool nn::checkedByteSize(DType dtype, const std::vector<int64_t> &shape,
-                         int64_t &bytes) {
-  int64_t total = (int64_t)byteSize(dtype);
-  for (int64_t size : shape)
-    if (size < 0 || __builtin_mul_overflow(total, size, &total))
-      return false;
-  bytes = total;
-  return true;
-}
-
-std::string nn::shapeText(const std::vector<int64_t> &shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
 }
 
 int64_t Tensor::numElements() const {

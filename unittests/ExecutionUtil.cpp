@@ -40,8 +40,13 @@ Executable nn::testing::compileOrDie(const std::string &source, bool pack,
   options.entry = entry;
   options.target = target;
   Executable exe;
-  absl::Status status = compileSource(source, "test.mlir", options, exe);
-  EXPECT_TRUE(status.ok()) << status.message() << "\n" << source;
+  absl::StatusOr<Artifact> artifact =
+      compileSource(source, "test.mlir", options);
+  EXPECT_TRUE(artifact.ok()) << artifact.status().message() << "\n" << source;
+  if (!artifact.ok())
+    return exe;
+  absl::Status status = Executable::load(artifact->path(), exe);
+  EXPECT_TRUE(status.ok()) << status.message();
   return exe;
 }
 

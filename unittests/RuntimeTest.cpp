@@ -350,25 +350,47 @@ TEST(ManifestTest, RoundTrip) {
 }
 
 TEST(CompilerTest, ErrorsNameTheProblem) {
-  Executable exe;
   CompileOptions options;
-  absl::Status status = compileSource("nn.graph @g(", "bad.mlir", options, exe);
+  absl::Status status =
+      compileSource("nn.graph @g(", "bad.mlir", options).status();
   ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("bad.mlir:1:"), std::string::npos)
       << status.message();
   options.target = "tpu";
-  status = compileSource(kModel, "m.mlir", options, exe);
+  status = compileSource(kModel, "m.mlir", options).status();
   EXPECT_NE(status.message().find("unknown target 'tpu'"), std::string::npos);
   options.target = "cpu";
   options.entry = "nope";
-  status = compileSource(kModel, "m.mlir", options, exe);
+  status = compileSource(kModel, "m.mlir", options).status();
   EXPECT_NE(status.message().find("no graph named @nope"), std::string::npos);
-  status = compileFile("/nonexistent/model.mlir", CompileOptions(), exe);
+  status = compileFile("/nonexistent/model.mlir", CompileOptions()).status();
+  EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
   EXPECT_NE(status.message().find("cannot read '/nonexistent/model.mlir'"),
             std::string::npos);
   Executable loaded;
   status = Executable::load("/nonexistent/x.so", loaded);
   EXPECT_NE(status.message().find("cannot load artifact"), std::string::npos);
+}
+
+TEST(CompilerTest, TemporaryArtifactsAreRemovedWithTheirArtifact) {
+  // The compiler writes, the runtime loads; a temporary artifact lives as
+  // long as its Artifact, an executable loaded from it longer.
+  std::string path;
+  Executable exe;
+  {
+    absl::StatusOr<Artifact> artifact =
+        compileSource(kModel, "m.mlir", CompileOptions());
+    ASSERT_TRUE(artifact.ok()) << artifact.status().message();
+    path = artifact->path();
+    EXPECT_EQ(artifact->manifest().graph, "g");
+    ASSERT_TRUE(std::ifstream(path).good());
+    ASSERT_TRUE(Executable::load(path, exe).ok());
+    Artifact moved = std::move(*artifact);
+    EXPECT_TRUE(std::ifstream(path).good());
+  }
+  EXPECT_FALSE(std::ifstream(path).good());
+  EXPECT_EQ(exe.manifest().graph, "g");
 }
 
 } // namespace

@@ -1,13 +1,15 @@
 //===- nn/Compiler.h - the embedded compiler API ----------------*- C++ -*-===//
 //
-// Compiles nn models (MLIR text) into executables. The header exposes no
-// MLIR or LLVM types; the library links them, the Executable it returns
-// does not need them (see nn/Runtime.h).
+// Compiles nn models (MLIR text) into artifacts: a shared object and the
+// manifest it embeds. Loading and running an artifact is the runtime's
+// (nn/Runtime.h); this library does not link the runtime. The header
+// exposes no MLIR or LLVM types.
 //
 //   nn::CompileOptions options;
-//   options.pack = true;
+//   absl::StatusOr<nn::Artifact> artifact =
+//       nn::compileFile("model.mlir", options);
 //   nn::Executable exe;
-//   absl::Status status = nn::compileFile("model.mlir", options, exe);
+//   absl::Status status = nn::Executable::load(artifact->path(), exe);
 //   nn::RunResult result;
 //   status = exe.run(inputs, result);
 //
@@ -16,7 +18,9 @@
 #ifndef NN_COMPILER_H
 #define NN_COMPILER_H
 
-#include "nn/Runtime.h"
+#include "nn/Manifest.h"
+
+#include "absl/status/statusor.h"
 
 #include <string>
 
@@ -44,18 +48,39 @@ struct CompileOptions {
   /// (an error when there are several).
   std::string entry;
   /// Where to keep the artifact (.so); empty writes a temporary file that
-  /// is removed once loaded.
+  /// the Artifact removes when it goes away.
   std::string artifactPath;
+};
+
+/// A compiled artifact: a shared object on disk and the manifest it embeds.
+/// A temporary one (no CompileOptions::artifactPath) is removed when its
+/// Artifact goes away; an executable loaded from it stays valid (the
+/// mapping outlives the file). Movable, not copyable.
+class Artifact {
+public:
+  Artifact(std::string path, Manifest manifest, bool temporary);
+  ~Artifact();
+  Artifact(Artifact &&other) noexcept;
+  Artifact &operator=(Artifact &&other) noexcept;
+  Artifact(const Artifact &) = delete;
+  Artifact &operator=(const Artifact &) = delete;
+
+  const std::string &path() const { return path_; }
+  const Manifest &manifest() const { return manifest_; }
+
+private:
+  std::string path_;
+  Manifest manifest_;
+  bool temporary_ = false;
 };
 
 /// Compiles `source` (MLIR text; `bufferName` names it in diagnostics).
 /// Errors carry the diagnostics with their locations.
-absl::Status compileSource(const std::string &source,
-                           const std::string &bufferName,
-                           const CompileOptions &options,
-                           Executable &executable);
-absl::Status compileFile(const std::string &path, const CompileOptions &options,
-                         Executable &executable);
+absl::StatusOr<Artifact> compileSource(const std::string &source,
+                                       const std::string &bufferName,
+                                       const CompileOptions &options);
+absl::StatusOr<Artifact> compileFile(const std::string &path,
+                                     const CompileOptions &options);
 
 } // namespace nn
 

@@ -17,8 +17,9 @@
 #ifndef NN_RUNTIME_H
 #define NN_RUNTIME_H
 
+#include "nn/Manifest.h"
+
 #include "absl/status/status.h"
-#include "absl/status/statusor.h"
 
 #include <cstdint>
 #include <map>
@@ -27,24 +28,6 @@
 #include <vector>
 
 namespace nn {
-
-/// `status` with `context` put before its message; the code is kept.
-inline absl::Status withContext(const absl::Status &status,
-                                const std::string &context) {
-  return absl::Status(status.code(), context + std::string(status.message()));
-}
-
-enum class DType { f32, f64, i32, i64 };
-const char *toString(DType type);
-/// Parses "f32", "f64", "i32", "i64"; false otherwise.
-bool parseDType(const std::string &text, DType &type);
-size_t byteSize(DType type);
-/// The byte size of a `dtype` tensor of `shape`; false when a size is
-/// negative or the product overflows int64.
-bool checkedByteSize(DType dtype, const std::vector<int64_t> &shape,
-                     int64_t &bytes);
-/// "[2, 3]", for messages.
-std::string shapeText(const std::vector<int64_t> &shape);
 
 /// A dense row-major host tensor. It owns its bytes, or shares a buffer a
 /// run returned (results are handed over without a copy). Copies are deep;
@@ -94,128 +77,6 @@ private:
   std::shared_ptr<void> owner_;
   uint8_t *data_ = nullptr;
 };
-
-/// One axis of a manifest tensor: a dim name, or a static size.
-struct Axis {
-  std::string dim;
-  int64_t size = -1;
-  bool isNamed() const { return !dim.empty(); }
-};
-
-struct DimInfo {
-  enum class Kind { batch, seq, packed } kind;
-  std::string name;
-  std::string batch;
-  /// Derived sequence dims: the source dim and the factor.
-  std::string source;
-  int64_t factor = 0;
-  /// Packed dims: the sequence dim they pack.
-  std::string sequence;
-};
-
-struct TensorInfo {
-  std::string name;
-  DType dtype = DType::f32;
-  std::vector<Axis> axes;
-  /// Integer inputs used as class indices: values at valid positions must
-  /// lie in [0, classes). 0 when unconstrained.
-  int64_t classes = 0;
-  /// A class index valid positions may not hold (CTC's blank among
-  /// labels); -1 when none.
-  int64_t reservedClass = -1;
-};
-
-struct LossInfo {
-  std::string name;
-  std::string normalization;
-  double scale = 1.0;
-  bool useNormalizedLoss = true;
-  bool asError = false;
-  bool packed = false;
-  std::string batch;
-  std::vector<std::string> sequences;
-};
-
-/// A GPU kernel of an artifact and the nn op it computes
-/// ("nn.linear at model.mlir:12:5"), for error messages and profiles.
-struct KernelInfo {
-  std::string name;
-  std::string origin;
-};
-
-/// The manifest format this runtime reads and the compiler writes.
-constexpr int kManifestVersion = 2;
-
-/// What an artifact computes and how to call it.
-struct Manifest {
-  std::string graph;
-  /// "cpu", or "cuda": the artifact launches kernels through the runtime's
-  /// CUDA backend and its buffers live in GPU memory.
-  std::string target = "cpu";
-  std::vector<DimInfo> dims;
-  /// Batch and non-derived sequence dims, in calling order.
-  std::vector<std::string> rootDims;
-  std::vector<TensorInfo> inputs;
-  std::vector<TensorInfo> parameters;
-  std::vector<TensorInfo> outputs;
-  std::vector<LossInfo> losses;
-  std::vector<KernelInfo> kernels;
-  /// GPU artifacts: the entry function's arguments (sizes, lengths, inputs,
-  /// parameters in calling order, from 0) that host code reads; the
-  /// runtime stages them in managed memory, the others in device memory.
-  std::vector<int64_t> hostVisibleArguments;
-
-  const DimInfo *findDim(const std::string &name) const;
-  std::string serialize() const;
-  /// Parses and verifies a manifest.
-  static absl::Status parse(const std::string &text, Manifest &manifest);
-  /// Whether the manifest describes a callable graph: dims declared before
-  /// use, every root dim an argument, position axes well formed, static
-  /// sizes that fit in memory, losses over declared dims.
-  absl::Status verify() const;
-
-  /// Whether the entry returns a results struct (outputs or losses).
-  bool hasResults() const;
-  /// The number of argv slots the entry point reads.
-  int64_t entryArity() const;
-  /// A checksum of manifest text; the compiler compiles it into the
-  /// artifact's code (`nn_manifest_hash`) and the runtime checks it on load.
-  static uint64_t hash(const std::string &text);
-};
-
-/// Sizes of the dims of a graph and lengths of its sequence dims.
-struct DimValues {
-  std::map<std::string, int64_t> sizes;
-  std::map<std::string, std::vector<int32_t>> lengths;
-
-  /// Whether position `index` of a tensor with `axes` is a real frame:
-  /// every sequence axis within its sequence's length. Padding may hold
-  /// anything.
-  bool isValid(const std::vector<Axis> &axes,
-               const std::vector<int64_t> &index) const;
-};
-
-/// Fills in the derived dims (`ceil(len / k)`, their padded sizes likewise)
-/// and packed dims (`sum(len)`) of `manifest` from the root dims already in
-/// `values`.
-void deriveDims(const Manifest &manifest, DimValues &values);
-
-/// Calls fn(index) for every index of `shape` in row-major order.
-template <typename Fn>
-void forEachIndex(const std::vector<int64_t> &shape, Fn fn) {
-  int64_t count = 1;
-  for (int64_t size : shape)
-    count *= size;
-  std::vector<int64_t> index(shape.size(), 0);
-  for (int64_t flat = 0; flat < count; ++flat) {
-    fn(index);
-    for (size_t i = shape.size(); i-- > 0;) {
-      if (++index[i] < shape[i])
-        break;
-      index[i] = 0;
-    }
-  }
-}
 
 /// What a run takes: padded inputs by graph argument name, the lengths of
 /// each root sequence dim, and parameters by name.

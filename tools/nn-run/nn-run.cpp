@@ -12,6 +12,7 @@
 
 #include "nn/Compiler.h"
 #include "nn/Npy.h"
+#include "nn/Runtime.h"
 #include "nn/Synthetic.h"
 #include "tools/common/Json.h"
 
@@ -93,9 +94,9 @@ static cl::list<std::string>
                cl::desc("NAME=FILE.npy: one parameter from a .npy file; "
                         "repeatable, overrides --params"),
                cl::cat(dataCategory));
-static cl::opt<std::string> artifact("emit-artifact",
-                                     cl::desc("Keep the compiled .so here"),
-                                     cl::cat(outputCategory));
+static cl::opt<std::string> artifactOut("emit-artifact",
+                                        cl::desc("Keep the compiled .so here"),
+                                        cl::cat(outputCategory));
 static cl::opt<unsigned> seed("seed", cl::init(1),
                               cl::desc("Seed for synthetic data"),
                               cl::cat(syntheticCategory));
@@ -301,10 +302,13 @@ int main(int argc, char **argv) {
   options.gpuBinary = gpuBinary;
   options.gpuCodeDir = gpuCodeDir;
   options.entry = entry;
-  options.artifactPath = artifact;
-  nn::Executable executable;
+  options.artifactPath = artifactOut;
   auto start = std::chrono::steady_clock::now();
-  absl::Status status = nn::compileFile(modelPath, options, executable);
+  absl::StatusOr<nn::Artifact> artifact = nn::compileFile(modelPath, options);
+  if (!artifact.ok())
+    return fail(artifact.status());
+  nn::Executable executable;
+  absl::Status status = nn::Executable::load(artifact->path(), executable);
   auto compiled = std::chrono::steady_clock::now();
   if (!status.ok())
     return fail(status);

@@ -26,7 +26,7 @@
 // never a crash in the runtime.
 //===----------------------------------------------------------------------===//
 
-#include "nn/Runtime.h"
+#include "nn/Manifest.h"
 
 #include <cctype>
 #include <cerrno>
