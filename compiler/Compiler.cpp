@@ -14,6 +14,7 @@
 #include "dialects/nn/NNOps.h"
 #include "lowering/Abi.h"
 #include "lowering/Origin.h"
+#include "lowering/Passes.h"
 #include "lowering/Pipelines.h"
 #include "lowering/Registration.h"
 
@@ -27,7 +28,6 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringMap.h"
-#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -201,68 +201,6 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
     manifest.losses.push_back(info);
   }
   return manifest;
-}
-
-/// Adds `nn_manifest`, `void nn_entry(void **argv)`, which forwards argv
-/// to `_mlir_ciface_<graph>` (pointers as they are, i64 sizes as integers),
-/// and the two functions the runtime checks the manifest against on load:
-/// `uint64_t nn_manifest_hash()` (the manifest's checksum, as an immediate
-/// in code) and `int64_t nn_entry_arity()` (the argv slots nn_entry reads).
-/// Hides every other symbol so that nothing interposes.
-absl::Status addEntryPoints(llvm::Module &module, const std::string &graph,
-                            const std::string &manifestText) {
-  llvm::LLVMContext &context = module.getContext();
-  llvm::Function *target = module.getFunction("_mlir_ciface_" + graph);
-  if (!target)
-    return absl::InternalError("internal error: no C interface for @" + graph);
-  for (llvm::Function &function : module)
-    if (!function.isDeclaration())
-      function.setVisibility(llvm::GlobalValue::HiddenVisibility);
-  for (llvm::GlobalVariable &global : module.globals())
-    if (!global.isDeclaration())
-      global.setVisibility(llvm::GlobalValue::HiddenVisibility);
-
-  llvm::Constant *text =
-      llvm::ConstantDataArray::getString(context, manifestText, true);
-  new llvm::GlobalVariable(module, text->getType(), /*isConstant=*/true,
-                           llvm::GlobalValue::ExternalLinkage, text,
-                           "nn_manifest");
-
-  auto *ptr = llvm::PointerType::getUnqual(context);
-  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context), {ptr},
-                                       /*isVarArg=*/false);
-  auto *entry = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
-                                       "nn_entry", module);
-  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", entry));
-  std::vector<llvm::Value *> arguments;
-  for (auto [index, parameter] :
-       llvm::enumerate(target->getFunctionType()->params())) {
-    llvm::Value *slot =
-        builder.CreateConstGEP1_64(ptr, entry->getArg(0), index);
-    llvm::Value *value = builder.CreateLoad(ptr, slot);
-    if (parameter->isIntegerTy())
-      value = builder.CreatePtrToInt(value, parameter);
-    else if (!parameter->isPointerTy())
-      return absl::InternalError("internal error: unexpected C interface "
-                                 "parameter type for @" +
-                                 graph);
-    arguments.push_back(value);
-  }
-  builder.CreateCall(target, arguments);
-  builder.CreateRetVoid();
-
-  auto constantFunction = [&](const char *name, uint64_t value) {
-    auto *i64 = llvm::Type::getInt64Ty(context);
-    auto *function = llvm::Function::Create(llvm::FunctionType::get(i64, false),
-                                            llvm::GlobalValue::ExternalLinkage,
-                                            name, module);
-    llvm::IRBuilder<> body(
-        llvm::BasicBlock::Create(context, "entry", function));
-    body.CreateRet(llvm::ConstantInt::get(i64, value));
-  };
-  constantFunction("nn_manifest_hash", ::nn::Manifest::hash(manifestText));
-  constantFunction("nn_entry_arity", arguments.size());
-  return absl::OkStatus();
 }
 
 /// The kernels of a GPU module and the nn ops they compute, for the
@@ -476,26 +414,24 @@ compileModule(ModuleOp module, MLIRContext &context,
     }
   }
 
+  // The exported symbols: the manifest, the entry wrapper, the manifest's
+  // checksum and the entry's arity (nn-artifact-entry).
+  module->setAttr("nn.manifest",
+                  StringAttr::get(&context, manifest.serialize()));
+  PassManager entryPoints(&context);
+  ir::NNArtifactEntryOptions entryOptions;
+  entryOptions.graph = graphName;
+  entryPoints.addPass(ir::createNNArtifactEntry(entryOptions));
+  if (failed(entryPoints.run(module)))
+    return fail("adding the artifact's entry points failed", diagnostics.text,
+                absl::StatusCode::kInternal);
+
   llvm::LLVMContext llvmContext;
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(module, llvmContext, graphName);
   if (!llvmModule)
     return fail("translation to LLVM IR failed", diagnostics.text,
                 absl::StatusCode::kInternal);
-  if (gpu) {
-    // GPU artifacts allocate through the CUDA backend (managed memory).
-    for (auto [from, to] :
-         {std::pair{"_mlir_memref_to_llvm_alloc", "nn_cuda_alloc"},
-          std::pair{"_mlir_memref_to_llvm_aligned_alloc",
-                    "nn_cuda_aligned_alloc"},
-          std::pair{"_mlir_memref_to_llvm_free", "nn_cuda_free"}})
-      if (llvm::Function *function = llvmModule->getFunction(from))
-        function->setName(to);
-  }
-  absl::Status status =
-      addEntryPoints(*llvmModule, graphName, manifest.serialize());
-  if (!status.ok())
-    return status;
 
   std::string path = options.artifactPath;
   bool temporary = path.empty();
@@ -507,7 +443,7 @@ compileModule(ModuleOp module, MLIRContext &context,
                                  ec.message());
     path = temp.str().str();
   }
-  status = emitSharedObject(*llvmModule, path, /*withBlas=*/!gpu);
+  absl::Status status = emitSharedObject(*llvmModule, path, /*withBlas=*/!gpu);
   if (!status.ok()) {
     if (temporary)
       llvm::sys::fs::remove(path);

@@ -129,4 +129,36 @@ def NNGpuPlaceBuffers : Pass<"nn-gpu-place-buffers", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def NNArtifactEntry : Pass<"nn-artifact-entry", "::mlir::ModuleOp"> {
+  let summary = "Adds an artifact's exported symbols to an LLVM-dialect module";
+  let description = [{
+    The last step before translation to LLVM IR. Takes the manifest text
+    from the module attribute `nn.manifest` (set by the compiler, removed
+    here) and adds what the runtime looks up (docs/runtime.md):
+    `nn_manifest` (the text, NUL-terminated), `nn_entry(void **argv)`,
+    which loads slot i of argv and passes it as the i-th parameter of
+    `_mlir_ciface_<graph>` (pointers as they are, integer sizes through
+    ptrtoint), `nn_manifest_hash()` (the text's checksum) and
+    `nn_entry_arity()` (the slots nn_entry reads). Every other definition
+    gets hidden visibility, so that nothing in the loading program
+    interposes.
+  }];
+  let options = [
+    Option<"graph", "graph", "std::string", /*default=*/"\"\"",
+           "The entry graph (its C interface is _mlir_ciface_<graph>)">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def NNGpuAllocators : Pass<"nn-gpu-allocators", "::mlir::ModuleOp"> {
+  let summary = "Host allocations of GPU artifacts go to the CUDA backend";
+  let description = [{
+    Memrefs lower to calls of MLIR's generic allocation functions
+    (`_mlir_memref_to_llvm_alloc`, `_aligned_alloc`, `_free`), which the
+    runtime implements with host memory. In GPU artifacts the buffers
+    `memref.alloc` leaves are device buffers: their calls are renamed to
+    the runtime's `nn_cuda_alloc`, `nn_cuda_aligned_alloc`, `nn_cuda_free`.
+  }];
+}
+
 #endif // NN_LOWERING_PASSES_TD

@@ -144,6 +144,8 @@ void nn::buildGpuCodegenPipeline(OpPassManager &pm,
   // Explicit, so that libdevice is linked whatever the environment says.
   binary.toolkitPath = findCudaToolkit(options.cudaPath);
   pm.addPass(createGpuModuleToBinaryPass(binary));
+  // Host allocations are device buffers, allocated by the CUDA backend.
+  pm.addPass(createNNGpuAllocators());
 }
 
 void nn::buildGpuPipeline(OpPassManager &pm, const NNPipelineOptions &options) {

@@ -124,7 +124,14 @@ struct Manifest {
   int64_t entryArity() const;
   /// A checksum of manifest text; the compiler compiles it into the
   /// artifact's code (`nn_manifest_hash`) and the runtime checks it on load.
-  static uint64_t hash(const std::string &text);
+  /// FNV-1a, 64 bits: a checksum against damage, not a signature. Inline:
+  /// the compiler's passes compute it without linking this library.
+  static uint64_t hash(const std::string &text) {
+    uint64_t hash = 0xcbf29ce484222325ull;
+    for (unsigned char c : text)
+      hash = (hash ^ c) * 0x100000001b3ull;
+    return hash;
+  }
 };
 
 /// Sizes of the dims of a graph and lengths of its sequence dims.

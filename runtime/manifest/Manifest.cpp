@@ -503,14 +503,6 @@ int64_t Manifest::entryArity() const {
   return arity + (int64_t)inputs.size() + (int64_t)parameters.size();
 }
 
-uint64_t Manifest::hash(const std::string &text) {
-  // FNV-1a, 64 bits: a checksum against damage, not a signature.
-  uint64_t hash = 0xcbf29ce484222325ull;
-  for (unsigned char c : text)
-    hash = (hash ^ c) * 0x100000001b3ull;
-  return hash;
-}
-
 bool DimValues::isValid(const std::vector<Axis> &axes,
                         const std::vector<int64_t> &index) const {
   for (size_t i = 1; i < axes.size() && i < index.size(); ++i) {

@@ -25,7 +25,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
 // CHECK-DAG: llvm.func @nn_cuda_sgemm(!llvm.ptr, i32, i32, i32, i32, i32, i32, f32, i64, i32, i64, i32, f32, i64, i32)
 // CHECK-LABEL: llvm.func @g(
 // CHECK-NOT: memref.
-// CHECK: llvm.call @_mlir_memref_to_llvm_alloc
+// CHECK: llvm.call @nn_cuda_alloc
 // CHECK: llvm.call @nn_cuda_sgemm
 // CHECK: gpu.launch_func @g_k{{[0-9]+}}_cross_entropy::@g_k{{[0-9]+}}_cross_entropy
 // CHECK: gpu.launch_func @g_k{{[0-9]+}}_mark_loss::@g_k{{[0-9]+}}_mark_loss
