@@ -12,8 +12,8 @@
 #include "nn/Compiler.h"
 
 #include "dialects/nn/NNOps.h"
-#include "lowering/Abi.h"
-#include "lowering/Origin.h"
+#include "lowering/conversion/Abi.h"
+#include "lowering/conversion/Origin.h"
 #include "lowering/Passes.h"
 #include "lowering/Pipelines.h"
 #include "lowering/Registration.h"

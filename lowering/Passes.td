@@ -9,7 +9,7 @@ def NNConvertToLinalg : Pass<"nn-convert-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Lowers nn graphs to func, tensor, linalg, scf and math";
   let description = [{
     Each `nn.graph` becomes a `func.func` of the same name with the calling
-    convention of `lowering/Abi.h`: root dims first (a batch dim as its
+    convention of `lowering/conversion/Abi.h`: root dims first (a batch dim as its
     `index` size; a sequence dim as its padded size and a `tensor<?xi32>` of
     lengths), then the graph's arguments, then the parameters it reads; the
     results are the graph's results followed by, per marked loss, its f64

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NN_LOWERING_ORIGIN_H
-#define NN_LOWERING_ORIGIN_H
+#ifndef NN_LOWERING_CONVERSION_ORIGIN_H
+#define NN_LOWERING_CONVERSION_ORIGIN_H
 
 #include "mlir/IR/Location.h"
 
@@ -24,4 +24,4 @@ std::string describeOrigin(Location loc);
 
 } // namespace mlir::nn
 
-#endif // NN_LOWERING_ORIGIN_H
+#endif // NN_LOWERING_CONVERSION_ORIGIN_H

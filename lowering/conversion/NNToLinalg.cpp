@@ -20,7 +20,7 @@
 #include "lowering/Passes.h"
 
 #include "dialects/nn/Dims.h"
-#include "lowering/Abi.h"
+#include "lowering/conversion/Abi.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

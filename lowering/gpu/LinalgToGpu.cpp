@@ -32,7 +32,7 @@
 
 #include "lowering/Passes.h"
 
-#include "lowering/Origin.h"
+#include "lowering/conversion/Origin.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,6 +1,6 @@
 //===- Abi.cpp - how a lowered graph takes and returns its values ---------===//
 
-#include "lowering/Abi.h"
+#include "lowering/conversion/Abi.h"
 
 #include "dialects/nn/Dims.h"
 #include "mlir/IR/SymbolTable.h"

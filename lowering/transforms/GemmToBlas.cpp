@@ -14,7 +14,7 @@
 
 #include "lowering/Passes.h"
 
-#include "lowering/Origin.h"
+#include "lowering/conversion/Origin.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -1,6 +1,6 @@
 //===- Origin.cpp - which nn op an IR op came from ------------------------===//
 
-#include "lowering/Origin.h"
+#include "lowering/conversion/Origin.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Visitors.h"

@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NN_LOWERING_ABI_H
-#define NN_LOWERING_ABI_H
+#ifndef NN_LOWERING_CONVERSION_ABI_H
+#define NN_LOWERING_CONVERSION_ABI_H
 
 #include "dialects/nn/NNOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -78,4 +78,4 @@ private:
 
 } // namespace mlir::nn
 
-#endif // NN_LOWERING_ABI_H
+#endif // NN_LOWERING_CONVERSION_ABI_H
