@@ -247,6 +247,20 @@ LogicalResult DimBinding::unify(NNTensorType calleeType,
   return success();
 }
 
+LogicalResult DimBinding::unifyCall(TypeRange calleeArguments,
+                                    TypeRange operands, TypeRange calleeResults,
+                                    TypeRange results, EmitErrorFn emitError) {
+  for (auto [what, callee, caller] :
+       {std::tuple{"operand ", calleeArguments, operands},
+        std::tuple{"result ", calleeResults, results}})
+    for (auto [index, pair] : llvm::enumerate(llvm::zip(callee, caller)))
+      if (failed(unify(cast<NNTensorType>(std::get<0>(pair)),
+                       cast<NNTensorType>(std::get<1>(pair)),
+                       what + std::to_string(index), emitError)))
+        return failure();
+  return success();
+}
+
 LogicalResult DimBinding::verifyKinds(EmitErrorFn emitError) {
   // Binding a dim binds what it refers to; follow references until no new
   // pair appears (`order` grows while we walk it).

@@ -102,6 +102,13 @@ public:
   LogicalResult unify(NNTensorType calleeType, NNTensorType callerType,
                       StringRef what, EmitErrorFn emitError);
 
+  /// Unifies a call: each callee argument type with the operand type at
+  /// its place ("operand i"), each callee result type with the call's
+  /// result type ("result i").
+  LogicalResult unifyCall(TypeRange calleeArguments, TypeRange operands,
+                          TypeRange calleeResults, TypeRange results,
+                          EmitErrorFn emitError);
+
   /// Checks that each bound pair has the same kind and that what a dim
   /// refers to (its batch, its source, its factor) is bound consistently.
   LogicalResult verifyKinds(EmitErrorFn emitError);

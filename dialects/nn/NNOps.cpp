@@ -406,22 +406,10 @@ LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     return failure();
   DimBinding binding(calleeDims, *callerDims);
   auto emit = [&] { return emitOpError(); };
-  for (auto [index, pair] : llvm::enumerate(
-           llvm::zip(callee.getArgumentTypes(), getOperandTypes()))) {
-    auto [calleeType, callerType] = pair;
-    if (failed(binding.unify(cast<NNTensorType>(calleeType),
-                             cast<NNTensorType>(callerType),
-                             "operand " + std::to_string(index), emit)))
-      return failure();
-  }
-  for (auto [index, pair] :
-       llvm::enumerate(llvm::zip(callee.getResultTypes(), getResultTypes()))) {
-    auto [calleeType, callerType] = pair;
-    if (failed(binding.unify(cast<NNTensorType>(calleeType),
-                             cast<NNTensorType>(callerType),
-                             "result " + std::to_string(index), emit)))
-      return failure();
-  }
+  if (failed(binding.unifyCall(callee.getArgumentTypes(), getOperandTypes(),
+                               callee.getResultTypes(), getResultTypes(),
+                               emit)))
+    return failure();
   return binding.verifyKinds(emit);
 }
 

@@ -129,19 +129,11 @@ LogicalResult AbiBuilder::visit(GraphOp graph) {
       // names only its own dims.
       DimTable calleeTable(callee.getDims());
       DimBinding binding(calleeTable, table);
-      auto emitError = [&] { return call.emitOpError(); };
-      for (auto [calleeType, operand] :
-           llvm::zip(callee.getArgumentTypes(), call.getOperands()))
-        if (failed(binding.unify(cast<NNTensorType>(calleeType),
-                                 cast<NNTensorType>(operand.getType()),
-                                 "an operand", emitError)))
-          return WalkResult::interrupt();
-      for (auto [calleeType, result] :
-           llvm::zip(callee.getResultTypes(), call.getResults()))
-        if (failed(binding.unify(cast<NNTensorType>(calleeType),
-                                 cast<NNTensorType>(result.getType()),
-                                 "a result", emitError)))
-          return WalkResult::interrupt();
+      if (failed(binding.unifyCall(
+              callee.getArgumentTypes(), call.getOperandTypes(),
+              callee.getResultTypes(), call.getResultTypes(),
+              [&] { return call.emitOpError(); })))
+        return WalkResult::interrupt();
       for (LossAbi loss : calleeAbi.losses) {
         bool bound = !loss.batch.empty();
         std::string batch = binding.lookup(loss.batch).str();

@@ -1382,19 +1382,10 @@ LogicalResult GraphLowering::lowerCall(CallOp op) {
   const GraphAbi &calleeAbi = abis.lookup(callee);
   DimTable calleeTable(callee.getDims());
   DimBinding binding(calleeTable, table);
-  auto emitError = [&] { return op.emitOpError(); };
-  for (auto [index, pair] :
-       llvm::enumerate(llvm::zip(callee.getArgumentTypes(), op.getOperands())))
-    if (failed(binding.unify(cast<NNTensorType>(std::get<0>(pair)),
-                             typeOf(std::get<1>(pair)),
-                             "operand " + std::to_string(index), emitError)))
-      return failure();
-  for (auto [index, pair] :
-       llvm::enumerate(llvm::zip(callee.getResultTypes(), op.getResults())))
-    if (failed(binding.unify(cast<NNTensorType>(std::get<0>(pair)),
-                             typeOf(std::get<1>(pair)),
-                             "result " + std::to_string(index), emitError)))
-      return failure();
+  if (failed(binding.unifyCall(callee.getArgumentTypes(), op.getOperandTypes(),
+                               callee.getResultTypes(), op.getResultTypes(),
+                               [&] { return op.emitOpError(); })))
+    return failure();
 
   SmallVector<Value> arguments;
   for (DimDeclAttr dim : calleeAbi.rootDims) {
