@@ -9,6 +9,7 @@
 // RUN: nn-exec --help | FileCheck %s --check-prefix=EXEC-HELP
 // RUN: not nn-exec %t.so --batch 3x 2>&1 | FileCheck %s --check-prefix=EXEC-BAD
 // RUN: not nn-exec %t.so --min-len 9 --max-len 2 2>&1 | FileCheck %s --check-prefix=EXEC-RANGE
+// RUN: not nn-run %s --dim-len T=2:x 2>&1 | FileCheck %s --check-prefix=DIM-LEN
 // RUN: nn-run %s --batch 2 --dim-len T=2:2 --dim-len U=5:5 --json > %t.json
 // RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1]), parse_constant=lambda c: sys.exit('bare ' + c)); print(r['losses'][0]['value'], r['losses'][0]['sum'])" %t.json | FileCheck %s --check-prefix=JSON
 // RUN: nn-run %s --compile-only --emit-artifact=%t.so
@@ -35,5 +36,6 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %l: !nn.tensor<[B, U], i32>)
 // EXEC-HELP: usage: nn-exec ARTIFACT.so [options]
 // EXEC-BAD: nn-exec: bad value '3x' for --batch
 // EXEC-RANGE: nn-exec: --min-len 9 is above --max-len 2
+// DIM-LEN: nn-run: --dim-len expects NAME=MIN:MAX with lengths in [0, 2^31 - 1], got 'T=2:x'
 // JSON: Infinity Infinity
 // EXEC-JSON: "sum": "Infinity"

@@ -180,8 +180,17 @@ syntheticLengths(const nn::Manifest &manifest, std::mt19937 &rng,
       return absl::InvalidArgumentError(
           "--dim-len names '" + name +
           "', which is not a root sequence dim of @" + manifest.graph);
-    ranges[name] = {std::atol(spec.substr(eq + 1, colon - eq - 1).c_str()),
-                    std::atol(spec.substr(colon + 1).c_str())};
+    long lo = 0, hi = 0;
+    if (llvm::StringRef(spec)
+            .substr(eq + 1, colon - eq - 1)
+            .getAsInteger(10, lo) ||
+        llvm::StringRef(spec).substr(colon + 1).getAsInteger(10, hi) ||
+        hi > std::numeric_limits<int32_t>::max())
+      return absl::InvalidArgumentError(
+          "--dim-len expects NAME=MIN:MAX with lengths in [0, 2^31 - 1], got "
+          "'" +
+          spec + "'");
+    ranges[name] = {lo, hi};
   }
   for (const std::string &sequence : sequences) {
     auto [lo, hi] = ranges.count(sequence)
