@@ -12,11 +12,11 @@
 #include "nn/Compiler.h"
 
 #include "dialects/nn/NNOps.h"
-#include "lowering/conversion/Abi.h"
-#include "lowering/conversion/Origin.h"
 #include "lowering/Passes.h"
 #include "lowering/Pipelines.h"
 #include "lowering/Registration.h"
+#include "lowering/conversion/Abi.h"
+#include "lowering/conversion/Origin.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
