@@ -32,6 +32,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -64,6 +65,32 @@ struct Descriptor {
 
 /// Manifests are far smaller; a longer one is damage.
 constexpr size_t kMaxManifestBytes = 16 << 20;
+
+/// The bytes from `address` to the end of the loaded segment that holds it
+/// (0 when no loaded object maps it), so that reading a string whose
+/// terminator was damaged stops at the mapping's end.
+size_t bytesMappedFrom(const void *address) {
+  struct Search {
+    uintptr_t address;
+    size_t bytes = 0;
+  } search{(uintptr_t)address};
+  dl_iterate_phdr(
+      [](dl_phdr_info *info, size_t, void *data) {
+        auto *search = static_cast<Search *>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const auto &segment = info->dlpi_phdr[i];
+          uintptr_t start = info->dlpi_addr + segment.p_vaddr;
+          if (segment.p_type == PT_LOAD && search->address >= start &&
+              search->address < start + segment.p_memsz) {
+            search->bytes = start + segment.p_memsz - search->address;
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &search);
+  return search.bytes;
+}
 
 /// Checks that `path` is a complete 64-bit ELF shared object for this
 /// machine: every segment and the section table lie within the file.
@@ -181,8 +208,9 @@ absl::Status Executable::load(const std::string &path, Executable &executable) {
                                       "' was written by an older compiler "
                                       "(no nn_manifest_hash); recompile it");
   // The manifest's size is unknown: read it up to its NUL within a bound.
-  size_t length = strnlen(text, kMaxManifestBytes);
-  if (length == kMaxManifestBytes)
+  size_t limit = std::min(kMaxManifestBytes, bytesMappedFrom(text));
+  size_t length = strnlen(text, limit);
+  if (length == limit)
     return absl::InvalidArgumentError("'" + path +
                                       "': the manifest is not terminated");
   std::string manifestText(text, length);
