@@ -21,10 +21,10 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <fstream>
-#include <limits>
 #include <set>
 #include <sstream>
 
