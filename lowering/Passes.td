@@ -9,16 +9,27 @@ def NNConvertToLinalg : Pass<"nn-convert-to-linalg", "::mlir::ModuleOp"> {
   let summary = "Lowers nn graphs to func, tensor, linalg, scf and math";
   let description = [{
     Each `nn.graph` becomes a `func.func` of the same name with the calling
-    convention of `lowering/conversion/Abi.h`: root dims first (a batch dim as its
-    `index` size; a sequence dim as its padded size and a `tensor<?xi32>` of
-    lengths), then the graph's arguments, then the parameters it reads; the
-    results are the graph's results followed by, per marked loss, its f64
-    masked sum and f64 inverse normalization factor. Frame-wise ops become
+    convention of `lowering/conversion/Abi.h`: root dims first (a batch dim
+    as its `index` size; a sequence dim as its padded size and a
+    `tensor<?xi32>` of lengths), then the graph's arguments, then the
+    parameters it reads; the results are the graph's results followed by,
+    per marked loss, its f64 masked sum and f64 inverse normalization
+    factor (the pass runs `nn-expose-losses` first). Frame-wise ops become
     linalg ops on padded or packed positions; recurrences become `scf.for`
     over time with per-sequence masking; pack and unpack copy each
     sequence's valid rows. Parameters become arguments; `nn.parameter` ops
-    are removed. See docs/lowering.md.
+    are removed.
+
+    It is a partial dialect conversion over one pattern family per op
+    family (`lowering/conversion/*Patterns.cpp`): ops named in `leave-ops`
+    stay, their operands and results meeting the lowered IR through
+    `builtin.unrealized_conversion_cast`, for a later pass to lower
+    differently. See docs/lowering.md.
   }];
+  let options = [
+    ListOption<"leaveOps", "leave-ops", "std::string",
+               "nn ops to leave unconverted for a later pass (e.g. nn.lstm)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",

@@ -12,6 +12,10 @@ namespace mlir::nn {
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 
+/// The rewrite of nn-expose-losses, for passes that need it as a first
+/// step. Fails (with a diagnostic) on recursive calls.
+LogicalResult exposeLosses(ModuleOp module);
+
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 

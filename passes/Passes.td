@@ -29,4 +29,18 @@ def NNPackBeforeLoss : Pass<"nn-pack-before-loss", "::mlir::ModuleOp"> {
   ];
 }
 
+def NNExposeLosses : Pass<"nn-expose-losses", "::mlir::ModuleOp"> {
+  let summary = "Returns each marked loss from its graph as two f64 values";
+  let description = [{
+    Replaces each `nn.mark_loss` by `nn.loss_terms` (its masked f64 sum and
+    inverse normalization factor) and appends both to the graph's results:
+    its own losses in body order, a callee's where it is called (the call
+    gets the callee's new results). Afterwards every loss is a value that
+    flows to `nn.return`, so the lowering of each op can stay local. The
+    order is the one of the graph ABI (lowering/conversion/Abi.h), which
+    keeps names and scales; the lowering runs this step first. Idempotent.
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+}
+
 #endif // NN_PASSES_TD

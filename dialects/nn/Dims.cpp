@@ -25,13 +25,14 @@ DimTable::DimTable(ArrayAttr dims) {
 }
 
 FailureOr<DimTable> DimTable::forOp(Operation *op) {
-  auto graph = dyn_cast<GraphOp>(op);
-  if (!graph)
-    graph = op->getParentOfType<GraphOp>();
-  if (!graph)
-    return op->emitOpError(
-        "must be inside an nn.graph, which declares its dims");
-  return DimTable(graph.getDims());
+  for (Operation *scope = op; scope; scope = scope->getParentOp()) {
+    if (auto graph = dyn_cast<GraphOp>(scope))
+      return DimTable(graph.getDims());
+    if (auto lowered =
+            scope->getAttrOfType<ArrayAttr>(NNDialect::kLoweredDimsAttrName))
+      return DimTable(lowered);
+  }
+  return op->emitOpError("must be inside an nn.graph, which declares its dims");
 }
 
 DimDeclAttr DimTable::lookup(StringRef name) const {

@@ -28,8 +28,9 @@ public:
   /// `#nn.dim` declarations are skipped (the graph verifier reports them).
   explicit DimTable(ArrayAttr dims);
 
-  /// The table of the graph that encloses `op`, or failure with an error on
-  /// `op` when there is none.
+  /// The table of the graph that encloses `op` (or of the function a graph
+  /// was partly lowered to, NNDialect::kLoweredDimsAttrName), or failure
+  /// with an error on `op` when there is none.
   static FailureOr<DimTable> forOp(Operation *op);
 
   /// The declaration of `name`, or null.

@@ -29,6 +29,11 @@ def NN_Dialect : Dialect {
   let extraClassDeclaration = [{
     void registerTypes();
     void registerAttributes();
+
+    /// The dims of a graph lowered to another function op, kept on that
+    /// op while nn ops are left inside it (a partial lowering), so that
+    /// they still verify and a later pass can read their dims.
+    static constexpr ::llvm::StringLiteral kLoweredDimsAttrName = "nn.dims";
   }];
 }
 
@@ -140,6 +145,18 @@ def NN_TensorType : TypeDef<NN_Dialect, "NNTensor"> {
 
 def NN_Tensor : Type<CPred<"::llvm::isa<::mlir::nn::NNTensorType>($_self)">,
                      "nn tensor", "::mlir::nn::NNTensorType">;
+
+/// `!nn.tensor<[], f64>`: one double-precision number, as loss sums and
+/// normalization factors are accumulated. Buildable, so ops whose results
+/// have this type need not spell it.
+def NN_F64Scalar : Type<
+    And<[NN_Tensor.predicate,
+         CPred<"::llvm::cast<::mlir::nn::NNTensorType>($_self).getRank() == 0">,
+         CPred<"::llvm::cast<::mlir::nn::NNTensorType>($_self)"
+               ".getElementType().isF64()">]>,
+    "rank-0 f64 nn tensor", "::mlir::nn::NNTensorType">,
+    BuildableType<"::mlir::nn::NNTensorType::get($_builder.getContext(), {}, "
+                  "{}, $_builder.getF64Type())">;
 
 //===----------------------------------------------------------------------===//
 // Attributes

@@ -801,6 +801,57 @@ LogicalResult CtcLossOp::verify() {
                            tensorOf(getLogits()).getElementType());
 }
 
+/// The normalization of a loss value: what `nn.mark_loss` and
+/// `nn.loss_terms` both require of `loss` and the custom factor.
+static LogicalResult verifyLossNormalization(Operation *op, Value loss,
+                                             LossNormalization normalization,
+                                             Value factor) {
+  FailureOr<DimContext> context = DimContext::get(op);
+  if (failed(context))
+    return failure();
+  FailureOr<Positions> positions = context->positions(loss);
+  if (failed(positions))
+    return failure();
+  switch (normalization) {
+  case LossNormalization::sum:
+    break;
+  case LossNormalization::per_frame:
+    if (!positions->hasSequenceAxis())
+      return op->emitOpError() << "per_frame normalization needs a per-frame "
+                                  "loss over a sequence axis, got "
+                               << loss.getType();
+    break;
+  case LossNormalization::per_sequence:
+    if (positions->kind == PositionKind::None)
+      return op->emitOpError()
+             << "per_sequence normalization needs a loss with "
+                "a batch axis, got "
+             << loss.getType();
+    break;
+  case LossNormalization::custom:
+    if (!factor)
+      return op->emitOpError("custom normalization needs a "
+                             "custom_inv_norm_factor operand");
+    break;
+  }
+  if (factor) {
+    if (normalization != LossNormalization::custom)
+      return op->emitOpError("custom_inv_norm_factor is only allowed with "
+                             "custom normalization");
+    if (failed(requireFloat(op, factor, "custom_inv_norm_factor")))
+      return failure();
+    NNTensorType factorType = tensorOf(factor);
+    bool perBatch = factorType.getRank() == 1 && factorType.isNamedDim(0) &&
+                    factorType.getDimName(0) == positions->batch;
+    if (factorType.getRank() != 0 && !perBatch)
+      return op->emitOpError()
+             << "custom_inv_norm_factor must be a scalar [] or "
+                "one value per sequence ["
+             << positions->batch << "], got " << factorType;
+  }
+  return success();
+}
+
 LogicalResult MarkLossOp::verify() {
   auto producer = getLoss().getDefiningOp<LossOpInterface>();
   if (!producer)
@@ -812,48 +863,15 @@ LogicalResult MarkLossOp::verify() {
   double scale = getScale().convertToDouble();
   if (!std::isfinite(scale))
     return emitOpError() << "scale must be finite, got " << scale;
-  FailureOr<DimContext> context = DimContext::get(*this);
-  if (failed(context))
+  return verifyLossNormalization(*this, getLoss(), getNormalization(),
+                                 getCustomInvNormFactor());
+}
+
+LogicalResult LossTermsOp::verify() {
+  if (failed(requireFloat(*this, getLoss(), "loss")))
     return failure();
-  FailureOr<Positions> positions = context->positions(getLoss());
-  if (failed(positions))
-    return failure();
-  switch (getNormalization()) {
-  case LossNormalization::sum:
-    break;
-  case LossNormalization::per_frame:
-    if (!positions->hasSequenceAxis())
-      return emitOpError() << "per_frame normalization needs a per-frame "
-                              "loss over a sequence axis, got "
-                           << getLoss().getType();
-    break;
-  case LossNormalization::per_sequence:
-    if (positions->kind == PositionKind::None)
-      return emitOpError() << "per_sequence normalization needs a loss with "
-                              "a batch axis, got "
-                           << getLoss().getType();
-    break;
-  case LossNormalization::custom:
-    if (!getCustomInvNormFactor())
-      return emitOpError("custom normalization needs a custom_inv_norm_factor "
-                         "operand");
-    break;
-  }
-  if (Value factor = getCustomInvNormFactor()) {
-    if (getNormalization() != LossNormalization::custom)
-      return emitOpError("custom_inv_norm_factor is only allowed with custom "
-                         "normalization");
-    if (failed(requireFloat(*this, factor, "custom_inv_norm_factor")))
-      return failure();
-    NNTensorType factorType = tensorOf(factor);
-    bool perBatch = factorType.getRank() == 1 && factorType.isNamedDim(0) &&
-                    factorType.getDimName(0) == positions->batch;
-    if (factorType.getRank() != 0 && !perBatch)
-      return emitOpError() << "custom_inv_norm_factor must be a scalar [] or "
-                              "one value per sequence ["
-                           << positions->batch << "], got " << factorType;
-  }
-  return success();
+  return verifyLossNormalization(*this, getLoss(), getNormalization(),
+                                 getCustomInvNormFactor());
 }
 
 //===----------------------------------------------------------------------===//

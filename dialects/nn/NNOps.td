@@ -545,6 +545,33 @@ def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
   let hasVerifier = 1;
 }
 
+def NN_LossTermsOp : NN_Op<"loss_terms", [Pure]> {
+  let summary = "a marked loss as its two f64 terms";
+  let description = [{
+    What `nn.mark_loss` declares, as values: `sum` is the f64 sum of `loss`
+    over its valid positions and `inv_norm` its inverse normalization
+    factor (see `nn.mark_loss` for `normalization` and the custom factor).
+    `nn-expose-losses` replaces each `nn.mark_loss` by this op and returns
+    both terms from the graph (a caller returns its callees' terms too), so
+    that the lowering of every op stays local; the loss's name and training
+    scale stay on the graph's ABI.
+
+    ```mlir
+    %sum, %inv_norm = nn.loss_terms %ce normalize per_frame
+        : !nn.tensor<[B, T], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$loss,
+                       Optional<NN_Tensor>:$custom_inv_norm_factor,
+                       NN_LossNormalization:$normalization);
+  let results = (outs NN_F64Scalar:$sum, NN_F64Scalar:$inv_norm);
+  let assemblyFormat = [{
+    $loss (`,` $custom_inv_norm_factor^)? `normalize` $normalization attr-dict
+    `:` qualified(type($loss)) (`,` qualified(type($custom_inv_norm_factor))^)?
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Pack / unpack
 //===----------------------------------------------------------------------===//

@@ -134,6 +134,14 @@ LogicalResult AbiBuilder::visit(GraphOp graph) {
               callee.getResultTypes(), call.getResultTypes(),
               [&] { return call.emitOpError(); })))
         return WalkResult::interrupt();
+      // Every root dim of the callee is an argument of the lowered call.
+      for (DimDeclAttr dim : calleeAbi.rootDims)
+        if (binding.lookup(dim.getName().getValue()).empty()) {
+          call.emitOpError()
+              << "cannot bind dim '" << dim.getName().getValue() << "' of @"
+              << callee.getSymName() << ": no operand or result type names it";
+          return WalkResult::interrupt();
+        }
       for (LossAbi loss : calleeAbi.losses) {
         bool bound = !loss.batch.empty();
         std::string batch = binding.lookup(loss.batch).str();
@@ -194,5 +202,7 @@ FailureOr<ModuleAbi> ModuleAbi::compute(ModuleOp module) {
   ModuleAbi result;
   result.abis = std::move(builder.abis);
   result.indexByGraph = std::move(builder.indexByGraph);
+  for (auto [index, abi] : llvm::enumerate(result.abis))
+    result.indexByName[abi.graph.getSymName()] = index;
   return result;
 }

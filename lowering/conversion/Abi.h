@@ -24,10 +24,10 @@
 #include "dialects/nn/NNOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
-
-#include <vector>
+#include "llvm/ADT/StringMap.h"
 
 #include <string>
+#include <vector>
 
 namespace mlir::nn {
 
@@ -69,11 +69,17 @@ public:
   const GraphAbi &lookup(GraphOp graph) const {
     return abis[indexByGraph.lookup(graph)];
   }
+  /// The ABI of the graph named `name`, or null.
+  const GraphAbi *lookup(StringRef name) const {
+    auto it = indexByName.find(name);
+    return it == indexByName.end() ? nullptr : &abis[it->second];
+  }
   ArrayRef<GraphAbi> getGraphs() const { return abis; }
 
 private:
   std::vector<GraphAbi> abis;
   llvm::DenseMap<GraphOp, unsigned> indexByGraph;
+  llvm::StringMap<unsigned> indexByName;
 };
 
 } // namespace mlir::nn

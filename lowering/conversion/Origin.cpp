@@ -3,6 +3,7 @@
 #include "lowering/conversion/Origin.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Operation.h"
 #include "mlir/IR/Visitors.h"
 
 using namespace mlir;
@@ -38,4 +39,11 @@ std::string nn::describeOrigin(Location loc) {
   Origin origin = findOrigin(loc);
   std::string op = origin.op.empty() ? "an nn op" : origin.op;
   return origin.place.empty() ? op : op + " at " + origin.place;
+}
+
+Location nn::originLoc(Operation *op) {
+  if (auto name = dyn_cast<NameLoc>(op->getLoc());
+      name && name.getName().strref().starts_with("nn."))
+    return name;
+  return NameLoc::get(op->getName().getIdentifier(), op->getLoc());
 }

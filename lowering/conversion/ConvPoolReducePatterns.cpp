@@ -1,0 +1,207 @@
+//===- ConvPoolReducePatterns.cpp - windows and reductions over time ------===//
+//
+// conv1d, pool and reduce read only the valid frames of their sequence
+// axis: a frame at or past len(b) reads as zero (conv), is skipped (pool,
+// reduce), and average windows divide by the frames they really cover.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/conversion/Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::nn;
+
+using utils::IteratorType;
+
+namespace {
+
+NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
+
+class Conv1dConversion : public NNConversionPattern<Conv1dOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(Conv1dOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType inputType = typeOf(op.getInput());
+    NNTensorType type = typeOf(op.getResult());
+    Value x = adaptor.getInput();
+    Value w = adaptor.getWeight();
+    Value lengths = lb.getDims().lengths(inputType.getDimName(1));
+    auto wType = cast<RankedTensorType>(w.getType());
+    int64_t kernel = wType.getDimSize(1);
+    int64_t stride = op.getStride();
+    Type element = type.getElementType();
+    Value init = lb.filled(lb.sizes(type), element, 0.0);
+    if (Value bias = op.getBias() ? adaptor.getBias() : Value()) {
+      AffineMap identity = b.getMultiDimIdentityMap(3);
+      init = lb.generic(init.getType(), bias, init,
+                        {AffineMap::get(3, 0, b.getAffineDimExpr(2)), identity},
+                        SmallVector<IteratorType>(3, IteratorType::parallel),
+                        [&](OpBuilder &nested, Location l, ValueRange a) {
+                          nested.create<linalg::YieldOp>(l, a[0]);
+                        });
+    }
+    // Iteration space (b, t', o, k, c); x is read by index so that frames
+    // outside [0, len(b)) read zero.
+    auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
+    SmallVector<AffineMap> maps{
+        AffineMap::get(5, 0, {d(2), d(3), d(4)}, b.getContext()),
+        AffineMap::get(5, 0, d(0)),
+        AffineMap::get(5, 0, {d(0), d(1), d(2)}, b.getContext())};
+    SmallVector<IteratorType> iterators{
+        IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+        IteratorType::reduction, IteratorType::reduction};
+    Value result = lb.generic(
+        init.getType(), {w, lengths}, init, maps, iterators,
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value t = s.add(
+              s.sub(s.mul(s.index(1), s.idx(stride)), s.idx((kernel - 1) / 2)),
+              s.index(3));
+          Value valid = s.andI(s.ge(t, s.idx(0)), s.lt(t, s.toIndex(a[1])));
+          Value safe = s.select(valid, t, s.idx(0));
+          Value v = nested.create<tensor::ExtractOp>(
+              l, x, ValueRange{s.index(0), safe, s.index(4)});
+          v = s.select(valid, v, s.f(element, 0.0));
+          nested.create<linalg::YieldOp>(l, s.add(a[2], s.mul(v, a[0])));
+        });
+    return SmallVector<Value>{result};
+  }
+};
+
+class PoolConversion : public NNConversionPattern<PoolOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(PoolOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    NNTensorType inputType = typeOf(op.getInput());
+    NNTensorType type = typeOf(op.getResult());
+    Value x = adaptor.getInput();
+    Value lengths = lb.getDims().lengths(inputType.getDimName(1));
+    int64_t window = op.getWindow();
+    int64_t stride = op.getStride();
+    Type element = type.getElementType();
+    bool isMax = op.getKind() == PoolKind::max;
+    Value init =
+        lb.filled(lb.sizes(type), element,
+                  isMax ? -std::numeric_limits<double>::infinity() : 0.0);
+    // Iteration space (b, t', c, k).
+    auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
+    SmallVector<AffineMap> maps{
+        AffineMap::get(4, 0, d(0)),
+        AffineMap::get(4, 0, {d(0), d(1), d(2)}, b.getContext())};
+    SmallVector<IteratorType> iterators{
+        IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+        IteratorType::reduction};
+    auto windowType = RankedTensorType::get({window}, element);
+    Value windowShape =
+        b.create<tensor::EmptyOp>(loc, windowType.getShape(), element);
+    maps.insert(maps.begin(), AffineMap::get(4, 0, d(3)));
+    Value pooled = lb.generic(
+        init.getType(), {windowShape, lengths}, init, maps, iterators,
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value t = s.add(s.mul(s.index(1), s.idx(stride)), s.index(3));
+          Value valid = s.lt(t, s.toIndex(a[1]));
+          Value safe = s.select(valid, t, s.idx(0));
+          Value v = nested.create<tensor::ExtractOp>(
+              l, x, ValueRange{s.index(0), safe, s.index(2)});
+          Value combined = isMax ? s.max(a[2], v) : s.add(a[2], v);
+          nested.create<linalg::YieldOp>(l, s.select(valid, combined, a[2]));
+        });
+    if (!isMax) {
+      // Divide by the frames inside the window: min(window, len - t' * stride),
+      // at least 1 (a frame past the length is padding anyway).
+      AffineMap identity = b.getMultiDimIdentityMap(3);
+      Value out = lb.empty(lb.sizes(type), element);
+      pooled = lb.generic(
+          out.getType(), {pooled, lengths}, out,
+          {identity, AffineMap::get(3, 0, b.getAffineDimExpr(0)), identity},
+          SmallVector<IteratorType>(3, IteratorType::parallel),
+          [&](OpBuilder &nested, Location l, ValueRange a) {
+            Scalar s{nested, l};
+            Value start = s.mul(s.index(1), s.idx(stride));
+            Value inside = s.minI(s.idx(window), s.sub(s.toIndex(a[1]), start));
+            inside = s.maxI(inside, s.idx(1));
+            Value count = s.b.create<arith::SIToFPOp>(
+                l, element,
+                s.b.create<arith::IndexCastOp>(l, s.b.getI64Type(), inside));
+            nested.create<linalg::YieldOp>(l, s.div(a[0], count));
+          });
+    }
+    return SmallVector<Value>{pooled};
+  }
+};
+
+class ReduceConversion : public NNConversionPattern<ReduceOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(ReduceOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType inputType = typeOf(op.getInput());
+    NNTensorType type = typeOf(op.getResult());
+    unsigned axis = op.getAxis();
+    unsigned rank = inputType.getRank();
+    Value x = adaptor.getInput();
+    Value lengths = lb.getDims().lengths(inputType.getDimName(axis));
+    Type element = type.getElementType();
+    bool isMax = op.getKind() == ReduceKind::max;
+    Value init =
+        lb.filled(lb.sizes(type), element,
+                  isMax ? -std::numeric_limits<double>::infinity() : 0.0);
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+    iterators[axis] = IteratorType::reduction;
+    Value reduced = lb.generic(
+        init.getType(), {x, lengths}, init,
+        {identity, AffineMap::get(rank, 0, b.getAffineDimExpr(0)),
+         identity.dropResult(axis)},
+        iterators, [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value valid = s.lt(s.index(axis), s.toIndex(a[1]));
+          Value combined = isMax ? s.max(a[2], a[0]) : s.add(a[2], a[0]);
+          nested.create<linalg::YieldOp>(l, s.select(valid, combined, a[2]));
+        });
+    if (op.getKind() == ReduceKind::mean) {
+      unsigned outRank = type.getRank();
+      AffineMap outIdentity = b.getMultiDimIdentityMap(outRank);
+      Value out = lb.empty(lb.sizes(type), element);
+      reduced = lb.generic(
+          out.getType(), {reduced, lengths}, out,
+          {outIdentity, AffineMap::get(outRank, 0, b.getAffineDimExpr(0)),
+           outIdentity},
+          SmallVector<IteratorType>(outRank, IteratorType::parallel),
+          [&](OpBuilder &nested, Location l, ValueRange a) {
+            Scalar s{nested, l};
+            Value count = nested.create<arith::SIToFPOp>(l, element, a[1]);
+            Value zero = s.f(element, 0.0);
+            Value empty = s.feq(count, zero);
+            nested.create<linalg::YieldOp>(
+                l, s.select(empty, zero, s.div(a[0], count)));
+          });
+    }
+    return SmallVector<Value>{reduced};
+  }
+};
+
+} // namespace
+
+void nn::populateConvPoolReduceConversionPatterns(
+    const TypeConverter &converter, ConversionState &state,
+    RewritePatternSet &patterns) {
+  patterns.add<Conv1dConversion, PoolConversion, ReduceConversion>(converter,
+                                                                   state);
+}

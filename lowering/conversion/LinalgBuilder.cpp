@@ -1,0 +1,345 @@
+//===- LinalgBuilder.cpp - building blocks of the nn lowering -------------===//
+
+#include "lowering/conversion/LinalgBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::nn;
+
+using utils::IteratorType;
+
+//===----------------------------------------------------------------------===//
+// Scalar
+//===----------------------------------------------------------------------===//
+
+Value Scalar::f(Type type, double value) {
+  return b.create<arith::ConstantOp>(loc, b.getFloatAttr(type, value));
+}
+
+Value Scalar::idx(int64_t value) {
+  return b.create<arith::ConstantIndexOp>(loc, value);
+}
+
+Value Scalar::index(unsigned dim) {
+  return b.create<linalg::IndexOp>(loc, dim);
+}
+
+Value Scalar::toIndex(Value v) {
+  return b.create<arith::IndexCastOp>(loc, b.getIndexType(), v);
+}
+
+Value Scalar::add(Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::AddFOp>(loc, x, y);
+  return b.create<arith::AddIOp>(loc, x, y);
+}
+
+Value Scalar::addReassoc(Value x, Value y) {
+  return b.create<arith::AddFOp>(
+      loc, x, y,
+      arith::FastMathFlagsAttr::get(b.getContext(),
+                                    arith::FastMathFlags::reassoc));
+}
+
+Value Scalar::sub(Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::SubFOp>(loc, x, y);
+  return b.create<arith::SubIOp>(loc, x, y);
+}
+
+Value Scalar::mul(Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::MulFOp>(loc, x, y);
+  return b.create<arith::MulIOp>(loc, x, y);
+}
+
+Value Scalar::div(Value x, Value y) {
+  return b.create<arith::DivFOp>(loc, x, y);
+}
+
+Value Scalar::max(Value x, Value y) {
+  return b.create<arith::MaximumFOp>(loc, x, y);
+}
+
+Value Scalar::neg(Value x) { return b.create<arith::NegFOp>(loc, x); }
+
+Value Scalar::exp(Value x) { return b.create<math::ExpOp>(loc, x); }
+
+Value Scalar::log(Value x) { return b.create<math::LogOp>(loc, x); }
+
+Value Scalar::tanh(Value x) { return b.create<math::TanhOp>(loc, x); }
+
+Value Scalar::sigmoid(Value x) {
+  Value one = f(x.getType(), 1.0);
+  return div(one, add(one, exp(neg(x))));
+}
+
+Value Scalar::select(Value c, Value x, Value y) {
+  return b.create<arith::SelectOp>(loc, c, x, y);
+}
+
+Value Scalar::lt(Value x, Value y) {
+  return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::slt, x, y);
+}
+
+Value Scalar::ge(Value x, Value y) {
+  return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, x, y);
+}
+
+Value Scalar::ne(Value x, Value y) {
+  return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::ne, x, y);
+}
+
+Value Scalar::feq(Value x, Value y) {
+  return b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OEQ, x, y);
+}
+
+Value Scalar::andI(Value x, Value y) {
+  return b.create<arith::AndIOp>(loc, x, y);
+}
+
+Value Scalar::minI(Value x, Value y) {
+  return b.create<arith::MinSIOp>(loc, x, y);
+}
+
+Value Scalar::maxI(Value x, Value y) {
+  return b.create<arith::MaxSIOp>(loc, x, y);
+}
+
+Value Scalar::toF64(Value x) {
+  Type f64 = b.getF64Type();
+  if (x.getType() == f64)
+    return x;
+  if (isa<FloatType>(x.getType()))
+    return b.create<arith::ExtFOp>(loc, f64, x);
+  if (x.getType().isIndex())
+    x = b.create<arith::IndexCastOp>(loc, b.getI64Type(), x);
+  return b.create<arith::SIToFPOp>(loc, f64, x);
+}
+
+Value Scalar::clampIndex(Value v, Value size) {
+  Value i = toIndex(v);
+  return maxI(minI(i, sub(size, idx(1))), idx(0));
+}
+
+Value Scalar::logAddExp(Value x, Value y) {
+  Value m = max(x, y);
+  Type t = x.getType();
+  Value negInf = f(t, -std::numeric_limits<double>::infinity());
+  Value sum = add(exp(sub(x, m)), exp(sub(y, m)));
+  return select(feq(m, negInf), negInf, add(m, log(sum)));
+}
+
+//===----------------------------------------------------------------------===//
+// BoundDims
+//===----------------------------------------------------------------------===//
+
+const DimValue &BoundDims::lookup(StringRef name) const {
+  auto it = values.find(name);
+  assert(it != values.end() && "dims are bound at function entry");
+  return it->second;
+}
+
+//===----------------------------------------------------------------------===//
+// LinalgBuilder
+//===----------------------------------------------------------------------===//
+
+SmallVector<OpFoldResult> LinalgBuilder::sizes(NNTensorType type) {
+  SmallVector<OpFoldResult> result;
+  for (unsigned i = 0, e = type.getRank(); i < e; ++i) {
+    if (type.isNamedDim(i))
+      result.push_back(dims.size(type.getDimName(i)));
+    else
+      result.push_back(b.getIndexAttr(type.getStaticSize(i)));
+  }
+  return result;
+}
+
+Value LinalgBuilder::empty(ArrayRef<OpFoldResult> shape, Type element) {
+  return b.create<tensor::EmptyOp>(loc, shape, element);
+}
+
+Value LinalgBuilder::fill(Value init, double value) {
+  Type element = cast<ShapedType>(init.getType()).getElementType();
+  // Integer values (labels through unpack, for instance) fill with an
+  // integer constant.
+  Value constant =
+      isa<IntegerType>(element)
+          ? b.create<arith::ConstantOp>(
+                 loc, b.getIntegerAttr(element, static_cast<int64_t>(value)))
+                .getResult()
+          : scalar().f(element, value);
+  return b.create<linalg::FillOp>(loc, constant, init).getResult(0);
+}
+
+Value LinalgBuilder::filled(ArrayRef<OpFoldResult> shape, Type element,
+                            double value) {
+  return fill(empty(shape, element), value);
+}
+
+Value LinalgBuilder::generic(TypeRange results, ValueRange inputs,
+                             ValueRange outputs, ArrayRef<AffineMap> maps,
+                             ArrayRef<IteratorType> iterators, BodyFn body,
+                             unsigned resultIndex) {
+  auto op = b.create<linalg::GenericOp>(loc, results, inputs, outputs, maps,
+                                        iterators, body);
+  return op.getResult(resultIndex);
+}
+
+Value LinalgBuilder::map(NNTensorType resultType, ValueRange inputs,
+                         function_ref<Value(Scalar &, ValueRange)> fn) {
+  unsigned rank = resultType.getRank();
+  Value init = empty(sizes(resultType), resultType.getElementType());
+  SmallVector<AffineMap> maps(inputs.size() + 1,
+                              b.getMultiDimIdentityMap(rank));
+  SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+  return generic(init.getType(), inputs, init, maps, iterators,
+                 [&](OpBuilder &nested, Location l, ValueRange args) {
+                   Scalar s{nested, l};
+                   Value result = fn(s, args.drop_back());
+                   nested.create<linalg::YieldOp>(l, result);
+                 });
+}
+
+Value LinalgBuilder::reduceLast(
+    Value x, ValueRange extra, Type accType, double init,
+    function_ref<Value(Scalar &, Value, ValueRange, Value)> combine) {
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned rank = type.getRank();
+  SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, x);
+  shape.pop_back();
+  Value acc = filled(shape, accType, init);
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap dropLast = identity.dropResult(rank - 1);
+  SmallVector<AffineMap> maps{identity};
+  maps.append(extra.size(), dropLast);
+  maps.push_back(dropLast);
+  SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+  iterators.back() = IteratorType::reduction;
+  SmallVector<Value> inputs{x};
+  inputs.append(extra.begin(), extra.end());
+  return generic(acc.getType(), inputs, acc, maps, iterators,
+                 [&](OpBuilder &nested, Location l, ValueRange args) {
+                   Scalar s{nested, l};
+                   Value result =
+                       combine(s, args.front(), args.drop_front().drop_back(),
+                               args.back());
+                   nested.create<linalg::YieldOp>(l, result);
+                 });
+}
+
+/// a [M, K] times w [N, K] transposed: [M, N].
+Value LinalgBuilder::matmulTransposeB(Value a, Value w) {
+  auto wType = cast<RankedTensorType>(w.getType());
+  OpFoldResult rows = tensor::getMixedSize(b, loc, a, 0);
+  Value init = filled({rows, b.getIndexAttr(wType.getDimSize(0))},
+                      wType.getElementType(), 0.0);
+  return b
+      .create<linalg::MatmulTransposeBOp>(loc, init.getType(), ValueRange{a, w},
+                                          ValueRange{init})
+      .getResult(0);
+}
+
+/// x [P..., I] W^T + bias over the last axis. Two-dimensional inputs (packed
+/// frames) are one named GEMM; padded ones a contraction over (P..., O, I).
+/// (Collapsing [B, T] into rows would need a tensor.expand_shape back, whose
+/// bufferization crashes in MLIR 19 when a group has two dynamic sizes.)
+Value LinalgBuilder::linear(Value x, Value w, Value bias) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  unsigned rank = xType.getRank();
+  int64_t out = wType.getDimSize(0);
+  SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, x);
+  shape.back() = b.getIndexAttr(out);
+  Value init = filled(shape, xType.getElementType(), 0.0);
+  if (bias) {
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    AffineMap column = AffineMap::get(rank, 0, b.getAffineDimExpr(rank - 1));
+    init = generic(init.getType(), bias, init, {column, identity},
+                   SmallVector<IteratorType>(rank, IteratorType::parallel),
+                   [&](OpBuilder &nested, Location l, ValueRange args) {
+                     nested.create<linalg::YieldOp>(l, args[0]);
+                   });
+  }
+  if (rank == 2)
+    return b
+        .create<linalg::MatmulTransposeBOp>(loc, init.getType(),
+                                            ValueRange{x, w}, ValueRange{init})
+        .getResult(0);
+  // Loops (p..., o, i): x(p..., i) w(o, i) -> y(p..., o).
+  unsigned loops = rank + 1;
+  SmallVector<AffineExpr> xExprs, yExprs;
+  for (unsigned i = 0; i + 1 < rank; ++i) {
+    xExprs.push_back(b.getAffineDimExpr(i));
+    yExprs.push_back(b.getAffineDimExpr(i));
+  }
+  AffineExpr o = b.getAffineDimExpr(rank - 1), k = b.getAffineDimExpr(rank);
+  xExprs.push_back(k);
+  yExprs.push_back(o);
+  SmallVector<AffineMap> maps{AffineMap::get(loops, 0, xExprs, b.getContext()),
+                              AffineMap::get(loops, 0, {o, k}, b.getContext()),
+                              AffineMap::get(loops, 0, yExprs, b.getContext())};
+  SmallVector<IteratorType> iterators(loops, IteratorType::parallel);
+  iterators.back() = IteratorType::reduction;
+  return generic(init.getType(), {x, w}, init, maps, iterators,
+                 [&](OpBuilder &nested, Location l, ValueRange args) {
+                   Scalar s{nested, l};
+                   nested.create<linalg::YieldOp>(
+                       l, s.add(args[2], s.mul(args[0], args[1])));
+                 });
+}
+
+Value LinalgBuilder::logSoftmax(Value x) {
+  Type element = cast<ShapedType>(x.getType()).getElementType();
+  double negInf = -std::numeric_limits<double>::infinity();
+  Value max = reduceLast(
+      x, {}, element, negInf,
+      [](Scalar &s, Value e, ValueRange, Value acc) { return s.max(e, acc); });
+  Value sum = reduceLast(x, max, element, 0.0,
+                         [](Scalar &s, Value e, ValueRange m, Value acc) {
+                           return s.addReassoc(acc, s.exp(s.sub(e, m[0])));
+                         });
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned rank = type.getRank();
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap dropLast = identity.dropResult(rank - 1);
+  Value init = empty(tensor::getMixedSizes(b, loc, x), element);
+  return generic(
+      type, {x, max, sum}, init, {identity, dropLast, dropLast, identity},
+      SmallVector<IteratorType>(rank, IteratorType::parallel),
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        Scalar s{nested, l};
+        Value shifted = s.sub(args[0], args[1]);
+        nested.create<linalg::YieldOp>(l, s.sub(shifted, s.log(args[2])));
+      });
+}
+
+Value LinalgBuilder::concatFeatures(ValueRange parts,
+                                    ArrayRef<OpFoldResult> positions,
+                                    ArrayRef<int64_t> widths, Type element) {
+  int64_t total = 0;
+  for (int64_t width : widths)
+    total += width;
+  SmallVector<OpFoldResult> shape(positions);
+  shape.push_back(b.getIndexAttr(total));
+  Value result = empty(shape, element);
+  int64_t offset = 0;
+  unsigned rank = shape.size();
+  for (auto [part, width] : llvm::zip(parts, widths)) {
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+    offsets.back() = b.getIndexAttr(offset);
+    SmallVector<OpFoldResult> partShape(positions);
+    partShape.push_back(b.getIndexAttr(width));
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    result = b.create<tensor::InsertSliceOp>(loc, part, result, offsets,
+                                             partShape, strides);
+    offset += width;
+  }
+  return result;
+}

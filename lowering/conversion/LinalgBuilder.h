@@ -1,0 +1,154 @@
+//===- LinalgBuilder.h - building blocks of the nn lowering -----*- C++ -*-===//
+//
+// What the conversion patterns build with: scalar arithmetic for region
+// bodies (Scalar), the bound dims of a lowered graph (BoundDims), and
+// tensor/linalg building blocks shared by several op families
+// (LinalgBuilder). Family-specific pieces stay in their pattern files.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_LOWERING_CONVERSION_LINALGBUILDER_H
+#define NN_LOWERING_CONVERSION_LINALGBUILDER_H
+
+#include "dialects/nn/Dims.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::nn {
+
+/// Scalar arithmetic inside region bodies, spelled briefly.
+struct Scalar {
+  OpBuilder &b;
+  Location loc;
+
+  Value f(Type type, double value);
+  Value idx(int64_t value);
+  /// linalg.index of loop `dim`.
+  Value index(unsigned dim);
+  Value toIndex(Value v);
+  Value add(Value x, Value y);
+  /// A float sum whose terms may be reordered (row reductions within one
+  /// frame), which lets LLVM vectorize it.
+  Value addReassoc(Value x, Value y);
+  Value sub(Value x, Value y);
+  Value mul(Value x, Value y);
+  Value div(Value x, Value y);
+  Value max(Value x, Value y);
+  Value neg(Value x);
+  Value exp(Value x);
+  Value log(Value x);
+  Value tanh(Value x);
+  Value sigmoid(Value x);
+  Value select(Value c, Value x, Value y);
+  Value lt(Value x, Value y);
+  Value ge(Value x, Value y);
+  Value ne(Value x, Value y);
+  Value feq(Value x, Value y);
+  Value andI(Value x, Value y);
+  Value minI(Value x, Value y);
+  Value maxI(Value x, Value y);
+  Value toF64(Value x);
+  /// An integer class index clamped into [0, size): padded positions may
+  /// hold anything, and a clamped read is never out of bounds.
+  Value clampIndex(Value v, Value size);
+  /// log(exp(x) + exp(y)) without overflow; -inf when both are -inf.
+  Value logAddExp(Value x, Value y);
+};
+
+/// Run-time values of one declared dim inside a lowered graph.
+struct DimValue {
+  /// Index: the batch size, the padded size of a sequence dim, or the
+  /// number of packed frames.
+  Value size;
+  /// Sequence dims: tensor<?xi32> lengths over the batch.
+  Value lengths;
+};
+
+/// The dims of one lowered graph: its declarations and their run-time
+/// values, and the function arguments its parameters arrive in.
+class BoundDims {
+public:
+  explicit BoundDims(ArrayAttr declAttr)
+      : declAttr(declAttr), decls(declAttr) {}
+
+  /// The graph's `dims` attribute and its table.
+  ArrayAttr getDeclAttr() const { return declAttr; }
+  const DimTable &getDecls() const { return decls; }
+  void bind(StringRef name, DimValue value) { values[name] = value; }
+  /// The values of declared dim `name`; every declared dim is bound at
+  /// function entry.
+  const DimValue &lookup(StringRef name) const;
+  Value size(StringRef name) const { return lookup(name).size; }
+  Value lengths(StringRef name) const { return lookup(name).lengths; }
+
+  void bindParameter(StringAttr name, Value value) { parameters[name] = value; }
+  Value lookupParameter(StringAttr name) const {
+    return parameters.lookup(name);
+  }
+
+private:
+  ArrayAttr declAttr;
+  DimTable decls;
+  llvm::StringMap<DimValue> values;
+  llvm::DenseMap<StringAttr, Value> parameters;
+};
+
+/// Builds tensor/linalg IR at one location, reading sizes of named axes
+/// from the bound dims.
+class LinalgBuilder {
+public:
+  using BodyFn = function_ref<void(OpBuilder &, Location, ValueRange)>;
+  using IteratorType = utils::IteratorType;
+
+  LinalgBuilder(OpBuilder &b, Location loc, const BoundDims &dims)
+      : b(b), loc(loc), dims(dims) {}
+
+  OpBuilder &getBuilder() { return b; }
+  Location getLoc() const { return loc; }
+  const BoundDims &getDims() const { return dims; }
+  Scalar scalar() { return Scalar{b, loc}; }
+  /// The same builder at another location (inside a loop body).
+  LinalgBuilder at(OpBuilder &nested, Location nestedLoc) const {
+    return LinalgBuilder(nested, nestedLoc, dims);
+  }
+
+  /// The sizes of a value of `type`: bound dims for named axes.
+  SmallVector<OpFoldResult> sizes(NNTensorType type);
+  Value empty(ArrayRef<OpFoldResult> shape, Type element);
+  /// `init` filled with `value` (an integer constant for integer tensors).
+  Value fill(Value init, double value);
+  Value filled(ArrayRef<OpFoldResult> shape, Type element, double value);
+  Value generic(TypeRange results, ValueRange inputs, ValueRange outputs,
+                ArrayRef<AffineMap> maps, ArrayRef<IteratorType> iterators,
+                BodyFn body, unsigned resultIndex = 0);
+  /// An elementwise map of same-shaped `inputs` to a value of `resultType`.
+  Value map(NNTensorType resultType, ValueRange inputs,
+            function_ref<Value(Scalar &, ValueRange)> fn);
+  /// Reduces the last axis of `x` ([P..., F] -> [P...]). `extra` values are
+  /// [P...] inputs broadcast along the reduced axis.
+  Value reduceLast(
+      Value x, ValueRange extra, Type accType, double init,
+      function_ref<Value(Scalar &, Value elem, ValueRange extra, Value acc)>
+          combine);
+
+  /// a [M, K] times w [N, K] transposed: [M, N].
+  Value matmulTransposeB(Value a, Value w);
+  /// x [P..., I] W^T + bias over the last axis (`bias` may be null).
+  Value linear(Value x, Value w, Value bias);
+  /// log_softmax over the last axis.
+  Value logSoftmax(Value x);
+  /// The feature axes of `parts` side by side, on shared `positions`.
+  Value concatFeatures(ValueRange parts, ArrayRef<OpFoldResult> positions,
+                       ArrayRef<int64_t> widths, Type element);
+
+private:
+  OpBuilder &b;
+  Location loc;
+  const BoundDims &dims;
+};
+
+} // namespace mlir::nn
+
+#endif // NN_LOWERING_CONVERSION_LINALGBUILDER_H

@@ -1,0 +1,392 @@
+//===- LossPatterns.cpp - per-position losses and their two f64 terms -----===//
+//
+// cross_entropy, mse and ctc_loss compute a loss per position (frame or
+// sequence); nn.loss_terms sums one over its valid positions in f64 and
+// computes its inverse normalization factor, the two values a lowered
+// graph returns per loss.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/conversion/Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::nn;
+
+using utils::IteratorType;
+
+namespace {
+
+NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
+
+/// The f64 sum of a loss value over its valid positions.
+Value maskedSum(LinalgBuilder &lb, Value loss, NNTensorType type,
+                const Positions &positions) {
+  OpBuilder &b = lb.getBuilder();
+  unsigned rank = type.getRank();
+  Value acc = lb.filled({}, b.getF64Type(), 0.0);
+  SmallVector<Value> inputs{loss};
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  // Padded losses: one lengths input per sequence axis, read at [b].
+  SmallVector<unsigned> maskedAxes;
+  if (positions.kind == PositionKind::Padded) {
+    for (auto [i, sequence] : llvm::enumerate(positions.sequences)) {
+      inputs.push_back(lb.getDims().lengths(sequence));
+      maps.push_back(AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
+      maskedAxes.push_back(i + 1);
+    }
+  }
+  maps.push_back(AffineMap::get(rank, 0, b.getContext()));
+  return lb.generic(acc.getType(), inputs, acc, maps,
+                    SmallVector<IteratorType>(rank, IteratorType::reduction),
+                    [&](OpBuilder &nested, Location l, ValueRange args) {
+                      Scalar s{nested, l};
+                      Value v = s.toF64(args[0]);
+                      Value sum = s.add(args.back(), v);
+                      Value valid;
+                      for (auto [k, axis] : llvm::enumerate(maskedAxes)) {
+                        Value inside =
+                            s.lt(s.index(axis), s.toIndex(args[1 + k]));
+                        valid = valid ? s.andI(valid, inside) : inside;
+                      }
+                      nested.create<linalg::YieldOp>(
+                          l, valid ? s.select(valid, sum, args.back()) : sum);
+                    });
+}
+
+class CrossEntropyConversion : public NNConversionPattern<CrossEntropyOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(CrossEntropyOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Value logits = adaptor.getLogits();
+    Value targets = adaptor.getTargets();
+    NNTensorType logitsType = typeOf(op.getLogits());
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    unsigned rank = type.getRank();
+    int64_t classes = logitsType.getStaticSize(logitsType.getRank() - 1);
+    double smoothing = op.getLabelSmoothing().convertToDouble();
+    bool fromLogits = op.getInputKind() == LossInput::logits;
+
+    // log p(c) = x(c) - lse with lse = log sum exp x (0 for log-probs).
+    SmallVector<Value> rowInputs{targets};
+    Value lse;
+    if (fromLogits) {
+      double negInf = -std::numeric_limits<double>::infinity();
+      Value max = lb.reduceLast(logits, {}, element, negInf,
+                                [](Scalar &s, Value e, ValueRange, Value acc) {
+                                  return s.max(e, acc);
+                                });
+      Value sum =
+          lb.reduceLast(logits, max, element, 0.0,
+                        [](Scalar &s, Value e, ValueRange m, Value acc) {
+                          return s.addReassoc(acc, s.exp(s.sub(e, m[0])));
+                        });
+      lse = lb.map(type, {max, sum}, [](Scalar &s, ValueRange a) {
+        return s.add(a[0], s.log(a[1]));
+      });
+      rowInputs.push_back(lse);
+    }
+    Value total;
+    if (smoothing != 0.0) {
+      total = lb.reduceLast(logits, {}, element, 0.0,
+                            [](Scalar &s, Value e, ValueRange, Value acc) {
+                              return s.addReassoc(acc, e);
+                            });
+      rowInputs.push_back(total);
+    }
+    Value init = lb.empty(lb.sizes(type), element);
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    SmallVector<AffineMap> maps(rowInputs.size() + 1, identity);
+    Value result = lb.generic(
+        init.getType(), rowInputs, init, maps,
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          SmallVector<Value> indices;
+          for (unsigned i = 0; i < rank; ++i)
+            indices.push_back(s.index(i));
+          indices.push_back(s.clampIndex(a[0], s.idx(classes)));
+          Value picked = nested.create<tensor::ExtractOp>(l, logits, indices);
+          Value zero = s.f(element, 0.0);
+          Value shift = fromLogits ? a[1] : zero;
+          Value targetLogProb = s.sub(picked, shift);
+          Value loss = s.neg(targetLogProb);
+          if (smoothing != 0.0) {
+            // -( (1-eps) lp(y) + eps/(V-1) (sum_c lp(c) - lp(y)) ),
+            // sum_c lp(c) = sum_c x(c) - V lse.
+            Value sumLogProbs = s.sub(a[fromLogits ? 2 : 1],
+                                      s.mul(s.f(element, classes), shift));
+            Value others = s.sub(sumLogProbs, targetLogProb);
+            Value weighted = s.add(
+                s.mul(s.f(element, 1.0 - smoothing), targetLogProb),
+                s.mul(s.f(element, smoothing / double(classes - 1)), others));
+            loss = s.neg(weighted);
+          }
+          nested.create<linalg::YieldOp>(l, loss);
+        });
+    return SmallVector<Value>{result};
+  }
+};
+
+class MseConversion : public NNConversionPattern<MseOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(MseOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Value prediction = adaptor.getPrediction();
+    Value target = adaptor.getTarget();
+    NNTensorType type = typeOf(op.getResult());
+    unsigned rank = typeOf(op.getPrediction()).getRank();
+    Value init = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+    iterators.back() = IteratorType::reduction;
+    Value result = lb.generic(
+        init.getType(), {prediction, target}, init,
+        {identity, identity, identity.dropResult(rank - 1)}, iterators,
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value d = s.sub(a[0], a[1]);
+          nested.create<linalg::YieldOp>(l, s.addReassoc(a[2], s.mul(d, d)));
+        });
+    return SmallVector<Value>{result};
+  }
+};
+
+class CtcLossConversion : public NNConversionPattern<CtcLossOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(CtcLossOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    NNTensorType logitsType = typeOf(op.getLogits());
+    NNTensorType labelsType = typeOf(op.getLabels());
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    Value logProbs = adaptor.getLogits();
+    if (op.getInputKind() == LossInput::logits)
+      logProbs = lb.logSoftmax(logProbs);
+    Value labels = adaptor.getLabels();
+    Value frameLengths = lb.getDims().lengths(logitsType.getDimName(1));
+    Value labelLengths = lb.getDims().lengths(labelsType.getDimName(1));
+    Value batch = lb.getDims().size(logitsType.getDimName(0));
+    Value labelPad = lb.getDims().size(labelsType.getDimName(1));
+    int64_t classes = logitsType.getStaticSize(2);
+    int64_t blank = op.getBlank();
+    bool zeroInfinity = op.getZeroInfinity();
+    double negInf = -std::numeric_limits<double>::infinity();
+
+    Scalar outer{b, loc};
+    // States 0..2U: even states are blanks, state 2u+1 is label u.
+    Value states = outer.add(outer.mul(labelPad, outer.idx(2)), outer.idx(1));
+    auto alphaType = RankedTensorType::get({ShapedType::kDynamic}, element);
+    Value losses = lb.empty(lb.sizes(type), element);
+    Value zero = outer.idx(0), one = outer.idx(1);
+
+    auto batchLoop = b.create<scf::ForOp>(
+        loc, zero, batch, one, ValueRange{losses},
+        [&](OpBuilder &nb, Location l, Value bi, ValueRange bState) {
+          Scalar s{nb, l};
+          Value frames =
+              s.toIndex(nb.create<tensor::ExtractOp>(l, frameLengths, bi));
+          Value labelCount =
+              s.toIndex(nb.create<tensor::ExtractOp>(l, labelLengths, bi));
+          // Odd states are labels: state 2u + 1 is label u.
+          auto isLabelState = [&](Scalar &q, Value state) -> Value {
+            return q.b.create<arith::CmpIOp>(
+                q.loc, arith::CmpIPredicate::eq,
+                q.b.create<arith::RemUIOp>(q.loc, state, q.idx(2)), q.idx(1));
+          };
+          // The class a state emits, clamped: labels past U (padding) only
+          // feed states past 2U, which the result never reads.
+          auto stateClass = [&](Scalar &q, Value state) -> Value {
+            Value u = q.b.create<arith::DivUIOp>(q.loc, state, q.idx(2));
+            u = q.minI(u, q.maxI(q.sub(labelPad, q.idx(1)), q.idx(0)));
+            Value label =
+                q.b.create<tensor::ExtractOp>(q.loc, labels, ValueRange{bi, u});
+            return q.select(isLabelState(q, state),
+                            q.clampIndex(label, q.idx(classes)), q.idx(blank));
+          };
+          // alpha before frame 0: a virtual start with log-prob 0 in state 0,
+          // so one recurrence covers every frame.
+          Value start = nb.create<tensor::EmptyOp>(
+              l, ArrayRef<int64_t>{ShapedType::kDynamic}, element,
+              ValueRange{states});
+          AffineMap identity = nb.getMultiDimIdentityMap(1);
+          start =
+              nb.create<linalg::GenericOp>(
+                    l, TypeRange{alphaType}, ValueRange{}, ValueRange{start},
+                    ArrayRef<AffineMap>{identity},
+                    ArrayRef<IteratorType>{IteratorType::parallel},
+                    [&](OpBuilder &gb, Location gl, ValueRange) {
+                      Scalar q{gb, gl};
+                      Value first = gb.create<arith::CmpIOp>(
+                          gl, arith::CmpIPredicate::eq, q.index(0), q.idx(0));
+                      gb.create<linalg::YieldOp>(
+                          gl, q.select(first, q.f(element, 0.0),
+                                       q.f(element, negInf)));
+                    })
+                  .getResult(0);
+          auto timeLoop = nb.create<scf::ForOp>(
+              l, s.idx(0), frames, s.idx(1), ValueRange{start},
+              [&](OpBuilder &tb, Location tl, Value t, ValueRange tState) {
+                Value prev = tState[0];
+                Value next = tb.create<tensor::EmptyOp>(
+                    tl, ArrayRef<int64_t>{ShapedType::kDynamic}, element,
+                    ValueRange{states});
+                Value alpha =
+                    tb.create<linalg::GenericOp>(
+                          tl, TypeRange{alphaType}, ValueRange{},
+                          ValueRange{next}, ArrayRef<AffineMap>{identity},
+                          ArrayRef<IteratorType>{IteratorType::parallel},
+                          [&](OpBuilder &gb, Location gl, ValueRange) {
+                            Scalar q{gb, gl};
+                            Value state = q.index(0);
+                            Value label = stateClass(q, state);
+                            Value isLabel = isLabelState(q, state);
+                            Value stay =
+                                gb.create<tensor::ExtractOp>(gl, prev, state);
+                            Value hasPrev = q.ge(state, q.idx(1));
+                            Value prevState = q.select(
+                                hasPrev, q.sub(state, q.idx(1)), q.idx(0));
+                            Value fromPrev =
+                                q.select(hasPrev,
+                                         gb.create<tensor::ExtractOp>(
+                                             gl, prev, prevState),
+                                         q.f(element, negInf));
+                            // Skipping a blank: a label state whose label
+                            // differs from the label two states back.
+                            Value hasSkip =
+                                q.andI(isLabel, q.ge(state, q.idx(2)));
+                            Value skipState = q.select(
+                                hasSkip, q.sub(state, q.idx(2)), q.idx(0));
+                            Value skipLabel = stateClass(q, skipState);
+                            hasSkip = q.andI(hasSkip, q.ne(label, skipLabel));
+                            Value fromSkip =
+                                q.select(hasSkip,
+                                         gb.create<tensor::ExtractOp>(
+                                             gl, prev, skipState),
+                                         q.f(element, negInf));
+                            Value sum = q.logAddExp(q.logAddExp(stay, fromPrev),
+                                                    fromSkip);
+                            Value emit = gb.create<tensor::ExtractOp>(
+                                gl, logProbs, ValueRange{bi, t, label});
+                            gb.create<linalg::YieldOp>(gl, q.add(sum, emit));
+                          })
+                        .getResult(0);
+                tb.create<scf::YieldOp>(tl, alpha);
+              });
+          Value alpha = timeLoop.getResult(0);
+          // log p = logaddexp(alpha[2U], alpha[2U - 1]).
+          Value last = s.mul(labelCount, s.idx(2));
+          Value atLast = nb.create<tensor::ExtractOp>(l, alpha, last);
+          Value hasBefore = s.ge(last, s.idx(1));
+          Value before = s.select(
+              hasBefore,
+              nb.create<tensor::ExtractOp>(
+                  l, alpha,
+                  s.select(hasBefore, s.sub(last, s.idx(1)), s.idx(0))),
+              s.f(element, negInf));
+          Value loss = s.neg(s.logAddExp(atLast, before));
+          if (zeroInfinity) {
+            Value inf = s.f(element, std::numeric_limits<double>::infinity());
+            loss = s.select(s.feq(loss, inf), s.f(element, 0.0), loss);
+          }
+          Value updated =
+              nb.create<tensor::InsertOp>(l, loss, bState[0], ValueRange{bi});
+          nb.create<scf::YieldOp>(l, updated);
+        });
+    return SmallVector<Value>{batchLoop.getResult(0)};
+  }
+};
+
+class LossTermsConversion : public NNConversionPattern<LossTermsOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(LossTermsOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    NNTensorType type = typeOf(op.getLoss());
+    const DimTable &decls = lb.getDims().getDecls();
+    FailureOr<Positions> positions =
+        classifyPositions(type, decls, [&] { return op.emitOpError(); });
+    if (failed(positions))
+      return failure();
+    Value sum = maskedSum(lb, adaptor.getLoss(), type, *positions);
+    Scalar s{b, loc};
+    Value norm;
+    switch (op.getNormalization()) {
+    case LossNormalization::sum:
+      norm = b.create<tensor::FromElementsOp>(
+          loc, RankedTensorType::get({}, b.getF64Type()),
+          ValueRange{s.f(b.getF64Type(), 1.0)});
+      break;
+    case LossNormalization::per_sequence:
+      norm = b.create<tensor::FromElementsOp>(
+          loc, RankedTensorType::get({}, b.getF64Type()),
+          ValueRange{s.toF64(lb.getDims().size(positions->batch))});
+      break;
+    case LossNormalization::per_frame: {
+      if (positions->kind == PositionKind::Packed) {
+        norm = b.create<tensor::FromElementsOp>(
+            loc, RankedTensorType::get({}, b.getF64Type()),
+            ValueRange{s.toF64(lb.getDims().size(positions->packed))});
+        break;
+      }
+      // Valid positions: sum over b of the product of its lengths.
+      SmallVector<Value> lengths;
+      for (StringRef sequence : positions->sequences)
+        lengths.push_back(lb.getDims().lengths(sequence));
+      Value acc = lb.filled({}, b.getF64Type(), 0.0);
+      SmallVector<AffineMap> maps(lengths.size(), b.getMultiDimIdentityMap(1));
+      maps.push_back(AffineMap::get(1, 0, b.getContext()));
+      norm = lb.generic(
+          acc.getType(), lengths, acc, maps, {IteratorType::reduction},
+          [&](OpBuilder &nested, Location l, ValueRange a) {
+            Scalar q{nested, l};
+            Value count = q.toF64(a[0]);
+            for (Value other : a.drop_front().drop_back())
+              count = q.mul(count, q.toF64(other));
+            nested.create<linalg::YieldOp>(l, q.add(a.back(), count));
+          });
+      break;
+    }
+    case LossNormalization::custom: {
+      NNTensorType factorType = typeOf(op.getCustomInvNormFactor());
+      FailureOr<Positions> factorPositions = classifyPositions(
+          factorType, decls, [&] { return op.emitOpError(); });
+      if (failed(factorPositions))
+        return failure();
+      norm = maskedSum(lb, adaptor.getCustomInvNormFactor(), factorType,
+                       *factorPositions);
+      break;
+    }
+    }
+    return SmallVector<Value>{sum, norm};
+  }
+};
+
+} // namespace
+
+void nn::populateLossConversionPatterns(const TypeConverter &converter,
+                                        ConversionState &state,
+                                        RewritePatternSet &patterns) {
+  patterns.add<CrossEntropyConversion, MseConversion, CtcLossConversion,
+               LossTermsConversion>(converter, state);
+}

@@ -1,0 +1,113 @@
+//===- PackPatterns.cpp - padded and packed frames ------------------------===//
+//
+// pack and unpack move each sequence's valid rows between padded [B, T, ...]
+// and packed [N, ...] values; unpack fills padding with zeros.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/conversion/Patterns.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+
+namespace {
+
+NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
+
+/// Moves each sequence's valid rows between a padded value [B, T, F...]
+/// and a packed one [N, F...]: a loop over the batch carrying the running
+/// offset (the exclusive prefix sum of the lengths) that copies
+/// padded[b, 0:len(b)] to or from packed[offset:offset + len(b)].
+Value copySequenceRows(LinalgBuilder &lb, Value source, Value dest,
+                       Value lengths, Value batch, bool toPacked) {
+  OpBuilder &b = lb.getBuilder();
+  Location loc = lb.getLoc();
+  Value packed = toPacked ? dest : source;
+  auto packedType = cast<RankedTensorType>(packed.getType());
+  unsigned packedRank = packedType.getRank();
+  SmallVector<OpFoldResult> features;
+  for (unsigned i = 1; i < packedRank; ++i)
+    features.push_back(b.getIndexAttr(packedType.getDimSize(i)));
+  auto rowsType =
+      RankedTensorType::get(packedType.getShape(), packedType.getElementType());
+  Scalar s = lb.scalar();
+  auto loop = b.create<scf::ForOp>(
+      loc, s.idx(0), batch, s.idx(1), ValueRange{dest, s.idx(0)},
+      [&](OpBuilder &nested, Location l, Value bi, ValueRange state) {
+        Scalar q{nested, l};
+        Value length =
+            q.toIndex(nested.create<tensor::ExtractOp>(l, lengths, bi));
+        OpFoldResult zero = nested.getIndexAttr(0),
+                     one = nested.getIndexAttr(1);
+        // padded[bi, 0:len, ...] and packed[offset:offset + len, ...].
+        SmallVector<OpFoldResult> paddedOffsets(packedRank + 1, zero);
+        paddedOffsets[0] = bi;
+        SmallVector<OpFoldResult> paddedSizes{one, length};
+        paddedSizes.append(features);
+        SmallVector<OpFoldResult> paddedStrides(packedRank + 1, one);
+        SmallVector<OpFoldResult> packedOffsets(packedRank, zero);
+        packedOffsets[0] = state[1];
+        SmallVector<OpFoldResult> packedSizes{length};
+        packedSizes.append(features);
+        SmallVector<OpFoldResult> packedStrides(packedRank, one);
+        Value rows, updated;
+        if (toPacked) {
+          rows = nested.create<tensor::ExtractSliceOp>(
+              l, rowsType, source, paddedOffsets, paddedSizes, paddedStrides);
+          updated = nested.create<tensor::InsertSliceOp>(
+              l, rows, state[0], packedOffsets, packedSizes, packedStrides);
+        } else {
+          rows = nested.create<tensor::ExtractSliceOp>(
+              l, rowsType, source, packedOffsets, packedSizes, packedStrides);
+          updated = nested.create<tensor::InsertSliceOp>(
+              l, rows, state[0], paddedOffsets, paddedSizes, paddedStrides);
+        }
+        nested.create<scf::YieldOp>(
+            l, ValueRange{updated, q.add(state[1], length)});
+      });
+  return loop.getResult(0);
+}
+
+class PackConversion : public NNConversionPattern<PackOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(PackOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    NNTensorType inputType = typeOf(op.getInput());
+    NNTensorType type = typeOf(op.getResult());
+    Value packed = lb.empty(lb.sizes(type), type.getElementType());
+    return SmallVector<Value>{
+        copySequenceRows(lb, adaptor.getInput(), packed,
+                         lb.getDims().lengths(inputType.getDimName(1)),
+                         lb.getDims().size(inputType.getDimName(0)),
+                         /*toPacked=*/true)};
+  }
+};
+
+class UnpackConversion : public NNConversionPattern<UnpackOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(UnpackOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    NNTensorType type = typeOf(op.getResult());
+    Value padded = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
+    return SmallVector<Value>{
+        copySequenceRows(lb, adaptor.getInput(), padded,
+                         lb.getDims().lengths(type.getDimName(1)),
+                         lb.getDims().size(type.getDimName(0)),
+                         /*toPacked=*/false)};
+  }
+};
+
+} // namespace
+
+void nn::populatePackConversionPatterns(const TypeConverter &converter,
+                                        ConversionState &state,
+                                        RewritePatternSet &patterns) {
+  patterns.add<PackConversion, UnpackConversion>(converter, state);
+}

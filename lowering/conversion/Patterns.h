@@ -1,0 +1,128 @@
+//===- Patterns.h - nn -> linalg conversion patterns, by family -*- C++ -*-===//
+//
+// The nn-to-linalg conversion is a set of OpConversionPatterns, one file
+// per op family, each with a populate function. They share:
+//   * NNTypeConverter: `!nn.tensor` to builtin tensors, named axes dynamic;
+//   * BoundDims: the run-time values of a lowered graph's dims (sizes and
+//     sequence lengths), bound by the graph pattern at function entry and
+//     read by every pattern inside it;
+//   * NNConversionPattern: finds the BoundDims of the op's function and
+//     gives the op's lowering a LinalgBuilder at the op's location.
+// Losses reach the patterns already exposed as values (nn-expose-losses),
+// so each pattern rewrites one op and nothing else.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_LOWERING_CONVERSION_PATTERNS_H
+#define NN_LOWERING_CONVERSION_PATTERNS_H
+
+#include "dialects/nn/Dims.h"
+#include "dialects/nn/NNOps.h"
+#include "lowering/conversion/Abi.h"
+#include "lowering/conversion/LinalgBuilder.h"
+#include "lowering/conversion/Origin.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <memory>
+
+namespace mlir::nn {
+
+/// `!nn.tensor` values become builtin tensors (GraphAbi::loweredType);
+/// every other type stays. Values crossing between converted and
+/// unconverted ops (partial conversion) meet in unrealized casts.
+class NNTypeConverter : public TypeConverter {
+public:
+  NNTypeConverter();
+};
+
+/// The graphs being lowered: each function's bound dims, and each graph's
+/// ABI by name (calls need the callee's even after it is converted).
+class ConversionState {
+public:
+  ConversionState(MLIRContext *context, const ModuleAbi &abis)
+      : context(context), abis(abis) {}
+
+  MLIRContext *getContext() const { return context; }
+  const ModuleAbi &getAbis() const { return abis; }
+  /// A new table for the function that graph `graph` lowers to.
+  BoundDims &bindFunction(func::FuncOp function, GraphOp graph);
+  /// The table of the function that encloses `op`, or null.
+  const BoundDims *lookup(Operation *op) const;
+  /// After the conversion: gives each function that still holds nn ops
+  /// its graph's dims (NNDialect::kLoweredDimsAttrName).
+  void markPartlyLowered() const;
+
+private:
+  MLIRContext *context;
+  const ModuleAbi &abis;
+  llvm::DenseMap<Operation *, std::unique_ptr<BoundDims>> byFunction;
+};
+
+/// Base of the patterns for ops inside a graph: `build` gets the op, its
+/// converted operands and a builder that knows the function's dims, and
+/// returns the op's replacement values (failure after a diagnostic).
+template <typename OpTy>
+class NNConversionPattern : public OpConversionPattern<OpTy> {
+public:
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
+  NNConversionPattern(const TypeConverter &converter, ConversionState &state)
+      : OpConversionPattern<OpTy>(converter, state.getContext()), state(state) {
+  }
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    const BoundDims *dims = state.lookup(op);
+    if (!dims)
+      return rewriter.notifyMatchFailure(op, "not inside a lowered graph");
+    Location loc = originLoc(op);
+    LinalgBuilder b(rewriter, loc, *dims);
+    FailureOr<SmallVector<Value>> results = build(op, adaptor, b);
+    if (failed(results))
+      return failure();
+    rewriter.replaceOp(op, *results);
+    return success();
+  }
+
+protected:
+  virtual FailureOr<SmallVector<Value>> build(OpTy op, OpAdaptor adaptor,
+                                              LinalgBuilder &b) const = 0;
+
+  ConversionState &state;
+};
+
+/// nn.graph, nn.return, nn.call, nn.param_ref and nn.parameter.
+void populateGraphConversionPatterns(const TypeConverter &converter,
+                                     ConversionState &state,
+                                     RewritePatternSet &patterns);
+/// Ops on each position alone: linear, elementwise, activations, softmax,
+/// dropout, layer_norm, embedding, concat, broadcast_seq.
+void populateFrameWiseConversionPatterns(const TypeConverter &converter,
+                                         ConversionState &state,
+                                         RewritePatternSet &patterns);
+/// Recurrent layers: lstm.
+void populateRecurrentConversionPatterns(const TypeConverter &converter,
+                                         ConversionState &state,
+                                         RewritePatternSet &patterns);
+/// Windows and reductions over a sequence axis: conv1d, pool, reduce.
+void populateConvPoolReduceConversionPatterns(const TypeConverter &converter,
+                                              ConversionState &state,
+                                              RewritePatternSet &patterns);
+/// Losses: cross_entropy, mse, ctc_loss, loss_terms.
+void populateLossConversionPatterns(const TypeConverter &converter,
+                                    ConversionState &state,
+                                    RewritePatternSet &patterns);
+/// pack and unpack.
+void populatePackConversionPatterns(const TypeConverter &converter,
+                                    ConversionState &state,
+                                    RewritePatternSet &patterns);
+/// All of the above.
+void populateNNToLinalgConversionPatterns(const TypeConverter &converter,
+                                          ConversionState &state,
+                                          RewritePatternSet &patterns);
+
+} // namespace mlir::nn
+
+#endif // NN_LOWERING_CONVERSION_PATTERNS_H

@@ -1,0 +1,35 @@
+// RUN: nn-opt %s --split-input-file --nn-convert-to-linalg | FileCheck %s
+
+// Windows and reductions over a sequence axis (ConvPoolReducePatterns.cpp).
+
+// Convolution reads frames t * stride - (K - 1) / 2 + k only inside
+// [0, len(b)); pooling reads only t < len(b); reduce masks the reduced axis.
+// CHECK-LABEL: func.func @conv
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK-DAG:   arith.cmpi sge
+// CHECK-DAG:   arith.cmpi slt
+// CHECK:   tensor.extract %{{.+}} : tensor<?x?x2xf32>
+nn.graph @conv(%x: !nn.tensor<[B, T, 2], f32>, %w: !nn.tensor<[3, 3, 2], f32>)
+    -> !nn.tensor<[B, T2, 3], f32>
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  %c = nn.conv1d %x, %w stride 2 : (!nn.tensor<[B, T, 2], f32>, !nn.tensor<[3, 3, 2], f32>) -> !nn.tensor<[B, T2, 3], f32>
+  nn.return %c : !nn.tensor<[B, T2, 3], f32>
+}
+// CHECK-LABEL: func.func @pool
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK:   arith.cmpi slt
+// CHECK:   arith.maximumf
+nn.graph @pool(%x: !nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T2, 2], f32>
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  %p = nn.pool max %x window 2 stride 2 : (!nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T2, 2], f32>
+  nn.return %p : !nn.tensor<[B, T2, 2], f32>
+}
+// CHECK-LABEL: func.func @reduce
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK:   arith.cmpi slt
+// CHECK:   arith.select
+nn.graph @reduce(%x: !nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, 2], f32>
+    dims [B: batch, T: seq(B)] {
+  %r = nn.reduce sum %x over 1 : (!nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, 2], f32>
+  nn.return %r : !nn.tensor<[B, 2], f32>
+}

@@ -1,0 +1,85 @@
+// RUN: nn-opt %s --split-input-file --nn-convert-to-linalg | FileCheck %s
+
+// Frame-wise ops (FrameWisePatterns.cpp).
+
+// Padded linear: a contraction over (b, t, o, i) into the bias broadcast;
+// packed linear: one named GEMM.
+// CHECK-DAG: #[[X:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[W:.+]] = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+// CHECK-DAG: #[[Y:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @linear
+// CHECK: %[[BIAS:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<5xf32>)
+// CHECK: linalg.generic {indexing_maps = [#[[X]], #[[W]], #[[Y]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} {{.+}} outs(%[[BIAS]] : tensor<?x?x5xf32>)
+// CHECK:   arith.mulf
+// CHECK:   arith.addf
+// CHECK: linalg.matmul_transpose_b ins(%{{.+}}, %{{.+}} : tensor<?x3xf32>, tensor<5x3xf32>)
+nn.graph @linear(%x: !nn.tensor<[B, T, 3], f32>, %p: !nn.tensor<[N, 3], f32>,
+                 %w: !nn.tensor<[5, 3], f32>, %b: !nn.tensor<[5], f32>)
+    -> (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[N, 5], f32>)
+    dims [B: batch, T: seq(B), N: packed(B, T)] {
+  %y = nn.linear %x, %w, %b : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>, !nn.tensor<[5], f32>) -> !nn.tensor<[B, T, 5], f32>
+  %z = nn.linear %p, %w : (!nn.tensor<[N, 3], f32>, !nn.tensor<[5, 3], f32>) -> !nn.tensor<[N, 5], f32>
+  nn.return %y, %z : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[N, 5], f32>
+}
+
+// -----
+
+// Frame-wise ops on packed positions never read lengths (only the size of
+// N, sum(lengths), is computed up front).
+// CHECK-LABEL: func.func @packed_frame_wise
+// CHECK: scf.yield
+// CHECK-NOT: tensor.extract %{{.+}} : tensor<?xi32>
+// CHECK: math.erf
+// CHECK: return
+nn.graph @packed_frame_wise(%x: !nn.tensor<[N, 4], f32>, %t: !nn.tensor<[B, T], f32>)
+    -> !nn.tensor<[N, 4], f32> dims [B: batch, T: seq(B), N: packed(B, T)] {
+  %g = nn.gelu %x : !nn.tensor<[N, 4], f32>
+  nn.return %g : !nn.tensor<[N, 4], f32>
+}
+
+// -----
+
+// Feature-axis ops: row reductions then a map; embedding and concat.
+// CHECK-LABEL: func.func @feature_ops
+// log_softmax: max, then sum of exp (reassociable: it stays within one
+// frame, so it may vectorize), then x - max - log(sum).
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:   arith.maximumf
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:   math.exp
+// CHECK:   arith.addf {{.+}} fastmath<reassoc>
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK:   arith.subf
+// CHECK:   math.log
+// softmax is exp of it:
+// CHECK: math.exp
+// layer_norm: mean, variance, then (x - mean) * rsqrt(var + eps) * g + b.
+// CHECK: math.rsqrt
+// CHECK: linalg.generic
+// CHECK:   arith.subf
+// CHECK:   arith.mulf
+// embedding: the table row read by the clamped index.
+// CHECK: linalg.generic
+// CHECK:   arith.minsi
+// CHECK:   arith.maxsi
+// CHECK:   tensor.extract %{{.+}} : tensor<10x4xf32>
+// concat: two slices of one result.
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0] [%{{.+}}, %{{.+}}, 4] [1, 1, 1]
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 4] [%{{.+}}, %{{.+}}, 4] [1, 1, 1]
+// mse: a reduction of squared differences over the last axis.
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK:   arith.subf
+// CHECK:   arith.mulf
+// CHECK:   arith.addf
+nn.graph @feature_ops(%x: !nn.tensor<[B, T, 4], f32>, %ids: !nn.tensor<[B, T], i32>,
+                      %table: !nn.tensor<[10, 4], f32>, %g: !nn.tensor<[4], f32>,
+                      %b: !nn.tensor<[4], f32>)
+    -> (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T], f32>)
+    dims [B: batch, T: seq(B)] {
+  %s = nn.softmax %x : !nn.tensor<[B, T, 4], f32>
+  %n = nn.layer_norm %x, %g, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[4], f32>, !nn.tensor<[4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %e = nn.embedding %ids, %table : (!nn.tensor<[B, T], i32>, !nn.tensor<[10, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %c = nn.concat %e, %n : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 8], f32>
+  %m = nn.mse %s, %n : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T], f32>
+  nn.return %s, %n, %c, %m : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T], f32>
+}

@@ -1,0 +1,38 @@
+// RUN: nn-opt %s --split-input-file --nn-convert-to-linalg | FileCheck %s
+
+// Losses and their f64 terms (LossPatterns.cpp).
+
+// Losses: each marked loss adds two f64 results, its masked sum (padded
+// positions t >= len(b) are skipped) and its inverse normalization.
+// CHECK-LABEL: func.func @losses
+// CHECK-SAME: -> (tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>)
+// Cross entropy: max, sum of exp, then -(x[y] - lse) per frame.
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: math.log
+// CHECK: tensor.extract %{{.+}}[%{{.+}}, %{{.+}}, %{{.+}}] : tensor<?x?x4xf32>
+// The masked sum over [B, T]:
+// CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction"]
+// CHECK:   arith.extf
+// CHECK:   arith.cmpi slt
+// CHECK:   arith.select
+// per_frame: the sum of the lengths.
+// CHECK: linalg.generic {{.+}}iterator_types = ["reduction"]
+// CTC: a loop over the batch, a loop over each sequence's own frames.
+// CHECK: scf.for %[[BI:[a-z0-9_]+]] =
+// CHECK:   %[[FRAMES:.+]] = arith.index_cast
+// CHECK:   scf.for %{{.+}} = %{{.+}} to %[[FRAMES]]
+// CHECK:     linalg.generic
+// CHECK:   tensor.insert %{{.+}} into %{{.+}}[%[[BI]]]
+// per_sequence: the batch size.
+// CHECK: tensor.from_elements
+// CHECK: return
+nn.graph @losses(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
+                 %l: !nn.tensor<[B, U], i32>)
+    dims [B: batch, T: seq(B), U: seq(B)] {
+  %ce = nn.cross_entropy %x, %y from logits : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  %c = nn.ctc_loss %x, %l from log_probs blank 0 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  nn.mark_loss %c as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
+  nn.return
+}
