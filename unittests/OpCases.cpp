@@ -152,6 +152,23 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], i32>, %y: !nn.tensor<[B, T, 2], f32>)
   %u = nn.unpack %q : !nn.tensor<[N, 2], f32> -> !nn.tensor<[B, T, 2], f32>
   nn.return %p, %u : !nn.tensor<[N, 3], i32>, !nn.tensor<[B, T, 2], f32>
 })"},
+    {"broadcast_seq", R"(
+nn.parameter @w : !nn.tensor<[4, 5], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %spk: !nn.tensor<[B, 2], f32>,
+            %ids: !nn.tensor<[B], i32>, %y: !nn.tensor<[B, T], i32>)
+    -> (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %s = nn.broadcast_seq %spk : !nn.tensor<[B, 2], f32> -> !nn.tensor<[B, T, 2], f32>
+  %c = nn.concat %x, %s : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T, 5], f32>
+  %m = nn.reduce mean %x over 1 : (!nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, 3], f32>
+  %r = nn.broadcast_seq %m : !nn.tensor<[B, 3], f32> -> !nn.tensor<[B, T, 3], f32>
+  %i = nn.broadcast_seq %ids : !nn.tensor<[B], i32> -> !nn.tensor<[B, T], i32>
+  %w = nn.param_ref @w : !nn.tensor<[4, 5], f32>
+  %logits = nn.linear %c, %w : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[4, 5], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %ce = nn.cross_entropy %logits, %y from logits : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return %c, %r, %i : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+})"},
     {"scalar_norm_call", R"(
 nn.graph @inner(%x: !nn.tensor<[Bi, Ti, 3], f32>, %y: !nn.tensor<[Bi, Ti], i32>)
     -> !nn.tensor<[Bi, Ti, 3], f32> dims [Bi: batch, Ti: seq(Bi)] {

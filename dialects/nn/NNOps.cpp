@@ -933,5 +933,31 @@ LogicalResult UnpackOp::verify() {
   return verifyPackPair(*this, getResult(), getInput());
 }
 
+LogicalResult BroadcastSeqOp::verify() {
+  FailureOr<DimContext> context = DimContext::get(*this);
+  if (failed(context))
+    return failure();
+  FailureOr<Positions> in = context->positions(getInput());
+  if (failed(in))
+    return failure();
+  if (in->kind != PositionKind::Batch)
+    return emitOpError() << "input must be one value per sequence [batch, "
+                            "...], got "
+                         << getInput().getType();
+  FailureOr<Positions> out =
+      requirePaddedFrames(*this, *context, getResult(), "result");
+  if (failed(out))
+    return failure();
+  if (out->batch != in->batch)
+    return emitOpError() << "result frames are sequences of '" << out->batch
+                         << "', but the input is over '" << in->batch << "'";
+  NNTensorType inType = tensorOf(getInput()), outType = tensorOf(getResult());
+  if (inType.getDims().drop_front(1) != outType.getDims().drop_front(2) ||
+      inType.getElementType() != outType.getElementType())
+    return emitOpError() << "feature axes and element type of " << outType
+                         << " must equal those of " << inType;
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "dialects/nn/NNOps.cpp.inc"

@@ -609,4 +609,23 @@ def NN_UnpackOp : NN_Op<"unpack", [Pure]> {
   let hasVerifier = 1;
 }
 
+def NN_BroadcastSeqOp : NN_Op<"broadcast_seq", [Pure]> {
+  let summary = "per-sequence [B, F...] to padded [B, T, F...], padding zero";
+  let description = [{
+    Repeats each sequence's value on every frame of that sequence: frame
+    `t < len(b)` of the result is `input[b]`, later frames are zero (as
+    `nn.unpack` leaves them). `T` must be a sequence dim of `B`. Joins a
+    per-utterance value (a speaker embedding, a pooled summary) to the
+    frames of its utterance.
+
+    ```mlir
+    %s = nn.broadcast_seq %spk : !nn.tensor<[B, 64], f32> -> !nn.tensor<[B, T, 64], f32>
+    ```
+  }];
+  let arguments = (ins NN_Tensor:$input);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
 #endif // NN_OPS_TD

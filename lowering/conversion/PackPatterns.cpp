@@ -1,12 +1,16 @@
 //===- PackPatterns.cpp - padded and packed frames ------------------------===//
 //
-// pack and unpack move each sequence's valid rows between padded [B, T, ...]
-// and packed [N, ...] values; unpack fills padding with zeros.
+// Moves between the layouts of sequence data: pack and unpack move each
+// sequence's valid rows between padded [B, T, ...] and packed [N, ...]
+// values; broadcast_seq repeats a per-sequence [B, ...] value on its
+// sequence's frames. Padded frames they write are zero.
 //
 //===----------------------------------------------------------------------===//
 
 #include "lowering/conversion/Patterns.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -104,10 +108,44 @@ public:
   }
 };
 
+/// out[b, t, f...] = t < len(b) ? in[b, f...] : 0.
+class BroadcastSeqConversion : public NNConversionPattern<BroadcastSeqOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(BroadcastSeqOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType type = typeOf(op.getResult());
+    unsigned rank = type.getRank();
+    Value lengths = lb.getDims().lengths(type.getDimName(1));
+    Value init = lb.empty(lb.sizes(type), type.getElementType());
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    SmallVector<AffineMap> maps{identity.dropResult(1),
+                                AffineMap::get(rank, 0, b.getAffineDimExpr(0)),
+                                identity};
+    Value result = lb.generic(
+        init.getType(), {adaptor.getInput(), lengths}, init, maps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value valid = s.lt(s.index(1), s.toIndex(a[1]));
+          Type element = a[0].getType();
+          Value zero = isa<FloatType>(element)
+                           ? s.f(element, 0.0)
+                           : nested.create<arith::ConstantOp>(
+                                 l, nested.getIntegerAttr(element, 0));
+          nested.create<linalg::YieldOp>(l, s.select(valid, a[0], zero));
+        });
+    return SmallVector<Value>{result};
+  }
+};
+
 } // namespace
 
 void nn::populatePackConversionPatterns(const TypeConverter &converter,
                                         ConversionState &state,
                                         RewritePatternSet &patterns) {
-  patterns.add<PackConversion, UnpackConversion>(converter, state);
+  patterns.add<PackConversion, UnpackConversion, BroadcastSeqConversion>(
+      converter, state);
 }

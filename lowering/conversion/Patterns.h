@@ -98,7 +98,7 @@ void populateGraphConversionPatterns(const TypeConverter &converter,
                                      ConversionState &state,
                                      RewritePatternSet &patterns);
 /// Ops on each position alone: linear, elementwise, activations, softmax,
-/// dropout, layer_norm, embedding, concat, broadcast_seq.
+/// dropout, layer_norm, embedding, concat.
 void populateFrameWiseConversionPatterns(const TypeConverter &converter,
                                          ConversionState &state,
                                          RewritePatternSet &patterns);
@@ -114,7 +114,7 @@ void populateConvPoolReduceConversionPatterns(const TypeConverter &converter,
 void populateLossConversionPatterns(const TypeConverter &converter,
                                     ConversionState &state,
                                     RewritePatternSet &patterns);
-/// pack and unpack.
+/// Layouts of sequence data: pack, unpack, broadcast_seq.
 void populatePackConversionPatterns(const TypeConverter &converter,
                                     ConversionState &state,
                                     RewritePatternSet &patterns);

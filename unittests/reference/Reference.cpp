@@ -559,6 +559,19 @@ absl::Status Evaluator::run(
                     x.data[n * width + c];
           set(y);
         })
+        .Case([&](ir::BroadcastSeqOp broadcast) {
+          const Array &x = in(0);
+          ir::NNTensorType type = typeOf(broadcast.getResult());
+          const auto &len = f.lengths.at(type.getDimName(1).str());
+          Array y = zeros(f.shape(type));
+          int64_t width = count(x.shape) / x.shape[0];
+          for (int64_t b = 0; b < y.shape[0]; ++b)
+            for (int64_t t = 0; t < len[b]; ++t)
+              for (int64_t c = 0; c < width; ++c)
+                y.data[(b * y.shape[1] + t) * width + c] =
+                    x.data[b * width + c];
+          set(y);
+        })
         .Case([&](ir::CallOp call) {
           auto callee = symbols.lookup<ir::GraphOp>(call.getCallee());
           ir::DimTable calleeTable(callee.getDims());

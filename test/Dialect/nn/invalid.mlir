@@ -912,3 +912,59 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B
 ^bb0(%a: !nn.tensor<[B], f32>, %b: !nn.tensor<[B], f32>):
   nn.return
 }) : () -> ()
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{input must be one value per sequence [batch, ...], got '!nn.tensor<[B, T, 4], f32>'}}
+  %y = nn.broadcast_seq %x : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, 4], f32>) dims [B: batch, C: batch, T: seq(C), N: packed(C, T)] {
+  // expected-error @+1 {{result frames are sequences of 'C', but the input is over 'B'}}
+  %y = nn.broadcast_seq %x : !nn.tensor<[B, 4], f32> -> !nn.tensor<[C, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, 4], f32>) dims [B: batch, T: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{result must be padded frames [batch, sequence, ...] (a packed value cannot be used here), got '!nn.tensor<[N, 4], f32>'}}
+  %y = nn.broadcast_seq %x : !nn.tensor<[B, 4], f32> -> !nn.tensor<[N, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, 4], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{feature axes and element type of '!nn.tensor<[B, T, 4], f64>' must equal those of '!nn.tensor<[B, 4], f32>'}}
+  %y = nn.broadcast_seq %x : !nn.tensor<[B, 4], f32> -> !nn.tensor<[B, T, 4], f64>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B], f32>) dims [B: batch] {
+  // expected-error @+1 {{per_frame normalization needs a per-frame loss over a sequence axis, got '!nn.tensor<[B], f32>'}}
+  %s, %i = nn.loss_terms %x normalize per_frame : !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B], i32>) dims [B: batch] {
+  // expected-error @+1 {{loss must have a float element type}}
+  %s, %i = nn.loss_terms %x normalize sum : !nn.tensor<[B], i32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B], f32>) dims [B: batch] {
+  // expected-error @+1 {{result #0 must be rank-0 f64 nn tensor}}
+  %s, %i = "nn.loss_terms"(%x) <{normalization = 0 : i32}> : (!nn.tensor<[B], f32>) -> (!nn.tensor<[], f32>, !nn.tensor<[], f64>)
+  nn.return
+}

@@ -124,6 +124,22 @@ nn.graph @packing(%x: !nn.tensor<[B, T, 8], f32>, %y: !nn.tensor<[B, T], i32>)
   nn.return %u : !nn.tensor<[B, T, 8], f32>
 }
 
+// CHECK-LABEL: nn.graph @sequence_values
+nn.graph @sequence_values(%spk: !nn.tensor<[B, 16], f32>, %ce: !nn.tensor<[B, T], f32>,
+                          %f: !nn.tensor<[B], f32>)
+    -> (!nn.tensor<[B, T, 16], f32>, !nn.tensor<[], f64>, !nn.tensor<[], f64>,
+        !nn.tensor<[], f64>, !nn.tensor<[], f64>)
+    dims [B: batch, T: seq(B)] {
+  // CHECK: nn.broadcast_seq %{{.+}} : !nn.tensor<[B, 16], f32> -> !nn.tensor<[B, T, 16], f32>
+  %s = nn.broadcast_seq %spk : !nn.tensor<[B, 16], f32> -> !nn.tensor<[B, T, 16], f32>
+  // CHECK: %{{.+}}, %{{.+}} = nn.loss_terms %{{.+}} normalize per_frame : !nn.tensor<[B, T], f32>
+  %sum, %inv = nn.loss_terms %ce normalize per_frame : !nn.tensor<[B, T], f32>
+  // CHECK: nn.loss_terms %{{.+}}, %{{.+}} normalize custom : !nn.tensor<[B, T], f32>, !nn.tensor<[B], f32>
+  %sum2, %inv2 = nn.loss_terms %ce, %f normalize custom : !nn.tensor<[B, T], f32>, !nn.tensor<[B], f32>
+  nn.return %s, %sum, %inv, %sum2, %inv2 : !nn.tensor<[B, T, 16], f32>, !nn.tensor<[], f64>,
+      !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>
+}
+
 // CHECK-LABEL: nn.graph @caller
 // CHECK: nn.call @packing(%{{.+}}, %{{.+}}) : (!nn.tensor<[Bc, Tc, 8], f32>, !nn.tensor<[Bc, Tc], i32>) -> !nn.tensor<[Bc, Tc, 8], f32>
 nn.graph @caller(%x: !nn.tensor<[Bc, Tc, 8], f32>, %y: !nn.tensor<[Bc, Tc], i32>)

@@ -22,3 +22,23 @@ nn.graph @pack_unpack(%x: !nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T, 2], f
   %u = nn.unpack %p : !nn.tensor<[N, 2], f32> -> !nn.tensor<[B, T, 2], f32>
   nn.return %u : !nn.tensor<[B, T, 2], f32>
 }
+
+// -----
+
+// broadcast_seq: frame t of sequence b is input[b] while t < len(b), zero
+// after.
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG: #[[BATCH:.+]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @broadcast_seq
+// CHECK-SAME: (%[[B:.+]]: index, %[[T:.+]]: index, %[[LEN:.+]]: tensor<?xi32>, %[[S:.+]]: tensor<?x4xf32>)
+// CHECK: %[[E:.+]] = tensor.empty(%[[B]], %[[T]]) : tensor<?x?x4xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[IN]], #[[BATCH]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[S]], %[[LEN]] : tensor<?x4xf32>, tensor<?xi32>) outs(%[[E]] : tensor<?x?x4xf32>)
+// CHECK:   %[[FRAME:.+]] = linalg.index 1
+// CHECK:   %[[VALID:.+]] = arith.cmpi slt, %[[FRAME]]
+// CHECK:   arith.select %[[VALID]]
+nn.graph @broadcast_seq(%s: !nn.tensor<[B, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+    dims [B: batch, T: seq(B)] {
+  %y = nn.broadcast_seq %s : !nn.tensor<[B, 4], f32> -> !nn.tensor<[B, T, 4], f32>
+  nn.return %y : !nn.tensor<[B, T, 4], f32>
+}
