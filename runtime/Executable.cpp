@@ -12,18 +12,20 @@
 // Returned buffers come from the runtime's allocator (Allocator.h); the
 // runtime frees `allocated` unless it is one of the buffers it passed in.
 //
-// GPU artifacts (manifest target cuda) take the same arguments in GPU
-// memory: the runtime copies lengths, inputs and parameters in (managed
-// memory for the arguments host code reads, such as lengths, device memory
-// for the rest), runs under a CudaRun (module cache, error state) and
-// copies the results out (CudaBackend.h).
+// The artifact runs on the Device its manifest's target and the load's
+// DeviceOptions choose (device/Device.h). On the host the arguments are
+// the caller's buffers; on another device (cuda) the runtime copies
+// lengths, inputs and parameters in (memory host code can read for the
+// arguments it reads, such as lengths, device memory for the rest), runs
+// the entry in the executable's DeviceSession (module cache, error state)
+// and copies the results out.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime.h"
 
 #include "Allocator.h"
-#include "CudaBackend.h"
+#include "runtime/device/Device.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -34,7 +36,6 @@
 #include <fcntl.h>
 #include <link.h>
 #include <mutex>
-#include <optional>
 #include <set>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -156,17 +157,20 @@ struct Executable::Impl {
   void *handle = nullptr;
   EntryFn entry = nullptr;
   Manifest manifest;
-  /// GPU artifacts only.
-  std::unique_ptr<cuda::CudaRun> gpu;
+  std::shared_ptr<runtime::Device> device;
+  std::unique_ptr<runtime::DeviceSession> session;
+  /// Runs of this executable, one at a time (the session's state).
+  mutable std::mutex runMutex;
 
   ~Impl() {
-    // Modules first: their images live in the artifact.
-    gpu.reset();
+    // The session first: its modules' images live in the artifact.
+    session.reset();
     if (handle)
       dlclose(handle);
   }
 
-  bool onGpu() const { return gpu != nullptr; }
+  /// Whether arguments and results live in host memory as they are.
+  bool onHost() const { return device->isHost(); }
   absl::Status runEntry(const Bound &bound, const RunInputs &inputs,
                         std::vector<int64_t> &results,
                         std::set<void *> &ownedByCaller,
@@ -184,7 +188,8 @@ Executable &Executable::operator=(Executable &&) noexcept = default;
 
 const Manifest &Executable::manifest() const { return impl->manifest; }
 
-absl::Status Executable::load(const std::string &path, Executable &executable) {
+absl::Status Executable::load(const std::string &path, Executable &executable,
+                              const LoadOptions &options) {
   // dlopen maps the file: a truncated or damaged object would fault
   // (SIGBUS) when a page past its end is touched. Check the ELF headers
   // against the file first.
@@ -228,8 +233,12 @@ absl::Status Executable::load(const std::string &path, Executable &executable) {
         "'" + path + "': the manifest describes " +
         std::to_string(impl->manifest.entryArity()) +
         " entry arguments, the code takes " + std::to_string(arityFn()));
-  if (impl->manifest.target == "cuda")
-    impl->gpu = std::make_unique<cuda::CudaRun>(impl->manifest);
+  absl::StatusOr<std::shared_ptr<runtime::Device>> device =
+      runtime::getDevice(impl->manifest.target, options.device);
+  if (!device.ok())
+    return withContext(device.status(), "'" + path + "': ");
+  impl->device = *std::move(device);
+  impl->session = impl->device->openSession(impl->manifest);
   executable.impl = std::move(impl);
   return absl::OkStatus();
 }
@@ -471,10 +480,16 @@ absl::Status Executable::Impl::runEntry(
     void *target = const_cast<void *>(data);
     bool hostVisible = std::count(m.hostVisibleArguments.begin(),
                                   m.hostVisibleArguments.end(), argument) > 0;
-    if (onGpu()) {
-      target = cuda::allocate(bytes, hostVisible);
+    if (!onHost()) {
+      absl::StatusOr<void *> buffer = device->tryAllocate(bytes, hostVisible);
+      if (!buffer.ok()) {
+        // The run is skipped; the entry never sees this argument.
+        session->fail(buffer.status());
+        return nullptr;
+      }
+      target = *buffer;
       deviceCopies.push_back(target);
-      cuda::copyToDevice(target, data, bytes, what);
+      session->fail(device->copyToDevice(target, data, bytes, what));
     }
     ownedByCaller.insert(target);
     return target;
@@ -504,21 +519,7 @@ absl::Status Executable::Impl::runEntry(
   for (const TensorInfo &info : m.parameters)
     pass(inputs.parameters.at(info.name), "parameter '" + info.name + "'");
 
-  if (!onGpu()) {
-    if (size_t failed = runtime::callWithAllocationGuard(entry, argv.data()))
-      return absl::ResourceExhaustedError(
-          "out of memory: running @" + m.graph + " needed a buffer of " +
-          std::to_string(failed) +
-          " bytes that could not be allocated (are the "
-          "inputs larger than intended?)");
-    return absl::OkStatus();
-  }
-  // A failed copy skips the run; the entry point still runs when the
-  // device failed mid-run, with launches skipped, so that its host code
-  // frees what it allocated.
-  if (!gpu->failed())
-    entry(argv.data());
-  return gpu->finish();
+  return session->run(entry, argv.data());
 }
 
 absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
@@ -528,15 +529,17 @@ absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
   if (!status.ok())
     return status;
 
-  std::unique_lock<std::mutex> gpuLock;
-  std::optional<cuda::CudaRun::Scope> gpuScope;
-  if (impl->onGpu()) {
-    status = cuda::initialize();
-    if (!status.ok())
-      return withContext(status, "cannot run @" + m.graph + " on the GPU: ");
-    gpuLock = std::unique_lock<std::mutex>(impl->gpu->mutex);
-    gpuScope.emplace(*impl->gpu);
-  }
+  status = impl->device->availability();
+  if (!status.ok())
+    return withContext(
+        status, "cannot run @" + m.graph + " on the " +
+                    (m.target == "cuda" ? std::string("GPU") : m.target) +
+                    ": ");
+  // The session holds a run's state; host runs keep none and run in
+  // parallel.
+  std::unique_lock<std::mutex> runLock(impl->runMutex, std::defer_lock);
+  if (!impl->onHost())
+    runLock.lock();
 
   // Results struct: outputs, then (sum, factor) per loss, all descriptors.
   std::vector<size_t> resultRanks;
@@ -555,11 +558,11 @@ absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
   std::set<void *> deviceResults;
   auto releaseDevice = [&] {
     for (void *copy : deviceCopies)
-      cuda::release(copy);
+      impl->device->release(copy);
     for (void *buffer : deviceResults)
-      cuda::release(buffer);
+      impl->device->release(buffer);
   };
-  if (impl->onGpu()) {
+  if (!impl->onHost()) {
     for (size_t r = 0, at = 0; r < resultRanks.size(); ++r) {
       auto *allocated = (void *)(intptr_t)results[at];
       if (allocated && !ownedByCaller.count(allocated))
@@ -592,7 +595,7 @@ absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
     DType dtype = r < m.outputs.size() ? m.outputs[r].dtype : DType::f64;
     size_t element = byteSize(dtype);
     std::shared_ptr<void> hostCopy;
-    if (impl->onGpu()) {
+    if (!impl->onHost()) {
       // Copy the span the view covers; the view then reads the host copy.
       int64_t last = offset, count = 1;
       for (size_t i = 0; i < rank; ++i) {
@@ -606,8 +609,8 @@ absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
           r < m.outputs.size()
               ? "output '" + m.outputs[r].name + "'"
               : "loss '" + m.losses[(r - m.outputs.size()) / 2].name + "'";
-      if (!cuda::copyToHost(hostCopy.get(), aligned, bytes, what)) {
-        status = impl->gpu->finish();
+      status = impl->device->copyToHost(hostCopy.get(), aligned, bytes, what);
+      if (!status.ok()) {
         releaseDevice();
         return status;
       }

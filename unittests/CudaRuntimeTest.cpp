@@ -69,17 +69,19 @@ TEST(CudaCompileTest, EveryOpFamilyCompilesForCudaWithNamedKernels) {
       const Manifest &manifest = exe.manifest();
       EXPECT_EQ(manifest.target, "cuda");
       // A lone GEMM is a cuBLAS call and needs no kernel.
-      if (std::string(c.name) != "linear_packed_input")
+      if (std::string(c.name) != "linear_packed_input") {
         EXPECT_FALSE(manifest.kernels.empty());
+      }
       // <function>_k<n>_<nn op>; kernels of nn ops say where the op is
       // (copies the lowering added have no op).
       for (const KernelInfo &kernel : manifest.kernels) {
         size_t at = kernel.name.find("_k");
         ASSERT_NE(at, std::string::npos) << kernel.name;
         std::string op = kernel.name.substr(kernel.name.find('_', at + 2) + 1);
-        if (op != "linalg")
+        if (op != "linalg") {
           EXPECT_EQ(kernel.origin.find("nn." + op + " at test.mlir:"), 0u)
               << kernel.name << ": " << kernel.origin;
+        }
       }
     }
   }

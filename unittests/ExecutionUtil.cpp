@@ -34,7 +34,8 @@ RunInputs nn::testing::makeInputs(const Manifest &manifest, uint32_t seed,
 
 Executable nn::testing::compileOrDie(const std::string &source, bool pack,
                                      const std::string &entry,
-                                     const std::string &target) {
+                                     const std::string &target,
+                                     const LoadOptions &load) {
   CompileOptions options;
   options.pack = pack;
   options.entry = entry;
@@ -45,7 +46,7 @@ Executable nn::testing::compileOrDie(const std::string &source, bool pack,
   EXPECT_TRUE(artifact.ok()) << artifact.status().message() << "\n" << source;
   if (!artifact.ok())
     return exe;
-  absl::Status status = Executable::load(artifact->path(), exe);
+  absl::Status status = Executable::load(artifact->path(), exe, load);
   EXPECT_TRUE(status.ok()) << status.message();
   return exe;
 }

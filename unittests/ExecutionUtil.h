@@ -47,7 +47,8 @@ inline bool close(double a, double b, double rel, double abs = 0.0) {
 /// Compiles for `target` or fails the test with the compiler's message.
 Executable compileOrDie(const std::string &source, bool pack,
                         const std::string &entry = "",
-                        const std::string &target = "cpu");
+                        const std::string &target = "cpu",
+                        const LoadOptions &load = {});
 
 /// Whether the CUDA toolkit that compiling for the GPU needs (libdevice) is
 /// installed.

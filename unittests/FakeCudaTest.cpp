@@ -207,4 +207,39 @@ TEST(FakeCudaTest, DeviceInfoAndProfile) {
   EXPECT_TRUE(sawGemm);
 }
 
+/// Devices come from options, not only the environment: an executable on
+/// the fake GPU, one on a device whose driver is missing and one on the
+/// host live in one process, and each run goes to its own device.
+TEST(FakeCudaTest, DevicesChosenByOptionsLiveSideBySide) {
+  SKIP_WITHOUT_TOOLKIT();
+  ::unsetenv("NN_CUDA_DRIVER");
+  ::unsetenv("NN_CUBLAS_LIBRARY");
+  LoadOptions fake;
+  fake.device.cudaDriver = FAKE_CUDA_LIBRARY;
+  fake.device.cublasLibrary = FAKE_CUDA_LIBRARY;
+  LoadOptions missing;
+  missing.device.cudaDriver = "/nonexistent/libcuda-for-a-second-device.so";
+  EXPECT_TRUE(cudaAvailable(nullptr, fake.device));
+  std::string why;
+  EXPECT_FALSE(cudaAvailable(&why, missing.device));
+  EXPECT_NE(why.find("libcuda-for-a-second-device.so"), std::string::npos)
+      << why;
+
+  Executable onFake = compileOrDie(kTail, true, "", "cuda", fake);
+  Executable onMissing = compileOrDie(kTail, true, "", "cuda", missing);
+  Executable onHost = compileOrDie(kTail, true, "", "cpu");
+  RunInputs inputs =
+      makeInputs(onHost.manifest(), 3, LengthPattern::Mixed, 3, 5);
+  RunResult a, b, c;
+  int launchesBefore = stats().launches;
+  absl::Status status = onFake.run(inputs, a);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_GT(stats().launches, launchesBefore);
+  status = onMissing.run(inputs, b);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status.message();
+  EXPECT_TRUE(onHost.run(inputs, c).ok());
+  // The fake device still works after the other one failed.
+  EXPECT_TRUE(onFake.run(inputs, a).ok());
+}
+
 } // namespace

@@ -104,7 +104,31 @@ struct RunResult {
   std::vector<LossValue> losses;
 };
 
-/// A loaded artifact. Movable, not copyable; unloads on destruction.
+/// Which device runs an artifact, and how it is set up. The manifest's
+/// target picks the kind (cpu, cuda); these pick and configure the device.
+/// Fields left empty take defaults from the environment (NN_CUDA_DEVICE,
+/// NN_CUDA_DRIVER, NN_CUBLAS_LIBRARY), then the built-in ones. Artifacts
+/// loaded with equal options share one device (its context, stream and
+/// memory cache); different options give different devices, side by side.
+struct DeviceOptions {
+  /// The GPU to use; default 0.
+  int cudaOrdinal = -1;
+  /// The driver library to load; default libcuda.so.1.
+  std::string cudaDriver;
+  /// cuBLAS; default the first of libcublas.so.13, .so.12, .so.
+  std::string cublasLibrary;
+
+  /// These options with every empty field filled in.
+  DeviceOptions withDefaults() const;
+};
+
+struct LoadOptions {
+  DeviceOptions device;
+};
+
+/// A loaded artifact. Movable, not copyable; unloads on destruction. Runs
+/// of one executable are serialized; different executables run in
+/// parallel.
 class Executable {
 public:
   Executable();
@@ -112,8 +136,10 @@ public:
   Executable(Executable &&) noexcept;
   Executable &operator=(Executable &&) noexcept;
 
-  /// Loads an artifact written by the compiler.
-  static absl::Status load(const std::string &path, Executable &executable);
+  /// Loads an artifact written by the compiler, for the device `options`
+  /// choose (the device itself is set up on first use).
+  static absl::Status load(const std::string &path, Executable &executable,
+                           const LoadOptions &options = {});
 
   const Manifest &manifest() const;
   /// Validates every input, then runs. Nothing runs when validation fails;
@@ -128,11 +154,11 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
-/// The CUDA backend (GPU artifacts). The driver and cuBLAS are loaded on
-/// first use; without them these report why and GPU artifacts do not run.
-/// NN_CUDA_DRIVER and NN_CUBLAS_LIBRARY name other libraries to load,
-/// NN_CUDA_DEVICE another device than 0.
-bool cudaAvailable(std::string *why = nullptr);
+/// The CUDA device `options` choose (GPU artifacts). The driver and cuBLAS
+/// are loaded on first use; without them these report why and GPU
+/// artifacts do not run.
+bool cudaAvailable(std::string *why = nullptr,
+                   const DeviceOptions &options = {});
 
 struct CudaDeviceInfo {
   std::string name;
@@ -143,7 +169,8 @@ struct CudaDeviceInfo {
   /// From the memory clock and bus width the driver reports.
   double peakBandwidthGBs = 0;
 };
-absl::Status cudaDeviceInfo(CudaDeviceInfo &info);
+absl::Status cudaDeviceInfo(CudaDeviceInfo &info,
+                            const DeviceOptions &options = {});
 
 /// Device time of kernels and cuBLAS calls (CUDA events around each), for
 /// benchmarks; GEMMs are named "cublasSgemm_v2 <nn op at location>".
@@ -152,9 +179,9 @@ struct KernelTime {
   int64_t launches = 0;
   double milliseconds = 0;
 };
-void cudaSetProfiling(bool enabled);
+void cudaSetProfiling(bool enabled, const DeviceOptions &options = {});
 /// The times since profiling was enabled or last taken, per kernel name.
-std::vector<KernelTime> cudaTakeProfile();
+std::vector<KernelTime> cudaTakeProfile(const DeviceOptions &options = {});
 
 } // namespace nn
 
