@@ -24,16 +24,13 @@ std::string nn::bench::tailSource(int vocabulary) {
     << "  %w = nn.param_ref @w : !nn.tensor<[" << vocabulary << ", " << kHidden
     << "], f32>\n"
     << "  %b = nn.param_ref @b : !nn.tensor<[" << vocabulary << "], f32>\n"
-    << "  %z = nn.linear %h, %w, %b : (!nn.tensor<[B, T, " << kHidden
+    << "  %z = nn.linear %h, %w, %b : !nn.tensor<[B, T, " << kHidden
     << "], f32>, !nn.tensor<[" << vocabulary << ", " << kHidden
-    << "], f32>, !nn.tensor<[" << vocabulary << "], f32>) -> !nn.tensor<[B, T, "
-    << vocabulary << "], f32>\n"
+    << "], f32>, !nn.tensor<[" << vocabulary << "], f32>\n"
     << "  %lp = nn.log_softmax %z : !nn.tensor<[B, T, " << vocabulary
     << "], f32>\n"
-    << "  %ce = nn.cross_entropy %lp, %y from log_probs : (!nn.tensor<[B, T, "
-    << vocabulary
-    << "], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], "
-       "f32>\n"
+    << "  %ce = nn.cross_entropy %lp, %y from log_probs : !nn.tensor<[B, T, "
+    << vocabulary << "], f32>, !nn.tensor<[B, T], i32>\n"
     << "  nn.mark_loss %ce as \"ce\" normalize per_frame : !nn.tensor<[B, T], "
        "f32>\n"
     << "  nn.return\n}\n";

@@ -152,8 +152,8 @@ void benchSumOverTimeBandwidth(benchmark::State &state) {
   std::string r = "!nn.tensor<[B, " + std::to_string(kHidden) + "], f32>";
   std::string source = "nn.graph @g(%x: " + t + ") -> " + r +
                        " dims [B: batch, T: seq(B)] {\n  %s = nn.reduce sum "
-                       "%x over 1 : (" +
-                       t + ") -> " + r + "\n  nn.return %s : " + r + "\n}\n";
+                       "%x over 1 : " +
+                       t + "\n  nn.return %s : " + r + "\n}\n";
   nn::Executable exe = compileForGpu(source, false);
   double ms = runProfiled(state, exe, paddedInputs({"x"}, kHidden), "reduce");
   bandwidthCounters(state, (double)kBatch * (gPadded + 1) * kHidden * 4, ms);

@@ -47,7 +47,7 @@ std::string gemmSource(int vocabulary) {
   s << "nn.graph @gemm(%x: " << x << ", %w: " << w
     << ", %t: !nn.tensor<[B, T], i32>) -> " << y
     << " dims [B: batch, T: seq(B), N: packed(B, T)] {\n"
-    << "  %y = nn.linear %x, %w : (" << x << ", " << w << ") -> " << y << "\n"
+    << "  %y = nn.linear %x, %w : " << x << ", " << w << "\n"
     << "  nn.return %y : " << y << "\n}\n";
   return s.str();
 }

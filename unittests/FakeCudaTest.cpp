@@ -42,8 +42,8 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %w: !nn.tensor<[5, 3], f32>,
             %p: !nn.tensor<[N, 3], f32>)
     -> (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[N, 5], f32>)
     dims [B: batch, T: seq(B), N: packed(B, T)] {
-  %z = nn.linear %x, %w : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>) -> !nn.tensor<[B, T, 5], f32>
-  %q = nn.linear %p, %w : (!nn.tensor<[N, 3], f32>, !nn.tensor<[5, 3], f32>) -> !nn.tensor<[N, 5], f32>
+  %z = nn.linear %x, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>
+  %q = nn.linear %p, %w : !nn.tensor<[N, 3], f32>, !nn.tensor<[5, 3], f32>
   nn.return %z, %q : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[N, 5], f32>
 })";
 
@@ -52,8 +52,8 @@ const char *kTail = R"(
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 4], f32>,
             %y: !nn.tensor<[B, T], i32>)
     dims [B: batch, T: seq(B)] {
-  %z = nn.linear %x, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 4], f32>) -> !nn.tensor<[B, T, 6], f32>
-  %ce = nn.cross_entropy %z, %y from logits : (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %z = nn.linear %x, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 4], f32>
+  %ce = nn.cross_entropy %z, %y from logits : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 })";

@@ -22,15 +22,15 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
     dims [B: batch, T: seq(B)] {
   %w = nn.param_ref @w : !nn.tensor<[5, 3], f32>
   %b = nn.param_ref @b : !nn.tensor<[5], f32>
-  %y = nn.linear %x, %w, %b : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>, !nn.tensor<[5], f32>) -> !nn.tensor<[B, T, 5], f32>
-  %z = nn.linear %x, %w : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>) -> !nn.tensor<[B, T, 5], f32>
+  %y = nn.linear %x, %w, %b : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>, !nn.tensor<[5], f32>
+  %z = nn.linear %x, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>
   nn.return %y, %z : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 5], f32>
 })"},
     {"linear_packed_input", R"(
 nn.graph @g(%x: !nn.tensor<[N, 3], f32>, %w: !nn.tensor<[4, 3], f32>, %t: !nn.tensor<[B, T], f32>)
     -> !nn.tensor<[N, 4], f32>
     dims [B: batch, T: seq(B), N: packed(B, T)] {
-  %y = nn.linear %x, %w : (!nn.tensor<[N, 3], f32>, !nn.tensor<[4, 3], f32>) -> !nn.tensor<[N, 4], f32>
+  %y = nn.linear %x, %w : !nn.tensor<[N, 3], f32>, !nn.tensor<[4, 3], f32>
   nn.return %y : !nn.tensor<[N, 4], f32>
 })"},
     {"elementwise", R"(
@@ -60,7 +60,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 6], f32>)
   %bias = nn.param_ref @b : !nn.tensor<[6], f32>
   %s = nn.softmax %x : !nn.tensor<[B, T, 6], f32>
   %l = nn.log_softmax %x : !nn.tensor<[B, T, 6], f32>
-  %n = nn.layer_norm %x, %gain, %bias : (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[6], f32>, !nn.tensor<[6], f32>) -> !nn.tensor<[B, T, 6], f32>
+  %n = nn.layer_norm %x, %gain, %bias : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[6], f32>, !nn.tensor<[6], f32>
   nn.return %s, %l, %n : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>
 })"},
     {"embedding_concat", R"(
@@ -69,8 +69,8 @@ nn.graph @g(%ids: !nn.tensor<[B, T], i32>, %x: !nn.tensor<[B, T, 2], f32>)
     -> !nn.tensor<[B, T, 5], f32>
     dims [B: batch, T: seq(B)] {
   %table = nn.param_ref @table : !nn.tensor<[7, 3], f32>
-  %e = nn.embedding %ids, %table : (!nn.tensor<[B, T], i32>, !nn.tensor<[7, 3], f32>) -> !nn.tensor<[B, T, 3], f32>
-  %c = nn.concat %e, %x : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T, 5], f32>
+  %e = nn.embedding %ids, %table : !nn.tensor<[B, T], i32>, !nn.tensor<[7, 3], f32>
+  %c = nn.concat %e, %x : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 2], f32>
   nn.return %c : !nn.tensor<[B, T, 5], f32>
 })"},
     {"lstm", R"(
@@ -86,12 +86,12 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>)
   %wi = nn.param_ref @wi : !nn.tensor<[12, 4], f32>
   %wh = nn.param_ref @wh : !nn.tensor<[12, 3], f32>
   %b = nn.param_ref @b : !nn.tensor<[12], f32>
-  %f = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[12, 4], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12], f32>) -> !nn.tensor<[B, T, 3], f32>
-  %r = nn.lstm backward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[12, 4], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12], f32>) -> !nn.tensor<[B, T, 3], f32>
+  %f = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[12, 4], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12], f32>
+  %r = nn.lstm backward %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[12, 4], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12], f32>
   %bwi = nn.param_ref @bwi : !nn.tensor<[2, 8, 4], f32>
   %bwh = nn.param_ref @bwh : !nn.tensor<[2, 8, 2], f32>
   %bb = nn.param_ref @bb : !nn.tensor<[2, 8], f32>
-  %bi = nn.lstm bidirectional %x, %bwi, %bwh, %bb : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[2, 8, 4], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %bi = nn.lstm bidirectional %x, %bwi, %bwh, %bb : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[2, 8, 4], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>
   nn.return %f, %r, %bi : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 4], f32>
 })"},
     {"conv_pool", R"(
@@ -116,30 +116,30 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>)
 nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
     -> (!nn.tensor<[B, 3], f32>, !nn.tensor<[B, 3], f32>, !nn.tensor<[B, 3], f32>)
     dims [B: batch, T: seq(B)] {
-  %s = nn.reduce sum %x over 1 : (!nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, 3], f32>
-  %m = nn.reduce mean %x over 1 : (!nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, 3], f32>
-  %x2 = nn.reduce max %x over 1 : (!nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, 3], f32>
+  %s = nn.reduce sum %x over 1 : !nn.tensor<[B, T, 3], f32>
+  %m = nn.reduce mean %x over 1 : !nn.tensor<[B, T, 3], f32>
+  %x2 = nn.reduce max %x over 1 : !nn.tensor<[B, T, 3], f32>
   nn.return %s, %m, %x2 : !nn.tensor<[B, 3], f32>, !nn.tensor<[B, 3], f32>, !nn.tensor<[B, 3], f32>
 })"},
     {"frame_losses", R"(
 nn.graph @g(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, T], i32>, %r: !nn.tensor<[B, T, 5], f32>)
     dims [B: batch, T: seq(B)] {
-  %ce = nn.cross_entropy %x, %y from logits label_smoothing 1.000000e-01 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ce = nn.cross_entropy %x, %y from logits label_smoothing 1.000000e-01 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   %lp = nn.log_softmax %x : !nn.tensor<[B, T, 5], f32>
-  %ce2 = nn.cross_entropy %lp, %y from log_probs : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ce2 = nn.cross_entropy %lp, %y from log_probs : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce2 as "ce_lp" normalize per_sequence scale 2.000000e+00 : !nn.tensor<[B, T], f32>
-  %e = nn.mse %x, %r : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 5], f32>) -> !nn.tensor<[B, T], f32>
+  %e = nn.mse %x, %r : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 5], f32>
   nn.mark_loss %e as "mse" normalize sum as_error : !nn.tensor<[B, T], f32>
   nn.return
 })"},
     {"ctc", R"(
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %l: !nn.tensor<[B, U], i32>, %k: !nn.tensor<[B], f32>)
     dims [B: batch, T: seq(B), U: seq(B)] {
-  %c = nn.ctc_loss %x, %l from logits blank 0 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %c = nn.ctc_loss %x, %l from logits blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>
   nn.mark_loss %c as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
   %lp = nn.log_softmax %x : !nn.tensor<[B, T, 4], f32>
-  %z = nn.ctc_loss %lp, %l from log_probs blank 3 zero_infinity : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %z = nn.ctc_loss %lp, %l from log_probs blank 3 zero_infinity : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>
   nn.mark_loss %z, %k as "ctc_zi" normalize custom : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
   nn.return
 })"},
@@ -159,20 +159,20 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %spk: !nn.tensor<[B, 2], f32>,
     -> (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>)
     dims [B: batch, T: seq(B)] {
   %s = nn.broadcast_seq %spk : !nn.tensor<[B, 2], f32> -> !nn.tensor<[B, T, 2], f32>
-  %c = nn.concat %x, %s : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T, 5], f32>
-  %m = nn.reduce mean %x over 1 : (!nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, 3], f32>
+  %c = nn.concat %x, %s : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 2], f32>
+  %m = nn.reduce mean %x over 1 : !nn.tensor<[B, T, 3], f32>
   %r = nn.broadcast_seq %m : !nn.tensor<[B, 3], f32> -> !nn.tensor<[B, T, 3], f32>
   %i = nn.broadcast_seq %ids : !nn.tensor<[B], i32> -> !nn.tensor<[B, T], i32>
   %w = nn.param_ref @w : !nn.tensor<[4, 5], f32>
-  %logits = nn.linear %c, %w : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[4, 5], f32>) -> !nn.tensor<[B, T, 4], f32>
-  %ce = nn.cross_entropy %logits, %y from logits : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %logits = nn.linear %c, %w : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[4, 5], f32>
+  %ce = nn.cross_entropy %logits, %y from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return %c, %r, %i : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
 })"},
     {"scalar_norm_call", R"(
 nn.graph @inner(%x: !nn.tensor<[Bi, Ti, 3], f32>, %y: !nn.tensor<[Bi, Ti], i32>)
     -> !nn.tensor<[Bi, Ti, 3], f32> dims [Bi: batch, Ti: seq(Bi)] {
-  %ce = nn.cross_entropy %x, %y from logits : (!nn.tensor<[Bi, Ti, 3], f32>, !nn.tensor<[Bi, Ti], i32>) -> !nn.tensor<[Bi, Ti], f32>
+  %ce = nn.cross_entropy %x, %y from logits : !nn.tensor<[Bi, Ti, 3], f32>, !nn.tensor<[Bi, Ti], i32>
   nn.mark_loss %ce as "inner_ce" normalize per_frame : !nn.tensor<[Bi, Ti], f32>
   %t = nn.tanh %x : !nn.tensor<[Bi, Ti, 3], f32>
   nn.return %t : !nn.tensor<[Bi, Ti, 3], f32>
@@ -180,7 +180,7 @@ nn.graph @inner(%x: !nn.tensor<[Bi, Ti, 3], f32>, %y: !nn.tensor<[Bi, Ti], i32>)
 nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>, %k: !nn.tensor<[], f32>)
     -> !nn.tensor<[B, T, 3], f32> dims [B: batch, T: seq(B)] {
   %h = nn.call @inner(%x, %y) : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T, 3], f32>
-  %e = nn.mse %h, %x : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, T], f32>
+  %e = nn.mse %h, %x : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 3], f32>
   nn.mark_loss %e, %k as "mse" normalize custom : !nn.tensor<[B, T], f32>, !nn.tensor<[], f32>
   nn.return %h : !nn.tensor<[B, T, 3], f32>
 })"},

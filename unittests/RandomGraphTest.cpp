@@ -52,11 +52,11 @@ private:
     std::string bias = coin() ? parameter(std::to_string(out)) : "";
     std::string result = fresh();
     body << "  " << result << " = nn.linear " << value << ", " << w
-         << (bias.empty() ? "" : ", " + bias) << " : (" << type(width)
+         << (bias.empty() ? "" : ", " + bias) << " : " << type(width)
          << ", !nn.tensor<[" << out << ", " << width << "], f32>"
          << (bias.empty() ? ""
                           : ", !nn.tensor<[" + std::to_string(out) + "], f32>")
-         << ") -> " << type(out) << "\n";
+         << "\n";
     return result;
   }
 
@@ -92,10 +92,10 @@ std::string GraphGenerator::generate() {
     width = d == 2 ? 2 * hidden : hidden;
     std::string result = fresh();
     body << "  " << result << " = nn.lstm " << direction[d] << " %x, " << wi
-         << ", " << wh << ", " << b << " : (" << inType() << ", !nn.tensor<["
+         << ", " << wh << ", " << b << " : " << inType() << ", !nn.tensor<["
          << prefix << 4 * hidden << ", " << inWidth << "], f32>, !nn.tensor<["
          << prefix << 4 * hidden << ", " << hidden << "], f32>, !nn.tensor<["
-         << prefix << 4 * hidden << "], f32>) -> " << type(width) << "\n";
+         << prefix << 4 * hidden << "], f32>\n";
     h = result;
     break;
   }
@@ -155,9 +155,8 @@ std::string GraphGenerator::generate() {
       std::string b = parameter(std::to_string(width));
       result = fresh();
       body << "  " << result << " = nn.layer_norm " << h << ", " << g << ", "
-           << b << " : (" << type(width) << ", !nn.tensor<[" << width
-           << "], f32>, !nn.tensor<[" << width << "], f32>) -> " << type(width)
-           << "\n";
+           << b << " : " << type(width) << ", !nn.tensor<[" << width
+           << "], f32>, !nn.tensor<[" << width << "], f32>\n";
       break;
     }
     case 5:
@@ -179,9 +178,8 @@ std::string GraphGenerator::generate() {
     default: { // concat with an earlier value
       auto [other, otherWidth] = values[pick(0, (int)values.size() - 1)];
       result = fresh();
-      body << "  " << result << " = nn.concat " << h << ", " << other << " : ("
-           << type(width) << ", " << type(otherWidth) << ") -> "
-           << type(width + otherWidth) << "\n";
+      body << "  " << result << " = nn.concat " << h << ", " << other << " : "
+           << type(width) << ", " << type(otherWidth) << "\n";
       width += otherWidth;
       break;
     }
@@ -211,14 +209,13 @@ std::string GraphGenerator::generate() {
         kind = "log_probs";
       }
       body << "  " << loss << " = nn.cross_entropy " << logits << ", %y from "
-           << kind << (coin() ? " label_smoothing 1.000000e-01" : "") << " : ("
-           << type(classes) << ", !nn.tensor<[B, " << seq
-           << "], i32>) -> !nn.tensor<[B, " << seq << "], f32>\n";
+           << kind << (coin() ? " label_smoothing 1.000000e-01" : "") << " : "
+           << type(classes) << ", !nn.tensor<[B, " << seq << "], i32>\n";
     } else {
       std::string prediction = linear(source, sourceWidth, targetWidth);
-      body << "  " << loss << " = nn.mse " << prediction << ", %r : ("
-           << type(targetWidth) << ", " << type(targetWidth)
-           << ") -> !nn.tensor<[B, " << seq << "], f32>\n";
+      body << "  " << loss << " = nn.mse " << prediction
+           << ", %r : " << type(targetWidth) << ", " << type(targetWidth)
+           << "\n";
     }
     body << "  nn.mark_loss " << loss << " as \"loss" << l << "\" normalize "
          << norms[pick(0, 2)] << " scale " << scales[pick(0, 2)]

@@ -24,10 +24,10 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>,
     dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), U: seq(B)] {
   %w = nn.param_ref @w : !nn.tensor<[3, 2], f32>
   %p = nn.pool max %x window 2 stride 2 : (!nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T2, 2], f32>
-  %z = nn.linear %p, %w : (!nn.tensor<[B, T2, 2], f32>, !nn.tensor<[3, 2], f32>) -> !nn.tensor<[B, T2, 3], f32>
-  %ce = nn.cross_entropy %z, %y from logits : (!nn.tensor<[B, T2, 3], f32>, !nn.tensor<[B, T2], i32>) -> !nn.tensor<[B, T2], f32>
+  %z = nn.linear %p, %w : !nn.tensor<[B, T2, 2], f32>, !nn.tensor<[3, 2], f32>
+  %ce = nn.cross_entropy %z, %y from logits : !nn.tensor<[B, T2, 3], f32>, !nn.tensor<[B, T2], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T2], f32>
-  %c = nn.ctc_loss %z, %l from logits blank 0 zero_infinity : (!nn.tensor<[B, T2, 3], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %c = nn.ctc_loss %z, %l from logits blank 0 zero_infinity : !nn.tensor<[B, T2, 3], f32>, !nn.tensor<[B, U], i32>
   nn.mark_loss %c as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
   nn.return
 }

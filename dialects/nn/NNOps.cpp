@@ -131,6 +131,214 @@ static LogicalResult requireResultDims(Operation *op, ArrayRef<Attribute> dims,
                            << result;
 }
 
+//===----------------------------------------------------------------------===//
+// Result type inference
+//
+// Inference runs when an op is built or parsed, before it is verified, so
+// it is lenient: it needs only what the result type follows from (the
+// positions of one operand, one static size of another) and leaves every
+// other check to the verifier, whose messages say more. It fails only
+// where no type follows at all.
+//===----------------------------------------------------------------------===//
+
+/// Operand `index` as an nn tensor, or failure with an error at `location`.
+static FailureOr<NNTensorType>
+inferenceOperand(std::optional<Location> location, ValueRange operands,
+                 unsigned index, StringRef what) {
+  auto type = index < operands.size()
+                  ? dyn_cast<NNTensorType>(operands[index].getType())
+                  : NNTensorType();
+  if (!type)
+    return emitOptionalError(location, what, " must be an nn tensor");
+  return type;
+}
+
+/// The static size of axis `axis` of `type` (negative: from the end), or
+/// failure with the error "`expected`, got <type>" at `location`.
+static FailureOr<int64_t> inferenceStaticSize(std::optional<Location> location,
+                                              NNTensorType type, int64_t axis,
+                                              StringRef expected) {
+  int64_t rank = type.getRank();
+  int64_t index = axis < 0 ? rank + axis : axis;
+  if (index < 0 || index >= rank || type.getStaticSize(index) < 0)
+    return emitOptionalError(location, expected, ", got ", type);
+  return type.getStaticSize(index);
+}
+
+/// `dims` (without the feature axis of `from`, if `dropLast`) followed by
+/// `appended` static sizes, with `element`.
+static NNTensorType inferredType(MLIRContext *context, ArrayRef<Attribute> dims,
+                                 bool dropLast, ArrayRef<int64_t> appended,
+                                 Type element) {
+  SmallVector<Attribute> result(dropLast && !dims.empty() ? dims.drop_back()
+                                                          : dims);
+  Builder builder(context);
+  for (int64_t size : appended)
+    result.push_back(builder.getI64IntegerAttr(size));
+  return NNTensorType::get(result, element);
+}
+
+LogicalResult LinearOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> location,
+                                         ValueRange operands, DictionaryAttr,
+                                         OpaqueProperties, RegionRange,
+                                         SmallVectorImpl<Type> &inferred) {
+  FailureOr<NNTensorType> input =
+      inferenceOperand(location, operands, 0, "input");
+  FailureOr<NNTensorType> weight =
+      inferenceOperand(location, operands, 1, "weight");
+  if (failed(input) || failed(weight))
+    return failure();
+  FailureOr<int64_t> out =
+      inferenceStaticSize(location, *weight, 0, "weight must be static [out, in]");
+  if (failed(out))
+    return failure();
+  inferred.push_back(inferredType(context, input->getDims(), true, *out,
+                                  input->getElementType()));
+  return success();
+}
+
+LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
+                                         std::optional<Location> location,
+                                         ValueRange operands, DictionaryAttr,
+                                         OpaqueProperties, RegionRange,
+                                         SmallVectorImpl<Type> &inferred) {
+  if (operands.empty())
+    return emitOptionalError(location, "concat needs at least one input");
+  int64_t total = 0;
+  NNTensorType first;
+  for (unsigned i = 0; i < operands.size(); ++i) {
+    std::string what = "input " + std::to_string(i);
+    FailureOr<NNTensorType> input =
+        inferenceOperand(location, operands, i, what);
+    if (failed(input))
+      return failure();
+    FailureOr<int64_t> width = inferenceStaticSize(
+        location, *input, -1, what + " must have a static feature axis");
+    if (failed(width))
+      return failure();
+    first = first ? first : *input;
+    total += *width;
+  }
+  inferred.push_back(inferredType(context, first.getDims(), true, total,
+                                  first.getElementType()));
+  return success();
+}
+
+LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *context,
+                                            std::optional<Location> location,
+                                            ValueRange operands, DictionaryAttr,
+                                            OpaqueProperties, RegionRange,
+                                            SmallVectorImpl<Type> &inferred) {
+  FailureOr<NNTensorType> indices =
+      inferenceOperand(location, operands, 0, "indices");
+  FailureOr<NNTensorType> table =
+      inferenceOperand(location, operands, 1, "table");
+  if (failed(indices) || failed(table))
+    return failure();
+  FailureOr<int64_t> width =
+      inferenceStaticSize(location, *table, 1,
+                          "table must be static [vocabulary, features]");
+  if (failed(width))
+    return failure();
+  inferred.push_back(inferredType(context, indices->getDims(), false, *width,
+                                  table->getElementType()));
+  return success();
+}
+
+LogicalResult
+LstmOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
+                         ValueRange operands, DictionaryAttr attributes,
+                         OpaqueProperties properties, RegionRange regions,
+                         SmallVectorImpl<Type> &inferred) {
+  Adaptor adaptor(operands, attributes, properties, regions);
+  FailureOr<NNTensorType> input =
+      inferenceOperand(location, operands, 0, "input");
+  FailureOr<NNTensorType> recurrent =
+      inferenceOperand(location, operands, 2, "recurrent_weight");
+  if (failed(input) || failed(recurrent))
+    return failure();
+  FailureOr<int64_t> hidden = inferenceStaticSize(
+      location, *recurrent, -1, "recurrent_weight must be static [..., 4H, H]");
+  if (failed(hidden))
+    return failure();
+  int64_t directions =
+      adaptor.getDirection() == LstmDirection::bidirectional ? 2 : 1;
+  inferred.push_back(inferredType(context, input->getDims(), true,
+                                  directions * *hidden,
+                                  input->getElementType()));
+  return success();
+}
+
+LogicalResult ReduceOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferred) {
+  Adaptor adaptor(operands, attributes, properties, regions);
+  FailureOr<NNTensorType> input =
+      inferenceOperand(location, operands, 0, "input");
+  if (failed(input))
+    return failure();
+  int64_t axis = static_cast<int64_t>(adaptor.getAxis());
+  if (axis < 0 || axis >= input->getRank())
+    return emitOptionalError(location, "axis ", axis, " is out of range for ",
+                             *input);
+  SmallVector<Attribute> dims(input->getDims());
+  dims.erase(dims.begin() + axis);
+  inferred.push_back(NNTensorType::get(dims, input->getElementType()));
+  return success();
+}
+
+/// Losses per position: the positions of their first operand.
+static LogicalResult inferPerPositionLoss(std::optional<Location> location,
+                                          ValueRange operands,
+                                          SmallVectorImpl<Type> &inferred) {
+  FailureOr<NNTensorType> input =
+      inferenceOperand(location, operands, 0, "the first operand");
+  if (failed(input))
+    return failure();
+  if (input->getRank() == 0)
+    return emitOptionalError(location,
+                             "the first operand needs a feature "
+                             "axis, got ",
+                             *input);
+  inferred.push_back(
+      NNTensorType::get(input->getDims().drop_back(), input->getElementType()));
+  return success();
+}
+
+LogicalResult CrossEntropyOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  return inferPerPositionLoss(location, operands, inferred);
+}
+
+LogicalResult MseOp::inferReturnTypes(MLIRContext *,
+                                      std::optional<Location> location,
+                                      ValueRange operands, DictionaryAttr,
+                                      OpaqueProperties, RegionRange,
+                                      SmallVectorImpl<Type> &inferred) {
+  return inferPerPositionLoss(location, operands, inferred);
+}
+
+LogicalResult CtcLossOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location> location,
+                                          ValueRange operands, DictionaryAttr,
+                                          OpaqueProperties, RegionRange,
+                                          SmallVectorImpl<Type> &inferred) {
+  FailureOr<NNTensorType> logits =
+      inferenceOperand(location, operands, 0, "logits");
+  if (failed(logits))
+    return failure();
+  if (logits->getRank() == 0)
+    return emitOptionalError(location, "logits must be [B, T, C], got ",
+                             *logits);
+  inferred.push_back(NNTensorType::get(logits->getDims().take_front(1),
+                                       logits->getElementType()));
+  return success();
+}
+
 /// Requires a value with feature axes to have exactly one, static, after its
 /// position axes: `[P..., F]`.
 static LogicalResult requireOneFeatureAxis(Operation *op, Value value,

@@ -193,23 +193,24 @@ def NN_ParamRefOp : NN_Op<"param_ref", [
 // Frame-wise layers
 //===----------------------------------------------------------------------===//
 
-def NN_LinearOp : NN_FrameWiseOp<"linear"> {
+def NN_LinearOp : NN_FrameWiseOp<"linear", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "affine map of the feature axis: x W^T + b";
   let description = [{
     `input` `[P..., I]`, `weight` `[O, I]`, optional `bias` `[O]`, result
     `[P..., O]` where `P...` are the position axes (padded or packed).
 
     ```mlir
-    %y = nn.linear %x, %w, %b : (!nn.tensor<[B, T, 512], f32>,
-        !nn.tensor<[500, 512], f32>, !nn.tensor<[500], f32>)
-        -> !nn.tensor<[B, T, 500], f32>
+    %y = nn.linear %x, %w, %b : !nn.tensor<[B, T, 512], f32>,
+       !nn.tensor<[500, 512], f32>, !nn.tensor<[500], f32>
     ```
   }];
   let arguments = (ins NN_Tensor:$input, NN_Tensor:$weight,
                        Optional<NN_Tensor>:$bias);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
-    $input `,` $weight (`,` $bias^)? attr-dict `:` functional-type(operands, results)
+    $input `,` $weight (`,` $bias^)? attr-dict `:` qualified(type($input)) `,`
+    qualified(type($weight)) (`,` qualified(type($bias))^)?
   }];
   let hasVerifier = 1;
 }
@@ -233,20 +234,21 @@ class NN_BinaryFrameWiseOp<string mnemonic, string what>
 def NN_AddOp : NN_BinaryFrameWiseOp<"add", "elementwise sum">;
 def NN_MulOp : NN_BinaryFrameWiseOp<"mul", "elementwise product">;
 
-def NN_ConcatOp : NN_FrameWiseOp<"concat"> {
+def NN_ConcatOp : NN_FrameWiseOp<"concat", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "concatenates the feature axes of values on the same positions";
   let description = [{
     All inputs have the same position axes and element type and one static
     feature axis; the result's feature size is the sum.
 
     ```mlir
-    %c = nn.concat %a, %b : (!nn.tensor<[B, T, 256], f32>,
-        !nn.tensor<[B, T, 128], f32>) -> !nn.tensor<[B, T, 384], f32>
+    %c = nn.concat %a, %b : !nn.tensor<[B, T, 256], f32>,
+       !nn.tensor<[B, T, 128], f32>
     ```
   }];
   let arguments = (ins Variadic<NN_Tensor>:$inputs);
   let results = (outs NN_Tensor:$result);
-  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, results)";
+  let assemblyFormat = "$inputs attr-dict `:` qualified(type($inputs))";
   let hasVerifier = 1;
 }
 
@@ -286,27 +288,29 @@ def NN_DropoutOp : NN_FrameWiseOp<"dropout", [SameOperandsAndResultType]> {
   let hasFolder = 1;
 }
 
-def NN_LayerNormOp : NN_FrameWiseOp<"layer_norm"> {
+def NN_LayerNormOp : NN_FrameWiseOp<"layer_norm", [
+    AllTypesMatch<["input", "result"]>]> {
   let summary = "normalizes the feature axis, then scales and shifts it";
   let description = [{
     `input` `[P..., F]`, `scale` and `bias` `[F]`; `epsilon > 0`.
 
     ```mlir
-    %n = nn.layer_norm %x, %g, %b : (!nn.tensor<[B, T, 512], f32>,
-        !nn.tensor<[512], f32>, !nn.tensor<[512], f32>)
-        -> !nn.tensor<[B, T, 512], f32>
+    %n = nn.layer_norm %x, %g, %b : !nn.tensor<[B, T, 512], f32>,
+       !nn.tensor<[512], f32>, !nn.tensor<[512], f32>
     ```
   }];
   let arguments = (ins NN_Tensor:$input, NN_Tensor:$scale, NN_Tensor:$bias,
                        DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
-    $input `,` $scale `,` $bias attr-dict `:` functional-type(operands, results)
+    $input `,` $scale `,` $bias attr-dict `:` qualified(type($input)) `,`
+    qualified(type($scale)) `,` qualified(type($bias))
   }];
   let hasVerifier = 1;
 }
 
 def NN_EmbeddingOp : NN_FrameWiseOp<"embedding", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<NN_ClassIndexOpInterface>]> {
   let summary = "looks up rows of a table by integer index";
   let description = [{
@@ -314,13 +318,16 @@ def NN_EmbeddingOp : NN_FrameWiseOp<"embedding", [
     An index outside `[0, V)` is a run-time error.
 
     ```mlir
-    %e = nn.embedding %ids, %table : (!nn.tensor<[B, U], i32>,
-        !nn.tensor<[1000, 256], f32>) -> !nn.tensor<[B, U, 256], f32>
+    %e = nn.embedding %ids, %table : !nn.tensor<[B, U], i32>,
+       !nn.tensor<[1000, 256], f32>
     ```
   }];
   let arguments = (ins NN_Tensor:$indices, NN_Tensor:$table);
   let results = (outs NN_Tensor:$result);
-  let assemblyFormat = "$indices `,` $table attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $indices `,` $table attr-dict `:` qualified(type($indices)) `,`
+    qualified(type($table))
+  }];
   let hasVerifier = 1;
 }
 
@@ -332,7 +339,8 @@ class NN_SequenceMixingOp<string mnemonic, list<Trait> traits = []>
     : NN_Op<mnemonic, !listconcat(traits,
         [Pure, NN_SequenceMixingOpInterface])>;
 
-def NN_LstmOp : NN_SequenceMixingOp<"lstm"> {
+def NN_LstmOp : NN_SequenceMixingOp<"lstm", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "LSTM over a sequence axis, masked by its lengths";
   let description = [{
     `input` `[B, T, I]` with `T` a sequence dim of `B`. Gate order i, f, g, o.
@@ -344,9 +352,9 @@ def NN_LstmOp : NN_SequenceMixingOp<"lstm"> {
     outputs on padded frames are zero.
 
     ```mlir
-    %h = nn.lstm bidirectional %x, %wi, %wh, %b : (!nn.tensor<[B, T, 80], f32>,
-        !nn.tensor<[2, 1024, 80], f32>, !nn.tensor<[2, 1024, 256], f32>,
-        !nn.tensor<[2, 1024], f32>) -> !nn.tensor<[B, T, 512], f32>
+    %h = nn.lstm bidirectional %x, %wi, %wh, %b : !nn.tensor<[B, T, 80], f32>,
+       !nn.tensor<[2, 1024, 80], f32>, !nn.tensor<[2, 1024, 256], f32>,
+       !nn.tensor<[2, 1024], f32>
     ```
   }];
   let arguments = (ins NN_LstmDirection:$direction, NN_Tensor:$input,
@@ -355,7 +363,8 @@ def NN_LstmOp : NN_SequenceMixingOp<"lstm"> {
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
     $direction $input `,` $input_weight `,` $recurrent_weight `,` $bias
-    attr-dict `:` functional-type(operands, results)
+    attr-dict `:` qualified(type($input)) `,` qualified(type($input_weight)) `,`
+    qualified(type($recurrent_weight)) `,` qualified(type($bias))
   }];
   let hasVerifier = 1;
 }
@@ -408,7 +417,8 @@ def NN_PoolOp : NN_SequenceMixingOp<"pool"> {
   let hasVerifier = 1;
 }
 
-def NN_ReduceOp : NN_SequenceMixingOp<"reduce"> {
+def NN_ReduceOp : NN_SequenceMixingOp<"reduce", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "masked sum, mean or max over a sequence axis";
   let description = [{
     Reduces axis `axis` (a sequence dim) over each sequence's valid frames;
@@ -416,14 +426,13 @@ def NN_ReduceOp : NN_SequenceMixingOp<"reduce"> {
     of one is -inf.
 
     ```mlir
-    %s = nn.reduce mean %h over 1 : (!nn.tensor<[B, T, 512], f32>)
-        -> !nn.tensor<[B, 512], f32>
+    %s = nn.reduce mean %h over 1 : !nn.tensor<[B, T, 512], f32>
     ```
   }];
   let arguments = (ins NN_ReduceKind:$kind, NN_Tensor:$input, I64Attr:$axis);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
-    $kind $input `over` $axis attr-dict `:` functional-type(operands, results)
+    $kind $input `over` $axis attr-dict `:` qualified(type($input))
   }];
   let hasVerifier = 1;
 }
@@ -433,6 +442,7 @@ def NN_ReduceOp : NN_SequenceMixingOp<"reduce"> {
 //===----------------------------------------------------------------------===//
 
 def NN_CrossEntropyOp : NN_FrameWiseOp<"cross_entropy", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<NN_LossOpInterface>,
     DeclareOpInterfaceMethods<NN_ClassIndexOpInterface>]> {
   let summary = "per-frame cross entropy with sparse targets";
@@ -446,8 +456,7 @@ def NN_CrossEntropyOp : NN_FrameWiseOp<"cross_entropy", [
 
     ```mlir
     %ce = nn.cross_entropy %logits, %targets from logits
-        : (!nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, T], i32>)
-        -> !nn.tensor<[B, T], f32>
+        : !nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, T], i32>
     ```
   }];
   let arguments = (ins NN_Tensor:$logits, NN_Tensor:$targets,
@@ -457,12 +466,13 @@ def NN_CrossEntropyOp : NN_FrameWiseOp<"cross_entropy", [
   let assemblyFormat = [{
     $logits `,` $targets `from` $input_kind
     (`label_smoothing` $label_smoothing^)? attr-dict `:`
-    functional-type(operands, results)
+    qualified(type($logits)) `,` qualified(type($targets))
   }];
   let hasVerifier = 1;
 }
 
 def NN_MseOp : NN_FrameWiseOp<"mse", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<NN_LossOpInterface>]> {
   let summary = "per-frame squared error summed over the feature axis";
   let description = [{
@@ -470,19 +480,21 @@ def NN_MseOp : NN_FrameWiseOp<"mse", [
     `sum_f (prediction - target)^2`.
 
     ```mlir
-    %e = nn.mse %y, %ref : (!nn.tensor<[B, T, 80], f32>,
-        !nn.tensor<[B, T, 80], f32>) -> !nn.tensor<[B, T], f32>
+    %e = nn.mse %y, %ref : !nn.tensor<[B, T, 80], f32>,
+       !nn.tensor<[B, T, 80], f32>
     ```
   }];
   let arguments = (ins NN_Tensor:$prediction, NN_Tensor:$target);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
-    $prediction `,` $target attr-dict `:` functional-type(operands, results)
+    $prediction `,` $target attr-dict `:` qualified(type($prediction)) `,`
+    qualified(type($target))
   }];
   let hasVerifier = 1;
 }
 
 def NN_CtcLossOp : NN_SequenceMixingOp<"ctc_loss", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<NN_LossOpInterface>,
     DeclareOpInterfaceMethods<NN_ClassIndexOpInterface, ["getReservedClass"]>]> {
   let summary = "per-sequence CTC loss, -log p(labels | input)";
@@ -496,8 +508,7 @@ def NN_CtcLossOp : NN_SequenceMixingOp<"ctc_loss", [
 
     ```mlir
     %ctc = nn.ctc_loss %logits, %labels from logits blank 0
-        : (!nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, U], i32>)
-        -> !nn.tensor<[B], f32>
+        : !nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, U], i32>
     ```
   }];
   let arguments = (ins NN_Tensor:$logits, NN_Tensor:$labels,
@@ -507,7 +518,7 @@ def NN_CtcLossOp : NN_SequenceMixingOp<"ctc_loss", [
   let assemblyFormat = [{
     $logits `,` $labels `from` $input_kind `blank` $blank
     (`zero_infinity` $zero_infinity^)? attr-dict `:`
-    functional-type(operands, results)
+    qualified(type($logits)) `,` qualified(type($labels))
   }];
   let hasVerifier = 1;
 }

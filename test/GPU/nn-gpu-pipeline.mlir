@@ -14,8 +14,8 @@ nn.parameter @w : !nn.tensor<[6, 4], f32>
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
     dims [B: batch, T: seq(B)] {
   %w = nn.param_ref @w : !nn.tensor<[6, 4], f32>
-  %z = nn.linear %x, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 4], f32>) -> !nn.tensor<[B, T, 6], f32>
-  %ce = nn.cross_entropy %z, %y from logits : (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %z = nn.linear %x, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 4], f32>
+  %ce = nn.cross_entropy %z, %y from logits : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 }

@@ -33,9 +33,9 @@ nn.parameter @w : !nn.tensor<[6, 8], f32>
 nn.graph @tail(%h: !nn.tensor<[B, T, 8], f32>, %y: !nn.tensor<[B, T], i32>)
     dims [B: batch, T: seq(B)] {
   %w = nn.param_ref @w : !nn.tensor<[6, 8], f32>
-  %logits = nn.linear %h, %w : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 8], f32>) -> !nn.tensor<[B, T, 6], f32>
+  %logits = nn.linear %h, %w : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 8], f32>
   %lp = nn.log_softmax %logits : !nn.tensor<[B, T, 6], f32>
-  %ce = nn.cross_entropy %lp, %y from log_probs : (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ce = nn.cross_entropy %lp, %y from log_probs : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 }

@@ -14,7 +14,7 @@
 // CHECK: nn.return %[[SUM]], %[[INV]] : !nn.tensor<[], f64>, !nn.tensor<[], f64>
 nn.graph @tail(%x: !nn.tensor<[Bt, Tt, 4], f32>, %y: !nn.tensor<[Bt, Tt], i32>)
     dims [Bt: batch, Tt: seq(Bt)] {
-  %ce = nn.cross_entropy %x, %y from logits : (!nn.tensor<[Bt, Tt, 4], f32>, !nn.tensor<[Bt, Tt], i32>) -> !nn.tensor<[Bt, Tt], f32>
+  %ce = nn.cross_entropy %x, %y from logits : !nn.tensor<[Bt, Tt, 4], f32>, !nn.tensor<[Bt, Tt], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[Bt, Tt], f32>
   nn.return
 }
@@ -29,7 +29,7 @@ nn.graph @model(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
                 %w: !nn.tensor<[B], f32>)
     -> !nn.tensor<[B, T, 4], f32>
     dims [B: batch, T: seq(B)] {
-  %m = nn.mse %x, %x : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T], f32>
+  %m = nn.mse %x, %x : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
   nn.mark_loss %m, %w as "mse" normalize custom : !nn.tensor<[B, T], f32>, !nn.tensor<[B], f32>
   nn.call @tail(%x, %y) : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>) -> ()
   nn.return %x : !nn.tensor<[B, T, 4], f32>

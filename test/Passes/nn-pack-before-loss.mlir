@@ -13,14 +13,14 @@
 // CHECK-NEXT: %[[PY:.+]] = nn.pack %[[Y]] : !nn.tensor<[B, T], i32> -> !nn.tensor<[N_T], i32>
 // CHECK-NEXT: %[[H:.+]] = nn.lstm forward %[[X]]
 // CHECK-NEXT: %[[PH:.+]] = nn.pack %[[H]] : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[N_T, 4], f32>
-// CHECK-NEXT: %[[CE:.+]] = nn.cross_entropy %[[PH]], %[[PY]] from logits : (!nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_T], i32>) -> !nn.tensor<[N_T], f32>
+// CHECK-NEXT: %[[CE:.+]] = nn.cross_entropy %[[PH]], %[[PY]] from logits : !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_T], i32>
 // CHECK-NEXT: nn.mark_loss %[[CE]] as "ce" normalize per_frame : !nn.tensor<[N_T], f32>
 // CHECK-NEXT: nn.return
 nn.graph @ce_after_lstm(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
                         %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>)
     dims [B: batch, T: seq(B)] {
-  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
-  %ce = nn.cross_entropy %h, %y from logits : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
+  %ce = nn.cross_entropy %h, %y from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 }
@@ -35,12 +35,12 @@ nn.graph @ce_after_lstm(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i
 // CHECK: %[[H:.+]] = nn.lstm
 // CHECK-NEXT: %[[PH:.+]] = nn.pack %[[H]] : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[N, 4], f32>
 // CHECK: %[[W1:.+]] = nn.param_ref @w1
-// CHECK-NEXT: %[[L1:.+]] = nn.linear %[[PH]], %[[W1]] : (!nn.tensor<[N, 4], f32>, !nn.tensor<[8, 4], f32>) -> !nn.tensor<[N, 8], f32>
+// CHECK-NEXT: %[[L1:.+]] = nn.linear %[[PH]], %[[W1]] : !nn.tensor<[N, 4], f32>, !nn.tensor<[8, 4], f32>
 // CHECK-NEXT: %[[R:.+]] = nn.relu %[[L1]] : !nn.tensor<[N, 8], f32>
 // CHECK-NEXT: %[[W2:.+]] = nn.param_ref @w2
-// CHECK-NEXT: %[[L2:.+]] = nn.linear %[[R]], %[[W2]], %{{.+}} : (!nn.tensor<[N, 8], f32>, !nn.tensor<[6, 8], f32>, !nn.tensor<[6], f32>) -> !nn.tensor<[N, 6], f32>
+// CHECK-NEXT: %[[L2:.+]] = nn.linear %[[R]], %[[W2]], %{{.+}} : !nn.tensor<[N, 8], f32>, !nn.tensor<[6, 8], f32>, !nn.tensor<[6], f32>
 // CHECK-NEXT: %[[LP:.+]] = nn.log_softmax %[[L2]] : !nn.tensor<[N, 6], f32>
-// CHECK-NEXT: %[[CE:.+]] = nn.cross_entropy %[[LP]], %{{.+}} from log_probs : (!nn.tensor<[N, 6], f32>, !nn.tensor<[N], i32>) -> !nn.tensor<[N], f32>
+// CHECK-NEXT: %[[CE:.+]] = nn.cross_entropy %[[LP]], %{{.+}} from log_probs : !nn.tensor<[N, 6], f32>, !nn.tensor<[N], i32>
 // CHECK-NEXT: nn.mark_loss %[[CE]] as "ce" normalize per_frame scale 5.000000e-01 : !nn.tensor<[N], f32>
 // CHECK-NOT: !nn.tensor<[B, T, 8], f32>
 // CHECK: nn.return
@@ -49,14 +49,14 @@ nn.parameter @w2 : !nn.tensor<[6, 8], f32>
 nn.graph @chain(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
                 %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>, %b2: !nn.tensor<[6], f32>)
     dims [B: batch, T: seq(B), N: packed(B, T)] {
-  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
   %w1 = nn.param_ref @w1 : !nn.tensor<[8, 4], f32>
-  %l1 = nn.linear %h, %w1 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[8, 4], f32>) -> !nn.tensor<[B, T, 8], f32>
+  %l1 = nn.linear %h, %w1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[8, 4], f32>
   %r = nn.relu %l1 : !nn.tensor<[B, T, 8], f32>
   %w2 = nn.param_ref @w2 : !nn.tensor<[6, 8], f32>
-  %l2 = nn.linear %r, %w2, %b2 : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 8], f32>, !nn.tensor<[6], f32>) -> !nn.tensor<[B, T, 6], f32>
+  %l2 = nn.linear %r, %w2, %b2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 8], f32>, !nn.tensor<[6], f32>
   %lp = nn.log_softmax %l2 : !nn.tensor<[B, T, 6], f32>
-  %ce = nn.cross_entropy %lp, %y from log_probs : (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ce = nn.cross_entropy %lp, %y from log_probs : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame scale 0.5 : !nn.tensor<[B, T], f32>
   nn.return
 }
@@ -72,18 +72,18 @@ nn.graph @chain(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
 // CHECK-NEXT: %[[A:.+]] = nn.tanh %[[PH]] : !nn.tensor<[N_T, 4], f32>
 // CHECK-NEXT: %[[CE:.+]] = nn.cross_entropy %[[A]], %{{.+}} from logits
 // CHECK-NEXT: nn.mark_loss %[[CE]] as "ce"
-// CHECK-NEXT: %[[MSE:.+]] = nn.mse %[[A]], %{{.+}} : (!nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_T, 4], f32>) -> !nn.tensor<[N_T], f32>
+// CHECK-NEXT: %[[MSE:.+]] = nn.mse %[[A]], %{{.+}} : !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_T, 4], f32>
 // CHECK-NEXT: nn.mark_loss %[[MSE]] as "mse"
 // CHECK-NOT: nn.pack
 // CHECK: nn.return
 nn.graph @shared_frontier(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>, %z: !nn.tensor<[B, T, 4], f32>,
                           %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>)
     dims [B: batch, T: seq(B)] {
-  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
   %a = nn.tanh %h : !nn.tensor<[B, T, 4], f32>
-  %ce = nn.cross_entropy %a, %y from logits : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ce = nn.cross_entropy %a, %y from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
-  %mse = nn.mse %a, %z : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T], f32>
+  %mse = nn.mse %a, %z : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
   nn.mark_loss %mse as "mse" normalize per_sequence : !nn.tensor<[B, T], f32>
   nn.return
 }
@@ -97,13 +97,13 @@ nn.graph @shared_frontier(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T],
 // CHECK-SAME: (%[[X:[^:]+]]: !nn.tensor<[B, T, 4], f32>, %[[Y:[^:]+]]: !nn.tensor<[B, T], i32>
 // CHECK-NEXT: %[[PY:.+]] = nn.pack %[[Y]]
 // CHECK-NEXT: %[[PX:.+]] = nn.pack %[[X]]
-// CHECK-NEXT: %[[L:.+]] = nn.linear %[[PX]], %{{.+}} : (!nn.tensor<[N_T, 4], f32>
+// CHECK-NEXT: %[[L:.+]] = nn.linear %[[PX]], %{{.+}} : !nn.tensor<[N_T, 4], f32>
 // CHECK-NEXT: %[[CE:.+]] = nn.cross_entropy %[[L]], %[[PY]]
 // CHECK-NEXT: nn.mark_loss %[[CE]]
 nn.graph @on_inputs(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>, %w: !nn.tensor<[3, 4], f32>)
     dims [B: batch, T: seq(B)] {
-  %l = nn.linear %x, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, T, 3], f32>
-  %ce = nn.cross_entropy %l, %y from logits : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %l = nn.linear %x, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 }
@@ -114,14 +114,14 @@ nn.graph @on_inputs(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
 
 // CHECK-LABEL: nn.graph @ctc_untouched
 // CHECK-SAME: dims [B: batch, T: seq(B), U: seq(B)] {
-// CHECK-NEXT: %[[L:.+]] = nn.linear %{{.+}} -> !nn.tensor<[B, T, 5], f32>
-// CHECK-NEXT: %[[C:.+]] = nn.ctc_loss %[[L]], %{{.+}} from logits blank 0
+// CHECK-NEXT: %[[L:.+]] = nn.linear %{{.+}} : !nn.tensor<[B, T, 4], f32>
+// CHECK-NEXT: %[[C:.+]] = nn.ctc_loss %[[L]], %{{.+}} from logits blank 0 : !nn.tensor<[B, T, 5], f32>
 // CHECK-NEXT: nn.mark_loss %[[C]] as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
 // CHECK-NOT: nn.pack
 nn.graph @ctc_untouched(%x: !nn.tensor<[B, T, 4], f32>, %labels: !nn.tensor<[B, U], i32>, %w: !nn.tensor<[5, 4], f32>)
     dims [B: batch, T: seq(B), U: seq(B)] {
-  %l = nn.linear %x, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[5, 4], f32>) -> !nn.tensor<[B, T, 5], f32>
-  %c = nn.ctc_loss %l, %labels from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %l = nn.linear %x, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[5, 4], f32>
+  %c = nn.ctc_loss %l, %labels from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   nn.mark_loss %c as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
   nn.return
 }
@@ -134,7 +134,7 @@ nn.graph @ctc_untouched(%x: !nn.tensor<[B, T, 4], f32>, %labels: !nn.tensor<[B, 
 // CHECK-LABEL: nn.graph @used_and_returned
 // CHECK: %[[H:.+]] = nn.lstm
 // CHECK-NEXT: %[[PH:.+]] = nn.pack %[[H]]
-// CHECK-NEXT: %[[L:.+]] = nn.linear %[[PH]], %{{.+}} -> !nn.tensor<[N_T, 3], f32>
+// CHECK-NEXT: %[[L:.+]] = nn.linear %[[PH]], %{{.+}} : !nn.tensor<[N_T, {{[0-9]+}}], f32>
 // CHECK-NEXT: %[[U:.+]] = nn.unpack %[[L]] : !nn.tensor<[N_T, 3], f32> -> !nn.tensor<[B, T, 3], f32>
 // CHECK-NEXT: %[[CE:.+]] = nn.cross_entropy %[[L]]
 // CHECK-NEXT: nn.mark_loss %[[CE]]
@@ -142,9 +142,9 @@ nn.graph @ctc_untouched(%x: !nn.tensor<[B, T, 4], f32>, %labels: !nn.tensor<[B, 
 nn.graph @used_and_returned(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>, %w: !nn.tensor<[3, 4], f32>,
                             %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>)
     -> !nn.tensor<[B, T, 3], f32> dims [B: batch, T: seq(B)] {
-  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
-  %l = nn.linear %h, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, T, 3], f32>
-  %ce = nn.cross_entropy %l, %y from logits : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
+  %l = nn.linear %h, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return %l : !nn.tensor<[B, T, 3], f32>
 }
@@ -165,13 +165,13 @@ nn.graph @used_and_returned(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T
 // CHECK-NEXT: nn.mark_loss %[[CE]] as "ce" normalize per_frame : !nn.tensor<[N_S], f32>
 nn.graph @model(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, T, 3], f32>
     dims [B: batch, T: seq(B)] {
-  %l = nn.linear %x, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, T, 3], f32>
+  %l = nn.linear %x, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
   nn.return %l : !nn.tensor<[B, T, 3], f32>
 }
 nn.graph @criterion(%x: !nn.tensor<[C, S, 4], f32>, %y: !nn.tensor<[C, S], i32>, %w: !nn.tensor<[3, 4], f32>)
     dims [C: batch, S: seq(C)] {
   %logits = nn.call @model(%x, %w) : (!nn.tensor<[C, S, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[C, S, 3], f32>
-  %ce = nn.cross_entropy %logits, %y from logits : (!nn.tensor<[C, S, 3], f32>, !nn.tensor<[C, S], i32>) -> !nn.tensor<[C, S], f32>
+  %ce = nn.cross_entropy %logits, %y from logits : !nn.tensor<[C, S, 3], f32>, !nn.tensor<[C, S], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[C, S], f32>
   nn.return
 }
@@ -185,12 +185,12 @@ nn.graph @criterion(%x: !nn.tensor<[C, S, 4], f32>, %y: !nn.tensor<[C, S], i32>,
 // CHECK: %[[C:.+]] = nn.conv1d %{{.+}} stride 2
 // CHECK-NEXT: %[[P:.+]] = nn.pack %[[C]] : !nn.tensor<[B, T2, 4], f32> -> !nn.tensor<[N_T2, 4], f32>
 // CHECK-NEXT: %[[R:.+]] = nn.relu %[[P]] : !nn.tensor<[N_T2, 4], f32>
-// CHECK-NEXT: %[[CE:.+]] = nn.cross_entropy %[[R]], %{{.+}} : (!nn.tensor<[N_T2, 4], f32>, !nn.tensor<[N_T2], i32>) -> !nn.tensor<[N_T2], f32>
+// CHECK-NEXT: %[[CE:.+]] = nn.cross_entropy %[[R]], %{{.+}} : !nn.tensor<[N_T2, 4], f32>, !nn.tensor<[N_T2], i32>
 nn.graph @downsampled(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T2], i32>, %w: !nn.tensor<[4, 3, 4], f32>)
     dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
   %c = nn.conv1d %x, %w stride 2 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 4], f32>) -> !nn.tensor<[B, T2, 4], f32>
   %r = nn.relu %c : !nn.tensor<[B, T2, 4], f32>
-  %ce = nn.cross_entropy %r, %y from logits : (!nn.tensor<[B, T2, 4], f32>, !nn.tensor<[B, T2], i32>) -> !nn.tensor<[B, T2], f32>
+  %ce = nn.cross_entropy %r, %y from logits : !nn.tensor<[B, T2, 4], f32>, !nn.tensor<[B, T2], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T2], f32>
   nn.return
 }
@@ -210,10 +210,10 @@ nn.graph @downsampled(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T2], i3
 nn.graph @two_branches(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
                        %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>)
     dims [B: batch, T: seq(B)] {
-  %f = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
-  %k = nn.lstm backward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %f = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
+  %k = nn.lstm backward %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
   %s = nn.add %f, %k : !nn.tensor<[B, T, 4], f32>
-  %ce = nn.cross_entropy %s, %y from logits : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ce = nn.cross_entropy %s, %y from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 }
@@ -224,13 +224,13 @@ nn.graph @two_branches(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i3
 
 // CHECK-LABEL: nn.graph @no_sequence_axes
 // CHECK-SAME: dims [B: batch] {
-// CHECK-NEXT: nn.linear %{{.+}} -> !nn.tensor<[B, 3], f32>
-// CHECK-NEXT: nn.cross_entropy %{{.+}} -> !nn.tensor<[B], f32>
+// CHECK-NEXT: nn.linear %{{.+}} : !nn.tensor<[B, 4], f32>
+// CHECK-NEXT: nn.cross_entropy %{{.+}} : !nn.tensor<[B, 3], f32>, !nn.tensor<[B], i32>
 // CHECK-NOT: nn.pack
 nn.graph @no_sequence_axes(%x: !nn.tensor<[B, 4], f32>, %y: !nn.tensor<[B], i32>, %w: !nn.tensor<[3, 4], f32>)
     dims [B: batch] {
-  %l = nn.linear %x, %w : (!nn.tensor<[B, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, 3], f32>
-  %ce = nn.cross_entropy %l, %y from logits : (!nn.tensor<[B, 3], f32>, !nn.tensor<[B], i32>) -> !nn.tensor<[B], f32>
+  %l = nn.linear %x, %w : !nn.tensor<[B, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, 3], f32>, !nn.tensor<[B], i32>
   nn.mark_loss %ce as "ce" normalize per_sequence : !nn.tensor<[B], f32>
   nn.return
 }

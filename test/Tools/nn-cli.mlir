@@ -17,7 +17,7 @@
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %l: !nn.tensor<[B, U], i32>)
     dims [B: batch, T: seq(B), U: seq(B)] {
-  %c = nn.ctc_loss %x, %l from logits blank 0 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %c = nn.ctc_loss %x, %l from logits blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>
   nn.mark_loss %c as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
   nn.return
 }

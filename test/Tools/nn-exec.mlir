@@ -12,7 +12,7 @@
 
 nn.graph @tail(%x: !nn.tensor<[B, T, 6], f32>, %y: !nn.tensor<[B, T], i32>)
     dims [B: batch, T: seq(B)] {
-  %ce = nn.cross_entropy %x, %y from logits : (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ce = nn.cross_entropy %x, %y from logits : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 }

@@ -20,8 +20,8 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
     dims [B: batch, T: seq(B)] {
   %w = nn.param_ref @"out.w" : !nn.tensor<[4, 3], f32>
   %b = nn.param_ref @"out.b" : !nn.tensor<[4], f32>
-  %z = nn.linear %x, %w, %b : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>, !nn.tensor<[4], f32>) -> !nn.tensor<[B, T, 4], f32>
-  %ce = nn.cross_entropy %z, %y from logits label_smoothing 1.000000e-01 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %z = nn.linear %x, %w, %b : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>, !nn.tensor<[4], f32>
+  %ce = nn.cross_entropy %z, %y from logits label_smoothing 1.000000e-01 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 }

@@ -37,10 +37,10 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
     dims [B: batch, T: seq(B)] {
   %w = nn.param_ref @w : !nn.tensor<[5, 3], f32>
   %h = nn.tanh %x : !nn.tensor<[B, T, 3], f32>
-  %z = nn.linear %h, %w : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>) -> !nn.tensor<[B, T, 5], f32>
-  %ce = nn.cross_entropy %z, %y from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %z = nn.linear %h, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>
+  %ce = nn.cross_entropy %z, %y from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
-  %e = nn.cross_entropy %z, %y from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %e = nn.cross_entropy %z, %y from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %e as "err" normalize sum as_error : !nn.tensor<[B, T], f32>
   nn.return
 }

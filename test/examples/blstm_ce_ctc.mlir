@@ -6,8 +6,8 @@
 // CHECK-SAME: dims [B: batch, T: seq(B), U: seq(B)]
 // CHECK: %[[H1:.+]] = nn.lstm bidirectional
 // CHECK: %[[H2:.+]] = nn.lstm bidirectional
-// CHECK-SAME: -> !nn.tensor<[B, T, 512], f32>
 // CHECK: %[[LOGITS:.+]] = nn.linear %[[H2]]
+// CHECK-SAME: : !nn.tensor<[B, T, 512], f32>
 // CHECK: %[[CE:.+]] = nn.cross_entropy %[[LOGITS]], %{{.+}} from logits label_smoothing 1.000000e-01
 // CHECK: nn.mark_loss %[[CE]] as "ce" normalize per_frame
 // CHECK: %[[CTC_LOGITS:.+]] = nn.linear %[[H2]]

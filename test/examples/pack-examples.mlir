@@ -10,11 +10,11 @@
 // BLSTM: nn.lstm bidirectional
 // BLSTM: %[[H2:.+]] = nn.lstm bidirectional
 // BLSTM-NEXT: %[[PH2:.+]] = nn.pack %[[H2]] : !nn.tensor<[B, T, 512], f32> -> !nn.tensor<[N_T, 512], f32>
-// BLSTM: %[[LOGITS:.+]] = nn.linear %[[PH2]], {{.+}} -> !nn.tensor<[N_T, 1000], f32>
+// BLSTM: %[[LOGITS:.+]] = nn.linear %[[PH2]], {{.+}} : !nn.tensor<[N_T, 512], f32>, !nn.tensor<[1000, 512], f32>
 // BLSTM-NEXT: %[[OUT:.+]] = nn.unpack %[[LOGITS]] : !nn.tensor<[N_T, 1000], f32> -> !nn.tensor<[B, T, 1000], f32>
 // BLSTM-NEXT: %[[CE:.+]] = nn.cross_entropy %[[LOGITS]]
 // BLSTM-NEXT: nn.mark_loss %[[CE]] as "ce" normalize per_frame : !nn.tensor<[N_T], f32>
-// BLSTM: %[[CTC_LOGITS:.+]] = nn.linear %[[H2]], {{.+}} -> !nn.tensor<[B, T, 501], f32>
+// BLSTM: %[[CTC_LOGITS:.+]] = nn.linear %[[H2]], {{.+}} : !nn.tensor<[B, T, 512], f32>, !nn.tensor<[501, 512], f32>
 // BLSTM-NEXT: nn.ctc_loss %[[CTC_LOGITS]]
 // BLSTM: nn.return %[[OUT]]
 

@@ -34,13 +34,13 @@ nn.graph @conv_encoder(%features: !nn.tensor<[B, T, 80], f32>)
   %g = nn.param_ref @"norm.g" : !nn.tensor<[256], f32>
   %gb = nn.param_ref @"norm.b" : !nn.tensor<[256], f32>
   %n = nn.layer_norm %p, %g, %gb
-      : (!nn.tensor<[B, T6, 256], f32>, !nn.tensor<[256], f32>,
-         !nn.tensor<[256], f32>) -> !nn.tensor<[B, T6, 256], f32>
+      : !nn.tensor<[B, T6, 256], f32>, !nn.tensor<[256], f32>,
+        !nn.tensor<[256], f32>
   %wo = nn.param_ref @"out.w" : !nn.tensor<[128, 256], f32>
   %bo = nn.param_ref @"out.b" : !nn.tensor<[128], f32>
   %logits = nn.linear %n, %wo, %bo
-      : (!nn.tensor<[B, T6, 256], f32>, !nn.tensor<[128, 256], f32>,
-         !nn.tensor<[128], f32>) -> !nn.tensor<[B, T6, 128], f32>
+      : !nn.tensor<[B, T6, 256], f32>, !nn.tensor<[128, 256], f32>,
+        !nn.tensor<[128], f32>
   nn.return %logits : !nn.tensor<[B, T6, 128], f32>
 }
 
@@ -55,12 +55,10 @@ nn.graph @criterion(%feat: !nn.tensor<[Bc, Tc, 80], f32>,
   %logits = nn.call @conv_encoder(%feat) : (!nn.tensor<[Bc, Tc, 80], f32>)
       -> !nn.tensor<[Bc, Tc6, 128], f32>
   %ce = nn.cross_entropy %logits, %targets from logits
-      : (!nn.tensor<[Bc, Tc6, 128], f32>, !nn.tensor<[Bc, Tc6], i32>)
-      -> !nn.tensor<[Bc, Tc6], f32>
+      : !nn.tensor<[Bc, Tc6, 128], f32>, !nn.tensor<[Bc, Tc6], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[Bc, Tc6], f32>
   %ctc = nn.ctc_loss %logits, %labels from logits blank 0 zero_infinity
-      : (!nn.tensor<[Bc, Tc6, 128], f32>, !nn.tensor<[Bc, Uc], i32>)
-      -> !nn.tensor<[Bc], f32>
+      : !nn.tensor<[Bc, Tc6, 128], f32>, !nn.tensor<[Bc, Uc], i32>
   nn.mark_loss %ctc, %label_counts as "ctc" normalize custom
       : !nn.tensor<[Bc], f32>, !nn.tensor<[Bc], f32>
   nn.return

@@ -154,7 +154,7 @@ func.func @f(%x: !nn.tensor<[4], f32>) -> !nn.tensor<[4], f32> {
 
 nn.graph @g(%x: !nn.tensor<[B, 4], f32>, %w: !nn.tensor<[3, 4], f32>) dims [B: batch] {
   // expected-error @+1 {{names dim 'T', which the enclosing graph does not declare}}
-  %r = nn.linear %x, %w : (!nn.tensor<[B, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, T, 3], f32>
+  %r = "nn.linear"(%x, %w) : (!nn.tensor<[B, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, T, 3], f32>
   nn.return
 }
 
@@ -204,7 +204,7 @@ nn.graph @g(%x: !nn.tensor<[B, 4], f32>) -> !nn.tensor<[B, 5], f32> dims [B: bat
 // -----
 
 nn.graph @g(%l: !nn.tensor<[B, T, 4], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B)] {
-  %a = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %a = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
   // expected-note @+1 {{first use here}}
   nn.mark_loss %a as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   // expected-error @+1 {{loss name 'ce' is used twice in graph @g}}
@@ -372,7 +372,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, U, 4], f32>) dims
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 5], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{weight must be static [out, 4], got '!nn.tensor<[3, 5], f32>'}}
-  %r = nn.linear %x, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 5], f32>) -> !nn.tensor<[B, T, 3], f32>
+  %r = nn.linear %x, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 5], f32>
   nn.return
 }
 
@@ -380,7 +380,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 5], f32>) dims [B
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f32>, %b: !nn.tensor<[4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{bias must have the static shape [3], got '!nn.tensor<[4], f32>'}}
-  %r = nn.linear %x, %w, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[4], f32>) -> !nn.tensor<[B, T, 3], f32>
+  %r = nn.linear %x, %w, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[4], f32>
   nn.return
 }
 
@@ -388,7 +388,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f32>, %b: !nn
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f16>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{operands must have one element type}}
-  %r = nn.linear %x, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f16>) -> !nn.tensor<[B, T, 3], f32>
+  %r = nn.linear %x, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f16>
   nn.return
 }
 
@@ -396,7 +396,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f16>) dims [B
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{result must be '!nn.tensor<[B, T, 3], f32>', got '!nn.tensor<[B, U, 3], f32>'}}
-  %r = nn.linear %x, %w : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, U, 3], f32>
+  %r = "nn.linear"(%x, %w) : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, U, 3], f32>
   nn.return
 }
 
@@ -404,7 +404,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f32>) dims [B
 
 nn.graph @g(%x: !nn.tensor<[B, 2, 4], f32>, %w: !nn.tensor<[3, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{input must have position axes then one static feature axis, got '!nn.tensor<[B, 2, 4], f32>'}}
-  %r = nn.linear %x, %w : (!nn.tensor<[B, 2, 4], f32>, !nn.tensor<[3, 4], f32>) -> !nn.tensor<[B, 2, 3], f32>
+  %r = nn.linear %x, %w : !nn.tensor<[B, 2, 4], f32>, !nn.tensor<[3, 4], f32>
   nn.return
 }
 
@@ -412,7 +412,7 @@ nn.graph @g(%x: !nn.tensor<[B, 2, 4], f32>, %w: !nn.tensor<[3, 4], f32>) dims [B
 
 nn.graph @g() dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{needs at least one input}}
-  %r = nn.concat : () -> !nn.tensor<[B, T, 4], f32>
+  %r = "nn.concat"() : () -> !nn.tensor<[B, T, 4], f32>
   nn.return
 }
 
@@ -420,7 +420,7 @@ nn.graph @g() dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[N, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{input 1 has positions [N] and 'f32', but input 0 has [B, T] and 'f32'; concat needs the same positions}}
-  %r = nn.concat %x, %p : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[N, 4], f32>) -> !nn.tensor<[B, T, 8], f32>
+  %r = nn.concat %x, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[N, 4], f32>
   nn.return
 }
 
@@ -428,7 +428,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[N, 4], f32>) dims [B
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T, 2], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{result must be '!nn.tensor<[B, T, 6], f32>', got '!nn.tensor<[B, T, 8], f32>'}}
-  %r = nn.concat %x, %y : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T, 8], f32>
+  %r = "nn.concat"(%x, %y) : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T, 8], f32>
   nn.return
 }
 
@@ -436,7 +436,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T, 2], f32>) dims
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %g: !nn.tensor<[5], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{scale must have the static shape [4], got '!nn.tensor<[5], f32>'}}
-  %r = nn.layer_norm %x, %g, %g : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[5], f32>, !nn.tensor<[5], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %r = nn.layer_norm %x, %g, %g : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[5], f32>, !nn.tensor<[5], f32>
   nn.return
 }
 
@@ -444,7 +444,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %g: !nn.tensor<[5], f32>) dims [B: b
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %g: !nn.tensor<[4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{epsilon must be positive, got 0.000000e+00}}
-  %r = nn.layer_norm %x, %g, %g {epsilon = 0.0 : f64} : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[4], f32>, !nn.tensor<[4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %r = nn.layer_norm %x, %g, %g {epsilon = 0.0 : f64} : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4], f32>, !nn.tensor<[4], f32>
   nn.return
 }
 
@@ -452,7 +452,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %g: !nn.tensor<[4], f32>) dims [B: b
 
 nn.graph @g(%i: !nn.tensor<[B, T], f32>, %e: !nn.tensor<[10, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{indices must have an integer element type, got 'f32'}}
-  %r = nn.embedding %i, %e : (!nn.tensor<[B, T], f32>, !nn.tensor<[10, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %r = nn.embedding %i, %e : !nn.tensor<[B, T], f32>, !nn.tensor<[10, 4], f32>
   nn.return
 }
 
@@ -460,7 +460,7 @@ nn.graph @g(%i: !nn.tensor<[B, T], f32>, %e: !nn.tensor<[10, 4], f32>) dims [B: 
 
 nn.graph @g(%i: !nn.tensor<[B, T, 2], i32>, %e: !nn.tensor<[10, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{indices must have position axes only, got '!nn.tensor<[B, T, 2], i32>'}}
-  %r = nn.embedding %i, %e : (!nn.tensor<[B, T, 2], i32>, !nn.tensor<[10, 4], f32>) -> !nn.tensor<[B, T, 2, 4], f32>
+  %r = nn.embedding %i, %e : !nn.tensor<[B, T, 2], i32>, !nn.tensor<[10, 4], f32>
   nn.return
 }
 
@@ -468,7 +468,7 @@ nn.graph @g(%i: !nn.tensor<[B, T, 2], i32>, %e: !nn.tensor<[10, 4], f32>) dims [
 
 nn.graph @g(%i: !nn.tensor<[B, T], i32>, %e: !nn.tensor<[10], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{table must be static [vocabulary, features], got '!nn.tensor<[10], f32>'}}
-  %r = nn.embedding %i, %e : (!nn.tensor<[B, T], i32>, !nn.tensor<[10], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %r = nn.embedding %i, %e : !nn.tensor<[B, T], i32>, !nn.tensor<[10], f32>
   nn.return
 }
 
@@ -476,7 +476,7 @@ nn.graph @g(%i: !nn.tensor<[B, T], i32>, %e: !nn.tensor<[10], f32>) dims [B: bat
 
 nn.graph @g(%i: !nn.tensor<[B, T], i32>, %e: !nn.tensor<[10, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{result must be '!nn.tensor<[B, T, 4], f32>', got '!nn.tensor<[B, T, 5], f32>'}}
-  %r = nn.embedding %i, %e : (!nn.tensor<[B, T], i32>, !nn.tensor<[10, 4], f32>) -> !nn.tensor<[B, T, 5], f32>
+  %r = "nn.embedding"(%i, %e) : (!nn.tensor<[B, T], i32>, !nn.tensor<[10, 4], f32>) -> !nn.tensor<[B, T, 5], f32>
   nn.return
 }
 
@@ -484,7 +484,7 @@ nn.graph @g(%i: !nn.tensor<[B, T], i32>, %e: !nn.tensor<[10, 4], f32>) dims [B: 
 
 nn.graph @g(%x: !nn.tensor<[N, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{input must be padded frames [batch, sequence, ...] (a packed value cannot be used here), got '!nn.tensor<[N, 4], f32>'}}
-  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[N, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[N, 4], f32>
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[N, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
   nn.return
 }
 
@@ -492,7 +492,7 @@ nn.graph @g(%x: !nn.tensor<[N, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 5], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{recurrent_weight must be static [4H, H], got '!nn.tensor<[16, 5], f32>'}}
-  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 5], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 5], f32>, !nn.tensor<[16], f32>
   nn.return
 }
 
@@ -500,7 +500,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: 
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{recurrent_weight must be static [2, 4H, H], got '!nn.tensor<[16, 4], f32>'}}
-  %h = nn.lstm bidirectional %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 8], f32>
+  %h = nn.lstm bidirectional %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
   nn.return
 }
 
@@ -508,7 +508,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: 
 
 nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{input_weight must have the static shape [16, 3], got '!nn.tensor<[16, 4], f32>'}}
-  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
   nn.return
 }
 
@@ -516,7 +516,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: 
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{result must be '!nn.tensor<[B, T, 4], f32>', got '!nn.tensor<[B, T, 8], f32>'}}
-  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 8], f32>
+  %h = "nn.lstm"(%x, %wi, %wh, %b) <{direction = 0 : i32}> : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 8], f32>
   nn.return
 }
 
@@ -524,7 +524,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: 
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], i32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{every operand must have a float element type, got 'i32'}}
-  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 4], i32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], i32>
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], i32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
   nn.return
 }
 
@@ -628,7 +628,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
   // expected-error @+1 {{axis 3 is out of range for '!nn.tensor<[B, T, 4], f32>'}}
-  %y = nn.reduce sum %x over 3 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %y = nn.reduce sum %x over 3 : !nn.tensor<[B, T, 4], f32>
   nn.return
 }
 
@@ -636,7 +636,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
   // expected-error @+1 {{axis 2 of '!nn.tensor<[B, T, 4], f32>' must be a sequence axis of padded frames}}
-  %y = nn.reduce sum %x over 2 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T], f32>
+  %y = nn.reduce sum %x over 2 : !nn.tensor<[B, T, 4], f32>
   nn.return
 }
 
@@ -644,7 +644,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B
 
 nn.graph @g(%x: !nn.tensor<[N, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{axis 0 of '!nn.tensor<[N, 4], f32>' must be a sequence axis of padded frames (a packed value cannot be used here)}}
-  %y = nn.reduce max %x over 0 : (!nn.tensor<[N, 4], f32>) -> !nn.tensor<[4], f32>
+  %y = nn.reduce max %x over 0 : !nn.tensor<[N, 4], f32>
   nn.return
 }
 
@@ -652,7 +652,7 @@ nn.graph @g(%x: !nn.tensor<[N, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
   // expected-error @+1 {{result must be '!nn.tensor<[B, 4], f32>', got '!nn.tensor<[B, 5], f32>'}}
-  %y = nn.reduce mean %x over 1 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, 5], f32>
+  %y = "nn.reduce"(%x) <{kind = 1 : i32, axis = 1 : i64}> : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, 5], f32>
   nn.return
 }
 
@@ -660,7 +660,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{label_smoothing must be in [0, 1), got 1.000000e+00}}
-  %ce = nn.cross_entropy %l, %t from logits label_smoothing 1.0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ce = nn.cross_entropy %l, %t from logits label_smoothing 1.0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
   nn.return
 }
 
@@ -668,7 +668,7 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>) dims [B
 
 nn.graph @g(%l: !nn.tensor<[B, T, 1], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{label smoothing needs at least 2 classes}}
-  %ce = nn.cross_entropy %l, %t from logits label_smoothing 0.1 : (!nn.tensor<[B, T, 1], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ce = nn.cross_entropy %l, %t from logits label_smoothing 0.1 : !nn.tensor<[B, T, 1], f32>, !nn.tensor<[B, T], i32>
   nn.return
 }
 
@@ -676,7 +676,7 @@ nn.graph @g(%l: !nn.tensor<[B, T, 1], f32>, %t: !nn.tensor<[B, T], i32>) dims [B
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{targets [B, U] must be on the positions of the logits [B, T] (same batch and sequence dims)}}
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, T], f32>
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   nn.return
 }
 
@@ -684,7 +684,7 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, U], i32>) dims [B
 
 nn.graph @g(%l: !nn.tensor<[N, 5], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{targets [B, T] must be on the positions of the logits [N] (same batch and sequence dims)}}
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[N, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[N], f32>
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[N, 5], f32>, !nn.tensor<[B, T], i32>
   nn.return
 }
 
@@ -692,7 +692,7 @@ nn.graph @g(%l: !nn.tensor<[N, 5], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: b
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{targets must have an integer element type, got 'f32'}}
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], f32>) -> !nn.tensor<[B, T], f32>
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], f32>
   nn.return
 }
 
@@ -700,7 +700,7 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], f32>) dims [B
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{result must be '!nn.tensor<[B, T], f32>', got '!nn.tensor<[B], f32>'}}
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B], f32>
+  %ce = "nn.cross_entropy"(%l, %t) <{input_kind = 0 : i32}> : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B], f32>
   nn.return
 }
 
@@ -708,7 +708,7 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>) dims [B
 
 nn.graph @g(%p: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{target type '!nn.tensor<[B, T, 4], f32>' must equal the prediction type '!nn.tensor<[B, T, 5], f32>'}}
-  %e = nn.mse %p, %t : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T], f32>
+  %e = nn.mse %p, %t : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 4], f32>
   nn.return
 }
 
@@ -716,7 +716,7 @@ nn.graph @g(%p: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T, 4], f32>) dims
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B], i32>) dims [B: batch, T: seq(B), U: seq(B), C: batch, V: seq(C), N: packed(B, T)] {
   // expected-error @+1 {{labels must be [batch, label sequence], got '!nn.tensor<[B], i32>'}}
-  %c = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B], i32>) -> !nn.tensor<[B], f32>
+  %c = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B], i32>
   nn.return
 }
 
@@ -724,7 +724,7 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B], i32>) dims [B: b
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[C, V], i32>) dims [B: batch, T: seq(B), U: seq(B), C: batch, V: seq(C), N: packed(B, T)] {
   // expected-error @+1 {{labels batch 'C' differs from the logits batch 'B'}}
-  %c = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[C, V], i32>) -> !nn.tensor<[B], f32>
+  %c = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[C, V], i32>
   nn.return
 }
 
@@ -732,7 +732,7 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[C, V], i32>) dims [B
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), C: batch, V: seq(C), N: packed(B, T)] {
   // expected-error @+1 {{blank 5 is not a class in [0, 5)}}
-  %c = nn.ctc_loss %l, %y from logits blank 5 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %c = nn.ctc_loss %l, %y from logits blank 5 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   nn.return
 }
 
@@ -740,7 +740,7 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B
 
 nn.graph @g(%l: !nn.tensor<[N, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), C: batch, V: seq(C), N: packed(B, T)] {
   // expected-error @+1 {{logits must be padded frames [batch, sequence, ...] (a packed value cannot be used here), got '!nn.tensor<[N, 5], f32>'}}
-  %c = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[N, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %c = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[N, 5], f32>, !nn.tensor<[B, U], i32>
   nn.return
 }
 
@@ -748,15 +748,15 @@ nn.graph @g(%l: !nn.tensor<[N, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: b
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), C: batch, V: seq(C), N: packed(B, T)] {
   // expected-error @+1 {{result must be '!nn.tensor<[B], f32>', got '!nn.tensor<[B, T], f32>'}}
-  %c = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, T], f32>
+  %c = "nn.ctc_loss"(%l, %y) <{input_kind = 0 : i32, blank = 0 : i64}> : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, T], f32>
   nn.return
 }
 
 // -----
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
-  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // expected-error @+1 {{marks a value that no loss op produced; mark the result of a loss op (cross_entropy, mse, ctc_loss, ...)}}
   nn.mark_loss %x as "x" normalize sum : !nn.tensor<[B, T], f32>
   nn.return
@@ -765,8 +765,8 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn
 // -----
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
-  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // expected-error @+1 {{loss name must not be empty}}
   nn.mark_loss %ce as "" normalize sum : !nn.tensor<[B, T], f32>
   nn.return
@@ -775,8 +775,8 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn
 // -----
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
-  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // expected-error @+1 {{scale must be finite, got INF}}
   nn.mark_loss %ce as "ce" normalize sum scale 0x7FF0000000000000 : !nn.tensor<[B, T], f32>
   nn.return
@@ -785,8 +785,8 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn
 // -----
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
-  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // expected-error @+1 {{per_frame normalization needs a per-frame loss over a sequence axis, got '!nn.tensor<[B], f32>'}}
   nn.mark_loss %ctc as "ctc" normalize per_frame : !nn.tensor<[B], f32>
   nn.return
@@ -795,7 +795,7 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn
 // -----
 
 nn.graph @g(%l: !nn.tensor<[5], f32>, %t: !nn.tensor<[], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[5], f32>, !nn.tensor<[], i32>) -> !nn.tensor<[], f32>
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[5], f32>, !nn.tensor<[], i32>
   // expected-error @+1 {{per_sequence normalization needs a loss with a batch axis, got '!nn.tensor<[], f32>'}}
   nn.mark_loss %ce as "ce" normalize per_sequence : !nn.tensor<[], f32>
   nn.return
@@ -804,8 +804,8 @@ nn.graph @g(%l: !nn.tensor<[5], f32>, %t: !nn.tensor<[], i32>) dims [B: batch, T
 // -----
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
-  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // expected-error @+1 {{custom normalization needs a custom_inv_norm_factor operand}}
   nn.mark_loss %ctc as "ctc" normalize custom : !nn.tensor<[B], f32>
   nn.return
@@ -814,8 +814,8 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn
 // -----
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
-  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // expected-error @+1 {{custom_inv_norm_factor is only allowed with custom normalization}}
   nn.mark_loss %ctc, %f as "ctc" normalize sum : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
   nn.return
@@ -824,8 +824,8 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn
 // -----
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
-  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // expected-error @+1 {{custom_inv_norm_factor must be a scalar [] or one value per sequence [B], got '!nn.tensor<[B, T], f32>'}}
   nn.mark_loss %ce, %x as "ce" normalize custom : !nn.tensor<[B, T], f32>, !nn.tensor<[B, T], f32>
   nn.return
@@ -834,8 +834,8 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn
 // -----
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>, %i: !nn.tensor<[B], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  %ce = nn.cross_entropy %l, %t from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
-  %ctc = nn.ctc_loss %l, %y from logits blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  %ctc = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // expected-error @+1 {{custom_inv_norm_factor must have a float element type, got 'i32'}}
   nn.mark_loss %ctc, %i as "ctc" normalize custom : !nn.tensor<[B], f32>, !nn.tensor<[B], i32>
   nn.return
@@ -901,7 +901,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B)] {
   // expected-error @+1 {{blank -1 is not a class in [0, 5)}}
-  %c = nn.ctc_loss %l, %y from logits blank -1 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %c = nn.ctc_loss %l, %y from logits blank -1 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   nn.return
 }
 

@@ -14,10 +14,10 @@ nn.graph @frame_wise(%x: !nn.tensor<[B, T, 8], f32>, %ids: !nn.tensor<[B, T], i3
     -> !nn.tensor<[B, T, 32], f32> dims [B: batch, T: seq(B)] {
   // CHECK: %[[W:.+]] = nn.param_ref @w : !nn.tensor<[16, 8], f32>
   %w = nn.param_ref @w : !nn.tensor<[16, 8], f32>
-  // CHECK: %[[L:.+]] = nn.linear %[[X]], %[[W]], %[[G]] : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 16], f32>
-  %l = nn.linear %x, %w, %g : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 16], f32>
-  // CHECK: %[[LN:.+]] = nn.linear %[[X]], %[[W]] : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>) -> !nn.tensor<[B, T, 16], f32>
-  %lnb = nn.linear %x, %w : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>) -> !nn.tensor<[B, T, 16], f32>
+  // CHECK: %[[L:.+]] = nn.linear %[[X]], %[[W]], %[[G]] : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16], f32>
+  %l = nn.linear %x, %w, %g : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16], f32>
+  // CHECK: %[[LN:.+]] = nn.linear %[[X]], %[[W]] : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>
+  %lnb = nn.linear %x, %w : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>
   // CHECK: %[[A:.+]] = nn.add %[[L]], %[[LN]] : !nn.tensor<[B, T, 16], f32>
   %a = nn.add %l, %lnb : !nn.tensor<[B, T, 16], f32>
   // CHECK: %[[M:.+]] = nn.mul %[[A]], %[[L]] : !nn.tensor<[B, T, 16], f32>
@@ -32,16 +32,16 @@ nn.graph @frame_wise(%x: !nn.tensor<[B, T, 8], f32>, %ids: !nn.tensor<[B, T], i3
   %ge = nn.gelu %s : !nn.tensor<[B, T, 16], f32>
   // CHECK: %[[D:.+]] = nn.dropout %[[GE]] rate 2.500000e-01 : !nn.tensor<[B, T, 16], f32>
   %d = nn.dropout %ge rate 0.25 : !nn.tensor<[B, T, 16], f32>
-  // CHECK: %[[N:.+]] = nn.layer_norm %[[D]], %[[G]], %[[G]] {epsilon = 1.000000e-03 : f64} : (!nn.tensor<[B, T, 16], f32>, !nn.tensor<[16], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 16], f32>
-  %n = nn.layer_norm %d, %g, %g {epsilon = 1.0e-3 : f64} : (!nn.tensor<[B, T, 16], f32>, !nn.tensor<[16], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 16], f32>
+  // CHECK: %[[N:.+]] = nn.layer_norm %[[D]], %[[G]], %[[G]] {epsilon = 1.000000e-03 : f64} : !nn.tensor<[B, T, 16], f32>, !nn.tensor<[16], f32>, !nn.tensor<[16], f32>
+  %n = nn.layer_norm %d, %g, %g {epsilon = 1.0e-3 : f64} : !nn.tensor<[B, T, 16], f32>, !nn.tensor<[16], f32>, !nn.tensor<[16], f32>
   // CHECK: %[[SM:.+]] = nn.softmax %[[N]] : !nn.tensor<[B, T, 16], f32>
   %sm = nn.softmax %n : !nn.tensor<[B, T, 16], f32>
   // CHECK: %[[LSM:.+]] = nn.log_softmax %[[SM]] : !nn.tensor<[B, T, 16], f32>
   %lsm = nn.log_softmax %sm : !nn.tensor<[B, T, 16], f32>
-  // CHECK: %[[E:.+]] = nn.embedding %[[IDS]], %[[TABLE]] : (!nn.tensor<[B, T], i32>, !nn.tensor<[100, 8], f32>) -> !nn.tensor<[B, T, 8], f32>
-  %e = nn.embedding %ids, %table : (!nn.tensor<[B, T], i32>, !nn.tensor<[100, 8], f32>) -> !nn.tensor<[B, T, 8], f32>
-  // CHECK: %[[C:.+]] = nn.concat %[[LSM]], %[[E]], %[[X]] : (!nn.tensor<[B, T, 16], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>) -> !nn.tensor<[B, T, 32], f32>
-  %c = nn.concat %lsm, %e, %x : (!nn.tensor<[B, T, 16], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>) -> !nn.tensor<[B, T, 32], f32>
+  // CHECK: %[[E:.+]] = nn.embedding %[[IDS]], %[[TABLE]] : !nn.tensor<[B, T], i32>, !nn.tensor<[100, 8], f32>
+  %e = nn.embedding %ids, %table : !nn.tensor<[B, T], i32>, !nn.tensor<[100, 8], f32>
+  // CHECK: %[[C:.+]] = nn.concat %[[LSM]], %[[E]], %[[X]] : !nn.tensor<[B, T, 16], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
+  %c = nn.concat %lsm, %e, %x : !nn.tensor<[B, T, 16], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
   // CHECK: nn.return %[[C]] : !nn.tensor<[B, T, 32], f32>
   nn.return %c : !nn.tensor<[B, T, 32], f32>
 }
@@ -54,12 +54,12 @@ nn.graph @sequence_mixing(%x: !nn.tensor<[B, T, 8], f32>,
                           %cw: !nn.tensor<[6, 3, 8], f32>, %cb: !nn.tensor<[6], f32>)
     -> (!nn.tensor<[B, 8], f32>, !nn.tensor<[B, T4, 6], f32>)
     dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T4: seq(B) = ceildiv(T2, 2)] {
-  // CHECK: nn.lstm forward %{{.+}} -> !nn.tensor<[B, T, 4], f32>
-  %f = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
-  // CHECK: nn.lstm backward %{{.+}} -> !nn.tensor<[B, T, 4], f32>
-  %k = nn.lstm backward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
-  // CHECK: %[[BI:.+]] = nn.lstm bidirectional %{{.+}} -> !nn.tensor<[B, T, 8], f32>
-  %bi = nn.lstm bidirectional %x, %bwi, %bwh, %bb : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[2, 16, 8], f32>, !nn.tensor<[2, 16, 4], f32>, !nn.tensor<[2, 16], f32>) -> !nn.tensor<[B, T, 8], f32>
+  // CHECK: nn.lstm forward %{{.+}} : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
+  %f = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
+  // CHECK: nn.lstm backward %{{.+}} : !nn.tensor<[B, T, 8], f32>
+  %k = nn.lstm backward %x, %wi, %wh, %b : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
+  // CHECK: %[[BI:.+]] = nn.lstm bidirectional %{{.+}} : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[2, 16, 8], f32>
+  %bi = nn.lstm bidirectional %x, %bwi, %bwh, %bb : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[2, 16, 8], f32>, !nn.tensor<[2, 16, 4], f32>, !nn.tensor<[2, 16], f32>
   // CHECK: %[[CONV:.+]] = nn.conv1d %[[BI]], %{{.+}}, %{{.+}} stride 2 : {{.+}} -> !nn.tensor<[B, T2, 6], f32>
   %conv = nn.conv1d %bi, %cw, %cb stride 2 : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 3, 8], f32>, !nn.tensor<[6], f32>) -> !nn.tensor<[B, T2, 6], f32>
   // CHECK: nn.conv1d %[[BI]], %{{[^,]+}} stride 1 : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 3, 8], f32>) -> !nn.tensor<[B, T, 6], f32>
@@ -68,12 +68,12 @@ nn.graph @sequence_mixing(%x: !nn.tensor<[B, T, 8], f32>,
   %p = nn.pool avg %conv window 2 stride 2 : (!nn.tensor<[B, T2, 6], f32>) -> !nn.tensor<[B, T4, 6], f32>
   // CHECK: nn.pool max %{{.+}} window 3 stride 1
   %pm = nn.pool max %conv window 3 stride 1 : (!nn.tensor<[B, T2, 6], f32>) -> !nn.tensor<[B, T2, 6], f32>
-  // CHECK: %[[RS:.+]] = nn.reduce sum %[[BI]] over 1 : (!nn.tensor<[B, T, 8], f32>) -> !nn.tensor<[B, 8], f32>
-  %rs = nn.reduce sum %bi over 1 : (!nn.tensor<[B, T, 8], f32>) -> !nn.tensor<[B, 8], f32>
+  // CHECK: %[[RS:.+]] = nn.reduce sum %[[BI]] over 1 : !nn.tensor<[B, T, 8], f32>
+  %rs = nn.reduce sum %bi over 1 : !nn.tensor<[B, T, 8], f32>
   // CHECK: nn.reduce mean
-  %rm = nn.reduce mean %bi over 1 : (!nn.tensor<[B, T, 8], f32>) -> !nn.tensor<[B, 8], f32>
+  %rm = nn.reduce mean %bi over 1 : !nn.tensor<[B, T, 8], f32>
   // CHECK: nn.reduce max
-  %rx = nn.reduce max %bi over 1 : (!nn.tensor<[B, T, 8], f32>) -> !nn.tensor<[B, 8], f32>
+  %rx = nn.reduce max %bi over 1 : !nn.tensor<[B, T, 8], f32>
   // CHECK: nn.return %[[RS]], %[[P]] : !nn.tensor<[B, 8], f32>, !nn.tensor<[B, T4, 6], f32>
   nn.return %rs, %p : !nn.tensor<[B, 8], f32>, !nn.tensor<[B, T4, 6], f32>
 }
@@ -83,16 +83,16 @@ nn.graph @losses(%logits: !nn.tensor<[B, T, 5], f32>, %targets: !nn.tensor<[B, T
                  %labels: !nn.tensor<[B, U], i32>, %ref: !nn.tensor<[B, T, 5], f32>,
                  %norm: !nn.tensor<[B], f32>, %total: !nn.tensor<[], f32>)
     dims [B: batch, T: seq(B), U: seq(B)] {
-  // CHECK: %[[CE:.+]] = nn.cross_entropy %{{.+}}, %{{.+}} from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i64>) -> !nn.tensor<[B, T], f32>
-  %ce = nn.cross_entropy %logits, %targets from logits : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i64>) -> !nn.tensor<[B, T], f32>
+  // CHECK: %[[CE:.+]] = nn.cross_entropy %{{.+}}, %{{.+}} from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i64>
+  %ce = nn.cross_entropy %logits, %targets from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i64>
   // CHECK: %[[CES:.+]] = nn.cross_entropy %{{.+}}, %{{.+}} from log_probs label_smoothing 1.000000e-01 :
-  %ces = nn.cross_entropy %logits, %targets from log_probs label_smoothing 0.1 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i64>) -> !nn.tensor<[B, T], f32>
+  %ces = nn.cross_entropy %logits, %targets from log_probs label_smoothing 0.1 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i64>
   // CHECK: %[[MSE:.+]] = nn.mse
-  %mse = nn.mse %logits, %ref : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 5], f32>) -> !nn.tensor<[B, T], f32>
-  // CHECK: %[[CTC:.+]] = nn.ctc_loss %{{.+}}, %{{.+}} from logits blank 4 zero_infinity : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
-  %ctc = nn.ctc_loss %logits, %labels from logits blank 4 zero_infinity : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %mse = nn.mse %logits, %ref : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 5], f32>
+  // CHECK: %[[CTC:.+]] = nn.ctc_loss %{{.+}}, %{{.+}} from logits blank 4 zero_infinity : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
+  %ctc = nn.ctc_loss %logits, %labels from logits blank 4 zero_infinity : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // CHECK: nn.ctc_loss %{{.+}}, %{{.+}} from log_probs blank 0 :
-  %ctc2 = nn.ctc_loss %logits, %labels from log_probs blank 0 : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %ctc2 = nn.ctc_loss %logits, %labels from log_probs blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // CHECK: nn.mark_loss %[[CE]] as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   // CHECK: nn.mark_loss %[[CES]] as "ce_smoothed" normalize sum scale 0.000000e+00 as_error {use_normalized_loss = false} : !nn.tensor<[B, T], f32>
@@ -115,8 +115,8 @@ nn.graph @packing(%x: !nn.tensor<[B, T, 8], f32>, %y: !nn.tensor<[B, T], i32>)
   %px = nn.pack %x : !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[N, 8], f32>
   // CHECK: %[[PY:.+]] = nn.pack %{{.+}} : !nn.tensor<[B, T], i32> -> !nn.tensor<[N], i32>
   %py = nn.pack %y : !nn.tensor<[B, T], i32> -> !nn.tensor<[N], i32>
-  // CHECK: %[[CE:.+]] = nn.cross_entropy %[[PX]], %[[PY]] from logits : (!nn.tensor<[N, 8], f32>, !nn.tensor<[N], i32>) -> !nn.tensor<[N], f32>
-  %ce = nn.cross_entropy %px, %py from logits : (!nn.tensor<[N, 8], f32>, !nn.tensor<[N], i32>) -> !nn.tensor<[N], f32>
+  // CHECK: %[[CE:.+]] = nn.cross_entropy %[[PX]], %[[PY]] from logits : !nn.tensor<[N, 8], f32>, !nn.tensor<[N], i32>
+  %ce = nn.cross_entropy %px, %py from logits : !nn.tensor<[N, 8], f32>, !nn.tensor<[N], i32>
   // CHECK: nn.mark_loss %[[CE]] as "ce" normalize per_frame : !nn.tensor<[N], f32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[N], f32>
   // CHECK: %[[U:.+]] = nn.unpack %[[PX]] : !nn.tensor<[N, 8], f32> -> !nn.tensor<[B, T, 8], f32>

@@ -30,6 +30,6 @@ nn.graph @pool(%x: !nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T2, 2], f32>
 // CHECK:   arith.select
 nn.graph @reduce(%x: !nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, 2], f32>
     dims [B: batch, T: seq(B)] {
-  %r = nn.reduce sum %x over 1 : (!nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, 2], f32>
+  %r = nn.reduce sum %x over 1 : !nn.tensor<[B, T, 2], f32>
   nn.return %r : !nn.tensor<[B, 2], f32>
 }

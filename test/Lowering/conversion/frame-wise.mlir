@@ -17,8 +17,8 @@ nn.graph @linear(%x: !nn.tensor<[B, T, 3], f32>, %p: !nn.tensor<[N, 3], f32>,
                  %w: !nn.tensor<[5, 3], f32>, %b: !nn.tensor<[5], f32>)
     -> (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[N, 5], f32>)
     dims [B: batch, T: seq(B), N: packed(B, T)] {
-  %y = nn.linear %x, %w, %b : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>, !nn.tensor<[5], f32>) -> !nn.tensor<[B, T, 5], f32>
-  %z = nn.linear %p, %w : (!nn.tensor<[N, 3], f32>, !nn.tensor<[5, 3], f32>) -> !nn.tensor<[N, 5], f32>
+  %y = nn.linear %x, %w, %b : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>, !nn.tensor<[5], f32>
+  %z = nn.linear %p, %w : !nn.tensor<[N, 3], f32>, !nn.tensor<[5, 3], f32>
   nn.return %y, %z : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[N, 5], f32>
 }
 
@@ -77,9 +77,9 @@ nn.graph @feature_ops(%x: !nn.tensor<[B, T, 4], f32>, %ids: !nn.tensor<[B, T], i
     -> (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T], f32>)
     dims [B: batch, T: seq(B)] {
   %s = nn.softmax %x : !nn.tensor<[B, T, 4], f32>
-  %n = nn.layer_norm %x, %g, %b : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[4], f32>, !nn.tensor<[4], f32>) -> !nn.tensor<[B, T, 4], f32>
-  %e = nn.embedding %ids, %table : (!nn.tensor<[B, T], i32>, !nn.tensor<[10, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
-  %c = nn.concat %e, %n : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 8], f32>
-  %m = nn.mse %s, %n : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T], f32>
+  %n = nn.layer_norm %x, %g, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4], f32>, !nn.tensor<[4], f32>
+  %e = nn.embedding %ids, %table : !nn.tensor<[B, T], i32>, !nn.tensor<[10, 4], f32>
+  %c = nn.concat %e, %n : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  %m = nn.mse %s, %n : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
   nn.return %s, %n, %c, %m : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T], f32>
 }

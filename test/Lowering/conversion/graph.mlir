@@ -18,7 +18,7 @@ nn.graph @abi(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T2], i32>)
     -> !nn.tensor<[B, T, 5], f32>
     dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), N: packed(B, T)] {
   %w = nn.param_ref @w : !nn.tensor<[5, 3], f32>
-  %h = nn.linear %x, %w : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>) -> !nn.tensor<[B, T, 5], f32>
+  %h = nn.linear %x, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>
   nn.return %h : !nn.tensor<[B, T, 5], f32>
 }
 
@@ -36,8 +36,8 @@ nn.parameter @w : !nn.tensor<[2, 2], f32>
 nn.graph @callee(%x: !nn.tensor<[Bc, Tc, 2], f32>) -> !nn.tensor<[Bc, Tc, 2], f32>
     dims [Bc: batch, Tc: seq(Bc)] {
   %w = nn.param_ref @w : !nn.tensor<[2, 2], f32>
-  %y = nn.linear %x, %w : (!nn.tensor<[Bc, Tc, 2], f32>, !nn.tensor<[2, 2], f32>) -> !nn.tensor<[Bc, Tc, 2], f32>
-  %e = nn.mse %y, %x : (!nn.tensor<[Bc, Tc, 2], f32>, !nn.tensor<[Bc, Tc, 2], f32>) -> !nn.tensor<[Bc, Tc], f32>
+  %y = nn.linear %x, %w : !nn.tensor<[Bc, Tc, 2], f32>, !nn.tensor<[2, 2], f32>
+  %e = nn.mse %y, %x : !nn.tensor<[Bc, Tc, 2], f32>, !nn.tensor<[Bc, Tc, 2], f32>
   nn.mark_loss %e as "mse" normalize sum : !nn.tensor<[Bc, Tc], f32>
   nn.return %y : !nn.tensor<[Bc, Tc, 2], f32>
 }

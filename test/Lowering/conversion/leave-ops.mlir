@@ -23,7 +23,7 @@ nn.graph @encoder(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[8, 3], f32>,
                   %wh: !nn.tensor<[8, 2], f32>, %b: !nn.tensor<[8], f32>)
     -> !nn.tensor<[B, T, 2], f32>
     dims [B: batch, T: seq(B)] {
-  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[8, 3], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>) -> !nn.tensor<[B, T, 2], f32>
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[8, 3], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>
   %y = nn.tanh %h : !nn.tensor<[B, T, 2], f32>
   nn.return %y : !nn.tensor<[B, T, 2], f32>
 }

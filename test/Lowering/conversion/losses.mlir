@@ -30,9 +30,9 @@
 nn.graph @losses(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
                  %l: !nn.tensor<[B, U], i32>)
     dims [B: batch, T: seq(B), U: seq(B)] {
-  %ce = nn.cross_entropy %x, %y from logits : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
+  %ce = nn.cross_entropy %x, %y from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
-  %c = nn.ctc_loss %x, %l from log_probs blank 0 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+  %c = nn.ctc_loss %x, %l from log_probs blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>
   nn.mark_loss %c as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
   nn.return
 }

@@ -29,13 +29,13 @@
 nn.graph @lstm(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[8, 3], f32>,
                %wh: !nn.tensor<[8, 2], f32>, %b: !nn.tensor<[8], f32>)
     -> !nn.tensor<[B, T, 2], f32> dims [B: batch, T: seq(B)] {
-  %h = nn.lstm forward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[8, 3], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>) -> !nn.tensor<[B, T, 2], f32>
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[8, 3], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>
   nn.return %h : !nn.tensor<[B, T, 2], f32>
 }
 nn.graph @backward(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[8, 3], f32>,
                    %wh: !nn.tensor<[8, 2], f32>, %b: !nn.tensor<[8], f32>)
     -> !nn.tensor<[B, T, 2], f32> dims [B: batch, T: seq(B)] {
-  %h = nn.lstm backward %x, %wi, %wh, %b : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[8, 3], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>) -> !nn.tensor<[B, T, 2], f32>
+  %h = nn.lstm backward %x, %wi, %wh, %b : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[8, 3], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>
   nn.return %h : !nn.tensor<[B, T, 2], f32>
 }
 
@@ -63,7 +63,7 @@ nn.graph @backward(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[8, 3], f32>,
 nn.graph @bidirectional(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[2, 8, 3], f32>,
                         %wh: !nn.tensor<[2, 8, 2], f32>, %bias: !nn.tensor<[2, 8], f32>)
     -> !nn.tensor<[B, T, 4], f32> dims [B: batch, T: seq(B)] {
-  %h = nn.lstm bidirectional %x, %wi, %wh, %bias : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %h = nn.lstm bidirectional %x, %wi, %wh, %bias : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>
   %r = nn.relu %h : !nn.tensor<[B, T, 4], f32>
   %t = nn.tanh %r : !nn.tensor<[B, T, 4], f32>
   %s = nn.sigmoid %t : !nn.tensor<[B, T, 4], f32>
