@@ -189,8 +189,8 @@ LogicalResult LinearOp::inferReturnTypes(MLIRContext *context,
       inferenceOperand(location, operands, 1, "weight");
   if (failed(input) || failed(weight))
     return failure();
-  FailureOr<int64_t> out =
-      inferenceStaticSize(location, *weight, 0, "weight must be static [out, in]");
+  FailureOr<int64_t> out = inferenceStaticSize(
+      location, *weight, 0, "weight must be static [out, in]");
   if (failed(out))
     return failure();
   inferred.push_back(inferredType(context, input->getDims(), true, *out,
@@ -236,9 +236,8 @@ LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *context,
       inferenceOperand(location, operands, 1, "table");
   if (failed(indices) || failed(table))
     return failure();
-  FailureOr<int64_t> width =
-      inferenceStaticSize(location, *table, 1,
-                          "table must be static [vocabulary, features]");
+  FailureOr<int64_t> width = inferenceStaticSize(
+      location, *table, 1, "table must be static [vocabulary, features]");
   if (failed(width))
     return failure();
   inferred.push_back(inferredType(context, indices->getDims(), false, *width,
