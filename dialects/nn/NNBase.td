@@ -146,6 +146,28 @@ def NN_TensorType : TypeDef<NN_Dialect, "NNTensor"> {
 def NN_Tensor : Type<CPred<"::llvm::isa<::mlir::nn::NNTensorType>($_self)">,
                      "nn tensor", "::mlir::nn::NNTensorType">;
 
+/// nn tensors by element type: the element-type constraints of the ops.
+def NN_FloatTensor : Type<
+    And<[NN_Tensor.predicate,
+         CPred<"::llvm::isa<::mlir::FloatType>(::llvm::cast<"
+               "::mlir::nn::NNTensorType>($_self).getElementType())">]>,
+    "nn tensor of floats", "::mlir::nn::NNTensorType">;
+def NN_IntegerTensor : Type<
+    And<[NN_Tensor.predicate,
+         CPred<"::llvm::isa<::mlir::IntegerType>(::llvm::cast<"
+               "::mlir::nn::NNTensorType>($_self).getElementType())">]>,
+    "nn tensor of integers", "::mlir::nn::NNTensorType">;
+
+/// Attribute ranges the ops share.
+def NN_PositiveI64Attr : ConfinedAttr<I64Attr, [IntMinValue<1>]>;
+def NN_UnitIntervalF64Attr : ConfinedAttr<F64Attr, [AttrConstraint<
+    CPred<"::llvm::cast<::mlir::FloatAttr>($_self).getValueAsDouble() >= 0.0 "
+          "&& ::llvm::cast<::mlir::FloatAttr>($_self).getValueAsDouble() < 1.0">,
+    "in [0, 1)">]>;
+def NN_PositiveF64Attr : ConfinedAttr<F64Attr, [AttrConstraint<
+    CPred<"::llvm::cast<::mlir::FloatAttr>($_self).getValueAsDouble() > 0.0">,
+    "positive">]>;
+
 /// `!nn.tensor<[], f64>`: one double-precision number, as loss sums and
 /// normalization factors are accumulated. Buildable, so ops whose results
 /// have this type need not spell it.

@@ -81,27 +81,6 @@ static int64_t featureSize(NNTensorType type) {
   return type.getStaticSize(type.getRank() - 1);
 }
 
-/// Requires `value`'s element type to be an `ElementType`, named `kind`
-/// in the diagnostic.
-template <typename ElementType>
-static LogicalResult requireElementType(Operation *op, Value value,
-                                        StringRef what, StringRef kind) {
-  Type elementType = tensorOf(value).getElementType();
-  if (!isa<ElementType>(elementType))
-    return op->emitOpError() << what << " must have " << kind
-                             << " element type, got " << elementType;
-  return success();
-}
-
-static LogicalResult requireFloat(Operation *op, Value value, StringRef what) {
-  return requireElementType<FloatType>(op, value, what, "a float");
-}
-
-static LogicalResult requireInteger(Operation *op, Value value,
-                                    StringRef what) {
-  return requireElementType<IntegerType>(op, value, what, "an integer");
-}
-
 /// Requires `value` to have the static shape `shape` (parameters, weights).
 static LogicalResult requireStaticShape(Operation *op, Value value,
                                         StringRef what,
@@ -653,11 +632,9 @@ LogicalResult ParamRefOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 // Frame-wise layers
 //===----------------------------------------------------------------------===//
 
-/// Shared by the unary frame-wise ops: a float input; `needsFeatures` for
-/// ops that normalize over the feature axis.
+/// Shared by the unary frame-wise ops (a float input, declared in ODS);
+/// `needsFeatures` for ops that normalize over the feature axis.
 static LogicalResult verifyUnaryFrameWise(Operation *op, bool needsFeatures) {
-  if (failed(requireFloat(op, op->getOperand(0), "input")))
-    return failure();
   if (needsFeatures &&
       failed(requireOneFeatureAxis(op, op->getOperand(0), "input")))
     return failure();
@@ -678,15 +655,11 @@ OpFoldResult DropoutOp::fold(FoldAdaptor) {
 }
 
 LogicalResult DropoutOp::verify() {
-  double rate = getRate().convertToDouble();
-  if (!(rate >= 0.0 && rate < 1.0))
-    return emitOpError() << "rate must be in [0, 1), got " << rate;
   return verifyUnaryFrameWise(*this, false);
 }
 
 LogicalResult LinearOp::verify() {
-  if (failed(requireFloat(*this, getInput(), "input")) ||
-      failed(requireOneFeatureAxis(*this, getInput(), "input")))
+  if (failed(requireOneFeatureAxis(*this, getInput(), "input")))
     return failure();
   NNTensorType weight = tensorOf(getWeight());
   int64_t inFeatures = featureSize(tensorOf(getInput()));
@@ -733,24 +706,17 @@ LogicalResult ConcatOp::verify() {
 }
 
 LogicalResult LayerNormOp::verify() {
-  if (failed(requireFloat(*this, getInput(), "input")) ||
-      failed(requireOneFeatureAxis(*this, getInput(), "input")))
+  if (failed(requireOneFeatureAxis(*this, getInput(), "input")))
     return failure();
   int64_t features = featureSize(tensorOf(getInput()));
   if (failed(requireStaticShape(*this, getScale(), "scale", {features})) ||
       failed(requireStaticShape(*this, getBias(), "bias", {features})))
     return failure();
-  if (!(getEpsilon().convertToDouble() > 0.0))
-    return emitOpError() << "epsilon must be positive, got "
-                         << getEpsilon().convertToDouble();
   return requireResultDims(*this, tensorOf(getInput()).getDims(),
                            tensorOf(getInput()).getElementType());
 }
 
 LogicalResult EmbeddingOp::verify() {
-  if (failed(requireInteger(*this, getIndices(), "indices")) ||
-      failed(requireFloat(*this, getTable(), "table")))
-    return failure();
   NNTensorType indices = tensorOf(getIndices());
   if (indices.getNumPositionDims() != indices.getRank())
     return emitOpError() << "indices must have position axes only, got "
@@ -778,9 +744,6 @@ LogicalResult LstmOp::verify() {
   if (failed(positions) ||
       failed(requireOneFeatureAxis(*this, getInput(), "input")))
     return failure();
-  for (Value value : getOperands())
-    if (failed(requireFloat(*this, value, "every operand")))
-      return failure();
   int64_t inFeatures = featureSize(tensorOf(getInput()));
   bool bidirectional = getDirection() == LstmDirection::bidirectional;
   NNTensorType recurrent = tensorOf(getRecurrentWeight());
@@ -815,9 +778,6 @@ LogicalResult Conv1dOp::verify() {
   FailureOr<DimContext> context = DimContext::get(*this);
   if (failed(context))
     return failure();
-  if (static_cast<int64_t>(getStride()) < 1)
-    return emitOpError() << "stride must be at least 1, got "
-                         << static_cast<int64_t>(getStride());
   FailureOr<Positions> in =
       requirePaddedFrames(*this, *context, getInput(), "input");
   if (failed(in) || failed(requireOneFeatureAxis(*this, getInput(), "input")))
@@ -826,9 +786,6 @@ LogicalResult Conv1dOp::verify() {
       requirePaddedFrames(*this, *context, getResult(), "result");
   if (failed(out))
     return failure();
-  for (Value value : getOperands())
-    if (failed(requireFloat(*this, value, "every operand")))
-      return failure();
   NNTensorType weight = tensorOf(getWeight());
   int64_t inChannels = featureSize(tensorOf(getInput()));
   if (!weight.hasStaticShape() || weight.getRank() != 3 ||
@@ -859,15 +816,9 @@ LogicalResult PoolOp::verify() {
   FailureOr<DimContext> context = DimContext::get(*this);
   if (failed(context))
     return failure();
-  if (static_cast<int64_t>(getWindow()) < 1 ||
-      static_cast<int64_t>(getStride()) < 1)
-    return emitOpError() << "window and stride must be at least 1, got "
-                         << static_cast<int64_t>(getWindow()) << " and "
-                         << static_cast<int64_t>(getStride());
   FailureOr<Positions> in =
       requirePaddedFrames(*this, *context, getInput(), "input");
-  if (failed(in) || failed(requireOneFeatureAxis(*this, getInput(), "input")) ||
-      failed(requireFloat(*this, getInput(), "input")))
+  if (failed(in) || failed(requireOneFeatureAxis(*this, getInput(), "input")))
     return failure();
   FailureOr<Positions> out =
       requirePaddedFrames(*this, *context, getResult(), "result");
@@ -894,7 +845,7 @@ LogicalResult ReduceOp::verify() {
   if (failed(context))
     return failure();
   FailureOr<Positions> positions = context->positions(getInput());
-  if (failed(positions) || failed(requireFloat(*this, getInput(), "input")))
+  if (failed(positions))
     return failure();
   NNTensorType input = tensorOf(getInput());
   int64_t axis = static_cast<int64_t>(getAxis());
@@ -942,14 +893,9 @@ int64_t EmbeddingOp::getNumClasses(OpOperand &operand) {
 }
 
 LogicalResult CrossEntropyOp::verify() {
-  if (failed(requireFloat(*this, getLogits(), "logits")) ||
-      failed(requireOneFeatureAxis(*this, getLogits(), "logits")) ||
-      failed(requireInteger(*this, getTargets(), "targets")))
+  if (failed(requireOneFeatureAxis(*this, getLogits(), "logits")))
     return failure();
   double smoothing = getLabelSmoothing().convertToDouble();
-  if (!(smoothing >= 0.0 && smoothing < 1.0))
-    return emitOpError() << "label_smoothing must be in [0, 1), got "
-                         << smoothing;
   NNTensorType logits = tensorOf(getLogits());
   if (smoothing > 0.0 && featureSize(logits) < 2)
     return emitOpError("label smoothing needs at least 2 classes");
@@ -964,8 +910,7 @@ LogicalResult CrossEntropyOp::verify() {
 }
 
 LogicalResult MseOp::verify() {
-  if (failed(requireFloat(*this, getPrediction(), "prediction")) ||
-      failed(requireOneFeatureAxis(*this, getPrediction(), "prediction")))
+  if (failed(requireOneFeatureAxis(*this, getPrediction(), "prediction")))
     return failure();
   if (getPrediction().getType() != getTarget().getType())
     return emitOpError() << "target type " << getTarget().getType()
@@ -983,9 +928,7 @@ LogicalResult CtcLossOp::verify() {
   FailureOr<Positions> frames =
       requirePaddedFrames(*this, *context, getLogits(), "logits");
   if (failed(frames) ||
-      failed(requireOneFeatureAxis(*this, getLogits(), "logits")) ||
-      failed(requireFloat(*this, getLogits(), "logits")) ||
-      failed(requireInteger(*this, getLabels(), "labels")))
+      failed(requireOneFeatureAxis(*this, getLogits(), "logits")))
     return failure();
   FailureOr<Positions> labels = context->positions(getLabels());
   if (failed(labels))
@@ -1045,8 +988,6 @@ static LogicalResult verifyLossNormalization(Operation *op, Value loss,
     if (normalization != LossNormalization::custom)
       return op->emitOpError("custom_inv_norm_factor is only allowed with "
                              "custom normalization");
-    if (failed(requireFloat(op, factor, "custom_inv_norm_factor")))
-      return failure();
     NNTensorType factorType = tensorOf(factor);
     bool perBatch = factorType.getRank() == 1 && factorType.isNamedDim(0) &&
                     factorType.getDimName(0) == positions->batch;
@@ -1075,8 +1016,6 @@ LogicalResult MarkLossOp::verify() {
 }
 
 LogicalResult LossTermsOp::verify() {
-  if (failed(requireFloat(*this, getLoss(), "loss")))
-    return failure();
   return verifyLossNormalization(*this, getLoss(), getNormalization(),
                                  getCustomInvNormFactor());
 }

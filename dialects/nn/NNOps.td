@@ -49,7 +49,7 @@ class NN_UnaryFrameWiseOp<string mnemonic, string what, string detail>
     %y = nn.}] # mnemonic # [{ %x : !nn.tensor<[B, T, 256], f32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input);
+  let arguments = (ins NN_FloatTensor:$input);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
@@ -205,8 +205,8 @@ def NN_LinearOp : NN_FrameWiseOp<"linear", [
        !nn.tensor<[500, 512], f32>, !nn.tensor<[500], f32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input, NN_Tensor:$weight,
-                       Optional<NN_Tensor>:$bias);
+  let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
+                       Optional<NN_FloatTensor>:$bias);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? attr-dict `:` qualified(type($input)) `,`
@@ -280,7 +280,7 @@ def NN_DropoutOp : NN_FrameWiseOp<"dropout", [SameOperandsAndResultType]> {
     %d = nn.dropout %x rate 1.000000e-01 : !nn.tensor<[B, T, 512], f32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input, F64Attr:$rate);
+  let arguments = (ins NN_FloatTensor:$input, NN_UnitIntervalF64Attr:$rate);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = "$input `rate` $rate attr-dict `:` qualified(type($result))";
   let hasVerifier = 1;
@@ -299,8 +299,9 @@ def NN_LayerNormOp : NN_FrameWiseOp<"layer_norm", [
        !nn.tensor<[512], f32>, !nn.tensor<[512], f32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input, NN_Tensor:$scale, NN_Tensor:$bias,
-                       DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+  let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$scale,
+                       NN_FloatTensor:$bias,
+                       DefaultValuedAttr<NN_PositiveF64Attr, "1.0e-5">:$epsilon);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
     $input `,` $scale `,` $bias attr-dict `:` qualified(type($input)) `,`
@@ -322,7 +323,7 @@ def NN_EmbeddingOp : NN_FrameWiseOp<"embedding", [
        !nn.tensor<[1000, 256], f32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$indices, NN_Tensor:$table);
+  let arguments = (ins NN_IntegerTensor:$indices, NN_FloatTensor:$table);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
     $indices `,` $table attr-dict `:` qualified(type($indices)) `,`
@@ -357,9 +358,10 @@ def NN_LstmOp : NN_SequenceMixingOp<"lstm", [
        !nn.tensor<[2, 1024], f32>
     ```
   }];
-  let arguments = (ins NN_LstmDirection:$direction, NN_Tensor:$input,
-                       NN_Tensor:$input_weight, NN_Tensor:$recurrent_weight,
-                       NN_Tensor:$bias);
+  let arguments = (ins NN_LstmDirection:$direction, NN_FloatTensor:$input,
+                       NN_FloatTensor:$input_weight,
+                       NN_FloatTensor:$recurrent_weight,
+                       NN_FloatTensor:$bias);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
     $direction $input `,` $input_weight `,` $recurrent_weight `,` $bias
@@ -384,8 +386,9 @@ def NN_Conv1dOp : NN_SequenceMixingOp<"conv1d"> {
         -> !nn.tensor<[B, T2, 256], f32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$input, NN_Tensor:$weight,
-                       Optional<NN_Tensor>:$bias, I64Attr:$stride);
+  let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
+                       Optional<NN_FloatTensor>:$bias,
+                       NN_PositiveI64Attr:$stride);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? `stride` $stride attr-dict `:`
@@ -407,8 +410,8 @@ def NN_PoolOp : NN_SequenceMixingOp<"pool"> {
         -> !nn.tensor<[B, T6, 256], f32>
     ```
   }];
-  let arguments = (ins NN_PoolKind:$kind, NN_Tensor:$input, I64Attr:$window,
-                       I64Attr:$stride);
+  let arguments = (ins NN_PoolKind:$kind, NN_FloatTensor:$input,
+                       NN_PositiveI64Attr:$window, NN_PositiveI64Attr:$stride);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
     $kind $input `window` $window `stride` $stride attr-dict `:`
@@ -429,7 +432,8 @@ def NN_ReduceOp : NN_SequenceMixingOp<"reduce", [
     %s = nn.reduce mean %h over 1 : !nn.tensor<[B, T, 512], f32>
     ```
   }];
-  let arguments = (ins NN_ReduceKind:$kind, NN_Tensor:$input, I64Attr:$axis);
+  let arguments = (ins NN_ReduceKind:$kind, NN_FloatTensor:$input,
+                       I64Attr:$axis);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
     $kind $input `over` $axis attr-dict `:` qualified(type($input))
@@ -459,9 +463,9 @@ def NN_CrossEntropyOp : NN_FrameWiseOp<"cross_entropy", [
         : !nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, T], i32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$logits, NN_Tensor:$targets,
+  let arguments = (ins NN_FloatTensor:$logits, NN_IntegerTensor:$targets,
                        NN_LossInput:$input_kind,
-                       DefaultValuedAttr<F64Attr, "0.0">:$label_smoothing);
+                       DefaultValuedAttr<NN_UnitIntervalF64Attr, "0.0">:$label_smoothing);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
     $logits `,` $targets `from` $input_kind
@@ -484,7 +488,7 @@ def NN_MseOp : NN_FrameWiseOp<"mse", [
        !nn.tensor<[B, T, 80], f32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$prediction, NN_Tensor:$target);
+  let arguments = (ins NN_FloatTensor:$prediction, NN_FloatTensor:$target);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
     $prediction `,` $target attr-dict `:` qualified(type($prediction)) `,`
@@ -511,7 +515,7 @@ def NN_CtcLossOp : NN_SequenceMixingOp<"ctc_loss", [
         : !nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, U], i32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$logits, NN_Tensor:$labels,
+  let arguments = (ins NN_FloatTensor:$logits, NN_IntegerTensor:$labels,
                        NN_LossInput:$input_kind, I64Attr:$blank,
                        UnitAttr:$zero_infinity);
   let results = (outs NN_Tensor:$result);
@@ -543,7 +547,7 @@ def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
     ```
   }];
   let arguments = (ins NN_Tensor:$loss,
-                       Optional<NN_Tensor>:$custom_inv_norm_factor,
+                       Optional<NN_FloatTensor>:$custom_inv_norm_factor,
                        StrAttr:$name, NN_LossNormalization:$normalization,
                        DefaultValuedAttr<F64Attr, "1.0">:$scale,
                        DefaultValuedAttr<BoolAttr, "true">:$use_normalized_loss,
@@ -572,8 +576,8 @@ def NN_LossTermsOp : NN_Op<"loss_terms", [Pure]> {
         : !nn.tensor<[B, T], f32>
     ```
   }];
-  let arguments = (ins NN_Tensor:$loss,
-                       Optional<NN_Tensor>:$custom_inv_norm_factor,
+  let arguments = (ins NN_FloatTensor:$loss,
+                       Optional<NN_FloatTensor>:$custom_inv_norm_factor,
                        NN_LossNormalization:$normalization);
   let results = (outs NN_F64Scalar:$sum, NN_F64Scalar:$inv_norm);
   let assemblyFormat = [{

@@ -339,7 +339,7 @@ nn.graph @g() dims [] {
 // -----
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  // expected-error @+1 {{input must have a float element type, got 'i32'}}
+  // expected-error @+1 {{operand #0 must be nn tensor of floats, but got '!nn.tensor<[B, T, 4], i32>'}}
   %r = nn.relu %x : !nn.tensor<[B, T, 4], i32>
   nn.return
 }
@@ -355,7 +355,7 @@ nn.graph @g(%x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N
 // -----
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  // expected-error @+1 {{rate must be in [0, 1), got 1.000000e+00}}
+  // expected-error @+1 {{attribute 'rate' failed to satisfy constraint: 64-bit float attribute in [0, 1)}}
   %r = nn.dropout %x rate 1.0 : !nn.tensor<[B, T, 4], f32>
   nn.return
 }
@@ -443,7 +443,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %g: !nn.tensor<[5], f32>) dims [B: b
 // -----
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %g: !nn.tensor<[4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  // expected-error @+1 {{epsilon must be positive, got 0.000000e+00}}
+  // expected-error @+1 {{attribute 'epsilon' failed to satisfy constraint: 64-bit float attribute positive}}
   %r = nn.layer_norm %x, %g, %g {epsilon = 0.0 : f64} : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4], f32>, !nn.tensor<[4], f32>
   nn.return
 }
@@ -451,7 +451,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %g: !nn.tensor<[4], f32>) dims [B: b
 // -----
 
 nn.graph @g(%i: !nn.tensor<[B, T], f32>, %e: !nn.tensor<[10, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  // expected-error @+1 {{indices must have an integer element type, got 'f32'}}
+  // expected-error @+1 {{operand #0 must be nn tensor of integers, but got '!nn.tensor<[B, T], f32>'}}
   %r = nn.embedding %i, %e : !nn.tensor<[B, T], f32>, !nn.tensor<[10, 4], f32>
   nn.return
 }
@@ -523,7 +523,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: 
 // -----
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], i32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  // expected-error @+1 {{every operand must have a float element type, got 'i32'}}
+  // expected-error @+1 {{operand #0 must be nn tensor of floats, but got '!nn.tensor<[B, T, 4], i32>'}}
   %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], i32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
   nn.return
 }
@@ -531,7 +531,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], i32>, %wi: !nn.tensor<[16, 4], f32>, %wh: 
 // -----
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
-  // expected-error @+1 {{stride must be at least 1, got 0}}
+  // expected-error @+1 {{attribute 'stride' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
   %y = nn.conv1d %x, %w stride 0 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 4], f32>) -> !nn.tensor<[B, T, 6], f32>
   nn.return
 }
@@ -603,8 +603,16 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims
 // -----
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
-  // expected-error @+1 {{window and stride must be at least 1, got 0 and 1}}
+  // expected-error @+1 {{attribute 'window' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
   %y = nn.pool max %x window 0 stride 1 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{attribute 'stride' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
+  %y = nn.pool avg %x window 2 stride 0 : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
   nn.return
 }
 
@@ -659,7 +667,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B
 // -----
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  // expected-error @+1 {{label_smoothing must be in [0, 1), got 1.000000e+00}}
+  // expected-error @+1 {{attribute 'label_smoothing' failed to satisfy constraint: 64-bit float attribute in [0, 1)}}
   %ce = nn.cross_entropy %l, %t from logits label_smoothing 1.0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
   nn.return
 }
@@ -691,7 +699,7 @@ nn.graph @g(%l: !nn.tensor<[N, 5], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: b
 // -----
 
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  // expected-error @+1 {{targets must have an integer element type, got 'f32'}}
+  // expected-error @+1 {{operand #1 must be nn tensor of integers, but got '!nn.tensor<[B, T], f32>'}}
   %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], f32>
   nn.return
 }
@@ -836,7 +844,7 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>, %i: !nn.tensor<[B], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
   %ctc = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
-  // expected-error @+1 {{custom_inv_norm_factor must have a float element type, got 'i32'}}
+  // expected-error @+1 {{operand #1 must be nn tensor of floats, but got '!nn.tensor<[B], i32>'}}
   nn.mark_loss %ctc, %i as "ctc" normalize custom : !nn.tensor<[B], f32>, !nn.tensor<[B], i32>
   nn.return
 }
@@ -892,7 +900,7 @@ nn.graph @g(%p: !nn.tensor<[N, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N
 // -----
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims [B: batch, T: seq(B)] {
-  // expected-error @+1 {{stride must be at least 1, got -2}}
+  // expected-error @+1 {{attribute 'stride' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
   %y = nn.conv1d %x, %w stride -2 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 4], f32>) -> !nn.tensor<[B, T, 6], f32>
   nn.return
 }
@@ -956,7 +964,7 @@ nn.graph @g(%x: !nn.tensor<[B], f32>) dims [B: batch] {
 // -----
 
 nn.graph @g(%x: !nn.tensor<[B], i32>) dims [B: batch] {
-  // expected-error @+1 {{loss must have a float element type}}
+  // expected-error @+1 {{operand #0 must be nn tensor of floats, but got '!nn.tensor<[B], i32>'}}
   %s, %i = nn.loss_terms %x normalize sum : !nn.tensor<[B], i32>
   nn.return
 }

@@ -1,0 +1,189 @@
+//===- ManifestBuilder.cpp - the manifest of an entry graph ---------------===//
+
+#include "compiler/ManifestBuilder.h"
+
+#include "dialects/nn/NNOps.h"
+#include "lowering/conversion/Origin.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+namespace ir = mlir::nn;
+
+namespace {
+
+::nn::DType toDType(Type type) {
+  if (type.isF64())
+    return ::nn::DType::f64;
+  if (type.isSignlessInteger(32))
+    return ::nn::DType::i32;
+  if (type.isSignlessInteger(64))
+    return ::nn::DType::i64;
+  return ::nn::DType::f32;
+}
+
+std::vector<::nn::Axis> toAxes(ir::NNTensorType type) {
+  std::vector<::nn::Axis> axes;
+  for (unsigned i = 0, e = type.getRank(); i < e; ++i) {
+    ::nn::Axis axis;
+    if (type.isNamedDim(i))
+      axis.dim = type.getDimName(i).str();
+    else
+      axis.size = type.getStaticSize(i);
+    axes.push_back(axis);
+  }
+  return axes;
+}
+
+/// What a value's uses say about it as a class index: the number of classes
+/// it indexes (as class targets, embedding indices or CTC labels; the
+/// smallest over its uses, 0 when it is not an index) and a class it may
+/// not hold (CTC's blank; -1 when none).
+struct ClassBound {
+  int64_t classes = 0;
+  int64_t reserved = -1;
+};
+
+ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
+  ClassBound bound;
+  if (depth > 32)
+    return bound;
+  auto merge = [&](ClassBound other) {
+    if (other.classes > 0 &&
+        (bound.classes == 0 || other.classes < bound.classes))
+      bound.classes = other.classes;
+    if (other.reserved >= 0)
+      bound.reserved = other.reserved;
+  };
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto indexing = dyn_cast<ir::ClassIndexOpInterface>(user)) {
+      merge({indexing.getNumClasses(use), indexing.getReservedClass(use)});
+    } else if (isa<ir::PackOp, ir::UnpackOp>(user)) {
+      merge(classBound(user->getResult(0), symbols, depth + 1));
+    } else if (auto call = dyn_cast<ir::CallOp>(user)) {
+      auto callee = symbols.lookup<ir::GraphOp>(call.getCallee());
+      merge(classBound(callee.getArgument(use.getOperandNumber()), symbols,
+                       depth + 1));
+    }
+  }
+  // A reserved class outside the bound (a smaller use wins) constrains
+  // nothing more.
+  if (bound.reserved >= bound.classes)
+    bound.reserved = -1;
+  return bound;
+}
+
+} // namespace
+
+namespace nn::compiler {
+
+::nn::Manifest buildManifest(const ir::GraphAbi &abi, SymbolTable &symbols) {
+  ::nn::Manifest manifest;
+  ir::GraphOp graph = abi.graph;
+  manifest.graph = graph.getSymName().str();
+  for (Attribute attr : graph.getDims()) {
+    auto decl = cast<ir::DimDeclAttr>(attr);
+    ::nn::DimInfo dim;
+    dim.name = decl.getName().str();
+    switch (decl.getKind()) {
+    case ir::DimKind::batch:
+      dim.kind = ::nn::DimInfo::Kind::batch;
+      break;
+    case ir::DimKind::seq:
+      dim.kind = ::nn::DimInfo::Kind::seq;
+      dim.batch = decl.getBatch().str();
+      if (decl.isDerived()) {
+        dim.source = decl.getSource().str();
+        dim.factor = decl.getFactor();
+      }
+      break;
+    case ir::DimKind::packed:
+      dim.kind = ::nn::DimInfo::Kind::packed;
+      dim.batch = decl.getBatch().str();
+      dim.sequence = decl.getSource().str();
+      break;
+    }
+    manifest.dims.push_back(dim);
+  }
+  for (ir::DimDeclAttr root : abi.rootDims)
+    manifest.rootDims.push_back(root.getName().str());
+  for (auto [index, type] : llvm::enumerate(graph.getArgumentTypes())) {
+    auto tensor = cast<ir::NNTensorType>(type);
+    ::nn::TensorInfo info{graph.getArgName(index),
+                          toDType(tensor.getElementType()), toAxes(tensor)};
+    if (tensor.getElementType().isSignlessInteger()) {
+      ClassBound bound = classBound(graph.getArgument(index), symbols);
+      info.classes = bound.classes;
+      info.reservedClass = bound.reserved;
+    }
+    manifest.inputs.push_back(info);
+  }
+  for (ir::ParameterOp parameter : abi.parameters) {
+    auto tensor = cast<ir::NNTensorType>(parameter.getType());
+    manifest.parameters.push_back({parameter.getSymName().str(),
+                                   toDType(tensor.getElementType()),
+                                   toAxes(tensor)});
+  }
+  for (auto [index, type] : llvm::enumerate(graph.getResultTypes())) {
+    auto tensor = cast<ir::NNTensorType>(type);
+    manifest.outputs.push_back({"result" + std::to_string(index),
+                                toDType(tensor.getElementType()),
+                                toAxes(tensor)});
+  }
+  for (const ir::LossAbi &loss : abi.losses) {
+    ::nn::LossInfo info;
+    info.name = loss.name;
+    info.normalization =
+        ir::stringifyLossNormalization(loss.normalization).str();
+    info.scale = loss.scale;
+    info.useNormalizedLoss = loss.useNormalizedLoss;
+    info.asError = loss.asError;
+    info.packed = loss.packed;
+    info.batch = loss.batch;
+    info.sequences.assign(loss.sequences.begin(), loss.sequences.end());
+    manifest.losses.push_back(info);
+  }
+  return manifest;
+}
+
+/// The kernels of a GPU module and the nn ops they compute, for the
+/// manifest; writes each kernel image to `directory` when one is given.
+absl::Status collectKernels(ModuleOp module, const std::string &directory,
+                            ::nn::Manifest &manifest) {
+  module.walk([&](gpu::LaunchFuncOp launch) {
+    manifest.kernels.push_back(
+        {launch.getKernelName().str(), ir::describeOrigin(launch.getLoc())});
+  });
+  if (directory.empty())
+    return absl::OkStatus();
+  if (std::error_code ec = llvm::sys::fs::create_directories(directory))
+    return absl::InternalError("cannot create '" + directory +
+                               "': " + ec.message());
+  for (auto binary : module.getOps<gpu::BinaryOp>()) {
+    for (Attribute attr : binary.getObjects()) {
+      auto object = cast<gpu::ObjectAttr>(attr);
+      bool ptx = object.getFormat() == gpu::CompilationTarget::Assembly;
+      StringRef bytes = object.getObject().getValue();
+      // The stored PTX ends in a NUL for cuModuleLoadData; ptxas reads
+      // files without one.
+      if (ptx)
+        bytes = bytes.rtrim(StringRef("\0", 1));
+      llvm::SmallString<256> path(directory);
+      llvm::sys::path::append(path,
+                              binary.getSymName() + (ptx ? ".ptx" : ".cubin"));
+      std::error_code ec;
+      llvm::raw_fd_ostream out(path, ec);
+      if (ec)
+        return absl::InternalError("cannot write " + path.str().str() + ": " +
+                                   ec.message());
+      out << bytes;
+    }
+  }
+  return absl::OkStatus();
+}
+
+} // namespace nn::compiler
