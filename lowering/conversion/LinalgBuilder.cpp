@@ -295,7 +295,7 @@ Value LinalgBuilder::linear(Value x, Value w, Value bias) {
                  });
 }
 
-Value LinalgBuilder::logSoftmax(Value x) {
+std::pair<Value, Value> LinalgBuilder::rowMaxAndSumExp(Value x) {
   Type element = cast<ShapedType>(x.getType()).getElementType();
   double negInf = -std::numeric_limits<double>::infinity();
   Value max = reduceLast(
@@ -305,6 +305,12 @@ Value LinalgBuilder::logSoftmax(Value x) {
                          [](Scalar &s, Value e, ValueRange m, Value acc) {
                            return s.addReassoc(acc, s.exp(s.sub(e, m[0])));
                          });
+  return {max, sum};
+}
+
+Value LinalgBuilder::logSoftmax(Value x) {
+  Type element = cast<ShapedType>(x.getType()).getElementType();
+  auto [max, sum] = rowMaxAndSumExp(x);
   auto type = cast<RankedTensorType>(x.getType());
   unsigned rank = type.getRank();
   AffineMap identity = b.getMultiDimIdentityMap(rank);

@@ -109,11 +109,6 @@ public:
   Location getLoc() const { return loc; }
   const BoundDims &getDims() const { return dims; }
   Scalar scalar() { return Scalar{b, loc}; }
-  /// The same builder at another location (inside a loop body).
-  LinalgBuilder at(OpBuilder &nested, Location nestedLoc) const {
-    return LinalgBuilder(nested, nestedLoc, dims);
-  }
-
   /// The sizes of a value of `type`: bound dims for named axes.
   SmallVector<OpFoldResult> sizes(NNTensorType type);
   Value empty(ArrayRef<OpFoldResult> shape, Type element);
@@ -137,6 +132,9 @@ public:
   Value matmulTransposeB(Value a, Value w);
   /// x [P..., I] W^T + bias over the last axis (`bias` may be null).
   Value linear(Value x, Value w, Value bias);
+  /// The row maximum m of `x` over its last axis and sum exp(x - m): a
+  /// log-sum-exp that does not overflow, m + log(sum).
+  std::pair<Value, Value> rowMaxAndSumExp(Value x);
   /// log_softmax over the last axis.
   Value logSoftmax(Value x);
   /// The feature axes of `parts` side by side, on shared `positions`.

@@ -81,16 +81,7 @@ public:
     SmallVector<Value> rowInputs{targets};
     Value lse;
     if (fromLogits) {
-      double negInf = -std::numeric_limits<double>::infinity();
-      Value max = lb.reduceLast(logits, {}, element, negInf,
-                                [](Scalar &s, Value e, ValueRange, Value acc) {
-                                  return s.max(e, acc);
-                                });
-      Value sum =
-          lb.reduceLast(logits, max, element, 0.0,
-                        [](Scalar &s, Value e, ValueRange m, Value acc) {
-                          return s.addReassoc(acc, s.exp(s.sub(e, m[0])));
-                        });
+      auto [max, sum] = lb.rowMaxAndSumExp(logits);
       lse = lb.map(type, {max, sum}, [](Scalar &s, ValueRange a) {
         return s.add(a[0], s.log(a[1]));
       });
