@@ -50,7 +50,7 @@ void ConversionState::markPartlyLowered() const {
   for (const auto &[function, dims] : byFunction) {
     bool leftOps = false;
     function->walk([&](Operation *op) {
-      leftOps |= op->getDialect() && isa<NNDialect>(op->getDialect());
+      leftOps |= isa_and_nonnull<NNDialect>(op->getDialect());
     });
     if (leftOps)
       function->setAttr(NNDialect::kLoweredDimsAttrName, dims->getDeclAttr());
