@@ -118,6 +118,8 @@ compileModule(ModuleOp module, MLIRContext &context,
 
   ir::NNPipelineOptions pipelineOptions;
   pipelineOptions.pack = options.pack;
+  pipelineOptions.grads = options.grads;
+  pipelineOptions.graph = graphName;
   pipelineOptions.blas = options.blas;
   pipelineOptions.chip = options.gpuChip;
   pipelineOptions.gpuFormat = options.gpuBinary == "cubin" ? "bin" : "isa";

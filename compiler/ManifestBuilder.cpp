@@ -130,7 +130,11 @@ namespace nn::compiler {
   }
   for (auto [index, type] : llvm::enumerate(graph.getResultTypes())) {
     auto tensor = cast<ir::NNTensorType>(type);
-    manifest.outputs.push_back({"result" + std::to_string(index),
+    // nn-autodiff's gradient results name their parameter.
+    auto parameter =
+        graph.getResultAttrOfType<StringAttr>(index, "nn.gradient");
+    manifest.outputs.push_back({parameter ? "grad:" + parameter.str()
+                                          : "result" + std::to_string(index),
                                 toDType(tensor.getElementType()),
                                 toAxes(tensor)});
   }

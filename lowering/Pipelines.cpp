@@ -49,6 +49,12 @@ void nn::buildOptimizePipeline(OpPassManager &pm,
                                const NNPipelineOptions &options) {
   if (options.pack)
     pm.addPass(createNNPackBeforeLoss());
+  // After packing: the backward of a packed tail runs on packed rows.
+  if (options.grads) {
+    NNAutodiffOptions autodiff;
+    autodiff.graphName = options.graph;
+    pm.addPass(createNNAutodiff(autodiff));
+  }
   // nn folds (pack(unpack(p)), dropout with rate 0) and dead nn ops.
   pm.addPass(createCanonicalizerPass());
 }

@@ -3,7 +3,8 @@
 // Every tool (nn-opt, nn-run, the compiler API) builds its pass manager
 // with these functions, so they all run the identical pipeline:
 //
-//   nn-optimize     nn-level passes (pack-before-loss unless pack=false)
+//   nn-optimize     nn-level passes (pack-before-loss unless pack=false,
+//                   then nn-autodiff with grads=true)
 //   nn-to-buffers   nn -> linalg/tensor -> bufferized memrefs; shared by
 //                   every target
 //   nn-cpu-codegen  bufferized linalg -> CBLAS calls (unless blas=false)
@@ -28,6 +29,16 @@ struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
       *this, "pack",
       llvm::cl::desc("Run each loss's frame-wise tail on packed frames"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> grads{
+      *this, "grads",
+      llvm::cl::desc("Return the gradient of the training objective with "
+                     "respect to every parameter (nn-autodiff)"),
+      llvm::cl::init(false)};
+  PassOptions::Option<std::string> graph{
+      *this, "graph",
+      llvm::cl::desc("With grads: the graph to differentiate (default: the "
+                     "one no graph calls)"),
+      llvm::cl::init("")};
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Call CBLAS for GEMMs (else generated loops)"),

@@ -43,4 +43,27 @@ def NNExposeLosses : Pass<"nn-expose-losses", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::nn::NNDialect"];
 }
 
+def NNAutodiff : Pass<"nn-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Reverse-mode autodiff: returns the gradient of the training objective";
+  let description = [{
+    The training objective of a graph is the sum over its marked losses
+    that are not `as_error` of `scale * value`, value being the normalized
+    loss or the plain sum as `use_normalized_loss` says. The pass appends to
+    the graph one result per parameter that reaches the objective, in
+    module order: the gradient of the objective with respect to it, with
+    the result attribute `nn.gradient = "<parameter>"`. Each loss is seeded
+    with `nn.loss_seed`; the reverse sweep asks each op for its VJP
+    (`VjpOpInterface`) and sums the gradients of values used more than once.
+    It runs after `nn-pack-before-loss`, so the backward of a packed tail
+    runs on packed rows and reaches padded values through the VJP of
+    `nn.pack` (an unpack, zero at padded positions). An op on the path to a
+    loss without a VJP, or a call, is an error naming it. docs/autodiff.md.
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+  let options = [
+    Option<"graphName", "graph", "std::string", /*default=*/"\"\"",
+           "The graph to differentiate (default: the one no graph calls)">
+  ];
+}
+
 #endif // NN_PASSES_TD

@@ -76,6 +76,15 @@ def NN_ReduceKind : I32EnumAttr<"ReduceKind",
   let cppNamespace = "::mlir::nn";
 }
 
+def NN_Activation : I32EnumAttr<"Activation",
+    "an elementwise activation, for its derivative", [
+    I32EnumAttrCase<"relu", 0>,
+    I32EnumAttrCase<"tanh", 1>,
+    I32EnumAttrCase<"sigmoid", 2>,
+    I32EnumAttrCase<"gelu", 3>]> {
+  let cppNamespace = "::mlir::nn";
+}
+
 def NN_LossNormalization : I32EnumAttr<"LossNormalization",
     "what a summed loss is divided by", [
     I32EnumAttrCase<"sum", 0>,
@@ -126,6 +135,11 @@ def NN_TensorType : TypeDef<NN_Dialect, "NNTensor"> {
                           ::mlir::Type elementType);
     /// The same type with other dims.
     NNTensorType withDims(::llvm::ArrayRef<::mlir::Attribute> dims) const;
+    /// This type without its last axis (the positions of a per-frame loss
+    /// over these features).
+    NNTensorType withoutLastAxis() const {
+      return getRank() == 0 ? *this : withDims(getDims().drop_back());
+    }
     int64_t getRank() const { return getDims().size(); }
     bool isNamedDim(unsigned i) const {
       return ::llvm::isa<::mlir::StringAttr>(getDims()[i]);

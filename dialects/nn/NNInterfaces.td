@@ -88,4 +88,30 @@ def NN_ClassIndexOpInterface : OpInterface<"ClassIndexOpInterface"> {
   ];
 }
 
+def NN_VjpOpInterface : OpInterface<"VjpOpInterface"> {
+  let cppNamespace = "::mlir::nn";
+  let description = [{
+    An op that states its vector-Jacobian product as nn ops, for
+    reverse-mode autodiff (`nn-autodiff`): given the gradient of the
+    objective with respect to each result, it builds the gradient with
+    respect to each operand. Gradients have their value's type; their
+    entries at padded positions are unspecified, like the forward values
+    there, and every op that sums over positions masks them.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds, at `builder`'s insertion point, the gradient with respect to
+        each operand from `resultGradients` (one per result; null where a
+        result does not reach the objective). Appends one value per operand
+        to `operandGradients`: null where there is none (integer operands,
+        operands the results do not depend on differentiably). Fails with a
+        diagnostic on the op when it cannot.
+      }],
+      "::llvm::LogicalResult", "buildVjp",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::mlir::ValueRange":$resultGradients,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGradients)>
+  ];
+}
+
 #endif // NN_INTERFACES_TD

@@ -37,7 +37,8 @@ class NN_FrameWiseOp<string mnemonic, list<Trait> traits = []>
 /// `what` is the summary; `detail` says what is computed per element (or
 /// per frame, for the ops that normalize the feature axis).
 class NN_UnaryFrameWiseOp<string mnemonic, string what, string detail>
-    : NN_FrameWiseOp<mnemonic, [SameOperandsAndResultType]> {
+    : NN_FrameWiseOp<mnemonic, [SameOperandsAndResultType,
+                                 DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = what;
   let description = "\n    " # detail # [{
 
@@ -194,7 +195,8 @@ def NN_ParamRefOp : NN_Op<"param_ref", [
 //===----------------------------------------------------------------------===//
 
 def NN_LinearOp : NN_FrameWiseOp<"linear", [
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "affine map of the feature axis: x W^T + b";
   let description = [{
     `input` `[P..., I]`, `weight` `[O, I]`, optional `bias` `[O]`, result
@@ -216,7 +218,8 @@ def NN_LinearOp : NN_FrameWiseOp<"linear", [
 }
 
 class NN_BinaryFrameWiseOp<string mnemonic, string what>
-    : NN_FrameWiseOp<mnemonic, [Commutative, SameOperandsAndResultType]> {
+    : NN_FrameWiseOp<mnemonic, [Commutative, SameOperandsAndResultType,
+                                 DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = what;
   let description = [{
     Both operands and the result have one type: the same position axes
@@ -269,7 +272,8 @@ def NN_LogSoftmaxOp : NN_UnaryFrameWiseOp<"log_softmax",
     "Each frame: `x_i - max x - log sum_j exp(x_j - max x)` over the one "
     "static feature axis, which the input must have.">;
 
-def NN_DropoutOp : NN_FrameWiseOp<"dropout", [SameOperandsAndResultType]> {
+def NN_DropoutOp : NN_FrameWiseOp<"dropout", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "inverted dropout while training; the identity otherwise";
   let description = [{
     Zeroes each element with probability `rate` and scales the others by
@@ -447,6 +451,7 @@ def NN_ReduceOp : NN_SequenceMixingOp<"reduce", [
 
 def NN_CrossEntropyOp : NN_FrameWiseOp<"cross_entropy", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>,
     DeclareOpInterfaceMethods<NN_LossOpInterface>,
     DeclareOpInterfaceMethods<NN_ClassIndexOpInterface>]> {
   let summary = "per-frame cross entropy with sparse targets";
@@ -477,6 +482,7 @@ def NN_CrossEntropyOp : NN_FrameWiseOp<"cross_entropy", [
 
 def NN_MseOp : NN_FrameWiseOp<"mse", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>,
     DeclareOpInterfaceMethods<NN_LossOpInterface>]> {
   let summary = "per-frame squared error summed over the feature axis";
   let description = [{
@@ -591,7 +597,8 @@ def NN_LossTermsOp : NN_Op<"loss_terms", [Pure]> {
 // Pack / unpack
 //===----------------------------------------------------------------------===//
 
-def NN_PackOp : NN_Op<"pack", [Pure]> {
+def NN_PackOp : NN_Op<"pack", [Pure,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "padded [B, T, F...] to packed [N, F...], batch-major";
   let description = [{
     Keeps the first `len(b)` frames of each sequence `b`, in batch order;
@@ -609,7 +616,8 @@ def NN_PackOp : NN_Op<"pack", [Pure]> {
   let hasFolder = 1;
 }
 
-def NN_UnpackOp : NN_Op<"unpack", [Pure]> {
+def NN_UnpackOp : NN_Op<"unpack", [Pure,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "packed [N, F...] to padded [B, T, F...], padding zero";
   let description = [{
     The inverse of `nn.pack`; padded frames are zero.
@@ -640,6 +648,195 @@ def NN_BroadcastSeqOp : NN_Op<"broadcast_seq", [Pure]> {
   let arguments = (ins NN_Tensor:$input);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input)) `->` qualified(type($result))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Gradients (built by nn-autodiff; docs/autodiff.md)
+//===----------------------------------------------------------------------===//
+
+def NN_LossSeedOp : NN_Op<"loss_seed", [Pure,
+    AllTypesMatch<["loss", "result"]>]> {
+  let summary = "the gradient of the training objective with respect to a loss";
+  let description = [{
+    `loss` is a marked loss value and `inv_norm` its inverse normalization
+    factor (`nn.loss_terms`). The objective takes `scale * sum / inv_norm`
+    (or `scale * sum` with `unnormalized`), so its gradient with respect to
+    each valid position of `loss` is `scale / inv_norm` (0 when `inv_norm`
+    is 0: a loss over no frames) or `scale`; padded positions get exactly 0.
+
+    ```mlir
+    %g = nn.loss_seed %ce, %inv_norm scale 1.000000e+00 : !nn.tensor<[B, T], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$loss, NN_F64Scalar:$inv_norm,
+                       F64Attr:$scale, UnitAttr:$unnormalized);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $loss `,` $inv_norm `scale` $scale (`unnormalized` $unnormalized^)?
+    attr-dict `:` qualified(type($loss))
+  }];
+}
+
+def NN_LinearGradInputOp : NN_FrameWiseOp<"linear_grad_input", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "the input gradient of nn.linear: dy W";
+  let description = [{
+    `grad` `[P..., O]` is the gradient of a linear's result, `weight`
+    `[O, I]` its weight; the result `[P..., I]` is the gradient of its
+    input.
+
+    ```mlir
+    %dx = nn.linear_grad_input %dy, %w : !nn.tensor<[N, 1000], f32>, !nn.tensor<[1000, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$weight);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $weight attr-dict `:` qualified(type($grad)) `,`
+    qualified(type($weight))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_LinearGradWeightOp : NN_Op<"linear_grad_weight", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "the weight gradient of nn.linear: dy^T x over valid positions";
+  let description = [{
+    `grad` `[P..., O]` and `input` `[P..., I]` on the same positions; the
+    result `[O, I]` sums `grad[p, o] * input[p, i]` over the valid
+    positions only (padded positions are skipped, not multiplied, so
+    whatever padding holds never reaches the sum).
+
+    ```mlir
+    %dw = nn.linear_grad_weight %dy, %x : !nn.tensor<[N, 1000], f32>, !nn.tensor<[N, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input attr-dict `:` qualified(type($grad)) `,`
+    qualified(type($input))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_SumPositionsOp : NN_Op<"sum_positions", [Pure,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "the sum over valid positions (a bias gradient)";
+  let description = [{
+    `input` `[P..., F...]`; the result `[F...]` sums it over its valid
+    positions, skipping padded ones.
+
+    ```mlir
+    %db = nn.sum_positions %dy : !nn.tensor<[B, T, 1000], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
+}
+
+def NN_ActivationGradOp : NN_FrameWiseOp<"activation_grad", [
+    AllTypesMatch<["grad", "input", "result"]>]> {
+  let summary = "the input gradient of an activation: dy f'(x)";
+  let description = [{
+    `grad` is the gradient of the activation's result, `input` its input;
+    the result is `grad * f'(input)` elementwise (relu: `x > 0`; tanh:
+    `1 - tanh(x)^2`; sigmoid: `s(x)(1 - s(x))`; gelu, exact form:
+    `Phi(x) + x phi(x)`).
+
+    ```mlir
+    %dx = nn.activation_grad tanh %dy, %x : !nn.tensor<[B, T, 256], f32>
+    ```
+  }];
+  let arguments = (ins NN_Activation:$kind, NN_FloatTensor:$grad,
+                       NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $kind $grad `,` $input attr-dict `:` qualified(type($input))
+  }];
+}
+
+def NN_LogSoftmaxGradOp : NN_FrameWiseOp<"log_softmax_grad", [
+    AllTypesMatch<["grad", "output", "result"]>]> {
+  let summary = "the input gradient of log_softmax: dy - exp(y) sum(dy)";
+  let description = [{
+    `output` is the log_softmax's result `y`; per frame the result is
+    `grad_i - exp(y_i) * sum_j grad_j` over the feature axis.
+
+    ```mlir
+    %dx = nn.log_softmax_grad %dy, %y : !nn.tensor<[N, 1000], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$output);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $output attr-dict `:` qualified(type($output))";
+}
+
+def NN_SoftmaxGradOp : NN_FrameWiseOp<"softmax_grad", [
+    AllTypesMatch<["grad", "output", "result"]>]> {
+  let summary = "the input gradient of softmax: y (dy - sum(dy y))";
+  let description = [{
+    `output` is the softmax's result `y`; per frame the result is
+    `y_i * (grad_i - sum_j grad_j y_j)` over the feature axis.
+
+    ```mlir
+    %dx = nn.softmax_grad %dy, %y : !nn.tensor<[B, T, 10], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$output);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $output attr-dict `:` qualified(type($output))";
+}
+
+def NN_CrossEntropyGradOp : NN_FrameWiseOp<"cross_entropy_grad", [
+    AllTypesMatch<["logits", "result"]>,
+    TypesMatchWith<"grad is on the positions of logits", "logits", "grad",
+                   "::llvm::cast<::mlir::nn::NNTensorType>($_self).withoutLastAxis()">]> {
+  let summary = "the logits gradient of cross_entropy";
+  let description = [{
+    `grad` `[P...]` is the gradient of the per-position loss, `logits` and
+    `targets` the cross entropy's operands, `input_kind` and
+    `label_smoothing` its attributes. With `q` the smoothed target
+    distribution (`1 - eps` on the target, `eps / (C - 1)` elsewhere), the
+    result is `grad * (softmax(x) - q)` from logits and `-grad * q` from
+    log-probabilities.
+
+    ```mlir
+    %dx = nn.cross_entropy_grad %dl, %x, %y from logits
+        : !nn.tensor<[N, 1000], f32>, !nn.tensor<[N], i32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$logits,
+                       NN_IntegerTensor:$targets, NN_LossInput:$input_kind,
+                       DefaultValuedAttr<NN_UnitIntervalF64Attr, "0.0">:$label_smoothing);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $logits `,` $targets `from` $input_kind
+    (`label_smoothing` $label_smoothing^)? attr-dict `:`
+    qualified(type($logits)) `,` qualified(type($targets))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_MseGradOp : NN_FrameWiseOp<"mse_grad", [
+    AllTypesMatch<["prediction", "target", "result"]>,
+    TypesMatchWith<"grad is on the positions of prediction", "prediction",
+                   "grad",
+                   "::llvm::cast<::mlir::nn::NNTensorType>($_self).withoutLastAxis()">]> {
+  let summary = "the prediction gradient of mse: 2 dy (prediction - target)";
+  let description = [{
+    ```mlir
+    %dp = nn.mse_grad %dl, %p, %t : !nn.tensor<[B, T, 80], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$prediction,
+                       NN_FloatTensor:$target);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $prediction `,` $target attr-dict `:` qualified(type($prediction))
+  }];
   let hasVerifier = 1;
 }
 

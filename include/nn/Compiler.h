@@ -29,6 +29,10 @@ namespace nn {
 struct CompileOptions {
   /// Run each loss's frame-wise tail on packed frames (nn-pack-before-loss).
   bool pack = true;
+  /// Also return the gradient of the training objective with respect to
+  /// every parameter that reaches it (nn-autodiff): outputs named
+  /// "grad:<parameter>", after the graph's own results.
+  bool grads = false;
   /// Call CBLAS (OpenBLAS) for GEMMs; false keeps generated loops, which
   /// the benchmark measures against it.
   bool blas = true;

@@ -214,6 +214,235 @@ public:
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Gradients of the frame-wise ops
+//===----------------------------------------------------------------------===//
+
+/// dx = dy W: dx(p..., i) = sum_o dy(p..., o) W(o, i).
+class LinearGradInputConversion
+    : public NNConversionPattern<LinearGradInputOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(LinearGradInputOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Value dy = adaptor.getGrad(), w = adaptor.getWeight();
+    NNTensorType type = typeOf(op.getResult());
+    unsigned rank = type.getRank();
+    Value init = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
+    if (rank == 2)
+      return SmallVector<Value>{
+          b.create<linalg::MatmulOp>(lb.getLoc(), init.getType(),
+                                     ValueRange{dy, w}, ValueRange{init})
+              .getResult(0)};
+    // Loops (p..., i, o).
+    unsigned loops = rank + 1;
+    SmallVector<AffineExpr> dyExprs, dxExprs;
+    for (unsigned i = 0; i + 1 < rank; ++i) {
+      dyExprs.push_back(b.getAffineDimExpr(i));
+      dxExprs.push_back(b.getAffineDimExpr(i));
+    }
+    AffineExpr in = b.getAffineDimExpr(rank - 1),
+               out = b.getAffineDimExpr(rank);
+    dyExprs.push_back(out);
+    dxExprs.push_back(in);
+    SmallVector<AffineMap> maps{
+        AffineMap::get(loops, 0, dyExprs, b.getContext()),
+        AffineMap::get(loops, 0, {out, in}, b.getContext()),
+        AffineMap::get(loops, 0, dxExprs, b.getContext())};
+    SmallVector<IteratorType> iterators(loops, IteratorType::parallel);
+    iterators.back() = IteratorType::reduction;
+    return SmallVector<Value>{lb.generic(
+        init.getType(), {dy, w}, init, maps, iterators,
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          nested.create<linalg::YieldOp>(l, s.add(a[2], s.mul(a[0], a[1])));
+        })};
+  }
+};
+
+/// dW(o, i) = sum over valid positions p of dy(p, o) x(p, i); padded
+/// positions are skipped (selected away), so NaN there never reaches dW.
+class LinearGradWeightConversion
+    : public NNConversionPattern<LinearGradWeightOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(LinearGradWeightOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType gradType = typeOf(op.getGrad());
+    NNTensorType type = typeOf(op.getResult());
+    unsigned positions = gradType.getRank() - 1;
+    SmallVector<Value> lengths = lb.paddingLengths(gradType);
+    Value init = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
+    // Loops (p..., o, i): the position loops first, as isValidPosition
+    // expects.
+    unsigned loops = positions + 2;
+    AffineExpr o = b.getAffineDimExpr(positions),
+               i = b.getAffineDimExpr(positions + 1);
+    SmallVector<AffineExpr> dyExprs, xExprs;
+    for (unsigned p = 0; p < positions; ++p) {
+      dyExprs.push_back(b.getAffineDimExpr(p));
+      xExprs.push_back(b.getAffineDimExpr(p));
+    }
+    dyExprs.push_back(o);
+    xExprs.push_back(i);
+    SmallVector<AffineMap> maps{
+        AffineMap::get(loops, 0, dyExprs, b.getContext()),
+        AffineMap::get(loops, 0, xExprs, b.getContext())};
+    maps.append(lengths.size(),
+                AffineMap::get(loops, 0, b.getAffineDimExpr(0)));
+    maps.push_back(AffineMap::get(loops, 0, {o, i}, b.getContext()));
+    SmallVector<IteratorType> iterators(loops, IteratorType::reduction);
+    iterators[positions] = iterators[positions + 1] = IteratorType::parallel;
+    SmallVector<Value> inputs{adaptor.getGrad(), adaptor.getInput()};
+    inputs.append(lengths);
+    return SmallVector<Value>{lb.generic(
+        init.getType(), inputs, init, maps, iterators,
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value sum = s.add(a.back(), s.mul(a[0], a[1]));
+          Value valid =
+              LinalgBuilder::isValidPosition(s, a.drop_front(2).drop_back());
+          nested.create<linalg::YieldOp>(
+              l, valid ? s.select(valid, sum, a.back()) : sum);
+        })};
+  }
+};
+
+/// The sum over valid positions, feature axes kept.
+class SumPositionsConversion : public NNConversionPattern<SumPositionsOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(SumPositionsOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType inputType = typeOf(op.getInput());
+    NNTensorType type = typeOf(op.getResult());
+    unsigned rank = inputType.getRank();
+    unsigned positions = inputType.getNumPositionDims();
+    SmallVector<Value> lengths = lb.paddingLengths(inputType);
+    Value init = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    SmallVector<AffineMap> maps{identity};
+    maps.append(lengths.size(), AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
+    SmallVector<AffineExpr> features;
+    for (unsigned i = positions; i < rank; ++i)
+      features.push_back(b.getAffineDimExpr(i));
+    maps.push_back(AffineMap::get(rank, 0, features, b.getContext()));
+    SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+    for (unsigned i = 0; i < positions; ++i)
+      iterators[i] = IteratorType::reduction;
+    SmallVector<Value> inputs{adaptor.getInput()};
+    inputs.append(lengths);
+    return SmallVector<Value>{lb.generic(
+        init.getType(), inputs, init, maps, iterators,
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value sum = s.add(a.back(), a[0]);
+          Value valid =
+              LinalgBuilder::isValidPosition(s, a.drop_front().drop_back());
+          nested.create<linalg::YieldOp>(
+              l, valid ? s.select(valid, sum, a.back()) : sum);
+        })};
+  }
+};
+
+class ActivationGradConversion : public NNConversionPattern<ActivationGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(ActivationGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    Activation kind = op.getKind();
+    return SmallVector<Value>{lb.map(
+        typeOf(op.getResult()), {adaptor.getGrad(), adaptor.getInput()},
+        [&](Scalar &s, ValueRange a) -> Value {
+          Value dy = a[0], x = a[1];
+          Type t = x.getType();
+          Value one = s.f(t, 1.0);
+          Value derivative;
+          switch (kind) {
+          case Activation::relu:
+            derivative =
+                s.select(s.b.create<arith::CmpFOp>(
+                             s.loc, arith::CmpFPredicate::OGT, x, s.f(t, 0.0)),
+                         one, s.f(t, 0.0));
+            break;
+          case Activation::tanh: {
+            Value y = s.tanh(x);
+            derivative = s.sub(one, s.mul(y, y));
+            break;
+          }
+          case Activation::sigmoid: {
+            Value y = s.sigmoid(x);
+            derivative = s.mul(y, s.sub(one, y));
+            break;
+          }
+          case Activation::gelu: {
+            // Phi(x) + x phi(x), phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+            Value erf =
+                s.b.create<math::ErfOp>(s.loc, s.mul(x, s.f(t, M_SQRT1_2)));
+            Value cdf = s.mul(s.f(t, 0.5), s.add(one, erf));
+            Value pdf = s.mul(s.exp(s.mul(s.mul(x, x), s.f(t, -0.5))),
+                              s.f(t, 0.5 * M_2_SQRTPI * M_SQRT1_2));
+            derivative = s.add(cdf, s.mul(x, pdf));
+            break;
+          }
+          }
+          return s.mul(dy, derivative);
+        })};
+  }
+};
+
+/// dx = dy - exp(y) sum(dy), per frame.
+class LogSoftmaxGradConversion : public NNConversionPattern<LogSoftmaxGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(LogSoftmaxGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    Value sum = lb.reduceLast(adaptor.getGrad(), {}, element, 0.0,
+                              [](Scalar &s, Value e, ValueRange, Value acc) {
+                                return s.addReassoc(acc, e);
+                              });
+    return SmallVector<Value>{
+        lb.mapWithRow(type, {adaptor.getGrad(), adaptor.getOutput()}, sum,
+                      [](Scalar &s, ValueRange a, Value rowSum) {
+                        return s.sub(a[0], s.mul(s.exp(a[1]), rowSum));
+                      })};
+  }
+};
+
+/// dx = y (dy - sum(dy y)), per frame.
+class SoftmaxGradConversion : public NNConversionPattern<SoftmaxGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(SoftmaxGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    Value products =
+        lb.map(type, {adaptor.getGrad(), adaptor.getOutput()},
+               [](Scalar &s, ValueRange a) { return s.mul(a[0], a[1]); });
+    Value sum = lb.reduceLast(products, {}, element, 0.0,
+                              [](Scalar &s, Value e, ValueRange, Value acc) {
+                                return s.addReassoc(acc, e);
+                              });
+    return SmallVector<Value>{
+        lb.mapWithRow(type, {adaptor.getGrad(), adaptor.getOutput()}, sum,
+                      [](Scalar &s, ValueRange a, Value rowSum) {
+                        return s.mul(a[1], s.sub(a[0], rowSum));
+                      })};
+  }
+};
+
 } // namespace
 
 void nn::populateFrameWiseConversionPatterns(const TypeConverter &converter,
@@ -224,5 +453,8 @@ void nn::populateFrameWiseConversionPatterns(const TypeConverter &converter,
                ElementwiseConversion<TanhOp>, ElementwiseConversion<SigmoidOp>,
                ElementwiseConversion<GeluOp>, SoftmaxConversion,
                LogSoftmaxConversion, DropoutConversion, LayerNormConversion,
-               EmbeddingConversion, ConcatConversion>(converter, state);
+               EmbeddingConversion, ConcatConversion, LinearGradInputConversion,
+               LinearGradWeightConversion, SumPositionsConversion,
+               ActivationGradConversion, LogSoftmaxGradConversion,
+               SoftmaxGradConversion>(converter, state);
 }

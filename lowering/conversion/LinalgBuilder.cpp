@@ -12,6 +12,8 @@
 using namespace mlir;
 using namespace mlir::nn;
 
+using utils::IteratorType;
+
 //===----------------------------------------------------------------------===//
 // Scalar
 //===----------------------------------------------------------------------===//
@@ -205,6 +207,27 @@ Value LinalgBuilder::map(NNTensorType resultType, ValueRange inputs,
                  });
 }
 
+Value LinalgBuilder::mapWithRow(
+    NNTensorType resultType, ValueRange inputs, Value row,
+    function_ref<Value(Scalar &, ValueRange, Value)> fn) {
+  unsigned rank = resultType.getRank();
+  Value init = empty(sizes(resultType), resultType.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<AffineMap> maps(inputs.size(), identity);
+  maps.push_back(identity.dropResult(rank - 1));
+  maps.push_back(identity);
+  SmallVector<Value> operands(inputs);
+  operands.push_back(row);
+  return generic(init.getType(), operands, init, maps,
+                 SmallVector<IteratorType>(rank, IteratorType::parallel),
+                 [&](OpBuilder &nested, Location l, ValueRange args) {
+                   Scalar s{nested, l};
+                   ValueRange full = args.take_front(inputs.size());
+                   Value result = fn(s, full, args[inputs.size()]);
+                   nested.create<linalg::YieldOp>(l, result);
+                 });
+}
+
 Value LinalgBuilder::reduceLast(
     Value x, ValueRange extra, Type accType, double init,
     function_ref<Value(Scalar &, Value, ValueRange, Value)> combine) {
@@ -230,6 +253,25 @@ Value LinalgBuilder::reduceLast(
                                args.back());
                    nested.create<linalg::YieldOp>(l, result);
                  });
+}
+
+SmallVector<Value> LinalgBuilder::paddingLengths(NNTensorType type) {
+  SmallVector<Value> lengths;
+  FailureOr<Positions> positions =
+      classifyPositions(type, dims.getDecls(), [&] { return emitError(loc); });
+  if (succeeded(positions) && positions->kind == PositionKind::Padded)
+    for (StringRef sequence : positions->sequences)
+      lengths.push_back(dims.lengths(sequence));
+  return lengths;
+}
+
+Value LinalgBuilder::isValidPosition(Scalar &s, ValueRange lengths) {
+  Value valid;
+  for (auto [i, length] : llvm::enumerate(lengths)) {
+    Value inside = s.lt(s.index(i + 1), s.toIndex(length));
+    valid = valid ? s.andI(valid, inside) : inside;
+  }
+  return valid;
 }
 
 /// a [M, K] times w [N, K] transposed: [M, N].

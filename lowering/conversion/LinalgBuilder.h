@@ -121,12 +121,25 @@ public:
   /// An elementwise map of same-shaped `inputs` to a value of `resultType`.
   Value map(NNTensorType resultType, ValueRange inputs,
             function_ref<Value(Scalar &, ValueRange)> fn);
+  /// A map over `resultType` [P..., F] of same-shaped `inputs` and of a
+  /// per-row value `row` [P...], broadcast along the last axis.
+  Value mapWithRow(NNTensorType resultType, ValueRange inputs, Value row,
+                   function_ref<Value(Scalar &, ValueRange, Value row)> fn);
   /// Reduces the last axis of `x` ([P..., F] -> [P...]). `extra` values are
   /// [P...] inputs broadcast along the reduced axis.
   Value reduceLast(
       Value x, ValueRange extra, Type accType, double init,
       function_ref<Value(Scalar &, Value elem, ValueRange extra, Value acc)>
           combine);
+
+  /// The lengths that mask the padded position axes of a value of `type`:
+  /// one per sequence axis (axes 1, 2, ...; each read at the batch index,
+  /// axis 0); none for packed, per-sequence and static values.
+  SmallVector<Value> paddingLengths(NNTensorType type);
+  /// Inside a generic whose loops start with the position axes: whether
+  /// the position is valid, given the `paddingLengths` as body arguments
+  /// (null when there is nothing to mask).
+  static Value isValidPosition(Scalar &s, ValueRange lengths);
 
   /// a [M, K] times w [N, K] transposed: [M, N].
   Value matmulTransposeB(Value a, Value w);

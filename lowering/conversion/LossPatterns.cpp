@@ -373,11 +373,126 @@ public:
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Gradients of the losses
+//===----------------------------------------------------------------------===//
+
+/// scale / inv_norm (or scale) at valid positions, 0 at padded ones.
+class LossSeedConversion : public NNConversionPattern<LossSeedOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(LossSeedOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    unsigned rank = type.getRank();
+    double scale = op.getScale().convertToDouble();
+    bool normalized = !op.getUnnormalized();
+    SmallVector<Value> lengths = lb.paddingLengths(type);
+    Value init = lb.empty(lb.sizes(type), element);
+    SmallVector<AffineMap> maps{AffineMap::get(rank, 0, b.getContext())};
+    maps.append(lengths.size(), AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
+    maps.push_back(b.getMultiDimIdentityMap(rank));
+    SmallVector<Value> inputs{adaptor.getInvNorm()};
+    inputs.append(lengths);
+    return SmallVector<Value>{lb.generic(
+        init.getType(), inputs, init, maps,
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Type f64 = nested.getF64Type();
+          Value seed = s.f(f64, scale);
+          if (normalized) {
+            Value norm = a[0];
+            Value zero = s.f(f64, 0.0);
+            seed = s.select(s.feq(norm, zero), zero, s.div(seed, norm));
+          }
+          if (element != f64)
+            seed = nested.create<arith::TruncFOp>(l, element, seed);
+          Value valid =
+              LinalgBuilder::isValidPosition(s, a.drop_front().drop_back());
+          nested.create<linalg::YieldOp>(
+              l, valid ? s.select(valid, seed, s.f(element, 0.0)) : seed);
+        })};
+  }
+};
+
+/// dx = g (softmax(x) - q) from logits, -g q from log-probabilities, q the
+/// smoothed target distribution.
+class CrossEntropyGradConversion
+    : public NNConversionPattern<CrossEntropyGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(CrossEntropyGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    unsigned rank = type.getRank();
+    int64_t classes = type.getStaticSize(rank - 1);
+    double smoothing = op.getLabelSmoothing().convertToDouble();
+    bool fromLogits = op.getInputKind() == LossInput::logits;
+    double onTarget = 1.0 - smoothing;
+    double offTarget = classes > 1 ? smoothing / double(classes - 1) : 0.0;
+    Value logits = adaptor.getLogits();
+    // Per row: the gradient g, the target, and (from logits) the lse.
+    SmallVector<Value> rows{adaptor.getGrad(), adaptor.getTargets()};
+    if (fromLogits) {
+      NNTensorType rowType = typeOf(op.getGrad());
+      auto [max, sum] = lb.rowMaxAndSumExp(logits);
+      rows.push_back(lb.map(rowType, {max, sum}, [](Scalar &s, ValueRange a) {
+        return s.add(a[0], s.log(a[1]));
+      }));
+    }
+    Value init = lb.empty(lb.sizes(type), element);
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    SmallVector<AffineMap> maps{identity};
+    maps.append(rows.size(), identity.dropResult(rank - 1));
+    maps.push_back(identity);
+    SmallVector<Value> inputs{logits};
+    inputs.append(rows);
+    return SmallVector<Value>{lb.generic(
+        init.getType(), inputs, init, maps,
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value x = a[0], g = a[1];
+          Value target = s.clampIndex(a[2], s.idx(classes));
+          Value isTarget = nested.create<arith::CmpIOp>(
+              l, arith::CmpIPredicate::eq, s.index(rank - 1), target);
+          Value q = s.select(isTarget, s.f(element, onTarget),
+                             s.f(element, offTarget));
+          Value d = fromLogits ? s.sub(s.exp(s.sub(x, a[3])), q) : s.neg(q);
+          nested.create<linalg::YieldOp>(l, s.mul(g, d));
+        })};
+  }
+};
+
+/// dprediction = 2 g (prediction - target).
+class MseGradConversion : public NNConversionPattern<MseGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(MseGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    return SmallVector<Value>{lb.mapWithRow(
+        typeOf(op.getResult()), {adaptor.getPrediction(), adaptor.getTarget()},
+        adaptor.getGrad(), [](Scalar &s, ValueRange a, Value g) {
+          Value d = s.sub(a[0], a[1]);
+          return s.mul(s.mul(g, s.f(d.getType(), 2.0)), d);
+        })};
+  }
+};
+
 } // namespace
 
 void nn::populateLossConversionPatterns(const TypeConverter &converter,
                                         ConversionState &state,
                                         RewritePatternSet &patterns) {
   patterns.add<CrossEntropyConversion, MseConversion, CtcLossConversion,
-               LossTermsConversion>(converter, state);
+               LossTermsConversion, LossSeedConversion,
+               CrossEntropyGradConversion, MseGradConversion>(converter, state);
 }

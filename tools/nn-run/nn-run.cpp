@@ -94,6 +94,12 @@ static cl::list<std::string>
                cl::desc("NAME=FILE.npy: one parameter from a .npy file; "
                         "repeatable, overrides --params"),
                cl::cat(dataCategory));
+static cl::opt<std::string>
+    gradsOut("grads",
+             cl::desc("Also compute the gradient of the training objective "
+                      "and write one float32 array per parameter, keyed by "
+                      "its name, to this .npz (--json adds their L2 norms)"),
+             cl::cat(outputCategory));
 static cl::opt<std::string> artifactOut("emit-artifact",
                                         cl::desc("Keep the compiled .so here"),
                                         cl::cat(outputCategory));
@@ -306,6 +312,7 @@ int main(int argc, char **argv) {
 
   nn::CompileOptions options;
   options.pack = !noPack;
+  options.grads = !gradsOut.empty();
   options.target = target;
   options.gpuChip = gpuChip;
   options.gpuBinary = gpuBinary;
@@ -355,6 +362,23 @@ int main(int argc, char **argv) {
   auto ran = std::chrono::steady_clock::now();
   if (!status.ok())
     return fail(status);
+  // Gradients: the outputs named grad:<parameter> (nn-autodiff).
+  std::vector<std::pair<std::string, nn::Tensor>> gradients;
+  for (auto &[name, tensor] : result.outputs)
+    if (name.rfind("grad:", 0) == 0)
+      gradients.emplace_back(name.substr(5), tensor);
+  if (!gradsOut.empty()) {
+    std::map<std::string, nn::Tensor> arrays;
+    for (const auto &[name, tensor] : gradients) {
+      nn::Tensor f32(nn::DType::f32, tensor.shape());
+      for (int64_t i = 0; i < tensor.numElements(); ++i)
+        f32.data<float>()[i] = static_cast<float>(tensor.at(i));
+      arrays[name] = std::move(f32);
+    }
+    status = nn::writeNpz(gradsOut, arrays);
+    if (!status.ok())
+      return fail(status);
+  }
   if (timing) {
     using ms = std::chrono::duration<double, std::milli>;
     llvm::errs() << llvm::format("compile %.1f ms, run %.1f ms\n",
@@ -380,7 +404,22 @@ int main(int argc, char **argv) {
                    << ", \"frames_computed\": " << loss.framesComputed
                    << ", \"frames_padded\": " << loss.framesPadded << "}";
     }
-    llvm::outs() << "]}\n";
+    llvm::outs() << "]";
+    if (!gradsOut.empty()) {
+      llvm::outs() << ", \"gradients\": [";
+      for (size_t i = 0; i < gradients.size(); ++i) {
+        double squares = 0;
+        const nn::Tensor &tensor = gradients[i].second;
+        for (int64_t j = 0; j < tensor.numElements(); ++j)
+          squares += tensor.at(j) * tensor.at(j);
+        llvm::outs() << (i ? ", " : "") << "{\"name\": "
+                     << nn::tools::jsonString(gradients[i].first)
+                     << ", \"l2_norm\": "
+                     << nn::tools::jsonNumber(std::sqrt(squares)) << "}";
+      }
+      llvm::outs() << "]";
+    }
+    llvm::outs() << "}\n";
     return 0;
   }
   for (const nn::LossValue &loss : result.losses) {

@@ -119,6 +119,40 @@ struct Frame {
 
 ir::NNTensorType typeOf(Value v) { return cast<ir::NNTensorType>(v.getType()); }
 
+/// The sum of a loss over its valid positions and its normalization, as
+/// nn.mark_loss describes them.
+nn::reference::Loss lossTerms(Frame &f, Value lossValue, const Array &loss,
+                              ir::LossNormalization normalization,
+                              const Array *custom) {
+  ir::NNTensorType type = typeOf(lossValue);
+  nn::reference::Loss value;
+  forEach(loss.shape, [&](const std::vector<int64_t> &index) {
+    if (f.valid(type, index))
+      value.sum += loss.data[offsetOf(loss.shape, index)];
+  });
+  FailureOr<ir::Positions> positions = ir::classifyPositions(
+      type, f.table, [&] { return mlir::emitError(lossValue.getLoc()); });
+  switch (normalization) {
+  case ir::LossNormalization::sum:
+    value.normalization = 1;
+    break;
+  case ir::LossNormalization::per_sequence:
+    value.normalization = f.sizes.at(positions->batch.str());
+    break;
+  case ir::LossNormalization::per_frame:
+    forEach(loss.shape, [&](const std::vector<int64_t> &index) {
+      if (f.valid(type, index))
+        value.normalization += 1;
+    });
+    break;
+  case ir::LossNormalization::custom:
+    for (double v : custom->data)
+      value.normalization += v;
+    break;
+  }
+  return value;
+}
+
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 /// Per row (all axes but the last) log-softmax.
@@ -138,6 +172,13 @@ Array logSoftmax(const Array &x) {
       y.data[r * width + c] = in[c] - max - std::log(sum);
   }
   return y;
+}
+
+/// A rank-0 array.
+Array scalar(double value) {
+  Array a;
+  a.data.push_back(value);
+  return a;
 }
 
 /// A forward LSTM over sequence b's first len(b) frames; zero elsewhere.
@@ -504,34 +545,148 @@ absl::Status Evaluator::run(
           set(y);
         })
         .Case([&](ir::MarkLossOp mark) {
-          ir::NNTensorType type = typeOf(mark.getLoss());
-          const Array &loss = in(0);
-          nn::reference::Loss value;
-          forEach(loss.shape, [&](const std::vector<int64_t> &index) {
+          losses.emplace_back(
+              mark.getName().str(),
+              lossTerms(f, mark.getLoss(), in(0), mark.getNormalization(),
+                        mark.getCustomInvNormFactor() ? &in(1) : nullptr));
+        })
+        .Case([&](ir::LossTermsOp terms) {
+          nn::reference::Loss value =
+              lossTerms(f, terms.getLoss(), in(0), terms.getNormalization(),
+                        terms.getCustomInvNormFactor() ? &in(1) : nullptr);
+          f.values[terms.getSum()] = scalar(value.sum);
+          f.values[terms.getInvNorm()] = scalar(value.normalization);
+        })
+        // The gradient ops, as their descriptions read.
+        .Case([&](ir::LossSeedOp seed) {
+          ir::NNTensorType type = typeOf(seed.getLoss());
+          double norm = in(1).data[0],
+                 scale = seed.getScale().convertToDouble();
+          double value = seed.getUnnormalized() ? scale
+                         : norm == 0            ? 0.0
+                                                : scale / norm;
+          Array y = zeros(f.shape(type));
+          forEach(y.shape, [&](const std::vector<int64_t> &index) {
             if (f.valid(type, index))
-              value.sum += loss.data[offsetOf(loss.shape, index)];
+              y.data[offsetOf(y.shape, index)] = value;
           });
-          FailureOr<ir::Positions> positions = ir::classifyPositions(
-              type, f.table, [&] { return mark.emitOpError(); });
-          switch (mark.getNormalization()) {
-          case ir::LossNormalization::sum:
-            value.normalization = 1;
-            break;
-          case ir::LossNormalization::per_sequence:
-            value.normalization = f.sizes.at(positions->batch.str());
-            break;
-          case ir::LossNormalization::per_frame:
-            forEach(loss.shape, [&](const std::vector<int64_t> &index) {
-              if (f.valid(type, index))
-                value.normalization += 1;
-            });
-            break;
-          case ir::LossNormalization::custom:
-            for (double v : in(1).data)
-              value.normalization += v;
-            break;
+          set(y);
+        })
+        .Case([&](ir::LinearGradInputOp) {
+          const Array &dy = in(0), &w = in(1);
+          int64_t out = w.shape[0], width = w.shape[1];
+          std::vector<int64_t> shape = dy.shape;
+          shape.back() = width;
+          Array dx = zeros(shape);
+          for (int64_t r = 0, rows = count(dy.shape) / out; r < rows; ++r)
+            for (int64_t i = 0; i < width; ++i)
+              for (int64_t o = 0; o < out; ++o)
+                dx.data[r * width + i] +=
+                    dy.data[r * out + o] * w.data[o * width + i];
+          set(dx);
+        })
+        .Case([&](ir::LinearGradWeightOp op) {
+          const Array &dy = in(0), &x = in(1);
+          ir::NNTensorType type = typeOf(op.getGrad());
+          int64_t out = dy.shape.back(), width = x.shape.back();
+          Array dw = zeros({out, width});
+          std::vector<int64_t> positions(dy.shape.begin(), dy.shape.end() - 1);
+          forEach(positions, [&](const std::vector<int64_t> &index) {
+            std::vector<int64_t> full = index;
+            full.push_back(0);
+            if (!f.valid(type, full))
+              return;
+            int64_t row = offsetOf(positions, index);
+            for (int64_t o = 0; o < out; ++o)
+              for (int64_t i = 0; i < width; ++i)
+                dw.data[o * width + i] +=
+                    dy.data[row * out + o] * x.data[row * width + i];
+          });
+          set(dw);
+        })
+        .Case([&](ir::SumPositionsOp op) {
+          const Array &x = in(0);
+          ir::NNTensorType type = typeOf(op.getInput());
+          unsigned positions = type.getNumPositionDims();
+          std::vector<int64_t> features(x.shape.begin() + positions,
+                                        x.shape.end());
+          Array y = zeros(features);
+          int64_t width = count(features);
+          forEach(x.shape, [&](const std::vector<int64_t> &index) {
+            if (f.valid(type, index))
+              y.data[offsetOf(x.shape, index) % std::max<int64_t>(width, 1)] +=
+                  x.data[offsetOf(x.shape, index)];
+          });
+          set(y);
+        })
+        .Case([&](ir::ActivationGradOp op) {
+          Array dx = in(0);
+          const Array &x = in(1);
+          for (size_t i = 0; i < dx.data.size(); ++i) {
+            double v = x.data[i], d = 0;
+            switch (op.getKind()) {
+            case ir::Activation::relu:
+              d = v > 0 ? 1.0 : 0.0;
+              break;
+            case ir::Activation::tanh:
+              d = 1.0 - std::tanh(v) * std::tanh(v);
+              break;
+            case ir::Activation::sigmoid:
+              d = sigmoid(v) * (1.0 - sigmoid(v));
+              break;
+            case ir::Activation::gelu:
+              d = 0.5 * (1.0 + std::erf(v / std::sqrt(2.0))) +
+                  v * std::exp(-0.5 * v * v) / std::sqrt(2.0 * M_PI);
+              break;
+            }
+            dx.data[i] *= d;
           }
-          losses.emplace_back(mark.getName().str(), value);
+          set(dx);
+        })
+        .Case<ir::LogSoftmaxGradOp, ir::SoftmaxGradOp>([&](Operation *op) {
+          const Array &dy = in(0), &y = in(1);
+          Array dx = dy;
+          int64_t width = dy.shape.back();
+          bool log = isa<ir::LogSoftmaxGradOp>(op);
+          for (int64_t r = 0, rows = count(dy.shape) / width; r < rows; ++r) {
+            double sum = 0;
+            for (int64_t c = 0; c < width; ++c)
+              sum +=
+                  dy.data[r * width + c] * (log ? 1.0 : y.data[r * width + c]);
+            for (int64_t c = 0; c < width; ++c) {
+              int64_t k = r * width + c;
+              dx.data[k] = log ? dy.data[k] - std::exp(y.data[k]) * sum
+                               : y.data[k] * (dy.data[k] - sum);
+            }
+          }
+          set(dx);
+        })
+        .Case([&](ir::CrossEntropyGradOp op) {
+          const Array &g = in(0), &x = in(1), &targets = in(2);
+          int64_t classes = x.shape.back();
+          double eps = op.getLabelSmoothing().convertToDouble();
+          bool fromLogits = op.getInputKind() == ir::LossInput::logits;
+          Array probs = logSoftmax(x);
+          Array dx = zeros(x.shape);
+          for (int64_t r = 0, rows = count(g.shape); r < rows; ++r) {
+            int64_t target =
+                std::clamp<int64_t>((int64_t)targets.data[r], 0, classes - 1);
+            for (int64_t c = 0; c < classes; ++c) {
+              double q = c == target ? 1.0 - eps
+                                     : (classes > 1 ? eps / (classes - 1) : 0);
+              double p = std::exp(probs.data[r * classes + c]);
+              dx.data[r * classes + c] = g.data[r] * (fromLogits ? p - q : -q);
+            }
+          }
+          set(dx);
+        })
+        .Case([&](ir::MseGradOp) {
+          const Array &g = in(0), &p = in(1), &t = in(2);
+          Array dp = p;
+          int64_t width = p.shape.back();
+          for (size_t i = 0; i < dp.data.size(); ++i)
+            dp.data[i] = 2.0 * g.data[i / width] * (p.data[i] - t.data[i]);
+          set(dp);
         })
         .Case([&](ir::PackOp pack) {
           const Array &x = in(0);

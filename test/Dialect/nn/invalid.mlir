@@ -976,3 +976,27 @@ nn.graph @g(%x: !nn.tensor<[B], f32>) dims [B: batch] {
   %s, %i = "nn.loss_terms"(%x) <{normalization = 0 : i32}> : (!nn.tensor<[B], f32>) -> (!nn.tensor<[], f32>, !nn.tensor<[], f64>)
   nn.return
 }
+
+// -----
+
+nn.graph @g(%dy: !nn.tensor<[B, 3], f32>, %w: !nn.tensor<[5, 4], f32>) dims [B: batch] {
+  // expected-error @+1 {{weight must be static [3, in], got '!nn.tensor<[5, 4], f32>'}}
+  %dx = nn.linear_grad_input %dy, %w : !nn.tensor<[B, 3], f32>, !nn.tensor<[5, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%dy: !nn.tensor<[B, T, 3], f32>, %x: !nn.tensor<[B, U, 4], f32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  // expected-error @+1 {{must be [P..., O] and [P..., I] on the same positions with static features}}
+  %dw = nn.linear_grad_weight %dy, %x : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%g: !nn.tensor<[B, T], f32>, %x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  // expected-error @+1 {{targets must be on the positions of the logits}}
+  %d = nn.cross_entropy_grad %g, %x, %y from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.return
+}

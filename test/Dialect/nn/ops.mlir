@@ -140,6 +140,33 @@ nn.graph @sequence_values(%spk: !nn.tensor<[B, 16], f32>, %ce: !nn.tensor<[B, T]
       !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>
 }
 
+// The gradient ops nn-autodiff builds.
+// CHECK-LABEL: nn.graph @gradients
+nn.graph @gradients(%l: !nn.tensor<[B, T], f32>, %inv: !nn.tensor<[], f64>,
+                    %x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
+                    %w: !nn.tensor<[3, 4], f32>, %dy: !nn.tensor<[B, T, 3], f32>)
+    dims [B: batch, T: seq(B)] {
+  // CHECK: nn.loss_seed %{{.+}}, %{{.+}} scale 5.000000e-01 unnormalized : !nn.tensor<[B, T], f32>
+  %g = nn.loss_seed %l, %inv scale 0.5 unnormalized : !nn.tensor<[B, T], f32>
+  // CHECK: nn.linear_grad_input %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[3, 4], f32>
+  %dx = nn.linear_grad_input %dy, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[3, 4], f32>
+  // CHECK: nn.linear_grad_weight %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 4], f32>
+  %dw = nn.linear_grad_weight %dy, %x : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 4], f32>
+  // CHECK: nn.sum_positions %{{.+}} : !nn.tensor<[B, T, 3], f32>
+  %db = nn.sum_positions %dy : !nn.tensor<[B, T, 3], f32>
+  // CHECK: nn.activation_grad gelu %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>
+  %da = nn.activation_grad gelu %dx, %x : !nn.tensor<[B, T, 4], f32>
+  // CHECK: nn.log_softmax_grad %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>
+  %dl = nn.log_softmax_grad %dx, %x : !nn.tensor<[B, T, 4], f32>
+  // CHECK: nn.softmax_grad %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>
+  %ds = nn.softmax_grad %dx, %x : !nn.tensor<[B, T, 4], f32>
+  // CHECK: nn.cross_entropy_grad %{{.+}}, %{{.+}}, %{{.+}} from log_probs label_smoothing 1.000000e-01 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
+  %dc = nn.cross_entropy_grad %g, %x, %y from log_probs label_smoothing 0.1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
+  // CHECK: nn.mse_grad %{{.+}}, %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>
+  %dm = nn.mse_grad %g, %x, %dx : !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
 // CHECK-LABEL: nn.graph @caller
 // CHECK: nn.call @packing(%{{.+}}, %{{.+}}) : (!nn.tensor<[Bc, Tc, 8], f32>, !nn.tensor<[Bc, Tc], i32>) -> !nn.tensor<[Bc, Tc, 8], f32>
 nn.graph @caller(%x: !nn.tensor<[Bc, Tc, 8], f32>, %y: !nn.tensor<[Bc, Tc], i32>)

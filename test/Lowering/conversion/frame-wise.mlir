@@ -83,3 +83,33 @@ nn.graph @feature_ops(%x: !nn.tensor<[B, T, 4], f32>, %ids: !nn.tensor<[B, T], i
   %m = nn.mse %s, %n : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
   nn.return %s, %n, %c, %m : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T], f32>
 }
+
+// -----
+
+// Gradients of linear: dy W (packed: a named matmul), dy^T x over valid
+// positions only (padded: each position's term selected by t < len(b)),
+// the bias gradient summed over valid positions; an activation's
+// derivative elementwise.
+// CHECK-LABEL: func.func @linear_grads
+// CHECK-SAME: (%[[B:.+]]: index, %[[T:.+]]: index, %[[LEN:.+]]: tensor<?xi32>, %[[DY:.+]]: tensor<?x?x3xf32>, %[[X:.+]]: tensor<?x?x4xf32>, %[[PDY:.+]]: tensor<?x3xf32>, %[[W:.+]]: tensor<3x4xf32>)
+// CHECK: linalg.matmul ins(%[[PDY]], %[[W]] : tensor<?x3xf32>, tensor<3x4xf32>)
+// CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel", "parallel"]{{.+}} ins(%[[DY]], %[[X]], %[[LEN]] : tensor<?x?x3xf32>, tensor<?x?x4xf32>, tensor<?xi32>)
+// CHECK:   arith.mulf
+// CHECK:   arith.cmpi slt
+// CHECK:   arith.select
+// CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel"]{{.+}} ins(%[[DY]], %[[LEN]]
+// CHECK:   arith.select
+// CHECK: linalg.generic
+// CHECK:   math.tanh
+// CHECK:   arith.subf
+// CHECK:   arith.mulf
+nn.graph @linear_grads(%dy: !nn.tensor<[B, T, 3], f32>, %x: !nn.tensor<[B, T, 4], f32>,
+                       %pdy: !nn.tensor<[N, 3], f32>, %w: !nn.tensor<[3, 4], f32>)
+    -> (!nn.tensor<[N, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T, 4], f32>)
+    dims [B: batch, T: seq(B), N: packed(B, T)] {
+  %dx = nn.linear_grad_input %pdy, %w : !nn.tensor<[N, 3], f32>, !nn.tensor<[3, 4], f32>
+  %dw = nn.linear_grad_weight %dy, %x : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 4], f32>
+  %db = nn.sum_positions %dy : !nn.tensor<[B, T, 3], f32>
+  %da = nn.activation_grad tanh %x, %x : !nn.tensor<[B, T, 4], f32>
+  nn.return %dx, %dw, %db, %da : !nn.tensor<[N, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T, 4], f32>
+}

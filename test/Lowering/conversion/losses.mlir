@@ -36,3 +36,30 @@ nn.graph @losses(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
   nn.mark_loss %c as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
   nn.return
 }
+
+// -----
+
+// The seed of a loss: scale / inv_norm at valid positions, 0 at padding;
+// the logits gradient of cross entropy: g (softmax(x) - q).
+// CHECK-LABEL: func.func @loss_grads
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %{{.+}} : tensor<f64>, tensor<?xi32>)
+// CHECK:   arith.divf
+// CHECK:   arith.truncf
+// CHECK:   arith.cmpi slt
+// CHECK:   arith.select
+// CHECK: arith.maximumf
+// CHECK: math.exp
+// CHECK: math.log
+// CHECK: linalg.generic
+// CHECK:   arith.cmpi eq
+// CHECK:   math.exp
+// CHECK:   arith.subf
+// CHECK:   arith.mulf
+nn.graph @loss_grads(%l: !nn.tensor<[B, T], f32>, %inv: !nn.tensor<[], f64>,
+                     %x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
+    -> (!nn.tensor<[B, T], f32>, !nn.tensor<[B, T, 4], f32>)
+    dims [B: batch, T: seq(B)] {
+  %g = nn.loss_seed %l, %inv scale 1.000000e+00 : !nn.tensor<[B, T], f32>
+  %dx = nn.cross_entropy_grad %g, %x, %y from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
+  nn.return %g, %dx : !nn.tensor<[B, T], f32>, !nn.tensor<[B, T, 4], f32>
+}

@@ -1,0 +1,259 @@
+//===- NNVjp.cpp - vector-Jacobian products and the gradient ops ----------===//
+//
+// Each differentiable op states its VJP (VjpOpInterface) as nn ops: existing
+// ones where they say it (mul for products, pack/unpack for each other,
+// the identity for dropout in evaluation), else the gradient ops of the
+// "Gradients" section of NNOps.td. docs/autodiff.md has the rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/nn/NNOps.h"
+
+#include "dialects/nn/Dims.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+
+static NNTensorType tensorOf(Value value) {
+  return cast<NNTensorType>(value.getType());
+}
+
+//===----------------------------------------------------------------------===//
+// VJPs of the forward ops
+//===----------------------------------------------------------------------===//
+
+/// Elementwise activations: dx = dy f'(x).
+template <typename OpTy>
+static LogicalResult activationVjp(OpTy op, OpBuilder &b, Activation kind,
+                                   ValueRange resultGradients,
+                                   SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  operandGradients.push_back(
+      dy ? b.create<ActivationGradOp>(op.getLoc(), kind, dy, op.getInput())
+               .getResult()
+         : Value());
+  return success();
+}
+
+LogicalResult ReluOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                               SmallVectorImpl<Value> &operandGradients) {
+  return activationVjp(*this, b, Activation::relu, resultGradients,
+                       operandGradients);
+}
+LogicalResult TanhOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                               SmallVectorImpl<Value> &operandGradients) {
+  return activationVjp(*this, b, Activation::tanh, resultGradients,
+                       operandGradients);
+}
+LogicalResult SigmoidOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                  SmallVectorImpl<Value> &operandGradients) {
+  return activationVjp(*this, b, Activation::sigmoid, resultGradients,
+                       operandGradients);
+}
+LogicalResult GeluOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                               SmallVectorImpl<Value> &operandGradients) {
+  return activationVjp(*this, b, Activation::gelu, resultGradients,
+                       operandGradients);
+}
+
+LogicalResult SoftmaxOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                  SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  operandGradients.push_back(
+      dy ? b.create<SoftmaxGradOp>(getLoc(), dy, getResult()).getResult()
+         : Value());
+  return success();
+}
+
+LogicalResult LogSoftmaxOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                     SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  operandGradients.push_back(
+      dy ? b.create<LogSoftmaxGradOp>(getLoc(), dy, getResult()).getResult()
+         : Value());
+  return success();
+}
+
+/// Evaluation semantics: dropout is the identity, and so is its VJP.
+/// (Training mode will regenerate the forward's mask from its key.)
+LogicalResult DropoutOp::buildVjp(OpBuilder &, ValueRange resultGradients,
+                                  SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.push_back(resultGradients[0]);
+  return success();
+}
+
+LogicalResult AddOp::buildVjp(OpBuilder &, ValueRange resultGradients,
+                              SmallVectorImpl<Value> &operandGradients) {
+  operandGradients.append({resultGradients[0], resultGradients[0]});
+  return success();
+}
+
+LogicalResult MulOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                              SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  if (!dy) {
+    operandGradients.append({Value(), Value()});
+    return success();
+  }
+  operandGradients.push_back(b.create<MulOp>(getLoc(), dy, getRhs()));
+  operandGradients.push_back(b.create<MulOp>(getLoc(), dy, getLhs()));
+  return success();
+}
+
+LogicalResult LinearOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                 SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  if (!dy) {
+    operandGradients.append(getNumOperands(), Value());
+    return success();
+  }
+  Location loc = getLoc();
+  operandGradients.push_back(b.create<LinearGradInputOp>(loc, dy, getWeight()));
+  operandGradients.push_back(b.create<LinearGradWeightOp>(loc, dy, getInput()));
+  if (getBias())
+    operandGradients.push_back(b.create<SumPositionsOp>(loc, dy));
+  return success();
+}
+
+LogicalResult
+CrossEntropyOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                         SmallVectorImpl<Value> &operandGradients) {
+  Value dl = resultGradients[0];
+  operandGradients.push_back(
+      dl ? b.create<CrossEntropyGradOp>(getLoc(), dl, getLogits(), getTargets(),
+                                        getInputKind(), getLabelSmoothing())
+               .getResult()
+         : Value());
+  // Targets are class indices: not differentiable.
+  operandGradients.push_back(Value());
+  return success();
+}
+
+LogicalResult MseOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                              SmallVectorImpl<Value> &operandGradients) {
+  Value dl = resultGradients[0];
+  operandGradients.push_back(
+      dl ? b.create<MseGradOp>(getLoc(), dl, getPrediction(), getTarget())
+               .getResult()
+         : Value());
+  // The target is data; its gradient (the negation) is not built yet.
+  operandGradients.push_back(Value());
+  return success();
+}
+
+/// Pack and unpack are each other's VJP: the gradient of a packed value
+/// unpacks into zeros at padded positions.
+LogicalResult PackOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                               SmallVectorImpl<Value> &operandGradients) {
+  Value dp = resultGradients[0];
+  operandGradients.push_back(
+      dp ? b.create<UnpackOp>(getLoc(), getInput().getType(), dp).getResult()
+         : Value());
+  return success();
+}
+
+LogicalResult UnpackOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                 SmallVectorImpl<Value> &operandGradients) {
+  Value du = resultGradients[0];
+  operandGradients.push_back(
+      du ? b.create<PackOp>(getLoc(), getInput().getType(), du).getResult()
+         : Value());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Gradient ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearGradInputOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  auto grad = operands.size() == 2
+                  ? dyn_cast<NNTensorType>(operands[0].getType())
+                  : NNTensorType();
+  auto weight = operands.size() == 2
+                    ? dyn_cast<NNTensorType>(operands[1].getType())
+                    : NNTensorType();
+  if (!grad || !weight || grad.getRank() == 0 || weight.getRank() != 2 ||
+      weight.getStaticSize(1) < 0)
+    return emitOptionalError(location,
+                             "linear_grad_input needs a gradient [P..., O] "
+                             "and a static weight [O, I]");
+  SmallVector<Attribute> dims(grad.getDims().drop_back());
+  dims.push_back(weight.getDims()[1]);
+  inferred.push_back(NNTensorType::get(dims, grad.getElementType()));
+  return success();
+}
+
+LogicalResult LinearGradInputOp::verify() {
+  NNTensorType grad = tensorOf(getGrad()), weight = tensorOf(getWeight());
+  if (!weight.hasStaticShape() ||
+      weight.getStaticSize(0) != grad.getStaticSize(grad.getRank() - 1))
+    return emitOpError() << "weight must be static ["
+                         << grad.getStaticSize(grad.getRank() - 1)
+                         << ", in], got " << weight;
+  return success();
+}
+
+LogicalResult LinearGradWeightOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  auto grad = operands.size() == 2
+                  ? dyn_cast<NNTensorType>(operands[0].getType())
+                  : NNTensorType();
+  auto input = operands.size() == 2
+                   ? dyn_cast<NNTensorType>(operands[1].getType())
+                   : NNTensorType();
+  if (!grad || !input || grad.getRank() == 0 || input.getRank() == 0)
+    return emitOptionalError(location, "linear_grad_weight needs a gradient "
+                                       "[P..., O] and an input [P..., I]");
+  inferred.push_back(NNTensorType::get(
+      ArrayRef<Attribute>{grad.getDims().back(), input.getDims().back()},
+      grad.getElementType()));
+  return success();
+}
+
+LogicalResult LinearGradWeightOp::verify() {
+  NNTensorType grad = tensorOf(getGrad()), input = tensorOf(getInput());
+  if (grad.getDims().drop_back() != input.getDims().drop_back() ||
+      grad.getNumPositionDims() != grad.getRank() - 1 ||
+      grad.getStaticSize(grad.getRank() - 1) < 0 ||
+      input.getStaticSize(input.getRank() - 1) < 0)
+    return emitOpError() << "gradient " << grad << " and input " << input
+                         << " must be [P..., O] and [P..., I] on the same "
+                            "positions with static features";
+  return success();
+}
+
+LogicalResult SumPositionsOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  auto input = operands.size() == 1
+                   ? dyn_cast<NNTensorType>(operands[0].getType())
+                   : NNTensorType();
+  if (!input)
+    return emitOptionalError(location, "sum_positions needs an nn tensor");
+  inferred.push_back(
+      input.withDims(input.getDims().drop_front(input.getNumPositionDims())));
+  return success();
+}
+
+LogicalResult CrossEntropyGradOp::verify() {
+  NNTensorType logits = tensorOf(getLogits());
+  if (logits.getRank() == 0 || logits.getStaticSize(logits.getRank() - 1) < 1)
+    return emitOpError() << "logits must have a static class axis, got "
+                         << logits;
+  if (tensorOf(getTargets()).getDims() != logits.getDims().drop_back())
+    return emitOpError("targets must be on the positions of the logits");
+  return success();
+}
+
+LogicalResult MseGradOp::verify() {
+  if (tensorOf(getPrediction()).getRank() == 0)
+    return emitOpError("prediction must have a feature axis");
+  return success();
+}

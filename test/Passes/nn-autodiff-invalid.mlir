@@ -1,0 +1,47 @@
+// RUN: nn-opt %s --split-input-file --verify-diagnostics --nn-autodiff
+
+// expected-error @+1 {{graph @nothing has no loss to train (every marked loss is as_error or has scale 0)}}
+nn.graph @nothing(%x: !nn.tensor<[B, 3], f32>, %y: !nn.tensor<[B], i32>) dims [B: batch] {
+  %ce = nn.cross_entropy %x, %y from logits : !nn.tensor<[B, 3], f32>, !nn.tensor<[B], i32>
+  nn.mark_loss %ce as "err" normalize sum as_error : !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.parameter @w : !nn.tensor<[8, 4], f32>
+nn.graph @no_vjp(%x: !nn.tensor<[B, T, 4], f32>, %wh: !nn.tensor<[8, 2], f32>,
+                 %b: !nn.tensor<[8], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[8, 4], f32>
+  // expected-error @+1 {{'nn.lstm' op is on the path to a loss and has no vector-Jacobian product yet (VjpOpInterface)}}
+  %h = nn.lstm forward %x, %w, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[8, 4], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>
+  %ce = nn.cross_entropy %h, %y from logits : !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @model(%x: !nn.tensor<[Bm, 3], f32>) -> !nn.tensor<[Bm, 3], f32> dims [Bm: batch] {
+  nn.return %x : !nn.tensor<[Bm, 3], f32>
+}
+nn.graph @loss(%x: !nn.tensor<[B, 3], f32>, %y: !nn.tensor<[B], i32>) dims [B: batch] {
+  // expected-error @+1 {{'nn.call' op is on the path to a loss; nn-autodiff does not differentiate through calls yet}}
+  %l = nn.call @model(%x) : (!nn.tensor<[B, 3], f32>) -> !nn.tensor<[B, 3], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, 3], f32>, !nn.tensor<[B], i32>
+  nn.mark_loss %ce as "ce" normalize sum : !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{nn-autodiff: several graphs could be the entry; choose one with graph=}}
+module {
+  nn.graph @a() dims [] {
+    nn.return
+  }
+  nn.graph @b() dims [] {
+    nn.return
+  }
+}

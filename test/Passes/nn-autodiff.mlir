@@ -1,0 +1,68 @@
+// RUN: nn-opt %s --split-input-file --nn-autodiff | FileCheck %s
+// RUN: nn-opt %s --split-input-file --nn-pack-before-loss --nn-autodiff --canonicalize | FileCheck %s --check-prefix=PACKED
+
+// The objective's gradient: each trained loss is seeded (nn.loss_seed with
+// its normalization from nn.loss_terms), the sweep asks each op for its
+// VJP in reverse order, and each parameter's gradient is returned, named.
+
+// CHECK-LABEL: nn.graph @tail
+// CHECK-SAME: -> (!nn.tensor<[3, 4], f32> {nn.gradient = "w"}, !nn.tensor<[3], f32> {nn.gradient = "b"})
+// CHECK: %[[CE:.+]] = nn.cross_entropy %[[L:[^,]+]], %[[Y:[^ ]+]] from logits
+// CHECK: nn.mark_loss %[[CE]]
+// CHECK: %{{.+}}, %[[INV:.+]] = nn.loss_terms %[[CE]] normalize per_frame
+// CHECK: %[[SEED:.+]] = nn.loss_seed %[[CE]], %[[INV]] scale 2.000000e+00
+// CHECK: %[[DL:.+]] = nn.cross_entropy_grad %[[SEED]], %[[L]], %[[Y]] from logits
+// CHECK: %[[DH:.+]] = nn.linear_grad_input %[[DL]], %{{.+}}
+// CHECK: %[[DW:.+]] = nn.linear_grad_weight %[[DL]], %[[H:[^ ]+]]
+// CHECK: %[[DB:.+]] = nn.sum_positions %[[DL]]
+// CHECK: nn.activation_grad tanh %[[DH]]
+// CHECK: nn.return %[[DW]], %[[DB]]
+
+// The packed tail's backward runs on packed rows; its gradient reaches the
+// padded input through the VJP of pack, an unpack (zeros at padding),
+// which canonicalization removes here as nothing uses it.
+// PACKED-LABEL: nn.graph @tail
+// PACKED: nn.loss_seed %{{.+}} : !nn.tensor<[N_T], f32>
+// PACKED: nn.cross_entropy_grad {{.+}} : !nn.tensor<[N_T, 3], f32>, !nn.tensor<[N_T], i32>
+// PACKED: nn.linear_grad_weight {{.+}} : !nn.tensor<[N_T, 3], f32>, !nn.tensor<[N_T, 4], f32>
+// PACKED-NOT: nn.unpack
+// PACKED: nn.return
+nn.parameter @w : !nn.tensor<[3, 4], f32>
+nn.parameter @b : !nn.tensor<[3], f32>
+nn.graph @tail(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 4], f32>
+  %b = nn.param_ref @b : !nn.tensor<[3], f32>
+  %h = nn.tanh %x : !nn.tensor<[B, T, 4], f32>
+  %l = nn.linear %h, %w, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame scale 2.0 : !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+// A parameter read twice gets the sum of both gradients; an error-only
+// loss is not seeded; an unnormalized loss is seeded unnormalized.
+
+// CHECK-LABEL: nn.graph @shared
+// CHECK-SAME: -> (!nn.tensor<[4, 4], f32> {nn.gradient = "w"})
+// CHECK: nn.loss_seed %{{.+}}, %{{.+}} scale 1.000000e+00 unnormalized
+// CHECK-NOT: nn.loss_seed
+// CHECK: %[[G2:.+]] = nn.linear_grad_weight
+// CHECK: %[[G1:.+]] = nn.linear_grad_weight
+// CHECK: %[[SUM:.+]] = nn.add %[[G2]], %[[G1]]
+// CHECK: nn.return %[[SUM]]
+// PACKED-LABEL: nn.graph @shared
+nn.parameter @w : !nn.tensor<[4, 4], f32>
+nn.graph @shared(%x: !nn.tensor<[B, 4], f32>, %y: !nn.tensor<[B], i32>)
+    dims [B: batch] {
+  %w = nn.param_ref @w : !nn.tensor<[4, 4], f32>
+  %h = nn.linear %x, %w : !nn.tensor<[B, 4], f32>, !nn.tensor<[4, 4], f32>
+  %h2 = nn.linear %h, %w : !nn.tensor<[B, 4], f32>, !nn.tensor<[4, 4], f32>
+  %ce = nn.cross_entropy %h2, %y from logits : !nn.tensor<[B, 4], f32>, !nn.tensor<[B], i32>
+  nn.mark_loss %ce as "ce" normalize sum {use_normalized_loss = false} : !nn.tensor<[B], f32>
+  %err = nn.cross_entropy %h, %y from logits : !nn.tensor<[B, 4], f32>, !nn.tensor<[B], i32>
+  nn.mark_loss %err as "err" normalize sum as_error : !nn.tensor<[B], f32>
+  nn.return
+}
