@@ -40,6 +40,12 @@ Executable nn::testing::compileOrDie(const std::string &source, bool pack,
   options.pack = pack;
   options.entry = entry;
   options.target = target;
+  return compileOrDie(source, options, load);
+}
+
+Executable nn::testing::compileOrDie(const std::string &source,
+                                     const CompileOptions &options,
+                                     const LoadOptions &load) {
   Executable exe;
   absl::StatusOr<Artifact> artifact =
       compileSource(source, "test.mlir", options);

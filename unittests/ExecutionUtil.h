@@ -50,6 +50,11 @@ Executable compileOrDie(const std::string &source, bool pack,
                         const std::string &target = "cpu",
                         const LoadOptions &load = {});
 
+/// Compiles with `options` or fails the test with the compiler's message.
+Executable compileOrDie(const std::string &source,
+                        const CompileOptions &options,
+                        const LoadOptions &load = {});
+
 /// Whether the CUDA toolkit that compiling for the GPU needs (libdevice) is
 /// installed.
 bool haveCudaToolkit();

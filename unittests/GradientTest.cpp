@@ -94,6 +94,27 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %r: !nn.tensor<[B, T, 3], f32>)
   nn.mark_loss %e as "mse" normalize per_sequence {use_normalized_loss = false} : !nn.tensor<[B, T], f32>
   nn.return
 })"},
+    // layer_norm, concat (its VJP slices), embedding (its VJP scatters).
+    {"layer_norm_concat_embedding", R"(
+nn.parameter @table : !nn.tensor<[6, 2], f32>
+nn.parameter @gain : !nn.tensor<[5], f32>
+nn.parameter @shift : !nn.tensor<[5], f32>
+nn.parameter @w : !nn.tensor<[3, 5], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %ids: !nn.tensor<[B, T], i32>,
+            %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %table = nn.param_ref @table : !nn.tensor<[6, 2], f32>
+  %gain = nn.param_ref @gain : !nn.tensor<[5], f32>
+  %shift = nn.param_ref @shift : !nn.tensor<[5], f32>
+  %w = nn.param_ref @w : !nn.tensor<[3, 5], f32>
+  %e = nn.embedding %ids, %table : !nn.tensor<[B, T], i32>, !nn.tensor<[6, 2], f32>
+  %c = nn.concat %x, %e : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 2], f32>
+  %n = nn.layer_norm %c, %gain, %shift : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[5], f32>, !nn.tensor<[5], f32>
+  %l = nn.linear %n, %w : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[3, 5], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})"},
 };
 
 /// The graph's module with nn-autodiff applied (and packing first when
@@ -124,15 +145,7 @@ Executable compileWithGrads(const std::string &source, bool pack) {
   CompileOptions options;
   options.pack = pack;
   options.grads = true;
-  Executable exe;
-  absl::StatusOr<Artifact> artifact =
-      compileSource(source, "test.mlir", options);
-  EXPECT_TRUE(artifact.ok()) << artifact.status().message();
-  if (artifact.ok()) {
-    absl::Status status = Executable::load(artifact->path(), exe);
-    EXPECT_TRUE(status.ok()) << status.message();
-  }
-  return exe;
+  return compileOrDie(source, options);
 }
 
 /// The training objective by the reference: the sum over trained losses

@@ -238,7 +238,8 @@ def NN_AddOp : NN_BinaryFrameWiseOp<"add", "elementwise sum">;
 def NN_MulOp : NN_BinaryFrameWiseOp<"mul", "elementwise product">;
 
 def NN_ConcatOp : NN_FrameWiseOp<"concat", [
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "concatenates the feature axes of values on the same positions";
   let description = [{
     All inputs have the same position axes and element type and one static
@@ -293,7 +294,8 @@ def NN_DropoutOp : NN_FrameWiseOp<"dropout", [SameOperandsAndResultType,
 }
 
 def NN_LayerNormOp : NN_FrameWiseOp<"layer_norm", [
-    AllTypesMatch<["input", "result"]>]> {
+    AllTypesMatch<["input", "result"]>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "normalizes the feature axis, then scales and shifts it";
   let description = [{
     `input` `[P..., F]`, `scale` and `bias` `[F]`; `epsilon > 0`.
@@ -316,6 +318,7 @@ def NN_LayerNormOp : NN_FrameWiseOp<"layer_norm", [
 
 def NN_EmbeddingOp : NN_FrameWiseOp<"embedding", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>,
     DeclareOpInterfaceMethods<NN_ClassIndexOpInterface>]> {
   let summary = "looks up rows of a table by integer index";
   let description = [{
@@ -836,6 +839,88 @@ def NN_MseGradOp : NN_FrameWiseOp<"mse_grad", [
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `,` $prediction `,` $target attr-dict `:` qualified(type($prediction))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_SliceFeaturesOp : NN_FrameWiseOp<"slice_features", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "features [offset, offset + width) of each position";
+  let description = [{
+    The VJP of `nn.concat`: each input's gradient is its slice of the
+    result's.
+
+    ```mlir
+    %a = nn.slice_features %dy offset 0 width 256 : !nn.tensor<[B, T, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input,
+                       ConfinedAttr<I64Attr, [IntMinValue<0>]>:$offset,
+                       NN_PositiveI64Attr:$width);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `offset` $offset `width` $width attr-dict `:` qualified(type($input))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_LayerNormGradInputOp : NN_FrameWiseOp<"layer_norm_grad_input", [
+    AllTypesMatch<["grad", "input", "result"]>]> {
+  let summary = "the input gradient of layer_norm";
+  let description = [{
+    With `xhat = (x - mean) * rstd` and `g = grad * scale` per frame:
+    `rstd * (g - mean(g) - xhat * mean(g * xhat))` over the feature axis.
+
+    ```mlir
+    %dx = nn.layer_norm_grad_input %dy, %x, %scale : !nn.tensor<[B, T, 256], f32>, !nn.tensor<[256], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$input,
+                       NN_FloatTensor:$scale,
+                       DefaultValuedAttr<NN_PositiveF64Attr, "1.0e-5">:$epsilon);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $scale attr-dict `:` qualified(type($input)) `,`
+    qualified(type($scale))
+  }];
+}
+
+def NN_LayerNormGradScaleOp : NN_Op<"layer_norm_grad_scale", [Pure,
+    AllTypesMatch<["grad", "input"]>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "the scale gradient of layer_norm: sum of grad * xhat";
+  let description = [{
+    The sum over valid positions of `grad * xhat`, `xhat` the normalized
+    input; padded positions are skipped.
+
+    ```mlir
+    %ds = nn.layer_norm_grad_scale %dy, %x : !nn.tensor<[B, T, 256], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$input,
+                       DefaultValuedAttr<NN_PositiveF64Attr, "1.0e-5">:$epsilon);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input attr-dict `:` qualified(type($input))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_EmbeddingGradOp : NN_Op<"embedding_grad", [Pure]> {
+  let summary = "the table gradient of embedding: a scatter-add of rows";
+  let description = [{
+    Row `v` of the result sums `grad` over the valid positions whose index
+    is `v`; padded positions are skipped.
+
+    ```mlir
+    %dt = nn.embedding_grad %dy, %ids : !nn.tensor<[B, U, 256], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[1000, 256], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_IntegerTensor:$indices);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $indices attr-dict `:` qualified(type($grad)) `,`
+    qualified(type($indices)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }

@@ -142,6 +142,51 @@ LogicalResult MseOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+/// Each input's gradient is its slice of the result's.
+LogicalResult ConcatOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                 SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  int64_t offset = 0;
+  for (Value input : getInputs()) {
+    NNTensorType type = tensorOf(input);
+    int64_t width = type.getStaticSize(type.getRank() - 1);
+    operandGradients.push_back(
+        dy ? b.create<SliceFeaturesOp>(getLoc(), dy, offset, width).getResult()
+           : Value());
+    offset += width;
+  }
+  return success();
+}
+
+LogicalResult LayerNormOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                    SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  if (!dy) {
+    operandGradients.append(getNumOperands(), Value());
+    return success();
+  }
+  Location loc = getLoc();
+  operandGradients.push_back(b.create<LayerNormGradInputOp>(
+      loc, dy, getInput(), getScale(), getEpsilonAttr()));
+  operandGradients.push_back(
+      b.create<LayerNormGradScaleOp>(loc, dy, getInput(), getEpsilonAttr()));
+  operandGradients.push_back(b.create<SumPositionsOp>(loc, dy));
+  return success();
+}
+
+LogicalResult EmbeddingOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                    SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  // Indices are integers: no gradient.
+  operandGradients.push_back(Value());
+  operandGradients.push_back(
+      dy ? b.create<EmbeddingGradOp>(getLoc(), getTable().getType(), dy,
+                                     getIndices())
+               .getResult()
+         : Value());
+  return success();
+}
+
 /// Pack and unpack are each other's VJP: the gradient of a packed value
 /// unpacks into zeros at padded positions.
 LogicalResult PackOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
@@ -255,5 +300,68 @@ LogicalResult CrossEntropyGradOp::verify() {
 LogicalResult MseGradOp::verify() {
   if (tensorOf(getPrediction()).getRank() == 0)
     return emitOpError("prediction must have a feature axis");
+  return success();
+}
+
+LogicalResult SliceFeaturesOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferred) {
+  Adaptor adaptor(operands, attributes, properties, regions);
+  auto input = operands.size() == 1
+                   ? dyn_cast<NNTensorType>(operands[0].getType())
+                   : NNTensorType();
+  if (!input || input.getRank() == 0)
+    return emitOptionalError(location,
+                             "slice_features needs a value with features");
+  SmallVector<Attribute> dims(input.getDims().drop_back());
+  dims.push_back(Builder(context).getI64IntegerAttr(
+      static_cast<int64_t>(adaptor.getWidth())));
+  inferred.push_back(NNTensorType::get(dims, input.getElementType()));
+  return success();
+}
+
+LogicalResult SliceFeaturesOp::verify() {
+  NNTensorType input = tensorOf(getInput());
+  int64_t features = input.getStaticSize(input.getRank() - 1);
+  if (features < 0 || static_cast<int64_t>(getOffset() + getWidth()) > features)
+    return emitOpError() << "features [" << getOffset() << ", "
+                         << getOffset() + getWidth() << ") are not within "
+                         << input;
+  return success();
+}
+
+LogicalResult LayerNormGradScaleOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  auto input = operands.size() == 2
+                   ? dyn_cast<NNTensorType>(operands[1].getType())
+                   : NNTensorType();
+  if (!input || input.getRank() == 0)
+    return emitOptionalError(location,
+                             "layer_norm_grad_scale needs an input [P..., F]");
+  inferred.push_back(input.withDims(input.getDims().take_back()));
+  return success();
+}
+
+LogicalResult LayerNormGradScaleOp::verify() {
+  if (tensorOf(getInput()).getNumPositionDims() !=
+      tensorOf(getInput()).getRank() - 1)
+    return emitOpError("input must be [P..., F]: one feature axis");
+  return success();
+}
+
+LogicalResult EmbeddingGradOp::verify() {
+  NNTensorType grad = tensorOf(getGrad()), indices = tensorOf(getIndices());
+  NNTensorType table = tensorOf(getResult());
+  if (grad.getDims().drop_back() != indices.getDims())
+    return emitOpError("grad must be on the positions of the indices");
+  if (!table.hasStaticShape() || table.getRank() != 2 ||
+      table.getStaticSize(1) != grad.getStaticSize(grad.getRank() - 1) ||
+      table.getElementType() != grad.getElementType())
+    return emitOpError() << "result must be a static table [vocabulary, "
+                         << grad.getStaticSize(grad.getRank() - 1) << "] of "
+                         << grad.getElementType() << ", got " << table;
   return success();
 }

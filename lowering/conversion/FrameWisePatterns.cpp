@@ -117,6 +117,34 @@ public:
   }
 };
 
+/// Per frame of `x` [P..., F]: the mean and 1 / sqrt(variance + epsilon)
+/// of its features, [P...] each (layer_norm and its gradients).
+std::pair<Value, Value> layerNormStats(LinalgBuilder &b, Value x,
+                                       NNTensorType type, double epsilon) {
+  Type element = type.getElementType();
+  int64_t features = type.getStaticSize(type.getRank() - 1);
+  double inverse = 1.0 / static_cast<double>(features);
+  Value sum = b.reduceLast(x, {}, element, 0.0,
+                           [](Scalar &s, Value e, ValueRange, Value acc) {
+                             return s.addReassoc(acc, e);
+                           });
+  NNTensorType rowType = type.withoutLastAxis();
+  Value mean = b.map(rowType, sum, [&](Scalar &s, ValueRange a) {
+    return s.mul(a[0], s.f(element, inverse));
+  });
+  Value squares = b.reduceLast(x, mean, element, 0.0,
+                               [](Scalar &s, Value e, ValueRange m, Value acc) {
+                                 Value d = s.sub(e, m[0]);
+                                 return s.addReassoc(acc, s.mul(d, d));
+                               });
+  Value rstd = b.map(rowType, squares, [&](Scalar &s, ValueRange a) {
+    Value variance = s.mul(a[0], s.f(element, inverse));
+    return s.b.create<math::RsqrtOp>(s.loc,
+                                     s.add(variance, s.f(element, epsilon)));
+  });
+  return {mean, rstd};
+}
+
 class LayerNormConversion : public NNConversionPattern<LayerNormOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -126,27 +154,8 @@ public:
     Value x = adaptor.getInput();
     NNTensorType type = typeOf(op.getResult());
     Type element = type.getElementType();
-    int64_t features = type.getStaticSize(type.getRank() - 1);
-    double inverse = 1.0 / static_cast<double>(features);
-    Value sum = b.reduceLast(x, {}, element, 0.0,
-                             [](Scalar &s, Value e, ValueRange, Value acc) {
-                               return s.addReassoc(acc, e);
-                             });
-    NNTensorType rowType = type.withDims(type.getDims().drop_back());
-    Value mean = b.map(rowType, sum, [&](Scalar &s, ValueRange a) {
-      return s.mul(a[0], s.f(element, inverse));
-    });
-    Value squares = b.reduceLast(
-        x, mean, element, 0.0, [](Scalar &s, Value e, ValueRange m, Value acc) {
-          Value d = s.sub(e, m[0]);
-          return s.addReassoc(acc, s.mul(d, d));
-        });
-    double epsilon = op.getEpsilon().convertToDouble();
-    Value rstd = b.map(rowType, squares, [&](Scalar &s, ValueRange a) {
-      Value variance = s.mul(a[0], s.f(element, inverse));
-      return s.b.create<math::RsqrtOp>(s.loc,
-                                       s.add(variance, s.f(element, epsilon)));
-    });
+    auto [mean, rstd] =
+        layerNormStats(b, x, type, op.getEpsilon().convertToDouble());
     OpBuilder &builder = b.getBuilder();
     unsigned rank = type.getRank();
     AffineMap identity = builder.getMultiDimIdentityMap(rank);
@@ -443,6 +452,180 @@ public:
   }
 };
 
+/// A slice of the feature axis.
+class SliceFeaturesConversion : public NNConversionPattern<SliceFeaturesOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(SliceFeaturesOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType type = typeOf(op.getResult());
+    unsigned rank = type.getRank();
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+    offsets.back() = b.getIndexAttr(static_cast<int64_t>(op.getOffset()));
+    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+    auto resultType = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getResult().getType()));
+    return SmallVector<Value>{b.create<tensor::ExtractSliceOp>(
+        lb.getLoc(), resultType, adaptor.getInput(), offsets, lb.sizes(type),
+        strides)};
+  }
+};
+
+/// dx = rstd (g - mean(g) - xhat mean(g xhat)), g = dy scale, per frame.
+class LayerNormGradInputConversion
+    : public NNConversionPattern<LayerNormGradInputOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(LayerNormGradInputOp op,
+                                      OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    unsigned rank = type.getRank();
+    double inverse = 1.0 / double(type.getStaticSize(rank - 1));
+    Value x = adaptor.getInput(), dy = adaptor.getGrad();
+    auto [mean, rstd] =
+        layerNormStats(lb, x, type, op.getEpsilon().convertToDouble());
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    AffineMap dropLast = identity.dropResult(rank - 1);
+    AffineMap lastOnly = AffineMap::get(rank, 0, b.getAffineDimExpr(rank - 1));
+    // Per frame: sum(g) and sum(g xhat).
+    NNTensorType rowType = type.withoutLastAxis();
+    Value zero = lb.filled(lb.sizes(rowType), element, 0.0);
+    auto sums = b.create<linalg::GenericOp>(
+        lb.getLoc(), TypeRange{zero.getType(), zero.getType()},
+        ValueRange{dy, adaptor.getScale(), x, mean, rstd},
+        ValueRange{zero, zero},
+        ArrayRef<AffineMap>{identity, lastOnly, identity, dropLast, dropLast,
+                            dropLast, dropLast},
+        [&] {
+          SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+          iterators.back() = IteratorType::reduction;
+          return iterators;
+        }(),
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value g = s.mul(a[0], a[1]);
+          Value xhat = s.mul(s.sub(a[2], a[3]), a[4]);
+          nested.create<linalg::YieldOp>(
+              l, ValueRange{s.addReassoc(a[5], g),
+                            s.addReassoc(a[6], s.mul(g, xhat))});
+        });
+    Value init = lb.empty(lb.sizes(type), element);
+    return SmallVector<Value>{lb.generic(
+        init.getType(),
+        {dy, adaptor.getScale(), x, mean, rstd, sums.getResult(0),
+         sums.getResult(1)},
+        init,
+        {identity, lastOnly, identity, dropLast, dropLast, dropLast, dropLast,
+         identity},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value g = s.mul(a[0], a[1]);
+          Value xhat = s.mul(s.sub(a[2], a[3]), a[4]);
+          Value meanG = s.mul(a[5], s.f(element, inverse));
+          Value meanGx = s.mul(a[6], s.f(element, inverse));
+          Value dx = s.mul(a[4], s.sub(s.sub(g, meanG), s.mul(xhat, meanGx)));
+          nested.create<linalg::YieldOp>(l, dx);
+        })};
+  }
+};
+
+/// dscale = sum over valid positions of dy xhat.
+class LayerNormGradScaleConversion
+    : public NNConversionPattern<LayerNormGradScaleOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(LayerNormGradScaleOp op,
+                                      OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType inputType = typeOf(op.getInput());
+    NNTensorType type = typeOf(op.getResult());
+    unsigned rank = inputType.getRank();
+    Value x = adaptor.getInput();
+    auto [mean, rstd] =
+        layerNormStats(lb, x, inputType, op.getEpsilon().convertToDouble());
+    SmallVector<Value> lengths = lb.paddingLengths(inputType);
+    Value init = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    AffineMap dropLast = identity.dropResult(rank - 1);
+    SmallVector<AffineMap> maps{identity, identity, dropLast, dropLast};
+    maps.append(lengths.size(), AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
+    maps.push_back(AffineMap::get(rank, 0, b.getAffineDimExpr(rank - 1)));
+    SmallVector<IteratorType> iterators(rank, IteratorType::reduction);
+    iterators.back() = IteratorType::parallel;
+    SmallVector<Value> inputs{adaptor.getGrad(), x, mean, rstd};
+    inputs.append(lengths);
+    return SmallVector<Value>{lb.generic(
+        init.getType(), inputs, init, maps, iterators,
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value xhat = s.mul(s.sub(a[1], a[2]), a[3]);
+          Value sum = s.add(a.back(), s.mul(a[0], xhat));
+          Value valid =
+              LinalgBuilder::isValidPosition(s, a.drop_front(4).drop_back());
+          nested.create<linalg::YieldOp>(
+              l, valid ? s.select(valid, sum, a.back()) : sum);
+        })};
+  }
+};
+
+/// dtable(v, f) = sum over valid positions p with index(p) = v of dy(p, f).
+/// A dense reduction over (p..., v, f): simple, and O(V) per position; a
+/// scatter loop is the faster form for large vocabularies.
+class EmbeddingGradConversion : public NNConversionPattern<EmbeddingGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(EmbeddingGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType indicesType = typeOf(op.getIndices());
+    NNTensorType type = typeOf(op.getResult());
+    unsigned positions = indicesType.getRank();
+    unsigned loops = positions + 2;
+    SmallVector<Value> lengths = lb.paddingLengths(indicesType);
+    Value init = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
+    AffineExpr v = b.getAffineDimExpr(positions),
+               f = b.getAffineDimExpr(positions + 1);
+    SmallVector<AffineExpr> positionExprs;
+    for (unsigned p = 0; p < positions; ++p)
+      positionExprs.push_back(b.getAffineDimExpr(p));
+    SmallVector<AffineExpr> gradExprs(positionExprs);
+    gradExprs.push_back(f);
+    SmallVector<AffineMap> maps{
+        AffineMap::get(loops, 0, gradExprs, b.getContext()),
+        AffineMap::get(loops, 0, positionExprs, b.getContext())};
+    maps.append(lengths.size(),
+                AffineMap::get(loops, 0, b.getAffineDimExpr(0)));
+    maps.push_back(AffineMap::get(loops, 0, {v, f}, b.getContext()));
+    SmallVector<IteratorType> iterators(loops, IteratorType::reduction);
+    iterators[positions] = iterators[positions + 1] = IteratorType::parallel;
+    SmallVector<Value> inputs{adaptor.getGrad(), adaptor.getIndices()};
+    inputs.append(lengths);
+    return SmallVector<Value>{lb.generic(
+        init.getType(), inputs, init, maps, iterators,
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value hit = nested.create<arith::CmpIOp>(
+              l, arith::CmpIPredicate::eq, s.toIndex(a[1]), s.index(positions));
+          Value valid =
+              LinalgBuilder::isValidPosition(s, a.drop_front(2).drop_back());
+          if (valid)
+            hit = s.andI(hit, valid);
+          nested.create<linalg::YieldOp>(
+              l, s.select(hit, s.add(a.back(), a[0]), a.back()));
+        })};
+  }
+};
+
 } // namespace
 
 void nn::populateFrameWiseConversionPatterns(const TypeConverter &converter,
@@ -456,5 +639,7 @@ void nn::populateFrameWiseConversionPatterns(const TypeConverter &converter,
                EmbeddingConversion, ConcatConversion, LinearGradInputConversion,
                LinearGradWeightConversion, SumPositionsConversion,
                ActivationGradConversion, LogSoftmaxGradConversion,
-               SoftmaxGradConversion>(converter, state);
+               SoftmaxGradConversion, SliceFeaturesConversion,
+               LayerNormGradInputConversion, LayerNormGradScaleConversion,
+               EmbeddingGradConversion>(converter, state);
 }

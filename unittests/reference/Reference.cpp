@@ -680,6 +680,87 @@ absl::Status Evaluator::run(
           }
           set(dx);
         })
+        .Case([&](ir::SliceFeaturesOp slice) {
+          const Array &x = in(0);
+          int64_t width = x.shape.back(), offset = slice.getOffset(),
+                  keep = slice.getWidth();
+          std::vector<int64_t> shape = x.shape;
+          shape.back() = keep;
+          Array y = zeros(shape);
+          for (int64_t r = 0, rows = count(x.shape) / width; r < rows; ++r)
+            for (int64_t c = 0; c < keep; ++c)
+              y.data[r * keep + c] = x.data[r * width + offset + c];
+          set(y);
+        })
+        .Case<ir::LayerNormGradInputOp, ir::LayerNormGradScaleOp>(
+            [&](Operation *op) {
+              // Per frame: xhat = (x - mean) / sqrt(var + eps) and
+              // g = dy * scale (scale 1 for the scale gradient).
+              const Array &dy = in(0), &x = in(1);
+              bool input = isa<ir::LayerNormGradInputOp>(op);
+              double eps = input ? cast<ir::LayerNormGradInputOp>(op)
+                                       .getEpsilon()
+                                       .convertToDouble()
+                                 : cast<ir::LayerNormGradScaleOp>(op)
+                                       .getEpsilon()
+                                       .convertToDouble();
+              ir::NNTensorType type = typeOf(op->getOperand(1));
+              int64_t width = x.shape.back(), rows = count(x.shape) / width;
+              Array dx = zeros(x.shape), dscale = zeros({width});
+              std::vector<int64_t> positions(x.shape.begin(),
+                                             x.shape.end() - 1);
+              for (int64_t r = 0; r < rows; ++r) {
+                const double *row = &x.data[r * width];
+                double mean = 0, var = 0;
+                for (int64_t c = 0; c < width; ++c)
+                  mean += row[c] / width;
+                for (int64_t c = 0; c < width; ++c)
+                  var += (row[c] - mean) * (row[c] - mean) / width;
+                double rstd = 1.0 / std::sqrt(var + eps);
+                double meanG = 0, meanGx = 0;
+                for (int64_t c = 0; c < width; ++c) {
+                  double g =
+                      dy.data[r * width + c] * (input ? in(2).data[c] : 1.0);
+                  meanG += g / width;
+                  meanGx += g * (row[c] - mean) * rstd / width;
+                }
+                std::vector<int64_t> index(positions.size());
+                for (int64_t k = (int64_t)positions.size() - 1, rest = r;
+                     k >= 0; --k) {
+                  index[k] = rest % positions[k];
+                  rest /= positions[k];
+                }
+                index.push_back(0);
+                bool valid = f.valid(type, index);
+                for (int64_t c = 0; c < width; ++c) {
+                  double xhat = (row[c] - mean) * rstd;
+                  double g =
+                      dy.data[r * width + c] * (input ? in(2).data[c] : 1.0);
+                  dx.data[r * width + c] = rstd * (g - meanG - xhat * meanGx);
+                  if (valid)
+                    dscale.data[c] += dy.data[r * width + c] * xhat;
+                }
+              }
+              set(input ? dx : dscale);
+            })
+        .Case([&](ir::EmbeddingGradOp op) {
+          const Array &dy = in(0), &indices = in(1);
+          ir::NNTensorType type = typeOf(op.getIndices());
+          ir::NNTensorType tableType = typeOf(op.getResult());
+          int64_t vocabulary = tableType.getStaticSize(0),
+                  width = tableType.getStaticSize(1);
+          Array table = zeros({vocabulary, width});
+          forEach(indices.shape, [&](const std::vector<int64_t> &index) {
+            if (!f.valid(type, index))
+              return;
+            int64_t p = offsetOf(indices.shape, index);
+            int64_t v = std::clamp<int64_t>((int64_t)indices.data[p], 0,
+                                            vocabulary - 1);
+            for (int64_t c = 0; c < width; ++c)
+              table.data[v * width + c] += dy.data[p * width + c];
+          });
+          set(table);
+        })
         .Case([&](ir::MseGradOp) {
           const Array &g = in(0), &p = in(1), &t = in(2);
           Array dp = p;

@@ -1000,3 +1000,19 @@ nn.graph @g(%g: !nn.tensor<[B, T], f32>, %x: !nn.tensor<[B, T, 4], f32>, %y: !nn
   %d = nn.cross_entropy_grad %g, %x, %y from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, 4], f32>) dims [B: batch] {
+  // expected-error @+1 {{features [3, 5) are not within '!nn.tensor<[B, 4], f32>'}}
+  %s = nn.slice_features %x offset 3 width 2 : !nn.tensor<[B, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%dy: !nn.tensor<[B, 4], f32>, %ids: !nn.tensor<[B], i32>) dims [B: batch] {
+  // expected-error @+1 {{result must be a static table [vocabulary, 4] of 'f32', got '!nn.tensor<[9, 5], f32>'}}
+  %t = nn.embedding_grad %dy, %ids : !nn.tensor<[B, 4], f32>, !nn.tensor<[B], i32> -> !nn.tensor<[9, 5], f32>
+  nn.return
+}

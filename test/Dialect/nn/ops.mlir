@@ -144,7 +144,8 @@ nn.graph @sequence_values(%spk: !nn.tensor<[B, 16], f32>, %ce: !nn.tensor<[B, T]
 // CHECK-LABEL: nn.graph @gradients
 nn.graph @gradients(%l: !nn.tensor<[B, T], f32>, %inv: !nn.tensor<[], f64>,
                     %x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
-                    %w: !nn.tensor<[3, 4], f32>, %dy: !nn.tensor<[B, T, 3], f32>)
+                    %w: !nn.tensor<[3, 4], f32>, %dy: !nn.tensor<[B, T, 3], f32>,
+                    %dw0: !nn.tensor<[4], f32>)
     dims [B: batch, T: seq(B)] {
   // CHECK: nn.loss_seed %{{.+}}, %{{.+}} scale 5.000000e-01 unnormalized : !nn.tensor<[B, T], f32>
   %g = nn.loss_seed %l, %inv scale 0.5 unnormalized : !nn.tensor<[B, T], f32>
@@ -164,6 +165,14 @@ nn.graph @gradients(%l: !nn.tensor<[B, T], f32>, %inv: !nn.tensor<[], f64>,
   %dc = nn.cross_entropy_grad %g, %x, %y from log_probs label_smoothing 0.1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
   // CHECK: nn.mse_grad %{{.+}}, %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>
   %dm = nn.mse_grad %g, %x, %dx : !nn.tensor<[B, T, 4], f32>
+  // CHECK: nn.slice_features %{{.+}} offset 1 width 2 : !nn.tensor<[B, T, 4], f32>
+  %sl = nn.slice_features %dx offset 1 width 2 : !nn.tensor<[B, T, 4], f32>
+  // CHECK: nn.layer_norm_grad_input %{{.+}}, %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4], f32>
+  %ln = nn.layer_norm_grad_input %dx, %x, %dw0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4], f32>
+  // CHECK: nn.layer_norm_grad_scale %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>
+  %lg = nn.layer_norm_grad_scale %dx, %x : !nn.tensor<[B, T, 4], f32>
+  // CHECK: nn.embedding_grad %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[9, 4], f32>
+  %et = nn.embedding_grad %dx, %y : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[9, 4], f32>
   nn.return
 }
 

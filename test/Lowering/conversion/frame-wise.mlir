@@ -113,3 +113,29 @@ nn.graph @linear_grads(%dy: !nn.tensor<[B, T, 3], f32>, %x: !nn.tensor<[B, T, 4]
   %da = nn.activation_grad tanh %x, %x : !nn.tensor<[B, T, 4], f32>
   nn.return %dx, %dw, %db, %da : !nn.tensor<[N, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T, 4], f32>
 }
+
+// -----
+
+// The VJPs of concat (a slice), layer_norm (input and scale) and
+// embedding (a scatter-add of the rows of valid positions).
+// CHECK-LABEL: func.func @more_grads
+// CHECK: tensor.extract_slice %{{.+}}[0, 0, 2] [%{{.+}}, %{{.+}}, 3] [1, 1, 1] : tensor<?x?x5xf32> to tensor<?x?x3xf32>
+// CHECK: math.rsqrt
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: math.rsqrt
+// CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel"]
+// CHECK:   arith.select
+// CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel", "parallel"]
+// CHECK:   arith.cmpi eq
+// CHECK:   arith.cmpi slt
+// CHECK:   arith.select
+nn.graph @more_grads(%dy: !nn.tensor<[B, T, 5], f32>, %x: !nn.tensor<[B, T, 5], f32>,
+                     %gain: !nn.tensor<[5], f32>, %ids: !nn.tensor<[B, T], i32>)
+    -> (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 5], f32>, !nn.tensor<[5], f32>, !nn.tensor<[7, 5], f32>)
+    dims [B: batch, T: seq(B)] {
+  %s = nn.slice_features %dy offset 2 width 3 : !nn.tensor<[B, T, 5], f32>
+  %dx = nn.layer_norm_grad_input %dy, %x, %gain : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[5], f32>
+  %dg = nn.layer_norm_grad_scale %dy, %x : !nn.tensor<[B, T, 5], f32>
+  %dt = nn.embedding_grad %dy, %ids : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[7, 5], f32>
+  nn.return %s, %dx, %dg, %dt : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 5], f32>, !nn.tensor<[5], f32>, !nn.tensor<[7, 5], f32>
+}
