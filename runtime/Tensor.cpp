@@ -7,6 +7,27 @@
 
 using namespace nn;
 
+namespace {
+/// The prefix of the outputs that hold gradients (compiler/ManifestBuilder).
+constexpr const char kGradientPrefix[] = "grad:";
+} // namespace
+
+const Tensor *RunResult::gradient(const std::string &parameter) const {
+  for (const auto &[name, tensor] : outputs)
+    if (name == kGradientPrefix + parameter)
+      return &tensor;
+  return nullptr;
+}
+
+std::vector<std::string> RunResult::gradientNames() const {
+  std::vector<std::string> names;
+  size_t prefix = sizeof(kGradientPrefix) - 1;
+  for (const auto &[name, tensor] : outputs)
+    if (name.compare(0, prefix, kGradientPrefix) == 0)
+      names.push_back(name.substr(prefix));
+  return names;
+}
+
 Tensor::Tensor(DType dtype, std::vector<int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)) {
   // At least one byte, so that data() of an empty tensor is never null.

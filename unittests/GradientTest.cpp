@@ -172,9 +172,8 @@ double objective(const std::string &source, const Manifest &manifest,
 /// The gradients a run returned, by parameter name.
 std::map<std::string, Tensor> gradientsOf(const RunResult &result) {
   std::map<std::string, Tensor> gradients;
-  for (const auto &[name, tensor] : result.outputs)
-    if (name.rfind("grad:", 0) == 0)
-      gradients[name.substr(5)] = tensor;
+  for (const std::string &name : result.gradientNames())
+    gradients[name] = *result.gradient(name);
   return gradients;
 }
 

@@ -100,8 +100,17 @@ struct LossValue {
 };
 
 struct RunResult {
+  /// Every result of the graph, in order, by its manifest name: result<i>
+  /// for the graph's own results, then grad:<parameter> for each gradient
+  /// a graph compiled with CompileOptions::grads returns.
   std::vector<std::pair<std::string, Tensor>> outputs;
   std::vector<LossValue> losses;
+
+  /// The gradient of the training objective with respect to `parameter`,
+  /// or null when the run returned none for it.
+  const Tensor *gradient(const std::string &parameter) const;
+  /// The parameters the run returned gradients for, in result order.
+  std::vector<std::string> gradientNames() const;
 };
 
 /// Which device runs an artifact, and how it is set up. The manifest's

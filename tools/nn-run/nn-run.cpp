@@ -100,6 +100,12 @@ static cl::opt<std::string>
                       "and write one float32 array per parameter, keyed by "
                       "its name, to this .npz (--json adds their L2 norms)"),
              cl::cat(outputCategory));
+static cl::opt<std::string>
+    outputsOut("outputs",
+               cl::desc("Write every graph result to this .npz: output<i> in "
+                        "result order, with lengths.<dim> for its sequence "
+                        "dims"),
+               cl::cat(outputCategory));
 static cl::opt<std::string> artifactOut("emit-artifact",
                                         cl::desc("Keep the compiled .so here"),
                                         cl::cat(outputCategory));
@@ -281,6 +287,36 @@ absl::Status loadInputs(nn::RunInputs &inputs) {
   return absl::OkStatus();
 }
 
+/// --outputs: the graph's own results (not gradients) as output<i>, and
+/// the lengths of the sequence dims they name.
+absl::Status writeOutputs(const nn::Manifest &manifest,
+                          const nn::Executable &executable,
+                          const nn::RunInputs &inputs,
+                          const nn::RunResult &result) {
+  nn::DimValues dims;
+  absl::Status status = executable.validate(inputs, dims);
+  if (!status.ok())
+    return status;
+  std::map<std::string, nn::Tensor> arrays;
+  for (size_t i = 0; i < result.outputs.size(); ++i) {
+    const std::string &name = result.outputs[i].first;
+    if (name.rfind("result", 0) != 0)
+      continue;
+    arrays["output" + std::to_string(i)] = result.outputs[i].second;
+    for (const nn::Axis &axis : manifest.outputs[i].axes) {
+      auto lengths = dims.lengths.find(axis.dim);
+      if (!axis.isNamed() || lengths == dims.lengths.end())
+        continue;
+      nn::Tensor tensor(nn::DType::i32,
+                        {static_cast<int64_t>(lengths->second.size())});
+      std::copy(lengths->second.begin(), lengths->second.end(),
+                tensor.data<int32_t>());
+      arrays["lengths." + axis.dim] = std::move(tensor);
+    }
+  }
+  return nn::writeNpz(outputsOut, arrays);
+}
+
 std::string number(double value) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.9g", value);
@@ -362,11 +398,14 @@ int main(int argc, char **argv) {
   auto ran = std::chrono::steady_clock::now();
   if (!status.ok())
     return fail(status);
-  // Gradients: the outputs named grad:<parameter> (nn-autodiff).
   std::vector<std::pair<std::string, nn::Tensor>> gradients;
-  for (auto &[name, tensor] : result.outputs)
-    if (name.rfind("grad:", 0) == 0)
-      gradients.emplace_back(name.substr(5), tensor);
+  for (const std::string &name : result.gradientNames())
+    gradients.emplace_back(name, *result.gradient(name));
+  if (!outputsOut.empty()) {
+    status = writeOutputs(manifest, executable, inputs, result);
+    if (!status.ok())
+      return fail(status);
+  }
   if (!gradsOut.empty()) {
     std::map<std::string, nn::Tensor> arrays;
     for (const auto &[name, tensor] : gradients) {
