@@ -115,6 +115,35 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %ids: !nn.tensor<[B, T], i32>,
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 })"},
+    // Masked reductions over time (sum, mean, max) and broadcast_seq
+    // (whose VJP is the masked sum over its frames). The maximum reaches
+    // the loss through frames only: over an empty sequence it is -inf.
+    {"reduce_broadcast", R"(
+nn.parameter @w : !nn.tensor<[3, 3], f32>
+nn.parameter @u : !nn.tensor<[3, 9], f32>
+nn.parameter @v : !nn.tensor<[2, 6], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>,
+            %z: !nn.tensor<[B], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 3], f32>
+  %uw = nn.param_ref @u : !nn.tensor<[3, 9], f32>
+  %v = nn.param_ref @v : !nn.tensor<[2, 6], f32>
+  %h = nn.linear %x, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[3, 3], f32>
+  %m = nn.reduce mean %h over 1 : !nn.tensor<[B, T, 3], f32>
+  %s = nn.reduce sum %h over 1 : !nn.tensor<[B, T, 3], f32>
+  %k = nn.reduce max %h over 1 : !nn.tensor<[B, T, 3], f32>
+  %mb = nn.broadcast_seq %m : !nn.tensor<[B, 3], f32> -> !nn.tensor<[B, T, 3], f32>
+  %kb = nn.broadcast_seq %k : !nn.tensor<[B, 3], f32> -> !nn.tensor<[B, T, 3], f32>
+  %c = nn.concat %h, %mb, %kb : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 3], f32>
+  %l = nn.linear %c, %uw : !nn.tensor<[B, T, 9], f32>, !nn.tensor<[3, 9], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "frames" normalize per_frame : !nn.tensor<[B, T], f32>
+  %sm = nn.concat %s, %m : !nn.tensor<[B, 3], f32>, !nn.tensor<[B, 3], f32>
+  %q = nn.linear %sm, %v : !nn.tensor<[B, 6], f32>, !nn.tensor<[2, 6], f32>
+  %ce2 = nn.cross_entropy %q, %z from logits : !nn.tensor<[B, 2], f32>, !nn.tensor<[B], i32>
+  nn.mark_loss %ce2 as "seqs" normalize per_sequence : !nn.tensor<[B], f32>
+  nn.return
+})"},
 };
 
 /// The graph's module with nn-autodiff applied (and packing first when

@@ -428,7 +428,8 @@ def NN_PoolOp : NN_SequenceMixingOp<"pool"> {
 }
 
 def NN_ReduceOp : NN_SequenceMixingOp<"reduce", [
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "masked sum, mean or max over a sequence axis";
   let description = [{
     Reduces axis `axis` (a sequence dim) over each sequence's valid frames;
@@ -635,7 +636,8 @@ def NN_UnpackOp : NN_Op<"unpack", [Pure,
   let hasVerifier = 1;
 }
 
-def NN_BroadcastSeqOp : NN_Op<"broadcast_seq", [Pure]> {
+def NN_BroadcastSeqOp : NN_Op<"broadcast_seq", [Pure,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "per-sequence [B, F...] to padded [B, T, F...], padding zero";
   let description = [{
     Repeats each sequence's value on every frame of that sequence: frame
@@ -921,6 +923,31 @@ def NN_EmbeddingGradOp : NN_Op<"embedding_grad", [Pure]> {
   let assemblyFormat = [{
     $grad `,` $indices attr-dict `:` qualified(type($grad)) `,`
     qualified(type($indices)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_ReduceGradOp : NN_Op<"reduce_grad", [Pure,
+    AllTypesMatch<["input", "result"]>, AllTypesMatch<["grad", "output"]>]> {
+  let summary = "the input gradient of nn.reduce";
+  let description = [{
+    `grad` is the gradient of a reduce's result, `input` its input and
+    `output` its result, `kind` and `axis` its attributes. At valid frames
+    of the reduced axis: `grad` (sum), `grad / len` (mean), `grad` at the
+    first frame holding the maximum and 0 at the others (max); padded
+    frames get 0.
+
+    ```mlir
+    %dx = nn.reduce_grad mean %dy, %x, %y over 1 : !nn.tensor<[B, 8], f32>, !nn.tensor<[B, T, 8], f32>
+    ```
+  }];
+  let arguments = (ins NN_ReduceKind:$kind, NN_FloatTensor:$grad,
+                       NN_FloatTensor:$input, NN_FloatTensor:$output,
+                       I64Attr:$axis);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $kind $grad `,` $input `,` $output `over` $axis attr-dict `:`
+    qualified(type($grad)) `,` qualified(type($input))
   }];
   let hasVerifier = 1;
 }

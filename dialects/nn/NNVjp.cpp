@@ -187,6 +187,30 @@ LogicalResult EmbeddingOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+LogicalResult ReduceOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                 SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  operandGradients.push_back(
+      dy ? b.create<ReduceGradOp>(getLoc(), getInput().getType(), getKind(), dy,
+                                  getInput(), getResult(), getAxis())
+               .getResult()
+         : Value());
+  return success();
+}
+
+/// Each sequence's value reached every one of its frames: its gradient is
+/// the masked sum over them.
+LogicalResult
+BroadcastSeqOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                         SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  operandGradients.push_back(
+      dy ? b.create<ReduceOp>(getLoc(), ReduceKind::sum, dy, /*axis=*/1)
+               .getResult()
+         : Value());
+  return success();
+}
+
 /// Pack and unpack are each other's VJP: the gradient of a packed value
 /// unpacks into zeros at padded positions.
 LogicalResult PackOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
@@ -363,5 +387,18 @@ LogicalResult EmbeddingGradOp::verify() {
     return emitOpError() << "result must be a static table [vocabulary, "
                          << grad.getStaticSize(grad.getRank() - 1) << "] of "
                          << grad.getElementType() << ", got " << table;
+  return success();
+}
+
+LogicalResult ReduceGradOp::verify() {
+  NNTensorType input = tensorOf(getInput());
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 1 || axis >= input.getRank() || !input.isNamedDim(axis))
+    return emitOpError() << "axis " << axis << " is not a sequence axis of "
+                         << input;
+  SmallVector<Attribute> reduced(input.getDims());
+  reduced.erase(reduced.begin() + axis);
+  if (tensorOf(getGrad()).getDims() != ArrayRef<Attribute>(reduced))
+    return emitOpError("grad and output must be the input without its axis");
   return success();
 }

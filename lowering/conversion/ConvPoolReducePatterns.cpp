@@ -197,11 +197,79 @@ public:
   }
 };
 
+/// The reduce's gradient on its input: `grad` (sum), `grad / len` (mean)
+/// or `grad` at the first maximal frame (max) on valid frames, 0 on padded.
+class ReduceGradConversion : public NNConversionPattern<ReduceGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(ReduceGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    unsigned axis = op.getAxis();
+    unsigned rank = type.getRank();
+    Value lengths = lb.getDims().lengths(type.getDimName(axis));
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    AffineMap reduced = identity.dropResult(axis);
+    AffineMap batch = AffineMap::get(rank, 0, b.getAffineDimExpr(0));
+    ReduceKind kind = op.getKind();
+    SmallVector<Value> inputs{adaptor.getGrad(), lengths};
+    SmallVector<AffineMap> maps{reduced, batch};
+    if (kind == ReduceKind::max) {
+      // The first valid frame holding the maximum, per reduced position.
+      Type i64 = b.getI64Type();
+      Value first = lb.filled(lb.sizes(typeOf(op.getGrad())), i64, -1.0);
+      SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+      iterators[axis] = IteratorType::reduction;
+      Value argmax = lb.generic(
+          first.getType(), {adaptor.getInput(), adaptor.getOutput(), lengths},
+          first, {identity, reduced, batch, reduced}, iterators,
+          [&](OpBuilder &nested, Location l, ValueRange a) {
+            Scalar s{nested, l};
+            Value t = s.index(axis);
+            Value valid = s.lt(t, s.toIndex(a[2]));
+            Value unset = nested.create<arith::CmpIOp>(
+                l, arith::CmpIPredicate::slt, a[3],
+                nested.create<arith::ConstantIntOp>(l, 0, 64));
+            Value hit = s.andI(s.andI(valid, s.feq(a[0], a[1])), unset);
+            Value t64 = nested.create<arith::IndexCastOp>(l, i64, t);
+            nested.create<linalg::YieldOp>(l, s.select(hit, t64, a[3]));
+          });
+      inputs.push_back(argmax);
+      maps.push_back(reduced);
+    }
+    maps.push_back(identity);
+    Value init = lb.empty(lb.sizes(type), element);
+    return SmallVector<Value>{lb.generic(
+        init.getType(), inputs, init, maps,
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value t = s.index(axis);
+          Value valid = s.lt(t, s.toIndex(a[1]));
+          Value value = a[0];
+          if (kind == ReduceKind::mean) {
+            Value count = nested.create<arith::SIToFPOp>(l, element, a[1]);
+            value = s.div(value, count);
+          } else if (kind == ReduceKind::max) {
+            Value t64 =
+                nested.create<arith::IndexCastOp>(l, nested.getI64Type(), t);
+            valid = s.andI(valid, nested.create<arith::CmpIOp>(
+                                      l, arith::CmpIPredicate::eq, t64, a[2]));
+          }
+          nested.create<linalg::YieldOp>(
+              l, s.select(valid, value, s.f(element, 0.0)));
+        })};
+  }
+};
+
 } // namespace
 
 void nn::populateConvPoolReduceConversionPatterns(
     const TypeConverter &converter, ConversionState &state,
     RewritePatternSet &patterns) {
-  patterns.add<Conv1dConversion, PoolConversion, ReduceConversion>(converter,
-                                                                   state);
+  patterns.add<Conv1dConversion, PoolConversion, ReduceConversion,
+               ReduceGradConversion>(converter, state);
 }

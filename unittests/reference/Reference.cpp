@@ -761,6 +761,40 @@ absl::Status Evaluator::run(
           });
           set(table);
         })
+        .Case([&](ir::ReduceGradOp op) {
+          const Array &dy = in(0), &x = in(1), &y = in(2);
+          ir::NNTensorType type = typeOf(op.getInput());
+          unsigned axis = op.getAxis();
+          const auto &len = f.lengths.at(type.getDimName(axis).str());
+          Array dx = zeros(x.shape);
+          std::vector<int64_t> reducedShape = dy.shape;
+          std::vector<int64_t> firstMax(count(dy.shape), -1);
+          forEach(x.shape, [&](const std::vector<int64_t> &index) {
+            if (index[axis] >= len[index[0]])
+              return;
+            std::vector<int64_t> r = index;
+            r.erase(r.begin() + axis);
+            int64_t at = offsetOf(reducedShape, r);
+            double g = dy.data[at];
+            double &out = dx.data[offsetOf(x.shape, index)];
+            switch (op.getKind()) {
+            case ir::ReduceKind::sum:
+              out = g;
+              break;
+            case ir::ReduceKind::mean:
+              out = g / len[index[0]];
+              break;
+            case ir::ReduceKind::max:
+              if (firstMax[at] < 0 &&
+                  x.data[offsetOf(x.shape, index)] == y.data[at]) {
+                firstMax[at] = index[axis];
+                out = g;
+              }
+              break;
+            }
+          });
+          set(dx);
+        })
         .Case([&](ir::MseGradOp) {
           const Array &g = in(0), &p = in(1), &t = in(2);
           Array dp = p;

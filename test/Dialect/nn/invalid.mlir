@@ -1016,3 +1016,11 @@ nn.graph @g(%dy: !nn.tensor<[B, 4], f32>, %ids: !nn.tensor<[B], i32>) dims [B: b
   %t = nn.embedding_grad %dy, %ids : !nn.tensor<[B, 4], f32>, !nn.tensor<[B], i32> -> !nn.tensor<[9, 5], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%dy: !nn.tensor<[B, 4], f32>, %x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{axis 2 is not a sequence axis of '!nn.tensor<[B, T, 4], f32>'}}
+  %d = nn.reduce_grad sum %dy, %x, %dy over 2 : !nn.tensor<[B, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  nn.return
+}

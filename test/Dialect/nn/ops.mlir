@@ -173,6 +173,9 @@ nn.graph @gradients(%l: !nn.tensor<[B, T], f32>, %inv: !nn.tensor<[], f64>,
   %lg = nn.layer_norm_grad_scale %dx, %x : !nn.tensor<[B, T, 4], f32>
   // CHECK: nn.embedding_grad %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[9, 4], f32>
   %et = nn.embedding_grad %dx, %y : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[9, 4], f32>
+  // CHECK: nn.reduce_grad mean %{{.+}}, %{{.+}}, %{{.+}} over 1 : !nn.tensor<[B, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  %rm = nn.reduce mean %x over 1 : !nn.tensor<[B, T, 4], f32>
+  %rg = nn.reduce_grad mean %rm, %x, %rm over 1 : !nn.tensor<[B, 4], f32>, !nn.tensor<[B, T, 4], f32>
   nn.return
 }
 

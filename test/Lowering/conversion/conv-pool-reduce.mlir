@@ -33,3 +33,23 @@ nn.graph @reduce(%x: !nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, 2], f32>
   %r = nn.reduce sum %x over 1 : !nn.tensor<[B, T, 2], f32>
   nn.return %r : !nn.tensor<[B, 2], f32>
 }
+
+// -----
+
+// The gradient of a max over time: the first valid frame holding the
+// maximum (an i64 index per position, -1 until found) gets the gradient.
+// CHECK-LABEL: func.func @reduce_max_grad
+// CHECK: linalg.fill ins(%{{.+}} : i64)
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK:   arith.cmpf oeq
+// CHECK:   arith.select
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel"]
+// CHECK:   arith.cmpi slt
+// CHECK:   arith.cmpi eq
+// CHECK:   arith.select
+nn.graph @reduce_max_grad(%dy: !nn.tensor<[B, 3], f32>, %x: !nn.tensor<[B, T, 3], f32>,
+                          %y: !nn.tensor<[B, 3], f32>) -> !nn.tensor<[B, T, 3], f32>
+    dims [B: batch, T: seq(B)] {
+  %d = nn.reduce_grad max %dy, %x, %y over 1 : !nn.tensor<[B, 3], f32>, !nn.tensor<[B, T, 3], f32>
+  nn.return %d : !nn.tensor<[B, T, 3], f32>
+}
