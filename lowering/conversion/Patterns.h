@@ -98,7 +98,7 @@ void populateGraphConversionPatterns(const TypeConverter &converter,
                                      ConversionState &state,
                                      RewritePatternSet &patterns);
 /// Ops on each position alone: linear, elementwise, activations, softmax,
-/// dropout, layer_norm, embedding, concat.
+/// dropout, layer_norm, embedding, concat; and their gradient ops.
 void populateFrameWiseConversionPatterns(const TypeConverter &converter,
                                          ConversionState &state,
                                          RewritePatternSet &patterns);
@@ -106,11 +106,13 @@ void populateFrameWiseConversionPatterns(const TypeConverter &converter,
 void populateRecurrentConversionPatterns(const TypeConverter &converter,
                                          ConversionState &state,
                                          RewritePatternSet &patterns);
-/// Windows and reductions over a sequence axis: conv1d, pool, reduce.
+/// Windows and reductions over a sequence axis: conv1d, pool, reduce,
+/// reduce_grad.
 void populateConvPoolReduceConversionPatterns(const TypeConverter &converter,
                                               ConversionState &state,
                                               RewritePatternSet &patterns);
-/// Losses: cross_entropy, mse, ctc_loss, loss_terms.
+/// Losses: cross_entropy, mse, ctc_loss, loss_terms; loss_seed and the
+/// losses' gradient ops.
 void populateLossConversionPatterns(const TypeConverter &converter,
                                     ConversionState &state,
                                     RewritePatternSet &patterns);
