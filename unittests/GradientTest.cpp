@@ -144,6 +144,25 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>,
   nn.mark_loss %ce2 as "seqs" normalize per_sequence : !nn.tensor<[B], f32>
   nn.return
 })"},
+    // Pooling over time: average and maximum, stride 1 and a stride-2
+    // window of 3 (overlapping windows, a derived dim).
+    {"pool", R"(
+nn.parameter @w : !nn.tensor<[3, 3], f32>
+nn.parameter @v : !nn.tensor<[3, 6], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T2], i32>)
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 3], f32>
+  %v = nn.param_ref @v : !nn.tensor<[3, 6], f32>
+  %h = nn.linear %x, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[3, 3], f32>
+  %a = nn.pool avg %h window 2 stride 1 : (!nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, T, 3], f32>
+  %m = nn.pool max %a window 3 stride 2 : (!nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, T2, 3], f32>
+  %p = nn.pool avg %h window 3 stride 2 : (!nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, T2, 3], f32>
+  %c = nn.concat %m, %p : !nn.tensor<[B, T2, 3], f32>, !nn.tensor<[B, T2, 3], f32>
+  %l = nn.linear %c, %v : !nn.tensor<[B, T2, 6], f32>, !nn.tensor<[3, 6], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T2, 3], f32>, !nn.tensor<[B, T2], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T2], f32>
+  nn.return
+})"},
 };
 
 /// The graph's module with nn-autodiff applied (and packing first when

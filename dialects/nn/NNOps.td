@@ -404,7 +404,8 @@ def NN_Conv1dOp : NN_SequenceMixingOp<"conv1d"> {
   let hasVerifier = 1;
 }
 
-def NN_PoolOp : NN_SequenceMixingOp<"pool"> {
+def NN_PoolOp : NN_SequenceMixingOp<"pool", [
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "max or average pooling over a sequence axis (downsampling)";
   let description = [{
     `input` `[B, T, C]`, windows of `window` frames every `stride` frames
@@ -950,6 +951,31 @@ def NN_ReduceGradOp : NN_Op<"reduce_grad", [Pure,
     qualified(type($grad)) `,` qualified(type($input))
   }];
   let hasVerifier = 1;
+}
+
+def NN_PoolGradOp : NN_Op<"pool_grad", [Pure,
+    AllTypesMatch<["input", "result"]>, AllTypesMatch<["grad", "output"]>]> {
+  let summary = "the input gradient of nn.pool";
+  let description = [{
+    `grad` is the gradient of a pool's result `output`, `input` its input.
+    Each valid input frame collects, over the valid windows it lies in,
+    `grad / count` (avg: `count` the valid frames of the window) or `grad`
+    when it is the first frame holding the window's maximum (max); padded
+    frames get 0.
+
+    ```mlir
+    %dx = nn.pool_grad max %dy, %x, %y window 3 stride 3
+        : !nn.tensor<[B, T6, 256], f32>, !nn.tensor<[B, T2, 256], f32>
+    ```
+  }];
+  let arguments = (ins NN_PoolKind:$kind, NN_FloatTensor:$grad,
+                       NN_FloatTensor:$input, NN_FloatTensor:$output,
+                       NN_PositiveI64Attr:$window, NN_PositiveI64Attr:$stride);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $kind $grad `,` $input `,` $output `window` $window `stride` $stride
+    attr-dict `:` qualified(type($grad)) `,` qualified(type($input))
+  }];
 }
 
 #endif // NN_OPS_TD

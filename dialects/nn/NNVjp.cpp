@@ -211,6 +211,18 @@ BroadcastSeqOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+LogicalResult PoolOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                               SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  operandGradients.push_back(
+      dy ? b.create<PoolGradOp>(getLoc(), getInput().getType(), getKind(), dy,
+                                getInput(), getResult(), getWindow(),
+                                getStride())
+               .getResult()
+         : Value());
+  return success();
+}
+
 /// Pack and unpack are each other's VJP: the gradient of a packed value
 /// unpacks into zeros at padded positions.
 LogicalResult PackOp::buildVjp(OpBuilder &b, ValueRange resultGradients,

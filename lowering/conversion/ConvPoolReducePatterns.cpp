@@ -265,11 +265,111 @@ public:
   }
 };
 
+/// Each valid input frame t collects, over the windows o it lies in
+/// (t = o * stride + k, k < window, o a valid output frame), grad / count
+/// (avg) or grad where t is the window's first maximal frame (max).
+class PoolGradConversion : public NNConversionPattern<PoolGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(PoolGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    NNTensorType type = typeOf(op.getResult());
+    NNTensorType outType = typeOf(op.getGrad());
+    Type element = type.getElementType();
+    int64_t window = op.getWindow(), stride = op.getStride();
+    bool isMax = op.getKind() == PoolKind::max;
+    Value inLengths = lb.getDims().lengths(type.getDimName(1));
+    Value outLengths = lb.getDims().lengths(outType.getDimName(1));
+    Value dy = adaptor.getGrad(), x = adaptor.getInput();
+    auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
+    auto windowType = RankedTensorType::get({window}, element);
+    Value windowShape =
+        b.create<tensor::EmptyOp>(loc, windowType.getShape(), element);
+    SmallVector<IteratorType> iterators{
+        IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+        IteratorType::reduction};
+    Value argmax;
+    if (isMax) {
+      // Per window (b, o, c): the first valid frame holding the maximum.
+      Type i64 = b.getI64Type();
+      Value first = lb.filled(lb.sizes(outType), i64, -1.0);
+      argmax = lb.generic(
+          first.getType(), {windowShape, inLengths, adaptor.getOutput()}, first,
+          {AffineMap::get(4, 0, d(3)), AffineMap::get(4, 0, d(0)),
+           AffineMap::get(4, 0, {d(0), d(1), d(2)}, b.getContext()),
+           AffineMap::get(4, 0, {d(0), d(1), d(2)}, b.getContext())},
+          iterators, [&](OpBuilder &nested, Location l, ValueRange a) {
+            Scalar s{nested, l};
+            Value t = s.add(s.mul(s.index(1), s.idx(stride)), s.index(3));
+            Value valid = s.lt(t, s.toIndex(a[1]));
+            Value safe = s.select(valid, t, s.idx(0));
+            Value v = nested.create<tensor::ExtractOp>(
+                l, x, ValueRange{s.index(0), safe, s.index(2)});
+            Value unset = nested.create<arith::CmpIOp>(
+                l, arith::CmpIPredicate::slt, a[3],
+                nested.create<arith::ConstantIntOp>(l, 0, 64));
+            Value hit = s.andI(s.andI(valid, s.feq(v, a[2])), unset);
+            Value t64 = nested.create<arith::IndexCastOp>(l, i64, t);
+            nested.create<linalg::YieldOp>(l, s.select(hit, t64, a[3]));
+          });
+    }
+    // Iteration space (b, t, c, k): window k of input frame t is output
+    // frame o = (t - k) / stride when that divides.
+    Value init = lb.filled(lb.sizes(type), element, 0.0);
+    SmallVector<Value> inputs{windowShape, inLengths, outLengths};
+    SmallVector<AffineMap> maps{AffineMap::get(4, 0, d(3)),
+                                AffineMap::get(4, 0, d(0)),
+                                AffineMap::get(4, 0, d(0))};
+    maps.push_back(AffineMap::get(4, 0, {d(0), d(1), d(2)}, b.getContext()));
+    return SmallVector<Value>{lb.generic(
+        init.getType(), inputs, init, maps, iterators,
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value t = s.index(1), k = s.index(3);
+          Value start = s.sub(t, k);
+          Value aligned = nested.create<arith::CmpIOp>(
+              l, arith::CmpIPredicate::eq,
+              nested.create<arith::RemSIOp>(l, start, s.idx(stride)), s.idx(0));
+          Value o = nested.create<arith::DivSIOp>(l, start, s.idx(stride));
+          Value valid = s.andI(
+              s.andI(s.ge(start, s.idx(0)), aligned),
+              s.andI(s.lt(o, s.toIndex(a[2])), s.lt(t, s.toIndex(a[1]))));
+          Value safe = s.select(valid, o, s.idx(0));
+          Value g = nested.create<tensor::ExtractOp>(
+              l, dy, ValueRange{s.index(0), safe, s.index(2)});
+          if (isMax) {
+            Value winner = nested.create<tensor::ExtractOp>(
+                l, argmax, ValueRange{s.index(0), safe, s.index(2)});
+            Value t64 =
+                nested.create<arith::IndexCastOp>(l, nested.getI64Type(), t);
+            valid =
+                s.andI(valid, nested.create<arith::CmpIOp>(
+                                  l, arith::CmpIPredicate::eq, winner, t64));
+          } else {
+            Value windowStart = s.mul(safe, s.idx(stride));
+            Value inside =
+                s.minI(s.idx(window), s.sub(s.toIndex(a[1]), windowStart));
+            inside = s.maxI(inside, s.idx(1));
+            Value count = nested.create<arith::SIToFPOp>(
+                l, element,
+                nested.create<arith::IndexCastOp>(l, nested.getI64Type(),
+                                                  inside));
+            g = s.div(g, count);
+          }
+          nested.create<linalg::YieldOp>(l,
+                                         s.select(valid, s.add(a[3], g), a[3]));
+        })};
+  }
+};
+
 } // namespace
 
 void nn::populateConvPoolReduceConversionPatterns(
     const TypeConverter &converter, ConversionState &state,
     RewritePatternSet &patterns) {
   patterns.add<Conv1dConversion, PoolConversion, ReduceConversion,
-               ReduceGradConversion>(converter, state);
+               ReduceGradConversion, PoolGradConversion>(converter, state);
 }

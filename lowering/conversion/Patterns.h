@@ -107,7 +107,7 @@ void populateRecurrentConversionPatterns(const TypeConverter &converter,
                                          ConversionState &state,
                                          RewritePatternSet &patterns);
 /// Windows and reductions over a sequence axis: conv1d, pool, reduce,
-/// reduce_grad.
+/// reduce_grad, pool_grad.
 void populateConvPoolReduceConversionPatterns(const TypeConverter &converter,
                                               ConversionState &state,
                                               RewritePatternSet &patterns);

@@ -795,6 +795,38 @@ absl::Status Evaluator::run(
           });
           set(dx);
         })
+        .Case([&](ir::PoolGradOp op) {
+          const Array &dy = in(0), &x = in(1), &y = in(2);
+          ir::NNTensorType inType = typeOf(op.getInput());
+          ir::NNTensorType outType = typeOf(op.getGrad());
+          const auto &len = f.lengths.at(inType.getDimName(1).str());
+          const auto &outLen = f.lengths.at(outType.getDimName(1).str());
+          int64_t window = op.getWindow(), stride = op.getStride();
+          int64_t batch = x.shape[0], time = x.shape[1], width = x.shape[2],
+                  outTime = dy.shape[1];
+          bool isMax = op.getKind() == ir::PoolKind::max;
+          Array dx = zeros(x.shape);
+          for (int64_t b = 0; b < batch; ++b)
+            for (int64_t o = 0; o < std::min(outTime, outLen[b]); ++o)
+              for (int64_t c = 0; c < width; ++c) {
+                int64_t first = o * stride,
+                        last = std::min(first + window, len[b]);
+                double g = dy.data[(b * outTime + o) * width + c];
+                if (!isMax) {
+                  int64_t count = std::max<int64_t>(1, last - first);
+                  for (int64_t t = first; t < last; ++t)
+                    dx.data[(b * time + t) * width + c] += g / count;
+                  continue;
+                }
+                for (int64_t t = first; t < last; ++t)
+                  if (x.data[(b * time + t) * width + c] ==
+                      y.data[(b * outTime + o) * width + c]) {
+                    dx.data[(b * time + t) * width + c] += g;
+                    break;
+                  }
+              }
+          set(dx);
+        })
         .Case([&](ir::MseGradOp) {
           const Array &g = in(0), &p = in(1), &t = in(2);
           Array dp = p;

@@ -176,6 +176,8 @@ nn.graph @gradients(%l: !nn.tensor<[B, T], f32>, %inv: !nn.tensor<[], f64>,
   // CHECK: nn.reduce_grad mean %{{.+}}, %{{.+}}, %{{.+}} over 1 : !nn.tensor<[B, 4], f32>, !nn.tensor<[B, T, 4], f32>
   %rm = nn.reduce mean %x over 1 : !nn.tensor<[B, T, 4], f32>
   %rg = nn.reduce_grad mean %rm, %x, %rm over 1 : !nn.tensor<[B, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  // CHECK: nn.pool_grad max %{{.+}}, %{{.+}}, %{{.+}} window 2 stride 1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  %pg = nn.pool_grad max %x, %x, %x window 2 stride 1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
   nn.return
 }
 

@@ -53,3 +53,22 @@ nn.graph @reduce_max_grad(%dy: !nn.tensor<[B, 3], f32>, %x: !nn.tensor<[B, T, 3]
   %d = nn.reduce_grad max %dy, %x, %y over 1 : !nn.tensor<[B, 3], f32>, !nn.tensor<[B, T, 3], f32>
   nn.return %d : !nn.tensor<[B, T, 3], f32>
 }
+
+// -----
+
+// The gradient of an average pool: each valid input frame collects grad /
+// count over the valid windows it lies in (o = (t - k) / stride where it
+// divides), read by index.
+// CHECK-LABEL: func.func @pool_avg_grad
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK:   arith.remsi
+// CHECK:   arith.divsi
+// CHECK:   tensor.extract
+// CHECK:   arith.divf
+// CHECK:   arith.select
+nn.graph @pool_avg_grad(%dy: !nn.tensor<[B, T2, 3], f32>, %x: !nn.tensor<[B, T, 3], f32>,
+                        %y: !nn.tensor<[B, T2, 3], f32>) -> !nn.tensor<[B, T, 3], f32>
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  %d = nn.pool_grad avg %dy, %x, %y window 3 stride 2 : !nn.tensor<[B, T2, 3], f32>, !nn.tensor<[B, T, 3], f32>
+  nn.return %d : !nn.tensor<[B, T, 3], f32>
+}
