@@ -247,16 +247,20 @@ LogicalResult UnpackOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
 // Gradient ops
 //===----------------------------------------------------------------------===//
 
+/// Operand `index` of an op being built or parsed as an nn tensor, or null
+/// (type inference runs before verification).
+static NNTensorType operandType(ValueRange operands, unsigned index) {
+  return index < operands.size()
+             ? dyn_cast<NNTensorType>(operands[index].getType())
+             : NNTensorType();
+}
+
 LogicalResult LinearGradInputOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> location, ValueRange operands,
     DictionaryAttr, OpaqueProperties, RegionRange,
     SmallVectorImpl<Type> &inferred) {
-  auto grad = operands.size() == 2
-                  ? dyn_cast<NNTensorType>(operands[0].getType())
-                  : NNTensorType();
-  auto weight = operands.size() == 2
-                    ? dyn_cast<NNTensorType>(operands[1].getType())
-                    : NNTensorType();
+  NNTensorType grad = operandType(operands, 0),
+               weight = operandType(operands, 1);
   if (!grad || !weight || grad.getRank() == 0 || weight.getRank() != 2 ||
       weight.getStaticSize(1) < 0)
     return emitOptionalError(location,
@@ -282,12 +286,8 @@ LogicalResult LinearGradWeightOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> location, ValueRange operands,
     DictionaryAttr, OpaqueProperties, RegionRange,
     SmallVectorImpl<Type> &inferred) {
-  auto grad = operands.size() == 2
-                  ? dyn_cast<NNTensorType>(operands[0].getType())
-                  : NNTensorType();
-  auto input = operands.size() == 2
-                   ? dyn_cast<NNTensorType>(operands[1].getType())
-                   : NNTensorType();
+  NNTensorType grad = operandType(operands, 0),
+               input = operandType(operands, 1);
   if (!grad || !input || grad.getRank() == 0 || input.getRank() == 0)
     return emitOptionalError(location, "linear_grad_weight needs a gradient "
                                        "[P..., O] and an input [P..., I]");
@@ -313,9 +313,7 @@ LogicalResult SumPositionsOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> location, ValueRange operands,
     DictionaryAttr, OpaqueProperties, RegionRange,
     SmallVectorImpl<Type> &inferred) {
-  auto input = operands.size() == 1
-                   ? dyn_cast<NNTensorType>(operands[0].getType())
-                   : NNTensorType();
+  NNTensorType input = operandType(operands, 0);
   if (!input)
     return emitOptionalError(location, "sum_positions needs an nn tensor");
   inferred.push_back(
@@ -344,9 +342,7 @@ LogicalResult SliceFeaturesOp::inferReturnTypes(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
   Adaptor adaptor(operands, attributes, properties, regions);
-  auto input = operands.size() == 1
-                   ? dyn_cast<NNTensorType>(operands[0].getType())
-                   : NNTensorType();
+  NNTensorType input = operandType(operands, 0);
   if (!input || input.getRank() == 0)
     return emitOptionalError(location,
                              "slice_features needs a value with features");
@@ -371,9 +367,7 @@ LogicalResult LayerNormGradScaleOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> location, ValueRange operands,
     DictionaryAttr, OpaqueProperties, RegionRange,
     SmallVectorImpl<Type> &inferred) {
-  auto input = operands.size() == 2
-                   ? dyn_cast<NNTensorType>(operands[1].getType())
-                   : NNTensorType();
+  NNTensorType input = operandType(operands, 1);
   if (!input || input.getRank() == 0)
     return emitOptionalError(location,
                              "layer_norm_grad_scale needs an input [P..., F]");
