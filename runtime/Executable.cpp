@@ -457,6 +457,9 @@ absl::Status Executable::Impl::checkClasses(const TensorInfo &info,
 absl::Status Executable::validate(const RunInputs &inputs,
                                   DimValues &dims) const {
   dims = DimValues();
+  if (!impl || !impl->entry)
+    return absl::FailedPreconditionError(
+        "no artifact is loaded in this executable (Executable::load first)");
   return impl->bind(inputs, dims);
 }
 
@@ -523,6 +526,9 @@ absl::Status Executable::Impl::runEntry(
 }
 
 absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
+  if (!impl || !impl->entry)
+    return absl::FailedPreconditionError(
+        "no artifact is loaded in this executable (Executable::load first)");
   const Manifest &m = impl->manifest;
   Impl::Bound bound;
   absl::Status status = impl->bind(inputs, bound);

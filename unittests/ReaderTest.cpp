@@ -445,6 +445,18 @@ TEST(TensorTest, CheckedByteSize) {
   EXPECT_EQ(bytes, 0);
 }
 
+TEST(ArtifactTest, RunningWithoutAnArtifactIsAnError) {
+  Executable exe;
+  RunResult result;
+  absl::Status status = exe.run(RunInputs(), result);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_CONTAINS(status.message(), "no artifact is loaded");
+  // A failed load leaves it empty too.
+  EXPECT_FALSE(Executable::load("/nonexistent/artifact.so", exe).ok());
+  EXPECT_EQ(exe.run(RunInputs(), result).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
 TEST(ArtifactTest, RefusesFilesThatAreNotCompleteSharedObjects) {
   std::string dir = ::testing::TempDir();
   Executable exe;
