@@ -654,9 +654,7 @@ OpFoldResult DropoutOp::fold(FoldAdaptor) {
   return getRate().isZero() ? getInput() : nullptr;
 }
 
-LogicalResult DropoutOp::verify() {
-  return verifyUnaryFrameWise(*this, false);
-}
+LogicalResult DropoutOp::verify() { return verifyUnaryFrameWise(*this, false); }
 
 LogicalResult LinearOp::verify() {
   if (failed(requireOneFeatureAxis(*this, getInput(), "input")))
