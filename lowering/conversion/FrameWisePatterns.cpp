@@ -312,11 +312,9 @@ public:
         init.getType(), inputs, init, maps, iterators,
         [&](OpBuilder &nested, Location l, ValueRange a) {
           Scalar s{nested, l};
-          Value sum = s.add(a.back(), s.mul(a[0], a[1]));
-          Value valid =
-              LinalgBuilder::isValidPosition(s, a.drop_front(2).drop_back());
-          nested.create<linalg::YieldOp>(
-              l, valid ? s.select(valid, sum, a.back()) : sum);
+          nested.create<linalg::YieldOp>(l, LinalgBuilder::accumulateIfValid(
+                                                s, a.back(), s.mul(a[0], a[1]),
+                                                a.drop_front(2).drop_back()));
         })};
   }
 };
@@ -347,16 +345,14 @@ public:
       iterators[i] = IteratorType::reduction;
     SmallVector<Value> inputs{adaptor.getInput()};
     inputs.append(lengths);
-    return SmallVector<Value>{lb.generic(
-        init.getType(), inputs, init, maps, iterators,
-        [&](OpBuilder &nested, Location l, ValueRange a) {
-          Scalar s{nested, l};
-          Value sum = s.add(a.back(), a[0]);
-          Value valid =
-              LinalgBuilder::isValidPosition(s, a.drop_front().drop_back());
-          nested.create<linalg::YieldOp>(
-              l, valid ? s.select(valid, sum, a.back()) : sum);
-        })};
+    return SmallVector<Value>{
+        lb.generic(init.getType(), inputs, init, maps, iterators,
+                   [&](OpBuilder &nested, Location l, ValueRange a) {
+                     Scalar s{nested, l};
+                     nested.create<linalg::YieldOp>(
+                         l, LinalgBuilder::accumulateIfValid(
+                                s, a.back(), a[0], a.drop_front().drop_back()));
+                   })};
   }
 };
 
@@ -568,11 +564,9 @@ public:
         [&](OpBuilder &nested, Location l, ValueRange a) {
           Scalar s{nested, l};
           Value xhat = s.mul(s.sub(a[1], a[2]), a[3]);
-          Value sum = s.add(a.back(), s.mul(a[0], xhat));
-          Value valid =
-              LinalgBuilder::isValidPosition(s, a.drop_front(4).drop_back());
-          nested.create<linalg::YieldOp>(
-              l, valid ? s.select(valid, sum, a.back()) : sum);
+          nested.create<linalg::YieldOp>(l, LinalgBuilder::accumulateIfValid(
+                                                s, a.back(), s.mul(a[0], xhat),
+                                                a.drop_front(4).drop_back()));
         })};
   }
 };

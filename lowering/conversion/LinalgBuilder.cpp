@@ -274,6 +274,13 @@ Value LinalgBuilder::isValidPosition(Scalar &s, ValueRange lengths) {
   return valid;
 }
 
+Value LinalgBuilder::accumulateIfValid(Scalar &s, Value acc, Value term,
+                                       ValueRange lengths) {
+  Value sum = s.add(acc, term);
+  Value valid = isValidPosition(s, lengths);
+  return valid ? s.select(valid, sum, acc) : sum;
+}
+
 /// a [M, K] times w [N, K] transposed: [M, N].
 Value LinalgBuilder::matmulTransposeB(Value a, Value w) {
   auto wType = cast<RankedTensorType>(w.getType());

@@ -140,6 +140,10 @@ public:
   /// the position is valid, given the `paddingLengths` as body arguments
   /// (null when there is nothing to mask).
   static Value isValidPosition(Scalar &s, ValueRange lengths);
+  /// acc + term at valid positions, acc at padded ones (selected, not
+  /// multiplied: whatever padding holds never reaches the sum).
+  static Value accumulateIfValid(Scalar &s, Value acc, Value term,
+                                 ValueRange lengths);
 
   /// a [M, K] times w [N, K] transposed: [M, N].
   Value matmulTransposeB(Value a, Value w);

@@ -26,37 +26,25 @@ namespace {
 NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
 
 /// The f64 sum of a loss value over its valid positions.
-Value maskedSum(LinalgBuilder &lb, Value loss, NNTensorType type,
-                const Positions &positions) {
+Value maskedSum(LinalgBuilder &lb, Value loss, NNTensorType type) {
   OpBuilder &b = lb.getBuilder();
   unsigned rank = type.getRank();
   Value acc = lb.filled({}, b.getF64Type(), 0.0);
-  SmallVector<Value> inputs{loss};
-  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
   // Padded losses: one lengths input per sequence axis, read at [b].
-  SmallVector<unsigned> maskedAxes;
-  if (positions.kind == PositionKind::Padded) {
-    for (auto [i, sequence] : llvm::enumerate(positions.sequences)) {
-      inputs.push_back(lb.getDims().lengths(sequence));
-      maps.push_back(AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
-      maskedAxes.push_back(i + 1);
-    }
-  }
+  SmallVector<Value> lengths = lb.paddingLengths(type);
+  SmallVector<Value> inputs{loss};
+  inputs.append(lengths);
+  SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  maps.append(lengths.size(), AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
   maps.push_back(AffineMap::get(rank, 0, b.getContext()));
   return lb.generic(acc.getType(), inputs, acc, maps,
                     SmallVector<IteratorType>(rank, IteratorType::reduction),
                     [&](OpBuilder &nested, Location l, ValueRange args) {
                       Scalar s{nested, l};
-                      Value v = s.toF64(args[0]);
-                      Value sum = s.add(args.back(), v);
-                      Value valid;
-                      for (auto [k, axis] : llvm::enumerate(maskedAxes)) {
-                        Value inside =
-                            s.lt(s.index(axis), s.toIndex(args[1 + k]));
-                        valid = valid ? s.andI(valid, inside) : inside;
-                      }
                       nested.create<linalg::YieldOp>(
-                          l, valid ? s.select(valid, sum, args.back()) : sum);
+                          l, LinalgBuilder::accumulateIfValid(
+                                 s, args.back(), s.toF64(args[0]),
+                                 args.drop_front().drop_back()));
                     });
 }
 
@@ -319,7 +307,7 @@ public:
         classifyPositions(type, decls, [&] { return op.emitOpError(); });
     if (failed(positions))
       return failure();
-    Value sum = maskedSum(lb, adaptor.getLoss(), type, *positions);
+    Value sum = maskedSum(lb, adaptor.getLoss(), type);
     Scalar s{b, loc};
     Value norm;
     switch (op.getNormalization()) {
@@ -364,8 +352,7 @@ public:
           factorType, decls, [&] { return op.emitOpError(); });
       if (failed(factorPositions))
         return failure();
-      norm = maskedSum(lb, adaptor.getCustomInvNormFactor(), factorType,
-                       *factorPositions);
+      norm = maskedSum(lb, adaptor.getCustomInvNormFactor(), factorType);
       break;
     }
     }
