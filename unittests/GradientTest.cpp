@@ -163,6 +163,44 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T2], i32>)
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T2], f32>
   nn.return
 })"},
+    // LSTMs in all three directions, stacked, so each one's input
+    // gradient reaches the parameters before it; the bidirectional output
+    // also feeds the loss directly.
+    {"lstm", R"(
+nn.parameter @w0 : !nn.tensor<[4, 3], f32>
+nn.parameter @wi : !nn.tensor<[2, 8, 4], f32>
+nn.parameter @wh : !nn.tensor<[2, 8, 2], f32>
+nn.parameter @b : !nn.tensor<[2, 8], f32>
+nn.parameter @wi2 : !nn.tensor<[8, 4], f32>
+nn.parameter @wh2 : !nn.tensor<[8, 2], f32>
+nn.parameter @b2 : !nn.tensor<[8], f32>
+nn.parameter @wi3 : !nn.tensor<[8, 2], f32>
+nn.parameter @wh3 : !nn.tensor<[8, 2], f32>
+nn.parameter @b3 : !nn.tensor<[8], f32>
+nn.parameter @wo : !nn.tensor<[3, 6], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w0 = nn.param_ref @w0 : !nn.tensor<[4, 3], f32>
+  %wi = nn.param_ref @wi : !nn.tensor<[2, 8, 4], f32>
+  %wh = nn.param_ref @wh : !nn.tensor<[2, 8, 2], f32>
+  %b = nn.param_ref @b : !nn.tensor<[2, 8], f32>
+  %wi2 = nn.param_ref @wi2 : !nn.tensor<[8, 4], f32>
+  %wh2 = nn.param_ref @wh2 : !nn.tensor<[8, 2], f32>
+  %b2 = nn.param_ref @b2 : !nn.tensor<[8], f32>
+  %wi3 = nn.param_ref @wi3 : !nn.tensor<[8, 2], f32>
+  %wh3 = nn.param_ref @wh3 : !nn.tensor<[8, 2], f32>
+  %b3 = nn.param_ref @b3 : !nn.tensor<[8], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[3, 6], f32>
+  %h0 = nn.linear %x, %w0 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %h1 = nn.lstm bidirectional %h0, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[2, 8, 4], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>
+  %h2 = nn.lstm backward %h1, %wi2, %wh2, %b2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[8, 4], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>
+  %h3 = nn.lstm forward %h2, %wi3, %wh3, %b3 : !nn.tensor<[B, T, 2], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>
+  %c = nn.concat %h3, %h1 : !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 4], f32>
+  %l = nn.linear %c, %wo : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[3, 6], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})"},
 };
 
 /// The graph's module with nn-autodiff applied (and packing first when

@@ -733,27 +733,31 @@ LogicalResult EmbeddingOp::verify() {
 // Sequence-mixing layers
 //===----------------------------------------------------------------------===//
 
-LogicalResult LstmOp::verify() {
-  FailureOr<DimContext> context = DimContext::get(*this);
+/// The checks nn.lstm and nn.lstm_grad share: padded frames with one
+/// feature axis in, weights of the direction's static shapes. Returns the
+/// dims of the lstm's result.
+static FailureOr<SmallVector<Attribute>>
+verifyLstmOperands(Operation *op, LstmDirection direction, Value input,
+                   Value inputWeight, Value recurrentWeight, Value bias) {
+  FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
   FailureOr<Positions> positions =
-      requirePaddedFrames(*this, *context, getInput(), "input");
-  if (failed(positions) ||
-      failed(requireOneFeatureAxis(*this, getInput(), "input")))
+      requirePaddedFrames(op, *context, input, "input");
+  if (failed(positions) || failed(requireOneFeatureAxis(op, input, "input")))
     return failure();
-  int64_t inFeatures = featureSize(tensorOf(getInput()));
-  bool bidirectional = getDirection() == LstmDirection::bidirectional;
-  NNTensorType recurrent = tensorOf(getRecurrentWeight());
+  int64_t inFeatures = featureSize(tensorOf(input));
+  bool bidirectional = direction == LstmDirection::bidirectional;
+  NNTensorType recurrent = tensorOf(recurrentWeight);
   int64_t rank = bidirectional ? 3 : 2;
   if (!recurrent.hasStaticShape() || recurrent.getRank() != rank ||
       recurrent.getStaticSize(rank - 2) % 4 != 0 ||
       recurrent.getStaticSize(rank - 2) / 4 !=
           recurrent.getStaticSize(rank - 1) ||
       (bidirectional && recurrent.getStaticSize(0) != 2))
-    return emitOpError() << "recurrent_weight must be static "
-                         << (bidirectional ? "[2, 4H, H]" : "[4H, H]")
-                         << ", got " << recurrent;
+    return op->emitOpError() << "recurrent_weight must be static "
+                             << (bidirectional ? "[2, 4H, H]" : "[4H, H]")
+                             << ", got " << recurrent;
   int64_t hidden = recurrent.getStaticSize(rank - 1);
   SmallVector<int64_t> inputShape, biasShape;
   if (bidirectional) {
@@ -762,14 +766,36 @@ LogicalResult LstmOp::verify() {
   }
   inputShape.append({4 * hidden, inFeatures});
   biasShape.push_back(4 * hidden);
-  if (failed(requireStaticShape(*this, getInputWeight(), "input_weight",
-                                inputShape)) ||
-      failed(requireStaticShape(*this, getBias(), "bias", biasShape)))
+  if (failed(requireStaticShape(op, inputWeight, "input_weight", inputShape)) ||
+      failed(requireStaticShape(op, bias, "bias", biasShape)))
     return failure();
-  SmallVector<Attribute> dims(dropFeatureAxis(tensorOf(getInput())));
-  dims.push_back(Builder(getContext())
+  SmallVector<Attribute> dims(dropFeatureAxis(tensorOf(input)));
+  dims.push_back(Builder(op->getContext())
                      .getI64IntegerAttr(bidirectional ? 2 * hidden : hidden));
-  return requireResultDims(*this, dims, tensorOf(getInput()).getElementType());
+  return dims;
+}
+
+LogicalResult LstmOp::verify() {
+  FailureOr<SmallVector<Attribute>> dims =
+      verifyLstmOperands(*this, getDirection(), getInput(), getInputWeight(),
+                         getRecurrentWeight(), getBias());
+  if (failed(dims))
+    return failure();
+  return requireResultDims(*this, *dims, tensorOf(getInput()).getElementType());
+}
+
+LogicalResult LstmGradOp::verify() {
+  FailureOr<SmallVector<Attribute>> dims =
+      verifyLstmOperands(*this, getDirection(), getInput(), getInputWeight(),
+                         getRecurrentWeight(), getBias());
+  if (failed(dims))
+    return failure();
+  NNTensorType grad = tensorOf(getGrad());
+  auto want = NNTensorType::get(*dims, tensorOf(getInput()).getElementType());
+  if (grad != want)
+    return emitOpError() << "grad must be the lstm's result type " << want
+                         << ", got " << grad;
+  return success();
 }
 
 LogicalResult Conv1dOp::verify() {

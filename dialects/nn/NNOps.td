@@ -348,7 +348,8 @@ class NN_SequenceMixingOp<string mnemonic, list<Trait> traits = []>
         [Pure, NN_SequenceMixingOpInterface])>;
 
 def NN_LstmOp : NN_SequenceMixingOp<"lstm", [
-    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "LSTM over a sequence axis, masked by its lengths";
   let description = [{
     `input` `[B, T, I]` with `T` a sequence dim of `B`. Gate order i, f, g, o.
@@ -976,6 +977,46 @@ def NN_PoolGradOp : NN_Op<"pool_grad", [Pure,
     $kind $grad `,` $input `,` $output `window` $window `stride` $stride
     attr-dict `:` qualified(type($grad)) `,` qualified(type($input))
   }];
+}
+
+def NN_LstmGradOp : NN_Op<"lstm_grad", [Pure,
+    AllTypesMatch<["input", "input_grad"]>,
+    AllTypesMatch<["input_weight", "input_weight_grad"]>,
+    AllTypesMatch<["recurrent_weight", "recurrent_weight_grad"]>,
+    AllTypesMatch<["bias", "bias_grad"]>]> {
+  let summary = "the gradients of nn.lstm: backpropagation through time";
+  let description = [{
+    `grad` is the gradient of an lstm's result; the other operands and the
+    direction are the lstm's. The results are the gradients of its input
+    and of its three weights. Each direction runs backward through time
+    from each sequence's own last real frame (the backward direction from
+    its first), so nothing reaches or leaves a padded frame: the input
+    gradient is exactly 0 there, and `grad` at padded frames is ignored.
+    The forward's cells and gates are recomputed from the operands, not
+    saved (docs/autodiff.md).
+
+    ```mlir
+    %dx, %dwi, %dwh, %db = nn.lstm_grad forward %dy, %x, %wi, %wh, %b
+        : !nn.tensor<[B, T, 64], f32>, !nn.tensor<[B, T, 80], f32>,
+          !nn.tensor<[256, 80], f32>, !nn.tensor<[256, 64], f32>,
+          !nn.tensor<[256], f32>
+    ```
+  }];
+  let arguments = (ins NN_LstmDirection:$direction, NN_FloatTensor:$grad,
+                       NN_FloatTensor:$input, NN_FloatTensor:$input_weight,
+                       NN_FloatTensor:$recurrent_weight,
+                       NN_FloatTensor:$bias);
+  let results = (outs NN_FloatTensor:$input_grad,
+                      NN_FloatTensor:$input_weight_grad,
+                      NN_FloatTensor:$recurrent_weight_grad,
+                      NN_FloatTensor:$bias_grad);
+  let assemblyFormat = [{
+    $direction $grad `,` $input `,` $input_weight `,` $recurrent_weight `,`
+    $bias attr-dict `:` qualified(type($grad)) `,` qualified(type($input))
+    `,` qualified(type($input_weight)) `,` qualified(type($recurrent_weight))
+    `,` qualified(type($bias))
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // NN_OPS_TD

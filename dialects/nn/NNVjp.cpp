@@ -198,6 +198,22 @@ LogicalResult ReduceOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+/// Backpropagation through time is one op (nn.lstm_grad): its four results
+/// are the gradients of the input and the three weights.
+LogicalResult LstmOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                               SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  if (!dy) {
+    operandGradients.append(getNumOperands(), Value());
+    return success();
+  }
+  auto grad =
+      b.create<LstmGradOp>(getLoc(), getDirection(), dy, getInput(),
+                           getInputWeight(), getRecurrentWeight(), getBias());
+  operandGradients.append(grad->result_begin(), grad->result_end());
+  return success();
+}
+
 /// Each sequence's value reached every one of its frames: its gradient is
 /// the masked sum over them.
 LogicalResult

@@ -235,39 +235,8 @@ public:
 
   FailureOr<SmallVector<Value>> build(LinearGradInputOp op, OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
-    OpBuilder &b = lb.getBuilder();
-    Value dy = adaptor.getGrad(), w = adaptor.getWeight();
-    NNTensorType type = typeOf(op.getResult());
-    unsigned rank = type.getRank();
-    Value init = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
-    if (rank == 2)
-      return SmallVector<Value>{
-          b.create<linalg::MatmulOp>(lb.getLoc(), init.getType(),
-                                     ValueRange{dy, w}, ValueRange{init})
-              .getResult(0)};
-    // Loops (p..., i, o).
-    unsigned loops = rank + 1;
-    SmallVector<AffineExpr> dyExprs, dxExprs;
-    for (unsigned i = 0; i + 1 < rank; ++i) {
-      dyExprs.push_back(b.getAffineDimExpr(i));
-      dxExprs.push_back(b.getAffineDimExpr(i));
-    }
-    AffineExpr in = b.getAffineDimExpr(rank - 1),
-               out = b.getAffineDimExpr(rank);
-    dyExprs.push_back(out);
-    dxExprs.push_back(in);
-    SmallVector<AffineMap> maps{
-        AffineMap::get(loops, 0, dyExprs, b.getContext()),
-        AffineMap::get(loops, 0, {out, in}, b.getContext()),
-        AffineMap::get(loops, 0, dxExprs, b.getContext())};
-    SmallVector<IteratorType> iterators(loops, IteratorType::parallel);
-    iterators.back() = IteratorType::reduction;
-    return SmallVector<Value>{lb.generic(
-        init.getType(), {dy, w}, init, maps, iterators,
-        [&](OpBuilder &nested, Location l, ValueRange a) {
-          Scalar s{nested, l};
-          nested.create<linalg::YieldOp>(l, s.add(a[2], s.mul(a[0], a[1])));
-        })};
+    return SmallVector<Value>{
+        lb.linearGradInput(adaptor.getGrad(), adaptor.getWeight())};
   }
 };
 
@@ -280,42 +249,9 @@ public:
 
   FailureOr<SmallVector<Value>> build(LinearGradWeightOp op, OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
-    OpBuilder &b = lb.getBuilder();
-    NNTensorType gradType = typeOf(op.getGrad());
-    NNTensorType type = typeOf(op.getResult());
-    unsigned positions = gradType.getRank() - 1;
-    SmallVector<Value> lengths = lb.paddingLengths(gradType);
-    Value init = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
-    // Loops (p..., o, i): the position loops first, as isValidPosition
-    // expects.
-    unsigned loops = positions + 2;
-    AffineExpr o = b.getAffineDimExpr(positions),
-               i = b.getAffineDimExpr(positions + 1);
-    SmallVector<AffineExpr> dyExprs, xExprs;
-    for (unsigned p = 0; p < positions; ++p) {
-      dyExprs.push_back(b.getAffineDimExpr(p));
-      xExprs.push_back(b.getAffineDimExpr(p));
-    }
-    dyExprs.push_back(o);
-    xExprs.push_back(i);
-    SmallVector<AffineMap> maps{
-        AffineMap::get(loops, 0, dyExprs, b.getContext()),
-        AffineMap::get(loops, 0, xExprs, b.getContext())};
-    maps.append(lengths.size(),
-                AffineMap::get(loops, 0, b.getAffineDimExpr(0)));
-    maps.push_back(AffineMap::get(loops, 0, {o, i}, b.getContext()));
-    SmallVector<IteratorType> iterators(loops, IteratorType::reduction);
-    iterators[positions] = iterators[positions + 1] = IteratorType::parallel;
-    SmallVector<Value> inputs{adaptor.getGrad(), adaptor.getInput()};
-    inputs.append(lengths);
-    return SmallVector<Value>{lb.generic(
-        init.getType(), inputs, init, maps, iterators,
-        [&](OpBuilder &nested, Location l, ValueRange a) {
-          Scalar s{nested, l};
-          nested.create<linalg::YieldOp>(l, LinalgBuilder::accumulateIfValid(
-                                                s, a.back(), s.mul(a[0], a[1]),
-                                                a.drop_front(2).drop_back()));
-        })};
+    return SmallVector<Value>{
+        lb.linearGradWeight(adaptor.getGrad(), adaptor.getInput(),
+                            lb.paddingLengths(typeOf(op.getGrad())))};
   }
 };
 
@@ -326,33 +262,10 @@ public:
 
   FailureOr<SmallVector<Value>> build(SumPositionsOp op, OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
-    OpBuilder &b = lb.getBuilder();
-    NNTensorType inputType = typeOf(op.getInput());
-    NNTensorType type = typeOf(op.getResult());
-    unsigned rank = inputType.getRank();
-    unsigned positions = inputType.getNumPositionDims();
-    SmallVector<Value> lengths = lb.paddingLengths(inputType);
-    Value init = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
-    AffineMap identity = b.getMultiDimIdentityMap(rank);
-    SmallVector<AffineMap> maps{identity};
-    maps.append(lengths.size(), AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
-    SmallVector<AffineExpr> features;
-    for (unsigned i = positions; i < rank; ++i)
-      features.push_back(b.getAffineDimExpr(i));
-    maps.push_back(AffineMap::get(rank, 0, features, b.getContext()));
-    SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
-    for (unsigned i = 0; i < positions; ++i)
-      iterators[i] = IteratorType::reduction;
-    SmallVector<Value> inputs{adaptor.getInput()};
-    inputs.append(lengths);
-    return SmallVector<Value>{
-        lb.generic(init.getType(), inputs, init, maps, iterators,
-                   [&](OpBuilder &nested, Location l, ValueRange a) {
-                     Scalar s{nested, l};
-                     nested.create<linalg::YieldOp>(
-                         l, LinalgBuilder::accumulateIfValid(
-                                s, a.back(), a[0], a.drop_front().drop_back()));
-                   })};
+    NNTensorType type = typeOf(op.getInput());
+    return SmallVector<Value>{lb.sumValidPositions(adaptor.getInput(),
+                                                   type.getNumPositionDims(),
+                                                   lb.paddingLengths(type))};
   }
 };
 

@@ -293,6 +293,106 @@ Value LinalgBuilder::matmulTransposeB(Value a, Value w) {
       .getResult(0);
 }
 
+Value LinalgBuilder::linearGradInput(Value dy, Value w) {
+  auto dyType = cast<RankedTensorType>(dy.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  unsigned rank = dyType.getRank();
+  SmallVector<OpFoldResult> shape = tensor::getMixedSizes(b, loc, dy);
+  shape.back() = b.getIndexAttr(wType.getDimSize(1));
+  Value init = filled(shape, dyType.getElementType(), 0.0);
+  if (rank == 2)
+    return b
+        .create<linalg::MatmulOp>(loc, init.getType(), ValueRange{dy, w},
+                                  ValueRange{init})
+        .getResult(0);
+  // Loops (p..., i, o).
+  unsigned loops = rank + 1;
+  SmallVector<AffineExpr> dyExprs, dxExprs;
+  for (unsigned i = 0; i + 1 < rank; ++i) {
+    dyExprs.push_back(b.getAffineDimExpr(i));
+    dxExprs.push_back(b.getAffineDimExpr(i));
+  }
+  AffineExpr in = b.getAffineDimExpr(rank - 1), out = b.getAffineDimExpr(rank);
+  dyExprs.push_back(out);
+  dxExprs.push_back(in);
+  SmallVector<AffineMap> maps{
+      AffineMap::get(loops, 0, dyExprs, b.getContext()),
+      AffineMap::get(loops, 0, {out, in}, b.getContext()),
+      AffineMap::get(loops, 0, dxExprs, b.getContext())};
+  SmallVector<IteratorType> iterators(loops, IteratorType::parallel);
+  iterators.back() = IteratorType::reduction;
+  return generic(init.getType(), {dy, w}, init, maps, iterators,
+                 [&](OpBuilder &nested, Location l, ValueRange a) {
+                   Scalar s{nested, l};
+                   nested.create<linalg::YieldOp>(
+                       l, s.add(a[2], s.mul(a[0], a[1])));
+                 });
+}
+
+Value LinalgBuilder::linearGradWeight(Value dy, Value x, ValueRange lengths) {
+  auto dyType = cast<RankedTensorType>(dy.getType());
+  auto xType = cast<RankedTensorType>(x.getType());
+  unsigned positions = dyType.getRank() - 1;
+  Value init = filled({b.getIndexAttr(dyType.getShape().back()),
+                       b.getIndexAttr(xType.getShape().back())},
+                      dyType.getElementType(), 0.0);
+  // Loops (p..., o, i): the position loops first, as isValidPosition
+  // expects.
+  unsigned loops = positions + 2;
+  AffineExpr o = b.getAffineDimExpr(positions),
+             i = b.getAffineDimExpr(positions + 1);
+  SmallVector<AffineExpr> dyExprs, xExprs;
+  for (unsigned p = 0; p < positions; ++p) {
+    dyExprs.push_back(b.getAffineDimExpr(p));
+    xExprs.push_back(b.getAffineDimExpr(p));
+  }
+  dyExprs.push_back(o);
+  xExprs.push_back(i);
+  SmallVector<AffineMap> maps{AffineMap::get(loops, 0, dyExprs, b.getContext()),
+                              AffineMap::get(loops, 0, xExprs, b.getContext())};
+  maps.append(lengths.size(), AffineMap::get(loops, 0, b.getAffineDimExpr(0)));
+  maps.push_back(AffineMap::get(loops, 0, {o, i}, b.getContext()));
+  SmallVector<IteratorType> iterators(loops, IteratorType::reduction);
+  iterators[positions] = iterators[positions + 1] = IteratorType::parallel;
+  SmallVector<Value> inputs{dy, x};
+  inputs.append(lengths.begin(), lengths.end());
+  return generic(init.getType(), inputs, init, maps, iterators,
+                 [&](OpBuilder &nested, Location l, ValueRange a) {
+                   Scalar s{nested, l};
+                   nested.create<linalg::YieldOp>(
+                       l, accumulateIfValid(s, a.back(), s.mul(a[0], a[1]),
+                                            a.drop_front(2).drop_back()));
+                 });
+}
+
+Value LinalgBuilder::sumValidPositions(Value x, unsigned positions,
+                                       ValueRange lengths) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  unsigned rank = xType.getRank();
+  SmallVector<OpFoldResult> shape = llvm::to_vector(
+      ArrayRef(tensor::getMixedSizes(b, loc, x)).drop_front(positions));
+  Value init = filled(shape, xType.getElementType(), 0.0);
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<AffineMap> maps{identity};
+  maps.append(lengths.size(), AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
+  SmallVector<AffineExpr> features;
+  for (unsigned i = positions; i < rank; ++i)
+    features.push_back(b.getAffineDimExpr(i));
+  maps.push_back(AffineMap::get(rank, 0, features, b.getContext()));
+  SmallVector<IteratorType> iterators(rank, IteratorType::parallel);
+  for (unsigned i = 0; i < positions; ++i)
+    iterators[i] = IteratorType::reduction;
+  SmallVector<Value> inputs{x};
+  inputs.append(lengths.begin(), lengths.end());
+  return generic(init.getType(), inputs, init, maps, iterators,
+                 [&](OpBuilder &nested, Location l, ValueRange a) {
+                   Scalar s{nested, l};
+                   nested.create<linalg::YieldOp>(
+                       l, accumulateIfValid(s, a.back(), a[0],
+                                            a.drop_front().drop_back()));
+                 });
+}
+
 /// x [P..., I] W^T + bias over the last axis. Two-dimensional inputs (packed
 /// frames) are one named GEMM; padded ones a contraction over (P..., O, I).
 /// (Collapsing [B, T] into rows would need a tensor.expand_shape back, whose

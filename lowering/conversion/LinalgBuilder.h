@@ -149,6 +149,17 @@ public:
   Value matmulTransposeB(Value a, Value w);
   /// x [P..., I] W^T + bias over the last axis (`bias` may be null).
   Value linear(Value x, Value w, Value bias);
+  /// The gradients of a linear, shared by every op whose backward holds
+  /// one (nn.linear_grad_*, nn.lstm_grad). The input gradient dy [P..., O]
+  /// times w [O, I]: [P..., I].
+  Value linearGradInput(Value dy, Value w);
+  /// The weight gradient: the sum over valid positions of dy[p, o] x[p, i],
+  /// [O, I]. `lengths` are the positions' `paddingLengths`; padded
+  /// positions are selected away, so NaN there never reaches the sum.
+  Value linearGradWeight(Value dy, Value x, ValueRange lengths);
+  /// The sum of `x` over its first `positions` axes at valid positions
+  /// (a bias gradient); the trailing axes are kept.
+  Value sumValidPositions(Value x, unsigned positions, ValueRange lengths);
   /// The row maximum m of `x` over its last axis and sum exp(x - m): a
   /// log-sum-exp that does not overflow, m + log(sum).
   std::pair<Value, Value> rowMaxAndSumExp(Value x);

@@ -51,9 +51,49 @@ Value reverseWithinLengths(LinalgBuilder &lb, Value x, Value lengths) {
                     });
 }
 
+/// Frame t of x [B, T, K] as [B, K].
+Value extractFrame(LinalgBuilder &lb, Value x, OpFoldResult t) {
+  OpBuilder &b = lb.getBuilder();
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t width = type.getDimSize(2);
+  auto frameType = RankedTensorType::get({ShapedType::kDynamic, width},
+                                         type.getElementType());
+  return b.create<tensor::ExtractSliceOp>(
+      lb.getLoc(), frameType, x,
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), t, b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{tensor::getMixedSize(b, lb.getLoc(), x, 0),
+                             b.getIndexAttr(1), b.getIndexAttr(width)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                             b.getIndexAttr(1)});
+}
+
+/// `frame` [B, K] written into frame t of `into` [B, T, W] at feature
+/// `offset`.
+Value insertFrame(LinalgBuilder &lb, Value frame, Value into, OpFoldResult t,
+                  int64_t offset = 0) {
+  OpBuilder &b = lb.getBuilder();
+  int64_t width = cast<RankedTensorType>(frame.getType()).getDimSize(1);
+  return b.create<tensor::InsertSliceOp>(
+      lb.getLoc(), frame, into,
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), t, b.getIndexAttr(offset)},
+      ArrayRef<OpFoldResult>{tensor::getMixedSize(b, lb.getLoc(), into, 0),
+                             b.getIndexAttr(1), b.getIndexAttr(width)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                             b.getIndexAttr(1)});
+}
+
+/// What the backward of a forward LSTM reads from its forward, per frame,
+/// each [B, T, H] and zero on padded frames: the cell state and the four
+/// gate activations (i, f, g, o).
+struct LstmTape {
+  Value cells;
+  std::array<Value, 4> gates;
+};
+
 /// A forward LSTM over x [B, T, I]; outputs on padded frames are zero.
+/// With a `tape`, the per-frame cells and gates are kept in it.
 Value lstmForward(LinalgBuilder &lb, Value x, Value lengths, Value wi, Value wh,
-                  Value bias, int64_t hidden) {
+                  Value bias, int64_t hidden, LstmTape *tape = nullptr) {
   OpBuilder &b = lb.getBuilder();
   Location loc = lb.getLoc();
   auto xType = cast<RankedTensorType>(x.getType());
@@ -68,23 +108,19 @@ Value lstmForward(LinalgBuilder &lb, Value x, Value lengths, Value wi, Value wh,
   Value one = b.create<arith::ConstantIndexOp>(loc, 1);
   Value steps = getValueOrCreateConstantIndexOp(b, loc, time);
   auto stateType = cast<RankedTensorType>(h0.getType());
+  // Loop-carried: h, c, y, then the tape's five [B, T, H] tensors.
+  SmallVector<Value> carried{h0, h0, y0};
+  if (tape)
+    carried.append(5, y0);
 
   auto loop = b.create<scf::ForOp>(
-      loc, zero, steps, one, ValueRange{h0, h0, y0},
+      loc, zero, steps, one, carried,
       [&](OpBuilder &nested, Location l, Value t, ValueRange state) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(nested.getInsertionBlock(),
                             nested.getInsertionPoint());
-        Value h = state[0], c = state[1], y = state[2];
-        auto gatesType =
-            RankedTensorType::get({ShapedType::kDynamic, 4 * hidden}, element);
-        Value gates = b.create<tensor::ExtractSliceOp>(
-            l, gatesType, projected,
-            ArrayRef<OpFoldResult>{b.getIndexAttr(0), t, b.getIndexAttr(0)},
-            ArrayRef<OpFoldResult>{batch, b.getIndexAttr(1),
-                                   b.getIndexAttr(4 * hidden)},
-            ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                                   b.getIndexAttr(1)});
+        Value h = state[0], c = state[1];
+        Value gates = extractFrame(lb, projected, t);
         Value recurrent = lb.matmulTransposeB(h, wh); // [B, 4H]
         // Loop bounds come from the first operand that indexes a loop
         // plainly, so the [B, H] state goes first: gate k of unit j is
@@ -101,11 +137,12 @@ Value lstmForward(LinalgBuilder &lb, Value x, Value lengths, Value wi, Value wh,
                 {b.getAffineDimExpr(0), b.getAffineDimExpr(1) + k * hidden},
                 b.getContext()));
           }
-        maps.append(3, identity);
+        unsigned outputs = tape ? 8 : 3;
+        maps.append(outputs, identity);
         Value init = lb.empty({batch, b.getIndexAttr(hidden)}, element);
         auto step = b.create<linalg::GenericOp>(
-            l, TypeRange{stateType, stateType, stateType}, inputs,
-            ValueRange{init, init, init}, maps,
+            l, SmallVector<Type>(outputs, stateType), inputs,
+            SmallVector<Value>(outputs, init), maps,
             SmallVector<IteratorType>(2, IteratorType::parallel),
             [&](OpBuilder &body, Location bl, ValueRange args) {
               Scalar s{body, bl};
@@ -119,22 +156,147 @@ Value lstmForward(LinalgBuilder &lb, Value x, Value lengths, Value wi, Value wh,
               Value cNext = s.add(s.mul(f, cPrev), s.mul(i, g));
               Value hNext = s.mul(o, s.tanh(cNext));
               Value zeroF = s.f(cNext.getType(), 0.0);
-              body.create<linalg::YieldOp>(
-                  bl, ValueRange{s.select(running, hNext, hPrev),
-                                 s.select(running, cNext, cPrev),
-                                 s.select(running, hNext, zeroF)});
+              SmallVector<Value> results{s.select(running, hNext, hPrev),
+                                         s.select(running, cNext, cPrev),
+                                         s.select(running, hNext, zeroF)};
+              if (tape)
+                for (Value v : {cNext, i, f, g, o})
+                  results.push_back(s.select(running, v, zeroF));
+              body.create<linalg::YieldOp>(bl, results);
             });
-        Value out = b.create<tensor::InsertSliceOp>(
-            l, step.getResult(2), y,
-            ArrayRef<OpFoldResult>{b.getIndexAttr(0), t, b.getIndexAttr(0)},
-            ArrayRef<OpFoldResult>{batch, b.getIndexAttr(1),
-                                   b.getIndexAttr(hidden)},
-            ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                                   b.getIndexAttr(1)});
-        b.create<scf::YieldOp>(
-            l, ValueRange{step.getResult(0), step.getResult(1), out});
+        SmallVector<Value> next{step.getResult(0), step.getResult(1)};
+        for (unsigned k = 2; k < outputs; ++k)
+          next.push_back(insertFrame(lb, step.getResult(k), state[k], t));
+        b.create<scf::YieldOp>(l, next);
       });
+  if (tape) {
+    tape->cells = loop.getResult(3);
+    for (int k = 0; k < 4; ++k)
+      tape->gates[k] = loop.getResult(4 + k);
+  }
   return loop.getResult(2);
+}
+
+/// y shifted one frame later: result[b, t] = y[b, t - 1], 0 at t = 0 (the
+/// state each step of a forward LSTM starts from).
+Value previousFrames(LinalgBuilder &lb, Value y) {
+  OpBuilder &b = lb.getBuilder();
+  auto type = cast<RankedTensorType>(y.getType());
+  Value init =
+      lb.empty(tensor::getMixedSizes(b, lb.getLoc(), y), type.getElementType());
+  return lb.generic(
+      type, ValueRange{}, init, {b.getMultiDimIdentityMap(3)},
+      SmallVector<IteratorType>(3, IteratorType::parallel),
+      [&](OpBuilder &nested, Location l, ValueRange) {
+        Scalar s{nested, l};
+        Value t = s.index(1);
+        Value first = s.lt(t, s.idx(1));
+        Value source = s.select(first, s.idx(0), s.sub(t, s.idx(1)));
+        Value v = nested.create<tensor::ExtractOp>(
+            l, y, ValueRange{s.index(0), source, s.index(2)});
+        nested.create<linalg::YieldOp>(
+            l, s.select(first, s.f(type.getElementType(), 0.0), v));
+      });
+}
+
+/// The gradients of one LSTM direction's input and weights.
+struct LstmGrads {
+  Value input, inputWeight, recurrentWeight, bias;
+};
+
+/// Backpropagation through time of a forward LSTM over x [B, T, I], given
+/// dy [B, T, H]. The forward runs again to record its tape (recompute, not
+/// save: docs/autodiff.md); then a loop from the last frame down carries
+/// the recurrent gradients dh and dc, each sequence starting at its own
+/// last real frame (padded frames are selected away, so dy there is never
+/// read). The per-frame gate gradients [B, T, 4H] are zero on padded
+/// frames and feed three GEMMs and a sum, as a linear's backward would.
+LstmGrads lstmBackward(LinalgBuilder &lb, Value x, Value dy, Value lengths,
+                       Value wi, Value wh, Value bias, int64_t hidden) {
+  OpBuilder &b = lb.getBuilder();
+  Location loc = lb.getLoc();
+  auto xType = cast<RankedTensorType>(x.getType());
+  Type element = xType.getElementType();
+  LstmTape tape;
+  Value y = lstmForward(lb, x, lengths, wi, wh, bias, hidden, &tape);
+
+  OpFoldResult batch = tensor::getMixedSize(b, loc, x, 0);
+  OpFoldResult time = tensor::getMixedSize(b, loc, x, 1);
+  Value state0 = lb.filled({batch, b.getIndexAttr(hidden)}, element, 0.0);
+  Value gates0 =
+      lb.filled({batch, time, b.getIndexAttr(4 * hidden)}, element, 0.0);
+  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
+  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  Value steps = getValueOrCreateConstantIndexOp(b, loc, time);
+  auto stateType = cast<RankedTensorType>(state0.getType());
+
+  auto loop = b.create<scf::ForOp>(
+      loc, zero, steps, one, ValueRange{state0, state0, gates0},
+      [&](OpBuilder &nested, Location l, Value step, ValueRange state) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPoint(nested.getInsertionBlock(),
+                            nested.getInsertionPoint());
+        Scalar s{b, l};
+        // Frame t = T - 1 - step; the cell before it is frame t - 1's
+        // (zero at t = 0, selected in the body).
+        Value t = s.sub(s.sub(steps, one), step);
+        Value before = s.maxI(s.sub(t, one), zero);
+        Value dhRecurrent = state[0], dcNext = state[1];
+        SmallVector<Value> inputs{dhRecurrent,
+                                  dcNext,
+                                  lengths,
+                                  extractFrame(lb, dy, t),
+                                  extractFrame(lb, tape.cells, t),
+                                  extractFrame(lb, tape.cells, before)};
+        for (Value gate : tape.gates)
+          inputs.push_back(extractFrame(lb, gate, t));
+        AffineMap identity = b.getMultiDimIdentityMap(2);
+        AffineMap batchOnly = AffineMap::get(2, 0, b.getAffineDimExpr(0));
+        SmallVector<AffineMap> maps(inputs.size() + 5, identity);
+        maps[2] = batchOnly;
+        Value init = lb.empty({batch, b.getIndexAttr(hidden)}, element);
+        auto frame = b.create<linalg::GenericOp>(
+            l, SmallVector<Type>(5, stateType), inputs,
+            SmallVector<Value>(5, init), maps,
+            SmallVector<IteratorType>(2, IteratorType::parallel),
+            [&](OpBuilder &body, Location bl, ValueRange args) {
+              Scalar s{body, bl};
+              Value running = s.lt(t, s.toIndex(args[2]));
+              Value first = s.lt(t, s.idx(1));
+              Type f32 = args[0].getType();
+              Value zeroF = s.f(f32, 0.0), oneF = s.f(f32, 1.0);
+              Value dh = s.add(args[3], args[0]);
+              Value c = args[4];
+              Value cPrev = s.select(first, zeroF, args[5]);
+              Value i = args[6], f = args[7], g = args[8], o = args[9];
+              Value tc = s.tanh(c);
+              Value dc = s.add(args[1],
+                               s.mul(s.mul(dh, o), s.sub(oneF, s.mul(tc, tc))));
+              // d(sigmoid) = y (1 - y), d(tanh) = 1 - y^2, at the
+              // activations y the tape holds.
+              auto dSigmoid = [&](Value v) { return s.mul(v, s.sub(oneF, v)); };
+              Value di = s.mul(s.mul(dc, g), dSigmoid(i));
+              Value df = s.mul(s.mul(dc, cPrev), dSigmoid(f));
+              Value dg = s.mul(s.mul(dc, i), s.sub(oneF, s.mul(g, g)));
+              Value dO = s.mul(s.mul(dh, tc), dSigmoid(o));
+              SmallVector<Value> results;
+              for (Value v : {s.mul(dc, f), di, df, dg, dO})
+                results.push_back(s.select(running, v, zeroF));
+              body.create<linalg::YieldOp>(bl, results);
+            });
+        Value gates = state[2];
+        for (int k = 0; k < 4; ++k)
+          gates = insertFrame(lb, frame.getResult(1 + k), gates, t, k * hidden);
+        // The recurrent gradient for frame t - 1: dgates(t) Wh.
+        Value dhNext = lb.linearGradInput(extractFrame(lb, gates, t), wh);
+        b.create<scf::YieldOp>(l,
+                               ValueRange{dhNext, frame.getResult(0), gates});
+      });
+  Value dGates = loop.getResult(2);
+  SmallVector<Value> masks{lengths};
+  return {lb.linearGradInput(dGates, wi), lb.linearGradWeight(dGates, x, masks),
+          lb.linearGradWeight(dGates, previousFrames(lb, y), masks),
+          lb.sumValidPositions(dGates, 2, masks)};
 }
 
 /// weights[direction] of a bidirectional layer's stacked weights.
@@ -197,10 +359,119 @@ public:
   }
 };
 
+/// Features [offset, offset + width) of x [B, T, F].
+Value sliceFeatures(LinalgBuilder &lb, Value x, int64_t offset, int64_t width) {
+  OpBuilder &b = lb.getBuilder();
+  Location loc = lb.getLoc();
+  auto type = cast<RankedTensorType>(x.getType());
+  auto resultType = RankedTensorType::get(
+      {type.getDimSize(0), type.getDimSize(1), width}, type.getElementType());
+  return b.create<tensor::ExtractSliceOp>(
+      loc, resultType, x,
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
+                             b.getIndexAttr(offset)},
+      ArrayRef<OpFoldResult>{tensor::getMixedSize(b, loc, x, 0),
+                             tensor::getMixedSize(b, loc, x, 1),
+                             b.getIndexAttr(width)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                             b.getIndexAttr(1)});
+}
+
+/// The two directions' weight gradients stacked on a leading axis of 2.
+Value stackDirections(LinalgBuilder &lb, Value forward, Value backward) {
+  OpBuilder &b = lb.getBuilder();
+  auto type = cast<RankedTensorType>(forward.getType());
+  SmallVector<int64_t> shape{2};
+  llvm::append_range(shape, type.getShape());
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t size : shape)
+    sizes.push_back(b.getIndexAttr(size));
+  Value stacked = lb.empty(sizes, type.getElementType());
+  sizes[0] = b.getIndexAttr(1);
+  SmallVector<OpFoldResult> strides(shape.size(), b.getIndexAttr(1));
+  std::array<Value, 2> parts{forward, backward};
+  for (auto [direction, part] : llvm::enumerate(parts)) {
+    SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0));
+    offsets[0] = b.getIndexAttr(direction);
+    stacked = b.create<tensor::InsertSliceOp>(lb.getLoc(), part, stacked,
+                                              offsets, sizes, strides);
+  }
+  return stacked;
+}
+
+/// x + y elementwise, same shapes.
+Value addTensors(LinalgBuilder &lb, Value x, Value y) {
+  OpBuilder &b = lb.getBuilder();
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned rank = type.getRank();
+  Value init =
+      lb.empty(tensor::getMixedSizes(b, lb.getLoc(), x), type.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  return lb.generic(type, ValueRange{x, y}, init,
+                    {identity, identity, identity},
+                    SmallVector<IteratorType>(rank, IteratorType::parallel),
+                    [&](OpBuilder &nested, Location l, ValueRange a) {
+                      Scalar s{nested, l};
+                      nested.create<linalg::YieldOp>(l, s.add(a[0], a[1]));
+                    });
+}
+
+class LstmGradConversion : public NNConversionPattern<LstmGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(LstmGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &b) const override {
+    auto inputType = cast<NNTensorType>(op.getInput().getType());
+    Value x = adaptor.getInput(), dy = adaptor.getGrad();
+    Value lengths = b.getDims().lengths(inputType.getDimName(1));
+    Value wi = adaptor.getInputWeight();
+    Value wh = adaptor.getRecurrentWeight();
+    Value bias = adaptor.getBias();
+    auto whType = cast<RankedTensorType>(wh.getType());
+    int64_t hidden = whType.getDimSize(whType.getRank() - 1);
+    // The backward direction is a forward LSTM over each sequence reversed
+    // within its length; so is its backpropagation, with dy reversed the
+    // same way and the input gradient reversed back.
+    auto backward = [&](Value dyD, Value wiD, Value whD, Value biasD) {
+      LstmGrads grads = lstmBackward(b, reverseWithinLengths(b, x, lengths),
+                                     reverseWithinLengths(b, dyD, lengths),
+                                     lengths, wiD, whD, biasD, hidden);
+      grads.input = reverseWithinLengths(b, grads.input, lengths);
+      return grads;
+    };
+    auto results = [](const LstmGrads &g) {
+      return SmallVector<Value>{g.input, g.inputWeight, g.recurrentWeight,
+                                g.bias};
+    };
+    switch (op.getDirection()) {
+    case LstmDirection::forward:
+      return results(lstmBackward(b, x, dy, lengths, wi, wh, bias, hidden));
+    case LstmDirection::backward:
+      return results(backward(dy, wi, wh, bias));
+    case LstmDirection::bidirectional: {
+      LstmGrads forward =
+          lstmBackward(b, x, sliceFeatures(b, dy, 0, hidden), lengths,
+                       sliceDirection(b, wi, 0), sliceDirection(b, wh, 0),
+                       sliceDirection(b, bias, 0), hidden);
+      LstmGrads back = backward(
+          sliceFeatures(b, dy, hidden, hidden), sliceDirection(b, wi, 1),
+          sliceDirection(b, wh, 1), sliceDirection(b, bias, 1));
+      return SmallVector<Value>{
+          addTensors(b, forward.input, back.input),
+          stackDirections(b, forward.inputWeight, back.inputWeight),
+          stackDirections(b, forward.recurrentWeight, back.recurrentWeight),
+          stackDirections(b, forward.bias, back.bias)};
+    }
+    }
+    llvm_unreachable("every LSTM direction is handled");
+  }
+};
+
 } // namespace
 
 void nn::populateRecurrentConversionPatterns(const TypeConverter &converter,
                                              ConversionState &state,
                                              RewritePatternSet &patterns) {
-  patterns.add<LstmConversion>(converter, state);
+  patterns.add<LstmConversion, LstmGradConversion>(converter, state);
 }

@@ -213,6 +213,74 @@ void lstm(const Array &x, const std::vector<int64_t> &len, const double *wi,
   (void)time;
 }
 
+/// Backpropagation through time of `lstm` above, in the textbook order:
+/// run the sequence forward keeping every step's state, then walk back
+/// from its last step. dy is read at `featureOffset`; the gradients add
+/// into dx, dwi, dwh and db.
+void lstmGrad(const Array &x, const std::vector<int64_t> &len, const Array &dy,
+              const double *wi, const double *wh, const double *bias,
+              int64_t hidden, bool reverse, int64_t featureOffset, Array &dx,
+              double *dwi, double *dwh, double *db) {
+  int64_t batch = x.shape[0], time = x.shape[1], in = x.shape[2];
+  int64_t out = dy.shape[2], gates = 4 * hidden;
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t steps = len[b];
+    auto frame = [&](int64_t k) { return reverse ? steps - 1 - k : k; };
+    // State after step k is at k + 1; index 0 is the zero initial state.
+    std::vector<std::vector<double>> h(steps + 1,
+                                       std::vector<double>(hidden, 0.0)),
+        c = h, act(steps, std::vector<double>(gates));
+    for (int64_t k = 0; k < steps; ++k) {
+      const double *xt = &x.data[(b * time + frame(k)) * in];
+      for (int64_t g = 0; g < gates; ++g) {
+        double sum = bias[g];
+        for (int64_t i = 0; i < in; ++i)
+          sum += wi[g * in + i] * xt[i];
+        for (int64_t j = 0; j < hidden; ++j)
+          sum += wh[g * hidden + j] * h[k][j];
+        act[k][g] = g / hidden == 2 ? std::tanh(sum) : sigmoid(sum);
+      }
+      for (int64_t j = 0; j < hidden; ++j) {
+        c[k + 1][j] =
+            act[k][hidden + j] * c[k][j] + act[k][j] * act[k][2 * hidden + j];
+        h[k + 1][j] = act[k][3 * hidden + j] * std::tanh(c[k + 1][j]);
+      }
+    }
+    std::vector<double> dhNext(hidden, 0.0), dcNext(hidden, 0.0), da(gates);
+    for (int64_t k = steps - 1; k >= 0; --k) {
+      int64_t t = frame(k);
+      for (int64_t j = 0; j < hidden; ++j) {
+        double i = act[k][j], f = act[k][hidden + j],
+               g = act[k][2 * hidden + j], o = act[k][3 * hidden + j];
+        double dh =
+            dy.data[(b * time + t) * out + featureOffset + j] + dhNext[j];
+        double tc = std::tanh(c[k + 1][j]);
+        double dc = dcNext[j] + dh * o * (1 - tc * tc);
+        da[j] = dc * g * i * (1 - i);
+        da[hidden + j] = dc * c[k][j] * f * (1 - f);
+        da[2 * hidden + j] = dc * i * (1 - g * g);
+        da[3 * hidden + j] = dh * tc * o * (1 - o);
+        dcNext[j] = dc * f;
+      }
+      const double *xt = &x.data[(b * time + t) * in];
+      for (int64_t j = 0; j < hidden; ++j) {
+        dhNext[j] = 0;
+        for (int64_t g = 0; g < gates; ++g)
+          dhNext[j] += da[g] * wh[g * hidden + j];
+      }
+      for (int64_t g = 0; g < gates; ++g) {
+        db[g] += da[g];
+        for (int64_t i = 0; i < in; ++i) {
+          dwi[g * in + i] += da[g] * xt[i];
+          dx.data[(b * time + t) * in + i] += da[g] * wi[g * in + i];
+        }
+        for (int64_t j = 0; j < hidden; ++j)
+          dwh[g * hidden + j] += da[g] * h[k][j];
+      }
+    }
+  }
+}
+
 absl::Status Evaluator::run(
     ir::GraphOp graph, std::vector<Array> arguments,
     std::map<std::string, int64_t> sizes,
@@ -571,6 +639,33 @@ absl::Status Evaluator::run(
               y.data[offsetOf(y.shape, index)] = value;
           });
           set(y);
+        })
+        .Case([&](ir::LstmGradOp grad) {
+          const Array &dy = in(0), &x = in(1), &wi = in(2), &wh = in(3),
+                      &bias = in(4);
+          ir::NNTensorType type = typeOf(grad.getInput());
+          const std::vector<int64_t> &len =
+              f.lengths.at(type.getDimName(1).str());
+          int64_t hidden = wh.shape.back();
+          Array dx = zeros(x.shape), dwi = zeros(wi.shape),
+                dwh = zeros(wh.shape), db = zeros(bias.shape);
+          bool bidirectional =
+              grad.getDirection() == ir::LstmDirection::bidirectional;
+          int64_t wiSize = count(wi.shape) / (bidirectional ? 2 : 1),
+                  whSize = count(wh.shape) / (bidirectional ? 2 : 1);
+          for (int d = 0; d < (bidirectional ? 2 : 1); ++d) {
+            bool reverse =
+                d == 1 || grad.getDirection() == ir::LstmDirection::backward;
+            lstmGrad(
+                x, len, dy, wi.data.data() + d * wiSize,
+                wh.data.data() + d * whSize, bias.data.data() + d * 4 * hidden,
+                hidden, reverse, d * hidden, dx, dwi.data.data() + d * wiSize,
+                dwh.data.data() + d * whSize, db.data.data() + d * 4 * hidden);
+          }
+          f.values[grad.getInputGrad()] = dx;
+          f.values[grad.getInputWeightGrad()] = dwi;
+          f.values[grad.getRecurrentWeightGrad()] = dwh;
+          f.values[grad.getBiasGrad()] = db;
         })
         .Case([&](ir::LinearGradInputOp) {
           const Array &dy = in(0), &w = in(1);

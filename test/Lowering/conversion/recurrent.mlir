@@ -71,3 +71,30 @@ nn.graph @bidirectional(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[2, 8, 3
   %d = nn.dropout %g rate 5.000000e-01 : !nn.tensor<[B, T, 4], f32>
   nn.return %d : !nn.tensor<[B, T, 4], f32>
 }
+
+// -----
+
+// The LSTM's backward (nn.lstm_grad): the forward runs again and keeps its
+// tape (cells and gates per frame), then a loop from the last frame down
+// carries dh and dc; frames past a sequence's length are selected away.
+// The gate gradients feed the GEMMs of a linear's backward: dx, dWi, dWh
+// (against the previous frame's output) and the bias sum.
+// CHECK-LABEL: func.func @lstm_grad
+// CHECK: scf.for {{.+}} -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>)
+// CHECK: scf.for %[[S:.+]] = {{.+}} iter_args(%[[DH:.+]] = %{{.+}}, %[[DC:.+]] = %{{.+}}, %[[DG:.+]] = %{{.+}}) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x8xf32>)
+// CHECK:   %[[T:.+]] = arith.subi %{{.+}}, %[[S]]
+// CHECK:   linalg.generic
+// CHECK:     arith.cmpi slt, %[[T]]
+// CHECK:     arith.select
+// CHECK:   tensor.insert_slice %{{.+}} into %[[DG]][0, %[[T]], 0] [%{{.+}}, 1, 2]
+// CHECK:   tensor.insert_slice %{{.+}} into %{{.+}}[0, %[[T]], 6] [%{{.+}}, 1, 2]
+// CHECK:   linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<?x8xf32>, tensor<8x2xf32>)
+// CHECK: return
+nn.graph @lstm_grad(%dy: !nn.tensor<[B, T, 2], f32>, %x: !nn.tensor<[B, T, 3], f32>,
+                    %wi: !nn.tensor<[8, 3], f32>, %wh: !nn.tensor<[8, 2], f32>,
+                    %b: !nn.tensor<[8], f32>)
+    -> (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[8, 3], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>)
+    dims [B: batch, T: seq(B)] {
+  %dx, %dwi, %dwh, %db = nn.lstm_grad forward %dy, %x, %wi, %wh, %b : !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[8, 3], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>
+  nn.return %dx, %dwi, %dwh, %db : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[8, 3], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>
+}
