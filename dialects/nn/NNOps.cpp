@@ -353,15 +353,17 @@ static FailureOr<Positions> requirePaddedFrames(Operation *op,
 
 /// Checks that `output` is `input` over the sequence dim that a stride of
 /// `stride` makes: the same dim for stride 1, else the dim declared
-/// `seq(B) = ceildiv(T, stride)`.
-static LogicalResult
-verifyStridedSequence(Operation *op, const DimContext &context,
-                      StringRef inputDim, StringRef outputDim, int64_t stride) {
+/// `seq(B) = ceildiv(T, stride)`. `outputName` names the output in errors.
+static LogicalResult verifyStridedSequence(Operation *op,
+                                           const DimContext &context,
+                                           StringRef inputDim,
+                                           StringRef outputDim, int64_t stride,
+                                           StringRef outputName = "result") {
   if (stride == 1) {
     if (inputDim != outputDim)
-      return op->emitOpError() << "with stride 1 the result must keep "
-                                  "sequence dim '"
-                               << inputDim << "', got '" << outputDim << "'";
+      return op->emitOpError() << "with stride 1 the " << outputName
+                               << " must keep sequence dim '" << inputDim
+                               << "', got '" << outputDim << "'";
     return success();
   }
   DimDeclAttr decl = context.getTable().lookup(outputDim);
@@ -369,7 +371,8 @@ verifyStridedSequence(Operation *op, const DimContext &context,
       decl.getFactor() != stride) {
     DimDeclAttr expected = context.getTable().findDerived(inputDim, stride);
     InFlightDiagnostic diag = op->emitOpError();
-    diag << "with stride " << stride << " the result's sequence dim must be "
+    diag << "with stride " << stride << " the " << outputName
+         << "'s sequence dim must be "
          << "declared 'seq(...) = ceildiv(" << inputDim << ", " << stride
          << ")', got '" << outputDim << "'";
     if (expected)
@@ -798,42 +801,57 @@ LogicalResult LstmGradOp::verify() {
   return success();
 }
 
-LogicalResult Conv1dOp::verify() {
-  FailureOr<DimContext> context = DimContext::get(*this);
+/// The checks nn.conv1d and nn.conv1d_grad share; `output` is the conv's
+/// result or the gradient of it, named `outputName`.
+static LogicalResult verifyConv1dOperands(Operation *op, Value input,
+                                          Value weightValue, Value bias,
+                                          Value output, StringRef outputName,
+                                          int64_t stride) {
+  FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
-  FailureOr<Positions> in =
-      requirePaddedFrames(*this, *context, getInput(), "input");
-  if (failed(in) || failed(requireOneFeatureAxis(*this, getInput(), "input")))
+  FailureOr<Positions> in = requirePaddedFrames(op, *context, input, "input");
+  if (failed(in) || failed(requireOneFeatureAxis(op, input, "input")))
     return failure();
   FailureOr<Positions> out =
-      requirePaddedFrames(*this, *context, getResult(), "result");
+      requirePaddedFrames(op, *context, output, outputName);
   if (failed(out))
     return failure();
-  NNTensorType weight = tensorOf(getWeight());
-  int64_t inChannels = featureSize(tensorOf(getInput()));
+  NNTensorType weight = tensorOf(weightValue);
+  int64_t inChannels = featureSize(tensorOf(input));
   if (!weight.hasStaticShape() || weight.getRank() != 3 ||
       weight.getStaticSize(2) != inChannels || weight.getStaticSize(1) < 1)
-    return emitOpError() << "weight must be static [out, kernel, " << inChannels
-                         << "], got " << weight;
+    return op->emitOpError() << "weight must be static [out, kernel, "
+                             << inChannels << "], got " << weight;
   int64_t outChannels = weight.getStaticSize(0);
-  if (getBias() &&
-      failed(requireStaticShape(*this, getBias(), "bias", {outChannels})))
+  if (bias && failed(requireStaticShape(op, bias, "bias", {outChannels})))
     return failure();
   if (out->batch != in->batch)
-    return emitOpError() << "result batch '" << out->batch
-                         << "' differs from the input's '" << in->batch << "'";
-  if (failed(verifyStridedSequence(*this, *context, in->sequences[0],
-                                   out->sequences[0],
-                                   static_cast<int64_t>(getStride()))))
+    return op->emitOpError()
+           << outputName << " batch '" << out->batch
+           << "' differs from the input's '" << in->batch << "'";
+  if (failed(verifyStridedSequence(op, *context, in->sequences[0],
+                                   out->sequences[0], stride, outputName)))
     return failure();
-  NNTensorType result = tensorOf(getResult());
+  NNTensorType result = tensorOf(output);
   if (featureSize(result) != outChannels ||
-      result.getElementType() != tensorOf(getInput()).getElementType())
-    return emitOpError() << "result must have " << outChannels << " "
-                         << tensorOf(getInput()).getElementType()
-                         << " features, got " << result;
+      result.getElementType() != tensorOf(input).getElementType())
+    return op->emitOpError()
+           << outputName << " must have " << outChannels << " "
+           << tensorOf(input).getElementType() << " features, got " << result;
   return success();
+}
+
+LogicalResult Conv1dOp::verify() {
+  return verifyConv1dOperands(*this, getInput(), getWeight(), getBias(),
+                              getResult(), "result",
+                              static_cast<int64_t>(getStride()));
+}
+
+LogicalResult Conv1dGradOp::verify() {
+  return verifyConv1dOperands(*this, getInput(), getWeight(), Value(),
+                              getGrad(), "grad",
+                              static_cast<int64_t>(getStride()));
 }
 
 LogicalResult PoolOp::verify() {

@@ -379,7 +379,8 @@ def NN_LstmOp : NN_SequenceMixingOp<"lstm", [
   let hasVerifier = 1;
 }
 
-def NN_Conv1dOp : NN_SequenceMixingOp<"conv1d"> {
+def NN_Conv1dOp : NN_SequenceMixingOp<"conv1d", [
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "convolution over a sequence axis with 'same' padding";
   let description = [{
     `input` `[B, T, Cin]`, `weight` `[Cout, K, Cin]`, optional `bias`
@@ -1015,6 +1016,37 @@ def NN_LstmGradOp : NN_Op<"lstm_grad", [Pure,
     $bias attr-dict `:` qualified(type($grad)) `,` qualified(type($input))
     `,` qualified(type($input_weight)) `,` qualified(type($recurrent_weight))
     `,` qualified(type($bias))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_Conv1dGradOp : NN_Op<"conv1d_grad", [Pure,
+    AllTypesMatch<["input", "input_grad"]>,
+    AllTypesMatch<["weight", "weight_grad"]>]> {
+  let summary = "the input and weight gradients of nn.conv1d";
+  let description = [{
+    `grad` `[B, T', Cout]` is the gradient of a conv1d's result; `input`,
+    `weight` and `stride` are the conv's. Valid output frame `t'` read
+    input frame `s = t' * stride - (K - 1) / 2 + k` through weight tap `k`
+    when `s` was inside its sequence; each such pair contributes
+    `grad[t'] w[k]` to the input gradient at `s` and `grad[t'] x[s]` to
+    the weight gradient at `k`. Padded frames of `grad` are never read,
+    and the input gradient is exactly 0 at padded input frames. The bias
+    gradient is `nn.sum_positions` of `grad`.
+
+    ```mlir
+    %dx, %dw = nn.conv1d_grad %dy, %x, %w stride 2 : !nn.tensor<[B, T2, 256], f32>,
+        !nn.tensor<[B, T, 80], f32>, !nn.tensor<[256, 3, 80], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$input,
+                       NN_FloatTensor:$weight, NN_PositiveI64Attr:$stride);
+  let results = (outs NN_FloatTensor:$input_grad,
+                      NN_FloatTensor:$weight_grad);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $weight `stride` $stride attr-dict `:`
+    qualified(type($grad)) `,` qualified(type($input)) `,`
+    qualified(type($weight))
   }];
   let hasVerifier = 1;
 }

@@ -214,6 +214,22 @@ LogicalResult LstmOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+LogicalResult Conv1dOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                 SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  if (!dy) {
+    operandGradients.append(getNumOperands(), Value());
+    return success();
+  }
+  auto grad = b.create<Conv1dGradOp>(getLoc(), dy, getInput(), getWeight(),
+                                     getStrideAttr());
+  operandGradients.push_back(grad.getInputGrad());
+  operandGradients.push_back(grad.getWeightGrad());
+  if (getBias())
+    operandGradients.push_back(b.create<SumPositionsOp>(getLoc(), dy));
+  return success();
+}
+
 /// Each sequence's value reached every one of its frames: its gradient is
 /// the masked sum over them.
 LogicalResult

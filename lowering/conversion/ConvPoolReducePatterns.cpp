@@ -77,6 +77,91 @@ public:
   }
 };
 
+/// The conv's two gradients, each one generic that reads the other side by
+/// index: output frame t' and input frame s meet through tap k when
+/// s = t' stride - (K - 1) / 2 + k, t' < len_out(b) and 0 <= s < len_in(b).
+/// Every term is selected, not multiplied by a mask, so NaN in padded
+/// frames of dy or x never reaches a gradient.
+class Conv1dGradConversion : public NNConversionPattern<Conv1dGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(Conv1dGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType inputType = typeOf(op.getInput());
+    NNTensorType gradType = typeOf(op.getGrad());
+    Value dy = adaptor.getGrad(), x = adaptor.getInput(),
+          w = adaptor.getWeight();
+    Value inLengths = lb.getDims().lengths(inputType.getDimName(1));
+    Value outLengths = lb.getDims().lengths(gradType.getDimName(1));
+    auto wType = cast<RankedTensorType>(w.getType());
+    int64_t kernel = wType.getDimSize(1);
+    int64_t pad = (kernel - 1) / 2;
+    int64_t stride = op.getStride();
+    Type element = inputType.getElementType();
+    auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
+    auto map = [&](ArrayRef<AffineExpr> exprs) {
+      return AffineMap::get(5, 0, exprs, b.getContext());
+    };
+    using IT = IteratorType;
+
+    // dx: iteration space (b, s, c, o, k).
+    Value dxInit = lb.filled(lb.sizes(inputType), element, 0.0);
+    Value dx = lb.generic(
+        dxInit.getType(), {w, inLengths, outLengths}, dxInit,
+        {map({d(3), d(4), d(2)}), map(d(0)), map(d(0)),
+         map({d(0), d(1), d(2)})},
+        {IT::parallel, IT::parallel, IT::parallel, IT::reduction,
+         IT::reduction},
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value frame = s.index(1);
+          Value numerator = s.sub(s.add(frame, s.idx(pad)), s.index(4));
+          Value strideIdx = s.idx(stride);
+          Value t = nested.create<arith::DivSIOp>(l, numerator, strideIdx);
+          Value remainder =
+              nested.create<arith::RemSIOp>(l, numerator, strideIdx);
+          Value valid = s.andI(
+              s.ge(numerator, s.idx(0)),
+              s.andI(s.lt(remainder, s.idx(1)), s.lt(t, s.toIndex(a[2]))));
+          valid = s.andI(valid, s.lt(frame, s.toIndex(a[1])));
+          Value safe = s.select(valid, t, s.idx(0));
+          Value g = nested.create<tensor::ExtractOp>(
+              l, dy, ValueRange{s.index(0), safe, s.index(3)});
+          Value term = s.select(valid, s.mul(g, a[0]), s.f(element, 0.0));
+          nested.create<linalg::YieldOp>(l, s.add(a[3], term));
+        });
+
+    // dw: iteration space (b, t', o, k, c).
+    Value dwInit =
+        lb.filled({b.getIndexAttr(wType.getDimSize(0)), b.getIndexAttr(kernel),
+                   b.getIndexAttr(wType.getDimSize(2))},
+                  element, 0.0);
+    Value dw = lb.generic(
+        dwInit.getType(), {dy, inLengths, outLengths}, dwInit,
+        {map({d(0), d(1), d(2)}), map(d(0)), map(d(0)),
+         map({d(2), d(3), d(4)})},
+        {IT::reduction, IT::reduction, IT::parallel, IT::parallel,
+         IT::parallel},
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value t = s.index(1);
+          Value frame =
+              s.add(s.sub(s.mul(t, s.idx(stride)), s.idx(pad)), s.index(3));
+          Value valid = s.andI(
+              s.lt(t, s.toIndex(a[2])),
+              s.andI(s.ge(frame, s.idx(0)), s.lt(frame, s.toIndex(a[1]))));
+          Value safe = s.select(valid, frame, s.idx(0));
+          Value v = nested.create<tensor::ExtractOp>(
+              l, x, ValueRange{s.index(0), safe, s.index(4)});
+          nested.create<linalg::YieldOp>(
+              l, s.select(valid, s.add(a[3], s.mul(a[0], v)), a[3]));
+        });
+    return SmallVector<Value>{dx, dw};
+  }
+};
+
 class PoolConversion : public NNConversionPattern<PoolOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -370,6 +455,7 @@ public:
 void nn::populateConvPoolReduceConversionPatterns(
     const TypeConverter &converter, ConversionState &state,
     RewritePatternSet &patterns) {
-  patterns.add<Conv1dConversion, PoolConversion, ReduceConversion,
-               ReduceGradConversion, PoolGradConversion>(converter, state);
+  patterns.add<Conv1dConversion, Conv1dGradConversion, PoolConversion,
+               ReduceConversion, ReduceGradConversion, PoolGradConversion>(
+      converter, state);
 }

@@ -16,6 +16,7 @@
 // CHECK-DAG: kernel g_k{{[0-9]+}}_reduce_grad
 // CHECK-DAG: kernel g_k{{[0-9]+}}_activation_grad
 // CHECK-DAG: kernel g_k{{[0-9]+}}_lstm_grad
+// CHECK-DAG: kernel g_k{{[0-9]+}}_conv1d_grad
 // OK90: ptxas -arch=sm_90: {{[1-9][0-9]*}} kernel modules, 0 failed
 // OK80: ptxas -arch=sm_80: {{[1-9][0-9]*}} kernel modules, 0 failed
 
@@ -27,6 +28,7 @@ nn.parameter @v : !nn.tensor<[3, 4], f32>
 nn.parameter @wi : !nn.tensor<[2, 8, 3], f32>
 nn.parameter @wh : !nn.tensor<[2, 8, 2], f32>
 nn.parameter @bl : !nn.tensor<[2, 8], f32>
+nn.parameter @k : !nn.tensor<[3, 3, 3], f32>
 nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %ids: !nn.tensor<[B, T], i32>,
             %y: !nn.tensor<[B, T], i32>, %r: !nn.tensor<[B, T, 3], f32>)
     dims [B: batch, T: seq(B)] {
@@ -38,6 +40,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %ids: !nn.tensor<[B, T], i32>,
   %wi = nn.param_ref @wi : !nn.tensor<[2, 8, 3], f32>
   %wh = nn.param_ref @wh : !nn.tensor<[2, 8, 2], f32>
   %bl = nn.param_ref @bl : !nn.tensor<[2, 8], f32>
+  %k = nn.param_ref @k : !nn.tensor<[3, 3, 3], f32>
   %e = nn.embedding %ids, %table : !nn.tensor<[B, T], i32>, !nn.tensor<[6, 2], f32>
   %c = nn.concat %x, %e : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 2], f32>
   %n = nn.layer_norm %c, %gain, %shift : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[5], f32>, !nn.tensor<[5], f32>
@@ -48,7 +51,8 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %ids: !nn.tensor<[B, T], i32>,
   %l = nn.linear %h, %w : !nn.tensor<[B, T, 10], f32>, !nn.tensor<[3, 10], f32>
   %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
-  %rec = nn.lstm bidirectional %x, %wi, %wh, %bl : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>
+  %cv = nn.conv1d %x, %k stride 1 : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[3, 3, 3], f32>) -> !nn.tensor<[B, T, 3], f32>
+  %rec = nn.lstm bidirectional %cv, %wi, %wh, %bl : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>
   %p = nn.linear %rec, %v : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
   %s = nn.softmax %p : !nn.tensor<[B, T, 3], f32>
   %mse = nn.mse %s, %r : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 3], f32>

@@ -667,6 +667,35 @@ absl::Status Evaluator::run(
           f.values[grad.getRecurrentWeightGrad()] = dwh;
           f.values[grad.getBiasGrad()] = db;
         })
+        .Case([&](ir::Conv1dGradOp grad) {
+          const Array &dy = in(0), &x = in(1), &w = in(2);
+          const auto &len =
+              f.lengths.at(typeOf(grad.getInput()).getDimName(1).str());
+          const auto &outLen =
+              f.lengths.at(typeOf(grad.getGrad()).getDimName(1).str());
+          int64_t outC = w.shape[0], kernel = w.shape[1], inC = w.shape[2];
+          int64_t stride = grad.getStride(), time = x.shape[1],
+                  outTime = dy.shape[1];
+          Array dx = zeros(x.shape), dw = zeros(w.shape);
+          for (int64_t b = 0; b < x.shape[0]; ++b)
+            for (int64_t t = 0; t < outLen[b]; ++t)
+              for (int64_t k = 0; k < kernel; ++k) {
+                int64_t source = t * stride - (kernel - 1) / 2 + k;
+                if (source < 0 || source >= len[b])
+                  continue;
+                for (int64_t o = 0; o < outC; ++o) {
+                  double g = dy.data[(b * outTime + t) * outC + o];
+                  for (int64_t c = 0; c < inC; ++c) {
+                    dx.data[(b * time + source) * inC + c] +=
+                        g * w.data[(o * kernel + k) * inC + c];
+                    dw.data[(o * kernel + k) * inC + c] +=
+                        g * x.data[(b * time + source) * inC + c];
+                  }
+                }
+              }
+          f.values[grad.getInputGrad()] = dx;
+          f.values[grad.getWeightGrad()] = dw;
+        })
         .Case([&](ir::LinearGradInputOp) {
           const Array &dy = in(0), &w = in(1);
           int64_t out = w.shape[0], width = w.shape[1];

@@ -1040,3 +1040,19 @@ nn.graph @g(%dy: !nn.tensor<[B, T, 4], f32>, %x: !nn.tensor<[B, T, 4], f32>, %wi
   %dx, %dwi, %dwh, %db = nn.lstm_grad bidirectional %dy, %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%dy: !nn.tensor<[B, T, 4], f32>, %x: !nn.tensor<[B, T, 3], f32>, %w: !nn.tensor<[4, 2, 3], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{with stride 2 the grad's sequence dim must be declared 'seq(...) = ceildiv(T, 2)', got 'T'}}
+  %dx, %dw = nn.conv1d_grad %dy, %x, %w stride 2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 2, 3], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%dy: !nn.tensor<[B, T, 5], f32>, %x: !nn.tensor<[B, T, 3], f32>, %w: !nn.tensor<[4, 2, 3], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{grad must have 4 'f32' features, got '!nn.tensor<[B, T, 5], f32>'}}
+  %dx, %dw = nn.conv1d_grad %dy, %x, %w stride 1 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 2, 3], f32>
+  nn.return
+}

@@ -72,3 +72,27 @@ nn.graph @pool_avg_grad(%dy: !nn.tensor<[B, T2, 3], f32>, %x: !nn.tensor<[B, T, 
   %d = nn.pool_grad avg %dy, %x, %y window 3 stride 2 : !nn.tensor<[B, T2, 3], f32>, !nn.tensor<[B, T, 3], f32>
   nn.return %d : !nn.tensor<[B, T, 3], f32>
 }
+
+// -----
+
+// conv1d's gradients (nn.conv1d_grad): dx sums over (o, k) the output
+// frames t' = (s + pad - k) / stride that exist (divisible, inside the
+// output length) at valid input frames s; dw sums over (b, t') the input
+// frames each tap read. Every term is selected, never multiplied by a mask.
+// CHECK-LABEL: func.func @conv1d_grad
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK:   arith.divsi
+// CHECK:   arith.remsi
+// CHECK:   tensor.extract
+// CHECK:   arith.select
+// CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel", "parallel", "parallel"]
+// CHECK:   tensor.extract
+// CHECK:   arith.select
+// CHECK: return
+nn.graph @conv1d_grad(%dy: !nn.tensor<[B, T2, 4], f32>, %x: !nn.tensor<[B, T, 3], f32>,
+                      %w: !nn.tensor<[4, 2, 3], f32>)
+    -> (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 2, 3], f32>)
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  %dx, %dw = nn.conv1d_grad %dy, %x, %w stride 2 : !nn.tensor<[B, T2, 4], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 2, 3], f32>
+  nn.return %dx, %dw : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 2, 3], f32>
+}
