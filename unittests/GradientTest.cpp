@@ -24,6 +24,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <limits>
+#include <random>
 
 using namespace nn;
 using namespace nn::testing;
@@ -226,6 +227,25 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>)
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T2], f32>
   nn.return
 })"},
+    // CTC from logits and from log-probabilities (zero_infinity: the
+    // shape runs include sequences too short for their labels), through a
+    // shared linear so the two gradients add.
+    {"ctc", R"(
+nn.parameter @w : !nn.tensor<[4, 3], f32>
+nn.parameter @v : !nn.tensor<[4, 4], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
+    dims [B: batch, T: seq(B), U: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[4, 3], f32>
+  %v = nn.param_ref @v : !nn.tensor<[4, 4], f32>
+  %h = nn.linear %x, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %ctc = nn.ctc_loss %h, %y from logits blank 0 zero_infinity : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %ctc as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
+  %h2 = nn.linear %h, %v : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 4], f32>
+  %lp = nn.log_softmax %h2 : !nn.tensor<[B, T, 4], f32>
+  %ctc2 = nn.ctc_loss %lp, %y from log_probs blank 3 zero_infinity : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %ctc2 as "ctc2" normalize sum scale 5.000000e-01 : !nn.tensor<[B], f32>
+  nn.return
+})"},
 };
 
 /// The graph's module with nn-autodiff applied (and packing first when
@@ -380,6 +400,128 @@ TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
     }
   }
 }
+
+/// The CTC gradient op on chosen sequences: labels with a repeat, U = T
+/// (one alignment), an infeasible sequence (too few frames for a repeat),
+/// an empty one; NaN in every padded frame. Checked against the
+/// reference, the reference against finite differences of its own CTC
+/// loss, and the U = T sequence against its closed form softmax - one-hot.
+class CtcGradientTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(CtcGradientTest, BoundaryCasesMatchReferenceAndFiniteDifferences) {
+  bool zeroInfinity = GetParam();
+  std::string zi = zeroInfinity ? " zero_infinity" : "";
+  std::string types = "!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>";
+  std::string dims = "dims [B: batch, T: seq(B), U: seq(B)]";
+  std::string gradSource =
+      "nn.graph @g(%g: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T, 3], f32>, "
+      "%y: !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, T, 3], f32> " +
+      dims + " {\n  %d = nn.ctc_loss_grad %g, %x, %y from logits blank 0" + zi +
+      " : !nn.tensor<[B], f32>, " + types +
+      "\n  nn.return %d : !nn.tensor<[B, T, 3], f32>\n}\n";
+  std::string lossSource =
+      "nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], "
+      "i32>) -> !nn.tensor<[B], f32> " +
+      dims + " {\n  %l = nn.ctc_loss %x, %y from logits blank 0" + zi + " : " +
+      types + "\n  nn.return %l : !nn.tensor<[B], f32>\n}\n";
+  SCOPED_TRACE(gradSource);
+  Executable exe = compileOrDie(gradSource, /*pack=*/false);
+
+  // Padded T = 4, U = 3.
+  const std::vector<int32_t> frames{4, 2, 2, 0, 3}, labelCounts{2, 2, 2, 0, 3};
+  const std::vector<std::vector<int32_t>> labels{
+      {1, 1}, {1, 2}, {2, 2}, {}, {2, 1, 2}};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  RunInputs inputs;
+  inputs.lengths["T"] = frames;
+  inputs.lengths["U"] = labelCounts;
+  inputs.inputs["g"] =
+      Tensor::of<float>(DType::f32, {5}, {1.0f, 0.5f, 2.0f, 1.0f, -1.5f});
+  Tensor x(DType::f32, {5, 4, 3});
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+  for (int64_t b = 0; b < 5; ++b)
+    for (int64_t t = 0; t < 4; ++t)
+      for (int64_t c = 0; c < 3; ++c)
+        x.data<float>()[(b * 4 + t) * 3 + c] =
+            t < frames[b] ? uniform(rng) : static_cast<float>(nan);
+  inputs.inputs["x"] = x;
+  Tensor y(DType::i32, {5, 3});
+  for (int64_t b = 0; b < 5; ++b)
+    for (int64_t u = 0; u < 3; ++u)
+      y.data<int32_t>()[b * 3 + u] =
+          u < labelCounts[b] ? labels[b][u] : 7; // padding: out of range
+  inputs.inputs["y"] = y;
+
+  RunResult result;
+  absl::Status status = exe.run(inputs, result);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const Tensor &got = result.outputs.at(0).second;
+  reference::Result want;
+  status = reference::evaluate(gradSource, "g", inputs, want);
+  ASSERT_TRUE(status.ok()) << status.message();
+
+  // The reference against central differences of its own CTC loss:
+  // d/dx[b] of g_b loss_b (other sequences' losses do not depend on it, and
+  // without zero_infinity the infeasible one is +inf).
+  RunInputs wide;
+  wide.lengths = inputs.lengths;
+  wide.inputs["y"] = y;
+  Tensor x64(DType::f64, {5, 4, 3});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x64.data<double>()[i] = x.at(i);
+  auto weightedLoss = [&](int64_t b) {
+    wide.inputs["x"] = x64;
+    reference::Result losses;
+    absl::Status s = reference::evaluate(lossSource, "g", wide, losses);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return inputs.inputs["g"].at(b) * losses.outputs[0].data[b];
+  };
+  for (int64_t b = 0; b < 5; ++b)
+    for (int64_t t = 0; t < 4; ++t)
+      for (int64_t c = 0; c < 3; ++c) {
+        SCOPED_TRACE("sequence " + std::to_string(b) + ", frame " +
+                     std::to_string(t) + ", class " + std::to_string(c));
+        int64_t i = (b * 4 + t) * 3 + c;
+        double compiled = got.at(i), reference = want.outputs[0].data[i];
+        if (t >= frames[b]) {
+          EXPECT_EQ(compiled, 0.0) << "padded frame";
+          continue;
+        }
+        if (b == 2) { // infeasible: two 2s need three frames
+          if (zeroInfinity)
+            EXPECT_EQ(compiled, 0.0);
+          else
+            EXPECT_TRUE(std::isnan(compiled)) << compiled;
+          continue;
+        }
+        EXPECT_TRUE(close(compiled, reference, 1e-4, 1e-6))
+            << "compiled " << compiled << ", reference " << reference;
+        double saved = x64.data<double>()[i], h = 1e-6;
+        x64.data<double>()[i] = saved + h;
+        double up = weightedLoss(b);
+        x64.data<double>()[i] = saved - h;
+        double down = weightedLoss(b);
+        x64.data<double>()[i] = saved;
+        EXPECT_TRUE(close(reference, (up - down) / (2 * h), 1e-6, 1e-8))
+            << "reference " << reference << ", finite differences "
+            << (up - down) / (2 * h);
+        if (b == 1 || b == 4) { // U = T: the only alignment emits labels[t]
+          double max = -std::numeric_limits<double>::infinity(), sum = 0;
+          for (int64_t k = 0; k < 3; ++k)
+            max = std::max(max, x64.at((b * 4 + t) * 3 + k));
+          for (int64_t k = 0; k < 3; ++k)
+            sum += std::exp(x64.at((b * 4 + t) * 3 + k) - max);
+          double softmax = std::exp(saved - max) / sum;
+          double closed = inputs.inputs["g"].at(b) *
+                          (softmax - (c == labels[b][t] ? 1.0 : 0.0));
+          EXPECT_TRUE(close(compiled, closed, 1e-4, 1e-6))
+              << "compiled " << compiled << ", softmax - one-hot " << closed;
+        }
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(ZeroInfinity, CtcGradientTest, ::testing::Bool());
 
 INSTANTIATE_TEST_SUITE_P(Families, GradientTest, ::testing::ValuesIn(kCases),
                          [](const auto &info) { return info.param.name; });

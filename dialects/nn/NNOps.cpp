@@ -963,34 +963,55 @@ LogicalResult MseOp::verify() {
                            prediction.getElementType());
 }
 
-LogicalResult CtcLossOp::verify() {
-  FailureOr<DimContext> context = DimContext::get(*this);
+/// The checks nn.ctc_loss and nn.ctc_loss_grad share; returns the dims
+/// of the per-sequence loss.
+static FailureOr<ArrayRef<Attribute>>
+verifyCtcOperands(Operation *op, Value logits, Value labels, int64_t blank) {
+  FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
   FailureOr<Positions> frames =
-      requirePaddedFrames(*this, *context, getLogits(), "logits");
-  if (failed(frames) ||
-      failed(requireOneFeatureAxis(*this, getLogits(), "logits")))
+      requirePaddedFrames(op, *context, logits, "logits");
+  if (failed(frames) || failed(requireOneFeatureAxis(op, logits, "logits")))
     return failure();
-  FailureOr<Positions> labels = context->positions(getLabels());
-  if (failed(labels))
+  FailureOr<Positions> labelPositions = context->positions(labels);
+  if (failed(labelPositions))
     return failure();
-  NNTensorType labelType = tensorOf(getLabels());
-  if (labels->kind != PositionKind::Padded || labels->sequences.size() != 1 ||
-      labelType.getRank() != 2)
-    return emitOpError() << "labels must be [batch, label sequence], got "
-                         << labelType;
-  if (labels->batch != frames->batch)
-    return emitOpError() << "labels batch '" << labels->batch
-                         << "' differs from the logits batch '" << frames->batch
-                         << "'";
-  int64_t classes = featureSize(tensorOf(getLogits()));
-  if (static_cast<int64_t>(getBlank()) < 0 ||
-      static_cast<int64_t>(getBlank()) >= classes)
-    return emitOpError() << "blank " << static_cast<int64_t>(getBlank())
-                         << " is not a class in [0, " << classes << ")";
-  return requireResultDims(*this, tensorOf(getLogits()).getDims().take_front(1),
+  NNTensorType labelType = tensorOf(labels);
+  if (labelPositions->kind != PositionKind::Padded ||
+      labelPositions->sequences.size() != 1 || labelType.getRank() != 2)
+    return op->emitOpError()
+           << "labels must be [batch, label sequence], got " << labelType;
+  if (labelPositions->batch != frames->batch)
+    return op->emitOpError()
+           << "labels batch '" << labelPositions->batch
+           << "' differs from the logits batch '" << frames->batch << "'";
+  int64_t classes = featureSize(tensorOf(logits));
+  if (blank < 0 || blank >= classes)
+    return op->emitOpError()
+           << "blank " << blank << " is not a class in [0, " << classes << ")";
+  return tensorOf(logits).getDims().take_front(1);
+}
+
+LogicalResult CtcLossOp::verify() {
+  FailureOr<ArrayRef<Attribute>> dims = verifyCtcOperands(
+      *this, getLogits(), getLabels(), static_cast<int64_t>(getBlank()));
+  if (failed(dims))
+    return failure();
+  return requireResultDims(*this, *dims,
                            tensorOf(getLogits()).getElementType());
+}
+
+LogicalResult CtcLossGradOp::verify() {
+  FailureOr<ArrayRef<Attribute>> dims = verifyCtcOperands(
+      *this, getLogits(), getLabels(), static_cast<int64_t>(getBlank()));
+  if (failed(dims))
+    return failure();
+  auto want = NNTensorType::get(*dims, tensorOf(getLogits()).getElementType());
+  if (tensorOf(getGrad()) != want)
+    return emitOpError() << "grad must be the loss's type " << want << ", got "
+                         << tensorOf(getGrad());
+  return success();
 }
 
 /// The normalization of a loss value: what `nn.mark_loss` and

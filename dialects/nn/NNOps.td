@@ -512,6 +512,7 @@ def NN_MseOp : NN_FrameWiseOp<"mse", [
 
 def NN_CtcLossOp : NN_SequenceMixingOp<"ctc_loss", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>,
     DeclareOpInterfaceMethods<NN_LossOpInterface>,
     DeclareOpInterfaceMethods<NN_ClassIndexOpInterface, ["getReservedClass"]>]> {
   let summary = "per-sequence CTC loss, -log p(labels | input)";
@@ -1047,6 +1048,36 @@ def NN_Conv1dGradOp : NN_Op<"conv1d_grad", [Pure,
     $grad `,` $input `,` $weight `stride` $stride attr-dict `:`
     qualified(type($grad)) `,` qualified(type($input)) `,`
     qualified(type($weight))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_CtcLossGradOp : NN_Op<"ctc_loss_grad", [Pure,
+    AllTypesMatch<["logits", "result"]>]> {
+  let summary = "the input gradient of nn.ctc_loss (forward-backward)";
+  let description = [{
+    `grad` `[B]` is the gradient of a ctc_loss's per-sequence result; the
+    other operands and attributes are the loss's. With `gamma[t, c]` the
+    posterior of class `c` at frame `t` (the log-space forward-backward
+    occupancy of the states emitting `c`), the result at valid frames is
+    `grad * (softmax(logits) - gamma)` from logits and `-grad * gamma`
+    from log-probs; padded frames get 0. A sequence whose labels cannot
+    be aligned (its loss is +inf) gets 0 with `zero_infinity` and NaN
+    without it.
+
+    ```mlir
+    %dx = nn.ctc_loss_grad %g, %logits, %labels from logits blank 0
+        : !nn.tensor<[B], f32>, !nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, U], i32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$logits,
+                       NN_IntegerTensor:$labels, NN_LossInput:$input_kind,
+                       I64Attr:$blank, UnitAttr:$zero_infinity);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $logits `,` $labels `from` $input_kind `blank` $blank
+    (`zero_infinity` $zero_infinity^)? attr-dict `:` qualified(type($grad))
+    `,` qualified(type($logits)) `,` qualified(type($labels))
   }];
   let hasVerifier = 1;
 }

@@ -142,6 +142,20 @@ LogicalResult MseOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+LogicalResult CtcLossOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                  SmallVectorImpl<Value> &operandGradients) {
+  Value dl = resultGradients[0];
+  operandGradients.push_back(
+      dl ? b.create<CtcLossGradOp>(getLoc(), dl, getLogits(), getLabels(),
+                                   getInputKind(), getBlank(),
+                                   getZeroInfinity())
+               .getResult()
+         : Value());
+  // Labels are class indices: not differentiable.
+  operandGradients.push_back(Value());
+  return success();
+}
+
 /// Each input's gradient is its slice of the result's.
 LogicalResult ConcatOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
                                  SmallVectorImpl<Value> &operandGradients) {

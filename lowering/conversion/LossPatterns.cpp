@@ -1,7 +1,7 @@
 //===- LossPatterns.cpp - per-position losses and their two f64 terms -----===//
 //
-// cross_entropy, mse and ctc_loss compute a loss per position (frame or
-// sequence); nn.loss_terms sums one over its valid positions in f64 and
+// cross_entropy and mse compute a loss per position (CtcPatterns.cpp has
+// ctc_loss); nn.loss_terms sums one over its valid positions in f64 and
 // computes its inverse normalization factor, the two values a lowered
 // graph returns per loss.
 //
@@ -141,155 +141,6 @@ public:
           nested.create<linalg::YieldOp>(l, s.addReassoc(a[2], s.mul(d, d)));
         });
     return SmallVector<Value>{result};
-  }
-};
-
-class CtcLossConversion : public NNConversionPattern<CtcLossOp> {
-public:
-  using NNConversionPattern::NNConversionPattern;
-
-  FailureOr<SmallVector<Value>> build(CtcLossOp op, OpAdaptor adaptor,
-                                      LinalgBuilder &lb) const override {
-    OpBuilder &b = lb.getBuilder();
-    Location loc = lb.getLoc();
-    NNTensorType logitsType = typeOf(op.getLogits());
-    NNTensorType labelsType = typeOf(op.getLabels());
-    NNTensorType type = typeOf(op.getResult());
-    Type element = type.getElementType();
-    Value logProbs = adaptor.getLogits();
-    if (op.getInputKind() == LossInput::logits)
-      logProbs = lb.logSoftmax(logProbs);
-    Value labels = adaptor.getLabels();
-    Value frameLengths = lb.getDims().lengths(logitsType.getDimName(1));
-    Value labelLengths = lb.getDims().lengths(labelsType.getDimName(1));
-    Value batch = lb.getDims().size(logitsType.getDimName(0));
-    Value labelPad = lb.getDims().size(labelsType.getDimName(1));
-    int64_t classes = logitsType.getStaticSize(2);
-    int64_t blank = op.getBlank();
-    bool zeroInfinity = op.getZeroInfinity();
-    double negInf = -std::numeric_limits<double>::infinity();
-
-    Scalar outer{b, loc};
-    // States 0..2U: even states are blanks, state 2u+1 is label u.
-    Value states = outer.add(outer.mul(labelPad, outer.idx(2)), outer.idx(1));
-    auto alphaType = RankedTensorType::get({ShapedType::kDynamic}, element);
-    Value losses = lb.empty(lb.sizes(type), element);
-    Value zero = outer.idx(0), one = outer.idx(1);
-
-    auto batchLoop = b.create<scf::ForOp>(
-        loc, zero, batch, one, ValueRange{losses},
-        [&](OpBuilder &nb, Location l, Value bi, ValueRange bState) {
-          Scalar s{nb, l};
-          Value frames =
-              s.toIndex(nb.create<tensor::ExtractOp>(l, frameLengths, bi));
-          Value labelCount =
-              s.toIndex(nb.create<tensor::ExtractOp>(l, labelLengths, bi));
-          // Odd states are labels: state 2u + 1 is label u.
-          auto isLabelState = [&](Scalar &q, Value state) -> Value {
-            return q.b.create<arith::CmpIOp>(
-                q.loc, arith::CmpIPredicate::eq,
-                q.b.create<arith::RemUIOp>(q.loc, state, q.idx(2)), q.idx(1));
-          };
-          // The class a state emits, clamped: labels past U (padding) only
-          // feed states past 2U, which the result never reads.
-          auto stateClass = [&](Scalar &q, Value state) -> Value {
-            Value u = q.b.create<arith::DivUIOp>(q.loc, state, q.idx(2));
-            u = q.minI(u, q.maxI(q.sub(labelPad, q.idx(1)), q.idx(0)));
-            Value label =
-                q.b.create<tensor::ExtractOp>(q.loc, labels, ValueRange{bi, u});
-            return q.select(isLabelState(q, state),
-                            q.clampIndex(label, q.idx(classes)), q.idx(blank));
-          };
-          // alpha before frame 0: a virtual start with log-prob 0 in state 0,
-          // so one recurrence covers every frame.
-          Value start = nb.create<tensor::EmptyOp>(
-              l, ArrayRef<int64_t>{ShapedType::kDynamic}, element,
-              ValueRange{states});
-          AffineMap identity = nb.getMultiDimIdentityMap(1);
-          start =
-              nb.create<linalg::GenericOp>(
-                    l, TypeRange{alphaType}, ValueRange{}, ValueRange{start},
-                    ArrayRef<AffineMap>{identity},
-                    ArrayRef<IteratorType>{IteratorType::parallel},
-                    [&](OpBuilder &gb, Location gl, ValueRange) {
-                      Scalar q{gb, gl};
-                      Value first = gb.create<arith::CmpIOp>(
-                          gl, arith::CmpIPredicate::eq, q.index(0), q.idx(0));
-                      gb.create<linalg::YieldOp>(
-                          gl, q.select(first, q.f(element, 0.0),
-                                       q.f(element, negInf)));
-                    })
-                  .getResult(0);
-          auto timeLoop = nb.create<scf::ForOp>(
-              l, s.idx(0), frames, s.idx(1), ValueRange{start},
-              [&](OpBuilder &tb, Location tl, Value t, ValueRange tState) {
-                Value prev = tState[0];
-                Value next = tb.create<tensor::EmptyOp>(
-                    tl, ArrayRef<int64_t>{ShapedType::kDynamic}, element,
-                    ValueRange{states});
-                Value alpha =
-                    tb.create<linalg::GenericOp>(
-                          tl, TypeRange{alphaType}, ValueRange{},
-                          ValueRange{next}, ArrayRef<AffineMap>{identity},
-                          ArrayRef<IteratorType>{IteratorType::parallel},
-                          [&](OpBuilder &gb, Location gl, ValueRange) {
-                            Scalar q{gb, gl};
-                            Value state = q.index(0);
-                            Value label = stateClass(q, state);
-                            Value isLabel = isLabelState(q, state);
-                            Value stay =
-                                gb.create<tensor::ExtractOp>(gl, prev, state);
-                            Value hasPrev = q.ge(state, q.idx(1));
-                            Value prevState = q.select(
-                                hasPrev, q.sub(state, q.idx(1)), q.idx(0));
-                            Value fromPrev =
-                                q.select(hasPrev,
-                                         gb.create<tensor::ExtractOp>(
-                                             gl, prev, prevState),
-                                         q.f(element, negInf));
-                            // Skipping a blank: a label state whose label
-                            // differs from the label two states back.
-                            Value hasSkip =
-                                q.andI(isLabel, q.ge(state, q.idx(2)));
-                            Value skipState = q.select(
-                                hasSkip, q.sub(state, q.idx(2)), q.idx(0));
-                            Value skipLabel = stateClass(q, skipState);
-                            hasSkip = q.andI(hasSkip, q.ne(label, skipLabel));
-                            Value fromSkip =
-                                q.select(hasSkip,
-                                         gb.create<tensor::ExtractOp>(
-                                             gl, prev, skipState),
-                                         q.f(element, negInf));
-                            Value sum = q.logAddExp(q.logAddExp(stay, fromPrev),
-                                                    fromSkip);
-                            Value emit = gb.create<tensor::ExtractOp>(
-                                gl, logProbs, ValueRange{bi, t, label});
-                            gb.create<linalg::YieldOp>(gl, q.add(sum, emit));
-                          })
-                        .getResult(0);
-                tb.create<scf::YieldOp>(tl, alpha);
-              });
-          Value alpha = timeLoop.getResult(0);
-          // log p = logaddexp(alpha[2U], alpha[2U - 1]).
-          Value last = s.mul(labelCount, s.idx(2));
-          Value atLast = nb.create<tensor::ExtractOp>(l, alpha, last);
-          Value hasBefore = s.ge(last, s.idx(1));
-          Value before = s.select(
-              hasBefore,
-              nb.create<tensor::ExtractOp>(
-                  l, alpha,
-                  s.select(hasBefore, s.sub(last, s.idx(1)), s.idx(0))),
-              s.f(element, negInf));
-          Value loss = s.neg(s.logAddExp(atLast, before));
-          if (zeroInfinity) {
-            Value inf = s.f(element, std::numeric_limits<double>::infinity());
-            loss = s.select(s.feq(loss, inf), s.f(element, 0.0), loss);
-          }
-          Value updated =
-              nb.create<tensor::InsertOp>(l, loss, bState[0], ValueRange{bi});
-          nb.create<scf::YieldOp>(l, updated);
-        });
-    return SmallVector<Value>{batchLoop.getResult(0)};
   }
 };
 
@@ -479,7 +330,8 @@ public:
 void nn::populateLossConversionPatterns(const TypeConverter &converter,
                                         ConversionState &state,
                                         RewritePatternSet &patterns) {
-  patterns.add<CrossEntropyConversion, MseConversion, CtcLossConversion,
-               LossTermsConversion, LossSeedConversion,
-               CrossEntropyGradConversion, MseGradConversion>(converter, state);
+  patterns
+      .add<CrossEntropyConversion, MseConversion, LossTermsConversion,
+           LossSeedConversion, CrossEntropyGradConversion, MseGradConversion>(
+          converter, state);
 }

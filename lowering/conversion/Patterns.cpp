@@ -43,6 +43,7 @@ void nn::populateNNToLinalgConversionPatterns(const TypeConverter &converter,
   populateRecurrentConversionPatterns(converter, state, patterns);
   populateConvPoolReduceConversionPatterns(converter, state, patterns);
   populateLossConversionPatterns(converter, state, patterns);
+  populateCtcConversionPatterns(converter, state, patterns);
   populatePackConversionPatterns(converter, state, patterns);
 }
 

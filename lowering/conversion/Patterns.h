@@ -111,11 +111,15 @@ void populateRecurrentConversionPatterns(const TypeConverter &converter,
 void populateConvPoolReduceConversionPatterns(const TypeConverter &converter,
                                               ConversionState &state,
                                               RewritePatternSet &patterns);
-/// Losses: cross_entropy, mse, ctc_loss, loss_terms; loss_seed and the
-/// losses' gradient ops.
+/// Losses: cross_entropy, mse, loss_terms; loss_seed and the losses'
+/// gradient ops.
 void populateLossConversionPatterns(const TypeConverter &converter,
                                     ConversionState &state,
                                     RewritePatternSet &patterns);
+/// The CTC loss and its gradient (forward-backward over label states).
+void populateCtcConversionPatterns(const TypeConverter &converter,
+                                   ConversionState &state,
+                                   RewritePatternSet &patterns);
 /// Layouts of sequence data: pack, unpack, broadcast_seq.
 void populatePackConversionPatterns(const TypeConverter &converter,
                                     ConversionState &state,

@@ -17,6 +17,7 @@
 // CHECK-DAG: kernel g_k{{[0-9]+}}_activation_grad
 // CHECK-DAG: kernel g_k{{[0-9]+}}_lstm_grad
 // CHECK-DAG: kernel g_k{{[0-9]+}}_conv1d_grad
+// CHECK-DAG: kernel g_k{{[0-9]+}}_ctc_loss_grad
 // OK90: ptxas -arch=sm_90: {{[1-9][0-9]*}} kernel modules, 0 failed
 // OK80: ptxas -arch=sm_80: {{[1-9][0-9]*}} kernel modules, 0 failed
 
@@ -30,8 +31,9 @@ nn.parameter @wh : !nn.tensor<[2, 8, 2], f32>
 nn.parameter @bl : !nn.tensor<[2, 8], f32>
 nn.parameter @k : !nn.tensor<[3, 3, 3], f32>
 nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %ids: !nn.tensor<[B, T], i32>,
-            %y: !nn.tensor<[B, T], i32>, %r: !nn.tensor<[B, T, 3], f32>)
-    dims [B: batch, T: seq(B)] {
+            %y: !nn.tensor<[B, T], i32>, %r: !nn.tensor<[B, T, 3], f32>,
+            %lab: !nn.tensor<[B, U], i32>)
+    dims [B: batch, T: seq(B), U: seq(B)] {
   %table = nn.param_ref @table : !nn.tensor<[6, 2], f32>
   %gain = nn.param_ref @gain : !nn.tensor<[5], f32>
   %shift = nn.param_ref @shift : !nn.tensor<[5], f32>
@@ -57,5 +59,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %ids: !nn.tensor<[B, T], i32>,
   %s = nn.softmax %p : !nn.tensor<[B, T, 3], f32>
   %mse = nn.mse %s, %r : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 3], f32>
   nn.mark_loss %mse as "mse" normalize per_sequence : !nn.tensor<[B, T], f32>
+  %ctc = nn.ctc_loss %p, %lab from logits blank 0 zero_infinity : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %ctc as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
   nn.return
 }

@@ -696,6 +696,94 @@ absl::Status Evaluator::run(
           f.values[grad.getInputGrad()] = dx;
           f.values[grad.getWeightGrad()] = dw;
         })
+        .Case([&](ir::CtcLossGradOp grad) {
+          const Array &g = in(0), &labels = in(2);
+          bool fromLogits = grad.getInputKind() == ir::LossInput::logits;
+          Array lp = fromLogits ? logSoftmax(in(1)) : in(1);
+          const auto &frames =
+              f.lengths.at(typeOf(grad.getLogits()).getDimName(1).str());
+          const auto &labelCounts =
+              f.lengths.at(typeOf(grad.getLabels()).getDimName(1).str());
+          int64_t batch = lp.shape[0], time = lp.shape[1],
+                  classes = lp.shape[2];
+          int64_t blank = grad.getBlank();
+          auto logAdd = [](double a, double b) {
+            double m = std::max(a, b);
+            return m == -kInf ? -kInf
+                              : m + std::log(std::exp(a - m) + std::exp(b - m));
+          };
+          Array dx = zeros(lp.shape);
+          for (int64_t b = 0; b < batch; ++b) {
+            int64_t n = frames[b], states = 2 * labelCounts[b] + 1;
+            auto label = [&](int64_t st) {
+              return st % 2 ? (int64_t)labels.data[b * labels.shape[1] + st / 2]
+                            : blank;
+            };
+            auto emit = [&](int64_t t, int64_t st) {
+              return lp.data[(b * time + t) * classes + label(st)];
+            };
+            // alpha[t][s] and beta[t][s] both include frame t's emission.
+            std::vector<std::vector<double>> alpha(
+                n, std::vector<double>(states, -kInf)),
+                beta = alpha;
+            for (int64_t t = 0; t < n; ++t)
+              for (int64_t st = 0; st < states; ++st) {
+                double sum;
+                if (t == 0) {
+                  sum = st < 2 ? 0.0 : -kInf;
+                } else {
+                  sum = alpha[t - 1][st];
+                  if (st >= 1)
+                    sum = logAdd(sum, alpha[t - 1][st - 1]);
+                  if (st >= 2 && st % 2 && label(st) != label(st - 2))
+                    sum = logAdd(sum, alpha[t - 1][st - 2]);
+                }
+                alpha[t][st] = sum + emit(t, st);
+              }
+            for (int64_t t = n - 1; t >= 0; --t)
+              for (int64_t st = states - 1; st >= 0; --st) {
+                double sum;
+                if (t == n - 1) {
+                  sum = st >= states - 2 ? 0.0 : -kInf;
+                } else {
+                  sum = beta[t + 1][st];
+                  if (st + 1 < states)
+                    sum = logAdd(sum, beta[t + 1][st + 1]);
+                  if (st + 2 < states && st % 2 && label(st) != label(st + 2))
+                    sum = logAdd(sum, beta[t + 1][st + 2]);
+                }
+                beta[t][st] = sum + emit(t, st);
+              }
+            double logP;
+            if (n == 0)
+              logP = states == 1 ? 0.0 : -kInf;
+            else
+              logP = states > 1 ? logAdd(alpha[n - 1][states - 1],
+                                         alpha[n - 1][states - 2])
+                                : alpha[n - 1][0];
+            for (int64_t t = 0; t < n; ++t) {
+              double *row = &dx.data[(b * time + t) * classes];
+              if (logP == -kInf) {
+                double v = grad.getZeroInfinity()
+                               ? 0.0
+                               : std::numeric_limits<double>::quiet_NaN();
+                for (int64_t c = 0; c < classes; ++c)
+                  row[c] = v;
+                continue;
+              }
+              std::vector<double> gamma(classes, 0.0);
+              for (int64_t st = 0; st < states; ++st)
+                gamma[label(st)] +=
+                    std::exp(alpha[t][st] + beta[t][st] - emit(t, st) - logP);
+              for (int64_t c = 0; c < classes; ++c) {
+                double p = std::exp(lp.data[(b * time + t) * classes + c]);
+                row[c] = fromLogits ? g.data[b] * (p - gamma[c])
+                                    : -g.data[b] * gamma[c];
+              }
+            }
+          }
+          set(dx);
+        })
         .Case([&](ir::LinearGradInputOp) {
           const Array &dy = in(0), &w = in(1);
           int64_t out = w.shape[0], width = w.shape[1];

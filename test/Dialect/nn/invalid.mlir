@@ -1056,3 +1056,11 @@ nn.graph @g(%dy: !nn.tensor<[B, T, 5], f32>, %x: !nn.tensor<[B, T, 3], f32>, %w:
   %dx, %dw = nn.conv1d_grad %dy, %x, %w stride 1 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 2, 3], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%g: !nn.tensor<[B, T], f32>, %x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  // expected-error @+1 {{grad must be the loss's type '!nn.tensor<[B], f32>', got '!nn.tensor<[B, T], f32>'}}
+  %d = nn.ctc_loss_grad %g, %x, %y from logits blank 0 : !nn.tensor<[B, T], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>
+  nn.return
+}

@@ -63,3 +63,32 @@ nn.graph @loss_grads(%l: !nn.tensor<[B, T], f32>, %inv: !nn.tensor<[], f64>,
   %dx = nn.cross_entropy_grad %g, %x, %y from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
   nn.return %g, %dx : !nn.tensor<[B, T], f32>, !nn.tensor<[B, T, 4], f32>
 }
+
+// -----
+
+// CTC's gradient (CtcPatterns.cpp): per sequence, the forward recursion
+// keeps every frame's alpha, the backward one runs from the last frame
+// down and scatters each state's posterior onto its class (a scalar loop
+// over the states); a final map gives g (softmax - gamma) at valid frames,
+// 0 at padded ones and at infeasible sequences (zero_infinity).
+// CHECK-LABEL: func.func @ctc_grad
+// CHECK: scf.for %[[B:.+]] = {{.+}} iter_args(%[[GAMMA:.+]] = %{{.+}}, %{{.+}} = %{{.+}}) -> (tensor<?x?x3xf32>, tensor<?xf32>)
+// CHECK:   scf.for
+// CHECK:     tensor.insert_slice
+// CHECK:   arith.cmpf ogt
+// CHECK:   scf.for
+// CHECK:     linalg.generic
+// CHECK:     scf.for
+// CHECK:       math.exp
+// CHECK:       tensor.insert
+// CHECK: linalg.generic
+// CHECK:   math.exp
+// CHECK:   arith.cmpf ogt
+// CHECK:   arith.select
+// CHECK: return
+nn.graph @ctc_grad(%g: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T, 3], f32>,
+                   %y: !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, T, 3], f32>
+    dims [B: batch, T: seq(B), U: seq(B)] {
+  %d = nn.ctc_loss_grad %g, %x, %y from logits blank 0 zero_infinity : !nn.tensor<[B], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>
+  nn.return %d : !nn.tensor<[B, T, 3], f32>
+}

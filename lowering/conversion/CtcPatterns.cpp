@@ -1,0 +1,391 @@
+//===- CtcPatterns.cpp - CTC loss and its gradient, in log space ----------===//
+//
+// Both run per sequence (an scf.for over the batch) over the 2U + 1 states
+// of its label sequence: even states are blanks, state 2u + 1 is label u.
+// Each frame is one linalg.generic over the states (a kernel on the GPU).
+// The loss is the forward recursion (alpha); its gradient adds the
+// backward recursion (beta) and scatters each state's posterior onto the
+// class it emits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/conversion/Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::nn;
+
+using utils::IteratorType;
+
+namespace {
+
+NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+/// The state graph of one sequence (`sequence` indexes the batch).
+struct CtcStates {
+  Value labels;   // [B, U] integer labels
+  Value sequence; // index into the batch
+  Value labelPad; // U, the padded label count
+  int64_t classes;
+  int64_t blank;
+
+  /// Odd states are labels.
+  Value isLabel(Scalar &q, Value state) const {
+    return q.b.create<arith::CmpIOp>(
+        q.loc, arith::CmpIPredicate::eq,
+        q.b.create<arith::RemUIOp>(q.loc, state, q.idx(2)), q.idx(1));
+  }
+  /// The class a state emits, clamped: labels past U (padding) only feed
+  /// states past 2U, which nothing reads.
+  Value classOf(Scalar &q, Value state) const {
+    Value u = q.b.create<arith::DivUIOp>(q.loc, state, q.idx(2));
+    u = q.minI(u, q.maxI(q.sub(labelPad, q.idx(1)), q.idx(0)));
+    Value label =
+        q.b.create<tensor::ExtractOp>(q.loc, labels, ValueRange{sequence, u});
+    return q.select(isLabel(q, state), q.clampIndex(label, q.idx(classes)),
+                    q.idx(blank));
+  }
+  /// Whether a path may skip the blank before (after) label state `state`
+  /// coming from (going to) label state `other`, two states away: the two
+  /// labels differ.
+  Value canSkip(Scalar &q, Value state, Value other) const {
+    return q.ne(classOf(q, state), classOf(q, other));
+  }
+};
+
+/// A [states] vector computed by `fn(q, state)`, one generic.
+Value stateVector(OpBuilder &b, Location loc, Value states, Type element,
+                  function_ref<Value(Scalar &, Value state)> fn) {
+  auto type = RankedTensorType::get({ShapedType::kDynamic}, element);
+  Value init = b.create<tensor::EmptyOp>(
+      loc, ArrayRef<int64_t>{ShapedType::kDynamic}, element, states);
+  AffineMap identity = b.getMultiDimIdentityMap(1);
+  return b
+      .create<linalg::GenericOp>(
+          loc, TypeRange{type}, ValueRange{}, ValueRange{init},
+          ArrayRef<AffineMap>{identity},
+          ArrayRef<IteratorType>{IteratorType::parallel},
+          [&](OpBuilder &gb, Location gl, ValueRange) {
+            Scalar q{gb, gl};
+            gb.create<linalg::YieldOp>(gl, fn(q, q.index(0)));
+          })
+      .getResult(0);
+}
+
+/// v[i] when 0 <= i < size, else -inf (read at a clamped index).
+Value readOrNegInf(Scalar &q, Value v, Value i, Value inside, Type element) {
+  Value safe = q.select(inside, i, q.idx(0));
+  Value x = q.b.create<tensor::ExtractOp>(q.loc, v, safe);
+  return q.select(inside, x, q.f(element, kNegInf));
+}
+
+/// log p(labels) from the last alpha: logaddexp(alpha[2U], alpha[2U - 1]).
+Value logLikelihood(Scalar &s, Value alpha, Value labelCount, Type element) {
+  Value last = s.mul(labelCount, s.idx(2));
+  Value atLast = s.b.create<tensor::ExtractOp>(s.loc, alpha, last);
+  Value before = readOrNegInf(s, alpha, s.sub(last, s.idx(1)),
+                              s.ge(last, s.idx(1)), element);
+  return s.logAddExp(atLast, before);
+}
+
+/// The forward recursion of sequence `states.sequence` over its `frames`
+/// frames. alpha before frame 0 is a virtual start with log-prob 0 in
+/// state 0, so one recurrence covers every frame; `perFrame`, when given,
+/// is called with each frame's alpha and the values it carries.
+struct AlphaLoop {
+  Value last;                 // alpha after the last frame
+  SmallVector<Value> carried; // the final values of `extra`
+};
+AlphaLoop
+alphaRecursion(OpBuilder &b, Location loc, const CtcStates &graph,
+               Value logProbs, Value frames, Value states, Type element,
+               ValueRange extra = {},
+               function_ref<SmallVector<Value>(OpBuilder &, Location, Value t,
+                                               Value alpha, ValueRange carried)>
+                   perFrame = nullptr) {
+  Scalar s{b, loc};
+  Value start = stateVector(b, loc, states, element, [&](Scalar &q, Value st) {
+    return q.select(q.b.create<arith::CmpIOp>(q.loc, arith::CmpIPredicate::eq,
+                                              st, q.idx(0)),
+                    q.f(element, 0.0), q.f(element, kNegInf));
+  });
+  SmallVector<Value> init{start};
+  init.append(extra.begin(), extra.end());
+  auto loop = b.create<scf::ForOp>(
+      loc, s.idx(0), frames, s.idx(1), init,
+      [&](OpBuilder &tb, Location tl, Value t, ValueRange state) {
+        Value prev = state[0];
+        Value alpha =
+            stateVector(tb, tl, states, element, [&](Scalar &q, Value st) {
+              Value stay = q.b.create<tensor::ExtractOp>(q.loc, prev, st);
+              Value fromPrev = readOrNegInf(q, prev, q.sub(st, q.idx(1)),
+                                            q.ge(st, q.idx(1)), element);
+              Value hasSkip = q.andI(graph.isLabel(q, st), q.ge(st, q.idx(2)));
+              Value skipState =
+                  q.select(hasSkip, q.sub(st, q.idx(2)), q.idx(0));
+              hasSkip = q.andI(hasSkip, graph.canSkip(q, st, skipState));
+              Value fromSkip =
+                  readOrNegInf(q, prev, skipState, hasSkip, element);
+              Value emit = q.b.create<tensor::ExtractOp>(
+                  q.loc, logProbs,
+                  ValueRange{graph.sequence, t, graph.classOf(q, st)});
+              return q.add(q.logAddExp(q.logAddExp(stay, fromPrev), fromSkip),
+                           emit);
+            });
+        SmallVector<Value> next{alpha};
+        if (perFrame)
+          llvm::append_range(next,
+                             perFrame(tb, tl, t, alpha, state.drop_front()));
+        tb.create<scf::YieldOp>(tl, next);
+      });
+  AlphaLoop result;
+  result.last = loop.getResult(0);
+  llvm::append_range(result.carried, loop.getResults().drop_front());
+  return result;
+}
+
+/// What both patterns read: log-probabilities, labels, lengths, sizes.
+struct CtcInputs {
+  Value logProbs, labels, frameLengths, labelLengths, batch, labelPad;
+  int64_t classes;
+};
+
+template <typename OpTy, typename Adaptor>
+CtcInputs ctcInputs(OpTy op, Adaptor adaptor, LinalgBuilder &lb) {
+  NNTensorType logitsType = typeOf(op.getLogits());
+  NNTensorType labelsType = typeOf(op.getLabels());
+  CtcInputs in;
+  in.logProbs = adaptor.getLogits();
+  if (op.getInputKind() == LossInput::logits)
+    in.logProbs = lb.logSoftmax(in.logProbs);
+  in.labels = adaptor.getLabels();
+  in.frameLengths = lb.getDims().lengths(logitsType.getDimName(1));
+  in.labelLengths = lb.getDims().lengths(labelsType.getDimName(1));
+  in.batch = lb.getDims().size(logitsType.getDimName(0));
+  in.labelPad = lb.getDims().size(labelsType.getDimName(1));
+  in.classes = logitsType.getStaticSize(2);
+  return in;
+}
+
+class CtcLossConversion : public NNConversionPattern<CtcLossOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(CtcLossOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    CtcInputs in = ctcInputs(op, adaptor, lb);
+    Scalar outer{b, loc};
+    Value states =
+        outer.add(outer.mul(in.labelPad, outer.idx(2)), outer.idx(1));
+    Value losses = lb.empty(lb.sizes(type), element);
+    auto batchLoop = b.create<scf::ForOp>(
+        loc, outer.idx(0), in.batch, outer.idx(1), ValueRange{losses},
+        [&](OpBuilder &nb, Location l, Value bi, ValueRange bState) {
+          Scalar s{nb, l};
+          Value frames =
+              s.toIndex(nb.create<tensor::ExtractOp>(l, in.frameLengths, bi));
+          Value labelCount =
+              s.toIndex(nb.create<tensor::ExtractOp>(l, in.labelLengths, bi));
+          CtcStates graph{in.labels, bi, in.labelPad, in.classes,
+                          static_cast<int64_t>(op.getBlank())};
+          AlphaLoop alpha = alphaRecursion(nb, l, graph, in.logProbs, frames,
+                                           states, element);
+          Value loss = s.neg(logLikelihood(s, alpha.last, labelCount, element));
+          if (op.getZeroInfinity()) {
+            Value inf = s.f(element, std::numeric_limits<double>::infinity());
+            loss = s.select(s.feq(loss, inf), s.f(element, 0.0), loss);
+          }
+          nb.create<scf::YieldOp>(
+              l,
+              nb.create<tensor::InsertOp>(l, loss, bState[0], bi).getResult());
+        });
+    return SmallVector<Value>{batchLoop.getResult(0)};
+  }
+};
+
+/// Per sequence: the forward recursion keeps every frame's alpha
+/// ([frames, states]); the backward recursion runs from the last frame
+/// down, beta[t] including frame t's emission, and adds each state's
+/// posterior exp(alpha + beta - emit - log p) to the class it emits at
+/// frame t (a scalar loop over the 2U + 1 states: a scatter). A final map
+/// turns posteriors into the gradient.
+class CtcLossGradConversion : public NNConversionPattern<CtcLossGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(CtcLossGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    NNTensorType logitsType = typeOf(op.getLogits());
+    Type element = logitsType.getElementType();
+    CtcInputs in = ctcInputs(op, adaptor, lb);
+    Scalar outer{b, loc};
+    Value states =
+        outer.add(outer.mul(in.labelPad, outer.idx(2)), outer.idx(1));
+    Value time = lb.getDims().size(logitsType.getDimName(1));
+    Value posteriors = lb.filled(lb.sizes(logitsType), element, 0.0);
+    Value logLikelihoods = lb.empty(lb.sizes(typeOf(op.getGrad())), element);
+    auto alphasType = RankedTensorType::get(
+        {ShapedType::kDynamic, ShapedType::kDynamic}, element);
+
+    auto batchLoop = b.create<scf::ForOp>(
+        loc, outer.idx(0), in.batch, outer.idx(1),
+        ValueRange{posteriors, logLikelihoods},
+        [&](OpBuilder &nb, Location l, Value bi, ValueRange bState) {
+          Scalar s{nb, l};
+          Value frames =
+              s.toIndex(nb.create<tensor::ExtractOp>(l, in.frameLengths, bi));
+          Value labelCount =
+              s.toIndex(nb.create<tensor::ExtractOp>(l, in.labelLengths, bi));
+          Value lastState = s.mul(labelCount, s.idx(2));
+          CtcStates graph{in.labels, bi, in.labelPad, in.classes,
+                          static_cast<int64_t>(op.getBlank())};
+          Value alphas = nb.create<tensor::EmptyOp>(
+              l, ArrayRef<int64_t>{ShapedType::kDynamic, ShapedType::kDynamic},
+              element, ValueRange{time, states});
+          AlphaLoop forward = alphaRecursion(
+              nb, l, graph, in.logProbs, frames, states, element, {alphas},
+              [&](OpBuilder &tb, Location tl, Value t, Value alpha,
+                  ValueRange carried) {
+                Value row = tb.create<tensor::InsertSliceOp>(
+                    tl, alpha, carried[0],
+                    ArrayRef<OpFoldResult>{t, tb.getIndexAttr(0)},
+                    ArrayRef<OpFoldResult>{tb.getIndexAttr(1), states},
+                    ArrayRef<OpFoldResult>{tb.getIndexAttr(1),
+                                           tb.getIndexAttr(1)});
+                return SmallVector<Value>{row};
+              });
+          Value alphaRows = forward.carried[0];
+          Value logP = logLikelihood(s, forward.last, labelCount, element);
+          Value feasible = nb.create<arith::CmpFOp>(
+              l, arith::CmpFPredicate::OGT, logP, s.f(element, kNegInf));
+          // No posterior to scatter for an infeasible sequence.
+          Value scatterStates =
+              s.select(feasible, s.add(lastState, s.idx(1)), s.idx(0));
+          auto emitOf = [&](Scalar &q, Value t, Value state) {
+            return q.b.create<tensor::ExtractOp>(
+                q.loc, in.logProbs, ValueRange{bi, t, graph.classOf(q, state)});
+          };
+          // Beta "after" the last frame is unused: the last frame's beta
+          // is its emission at the two final states, -inf elsewhere.
+          Value unusedBeta =
+              stateVector(nb, l, states, element, [&](Scalar &q, Value) {
+                return q.f(element, kNegInf);
+              });
+          auto backward = nb.create<scf::ForOp>(
+              l, s.idx(0), frames, s.idx(1), ValueRange{unusedBeta, bState[0]},
+              [&](OpBuilder &tb, Location tl, Value step, ValueRange carried) {
+                Scalar q{tb, tl};
+                Value t = q.sub(q.sub(frames, q.idx(1)), step);
+                Value isLast = q.b.create<arith::CmpIOp>(
+                    tl, arith::CmpIPredicate::eq, step, q.idx(0));
+                Value next = carried[0];
+                Value beta = stateVector(
+                    tb, tl, states, element, [&](Scalar &g, Value st) {
+                      Value stay =
+                          g.b.create<tensor::ExtractOp>(g.loc, next, st);
+                      Value toNext = readOrNegInf(g, next, g.add(st, g.idx(1)),
+                                                  g.lt(st, lastState), element);
+                      Value skipState = g.add(st, g.idx(2));
+                      Value hasSkip =
+                          g.andI(graph.isLabel(g, st),
+                                 g.lt(g.add(st, g.idx(1)), lastState));
+                      Value safeSkip = g.select(hasSkip, skipState, st);
+                      hasSkip = g.andI(hasSkip, graph.canSkip(g, st, safeSkip));
+                      Value toSkip =
+                          readOrNegInf(g, next, safeSkip, hasSkip, element);
+                      Value onward =
+                          g.logAddExp(g.logAddExp(stay, toNext), toSkip);
+                      Value final = g.andI(
+                          g.b.create<arith::CmpIOp>(
+                              g.loc, arith::CmpIPredicate::sle, st, lastState),
+                          g.ge(g.add(st, g.idx(1)), lastState));
+                      Value atEnd = g.select(final, g.f(element, 0.0),
+                                             g.f(element, kNegInf));
+                      Value inside = g.b.create<arith::CmpIOp>(
+                          g.loc, arith::CmpIPredicate::sle, st, lastState);
+                      Value sum = g.select(isLast, atEnd, onward);
+                      return g.select(inside, g.add(sum, emitOf(g, t, st)),
+                                      g.f(element, kNegInf));
+                    });
+                // Scatter the posteriors of frame t onto their classes.
+                auto scatter = tb.create<scf::ForOp>(
+                    tl, q.idx(0), scatterStates, q.idx(1),
+                    ValueRange{carried[1]},
+                    [&](OpBuilder &sb, Location sl, Value st, ValueRange acc) {
+                      Scalar g{sb, sl};
+                      Value a = sb.create<tensor::ExtractOp>(sl, alphaRows,
+                                                             ValueRange{t, st});
+                      Value be = sb.create<tensor::ExtractOp>(sl, beta, st);
+                      Value c = graph.classOf(g, st);
+                      Value emit = sb.create<tensor::ExtractOp>(
+                          sl, in.logProbs, ValueRange{bi, t, c});
+                      Value p = g.exp(g.sub(g.sub(g.add(a, be), emit), logP));
+                      Value old = sb.create<tensor::ExtractOp>(
+                          sl, acc[0], ValueRange{bi, t, c});
+                      sb.create<scf::YieldOp>(
+                          sl,
+                          sb.create<tensor::InsertOp>(sl, g.add(old, p), acc[0],
+                                                      ValueRange{bi, t, c})
+                              .getResult());
+                    });
+                tb.create<scf::YieldOp>(tl,
+                                        ValueRange{beta, scatter.getResult(0)});
+              });
+          Value updated = nb.create<tensor::InsertOp>(l, logP, bState[1], bi);
+          nb.create<scf::YieldOp>(l,
+                                  ValueRange{backward.getResult(1), updated});
+        });
+    Value gamma = batchLoop.getResult(0);
+    Value logLik = batchLoop.getResult(1);
+
+    // The gradient at valid frames; padded frames 0.
+    AffineMap identity = b.getMultiDimIdentityMap(3);
+    AffineMap batchOnly = AffineMap::get(3, 0, b.getAffineDimExpr(0));
+    Value init = lb.empty(lb.sizes(logitsType), element);
+    bool fromLogits = op.getInputKind() == LossInput::logits;
+    bool zeroInfinity = op.getZeroInfinity();
+    Value grad = lb.generic(
+        init.getType(),
+        {gamma, in.logProbs, adaptor.getGrad(), logLik, in.frameLengths}, init,
+        {identity, identity, batchOnly, batchOnly, batchOnly, identity},
+        SmallVector<IteratorType>(3, IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value g = a[2];
+          Value v = fromLogits ? s.mul(g, s.sub(s.exp(a[1]), a[0]))
+                               : s.neg(s.mul(g, a[0]));
+          Value feasible = nested.create<arith::CmpFOp>(
+              l, arith::CmpFPredicate::OGT, a[3], s.f(element, kNegInf));
+          Value infeasible = s.f(
+              element,
+              zeroInfinity ? 0.0 : std::numeric_limits<double>::quiet_NaN());
+          v = s.select(feasible, v, infeasible);
+          Value valid = s.lt(s.index(1), s.toIndex(a[4]));
+          nested.create<linalg::YieldOp>(l,
+                                         s.select(valid, v, s.f(element, 0.0)));
+        });
+    return SmallVector<Value>{grad};
+  }
+};
+
+} // namespace
+
+void nn::populateCtcConversionPatterns(const TypeConverter &converter,
+                                       ConversionState &state,
+                                       RewritePatternSet &patterns) {
+  patterns.add<CtcLossConversion, CtcLossGradConversion>(converter, state);
+}
