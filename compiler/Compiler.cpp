@@ -131,9 +131,12 @@ compileModule(ModuleOp module, MLIRContext &context,
   FailureOr<ir::ModuleAbi> abis = ir::ModuleAbi::compute(module);
   if (failed(abis))
     return fail("the model cannot be lowered", diagnostics.text);
-  entry = symbols.lookup<ir::GraphOp>(graphName);
+  // The passes added symbols (nn-autodiff's companion graphs): a fresh
+  // table sees them.
+  SymbolTable optimized(module);
+  entry = optimized.lookup<ir::GraphOp>(graphName);
   ::nn::Manifest manifest =
-      ::nn::compiler::buildManifest(abis->lookup(entry), symbols);
+      ::nn::compiler::buildManifest(abis->lookup(entry), optimized);
 
   PassManager lower(&context);
   ir::buildToBuffersPipeline(lower);

@@ -13,6 +13,8 @@
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
 
+#include <map>
+
 namespace mlir::nn {
 #define DEBUG_TYPE "nn-autodiff"
 
@@ -22,6 +24,12 @@ namespace mlir::nn {
 
 using namespace mlir;
 using namespace mlir::nn;
+
+/// Result attributes: which parameter (entry graphs, companions) or which
+/// argument (companions) a gradient result is the gradient of.
+static constexpr StringLiteral kGradientAttrName = "nn.gradient";
+static constexpr StringLiteral kGradientOfArgumentAttrName =
+    "nn.gradient_of_argument";
 
 namespace {
 
@@ -44,32 +52,130 @@ private:
   llvm::DenseMap<Value, Value> gradients;
 };
 
-class Differentiator {
-public:
-  Differentiator(GraphOp graph, SymbolTable &symbols)
-      : graph(graph), symbols(symbols), builder(graph.getContext()),
-        gradients(builder) {}
+class Differentiator;
 
-  LogicalResult run();
+/// Module-wide state: the VJP companions of called graphs. A call's VJP is
+/// a call of its callee's companion, `@<callee>_vjp`: the callee's body
+/// (its forward, recomputed), seeded with the gradients of the call's
+/// results (extra arguments) and of the callee's own trained losses,
+/// returning the gradients of its arguments (result attribute
+/// `nn.gradient_of_argument`) and of the parameters it reads
+/// (`nn.gradient`). One companion per callee and set of differentiated
+/// results.
+class AutodiffState {
+public:
+  AutodiffState(ModuleOp module, SymbolTable &symbols)
+      : module(module), symbols(symbols) {}
+
+  SymbolTable &getSymbols() { return symbols; }
+  /// The companion for `differentiated` results that returns the
+  /// gradients of the `wanted` arguments.
+  FailureOr<GraphOp> companion(GraphOp callee, ArrayRef<bool> differentiated,
+                               ArrayRef<bool> wanted, CallOp call);
 
 private:
-  LogicalResult seedLosses();
+  ModuleOp module;
+  SymbolTable &symbols;
+  std::map<std::pair<std::string, std::string>, GraphOp> companions;
+};
+
+class Differentiator {
+public:
+  Differentiator(GraphOp graph, AutodiffState &state, bool isEntry)
+      : graph(graph), state(state), symbols(state.getSymbols()),
+        builder(graph.getContext()), gradients(builder), isEntry(isEntry) {}
+
+  /// The entry graph: its parameter gradients are appended to its results.
+  LogicalResult run();
+  /// A companion: `seeds` pairs each differentiated result with the
+  /// argument holding its gradient; the results become the gradients.
+  LogicalResult runCompanion(ArrayRef<std::pair<Value, Value>> seeds,
+                             ArrayRef<bool> wanted);
+
+private:
+  LogicalResult seedLosses(bool required);
   LogicalResult sweep();
+  LogicalResult differentiateCall(CallOp call, ValueRange resultGradients);
+  void addParameterGradient(ParameterOp parameter, Value gradient,
+                            Location loc);
   void returnGradients();
 
   GraphOp graph;
+  AutodiffState &state;
   SymbolTable &symbols;
   OpBuilder builder;
   GradientMap gradients;
+  bool isEntry;
   /// Parameter gradients by parameter, summed over their param_refs.
   llvm::MapVector<ParameterOp, Value> parameterGradients;
 };
 
 } // namespace
 
+/// Whether `graph` or a graph it calls declares a loss.
+static bool declaresLosses(GraphOp graph, SymbolTable &symbols,
+                           llvm::DenseSet<Operation *> &visited) {
+  if (!visited.insert(graph).second)
+    return false;
+  bool found = false;
+  graph.walk([&](Operation *op) {
+    if (isa<MarkLossOp>(op))
+      found = true;
+    else if (auto call = dyn_cast<CallOp>(op))
+      if (auto callee = symbols.lookup<GraphOp>(call.getCallee()))
+        found |= declaresLosses(callee, symbols, visited);
+  });
+  return found;
+}
+
+FailureOr<GraphOp> AutodiffState::companion(GraphOp callee,
+                                            ArrayRef<bool> differentiated,
+                                            ArrayRef<bool> wanted,
+                                            CallOp call) {
+  std::string mask;
+  for (bool d : differentiated)
+    mask.push_back(d ? '1' : '0');
+  mask.push_back(':');
+  for (bool w : wanted)
+    mask.push_back(w ? '1' : '0');
+  auto key = std::make_pair(callee.getSymName().str(), mask);
+  if (GraphOp existing = companions[key])
+    return existing;
+  // The companion recomputes the callee's forward, calls included; a
+  // nested callee's losses would then be reported twice.
+  for (auto nested : callee.getBody().getOps<CallOp>()) {
+    llvm::DenseSet<Operation *> visited;
+    auto target = symbols.lookup<GraphOp>(nested.getCallee());
+    if (target && declaresLosses(target, symbols, visited))
+      return call.emitOpError()
+             << "differentiates @" << callee.getSymName()
+             << ", whose backward recomputes its call of @"
+             << target.getSymName()
+             << ", which declares losses; nn-autodiff does not support that "
+                "yet (its losses would be reported twice)";
+  }
+  OpBuilder b(callee);
+  b.setInsertionPointAfter(callee);
+  auto clone = cast<GraphOp>(b.clone(*callee.getOperation()));
+  clone.setSymName((callee.getSymName() + "_vjp").str());
+  symbols.insert(clone); // renames on a clash
+  Block &body = clone.getBody().front();
+  auto ret = cast<ReturnOp>(body.getTerminator());
+  SmallVector<std::pair<Value, Value>> seeds;
+  for (auto [i, type] : llvm::enumerate(callee.getResultTypes()))
+    if (differentiated[i])
+      seeds.emplace_back(ret.getOperand(i),
+                         body.addArgument(type, callee.getLoc()));
+  Differentiator differentiator(clone, *this, /*isEntry=*/false);
+  if (failed(differentiator.runCompanion(seeds, wanted)))
+    return failure();
+  companions[key] = clone;
+  return clone;
+}
+
 /// Each loss that trains (not as_error, scale != 0) gets the gradient of
 /// the objective with respect to its value.
-LogicalResult Differentiator::seedLosses() {
+LogicalResult Differentiator::seedLosses(bool required) {
   bool any = false;
   for (auto mark : graph.getBody().getOps<MarkLossOp>()) {
     double scale = mark.getScale().convertToDouble();
@@ -85,7 +191,7 @@ LogicalResult Differentiator::seedLosses() {
     gradients.add(mark.getLoss(), seed, loc);
     any = true;
   }
-  if (!any)
+  if (!any && required)
     return graph.emitError() << "graph @" << graph.getSymName()
                              << " has no loss to train (every marked loss is "
                                 "as_error or has scale 0)";
@@ -107,17 +213,15 @@ LogicalResult Differentiator::sweep() {
     if (!reached)
       continue;
     if (auto ref = dyn_cast<ParamRefOp>(op)) {
-      auto parameter = symbols.lookup<ParameterOp>(ref.getName());
-      Value &sum = parameterGradients[parameter];
-      sum = sum ? builder.create<AddOp>(ref.getLoc(), sum, resultGradients[0])
-                      .getResult()
-                : resultGradients[0];
+      addParameterGradient(symbols.lookup<ParameterOp>(ref.getName()),
+                           resultGradients[0], ref.getLoc());
       continue;
     }
-    if (isa<CallOp>(op))
-      return op->emitOpError()
-             << "is on the path to a loss; nn-autodiff does not "
-                "differentiate through calls yet";
+    if (auto call = dyn_cast<CallOp>(op)) {
+      if (failed(differentiateCall(call, resultGradients)))
+        return failure();
+      continue;
+    }
     auto vjp = dyn_cast<VjpOpInterface>(op);
     if (!vjp)
       return op->emitOpError()
@@ -131,6 +235,63 @@ LogicalResult Differentiator::sweep() {
     for (auto [operand, gradient] :
          llvm::zip(op->getOperands(), operandGradients))
       gradients.add(operand, gradient, op->getLoc());
+  }
+  return success();
+}
+
+void Differentiator::addParameterGradient(ParameterOp parameter, Value gradient,
+                                          Location loc) {
+  Value &sum = parameterGradients[parameter];
+  sum = sum ? builder.create<AddOp>(loc, sum, gradient).getResult() : gradient;
+}
+
+/// The VJP of a call: a call of the callee's companion with the call's
+/// operands and the gradients of its differentiated results. Result types
+/// are the caller's: an argument's gradient has its operand's type.
+LogicalResult Differentiator::differentiateCall(CallOp call,
+                                                ValueRange resultGradients) {
+  auto callee = symbols.lookup<GraphOp>(call.getCallee());
+  // The entry's own arguments are data: their gradients are not asked for.
+  // A companion forwards its arguments' gradients to its caller.
+  SmallVector<bool> wanted;
+  for (Value operand : call.getOperands()) {
+    auto argument = dyn_cast<BlockArgument>(operand);
+    wanted.push_back(!argument || !isEntry);
+  }
+  SmallVector<bool> differentiated;
+  SmallVector<Value> operands(call.getOperands());
+  for (Value gradient : resultGradients) {
+    differentiated.push_back(gradient != nullptr);
+    if (gradient)
+      operands.push_back(gradient);
+  }
+  FailureOr<GraphOp> companion =
+      state.companion(callee, differentiated, wanted, call);
+  if (failed(companion))
+    return failure();
+  SmallVector<Type> types;
+  SmallVector<std::pair<Value, ParameterOp>> targets;
+  ArrayAttr resultAttrs = companion->getResAttrsAttr();
+  for (auto [i, type] : llvm::enumerate(companion->getResultTypes())) {
+    auto attrs = cast<DictionaryAttr>(resultAttrs[i]);
+    if (auto argument = attrs.getAs<IntegerAttr>(kGradientOfArgumentAttrName)) {
+      Value operand = call.getOperand(argument.getInt());
+      types.push_back(operand.getType());
+      targets.emplace_back(operand, ParameterOp());
+    } else {
+      types.push_back(type);
+      targets.emplace_back(Value(),
+                           symbols.lookup<ParameterOp>(
+                               attrs.getAs<StringAttr>(kGradientAttrName)));
+    }
+  }
+  auto vjp = builder.create<CallOp>(call.getLoc(), types,
+                                    companion->getSymName(), operands);
+  for (auto [result, target] : llvm::zip(vjp.getResults(), targets)) {
+    if (target.first)
+      gradients.add(target.first, result, call.getLoc());
+    else
+      addParameterGradient(target.second, result, call.getLoc());
   }
   return success();
 }
@@ -152,7 +313,7 @@ void Differentiator::returnGradients() {
     results.push_back(gradient);
     resultTypes.push_back(gradient.getType());
     resultAttrs.push_back(builder.getDictionaryAttr(
-        builder.getNamedAttr("nn.gradient", parameter.getSymNameAttr())));
+        builder.getNamedAttr(kGradientAttrName, parameter.getSymNameAttr())));
   }
   builder.setInsertionPoint(ret);
   builder.create<ReturnOp>(ret.getLoc(), results);
@@ -164,9 +325,66 @@ void Differentiator::returnGradients() {
 
 LogicalResult Differentiator::run() {
   builder.setInsertionPoint(graph.getBody().front().getTerminator());
-  if (failed(seedLosses()) || failed(sweep()))
+  if (failed(seedLosses(/*required=*/true)) || failed(sweep()))
     return failure();
   returnGradients();
+  return success();
+}
+
+LogicalResult
+Differentiator::runCompanion(ArrayRef<std::pair<Value, Value>> seeds,
+                             ArrayRef<bool> wanted) {
+  Block &body = graph.getBody().front();
+  auto ret = cast<ReturnOp>(body.getTerminator());
+  builder.setInsertionPoint(ret);
+  if (failed(seedLosses(/*required=*/false)))
+    return failure();
+  for (auto [value, gradient] : seeds)
+    gradients.add(value, gradient, graph.getLoc());
+  if (failed(sweep()))
+    return failure();
+  // Results: the arguments' gradients, then the parameters'.
+  SmallVector<Value> results;
+  SmallVector<Attribute> resultAttrs;
+  for (auto [i, want] : llvm::enumerate(wanted))
+    if (Value gradient =
+            want ? gradients.lookup(body.getArgument(i)) : Value()) {
+      results.push_back(gradient);
+      resultAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
+          kGradientOfArgumentAttrName, builder.getI64IntegerAttr(i))));
+    }
+  auto module = graph->getParentOfType<ModuleOp>();
+  for (ParameterOp parameter : module.getOps<ParameterOp>())
+    if (Value gradient = parameterGradients.lookup(parameter)) {
+      results.push_back(gradient);
+      resultAttrs.push_back(builder.getDictionaryAttr(
+          builder.getNamedAttr(kGradientAttrName, parameter.getSymNameAttr())));
+    }
+  builder.create<ReturnOp>(ret.getLoc(), results);
+  ret.erase();
+  // The caller reports the callee's losses from its forward call; here
+  // they only seed (their nn.loss_terms stay).
+  for (auto mark : llvm::make_early_inc_range(body.getOps<MarkLossOp>()))
+    mark.erase();
+  SmallVector<Type> argumentTypes(body.getArgumentTypes());
+  SmallVector<Type> resultTypes;
+  for (Value result : results)
+    resultTypes.push_back(result.getType());
+  graph.setFunctionTypeAttr(
+      TypeAttr::get(builder.getFunctionType(argumentTypes, resultTypes)));
+  if (ArrayAttr names = graph.getArgNamesAttr()) {
+    SmallVector<Attribute> extended(names.begin(), names.end());
+    for (unsigned i = names.size(); i < argumentTypes.size(); ++i)
+      extended.push_back(builder.getStringAttr(
+          "grad_result" + std::to_string(i - names.size())));
+    graph.setArgNamesAttr(builder.getArrayAttr(extended));
+  }
+  if (ArrayAttr argAttrs = graph.getArgAttrsAttr()) {
+    SmallVector<Attribute> extended(argAttrs.begin(), argAttrs.end());
+    extended.resize(argumentTypes.size(), builder.getDictionaryAttr({}));
+    graph.setArgAttrsAttr(builder.getArrayAttr(extended));
+  }
+  graph.setResAttrsAttr(builder.getArrayAttr(resultAttrs));
   return success();
 }
 
@@ -204,7 +422,8 @@ struct NNAutodiffPass : public nn::impl::NNAutodiffBase<NNAutodiffPass> {
         return signalPassFailure();
       }
     }
-    Differentiator differentiator(graph, symbols);
+    AutodiffState state(module, symbols);
+    Differentiator differentiator(graph, state, /*isEntry=*/true);
     if (failed(differentiator.run()))
       signalPassFailure();
   }

@@ -246,6 +246,41 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
   nn.mark_loss %ctc2 as "ctc2" normalize sum scale 5.000000e-01 : !nn.tensor<[B], f32>
   nn.return
 })"},
+    // Calls: @model has a loss of its own, seeded inside its companion;
+    // @proj is called on the data input (no input gradient wanted) and on
+    // a computed value (its companion returns the input gradient), and
+    // its parameter's gradients from both calls add.
+    {"call", R"(
+nn.parameter @w : !nn.tensor<[3, 3], f32>
+nn.parameter @u : !nn.tensor<[3, 3], f32>
+nn.parameter @v : !nn.tensor<[3, 3], f32>
+nn.graph @proj(%x: !nn.tensor<[Bp, Tp, 3], f32>) -> !nn.tensor<[Bp, Tp, 3], f32>
+    dims [Bp: batch, Tp: seq(Bp)] {
+  %u = nn.param_ref @u : !nn.tensor<[3, 3], f32>
+  %h = nn.linear %x, %u : !nn.tensor<[Bp, Tp, 3], f32>, !nn.tensor<[3, 3], f32>
+  %s = nn.sigmoid %h : !nn.tensor<[Bp, Tp, 3], f32>
+  nn.return %s : !nn.tensor<[Bp, Tp, 3], f32>
+}
+nn.graph @model(%x: !nn.tensor<[Bm, Tm, 3], f32>, %y: !nn.tensor<[Bm, Tm], i32>)
+    -> !nn.tensor<[Bm, Tm, 3], f32> dims [Bm: batch, Tm: seq(Bm)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 3], f32>
+  %h = nn.linear %x, %w : !nn.tensor<[Bm, Tm, 3], f32>, !nn.tensor<[3, 3], f32>
+  %t = nn.tanh %h : !nn.tensor<[Bm, Tm, 3], f32>
+  %ce = nn.cross_entropy %t, %y from logits : !nn.tensor<[Bm, Tm, 3], f32>, !nn.tensor<[Bm, Tm], i32>
+  nn.mark_loss %ce as "inner" normalize per_frame scale 5.000000e-01 : !nn.tensor<[Bm, Tm], f32>
+  nn.return %t : !nn.tensor<[Bm, Tm, 3], f32>
+}
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %v = nn.param_ref @v : !nn.tensor<[3, 3], f32>
+  %p = nn.call @proj(%x) : (!nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, T, 3], f32>
+  %h = nn.call @model(%p, %y) : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T, 3], f32>
+  %o = nn.linear %h, %v : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[3, 3], f32>
+  %p2 = nn.call @proj(%o) : (!nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, T, 3], f32>
+  %ce = nn.cross_entropy %p2, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "outer" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})"},
 };
 
 /// The graph's module with nn-autodiff applied (and packing first when
@@ -400,6 +435,75 @@ TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
     }
   }
 }
+
+/// The three examples, differentiated whole (the decoupled loss graph
+/// through its call of the model): packed gradients within rel 1e-5 of
+/// padded ones, both within rel 1e-3 of the float64 reference evaluating
+/// the differentiated module, and unchanged by NaN in every padded frame.
+class ExampleGradientTest : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(ExampleGradientTest, PackedMatchesPaddedAndReference) {
+  std::string source = readExample(GetParam());
+  ASSERT_FALSE(source.empty());
+  std::string differentiated = differentiate(source, /*pack=*/false);
+  ASSERT_FALSE(differentiated.empty());
+  Executable padded = compileWithGrads(source, false);
+  Executable packed = compileWithGrads(source, true);
+  const Manifest &manifest = padded.manifest();
+  ASSERT_FALSE(manifest.parameters.empty());
+  uint32_t seed = 17;
+  for (const ShapeRun &run : {ShapeRun{LengthPattern::Mixed, 3, 7},
+                              ShapeRun{LengthPattern::WithEmpty, 2, 4}}) {
+    SCOPED_TRACE("length pattern " + std::to_string((int)run.pattern));
+    RunInputs inputs =
+        makeInputs(manifest, seed, run.pattern, run.batch, run.padded);
+    RunInputs nanInputs =
+        makeInputs(manifest, seed++, run.pattern, run.batch, run.padded,
+                   std::numeric_limits<double>::quiet_NaN());
+    RunResult a, b, c;
+    absl::Status status = padded.run(inputs, a);
+    ASSERT_TRUE(status.ok()) << status.message();
+    status = packed.run(inputs, b);
+    ASSERT_TRUE(status.ok()) << status.message();
+    status = packed.run(nanInputs, c);
+    ASSERT_TRUE(status.ok()) << status.message();
+    reference::Result want;
+    status = reference::evaluate(differentiated, manifest.graph, inputs, want);
+    ASSERT_TRUE(status.ok()) << status.message();
+    std::vector<std::string> names = a.gradientNames();
+    ASSERT_EQ(names.size(), manifest.parameters.size());
+    ASSERT_EQ(want.outputs.size(), manifest.outputs.size());
+    size_t firstGradient = manifest.outputs.size() - names.size();
+    for (size_t g = 0; g < names.size(); ++g) {
+      const std::string &name = names[g];
+      const Tensor &pad = *a.gradient(name), &pack = *b.gradient(name),
+                   &nan = *c.gradient(name);
+      const reference::Array &ref = want.outputs[firstGradient + g];
+      ASSERT_EQ(pad.shape(), ref.shape) << name;
+      int mismatches = 0;
+      for (int64_t i = 0; i < pad.numElements() && mismatches < 5; ++i) {
+        bool ok = close(pack.at(i), pad.at(i), 1e-5, 1e-7) &&
+                  close(pad.at(i), ref.data[i], 1e-3, 1e-5) &&
+                  close(nan.at(i), pack.at(i), 1e-6, 1e-8);
+        if (!ok)
+          ++mismatches;
+        EXPECT_TRUE(ok) << name << "[" << i << "]: padded " << pad.at(i)
+                        << ", packed " << pack.at(i) << ", reference "
+                        << ref.data[i] << ", packed with NaN padding "
+                        << nan.at(i);
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ExampleGradientTest,
+                         ::testing::Values("blstm_ce_ctc.mlir",
+                                           "conv_encoder_decoupled_loss.mlir",
+                                           "shared_tail_two_losses.mlir"),
+                         [](const auto &info) {
+                           std::string name = info.param;
+                           return name.substr(0, name.find('.'));
+                         });
 
 /// The CTC gradient op on chosen sequences: labels with a repeat, U = T
 /// (one alignment), an infeasible sequence (too few frames for a repeat),

@@ -106,32 +106,34 @@ public:
     };
     using IT = IteratorType;
 
-    // dx: iteration space (b, s, c, o, k).
-    Value dxInit = lb.filled(lb.sizes(inputType), element, 0.0);
-    Value dx = lb.generic(
-        dxInit.getType(), {w, inLengths, outLengths}, dxInit,
-        {map({d(3), d(4), d(2)}), map(d(0)), map(d(0)),
-         map({d(0), d(1), d(2)})},
-        {IT::parallel, IT::parallel, IT::parallel, IT::reduction,
-         IT::reduction},
-        [&](OpBuilder &nested, Location l, ValueRange a) {
-          Scalar s{nested, l};
-          Value frame = s.index(1);
-          Value numerator = s.sub(s.add(frame, s.idx(pad)), s.index(4));
-          Value strideIdx = s.idx(stride);
-          Value t = nested.create<arith::DivSIOp>(l, numerator, strideIdx);
-          Value remainder =
-              nested.create<arith::RemSIOp>(l, numerator, strideIdx);
-          Value valid = s.andI(
-              s.ge(numerator, s.idx(0)),
-              s.andI(s.lt(remainder, s.idx(1)), s.lt(t, s.toIndex(a[2]))));
-          valid = s.andI(valid, s.lt(frame, s.toIndex(a[1])));
-          Value safe = s.select(valid, t, s.idx(0));
-          Value g = nested.create<tensor::ExtractOp>(
-              l, dy, ValueRange{s.index(0), safe, s.index(3)});
-          Value term = s.select(valid, s.mul(g, a[0]), s.f(element, 0.0));
-          nested.create<linalg::YieldOp>(l, s.add(a[3], term));
-        });
+    // dx: iteration space (b, s, c, o, k). The input gradient of a conv
+    // that reads graph inputs (a first layer) has no use: not computed.
+    Value dx = lb.empty(lb.sizes(inputType), element);
+    if (!op.getInputGrad().use_empty())
+      dx = lb.generic(
+          dx.getType(), {w, inLengths, outLengths}, lb.fill(dx, 0.0),
+          {map({d(3), d(4), d(2)}), map(d(0)), map(d(0)),
+           map({d(0), d(1), d(2)})},
+          {IT::parallel, IT::parallel, IT::parallel, IT::reduction,
+           IT::reduction},
+          [&](OpBuilder &nested, Location l, ValueRange a) {
+            Scalar s{nested, l};
+            Value frame = s.index(1);
+            Value numerator = s.sub(s.add(frame, s.idx(pad)), s.index(4));
+            Value strideIdx = s.idx(stride);
+            Value t = nested.create<arith::DivSIOp>(l, numerator, strideIdx);
+            Value remainder =
+                nested.create<arith::RemSIOp>(l, numerator, strideIdx);
+            Value valid = s.andI(
+                s.ge(numerator, s.idx(0)),
+                s.andI(s.lt(remainder, s.idx(1)), s.lt(t, s.toIndex(a[2]))));
+            valid = s.andI(valid, s.lt(frame, s.toIndex(a[1])));
+            Value safe = s.select(valid, t, s.idx(0));
+            Value g = nested.create<tensor::ExtractOp>(
+                l, dy, ValueRange{s.index(0), safe, s.index(3)});
+            Value term = s.select(valid, s.mul(g, a[0]), s.f(element, 0.0));
+            nested.create<linalg::YieldOp>(l, s.add(a[3], term));
+          });
 
     // dw: iteration space (b, t', o, k, c).
     Value dwInit =

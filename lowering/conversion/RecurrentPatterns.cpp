@@ -212,7 +212,8 @@ struct LstmGrads {
 /// read). The per-frame gate gradients [B, T, 4H] are zero on padded
 /// frames and feed three GEMMs and a sum, as a linear's backward would.
 LstmGrads lstmBackward(LinalgBuilder &lb, Value x, Value dy, Value lengths,
-                       Value wi, Value wh, Value bias, int64_t hidden) {
+                       Value wi, Value wh, Value bias, int64_t hidden,
+                       bool inputGradient) {
   OpBuilder &b = lb.getBuilder();
   Location loc = lb.getLoc();
   auto xType = cast<RankedTensorType>(x.getType());
@@ -430,35 +431,43 @@ public:
     Value bias = adaptor.getBias();
     auto whType = cast<RankedTensorType>(wh.getType());
     int64_t hidden = whType.getDimSize(whType.getRank() - 1);
+    // The input gradient of a first layer has no use: not computed (an
+    // empty tensor stands for it).
+    bool inputGradient = !op.getInputGrad().use_empty();
     // The backward direction is a forward LSTM over each sequence reversed
     // within its length; so is its backpropagation, with dy reversed the
     // same way and the input gradient reversed back.
     auto backward = [&](Value dyD, Value wiD, Value whD, Value biasD) {
-      LstmGrads grads = lstmBackward(b, reverseWithinLengths(b, x, lengths),
-                                     reverseWithinLengths(b, dyD, lengths),
-                                     lengths, wiD, whD, biasD, hidden);
-      grads.input = reverseWithinLengths(b, grads.input, lengths);
+      LstmGrads grads =
+          lstmBackward(b, reverseWithinLengths(b, x, lengths),
+                       reverseWithinLengths(b, dyD, lengths), lengths, wiD, whD,
+                       biasD, hidden, inputGradient);
+      if (inputGradient)
+        grads.input = reverseWithinLengths(b, grads.input, lengths);
       return grads;
     };
-    auto results = [](const LstmGrads &g) {
-      return SmallVector<Value>{g.input, g.inputWeight, g.recurrentWeight,
-                                g.bias};
+    Value unusedInput = b.empty(b.sizes(inputType), inputType.getElementType());
+    auto results = [&](const LstmGrads &g) {
+      return SmallVector<Value>{inputGradient ? g.input : unusedInput,
+                                g.inputWeight, g.recurrentWeight, g.bias};
     };
     switch (op.getDirection()) {
     case LstmDirection::forward:
-      return results(lstmBackward(b, x, dy, lengths, wi, wh, bias, hidden));
+      return results(
+          lstmBackward(b, x, dy, lengths, wi, wh, bias, hidden, inputGradient));
     case LstmDirection::backward:
       return results(backward(dy, wi, wh, bias));
     case LstmDirection::bidirectional: {
       LstmGrads forward =
           lstmBackward(b, x, sliceFeatures(b, dy, 0, hidden), lengths,
                        sliceDirection(b, wi, 0), sliceDirection(b, wh, 0),
-                       sliceDirection(b, bias, 0), hidden);
+                       sliceDirection(b, bias, 0), hidden, inputGradient);
       LstmGrads back = backward(
           sliceFeatures(b, dy, hidden, hidden), sliceDirection(b, wi, 1),
           sliceDirection(b, wh, 1), sliceDirection(b, bias, 1));
       return SmallVector<Value>{
-          addTensors(b, forward.input, back.input),
+          inputGradient ? addTensors(b, forward.input, back.input)
+                        : unusedInput,
           stackDirections(b, forward.inputWeight, back.inputWeight),
           stackDirections(b, forward.recurrentWeight, back.recurrentWeight),
           stackDirections(b, forward.bias, back.bias)};

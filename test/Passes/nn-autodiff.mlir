@@ -66,3 +66,47 @@ nn.graph @shared(%x: !nn.tensor<[B, 4], f32>, %y: !nn.tensor<[B], i32>)
   nn.mark_loss %err as "err" normalize sum as_error : !nn.tensor<[B], f32>
   nn.return
 }
+
+// -----
+
+// A call's VJP is a call of the callee's companion @<callee>_vjp: the
+// callee's forward again, seeded by the gradient of the call's result (an
+// extra argument) and by the callee's own trained loss (its mark_loss is
+// gone: the forward call reports it), returning the gradients of the
+// arguments the caller wants (not the entry's data input %x) and of the
+// parameters it reads. The caller adds them to its own.
+
+// CHECK-LABEL: nn.graph @model(
+// CHECK-LABEL: nn.graph @model_vjp(%x: !nn.tensor<[Bm, T, 4], f32>, %y: !nn.tensor<[Bm, T], i32>, %grad_result0: !nn.tensor<[Bm, T, 3], f32>)
+// CHECK-SAME: -> (!nn.tensor<[3, 4], f32> {nn.gradient = "w"})
+// CHECK-NOT: nn.mark_loss
+// CHECK: nn.loss_seed
+// CHECK: %[[SUM:.+]] = nn.add %grad_result0, %{{.+}}
+// CHECK: %[[GW:.+]] = nn.linear_grad_weight %[[SUM]], %x
+// CHECK: nn.return %[[GW]] : !nn.tensor<[3, 4], f32>
+// CHECK-LABEL: nn.graph @criterion
+// CHECK-SAME: -> (!nn.tensor<[3, 4], f32> {nn.gradient = "w"}, !nn.tensor<[3, 3], f32> {nn.gradient = "v"})
+// CHECK: %[[H:.+]] = nn.call @model(%x, %y)
+// CHECK: %[[DH:.+]] = nn.linear_grad_input
+// CHECK: %[[GV:.+]] = nn.linear_grad_weight
+// CHECK: %[[GW:.+]] = nn.call @model_vjp(%x, %y, %[[DH]]) : (!nn.tensor<[B, U, 4], f32>, !nn.tensor<[B, U], i32>, !nn.tensor<[B, U, 3], f32>) -> !nn.tensor<[3, 4], f32>
+// CHECK: nn.return %[[GW]], %[[GV]]
+nn.parameter @w : !nn.tensor<[3, 4], f32>
+nn.parameter @v : !nn.tensor<[3, 3], f32>
+nn.graph @model(%x: !nn.tensor<[Bm, T, 4], f32>, %y: !nn.tensor<[Bm, T], i32>)
+    -> !nn.tensor<[Bm, T, 3], f32> dims [Bm: batch, T: seq(Bm)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 4], f32>
+  %h = nn.linear %x, %w : !nn.tensor<[Bm, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %h, %y from logits : !nn.tensor<[Bm, T, 3], f32>, !nn.tensor<[Bm, T], i32>
+  nn.mark_loss %ce as "inner" normalize per_frame : !nn.tensor<[Bm, T], f32>
+  nn.return %h : !nn.tensor<[Bm, T, 3], f32>
+}
+nn.graph @criterion(%x: !nn.tensor<[B, U, 4], f32>, %y: !nn.tensor<[B, U], i32>)
+    dims [B: batch, U: seq(B)] {
+  %v = nn.param_ref @v : !nn.tensor<[3, 3], f32>
+  %h = nn.call @model(%x, %y) : (!nn.tensor<[B, U, 4], f32>, !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, U, 3], f32>
+  %o = nn.linear %h, %v : !nn.tensor<[B, U, 3], f32>, !nn.tensor<[3, 3], f32>
+  %ce = nn.cross_entropy %o, %y from logits : !nn.tensor<[B, U, 3], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %ce as "outer" normalize per_frame : !nn.tensor<[B, U], f32>
+  nn.return
+}
