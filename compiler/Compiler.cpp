@@ -119,6 +119,7 @@ compileModule(ModuleOp module, MLIRContext &context,
   ir::NNPipelineOptions pipelineOptions;
   pipelineOptions.pack = options.pack;
   pipelineOptions.grads = options.grads;
+  pipelineOptions.training = options.training;
   pipelineOptions.graph = graphName;
   pipelineOptions.blas = options.blas;
   pipelineOptions.chip = options.gpuChip;

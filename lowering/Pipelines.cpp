@@ -47,6 +47,9 @@ static void buildHostToLLVMPipeline(OpPassManager &pm) {
 
 void nn::buildOptimizePipeline(OpPassManager &pm,
                                const NNPipelineOptions &options) {
+  // Before packing: the seed is an argument like any other.
+  if (options.training)
+    pm.addPass(createNNDropoutTraining());
   if (options.pack)
     pm.addPass(createNNPackBeforeLoss());
   // After packing: the backward of a packed tail runs on packed rows.

@@ -3,7 +3,8 @@
 // Every tool (nn-opt, nn-run, the compiler API) builds its pass manager
 // with these functions, so they all run the identical pipeline:
 //
-//   nn-optimize     nn-level passes (pack-before-loss unless pack=false,
+//   nn-optimize     nn-level passes (nn-dropout-training with
+//                   training=true, pack-before-loss unless pack=false,
 //                   then nn-autodiff with grads=true)
 //   nn-to-buffers   nn -> linalg/tensor -> bufferized memrefs; shared by
 //                   every target
@@ -29,6 +30,12 @@ struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
       *this, "pack",
       llvm::cl::desc("Run each loss's frame-wise tail on packed frames"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> training{
+      *this, "training",
+      llvm::cl::desc("Training mode: dropout draws its mask from a "
+                     "'dropout_seed' input (nn-dropout-training); else it is "
+                     "the identity"),
+      llvm::cl::init(false)};
   PassOptions::Option<bool> grads{
       *this, "grads",
       llvm::cl::desc("Return the gradient of the training objective with "

@@ -69,7 +69,8 @@ public:
 
   SymbolTable &getSymbols() { return symbols; }
   /// The companion for `differentiated` results that returns the
-  /// gradients of the `wanted` arguments.
+  /// gradients of the `wanted` arguments; null when it would return
+  /// nothing.
   FailureOr<GraphOp> companion(GraphOp callee, ArrayRef<bool> differentiated,
                                ArrayRef<bool> wanted, CallOp call);
 
@@ -139,8 +140,8 @@ FailureOr<GraphOp> AutodiffState::companion(GraphOp callee,
   for (bool w : wanted)
     mask.push_back(w ? '1' : '0');
   auto key = std::make_pair(callee.getSymName().str(), mask);
-  if (GraphOp existing = companions[key])
-    return existing;
+  if (auto it = companions.find(key); it != companions.end())
+    return it->second;
   // The companion recomputes the callee's forward, calls included; a
   // nested callee's losses would then be reported twice.
   for (auto nested : callee.getBody().getOps<CallOp>()) {
@@ -169,6 +170,11 @@ FailureOr<GraphOp> AutodiffState::companion(GraphOp callee,
   Differentiator differentiator(clone, *this, /*isEntry=*/false);
   if (failed(differentiator.runCompanion(seeds, wanted)))
     return failure();
+  // Nothing to return (no parameters, only data arguments): no companion.
+  if (clone.getNumResults() == 0) {
+    symbols.erase(clone);
+    clone = GraphOp();
+  }
   companions[key] = clone;
   return clone;
 }
@@ -269,6 +275,8 @@ LogicalResult Differentiator::differentiateCall(CallOp call,
       state.companion(callee, differentiated, wanted, call);
   if (failed(companion))
     return failure();
+  if (!*companion)
+    return success();
   SmallVector<Type> types;
   SmallVector<std::pair<Value, ParameterOp>> targets;
   ArrayAttr resultAttrs = companion->getResAttrsAttr();

@@ -56,14 +56,30 @@ def NNAutodiff : Pass<"nn-autodiff", "::mlir::ModuleOp"> {
     (`VjpOpInterface`) and sums the gradients of values used more than once.
     It runs after `nn-pack-before-loss`, so the backward of a packed tail
     runs on packed rows and reaches padded values through the VJP of
-    `nn.pack` (an unpack, zero at padded positions). An op on the path to a
-    loss without a VJP, or a call, is an error naming it. docs/autodiff.md.
+    `nn.pack` (an unpack, zero at padded positions). A call's VJP calls the
+    callee's companion graph `@<callee>_vjp`, which the pass adds. An op on
+    the path to a loss without a VJP is an error naming it.
+    docs/autodiff.md.
   }];
   let dependentDialects = ["::mlir::nn::NNDialect"];
   let options = [
     Option<"graphName", "graph", "std::string", /*default=*/"\"\"",
            "The graph to differentiate (default: the one no graph calls)">
   ];
+}
+
+def NNDropoutTraining : Pass<"nn-dropout-training", "::mlir::ModuleOp"> {
+  let summary = "Training mode: dropout draws its mask from a seed input";
+  let description = [{
+    Gives every graph that holds a dropout of nonzero rate (itself or
+    through its calls) a last argument `dropout_seed : !nn.tensor<[], i32>`,
+    passes it down its calls, and makes each such dropout draw its mask
+    from it (`nn.dropout %x seed %dropout_seed rate r key k`, `k` unique in
+    the module). The mask depends on the seed, the key and the logical
+    position only (docs/dialect.md), so packed and padded runs, and the
+    backward, drop the same units. Runs before packing and autodiff.
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
 }
 
 #endif // NN_PASSES_TD

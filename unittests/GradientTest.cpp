@@ -34,6 +34,8 @@ namespace {
 struct GradCase {
   const char *name;
   const char *source;
+  /// Compiled (and evaluated) in training mode: dropout drops units.
+  bool training = false;
 };
 // GoogleTest looks this name up. NOLINTNEXTLINE(readability-identifier-naming)
 void PrintTo(const GradCase &c, std::ostream *os) { *os << c.name; }
@@ -281,11 +283,35 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
   nn.mark_loss %ce as "outer" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 })"},
+    // Training mode: dropout before the packed tail and inside it, each
+    // with its own key; the seed is an input. Packed and padded runs must
+    // drop the same units, and the backward must reuse the mask.
+    {"dropout_training", R"(
+nn.parameter @w : !nn.tensor<[5, 3], f32>
+nn.parameter @v : !nn.tensor<[3, 5], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[5, 3], f32>
+  %v = nn.param_ref @v : !nn.tensor<[3, 5], f32>
+  %d0 = nn.dropout %x rate 2.000000e-01 : !nn.tensor<[B, T, 3], f32>
+  %r = nn.reduce mean %d0 over 1 : !nn.tensor<[B, T, 3], f32>
+  %rb = nn.broadcast_seq %r : !nn.tensor<[B, 3], f32> -> !nn.tensor<[B, T, 3], f32>
+  %h = nn.linear %rb, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>
+  %a = nn.tanh %h : !nn.tensor<[B, T, 5], f32>
+  %d = nn.dropout %a rate 5.000000e-01 : !nn.tensor<[B, T, 5], f32>
+  %l = nn.linear %d, %v : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[3, 5], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})",
+     /*training=*/true},
 };
 
-/// The graph's module with nn-autodiff applied (and packing first when
-/// `pack`), printed: the reference evaluates it like any graph.
-std::string differentiate(const std::string &source, bool pack) {
+/// `source` with nn-dropout-training (when `training`), nn-pack-before-loss
+/// (when `pack`) and nn-autodiff (when `grads`) applied, printed: the
+/// reference evaluates it like any graph.
+std::string transform(const std::string &source, bool training, bool pack,
+                      bool grads) {
   mlir::DialectRegistry registry;
   mlir::nn::registerPipelineDialects(registry);
   mlir::MLIRContext context(registry);
@@ -296,9 +322,12 @@ std::string differentiate(const std::string &source, bool pack) {
   if (!module)
     return "";
   mlir::PassManager pm(&context);
+  if (training)
+    pm.addPass(mlir::nn::createNNDropoutTraining());
   if (pack)
     pm.addPass(mlir::nn::createNNPackBeforeLoss());
-  pm.addPass(mlir::nn::createNNAutodiff());
+  if (grads)
+    pm.addPass(mlir::nn::createNNAutodiff());
   if (mlir::failed(pm.run(*module)))
     return "";
   std::string text;
@@ -307,10 +336,16 @@ std::string differentiate(const std::string &source, bool pack) {
   return text;
 }
 
-Executable compileWithGrads(const std::string &source, bool pack) {
+std::string differentiate(const std::string &source, bool pack) {
+  return transform(source, /*training=*/false, pack, /*grads=*/true);
+}
+
+Executable compileWithGrads(const std::string &source, bool pack,
+                            bool training = false) {
   CompileOptions options;
   options.pack = pack;
   options.grads = true;
+  options.training = training;
   return compileOrDie(source, options);
 }
 
@@ -347,10 +382,15 @@ class GradientTest : public ::testing::TestWithParam<GradCase> {};
 
 TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
   const GradCase &c = GetParam();
-  std::string differentiated = differentiate(c.source, /*pack=*/false);
+  // The module the reference evaluates: in training mode, with the seed
+  // input and the keys the compiler gives each dropout.
+  std::string source =
+      c.training ? transform(c.source, true, false, false) : c.source;
+  ASSERT_FALSE(source.empty());
+  std::string differentiated = differentiate(source, /*pack=*/false);
   ASSERT_FALSE(differentiated.empty());
-  Executable padded = compileWithGrads(c.source, false);
-  Executable packed = compileWithGrads(c.source, true);
+  Executable padded = compileWithGrads(c.source, false, c.training);
+  Executable packed = compileWithGrads(c.source, true, c.training);
   const Manifest &manifest = padded.manifest();
   std::vector<ShapeRun> runs{{LengthPattern::Mixed, 3, 5},
                              {LengthPattern::AllEqual, 2, 3},
@@ -410,9 +450,9 @@ TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
         Tensor &p = wide.parameters.at(name);
         double saved = p.at(i), h = 1e-5 * std::max(1.0, std::fabs(saved));
         p.data<double>()[i] = saved + h;
-        double up = objective(c.source, manifest, wide);
+        double up = objective(source, manifest, wide);
         p.data<double>()[i] = saved - h;
-        double down = objective(c.source, manifest, wide);
+        double down = objective(source, manifest, wide);
         p.data<double>()[i] = saved;
         double fd = (up - down) / (2 * h);
         EXPECT_TRUE(close(want.data[i], fd, 1e-6, 1e-8))

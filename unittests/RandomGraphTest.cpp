@@ -23,7 +23,11 @@ namespace {
 
 class GraphGenerator {
 public:
-  explicit GraphGenerator(uint32_t seed) : rng(seed) {}
+  /// `dropouts`: also a dropout of the input (before the sequence-mixing
+  /// layer, so padded) and one at the start of the frame-wise chain (in
+  /// the packed tail), for training mode.
+  explicit GraphGenerator(uint32_t seed, bool dropouts = false)
+      : rng(seed), dropouts(dropouts) {}
 
   std::string generate();
 
@@ -62,6 +66,7 @@ private:
   }
 
   std::mt19937 rng;
+  bool dropouts;
   std::ostringstream params, body;
   int counter = 0;
   std::string seq = "T";
@@ -75,6 +80,15 @@ std::string GraphGenerator::generate() {
   auto inType = [&] {
     return "!nn.tensor<[B, T, " + std::to_string(inWidth) + "], f32>";
   };
+
+  const char *rates[] = {"1.000000e-01", "3.000000e-01", "5.000000e-01"};
+  std::string input = "%x";
+  if (dropouts) {
+    input = fresh();
+    body << "  " << input << " = nn.dropout %x rate " << rates[pick(0, 2)]
+         << " : " << inType() << "\n";
+    h = input;
+  }
 
   // The sequence-mixing layer (the frontier of every loss).
   switch (pick(0, 3)) {
@@ -92,11 +106,11 @@ std::string GraphGenerator::generate() {
     std::string b = parameter(prefix + std::to_string(4 * hidden));
     width = d == 2 ? 2 * hidden : hidden;
     std::string result = fresh();
-    body << "  " << result << " = nn.lstm " << direction[d] << " %x, " << wi
-         << ", " << wh << ", " << b << " : " << inType() << ", !nn.tensor<["
-         << prefix << 4 * hidden << ", " << inWidth << "], f32>, !nn.tensor<["
-         << prefix << 4 * hidden << ", " << hidden << "], f32>, !nn.tensor<["
-         << prefix << 4 * hidden << "], f32>\n";
+    body << "  " << result << " = nn.lstm " << direction[d] << " " << input
+         << ", " << wi << ", " << wh << ", " << b << " : " << inType()
+         << ", !nn.tensor<[" << prefix << 4 * hidden << ", " << inWidth
+         << "], f32>, !nn.tensor<[" << prefix << 4 * hidden << ", " << hidden
+         << "], f32>, !nn.tensor<[" << prefix << 4 * hidden << "], f32>\n";
     h = result;
     break;
   }
@@ -109,9 +123,10 @@ std::string GraphGenerator::generate() {
     if (derived)
       seq = "T2";
     std::string result = fresh();
-    body << "  " << result << " = nn.conv1d %x, " << w << " stride " << stride
-         << " : (" << inType() << ", !nn.tensor<[" << channels << ", " << kernel
-         << ", " << inWidth << "], f32>) -> " << type(channels) << "\n";
+    body << "  " << result << " = nn.conv1d " << input << ", " << w
+         << " stride " << stride << " : (" << inType() << ", !nn.tensor<["
+         << channels << ", " << kernel << ", " << inWidth << "], f32>) -> "
+         << type(channels) << "\n";
     width = channels;
     h = result;
     break;
@@ -122,12 +137,19 @@ std::string GraphGenerator::generate() {
     if (derived)
       seq = "T2";
     std::string result = fresh();
-    body << "  " << result << " = nn.pool " << (coin() ? "max" : "avg")
-         << " %x window " << window << " stride " << stride << " : ("
+    body << "  " << result << " = nn.pool " << (coin() ? "max" : "avg") << " "
+         << input << " window " << window << " stride " << stride << " : ("
          << inType() << ") -> " << type(inWidth) << "\n";
     h = result;
     break;
   }
+  }
+
+  if (dropouts) {
+    std::string result = fresh();
+    body << "  " << result << " = nn.dropout " << h << " rate "
+         << rates[pick(0, 2)] << " : " << type(width) << "\n";
+    h = result;
   }
 
   // The frame-wise chain; `values` are earlier results on the same frames.
@@ -268,16 +290,21 @@ TEST_P(RandomGraphTest, PackedMatchesPaddedAndReference) {
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphTest, ::testing::Range(0, 200));
 
 /// Gradients (nn-autodiff) of the same kind of graphs, sequence-mixing
-/// layers included: packed and padded within rel 1e-5, every gradient
-/// finite with NaN in the padded input frames.
-class RandomGraphGradientTest : public ::testing::TestWithParam<int> {};
+/// layers included, in evaluation mode and in training mode (with a
+/// dropout before the mixing layer and one in the packed tail): packed and
+/// padded losses and gradients within rel 1e-5, every gradient finite with
+/// NaN in the padded input frames.
+class RandomGraphGradientTest
+    : public ::testing::TestWithParam<std::tuple<int, bool>> {};
 
 TEST_P(RandomGraphGradientTest, PackedGradientsMatchPadded) {
-  uint32_t seed = 5000 + GetParam();
-  std::string source = GraphGenerator(seed).generate();
+  auto [index, training] = GetParam();
+  uint32_t seed = 5000 + index;
+  std::string source = GraphGenerator(seed, training).generate();
   SCOPED_TRACE(source);
   CompileOptions options;
   options.grads = true;
+  options.training = training;
   options.pack = false;
   Executable padded = compileOrDie(source, options);
   options.pack = true;
@@ -309,7 +336,13 @@ TEST_P(RandomGraphGradientTest, PackedGradientsMatchPadded) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphGradientTest,
-                         ::testing::Range(0, 200));
+                         ::testing::Combine(::testing::Range(0, 200),
+                                            ::testing::Bool()),
+                         [](const auto &info) {
+                           return std::to_string(std::get<0>(info.param)) +
+                                  (std::get<1>(info.param) ? "_training"
+                                                           : "_evaluation");
+                         });
 
 } // namespace
 

@@ -657,7 +657,15 @@ OpFoldResult DropoutOp::fold(FoldAdaptor) {
   return getRate().isZero() ? getInput() : nullptr;
 }
 
-LogicalResult DropoutOp::verify() { return verifyUnaryFrameWise(*this, false); }
+LogicalResult DropoutOp::verify() {
+  if (Value seed = getSeed()) {
+    NNTensorType type = tensorOf(seed);
+    if (type.getRank() != 0 || !type.getElementType().isSignlessInteger(32))
+      return emitOpError() << "seed must be a scalar !nn.tensor<[], i32>, got "
+                           << type;
+  }
+  return verifyUnaryFrameWise(*this, false);
+}
 
 LogicalResult LinearOp::verify() {
   if (failed(requireOneFeatureAxis(*this, getInput(), "input")))

@@ -273,21 +273,40 @@ def NN_LogSoftmaxOp : NN_UnaryFrameWiseOp<"log_softmax",
     "Each frame: `x_i - max x - log sum_j exp(x_j - max x)` over the one "
     "static feature axis, which the input must have.">;
 
-def NN_DropoutOp : NN_FrameWiseOp<"dropout", [SameOperandsAndResultType,
+def NN_DropoutOp : NN_FrameWiseOp<"dropout", [
+    AllTypesMatch<["input", "result"]>,
     DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "inverted dropout while training; the identity otherwise";
   let description = [{
-    Zeroes each element with probability `rate` and scales the others by
-    `1 / (1 - rate)` when the graph is compiled for training; the identity
-    when it is compiled for inference. `0 <= rate < 1`.
+    Without `seed` (evaluation) the identity. With `seed` (training mode,
+    set by `nn-dropout-training`): each element is kept with probability
+    `1 - rate` and scaled by `1 / (1 - rate)`, else zeroed; `0 <= rate <
+    1`. Whether an element is kept depends only on the seed, the op's
+    `key` and the element's *logical* position (sequence, frames,
+    features), never on the layout, so a packed run drops exactly the
+    units a padded run drops, and the VJP (the same op on the gradient)
+    reuses the mask. The rule, in 32-bit unsigned arithmetic with
+    `mix(h)` MurmurHash3's finalizer (`h ^= h >> 16; h *= 0x85ebca6b;
+    h ^= h >> 13; h *= 0xc2b2ae35; h ^= h >> 16`): `h = mix(seed +
+    0x9e3779b9)`, `h = mix(h ^ key)`, then `h = mix(h ^ c)` for each
+    coordinate `c` of the position in order (batch index, frame index of
+    each sequence axis, feature indices); kept iff `(h >> 8) * 2^-24 >=
+    rate`.
 
     ```mlir
     %d = nn.dropout %x rate 1.000000e-01 : !nn.tensor<[B, T, 512], f32>
+    %t = nn.dropout %x seed %s rate 1.000000e-01 key 2
+        : !nn.tensor<[B, T, 512], f32>, !nn.tensor<[], i32>
     ```
   }];
-  let arguments = (ins NN_FloatTensor:$input, NN_UnitIntervalF64Attr:$rate);
+  let arguments = (ins NN_FloatTensor:$input, Optional<NN_IntegerTensor>:$seed,
+                       NN_UnitIntervalF64Attr:$rate,
+                       DefaultValuedAttr<I64Attr, "0">:$key);
   let results = (outs NN_Tensor:$result);
-  let assemblyFormat = "$input `rate` $rate attr-dict `:` qualified(type($result))";
+  let assemblyFormat = [{
+    $input (`seed` $seed^)? `rate` $rate (`key` $key^)? attr-dict `:`
+    qualified(type($result)) (`,` qualified(type($seed))^)?
+  }];
   let hasVerifier = 1;
   // Rate 0 drops nothing, in training and evaluation alike.
   let hasFolder = 1;

@@ -75,11 +75,20 @@ LogicalResult LogSoftmaxOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
-/// Evaluation semantics: dropout is the identity, and so is its VJP.
-/// (Training mode will regenerate the forward's mask from its key.)
-LogicalResult DropoutOp::buildVjp(OpBuilder &, ValueRange resultGradients,
+/// Evaluation: the identity, and so is its VJP. Training: dy through the
+/// same mask, which the same op on dy regenerates from seed, key and
+/// position. The seed gets no gradient.
+LogicalResult DropoutOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
                                   SmallVectorImpl<Value> &operandGradients) {
-  operandGradients.push_back(resultGradients[0]);
+  Value dy = resultGradients[0];
+  if (!getSeed() || !dy) {
+    operandGradients.push_back(dy);
+  } else {
+    operandGradients.push_back(b.create<DropoutOp>(
+        getLoc(), dy.getType(), dy, getSeed(), getRateAttr(), getKeyAttr()));
+  }
+  if (getSeed())
+    operandGradients.push_back(Value());
   return success();
 }
 

@@ -33,6 +33,11 @@ struct CompileOptions {
   /// every parameter that reaches it (nn-autodiff): outputs named
   /// "grad:<parameter>", after the graph's own results.
   bool grads = false;
+  /// Training mode: each dropout drops units, its mask drawn from the
+  /// scalar i32 input "dropout_seed" the compiler adds to graphs that need
+  /// it (nn-dropout-training); packed and padded runs and the backward use
+  /// the same mask. Otherwise dropout is the identity.
+  bool training = false;
   /// Call CBLAS (OpenBLAS) for GEMMs; false keeps generated loops, which
   /// the benchmark measures against it.
   bool blas = true;

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
@@ -106,14 +107,139 @@ public:
   }
 };
 
-/// Evaluation semantics: dropout is the identity until training lands.
+/// MurmurHash3's 32-bit finalizer (the mixing step of nn.dropout's mask).
+Value mix32(Scalar &s, Value h) {
+  auto shift = [&](Value v, int64_t by) {
+    return s.b.create<arith::ShRUIOp>(s.loc, v, s.i32(by));
+  };
+  auto xorI = [&](Value x, Value y) {
+    return s.b.create<arith::XOrIOp>(s.loc, x, y);
+  };
+  h = xorI(h, shift(h, 16));
+  h = s.mul(h, s.i32(0x85ebca6b));
+  h = xorI(h, shift(h, 13));
+  h = s.mul(h, s.i32(0xc2b2ae35));
+  return xorI(h, shift(h, 16));
+}
+
+/// Per row of a packed value: the (sequence, frame) it holds, as two [N]
+/// i32 tensors, found by walking the lengths (O(B) per row, once per op).
+std::pair<Value, Value> packedRowPositions(LinalgBuilder &lb, Value lengths,
+                                           Value batch, OpFoldResult rows) {
+  OpBuilder &b = lb.getBuilder();
+  Type i32 = b.getIntegerType(32);
+  auto type = RankedTensorType::get({ShapedType::kDynamic}, i32);
+  Value init = lb.empty({rows}, i32);
+  AffineMap identity = b.getMultiDimIdentityMap(1);
+  auto step = b.create<linalg::GenericOp>(
+      lb.getLoc(), TypeRange{type, type}, ValueRange{}, ValueRange{init, init},
+      ArrayRef<AffineMap>{identity, identity},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+      [&](OpBuilder &nested, Location l, ValueRange) {
+        Scalar s{nested, l};
+        Value row = s.index(0);
+        // (sequence, frame, rows before this sequence): the last sequence
+        // that starts at or before `row` holds it.
+        auto loop = nested.create<scf::ForOp>(
+            l, s.idx(0), batch, s.idx(1),
+            ValueRange{s.idx(0), s.idx(0), s.idx(0)},
+            [&](OpBuilder &fb, Location fl, Value seq, ValueRange acc) {
+              Scalar q{fb, fl};
+              Value length =
+                  q.toIndex(fb.create<tensor::ExtractOp>(fl, lengths, seq));
+              Value starts = q.ge(row, acc[2]);
+              Value nonEmpty = q.lt(q.idx(0), length);
+              Value here = q.andI(starts, nonEmpty);
+              fb.create<scf::YieldOp>(
+                  fl, ValueRange{q.select(here, seq, acc[0]),
+                                 q.select(here, q.sub(row, acc[2]), acc[1]),
+                                 q.add(acc[2], length)});
+            });
+        auto toI32 = [&](Value v) {
+          return nested.create<arith::IndexCastOp>(l, i32, v).getResult();
+        };
+        nested.create<linalg::YieldOp>(
+            l, ValueRange{toI32(loop.getResult(0)), toI32(loop.getResult(1))});
+      });
+  return {step.getResult(0), step.getResult(1)};
+}
+
+/// Without a seed (evaluation) the identity. With one, the mask of the
+/// op's description: a hash of seed, key and logical position against an
+/// integer threshold, identical in packed and padded layouts.
 class DropoutConversion : public NNConversionPattern<DropoutOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
 
-  FailureOr<SmallVector<Value>> build(DropoutOp, OpAdaptor adaptor,
-                                      LinalgBuilder &) const override {
-    return SmallVector<Value>{adaptor.getInput()};
+  FailureOr<SmallVector<Value>> build(DropoutOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    if (!op.getSeed())
+      return SmallVector<Value>{adaptor.getInput()};
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    NNTensorType type = typeOf(op.getResult());
+    unsigned rank = type.getRank();
+    Type element = type.getElementType();
+    double rate = op.getRate().convertToDouble();
+    int64_t threshold = static_cast<int64_t>(std::ceil(rate * 16777216.0));
+    int64_t key = op.getKey();
+    FailureOr<Positions> positions = classifyPositions(
+        type, lb.getDims().getDecls(), [&] { return emitError(loc); });
+    if (failed(positions))
+      return failure();
+    Value seed =
+        b.create<tensor::ExtractOp>(loc, adaptor.getSeed(), ValueRange{});
+    Value x = adaptor.getInput();
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    SmallVector<Value> inputs{x, seed};
+    SmallVector<AffineMap> maps{identity,
+                                AffineMap::get(rank, 0, {}, b.getContext())};
+    bool packed = positions->kind == PositionKind::Packed;
+    if (packed) {
+      auto [rowSeq, rowFrame] =
+          packedRowPositions(lb, lb.getDims().lengths(positions->sequences[0]),
+                             lb.getDims().size(positions->batch),
+                             tensor::getMixedSize(b, loc, x, 0));
+      inputs.append({rowSeq, rowFrame});
+      maps.append(2, AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
+    }
+    maps.push_back(identity);
+    Value init = lb.empty(lb.sizes(type), element);
+    return SmallVector<Value>{lb.generic(
+        init.getType(), inputs, init, maps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          auto xorI = [&](Value v, Value w) {
+            return nested.create<arith::XOrIOp>(l, v, w).getResult();
+          };
+          auto coordinate = [&](unsigned dim) {
+            return nested
+                .create<arith::IndexCastOp>(l, s.i32Type(), s.index(dim))
+                .getResult();
+          };
+          Value h = mix32(s, s.add(a[1], s.i32(0x9e3779b9)));
+          h = mix32(s, xorI(h, s.i32(key)));
+          // The logical position: (sequence, frame) of a packed row, then
+          // the features; else every index as it is.
+          SmallVector<Value> coordinates;
+          unsigned first = 0;
+          if (packed) {
+            coordinates.append({a[2], a[3]});
+            first = 1;
+          }
+          for (unsigned dim = first; dim < rank; ++dim)
+            coordinates.push_back(coordinate(dim));
+          for (Value c : coordinates)
+            h = mix32(s, xorI(h, c));
+          Value drawn =
+              nested.create<arith::ShRUIOp>(l, h, s.i32(8)).getResult();
+          Value keep = nested.create<arith::CmpIOp>(
+              l, arith::CmpIPredicate::uge, drawn, s.i32(threshold));
+          Value kept = s.mul(a[0], s.f(element, 1.0 / (1.0 - rate)));
+          nested.create<linalg::YieldOp>(
+              l, s.select(keep, kept, s.f(element, 0.0)));
+        })};
   }
 };
 

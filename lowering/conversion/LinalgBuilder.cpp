@@ -26,6 +26,12 @@ Value Scalar::idx(int64_t value) {
   return b.create<arith::ConstantIndexOp>(loc, value);
 }
 
+Value Scalar::i32(int64_t bits) {
+  return b.create<arith::ConstantOp>(
+      loc,
+      b.getI32IntegerAttr(static_cast<int32_t>(static_cast<uint32_t>(bits))));
+}
+
 Value Scalar::index(unsigned dim) {
   return b.create<linalg::IndexOp>(loc, dim);
 }

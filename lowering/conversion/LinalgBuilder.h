@@ -25,6 +25,9 @@ struct Scalar {
 
   Value f(Type type, double value);
   Value idx(int64_t value);
+  /// An i32 constant holding the low 32 bits of `bits`.
+  Value i32(int64_t bits);
+  Type i32Type() { return b.getIntegerType(32); }
   /// linalg.index of loop `dim`.
   Value index(unsigned dim);
   Value toIndex(Value v);

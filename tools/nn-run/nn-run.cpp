@@ -50,6 +50,11 @@ static cl::opt<std::string> entry("entry",
 static cl::opt<bool> noPack("no-pack",
                             cl::desc("Do not pack loss tails (padded run)"),
                             cl::cat(modelCategory));
+static cl::opt<bool>
+    training("training",
+             cl::desc("Training mode: dropout drops units, its mask seeded by "
+                      "the input 'dropout_seed' the compiler adds"),
+             cl::cat(modelCategory));
 static cl::opt<bool> json("json", cl::desc("Print results as JSON"),
                           cl::cat(outputCategory));
 static cl::opt<std::string>
@@ -349,6 +354,7 @@ int main(int argc, char **argv) {
   nn::CompileOptions options;
   options.pack = !noPack;
   options.grads = !gradsOut.empty();
+  options.training = training;
   options.target = target;
   options.gpuChip = gpuChip;
   options.gpuBinary = gpuBinary;

@@ -341,7 +341,57 @@ absl::Status Evaluator::run(
                                                : y.data[i] * in(1).data[i];
           set(y);
         })
-        .Case<ir::ReluOp, ir::TanhOp, ir::SigmoidOp, ir::GeluOp, ir::DropoutOp>(
+        .Case([&](ir::DropoutOp dropout) {
+          Array y = in(0);
+          if (!dropout.getSeed()) {
+            set(y);
+            return;
+          }
+          // The mask as the op's description states it.
+          auto mix = [](uint32_t h) {
+            h ^= h >> 16;
+            h *= 0x85ebca6bu;
+            h ^= h >> 13;
+            h *= 0xc2b2ae35u;
+            h ^= h >> 16;
+            return h;
+          };
+          double rate = dropout.getRate().convertToDouble();
+          auto threshold = static_cast<uint32_t>(std::ceil(rate * 16777216.0));
+          uint32_t seed =
+              static_cast<uint32_t>(static_cast<int64_t>(in(1).data[0]));
+          uint32_t base = mix(mix(seed + 0x9e3779b9u) ^
+                              static_cast<uint32_t>(dropout.getKey()));
+          ir::NNTensorType type = typeOf(dropout.getResult());
+          FailureOr<ir::Positions> positions = ir::classifyPositions(
+              type, f.table, [&] { return mlir::emitError(dropout.getLoc()); });
+          // Packed rows: the (sequence, frame) each holds.
+          std::vector<std::pair<int64_t, int64_t>> rows;
+          bool packed = positions->kind == ir::PositionKind::Packed;
+          if (packed)
+            for (auto [b, length] :
+                 llvm::enumerate(f.lengths.at(positions->sequences[0].str())))
+              for (int64_t t = 0; t < length; ++t)
+                rows.emplace_back(b, t);
+          int64_t flat = 0;
+          forEach(y.shape, [&](const std::vector<int64_t> &index) {
+            std::vector<int64_t> logical;
+            if (packed) {
+              logical = {rows[index[0]].first, rows[index[0]].second};
+              logical.insert(logical.end(), index.begin() + 1, index.end());
+            } else {
+              logical = index;
+            }
+            uint32_t h = base;
+            for (int64_t c : logical)
+              h = mix(h ^ static_cast<uint32_t>(c));
+            bool keep = (h >> 8) >= threshold;
+            y.data[flat] = keep ? y.data[flat] / (1.0 - rate) : 0.0;
+            ++flat;
+          });
+          set(y);
+        })
+        .Case<ir::ReluOp, ir::TanhOp, ir::SigmoidOp, ir::GeluOp>(
             [&](Operation *unary) {
               Array y = in(0);
               for (double &v : y.data) {

@@ -139,3 +139,27 @@ nn.graph @more_grads(%dy: !nn.tensor<[B, T, 5], f32>, %x: !nn.tensor<[B, T, 5], 
   %dt = nn.embedding_grad %dy, %ids : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[7, 5], f32>
   nn.return %s, %dx, %dg, %dt : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 5], f32>, !nn.tensor<[5], f32>, !nn.tensor<[7, 5], f32>
 }
+
+// -----
+
+// Dropout in training mode: a hash of seed, key and logical position
+// (MurmurHash3's finalizer) against an integer threshold, ceil(rate 2^24);
+// kept elements scaled by 1 / (1 - rate). A packed value first finds the
+// (sequence, frame) of each row by walking the lengths.
+// CHECK-LABEL: func.func @dropout_training
+// CHECK: tensor.extract %{{.+}}[] : tensor<i32>
+// CHECK: linalg.generic
+// CHECK:   scf.for
+// CHECK: linalg.generic
+// CHECK:   arith.constant -1640531527 : i32
+// CHECK:   arith.constant -2048144789 : i32
+// CHECK:   arith.constant -1028477387 : i32
+// CHECK:   arith.shrui
+// CHECK:   arith.cmpi uge, %{{.+}}, %c4194304_i32
+// CHECK:   arith.constant 1.33333337 : f32
+// CHECK:   arith.select
+nn.graph @dropout_training(%x: !nn.tensor<[N, 3], f32>, %s: !nn.tensor<[], i32>)
+    -> !nn.tensor<[N, 3], f32> dims [B: batch, T: seq(B), N: packed(B, T)] {
+  %d = nn.dropout %x seed %s rate 2.500000e-01 key 7 : !nn.tensor<[N, 3], f32>, !nn.tensor<[], i32>
+  nn.return %d : !nn.tensor<[N, 3], f32>
+}

@@ -1,0 +1,109 @@
+//===- DropoutTraining.cpp - dropout masks from a seed input --------------===//
+//
+// Training mode. Every graph that holds a dropout of nonzero rate, itself
+// or through its calls, gets a last argument `dropout_seed` (a scalar i32
+// tensor) that its callers pass down; each such dropout reads it and gets
+// a key unique in the module, so no two dropouts share a mask.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::nn {
+#define DEBUG_TYPE "nn-dropout-training"
+
+#define GEN_PASS_DEF_NNDROPOUTTRAINING
+#include "passes/Passes.h.inc"
+} // namespace mlir::nn
+
+using namespace mlir;
+using namespace mlir::nn;
+
+static constexpr StringLiteral kSeedName = "dropout_seed";
+
+namespace {
+
+struct NNDropoutTrainingPass
+    : public nn::impl::NNDropoutTrainingBase<NNDropoutTrainingPass> {
+  void runOnOperation() override;
+};
+
+/// Whether `graph` (or a graph it calls) has a dropout that drops.
+bool dropsUnits(GraphOp graph, SymbolTable &symbols,
+                llvm::DenseMap<Operation *, bool> &memo) {
+  auto [it, inserted] = memo.try_emplace(graph, false);
+  if (!inserted)
+    return it->second; // done, or on the call stack (recursion: the ABI
+                       // rejects it later)
+  bool drops = false;
+  graph.walk([&](Operation *op) {
+    if (auto dropout = dyn_cast<DropoutOp>(op))
+      drops |= !dropout.getRate().isZero();
+    else if (auto call = dyn_cast<CallOp>(op))
+      if (auto callee = symbols.lookup<GraphOp>(call.getCallee()))
+        drops |= dropsUnits(callee, symbols, memo);
+  });
+  memo[graph] = drops;
+  return drops;
+}
+
+} // namespace
+
+void NNDropoutTrainingPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  SymbolTable symbols(module);
+  llvm::DenseMap<Operation *, bool> memo;
+  SmallVector<GraphOp> seeded;
+  for (GraphOp graph : module.getOps<GraphOp>())
+    if (dropsUnits(graph, symbols, memo))
+      seeded.push_back(graph);
+
+  OpBuilder builder(module.getContext());
+  auto seedType =
+      NNTensorType::get(ArrayRef<Attribute>{}, builder.getIntegerType(32));
+  llvm::DenseMap<Operation *, Value> seeds;
+  for (GraphOp graph : seeded) {
+    for (unsigned i = 0; i < graph.getNumArguments(); ++i)
+      if (graph.getArgName(i) == kSeedName) {
+        graph.emitError() << "nn-dropout-training: graph @"
+                          << graph.getSymName() << " already has an argument "
+                          << "named '" << kSeedName << "'";
+        return signalPassFailure();
+      }
+    Block &body = graph.getBody().front();
+    seeds[graph] = body.addArgument(seedType, graph.getLoc());
+    SmallVector<Type> inputs(body.getArgumentTypes());
+    graph.setFunctionTypeAttr(
+        TypeAttr::get(builder.getFunctionType(inputs, graph.getResultTypes())));
+    SmallVector<Attribute> names;
+    for (unsigned i = 0; i + 1 < graph.getNumArguments(); ++i)
+      names.push_back(builder.getStringAttr(graph.getArgName(i)));
+    names.push_back(builder.getStringAttr(kSeedName));
+    graph.setArgNamesAttr(builder.getArrayAttr(names));
+    if (ArrayAttr argAttrs = graph.getArgAttrsAttr()) {
+      SmallVector<Attribute> extended(argAttrs.begin(), argAttrs.end());
+      extended.push_back(builder.getDictionaryAttr({}));
+      graph.setArgAttrsAttr(builder.getArrayAttr(extended));
+    }
+  }
+
+  int64_t key = 0;
+  for (GraphOp graph : seeded) {
+    Value seed = seeds.lookup(graph);
+    graph.walk([&](Operation *op) {
+      if (auto dropout = dyn_cast<DropoutOp>(op)) {
+        if (dropout.getRate().isZero())
+          return;
+        dropout.getSeedMutable().assign(seed);
+        dropout.setKey(key++);
+      } else if (auto call = dyn_cast<CallOp>(op)) {
+        if (Operation *callee = symbols.lookup(call.getCallee());
+            callee && seeds.count(callee))
+          call->insertOperands(call->getNumOperands(), seed);
+      }
+    });
+  }
+}
