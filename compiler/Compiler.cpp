@@ -120,6 +120,7 @@ compileModule(ModuleOp module, MLIRContext &context,
   pipelineOptions.pack = options.pack;
   pipelineOptions.grads = options.grads;
   pipelineOptions.training = options.training;
+  pipelineOptions.inputGrads = options.inputGradients;
   pipelineOptions.graph = graphName;
   pipelineOptions.blas = options.blas;
   pipelineOptions.chip = options.gpuChip;

@@ -132,13 +132,16 @@ namespace nn::compiler {
   }
   for (auto [index, type] : llvm::enumerate(graph.getResultTypes())) {
     auto tensor = cast<ir::NNTensorType>(type);
-    // nn-autodiff's gradient results name their parameter.
-    auto parameter =
-        graph.getResultAttrOfType<StringAttr>(index, "nn.gradient");
-    manifest.outputs.push_back({parameter ? "grad:" + parameter.str()
-                                          : "result" + std::to_string(index),
-                                toDType(tensor.getElementType()),
-                                toAxes(tensor)});
+    // nn-autodiff's gradient results name their parameter or input.
+    std::string name = "result" + std::to_string(index);
+    if (auto parameter =
+            graph.getResultAttrOfType<StringAttr>(index, "nn.gradient"))
+      name = "grad:" + parameter.str();
+    else if (auto input = graph.getResultAttrOfType<StringAttr>(
+                 index, "nn.gradient_of_input"))
+      name = "grad_input:" + input.str();
+    manifest.outputs.push_back(
+        {name, toDType(tensor.getElementType()), toAxes(tensor)});
   }
   for (const ir::LossAbi &loss : abi.losses) {
     ::nn::LossInfo info;

@@ -56,6 +56,7 @@ void nn::buildOptimizePipeline(OpPassManager &pm,
   if (options.grads) {
     NNAutodiffOptions autodiff;
     autodiff.graphName = options.graph;
+    autodiff.inputNames = options.inputGrads;
     pm.addPass(createNNAutodiff(autodiff));
   }
   // nn folds (pack(unpack(p)), dropout with rate 0) and dead nn ops.

@@ -41,6 +41,10 @@ struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
       llvm::cl::desc("Return the gradient of the training objective with "
                      "respect to every parameter (nn-autodiff)"),
       llvm::cl::init(false)};
+  PassOptions::ListOption<std::string> inputGrads{
+      *this, "input-grads",
+      llvm::cl::desc("With grads: also return the gradient with respect to "
+                     "these float inputs of the graph")};
   PassOptions::Option<std::string> graph{
       *this, "graph",
       llvm::cl::desc("With grads: the graph to differentiate (default: the "

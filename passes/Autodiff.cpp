@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <map>
 
@@ -30,6 +31,8 @@ using namespace mlir::nn;
 static constexpr StringLiteral kGradientAttrName = "nn.gradient";
 static constexpr StringLiteral kGradientOfArgumentAttrName =
     "nn.gradient_of_argument";
+static constexpr StringLiteral kGradientOfInputAttrName =
+    "nn.gradient_of_input";
 
 namespace {
 
@@ -86,8 +89,9 @@ public:
       : graph(graph), state(state), symbols(state.getSymbols()),
         builder(graph.getContext()), gradients(builder), isEntry(isEntry) {}
 
-  /// The entry graph: its parameter gradients are appended to its results.
-  LogicalResult run();
+  /// The entry graph: its parameter gradients, then those of the
+  /// `inputs` it names, are appended to its results.
+  LogicalResult run(ArrayRef<std::string> inputs);
   /// A companion: `seeds` pairs each differentiated result with the
   /// argument holding its gradient; the results become the gradients.
   LogicalResult runCompanion(ArrayRef<std::pair<Value, Value>> seeds,
@@ -99,7 +103,7 @@ private:
   LogicalResult differentiateCall(CallOp call, ValueRange resultGradients);
   void addParameterGradient(ParameterOp parameter, Value gradient,
                             Location loc);
-  void returnGradients();
+  LogicalResult returnGradients(ArrayRef<std::string> inputs);
 
   GraphOp graph;
   AutodiffState &state;
@@ -107,6 +111,8 @@ private:
   OpBuilder builder;
   GradientMap gradients;
   bool isEntry;
+  /// Entry arguments whose gradients were asked for.
+  llvm::StringSet<> requestedInputs;
   /// Parameter gradients by parameter, summed over their param_refs.
   llvm::MapVector<ParameterOp, Value> parameterGradients;
 };
@@ -257,12 +263,15 @@ void Differentiator::addParameterGradient(ParameterOp parameter, Value gradient,
 LogicalResult Differentiator::differentiateCall(CallOp call,
                                                 ValueRange resultGradients) {
   auto callee = symbols.lookup<GraphOp>(call.getCallee());
-  // The entry's own arguments are data: their gradients are not asked for.
-  // A companion forwards its arguments' gradients to its caller.
+  // The entry's own arguments are data: their gradients are wanted only
+  // on request. A companion forwards its arguments' gradients to its
+  // caller.
   SmallVector<bool> wanted;
   for (Value operand : call.getOperands()) {
     auto argument = dyn_cast<BlockArgument>(operand);
-    wanted.push_back(!argument || !isEntry);
+    wanted.push_back(
+        !argument || !isEntry ||
+        requestedInputs.contains(graph.getArgName(argument.getArgNumber())));
   }
   SmallVector<bool> differentiated;
   SmallVector<Value> operands(call.getOperands());
@@ -304,8 +313,9 @@ LogicalResult Differentiator::differentiateCall(CallOp call,
   return success();
 }
 
-/// Appends the parameter gradients, in module order, to the results.
-void Differentiator::returnGradients() {
+/// Appends the parameter gradients, in module order, then those of the
+/// named inputs, to the results.
+LogicalResult Differentiator::returnGradients(ArrayRef<std::string> inputs) {
   auto ret = cast<ReturnOp>(graph.getBody().front().getTerminator());
   SmallVector<Value> results(ret.getOperands());
   SmallVector<Type> resultTypes(graph.getResultTypes());
@@ -323,20 +333,44 @@ void Differentiator::returnGradients() {
     resultAttrs.push_back(builder.getDictionaryAttr(
         builder.getNamedAttr(kGradientAttrName, parameter.getSymNameAttr())));
   }
+  for (const std::string &name : inputs) {
+    std::optional<unsigned> index;
+    for (unsigned i = 0; i < graph.getNumArguments(); ++i)
+      if (graph.getArgName(i) == name)
+        index = i;
+    if (!index)
+      return graph.emitError() << "nn-autodiff: graph @" << graph.getSymName()
+                               << " has no argument named '" << name << "'";
+    Value argument = graph.getArgument(*index);
+    Value gradient = gradients.lookup(argument);
+    if (!gradient)
+      return graph.emitError()
+             << "nn-autodiff: argument '" << name << "' of @"
+             << graph.getSymName()
+             << (isa<FloatType>(
+                     cast<NNTensorType>(argument.getType()).getElementType())
+                     ? " does not reach a trained loss"
+                     : " holds integers: it has no gradient");
+    results.push_back(gradient);
+    resultTypes.push_back(gradient.getType());
+    resultAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(
+        kGradientOfInputAttrName, builder.getStringAttr(name))));
+  }
   builder.setInsertionPoint(ret);
   builder.create<ReturnOp>(ret.getLoc(), results);
   ret.erase();
   graph.setFunctionTypeAttr(TypeAttr::get(
       builder.getFunctionType(graph.getArgumentTypes(), resultTypes)));
   graph.setResAttrsAttr(builder.getArrayAttr(resultAttrs));
+  return success();
 }
 
-LogicalResult Differentiator::run() {
+LogicalResult Differentiator::run(ArrayRef<std::string> inputs) {
   builder.setInsertionPoint(graph.getBody().front().getTerminator());
+  requestedInputs.insert(inputs.begin(), inputs.end());
   if (failed(seedLosses(/*required=*/true)) || failed(sweep()))
     return failure();
-  returnGradients();
-  return success();
+  return returnGradients(inputs);
 }
 
 LogicalResult
@@ -432,7 +466,7 @@ struct NNAutodiffPass : public nn::impl::NNAutodiffBase<NNAutodiffPass> {
     }
     AutodiffState state(module, symbols);
     Differentiator differentiator(graph, state, /*isEntry=*/true);
-    if (failed(differentiator.run()))
+    if (failed(differentiator.run(inputNames)))
       signalPassFailure();
   }
 };

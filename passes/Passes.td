@@ -64,7 +64,11 @@ def NNAutodiff : Pass<"nn-autodiff", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::nn::NNDialect"];
   let options = [
     Option<"graphName", "graph", "std::string", /*default=*/"\"\"",
-           "The graph to differentiate (default: the one no graph calls)">
+           "The graph to differentiate (default: the one no graph calls)">,
+    ListOption<"inputNames", "inputs", "std::string",
+               "Float arguments of the graph to return gradients for too "
+               "(results after the parameters', with the result attribute "
+               "nn.gradient_of_input)">
   ];
 }
 

@@ -10,7 +10,15 @@ using namespace nn;
 namespace {
 /// The prefix of the outputs that hold gradients (compiler/ManifestBuilder).
 constexpr const char kGradientPrefix[] = "grad:";
+constexpr const char kInputGradientPrefix[] = "grad_input:";
 } // namespace
+
+const Tensor *RunResult::inputGradient(const std::string &input) const {
+  for (const auto &[name, tensor] : outputs)
+    if (name == kInputGradientPrefix + input)
+      return &tensor;
+  return nullptr;
+}
 
 const Tensor *RunResult::gradient(const std::string &parameter) const {
   for (const auto &[name, tensor] : outputs)

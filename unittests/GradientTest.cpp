@@ -311,7 +311,8 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
 /// (when `pack`) and nn-autodiff (when `grads`) applied, printed: the
 /// reference evaluates it like any graph.
 std::string transform(const std::string &source, bool training, bool pack,
-                      bool grads) {
+                      bool grads,
+                      const std::vector<std::string> &inputGradients = {}) {
   mlir::DialectRegistry registry;
   mlir::nn::registerPipelineDialects(registry);
   mlir::MLIRContext context(registry);
@@ -326,8 +327,11 @@ std::string transform(const std::string &source, bool training, bool pack,
     pm.addPass(mlir::nn::createNNDropoutTraining());
   if (pack)
     pm.addPass(mlir::nn::createNNPackBeforeLoss());
-  if (grads)
-    pm.addPass(mlir::nn::createNNAutodiff());
+  if (grads) {
+    mlir::nn::NNAutodiffOptions options;
+    options.inputNames = inputGradients;
+    pm.addPass(mlir::nn::createNNAutodiff(options));
+  }
   if (mlir::failed(pm.run(*module)))
     return "";
   std::string text;
@@ -473,6 +477,93 @@ TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
             << name << "[" << i << "]: NaN padding changed it (packed run)";
       }
     }
+  }
+}
+
+/// Gradients with respect to a graph input on request, through a
+/// bidirectional LSTM and a conv1d (both sequence-mixing, so the padded
+/// frames sit next to real ones): compiled packed and padded against the
+/// reference, the reference against central differences over every real
+/// frame, and exactly 0 at every padded frame, which holds NaN.
+TEST(InputGradientTest, MatchesFiniteDifferencesAndIsZeroOnPadding) {
+  const std::string source = R"(
+nn.parameter @k : !nn.tensor<[4, 3, 2], f32>
+nn.parameter @wi : !nn.tensor<[2, 8, 4], f32>
+nn.parameter @wh : !nn.tensor<[2, 8, 2], f32>
+nn.parameter @b : !nn.tensor<[2, 8], f32>
+nn.parameter @wo : !nn.tensor<[3, 4], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %k = nn.param_ref @k : !nn.tensor<[4, 3, 2], f32>
+  %wi = nn.param_ref @wi : !nn.tensor<[2, 8, 4], f32>
+  %wh = nn.param_ref @wh : !nn.tensor<[2, 8, 2], f32>
+  %b = nn.param_ref @b : !nn.tensor<[2, 8], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[3, 4], f32>
+  %c = nn.conv1d %x, %k stride 1 : (!nn.tensor<[B, T, 2], f32>, !nn.tensor<[4, 3, 2], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %h = nn.lstm bidirectional %c, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[2, 8, 4], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>
+  %l = nn.linear %h, %wo : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})";
+  std::string differentiated =
+      transform(source, false, false, true, {std::string("x")});
+  ASSERT_FALSE(differentiated.empty());
+  CompileOptions options;
+  options.grads = true;
+  options.inputGradients = {"x"};
+  options.pack = false;
+  Executable padded = compileOrDie(source, options);
+  options.pack = true;
+  Executable packed = compileOrDie(source, options);
+  const Manifest &manifest = padded.manifest();
+  ASSERT_EQ(manifest.outputs.back().name, "grad_input:x");
+  RunInputs inputs = makeInputs(manifest, 29, LengthPattern::WithEmpty, 4, 5);
+  RunInputs nanInputs = makeInputs(manifest, 29, LengthPattern::WithEmpty, 4, 5,
+                                   std::numeric_limits<double>::quiet_NaN());
+  reference::Result analytic;
+  absl::Status status =
+      reference::evaluate(differentiated, "g", inputs, analytic);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const reference::Array &want = analytic.outputs.back();
+  RunResult a, b;
+  ASSERT_TRUE(padded.run(nanInputs, a).ok());
+  ASSERT_TRUE(packed.run(nanInputs, b).ok());
+  const Tensor *gotPadded = a.inputGradient("x"),
+               *gotPacked = b.inputGradient("x");
+  ASSERT_TRUE(gotPadded && gotPacked);
+  ASSERT_EQ(gotPadded->shape(), want.shape);
+  // Float64 copies of the input for finite differences.
+  RunInputs wide = inputs;
+  Tensor x64(DType::f64, inputs.inputs["x"].shape());
+  for (int64_t i = 0; i < x64.numElements(); ++i)
+    x64.data<double>()[i] = inputs.inputs["x"].at(i);
+  const std::vector<int32_t> &lengths = inputs.lengths.at("T");
+  int64_t time = want.shape[1], width = want.shape[2];
+  for (int64_t i = 0; i < x64.numElements(); ++i) {
+    int64_t sequence = i / (time * width), frame = (i / width) % time;
+    SCOPED_TRACE("x[" + std::to_string(i) + "]");
+    if (frame >= lengths[sequence]) {
+      EXPECT_EQ(gotPadded->at(i), 0.0) << "padded frame, padded run";
+      EXPECT_EQ(gotPacked->at(i), 0.0) << "padded frame, packed run";
+      EXPECT_EQ(want.data[i], 0.0) << "padded frame, reference";
+      continue;
+    }
+    double saved = x64.at(i), h = 1e-5;
+    x64.data<double>()[i] = saved + h;
+    wide.inputs["x"] = x64;
+    double up = objective(source, manifest, wide);
+    x64.data<double>()[i] = saved - h;
+    wide.inputs["x"] = x64;
+    double down = objective(source, manifest, wide);
+    x64.data<double>()[i] = saved;
+    double fd = (up - down) / (2 * h);
+    EXPECT_TRUE(close(want.data[i], fd, 1e-6, 1e-8))
+        << "reference " << want.data[i] << ", finite differences " << fd;
+    EXPECT_TRUE(close(gotPadded->at(i), want.data[i], 1e-3, 1e-5))
+        << "compiled " << gotPadded->at(i) << ", reference " << want.data[i];
+    EXPECT_TRUE(close(gotPacked->at(i), gotPadded->at(i), 1e-5, 1e-7))
+        << "packed " << gotPacked->at(i) << ", padded " << gotPadded->at(i);
   }
 }
 

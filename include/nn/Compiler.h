@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 
 #include <string>
+#include <vector>
 
 namespace nn {
 
@@ -33,6 +34,10 @@ struct CompileOptions {
   /// every parameter that reaches it (nn-autodiff): outputs named
   /// "grad:<parameter>", after the graph's own results.
   bool grads = false;
+  /// With grads: also the gradient with respect to these float inputs of
+  /// the entry graph, outputs named "grad_input:<input>" after the
+  /// parameters' (RunResult::inputGradient).
+  std::vector<std::string> inputGradients;
   /// Training mode: each dropout drops units, its mask drawn from the
   /// scalar i32 input "dropout_seed" the compiler adds to graphs that need
   /// it (nn-dropout-training); packed and padded runs and the backward use

@@ -111,6 +111,9 @@ struct RunResult {
   const Tensor *gradient(const std::string &parameter) const;
   /// The parameters the run returned gradients for, in result order.
   std::vector<std::string> gradientNames() const;
+  /// The gradient with respect to graph input `input`
+  /// (CompileOptions::inputGradients), or null.
+  const Tensor *inputGradient(const std::string &input) const;
 };
 
 /// Which device runs an artifact, and how it is set up. The manifest's

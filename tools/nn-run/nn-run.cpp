@@ -105,6 +105,11 @@ static cl::opt<std::string>
                       "and write one float32 array per parameter, keyed by "
                       "its name, to this .npz (--json adds their L2 norms)"),
              cl::cat(outputCategory));
+static cl::list<std::string>
+    inputGrads("input-grads", cl::CommaSeparated,
+               cl::desc("With --grads: also the gradients with respect to "
+                        "these float inputs, keyed input:<name>"),
+               cl::cat(outputCategory));
 static cl::opt<std::string>
     outputsOut("outputs",
                cl::desc("Write every graph result to this .npz: output<i> in "
@@ -355,6 +360,11 @@ int main(int argc, char **argv) {
   options.pack = !noPack;
   options.grads = !gradsOut.empty();
   options.training = training;
+  options.inputGradients.assign(inputGrads.begin(), inputGrads.end());
+  if (!inputGrads.empty() && gradsOut.empty()) {
+    llvm::errs() << "nn-run: --input-grads needs --grads FILE.npz\n";
+    return 2;
+  }
   options.target = target;
   options.gpuChip = gpuChip;
   options.gpuBinary = gpuBinary;
@@ -407,6 +417,9 @@ int main(int argc, char **argv) {
   std::vector<std::pair<std::string, nn::Tensor>> gradients;
   for (const std::string &name : result.gradientNames())
     gradients.emplace_back(name, *result.gradient(name));
+  for (const std::string &name : inputGrads)
+    if (const nn::Tensor *gradient = result.inputGradient(name))
+      gradients.emplace_back("input:" + name, *gradient);
   if (!outputsOut.empty()) {
     status = writeOutputs(manifest, executable, inputs, result);
     if (!status.ok())
