@@ -362,6 +362,8 @@ Value LinalgBuilder::linearGradWeight(Value dy, Value x, ValueRange lengths) {
   iterators[positions] = iterators[positions + 1] = IteratorType::parallel;
   SmallVector<Value> inputs{dy, x};
   inputs.append(lengths.begin(), lengths.end());
+  // Without lengths (packed rows) the body is a plain multiply-accumulate,
+  // which nn-gemm-to-blas turns into one GEMM, dy^T x.
   return generic(init.getType(), inputs, init, maps, iterators,
                  [&](OpBuilder &nested, Location l, ValueRange a) {
                    Scalar s{nested, l};

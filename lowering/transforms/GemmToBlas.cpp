@@ -36,11 +36,15 @@ namespace {
 
 constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
 
-/// C[M, N] += A[M, K] * B[N, K]^T with leading dimensions.
+/// C[M, N] += op(A) * op(B) with leading dimensions: A[M, K] (or [K, M]
+/// transposed), B[N, K] transposed (or [K, N]). The forward of a linear is
+/// A B^T; its input gradient A B; its weight gradient A^T B.
 struct Gemm {
   Value a, b, c;
-  /// Number of leading axes of `a` and `c` that form the rows.
+  /// Number of leading axes of `a` and `c` that form the rows (A B^T and
+  /// A B); A^T B has one.
   unsigned rowAxes = 1;
+  bool transA = false, transB = true;
 };
 
 bool hasUnitInnerStride(Value v) {
@@ -74,6 +78,19 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
          (mul.getLhs() == w && mul.getRhs() == x);
 }
 
+/// The maps of a contraction over `loops` loops, built from dim lists.
+SmallVector<AffineMap> contractionMaps(MLIRContext *context, unsigned loops,
+                                       ArrayRef<ArrayRef<unsigned>> operands) {
+  SmallVector<AffineMap> maps;
+  for (ArrayRef<unsigned> dims : operands) {
+    SmallVector<AffineExpr> exprs;
+    for (unsigned d : dims)
+      exprs.push_back(getAffineDimExpr(d, context));
+    maps.push_back(AffineMap::get(loops, 0, exprs, context));
+  }
+  return maps;
+}
+
 std::optional<Gemm> match(Operation *op) {
   if (auto matmul = dyn_cast<linalg::MatmulTransposeBOp>(op)) {
     if (!matmul.hasPureBufferSemantics())
@@ -82,32 +99,56 @@ std::optional<Gemm> match(Operation *op) {
               matmul.getOutputs()[0]};
     return gemm;
   }
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
+    if (!matmul.hasPureBufferSemantics())
+      return std::nullopt;
+    Gemm gemm{matmul.getInputs()[0], matmul.getInputs()[1],
+              matmul.getOutputs()[0]};
+    gemm.transB = false;
+    return gemm;
+  }
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic || !generic.hasPureBufferSemantics() ||
       generic.getNumDpsInputs() != 2 || generic.getNumDpsInits() != 1 ||
       !isMultiplyAccumulate(generic))
     return std::nullopt;
-  // Loops (p..., o, i): x(p..., i), w(o, i), y(p..., o).
   unsigned loops = generic.getNumLoops();
   if (loops < 3)
     return std::nullopt;
   MLIRContext *context = op->getContext();
-  SmallVector<AffineExpr> xExprs, yExprs;
-  for (unsigned i = 0; i + 2 < loops; ++i) {
-    xExprs.push_back(getAffineDimExpr(i, context));
-    yExprs.push_back(getAffineDimExpr(i, context));
-  }
-  AffineExpr o = getAffineDimExpr(loops - 2, context);
-  AffineExpr k = getAffineDimExpr(loops - 1, context);
-  xExprs.push_back(k);
-  yExprs.push_back(o);
-  SmallVector<AffineMap> expected{AffineMap::get(loops, 0, xExprs, context),
-                                  AffineMap::get(loops, 0, {o, k}, context),
-                                  AffineMap::get(loops, 0, yExprs, context)};
-  if (generic.getIndexingMapsArray() != expected)
-    return std::nullopt;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  SmallVector<unsigned> rows;
+  for (unsigned i = 0; i + 2 < loops; ++i)
+    rows.push_back(i);
+  auto with = [&](ArrayRef<unsigned> prefix, unsigned last) {
+    SmallVector<unsigned> dims(prefix);
+    dims.push_back(last);
+    return dims;
+  };
+  unsigned second = loops - 2, last = loops - 1;
   Gemm gemm{generic.getDpsInputs()[0], generic.getDpsInputs()[1],
             generic.getDpsInits()[0], loops - 2};
+  // A linear's forward, loops (p..., o, k): x(p..., k), w(o, k), y(p..., o).
+  if (maps == contractionMaps(context, loops,
+                              {with(rows, last), {second, last},
+                               with(rows, second)})) {
+    // As is.
+  } else if (maps == contractionMaps(context, loops,
+                                     {with(rows, last), {last, second},
+                                      with(rows, second)})) {
+    // Its input gradient, loops (p..., i, o): dy(p..., o), w(o, i),
+    // dx(p..., i).
+    gemm.transB = false;
+  } else if (loops == 3 &&
+             maps == contractionMaps(context, 3, {{0, 1}, {0, 2}, {1, 2}})) {
+    // Its weight gradient over unmasked rows, loops (p, o, i): dy(p, o),
+    // x(p, i), dw(o, i).
+    gemm.rowAxes = 1;
+    gemm.transA = true;
+    gemm.transB = false;
+  } else {
+    return std::nullopt;
+  }
   if (!isContiguous(gemm.a) || !isContiguous(gemm.c))
     return std::nullopt;
   return gemm;
@@ -200,8 +241,14 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
                                      b.create<memref::DimOp>(loc, gemm.c, i));
     unsigned cRank = cType.getRank();
     Value columns = b.create<memref::DimOp>(loc, gemm.c, cRank - 1);
-    Value depth = b.create<memref::DimOp>(
-        loc, gemm.b, cast<MemRefType>(gemm.b.getType()).getRank() - 1);
+    // The contracted size: B's last axis (B transposed), else its first
+    // (A^T B: also A's first).
+    Value depth =
+        gemm.transB
+            ? b.create<memref::DimOp>(
+                  loc, gemm.b,
+                  cast<MemRefType>(gemm.b.getType()).getRank() - 1)
+            : b.create<memref::DimOp>(loc, gemm.b, 0);
     Value one = b.create<arith::ConstantOp>(loc, b.getFloatAttr(element, 1.0));
     // C zero-filled right before: skip the fill and let the GEMM overwrite
     // (beta = 0) instead of reading zeros back.
@@ -216,8 +263,8 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
       }
     }
     SmallVector<Value> arguments{constI32(kRowMajor),
-                                 constI32(kNoTrans),
-                                 constI32(kTrans),
+                                 constI32(gemm.transA ? kTrans : kNoTrans),
+                                 constI32(gemm.transB ? kTrans : kNoTrans),
                                  toI32(rows),
                                  toI32(columns),
                                  toI32(depth),

@@ -77,3 +77,59 @@ func.func @zero_filled(%a: memref<?x8xf32>, %b: memref<6x8xf32>, %c: memref<?x6x
   linalg.matmul_transpose_b ins(%a, %b : memref<?x8xf32>, memref<6x8xf32>) outs(%c : memref<?x6xf32>)
   return
 }
+
+// -----
+
+// The backward of a linear. Input gradient dy W: neither transposed
+// (111, 111), the contracted size from W's rows. Packed rows are a named
+// matmul; padded ones the contraction over (p..., i, o).
+// CHECK-LABEL: func.func @grad_input
+// CHECK-SAME: (%[[DY:.+]]: memref<?x6xf32>, %[[W:.+]]: memref<6x8xf32>, %[[DX:.+]]: memref<?x8xf32>)
+// CHECK: %[[K:.+]] = memref.dim %[[W]], %c0
+// CHECK: %[[KI:.+]] = arith.index_cast %[[K]] : index to i32
+// CHECK: call @cblas_sgemm(%{{.+}}, %c111_i32{{[_0-9]*}}, %c111_i32{{[_0-9]*}}, %{{.+}}, %{{.+}}, %[[KI]],
+// CHECK-NOT: linalg.matmul
+// CHECK-LABEL: func.func @grad_input_padded
+// CHECK: call @cblas_sgemm(%{{.+}}, %c111_i32{{[_0-9]*}}, %c111_i32{{[_0-9]*}},
+// CHECK-NOT: linalg.generic
+func.func @grad_input(%dy: memref<?x6xf32>, %w: memref<6x8xf32>, %dx: memref<?x8xf32>) {
+  linalg.matmul ins(%dy, %w : memref<?x6xf32>, memref<6x8xf32>) outs(%dx : memref<?x8xf32>)
+  return
+}
+#dy = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#wt = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
+#dx = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+func.func @grad_input_padded(%dy: memref<?x?x6xf32>, %w: memref<6x8xf32>, %dx: memref<?x?x8xf32>) {
+  linalg.generic {indexing_maps = [#dy, #wt, #dx], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%dy, %w : memref<?x?x6xf32>, memref<6x8xf32>) outs(%dx : memref<?x?x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Weight gradient over packed rows, dy^T x: A transposed (112, 111),
+// M and N from dW, the contracted size the row count.
+// CHECK-LABEL: func.func @grad_weight
+// CHECK-SAME: (%[[DY:.+]]: memref<?x6xf32>, %[[X:.+]]: memref<?x8xf32>, %[[DW:.+]]: memref<6x8xf32>)
+// CHECK: %[[P:.+]] = memref.dim %[[X]], %c0
+// CHECK: %[[PI:.+]] = arith.index_cast %[[P]] : index to i32
+// CHECK: call @cblas_sgemm(%{{.+}}, %c112_i32{{[_0-9]*}}, %c111_i32{{[_0-9]*}}, %{{.+}}, %{{.+}}, %[[PI]],
+// CHECK-NOT: linalg.generic
+#gy = affine_map<(d0, d1, d2) -> (d0, d1)>
+#gx = affine_map<(d0, d1, d2) -> (d0, d2)>
+#gw = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @grad_weight(%dy: memref<?x6xf32>, %x: memref<?x8xf32>, %dw: memref<6x8xf32>) {
+  linalg.generic {indexing_maps = [#gy, #gx, #gw], iterator_types = ["reduction", "parallel", "parallel"]}
+      ins(%dy, %x : memref<?x6xf32>, memref<?x8xf32>) outs(%dw : memref<6x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
