@@ -7,7 +7,10 @@
 // x 512 -> V) three ways on the same shape: nn's generated loops
 // (blas=false), nn's default artifact (which calls CBLAS), and OpenBLAS
 // sgemm called directly. OpenBLAS runs on --threads threads (default 1),
-// the same for every variant.
+// the same for every variant. The loss tail also runs forward+backward
+// (gradients of W, b and the frontier input), and example 1 (BLSTM) runs
+// forward and forward+backward; every variant reports the peak of its
+// large buffers.
 //
 //   build/bin/nn-bench [--lengths FILE] [--threads N] [--benchmark_*]
 //   build/bin/nn-bench --emit-tail V     prints the loss tail model
@@ -19,6 +22,8 @@
 #include "BenchData.h"
 #include "nn/Compiler.h"
 #include "nn/Runtime.h"
+#include "nn/Synthetic.h"
+#include "runtime/Allocator.h"
 
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -52,10 +57,14 @@ std::string gemmSource(int vocabulary) {
   return s.str();
 }
 
-nn::Executable compile(const std::string &source, bool pack, bool blas) {
+nn::Executable compile(const std::string &source, bool pack, bool blas,
+                       bool grads = false,
+                       std::vector<std::string> inputGradients = {}) {
   nn::CompileOptions options;
   options.pack = pack;
   options.blas = blas;
+  options.grads = grads;
+  options.inputGradients = std::move(inputGradients);
   nn::Executable exe;
   absl::StatusOr<nn::Artifact> artifact =
       nn::compileSource(source, "bench.mlir", options);
@@ -70,21 +79,64 @@ nn::Executable compile(const std::string &source, bool pack, bool blas) {
   return exe;
 }
 
-void benchLossTail(benchmark::State &state) {
-  int vocabulary = state.range(0);
-  bool pack = state.range(1);
-  nn::Executable exe = compile(tailSource(vocabulary), pack, true);
-  nn::RunInputs inputs = tailInputs(vocabulary);
-  nn::RunResult result;
+/// Runs `exe` for the benchmark, then once more to measure the peak of
+/// the large buffers live during a run (runtime/Allocator.h: blocks of
+/// 1 MiB and more), reported in MiB.
+void runMeasured(benchmark::State &state, nn::Executable &exe,
+                 const nn::RunInputs &inputs, nn::RunResult &result) {
   for (auto _ : state) {
     absl::Status status = exe.run(inputs, result);
     if (!status.ok())
       state.SkipWithError(std::string(status.message()).c_str());
   }
+  result = nn::RunResult();
+  nn::runtime::resetPeakLiveBytes();
+  (void)exe.run(inputs, result);
+  state.counters["peak_MiB"] =
+      static_cast<double>(nn::runtime::peakLiveBytes()) / (1 << 20);
+}
+
+/// range(2) = 1: forward and backward (gradients of the weight, the bias
+/// and the frontier input %h), else the forward alone.
+void benchLossTail(benchmark::State &state) {
+  int vocabulary = state.range(0);
+  bool pack = state.range(1);
+  bool backward = state.range(2);
+  nn::Executable exe = compile(tailSource(vocabulary), pack, true, backward,
+                               backward ? std::vector<std::string>{"h"}
+                                        : std::vector<std::string>{});
+  nn::RunInputs inputs = tailInputs(vocabulary);
+  nn::RunResult result;
+  runMeasured(state, exe, inputs, result);
   state.counters["frames_computed"] = result.losses.at(0).framesComputed;
   state.counters["frames_padded"] = result.losses.at(0).framesPadded;
   state.counters["loss"] = result.losses.at(0).normalized;
-  state.SetLabel(pack ? "packed" : "padded");
+  state.SetLabel(std::string(pack ? "packed" : "padded") +
+                 (backward ? " fwd+bwd" : " fwd"));
+}
+
+/// Example 1 (BLSTM, frame-wise CE and CTC) on the first 8 sequences of
+/// the batch, labels one per 20 frames: forward alone, or forward and the
+/// gradients of every parameter (range(0) = 1), packed.
+void benchBlstmExample(benchmark::State &state) {
+  bool backward = state.range(0);
+  std::ifstream file(std::string(NN_SOURCE_DIR) +
+                     "/examples/blstm_ce_ctc.mlir");
+  std::stringstream text;
+  text << file.rdbuf();
+  nn::Executable exe = compile(text.str(), true, true, backward);
+  std::map<std::string, std::vector<int32_t>> lengths;
+  for (int b = 0; b < 8; ++b) {
+    lengths["T"].push_back(gLengths[b]);
+    lengths["U"].push_back(std::max(1, gLengths[b] / 20));
+  }
+  std::mt19937 rng(3);
+  nn::RunInputs inputs =
+      nn::syntheticBatch(exe.manifest(), 8, lengths, rng, 0.0);
+  nn::syntheticParameters(exe.manifest(), rng, inputs);
+  nn::RunResult result;
+  runMeasured(state, exe, inputs, result);
+  state.SetLabel(backward ? "fwd+bwd" : "fwd");
 }
 
 void gemmCounters(benchmark::State &state, int vocabulary) {
@@ -139,7 +191,12 @@ void benchOpenBlasSgemm(benchmark::State &state) {
 } // namespace
 
 BENCHMARK(benchLossTail)
-    ->ArgsProduct({{1000, 10000}, {0, 1}})
+    ->ArgsProduct({{1000, 10000}, {0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(benchBlstmExample)
+    ->Arg(0)
+    ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchNnGemm)

@@ -2,6 +2,7 @@
 
 #include "Allocator.h"
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstdlib>
 #include <map>
@@ -17,6 +18,14 @@ struct BlockCache {
   std::unordered_map<void *, size_t> live;
   std::multimap<size_t, void *> free;
   size_t freeBytes = 0;
+  /// Bytes in live large blocks, and their maximum since the last reset.
+  size_t liveBytes = 0, peakLiveBytes = 0;
+
+  void addLive(void *block, size_t size) {
+    live[block] = size;
+    liveBytes += size;
+    peakLiveBytes = std::max(peakLiveBytes, liveBytes);
+  }
 
   void *allocate(size_t size) {
     if (size < nn::runtime::kCachedBlockBytes)
@@ -28,14 +37,14 @@ struct BlockCache {
         void *block = it->second;
         free.erase(it);
         freeBytes -= size;
-        live[block] = size;
+        addLive(block, size);
         return block;
       }
     }
     void *block = std::malloc(size);
     if (block) {
       std::lock_guard<std::mutex> lock(mutex);
-      live[block] = size;
+      addLive(block, size);
     }
     return block;
   }
@@ -49,6 +58,7 @@ struct BlockCache {
       if (it != live.end()) {
         size_t size = it->second;
         live.erase(it);
+        liveBytes -= size;
         if (freeBytes + size <= nn::runtime::kCacheLimitBytes) {
           free.emplace(size, block);
           freeBytes += size;
@@ -124,3 +134,13 @@ size_t nn::runtime::cachedBytes() {
 }
 
 void nn::runtime::releaseCachedBlocks() { cache().clear(); }
+
+size_t nn::runtime::peakLiveBytes() {
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  return cache().peakLiveBytes;
+}
+
+void nn::runtime::resetPeakLiveBytes() {
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  cache().peakLiveBytes = cache().liveBytes;
+}

@@ -36,6 +36,11 @@ size_t callWithAllocationGuard(void (*entry)(void **), void **argv);
 
 /// Bytes currently held in the cache (for tests).
 size_t cachedBytes();
+/// The most bytes live at once in blocks of at least kCachedBlockBytes
+/// (the tensors that matter; smaller ones are not counted) since the last
+/// reset, which starts from what is live then. For benchmarks.
+size_t peakLiveBytes();
+void resetPeakLiveBytes();
 /// Releases every cached block.
 void releaseCachedBlocks();
 } // namespace nn::runtime

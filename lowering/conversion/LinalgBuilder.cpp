@@ -335,15 +335,47 @@ Value LinalgBuilder::linearGradInput(Value dy, Value w) {
                  });
 }
 
+/// `x` with its padded positions zeroed by select (whatever they held).
+static Value zeroPadding(LinalgBuilder &lb, Value x, ValueRange lengths) {
+  OpBuilder &b = lb.getBuilder();
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned rank = type.getRank();
+  Value init =
+      lb.empty(tensor::getMixedSizes(b, lb.getLoc(), x), type.getElementType());
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<AffineMap> maps{identity};
+  maps.append(lengths.size(), AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
+  maps.push_back(identity);
+  SmallVector<Value> inputs{x};
+  inputs.append(lengths.begin(), lengths.end());
+  return lb.generic(
+      type, inputs, init, maps,
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nested, Location l, ValueRange a) {
+        Scalar s{nested, l};
+        Value valid =
+            LinalgBuilder::isValidPosition(s, a.drop_front().drop_back());
+        nested.create<linalg::YieldOp>(
+            l, s.select(valid, a[0], s.f(type.getElementType(), 0.0)));
+      });
+}
+
 Value LinalgBuilder::linearGradWeight(Value dy, Value x, ValueRange lengths) {
+  // Padded positions are zeroed first (selected: NaN there never reaches
+  // the sum), which costs a pass over dy and x but leaves a plain
+  // contraction over every position: one GEMM (dy^T x) for
+  // nn-gemm-to-blas.
+  if (!lengths.empty()) {
+    dy = zeroPadding(*this, dy, lengths);
+    x = zeroPadding(*this, x, lengths);
+  }
   auto dyType = cast<RankedTensorType>(dy.getType());
   auto xType = cast<RankedTensorType>(x.getType());
   unsigned positions = dyType.getRank() - 1;
   Value init = filled({b.getIndexAttr(dyType.getShape().back()),
                        b.getIndexAttr(xType.getShape().back())},
                       dyType.getElementType(), 0.0);
-  // Loops (p..., o, i): the position loops first, as isValidPosition
-  // expects.
+  // Loops (p..., o, i).
   unsigned loops = positions + 2;
   AffineExpr o = b.getAffineDimExpr(positions),
              i = b.getAffineDimExpr(positions + 1);
@@ -356,20 +388,14 @@ Value LinalgBuilder::linearGradWeight(Value dy, Value x, ValueRange lengths) {
   xExprs.push_back(i);
   SmallVector<AffineMap> maps{AffineMap::get(loops, 0, dyExprs, b.getContext()),
                               AffineMap::get(loops, 0, xExprs, b.getContext())};
-  maps.append(lengths.size(), AffineMap::get(loops, 0, b.getAffineDimExpr(0)));
   maps.push_back(AffineMap::get(loops, 0, {o, i}, b.getContext()));
   SmallVector<IteratorType> iterators(loops, IteratorType::reduction);
   iterators[positions] = iterators[positions + 1] = IteratorType::parallel;
-  SmallVector<Value> inputs{dy, x};
-  inputs.append(lengths.begin(), lengths.end());
-  // Without lengths (packed rows) the body is a plain multiply-accumulate,
-  // which nn-gemm-to-blas turns into one GEMM, dy^T x.
-  return generic(init.getType(), inputs, init, maps, iterators,
+  return generic(init.getType(), ValueRange{dy, x}, init, maps, iterators,
                  [&](OpBuilder &nested, Location l, ValueRange a) {
                    Scalar s{nested, l};
                    nested.create<linalg::YieldOp>(
-                       l, accumulateIfValid(s, a.back(), s.mul(a[0], a[1]),
-                                            a.drop_front(2).drop_back()));
+                       l, s.add(a[2], s.mul(a[0], a[1])));
                  });
 }
 

@@ -158,7 +158,8 @@ public:
   Value linearGradInput(Value dy, Value w);
   /// The weight gradient: the sum over valid positions of dy[p, o] x[p, i],
   /// [O, I]. `lengths` are the positions' `paddingLengths`; padded
-  /// positions are selected away, so NaN there never reaches the sum.
+  /// positions of dy and x are zeroed by select first (NaN there never
+  /// reaches the sum), leaving one GEMM for nn-gemm-to-blas.
   Value linearGradWeight(Value dy, Value x, ValueRange lengths);
   /// The sum of `x` over its first `positions` axes at valid positions
   /// (a bias gradient); the trailing axes are kept.

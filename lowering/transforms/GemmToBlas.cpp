@@ -45,6 +45,9 @@ struct Gemm {
   /// A B); A^T B has one.
   unsigned rowAxes = 1;
   bool transA = false, transB = true;
+  /// A^T B: the number of leading axes of `a` and `b` that are contracted
+  /// (rows of a padded [B, T, ...] value, flattened).
+  unsigned contractAxes = 1;
 };
 
 bool hasUnitInnerStride(Value v) {
@@ -129,23 +132,29 @@ std::optional<Gemm> match(Operation *op) {
   Gemm gemm{generic.getDpsInputs()[0], generic.getDpsInputs()[1],
             generic.getDpsInits()[0], loops - 2};
   // A linear's forward, loops (p..., o, k): x(p..., k), w(o, k), y(p..., o).
-  if (maps == contractionMaps(context, loops,
-                              {with(rows, last), {second, last},
-                               with(rows, second)})) {
+  if (maps ==
+      contractionMaps(context, loops,
+                      {with(rows, last), {second, last}, with(rows, second)})) {
     // As is.
-  } else if (maps == contractionMaps(context, loops,
-                                     {with(rows, last), {last, second},
-                                      with(rows, second)})) {
+  } else if (maps ==
+             contractionMaps(
+                 context, loops,
+                 {with(rows, last), {last, second}, with(rows, second)})) {
     // Its input gradient, loops (p..., i, o): dy(p..., o), w(o, i),
     // dx(p..., i).
     gemm.transB = false;
-  } else if (loops == 3 &&
-             maps == contractionMaps(context, 3, {{0, 1}, {0, 2}, {1, 2}})) {
-    // Its weight gradient over unmasked rows, loops (p, o, i): dy(p, o),
-    // x(p, i), dw(o, i).
+  } else if (maps ==
+             contractionMaps(
+                 context, loops,
+                 {with(rows, second), with(rows, last), {second, last}})) {
+    // Its weight gradient over unmasked rows, loops (p..., o, i):
+    // dy(p..., o), x(p..., i), dw(o, i); the rows p... are contracted.
     gemm.rowAxes = 1;
+    gemm.contractAxes = loops - 2;
     gemm.transA = true;
     gemm.transB = false;
+    if (!isContiguous(gemm.b))
+      return std::nullopt;
   } else {
     return std::nullopt;
   }
@@ -242,13 +251,17 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
     unsigned cRank = cType.getRank();
     Value columns = b.create<memref::DimOp>(loc, gemm.c, cRank - 1);
     // The contracted size: B's last axis (B transposed), else its first
-    // (A^T B: also A's first).
-    Value depth =
-        gemm.transB
-            ? b.create<memref::DimOp>(
-                  loc, gemm.b,
-                  cast<MemRefType>(gemm.b.getType()).getRank() - 1)
-            : b.create<memref::DimOp>(loc, gemm.b, 0);
+    // (A^T B: its leading `contractAxes` axes, also A's).
+    Value depth;
+    if (gemm.transB) {
+      depth = b.create<memref::DimOp>(
+          loc, gemm.b, cast<MemRefType>(gemm.b.getType()).getRank() - 1);
+    } else {
+      depth = b.create<memref::DimOp>(loc, gemm.b, 0);
+      for (unsigned i = 1; i < (gemm.transA ? gemm.contractAxes : 1); ++i)
+        depth = b.create<arith::MulIOp>(
+            loc, depth, b.create<memref::DimOp>(loc, gemm.b, i));
+    }
     Value one = b.create<arith::ConstantOp>(loc, b.getFloatAttr(element, 1.0));
     // C zero-filled right before: skip the fill and let the GEMM overwrite
     // (beta = 0) instead of reading zeros back.

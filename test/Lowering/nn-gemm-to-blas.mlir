@@ -133,3 +133,29 @@ func.func @grad_weight(%dy: memref<?x6xf32>, %x: memref<?x8xf32>, %dw: memref<6x
   }
   return
 }
+
+// -----
+
+// The weight gradient over padded positions (zeroed before): the rows
+// B * T are contracted, so the depth is their product.
+// CHECK-LABEL: func.func @grad_weight_padded
+// CHECK-SAME: (%[[DY:.+]]: memref<?x?x6xf32>, %[[X:.+]]: memref<?x?x8xf32>, %[[DW:.+]]: memref<6x8xf32>)
+// CHECK: %[[B:.+]] = memref.dim %[[X]], %c0
+// CHECK: %[[T:.+]] = memref.dim %[[X]], %c1
+// CHECK: %[[BT:.+]] = arith.muli %[[B]], %[[T]]
+// CHECK: %[[K:.+]] = arith.index_cast %[[BT]] : index to i32
+// CHECK: call @cblas_sgemm(%{{.+}}, %c112_i32{{[_0-9]*}}, %c111_i32{{[_0-9]*}}, %{{.+}}, %{{.+}}, %[[K]],
+// CHECK-NOT: linalg.generic
+#py = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+#px = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#pw = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+func.func @grad_weight_padded(%dy: memref<?x?x6xf32>, %x: memref<?x?x8xf32>, %dw: memref<6x8xf32>) {
+  linalg.generic {indexing_maps = [#py, #px, #pw], iterator_types = ["reduction", "reduction", "parallel", "parallel"]}
+      ins(%dy, %x : memref<?x?x6xf32>, memref<?x?x8xf32>) outs(%dw : memref<6x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

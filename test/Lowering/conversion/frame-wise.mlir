@@ -87,16 +87,22 @@ nn.graph @feature_ops(%x: !nn.tensor<[B, T, 4], f32>, %ids: !nn.tensor<[B, T], i
 // -----
 
 // Gradients of linear: dy W (packed: a named matmul), dy^T x over valid
-// positions only (padded: each position's term selected by t < len(b)),
-// the bias gradient summed over valid positions; an activation's
-// derivative elementwise.
+// positions only (padded: dy and x zeroed by select where t >= len(b),
+// then a plain contraction, one GEMM for nn-gemm-to-blas), the bias
+// gradient summed over valid positions; an activation's derivative
+// elementwise.
 // CHECK-LABEL: func.func @linear_grads
 // CHECK-SAME: (%[[B:.+]]: index, %[[T:.+]]: index, %[[LEN:.+]]: tensor<?xi32>, %[[DY:.+]]: tensor<?x?x3xf32>, %[[X:.+]]: tensor<?x?x4xf32>, %[[PDY:.+]]: tensor<?x3xf32>, %[[W:.+]]: tensor<3x4xf32>)
 // CHECK: linalg.matmul ins(%[[PDY]], %[[W]] : tensor<?x3xf32>, tensor<3x4xf32>)
-// CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel", "parallel"]{{.+}} ins(%[[DY]], %[[X]], %[[LEN]] : tensor<?x?x3xf32>, tensor<?x?x4xf32>, tensor<?xi32>)
-// CHECK:   arith.mulf
+// CHECK: %[[MDY:.+]] = linalg.generic {{.+}} ins(%[[DY]], %[[LEN]] : tensor<?x?x3xf32>, tensor<?xi32>)
 // CHECK:   arith.cmpi slt
 // CHECK:   arith.select
+// CHECK: %[[MX:.+]] = linalg.generic {{.+}} ins(%[[X]], %[[LEN]] : tensor<?x?x4xf32>, tensor<?xi32>)
+// CHECK:   arith.select
+// CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel", "parallel"]{{.+}} ins(%[[MDY]], %[[MX]] : tensor<?x?x3xf32>, tensor<?x?x4xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT:   arith.mulf
+// CHECK-NEXT:   arith.addf
 // CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel"]{{.+}} ins(%[[DY]], %[[LEN]]
 // CHECK:   arith.select
 // CHECK: linalg.generic
