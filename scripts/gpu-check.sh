@@ -6,7 +6,8 @@
 #                                     tests, every example on cuda vs cpu,
 #                                     the GPU benchmark (nn-gpu-bench)
 #   scripts/gpu-check.sh bundle DIR   here (no GPU needed): compile every
-#                                     example and the loss tail for cuda,
+#                                     example (forward, and with gradients)
+#                                     and the loss tail for cuda,
 #                                     run them on the CPU for the expected
 #                                     values, and put the artifacts, nn-exec
 #                                     and its libraries into DIR
@@ -22,6 +23,11 @@ BUILD=${NN_BUILD_DIR:-build}
 EXAMPLES=(blstm_ce_ctc conv_encoder_decoupled_loss shared_tail_two_losses)
 # Seeded synthetic batches per example (U: label lengths for CTC).
 SHAPE=(--batch 6 --min-len 20 --max-len 60 --seed 3)
+# Label lengths each example's CTC can align (T6 = T / 6 in example 2).
+declare -A LABELS=([blstm_ce_ctc]="--dim-len U=2:8"
+                   [conv_encoder_decoupled_loss]="--dim-len Uc=1:3")
+# shape EXAMPLE: the nn-exec flags of its synthetic batch.
+shape() { echo "${SHAPE[*]} ${LABELS[$1]:-}"; }
 
 # compare.py EXPECTED.json ACTUAL.json: losses and output moments within
 # rel 1e-4 (abs 1e-5).
@@ -53,16 +59,23 @@ bundle() {
   # and Abseil (run_bundle puts $dir on LD_LIBRARY_PATH).
   ldd "$BUILD/bin/nn-exec" | awk '$3 ~ /lib(NN|absl)/ {print $3}' |
     xargs -r cp -L -t "$dir/"
+  # Each example forward, and forward+backward (every parameter's
+  # gradient, compared through the outputs' moments).
   for example in "${EXAMPLES[@]}"; do
     for pack in pack no-pack; do
-      local flag=(); [[ $pack == no-pack ]] && flag=(--no-pack)
-      "$BUILD/bin/nn-run" "examples/$example.mlir" "${flag[@]}" --compile-only \
-        --target=cuda --emit-artifact="$dir/$example.$pack.cuda.so" >/dev/null
-      "$BUILD/bin/nn-run" "examples/$example.mlir" "${flag[@]}" --compile-only \
-        --emit-artifact="$dir/$example.$pack.cpu.so" >/dev/null
-      "$BUILD/bin/nn-exec" "$dir/$example.$pack.cpu.so" "${SHAPE[@]}" --json \
-        >"$dir/$example.$pack.expected.json"
-      rm "$dir/$example.$pack.cpu.so"
+      for mode in fwd grads; do
+        local flag=() name="$example.$pack.$mode"
+        [[ $pack == no-pack ]] && flag+=(--no-pack)
+        [[ $mode == grads ]] && flag+=(--grads "$dir/unused.npz")
+        "$BUILD/bin/nn-run" "examples/$example.mlir" "${flag[@]}" --compile-only \
+          --target=cuda --emit-artifact="$dir/$name.cuda.so" >/dev/null
+        "$BUILD/bin/nn-run" "examples/$example.mlir" "${flag[@]}" --compile-only \
+          --emit-artifact="$dir/$name.cpu.so" >/dev/null
+        # shellcheck disable=SC2046 # shape prints words
+        "$BUILD/bin/nn-exec" "$dir/$name.cpu.so" $(shape "$example") --json \
+          >"$dir/$name.expected.json"
+        rm "$dir/$name.cpu.so"
+      done
     done
   done
   # The loss tail of the benchmark (V = 1000, 10000), at its lengths.
@@ -88,9 +101,12 @@ run_bundle() {
   export LD_LIBRARY_PATH="$dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv 2>/dev/null || true
   for expected in "$dir"/*.expected.json; do
-    local base=${expected%.expected.json}
+    local base=${expected%.expected.json} example
+    example=$(basename "$base"); example=${example%%.*}
     echo "== $(basename "$base") on cuda"
-    if "$dir/nn-exec" "$base.cuda.so" "${SHAPE[@]}" --json >"$base.cuda.json"; then
+    # shellcheck disable=SC2046
+    if "$dir/nn-exec" "$base.cuda.so" $(shape "$example") --json \
+         >"$base.cuda.json"; then
       compare "$expected" "$base.cuda.json" || failed=1
     else
       failed=1
@@ -114,14 +130,20 @@ full() {
   (cd "$BUILD" && ctest -L gpu --output-on-failure) || failed=1
   dir=$(mktemp -d)
   for example in "${EXAMPLES[@]}"; do
-    for pack in "" --no-pack; do
-      echo "== $example ${pack:-(packed)} cuda vs cpu"
-      "$BUILD/bin/nn-run" "examples/$example.mlir" $pack --compile-only \
+    for flags in "" --no-pack "--grads $dir/unused.npz" \
+                 "--no-pack --grads $dir/unused.npz"; do
+      echo "== $example ${flags:-(packed)} cuda vs cpu"
+      # shellcheck disable=SC2086 # flags are words
+      "$BUILD/bin/nn-run" "examples/$example.mlir" $flags --compile-only \
         --emit-artifact="$dir/cpu.so" >/dev/null
-      "$BUILD/bin/nn-run" "examples/$example.mlir" $pack --compile-only \
+      # shellcheck disable=SC2086
+      "$BUILD/bin/nn-run" "examples/$example.mlir" $flags --compile-only \
         --target=cuda --emit-artifact="$dir/cuda.so" >/dev/null
-      "$BUILD/bin/nn-exec" "$dir/cpu.so" "${SHAPE[@]}" --json >"$dir/cpu.json"
-      if "$BUILD/bin/nn-exec" "$dir/cuda.so" "${SHAPE[@]}" --json \
+      # shellcheck disable=SC2046
+      "$BUILD/bin/nn-exec" "$dir/cpu.so" $(shape "$example") --json \
+        >"$dir/cpu.json"
+      # shellcheck disable=SC2046
+      if "$BUILD/bin/nn-exec" "$dir/cuda.so" $(shape "$example") --json \
            >"$dir/cuda.json"; then
         compare "$dir/cpu.json" "$dir/cuda.json" || failed=1
       else

@@ -8,8 +8,8 @@
 //   * the compiled gradients (float32) agree with that float64 value
 //     within rel 1e-3, packed and padded, and packed with padded within
 //     rel 1e-5;
-//   * NaN in every padded input frame leaves every gradient finite and
-//     unchanged.
+//   * NaN, +inf or -inf in every padded input frame leaves every gradient
+//     finite and unchanged.
 //
 //===----------------------------------------------------------------------===//
 
@@ -401,10 +401,17 @@ TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
                              {LengthPattern::WithEmpty, 4, 4},
                              {LengthPattern::AllEqual, 1, 1}};
   uint32_t seed = 3;
+  // What fills the padded frames of the second pair of runs: NaN, +inf,
+  // -inf in turn.
+  const double kPads[] = {std::numeric_limits<double>::quiet_NaN(),
+                          std::numeric_limits<double>::infinity(),
+                          -std::numeric_limits<double>::infinity()};
   for (const ShapeRun &run : runs) {
+    double pad = kPads[(seed - 3) % 3];
     SCOPED_TRACE("length pattern " + std::to_string((int)run.pattern) +
                  ", batch " + std::to_string(run.batch) + ", padded " +
-                 std::to_string(run.padded));
+                 std::to_string(run.padded) + ", padding " +
+                 std::to_string(pad));
     RunInputs inputs =
         makeInputs(manifest, seed++, run.pattern, run.batch, run.padded);
     // The reference's analytic gradients: the differentiated graph's
@@ -424,10 +431,9 @@ TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
     ASSERT_EQ(analytic.outputs.size(), manifest.outputs.size());
 
     RunInputs nanInputs =
-        makeInputs(manifest, seed - 1, run.pattern, run.batch, run.padded,
-                   std::numeric_limits<double>::quiet_NaN());
-    // Padded runs compute on the NaN frames and must mask them; packed
-    // runs drop them before the tail.
+        makeInputs(manifest, seed - 1, run.pattern, run.batch, run.padded, pad);
+    // Padded runs compute on the non-finite frames and must mask them;
+    // packed runs drop them before the tail.
     status = padded.run(nanInputs, nanPadded);
     ASSERT_TRUE(status.ok()) << status.message();
     status = packed.run(nanInputs, nanPacked);
@@ -469,12 +475,12 @@ TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
             << name << "[" << i << "]: packed " << gotPacked.at(name).at(i)
             << ", padded " << compiled.at(i);
         EXPECT_TRUE(std::isfinite(gotNan.at(name).at(i)))
-            << name << "[" << i << "] with NaN padding";
+            << name << "[" << i << "] with non-finite padding";
         EXPECT_TRUE(close(gotNan.at(name).at(i), compiled.at(i), 1e-6, 1e-8))
-            << name << "[" << i << "]: NaN padding changed it (padded run)";
+            << name << "[" << i << "]: padding changed it (padded run)";
         EXPECT_TRUE(close(gotNanPacked.at(name).at(i), gotPacked.at(name).at(i),
                           1e-6, 1e-8))
-            << name << "[" << i << "]: NaN padding changed it (packed run)";
+            << name << "[" << i << "]: padding changed it (packed run)";
       }
     }
   }

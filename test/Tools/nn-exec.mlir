@@ -9,6 +9,9 @@
 // RUN: %if cuda-toolkit %{ nn-run %s --compile-only --target=cuda --emit-artifact=%t.cuda.so | FileCheck %s --check-prefix=CUDA %}
 // RUN: %if cuda-toolkit %{ env NN_CUDA_DRIVER=/nonexistent/libcuda.so.1 not nn-exec %t.cuda.so 2>&1 | FileCheck %s --check-prefix=NODRIVER %}
 // RUN: not nn-exec %t.missing.so 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: nn-exec %t.cpu.so --dim-len T=0:0 --json | FileCheck %s --check-prefix=DIMLEN
+// RUN: not nn-exec %t.cpu.so --dim-len T=5:2 2>&1 | FileCheck %s --check-prefix=BADRANGE
+// RUN: not nn-exec %t.cpu.so --dim-len Q=1:2 2>&1 | FileCheck %s --check-prefix=NODIM
 
 nn.graph @tail(%x: !nn.tensor<[B, T, 6], f32>, %y: !nn.tensor<[B, T], i32>)
     dims [B: batch, T: seq(B)] {
@@ -23,6 +26,11 @@ nn.graph @tail(%x: !nn.tensor<[B, T, 6], f32>, %y: !nn.tensor<[B, T], i32>)
 // REPEAT: loss ce: sum
 // REPEAT: median {{[0-9.e-]+}} ms per run, kernels 0 ms per run
 // CUDA: compiled @tail for cuda: {{[1-9][0-9]*}} kernels
-// CUDA: kernel tail_k{{[0-9]+}}_cross_entropy (nn.cross_entropy at {{.*}}nn-exec.mlir:15:9)
+// CUDA: kernel tail_k{{[0-9]+}}_cross_entropy (nn.cross_entropy at {{.*}}nn-exec.mlir:{{[0-9]+}}:9)
 // NODRIVER: nn-exec: cannot run @tail on the GPU: no GPU: cannot load the CUDA driver /nonexistent/libcuda.so.1
 // MISSING: nn-exec: cannot load artifact
+// Per-dim lengths: every sequence of T empty, so the loss sums nothing.
+// DIMLEN: "losses": [{"name": "ce", "sum": 0, "normalized": 0}]
+// BADRANGE: bad value 'T=5:2' for --dim-len
+// NODIM: --dim-len Q: the artifact has no root sequence dim named 'Q'
+

@@ -26,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <sstream>
 
 namespace {
@@ -40,6 +41,8 @@ const char *kUsage =
     "  --min-len T        shortest synthetic length (default 1)\n"
     "  --max-len T        longest synthetic length (default 50)\n"
     "  --lengths L1,L2,.. these lengths for every root sequence dim\n"
+    "  --dim-len D=A:B    lengths of sequence dim D in [A, B] (overrides\n"
+    "                     --min-len/--max-len for it; repeatable)\n"
     "  --seed S           seed of the synthetic batch (default 1)\n"
     "  --repeat N         N more runs; print the median time per run\n"
     "  --json             print results as JSON (non-finite numbers as the\n"
@@ -93,6 +96,7 @@ int main(int argc, char **argv) {
   int64_t batch = 8, minLength = 1, maxLength = 50, repeat = 0, seed = 1;
   bool json = false;
   std::vector<int32_t> fixed;
+  std::map<std::string, std::pair<int64_t, int64_t>> dimRanges;
   constexpr int64_t kMaxLength = std::numeric_limits<int32_t>::max();
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
@@ -127,7 +131,19 @@ int main(int argc, char **argv) {
       ok = integer(0, std::numeric_limits<uint32_t>::max(), seed);
     else if (flag == "--repeat")
       ok = integer(0, 1 << 20, repeat);
-    else if (flag == "--lengths") {
+    else if (flag == "--dim-len") {
+      std::string text = value;
+      size_t equals = text.find('='), colon = text.find(':', equals);
+      int64_t low = 0, high = 0;
+      ok = equals != std::string::npos && equals > 0 &&
+           colon != std::string::npos &&
+           parseInteger(text.substr(equals + 1, colon - equals - 1).c_str(), 0,
+                        kMaxLength, low) &&
+           parseInteger(text.substr(colon + 1).c_str(), 0, kMaxLength, high) &&
+           low <= high;
+      if (ok)
+        dimRanges[text.substr(0, equals)] = {low, high};
+    } else if (flag == "--lengths") {
       std::stringstream list(value);
       for (std::string item; ok && std::getline(list, item, ',');) {
         int64_t length;
@@ -154,6 +170,14 @@ int main(int argc, char **argv) {
     return 1;
   }
   const nn::Manifest &manifest = exe.manifest();
+  for (const auto &[name, range] : dimRanges) {
+    const nn::DimInfo *dim = manifest.findDim(name);
+    if (!dim || dim->kind != nn::DimInfo::Kind::seq || !dim->source.empty())
+      return usage("--dim-len " + name +
+                   ": the artifact has no root "
+                   "sequence dim named '" +
+                   name + "'");
+  }
   std::mt19937 rng((unsigned)seed);
   std::map<std::string, std::vector<int32_t>> lengths;
   if (!fixed.empty())
@@ -163,7 +187,10 @@ int main(int argc, char **argv) {
       continue;
     std::vector<int32_t> &values = lengths[root];
     values = fixed;
-    std::uniform_int_distribution<int32_t> pick(minLength, maxLength);
+    auto range = dimRanges.find(root);
+    std::uniform_int_distribution<int32_t> pick(
+        range != dimRanges.end() ? range->second.first : minLength,
+        range != dimRanges.end() ? range->second.second : maxLength);
     while ((int64_t)values.size() < batch)
       values.push_back(pick(rng));
   }
