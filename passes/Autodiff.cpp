@@ -55,8 +55,6 @@ private:
   llvm::DenseMap<Value, Value> gradients;
 };
 
-class Differentiator;
-
 /// Module-wide state: the VJP companions of called graphs. A call's VJP is
 /// a call of its callee's companion, `@<callee>_vjp`: the callee's body
 /// (its forward, recomputed), seeded with the gradients of the call's
@@ -67,8 +65,7 @@ class Differentiator;
 /// results.
 class AutodiffState {
 public:
-  AutodiffState(ModuleOp module, SymbolTable &symbols)
-      : module(module), symbols(symbols) {}
+  explicit AutodiffState(SymbolTable &symbols) : symbols(symbols) {}
 
   SymbolTable &getSymbols() { return symbols; }
   /// The companion for `differentiated` results that returns the
@@ -78,7 +75,6 @@ public:
                                ArrayRef<bool> wanted, CallOp call);
 
 private:
-  ModuleOp module;
   SymbolTable &symbols;
   std::map<std::pair<std::string, std::string>, GraphOp> companions;
 };
@@ -464,7 +460,7 @@ struct NNAutodiffPass : public nn::impl::NNAutodiffBase<NNAutodiffPass> {
         return signalPassFailure();
       }
     }
-    AutodiffState state(module, symbols);
+    AutodiffState state(symbols);
     Differentiator differentiator(graph, state, /*isEntry=*/true);
     if (failed(differentiator.run(inputNames)))
       signalPassFailure();

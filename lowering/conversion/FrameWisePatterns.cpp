@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <cmath>
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::nn;
@@ -613,6 +614,11 @@ public:
 /// dtable(v, f) = sum over valid positions p with index(p) = v of dy(p, f).
 /// A dense reduction over (p..., v, f): simple, and O(V) per position; a
 /// scatter loop is the faster form for large vocabularies.
+/// A scatter-add: loops over the positions (an scf.for per axis) and, at
+/// each valid position whose index is in the table, over the features,
+/// adding the position's gradient row to the indexed row: O(positions x F),
+/// not O(positions x V x F). Invalid positions and out-of-range indices
+/// get a feature loop of 0 trips (the forward read zeros for them).
 class EmbeddingGradConversion : public NNConversionPattern<EmbeddingGradOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -620,42 +626,58 @@ public:
   FailureOr<SmallVector<Value>> build(EmbeddingGradOp op, OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
     OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
     NNTensorType indicesType = typeOf(op.getIndices());
     NNTensorType type = typeOf(op.getResult());
     unsigned positions = indicesType.getRank();
-    unsigned loops = positions + 2;
     SmallVector<Value> lengths = lb.paddingLengths(indicesType);
-    Value init = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
-    AffineExpr v = b.getAffineDimExpr(positions),
-               f = b.getAffineDimExpr(positions + 1);
-    SmallVector<AffineExpr> positionExprs;
-    for (unsigned p = 0; p < positions; ++p)
-      positionExprs.push_back(b.getAffineDimExpr(p));
-    SmallVector<AffineExpr> gradExprs(positionExprs);
-    gradExprs.push_back(f);
-    SmallVector<AffineMap> maps{
-        AffineMap::get(loops, 0, gradExprs, b.getContext()),
-        AffineMap::get(loops, 0, positionExprs, b.getContext())};
-    maps.append(lengths.size(),
-                AffineMap::get(loops, 0, b.getAffineDimExpr(0)));
-    maps.push_back(AffineMap::get(loops, 0, {v, f}, b.getContext()));
-    SmallVector<IteratorType> iterators(loops, IteratorType::reduction);
-    iterators[positions] = iterators[positions + 1] = IteratorType::parallel;
-    SmallVector<Value> inputs{adaptor.getGrad(), adaptor.getIndices()};
-    inputs.append(lengths);
-    return SmallVector<Value>{lb.generic(
-        init.getType(), inputs, init, maps, iterators,
-        [&](OpBuilder &nested, Location l, ValueRange a) {
-          Scalar s{nested, l};
-          Value hit = nested.create<arith::CmpIOp>(
-              l, arith::CmpIPredicate::eq, s.toIndex(a[1]), s.index(positions));
-          Value valid =
-              LinalgBuilder::isValidPosition(s, a.drop_front(2).drop_back());
-          if (valid)
-            hit = s.andI(hit, valid);
-          nested.create<linalg::YieldOp>(
-              l, s.select(hit, s.add(a.back(), a[0]), a.back()));
-        })};
+    Value dy = adaptor.getGrad(), indices = adaptor.getIndices();
+    int64_t vocabulary = type.getStaticSize(0),
+            features = type.getStaticSize(1);
+    Value table = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
+    SmallVector<Value> ivs;
+    std::function<Value(OpBuilder &, Location, unsigned, Value)> loop =
+        [&](OpBuilder &ob, Location l, unsigned axis, Value acc) -> Value {
+      Scalar s{ob, l};
+      if (axis == positions) {
+        // One position: its index and whether its row counts.
+        Value id = s.toIndex(ob.create<tensor::ExtractOp>(l, indices, ivs));
+        Value counts = s.andI(s.ge(id, s.idx(0)), s.lt(id, s.idx(vocabulary)));
+        for (auto [i, length] : llvm::enumerate(lengths)) {
+          Value limit = s.toIndex(
+              ob.create<tensor::ExtractOp>(l, length, ValueRange{ivs[0]}));
+          counts = s.andI(counts, s.lt(ivs[i + 1], limit));
+        }
+        Value row = s.select(counts, id, s.idx(0));
+        Value trips = s.select(counts, s.idx(features), s.idx(0));
+        auto featureLoop = ob.create<scf::ForOp>(
+            l, s.idx(0), trips, s.idx(1), ValueRange{acc},
+            [&](OpBuilder &fb, Location fl, Value f, ValueRange state) {
+              Scalar q{fb, fl};
+              SmallVector<Value> at(ivs);
+              at.push_back(f);
+              Value g = fb.create<tensor::ExtractOp>(fl, dy, at);
+              Value old = fb.create<tensor::ExtractOp>(fl, state[0],
+                                                       ValueRange{row, f});
+              fb.create<scf::YieldOp>(
+                  fl, fb.create<tensor::InsertOp>(fl, q.add(old, g), state[0],
+                                                  ValueRange{row, f})
+                          .getResult());
+            });
+        return featureLoop.getResult(0);
+      }
+      Value size = ob.create<tensor::DimOp>(l, indices, axis);
+      auto forOp = ob.create<scf::ForOp>(
+          l, s.idx(0), size, s.idx(1), ValueRange{acc},
+          [&](OpBuilder &nb, Location nl, Value iv, ValueRange state) {
+            ivs.push_back(iv);
+            Value next = loop(nb, nl, axis + 1, state[0]);
+            ivs.pop_back();
+            nb.create<scf::YieldOp>(nl, next);
+          });
+      return forOp.getResult(0);
+    };
+    return SmallVector<Value>{loop(b, loc, 0, table)};
   }
 };
 

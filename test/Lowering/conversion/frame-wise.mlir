@@ -131,10 +131,14 @@ nn.graph @linear_grads(%dy: !nn.tensor<[B, T, 3], f32>, %x: !nn.tensor<[B, T, 4]
 // CHECK: math.rsqrt
 // CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel"]
 // CHECK:   arith.select
-// CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel", "parallel"]
-// CHECK:   arith.cmpi eq
-// CHECK:   arith.cmpi slt
-// CHECK:   arith.select
+// CHECK: scf.for %[[BI:.+]] = {{.+}} iter_args
+// CHECK:   scf.for %[[TI:.+]] = {{.+}} iter_args
+// CHECK:     %[[ID:.+]] = tensor.extract %{{.+}}[%[[BI]], %[[TI]]] : tensor<?x?xi32>
+// CHECK:     arith.cmpi slt, %[[TI]]
+// CHECK:     %[[TRIPS:.+]] = arith.select %{{.+}}, %c5, %c0
+// CHECK:     scf.for %[[F:.+]] = %c0{{.*}} to %[[TRIPS]]
+// CHECK:       tensor.extract %{{.+}}[%[[BI]], %[[TI]], %[[F]]]
+// CHECK:       tensor.insert
 nn.graph @more_grads(%dy: !nn.tensor<[B, T, 5], f32>, %x: !nn.tensor<[B, T, 5], f32>,
                      %gain: !nn.tensor<[5], f32>, %ids: !nn.tensor<[B, T], i32>)
     -> (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 5], f32>, !nn.tensor<[5], f32>, !nn.tensor<[7, 5], f32>)
