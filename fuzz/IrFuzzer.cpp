@@ -1,8 +1,10 @@
-//===- IrFuzzer.cpp - libFuzzer target: parse, verify, pack nn IR ---------===//
+//===- IrFuzzer.cpp - libFuzzer target: parse, verify, transform nn IR ----===//
 //
-// Text in, as nn-opt reads it: parse, verify, and run
-// nn-pack-before-loss on what verifies. Diagnostics are swallowed; a crash,
-// a sanitizer report or a pass that leaves invalid IR is a finding.
+// Text in, as nn-opt reads it: parse, verify, and on what verifies run
+// nn-pack-before-loss, and (on a copy) the training pipeline's nn-level
+// passes: nn-dropout-training, nn-pack-before-loss, nn-autodiff.
+// Diagnostics are swallowed; a crash, a sanitizer report or a pass that
+// leaves invalid IR is a finding.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,14 +38,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       mlir::parseSourceString<mlir::ModuleOp>(text, config);
   if (!module || mlir::failed(mlir::verify(*module)))
     return 0;
-  mlir::PassManager passes(&context);
-  passes.addPass(mlir::nn::createNNPackBeforeLoss());
+  mlir::OwningOpRef<mlir::ModuleOp> training = module->clone();
   // Verified here rather than by the pass manager, so that a pass that
   // breaks the IR is a finding and not a quiet failure.
-  passes.enableVerifier(false);
-  if (mlir::failed(passes.run(*module)))
-    return 0;
-  if (mlir::failed(mlir::verify(*module)))
-    __builtin_trap();
+  auto runChecked = [&](mlir::ModuleOp target, auto addPasses) {
+    mlir::PassManager passes(&context);
+    addPasses(passes);
+    passes.enableVerifier(false);
+    if (mlir::succeeded(passes.run(target)) &&
+        mlir::failed(mlir::verify(target)))
+      __builtin_trap();
+  };
+  runChecked(*module, [](mlir::PassManager &passes) {
+    passes.addPass(mlir::nn::createNNPackBeforeLoss());
+  });
+  runChecked(*training, [](mlir::PassManager &passes) {
+    passes.addPass(mlir::nn::createNNDropoutTraining());
+    passes.addPass(mlir::nn::createNNPackBeforeLoss());
+    passes.addPass(mlir::nn::createNNAutodiff());
+  });
   return 0;
 }
