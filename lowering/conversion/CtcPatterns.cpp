@@ -152,9 +152,10 @@ alphaRecursion(OpBuilder &b, Location loc, const CtcStates &graph,
   return result;
 }
 
-/// What both patterns read: log-probabilities, labels, lengths, sizes.
+/// What both patterns read: log-probabilities, labels, lengths, sizes,
+/// and the number of states, 2 U + 1 for the padded label count U.
 struct CtcInputs {
-  Value logProbs, labels, frameLengths, labelLengths, batch, labelPad;
+  Value logProbs, labels, frameLengths, labelLengths, batch, labelPad, states;
   int64_t classes;
 };
 
@@ -172,6 +173,8 @@ CtcInputs ctcInputs(OpTy op, Adaptor adaptor, LinalgBuilder &lb) {
   in.batch = lb.getDims().size(logitsType.getDimName(0));
   in.labelPad = lb.getDims().size(labelsType.getDimName(1));
   in.classes = logitsType.getStaticSize(2);
+  Scalar s = lb.scalar();
+  in.states = s.add(s.mul(in.labelPad, s.idx(2)), s.idx(1));
   return in;
 }
 
@@ -187,8 +190,7 @@ public:
     Type element = type.getElementType();
     CtcInputs in = ctcInputs(op, adaptor, lb);
     Scalar outer{b, loc};
-    Value states =
-        outer.add(outer.mul(in.labelPad, outer.idx(2)), outer.idx(1));
+    Value states = in.states;
     Value losses = lb.empty(lb.sizes(type), element);
     auto batchLoop = b.create<scf::ForOp>(
         loc, outer.idx(0), in.batch, outer.idx(1), ValueRange{losses},
@@ -233,8 +235,7 @@ public:
     Type element = logitsType.getElementType();
     CtcInputs in = ctcInputs(op, adaptor, lb);
     Scalar outer{b, loc};
-    Value states =
-        outer.add(outer.mul(in.labelPad, outer.idx(2)), outer.idx(1));
+    Value states = in.states;
     Value time = lb.getDims().size(logitsType.getDimName(1));
     Value posteriors = lb.filled(lb.sizes(logitsType), element, 0.0);
     Value logLikelihoods = lb.empty(lb.sizes(typeOf(op.getGrad())), element);
