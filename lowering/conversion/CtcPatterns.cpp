@@ -239,8 +239,6 @@ public:
     Value time = lb.getDims().size(logitsType.getDimName(1));
     Value posteriors = lb.filled(lb.sizes(logitsType), element, 0.0);
     Value logLikelihoods = lb.empty(lb.sizes(typeOf(op.getGrad())), element);
-    auto alphasType = RankedTensorType::get(
-        {ShapedType::kDynamic, ShapedType::kDynamic}, element);
 
     auto batchLoop = b.create<scf::ForOp>(
         loc, outer.idx(0), in.batch, outer.idx(1),
