@@ -66,8 +66,6 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
       merge(classBound(user->getResult(0), symbols, depth + 1));
     } else if (auto call = dyn_cast<ir::CallOp>(user)) {
       auto callee = symbols.lookup<ir::GraphOp>(call.getCallee());
-      if (!callee)
-        continue;
       merge(classBound(callee.getArgument(use.getOperandNumber()), symbols,
                        depth + 1));
     }

@@ -495,17 +495,9 @@ public:
 
   FailureOr<SmallVector<Value>> build(SliceFeaturesOp op, OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
-    OpBuilder &b = lb.getBuilder();
-    NNTensorType type = typeOf(op.getResult());
-    unsigned rank = type.getRank();
-    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
-    offsets.back() = b.getIndexAttr(static_cast<int64_t>(op.getOffset()));
-    SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
-    auto resultType = cast<RankedTensorType>(
-        getTypeConverter()->convertType(op.getResult().getType()));
-    return SmallVector<Value>{b.create<tensor::ExtractSliceOp>(
-        lb.getLoc(), resultType, adaptor.getInput(), offsets, lb.sizes(type),
-        strides)};
+    return SmallVector<Value>{lb.sliceFeatures(
+        adaptor.getInput(), static_cast<int64_t>(op.getOffset()),
+        static_cast<int64_t>(op.getWidth()))};
   }
 };
 

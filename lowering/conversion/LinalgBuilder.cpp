@@ -427,6 +427,21 @@ Value LinalgBuilder::sumValidPositions(Value x, unsigned positions,
                  });
 }
 
+Value LinalgBuilder::sliceFeatures(Value x, int64_t offset, int64_t width) {
+  auto type = cast<RankedTensorType>(x.getType());
+  unsigned rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  offsets.back() = b.getIndexAttr(offset);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  sizes.back() = b.getIndexAttr(width);
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  SmallVector<int64_t> shape(type.getShape());
+  shape.back() = width;
+  return b.create<tensor::ExtractSliceOp>(
+      loc, RankedTensorType::get(shape, type.getElementType()), x, offsets,
+      sizes, strides);
+}
+
 /// x [P..., I] W^T + bias over the last axis. Two-dimensional inputs (packed
 /// frames) are one named GEMM; padded ones a contraction over (P..., O, I).
 /// (Collapsing [B, T] into rows would need a tensor.expand_shape back, whose

@@ -169,6 +169,8 @@ public:
   std::pair<Value, Value> rowMaxAndSumExp(Value x);
   /// log_softmax over the last axis.
   Value logSoftmax(Value x);
+  /// Features [offset, offset + width) of `x` (its last axis).
+  Value sliceFeatures(Value x, int64_t offset, int64_t width);
   /// The feature axes of `parts` side by side, on shared `positions`.
   Value concatFeatures(ValueRange parts, ArrayRef<OpFoldResult> positions,
                        ArrayRef<int64_t> widths, Type element);

@@ -360,24 +360,6 @@ public:
   }
 };
 
-/// Features [offset, offset + width) of x [B, T, F].
-Value sliceFeatures(LinalgBuilder &lb, Value x, int64_t offset, int64_t width) {
-  OpBuilder &b = lb.getBuilder();
-  Location loc = lb.getLoc();
-  auto type = cast<RankedTensorType>(x.getType());
-  auto resultType = RankedTensorType::get(
-      {type.getDimSize(0), type.getDimSize(1), width}, type.getElementType());
-  return b.create<tensor::ExtractSliceOp>(
-      loc, resultType, x,
-      ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0),
-                             b.getIndexAttr(offset)},
-      ArrayRef<OpFoldResult>{tensor::getMixedSize(b, loc, x, 0),
-                             tensor::getMixedSize(b, loc, x, 1),
-                             b.getIndexAttr(width)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                             b.getIndexAttr(1)});
-}
-
 /// The two directions' weight gradients stacked on a leading axis of 2.
 Value stackDirections(LinalgBuilder &lb, Value forward, Value backward) {
   OpBuilder &b = lb.getBuilder();
@@ -398,23 +380,6 @@ Value stackDirections(LinalgBuilder &lb, Value forward, Value backward) {
                                               offsets, sizes, strides);
   }
   return stacked;
-}
-
-/// x + y elementwise, same shapes.
-Value addTensors(LinalgBuilder &lb, Value x, Value y) {
-  OpBuilder &b = lb.getBuilder();
-  auto type = cast<RankedTensorType>(x.getType());
-  unsigned rank = type.getRank();
-  Value init =
-      lb.empty(tensor::getMixedSizes(b, lb.getLoc(), x), type.getElementType());
-  AffineMap identity = b.getMultiDimIdentityMap(rank);
-  return lb.generic(type, ValueRange{x, y}, init,
-                    {identity, identity, identity},
-                    SmallVector<IteratorType>(rank, IteratorType::parallel),
-                    [&](OpBuilder &nested, Location l, ValueRange a) {
-                      Scalar s{nested, l};
-                      nested.create<linalg::YieldOp>(l, s.add(a[0], a[1]));
-                    });
 }
 
 class LstmGradConversion : public NNConversionPattern<LstmGradOp> {
@@ -459,15 +424,17 @@ public:
       return results(backward(dy, wi, wh, bias));
     case LstmDirection::bidirectional: {
       LstmGrads forward =
-          lstmBackward(b, x, sliceFeatures(b, dy, 0, hidden), lengths,
+          lstmBackward(b, x, b.sliceFeatures(dy, 0, hidden), lengths,
                        sliceDirection(b, wi, 0), sliceDirection(b, wh, 0),
                        sliceDirection(b, bias, 0), hidden, inputGradient);
       LstmGrads back = backward(
-          sliceFeatures(b, dy, hidden, hidden), sliceDirection(b, wi, 1),
+          b.sliceFeatures(dy, hidden, hidden), sliceDirection(b, wi, 1),
           sliceDirection(b, wh, 1), sliceDirection(b, bias, 1));
       return SmallVector<Value>{
-          inputGradient ? addTensors(b, forward.input, back.input)
-                        : unusedInput,
+          inputGradient
+              ? b.map(inputType, {forward.input, back.input},
+                      [](Scalar &s, ValueRange a) { return s.add(a[0], a[1]); })
+              : unusedInput,
           stackDirections(b, forward.inputWeight, back.inputWeight),
           stackDirections(b, forward.recurrentWeight, back.recurrentWeight),
           stackDirections(b, forward.bias, back.bias)};
