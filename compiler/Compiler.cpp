@@ -122,6 +122,20 @@ compileModule(ModuleOp module, MLIRContext &context,
   pipelineOptions.training = options.training;
   pipelineOptions.inputGrads = options.inputGradients;
   pipelineOptions.graph = graphName;
+  if (options.trainStep) {
+    if (!options.grads)
+      return absl::InvalidArgumentError(
+          "a train step needs gradients (CompileOptions::grads)");
+    const ::nn::OptimizerOptions &optimizer = options.optimizer;
+    pipelineOptions.optimizer = optimizer.kind;
+    pipelineOptions.momentum = optimizer.momentum;
+    pipelineOptions.nesterov = optimizer.nesterov;
+    pipelineOptions.beta1 = optimizer.beta1;
+    pipelineOptions.beta2 = optimizer.beta2;
+    pipelineOptions.epsilon = optimizer.epsilon;
+    pipelineOptions.weightDecay = optimizer.weightDecay;
+    pipelineOptions.clipNorm = optimizer.clipNorm;
+  }
   pipelineOptions.blas = options.blas;
   pipelineOptions.chip = options.gpuChip;
   pipelineOptions.gpuFormat = options.gpuBinary == "cubin" ? "bin" : "isa";

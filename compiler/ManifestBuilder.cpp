@@ -2,6 +2,7 @@
 
 #include "compiler/ManifestBuilder.h"
 
+#include "dialects/nn/NNInterfaces.h"
 #include "dialects/nn/NNOps.h"
 #include "lowering/conversion/Origin.h"
 
@@ -77,6 +78,51 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
   return bound;
 }
 
+/// How a fresh `parameter` is drawn: optimizer state starts at zero; a
+/// model parameter as the first op reading it says
+/// (ParameterInitOpInterface, in module order), else Glorot uniform over
+/// its first and last axes when it has two or more, zeros when it has
+/// fewer (a parameter only added or multiplied elementwise).
+ir::ParameterInit parameterInit(ir::ParameterOp parameter, ModuleOp module) {
+  if (parameter->hasAttr("nn.optimizer_state"))
+    return ir::ParameterInit::zeros();
+  ir::ParameterInit found;
+  module.walk([&](ir::ParamRefOp ref) {
+    if (ref.getName() != parameter.getSymName())
+      return WalkResult::advance();
+    for (OpOperand &use : ref.getResult().getUses())
+      if (auto op = dyn_cast<ir::ParameterInitOpInterface>(use.getOwner())) {
+        found = op.getParameterInit(use);
+        if (found.kind != ir::ParameterInit::Kind::none)
+          return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (found.kind != ir::ParameterInit::Kind::none)
+    return found;
+  auto type = cast<ir::NNTensorType>(parameter.getType());
+  unsigned rank = type.getRank();
+  if (rank < 2)
+    return ir::ParameterInit::zeros();
+  return ir::ParameterInit::glorot(type.getStaticSize(rank - 1),
+                                   type.getStaticSize(0));
+}
+
+const char *initName(ir::ParameterInit::Kind kind) {
+  switch (kind) {
+  case ir::ParameterInit::Kind::ones:
+    return "ones";
+  case ir::ParameterInit::Kind::uniform:
+    return "uniform";
+  case ir::ParameterInit::Kind::normal:
+    return "normal";
+  case ir::ParameterInit::Kind::none:
+  case ir::ParameterInit::Kind::zeros:
+    break;
+  }
+  return "zeros";
+}
+
 } // namespace
 
 namespace nn::compiler {
@@ -122,19 +168,29 @@ namespace nn::compiler {
     }
     manifest.inputs.push_back(info);
   }
+  auto module = graph->getParentOfType<ModuleOp>();
   for (ir::ParameterOp parameter : abi.parameters) {
     auto tensor = cast<ir::NNTensorType>(parameter.getType());
-    manifest.parameters.push_back({parameter.getSymName().str(),
-                                   toDType(tensor.getElementType()),
-                                   toAxes(tensor)});
+    ::nn::TensorInfo info{parameter.getSymName().str(),
+                          toDType(tensor.getElementType()), toAxes(tensor)};
+    ir::ParameterInit init = parameterInit(parameter, module);
+    info.init = initName(init.kind);
+    info.initScale = init.scale;
+    manifest.parameters.push_back(info);
   }
   for (auto [index, type] : llvm::enumerate(graph.getResultTypes())) {
     auto tensor = cast<ir::NNTensorType>(type);
-    // nn-autodiff's gradient results name their parameter or input.
+    // nn-autodiff's gradient results name their parameter or input,
+    // nn-train-step's its updates.
     std::string name = "result" + std::to_string(index);
     if (auto parameter =
             graph.getResultAttrOfType<StringAttr>(index, "nn.gradient"))
       name = "grad:" + parameter.str();
+    else if (auto updated =
+                 graph.getResultAttrOfType<StringAttr>(index, "nn.update"))
+      name = "update:" + updated.str();
+    else if (graph.getResultAttr(index, "nn.grad_norm"))
+      name = "grad_norm";
     else if (auto input = graph.getResultAttrOfType<StringAttr>(
                  index, "nn.gradient_of_input"))
       name = "grad_input:" + input.str();

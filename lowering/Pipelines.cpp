@@ -58,6 +58,19 @@ void nn::buildOptimizePipeline(OpPassManager &pm,
     autodiff.graphName = options.graph;
     autodiff.inputNames = options.inputGrads;
     pm.addPass(createNNAutodiff(autodiff));
+    if (!options.optimizer.empty()) {
+      NNTrainStepOptions step;
+      step.graphName = options.graph;
+      step.optimizer = options.optimizer;
+      step.momentum = options.momentum;
+      step.nesterov = options.nesterov;
+      step.beta1 = options.beta1;
+      step.beta2 = options.beta2;
+      step.epsilon = options.epsilon;
+      step.weightDecay = options.weightDecay;
+      step.clipNorm = options.clipNorm;
+      pm.addPass(createNNTrainStep(step));
+    }
   }
   // nn folds (pack(unpack(p)), dropout with rate 0) and dead nn ops.
   pm.addPass(createCanonicalizerPass());

@@ -5,7 +5,8 @@
 //
 //   nn-optimize     nn-level passes (nn-dropout-training with
 //                   training=true, pack-before-loss unless pack=false,
-//                   then nn-autodiff with grads=true)
+//                   then nn-autodiff with grads=true, then
+//                   nn-train-step with an optimizer)
 //   nn-to-buffers   nn -> linalg/tensor -> bufferized memrefs; shared by
 //                   every target
 //   nn-cpu-codegen  bufferized linalg -> CBLAS calls (unless blas=false)
@@ -50,6 +51,33 @@ struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
       llvm::cl::desc("With grads: the graph to differentiate (default: the "
                      "one no graph calls)"),
       llvm::cl::init("")};
+  // With grads and an optimizer: nn-train-step's options.
+  PassOptions::Option<std::string> optimizer{
+      *this, "optimizer",
+      llvm::cl::desc("With grads: make the graph one train step of this "
+                     "optimizer (sgd, adam, adamw; nn-train-step)"),
+      llvm::cl::init("")};
+  PassOptions::Option<double> momentum{
+      *this, "momentum", llvm::cl::desc("sgd: the momentum (0: none)"),
+      llvm::cl::init(0.0)};
+  PassOptions::Option<bool> nesterov{
+      *this, "nesterov", llvm::cl::desc("sgd: Nesterov momentum"),
+      llvm::cl::init(false)};
+  PassOptions::Option<double> beta1{
+      *this, "beta1", llvm::cl::desc("adam(w): beta1"), llvm::cl::init(0.9)};
+  PassOptions::Option<double> beta2{
+      *this, "beta2", llvm::cl::desc("adam(w): beta2"), llvm::cl::init(0.999)};
+  PassOptions::Option<double> epsilon{
+      *this, "epsilon", llvm::cl::desc("adam(w): epsilon"),
+      llvm::cl::init(1e-8)};
+  PassOptions::Option<double> weightDecay{
+      *this, "weight-decay",
+      llvm::cl::desc("L2 coefficient (sgd, adam) or decoupled decay (adamw)"),
+      llvm::cl::init(0.0)};
+  PassOptions::Option<double> clipNorm{
+      *this, "clip-norm",
+      llvm::cl::desc("Clip gradients to this global norm (0: off)"),
+      llvm::cl::init(0.0)};
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Call CBLAS for GEMMs (else generated loops)"),

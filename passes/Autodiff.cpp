@@ -433,35 +433,12 @@ struct NNAutodiffPass : public nn::impl::NNAutodiffBase<NNAutodiffPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    GraphOp graph;
-    if (!graphName.empty()) {
-      graph = symbols.lookup<GraphOp>(graphName);
-      if (!graph) {
-        module.emitError() << "nn-autodiff: no graph named @" << graphName;
-        return signalPassFailure();
-      }
-    } else {
-      llvm::DenseSet<Operation *> called;
-      module.walk([&](CallOp call) {
-        called.insert(symbols.lookup(call.getCallee()));
-      });
-      for (GraphOp candidate : module.getOps<GraphOp>()) {
-        if (called.contains(candidate))
-          continue;
-        if (graph) {
-          module.emitError() << "nn-autodiff: several graphs could be the "
-                                "entry; choose one with graph=";
-          return signalPassFailure();
-        }
-        graph = candidate;
-      }
-      if (!graph) {
-        module.emitError() << "nn-autodiff: the module has no graph";
-        return signalPassFailure();
-      }
-    }
+    FailureOr<GraphOp> graph =
+        findEntryGraph(module, graphName, "nn-autodiff");
+    if (failed(graph))
+      return signalPassFailure();
     AutodiffState state(symbols);
-    Differentiator differentiator(graph, state, /*isEntry=*/true);
+    Differentiator differentiator(*graph, state, /*isEntry=*/true);
     if (failed(differentiator.run(inputNames)))
       signalPassFailure();
   }

@@ -16,6 +16,11 @@ namespace mlir::nn {
 /// step. Fails (with a diagnostic) on recursive calls.
 LogicalResult exposeLosses(ModuleOp module);
 
+/// The graph `name` names, or (empty) the one graph no graph calls; an
+/// error from `pass` otherwise.
+FailureOr<GraphOp> findEntryGraph(ModuleOp module, StringRef name,
+                                  StringRef pass);
+
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 

@@ -86,4 +86,43 @@ def NNDropoutTraining : Pass<"nn-dropout-training", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::nn::NNDialect"];
 }
 
+def NNTrainStep : Pass<"nn-train-step", "::mlir::ModuleOp"> {
+  let summary = "Turns a differentiated graph into one optimizer step";
+  let description = [{
+    Runs after `nn-autodiff`. The entry graph gets the scalar inputs
+    `learning_rate : !nn.tensor<[], f32>` and, for Adam, `step :
+    !nn.tensor<[], i32>` (the number of this update, from 1). Each
+    parameter with a gradient result gets its optimizer state as new
+    parameters marked `nn.optimizer_state` (zero at the start), named
+    `optimizer/<slot>/<parameter>`: `velocity` (momentum), `adam_m`,
+    `adam_v`. The graph then computes `nn.global_norm` of all gradients
+    (the result marked `nn.grad_norm`), with `clip-norm` their
+    `nn.clip_factor`, and one update op per parameter. Its results become
+    the norm, then the new value of each parameter and state parameter
+    (result attribute `nn.update = "<parameter>"`), then any input
+    gradients; the graph's own results and the parameter gradients are
+    dropped. The runtime swaps the updates in for the parameters between
+    steps. docs/training.md.
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+  let options = [
+    Option<"graphName", "graph", "std::string", /*default=*/"\"\"",
+           "The differentiated graph (default: the one no graph calls)">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adam\"",
+           "sgd, adam or adamw">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "sgd: the momentum (0: none)">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "sgd: Nesterov momentum">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9", "adam(w): beta1">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999", "adam(w): beta2">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8",
+           "adam(w): epsilon">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "L2 coefficient (sgd, adam) or decoupled decay (adamw)">,
+    Option<"clipNorm", "clip-norm", "double", /*default=*/"0.0",
+           "Scale gradients to this global norm when above it (0: off)">
+  ];
+}
+
 #endif // NN_PASSES_TD

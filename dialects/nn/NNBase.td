@@ -182,6 +182,30 @@ def NN_PositiveF64Attr : ConfinedAttr<F64Attr, [AttrConstraint<
     CPred<"::llvm::cast<::mlir::FloatAttr>($_self).getValueAsDouble() > 0.0">,
     "positive">]>;
 
+def NN_NonNegativeF64Attr : ConfinedAttr<F64Attr, [AttrConstraint<
+    CPred<"::llvm::cast<::mlir::FloatAttr>($_self).getValueAsDouble() >= 0.0">,
+    "non-negative">]>;
+
+/// `!nn.tensor<[], f32>` and `!nn.tensor<[], i32>`: the scalars a train
+/// step reads (learning rate, gradient scale, step counter). Buildable, so
+/// ops need not spell them.
+def NN_F32Scalar : Type<
+    And<[NN_Tensor.predicate,
+         CPred<"::llvm::cast<::mlir::nn::NNTensorType>($_self).getRank() == 0">,
+         CPred<"::llvm::cast<::mlir::nn::NNTensorType>($_self)"
+               ".getElementType().isF32()">]>,
+    "rank-0 f32 nn tensor", "::mlir::nn::NNTensorType">,
+    BuildableType<"::mlir::nn::NNTensorType::get($_builder.getContext(), {}, "
+                  "{}, $_builder.getF32Type())">;
+def NN_I32Scalar : Type<
+    And<[NN_Tensor.predicate,
+         CPred<"::llvm::cast<::mlir::nn::NNTensorType>($_self).getRank() == 0">,
+         CPred<"::llvm::cast<::mlir::nn::NNTensorType>($_self)"
+               ".getElementType().isSignlessInteger(32)">]>,
+    "rank-0 i32 nn tensor", "::mlir::nn::NNTensorType">,
+    BuildableType<"::mlir::nn::NNTensorType::get($_builder.getContext(), {}, "
+                  "{}, $_builder.getIntegerType(32))">;
+
 /// `!nn.tensor<[], f64>`: one double-precision number, as loss sums and
 /// normalization factors are accumulated. Buildable, so ops whose results
 /// have this type need not spell it.

@@ -88,6 +88,25 @@ def NN_ClassIndexOpInterface : OpInterface<"ClassIndexOpInterface"> {
   ];
 }
 
+def NN_ParameterInitOpInterface : OpInterface<"ParameterInitOpInterface"> {
+  let cppNamespace = "::mlir::nn";
+  let description = [{
+    An op that knows how a parameter it reads is usually initialized
+    (Glorot for weights, zeros for biases, ones for a layer-norm scale).
+    The compiler asks the ops that read each parameter and writes the
+    answer into the artifact's manifest; `nn::initializeParameters` draws
+    fresh parameters from it (docs/training.md).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Returns how the parameter read as `operand` is initialized, or a
+        ParameterInit of kind `none` when this op has no opinion.
+      }],
+      "::mlir::nn::ParameterInit", "getParameterInit",
+      (ins "::mlir::OpOperand &":$operand)>
+  ];
+}
+
 def NN_VjpOpInterface : OpInterface<"VjpOpInterface"> {
   let cppNamespace = "::mlir::nn";
   let description = [{

@@ -1176,5 +1176,93 @@ LogicalResult BroadcastSeqOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Parameter initialization (ParameterInitOpInterface)
+//===----------------------------------------------------------------------===//
+
+// The usual schemes: Glorot/Xavier uniform for linear and conv weights
+// (fans counted PyTorch's way), PyTorch's uniform(1/sqrt(H)) for LSTM
+// weights, N(0, 1) for embedding tables, zero biases, unit layer-norm
+// scales.
+
+ParameterInit LinearOp::getParameterInit(OpOperand &operand) {
+  if (operand.get() == getWeight()) {
+    NNTensorType weight = tensorOf(getWeight());
+    return ParameterInit::glorot(weight.getStaticSize(1),
+                                 weight.getStaticSize(0));
+  }
+  return operand.get() == getBias() ? ParameterInit::zeros()
+                                    : ParameterInit();
+}
+
+ParameterInit Conv1dOp::getParameterInit(OpOperand &operand) {
+  if (operand.get() == getWeight()) {
+    NNTensorType weight = tensorOf(getWeight()); // [Cout, K, Cin]
+    int64_t kernel = weight.getStaticSize(1);
+    return ParameterInit::glorot(kernel * weight.getStaticSize(2),
+                                 kernel * weight.getStaticSize(0));
+  }
+  return operand.get() == getBias() ? ParameterInit::zeros()
+                                    : ParameterInit();
+}
+
+ParameterInit LstmOp::getParameterInit(OpOperand &operand) {
+  NNTensorType recurrent = tensorOf(getRecurrentWeight());
+  int64_t hidden = recurrent.getStaticSize(recurrent.getRank() - 1);
+  if (operand.get() == getInputWeight() ||
+      operand.get() == getRecurrentWeight())
+    return ParameterInit::uniform(1.0 / std::sqrt((double)hidden));
+  return operand.get() == getBias() ? ParameterInit::zeros()
+                                    : ParameterInit();
+}
+
+ParameterInit LayerNormOp::getParameterInit(OpOperand &operand) {
+  if (operand.get() == getScale())
+    return ParameterInit::ones();
+  return operand.get() == getBias() ? ParameterInit::zeros()
+                                    : ParameterInit();
+}
+
+ParameterInit EmbeddingOp::getParameterInit(OpOperand &operand) {
+  return operand.get() == getTable() ? ParameterInit::normal(1.0)
+                                     : ParameterInit();
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer updates
+//===----------------------------------------------------------------------===//
+
+/// Optimizer ops act on parameters and their gradients: static shapes.
+static LogicalResult requireStaticShape(Operation *op, Value value,
+                                        StringRef role) {
+  if (tensorOf(value).hasStaticShape())
+    return success();
+  return op->emitOpError() << role << " must have a static shape (a "
+                           << "parameter or its gradient), got "
+                           << value.getType();
+}
+
+LogicalResult GlobalNormOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one input";
+  for (auto [i, input] : llvm::enumerate(getInputs()))
+    if (failed(requireStaticShape(*this, input,
+                                  "input " + std::to_string(i))))
+      return failure();
+  return success();
+}
+
+LogicalResult SgdUpdateOp::verify() {
+  return requireStaticShape(*this, getParam(), "param");
+}
+
+LogicalResult MomentumUpdateOp::verify() {
+  return requireStaticShape(*this, getParam(), "param");
+}
+
+LogicalResult AdamUpdateOp::verify() {
+  return requireStaticShape(*this, getParam(), "param");
+}
+
 #define GET_OP_CLASSES
 #include "dialects/nn/NNOps.cpp.inc"

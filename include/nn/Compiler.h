@@ -27,6 +27,21 @@
 
 namespace nn {
 
+/// How a train step updates the parameters (nn-train-step; the formulas
+/// are the update ops' descriptions, docs/training.md).
+struct OptimizerOptions {
+  /// "sgd", "adam" or "adamw".
+  std::string kind = "adam";
+  /// sgd: momentum (0: plain SGD) and Nesterov.
+  double momentum = 0;
+  bool nesterov = false;
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
+  /// L2 coefficient (sgd, adam) or decoupled decay (adamw).
+  double weightDecay = 0;
+  /// Clip the gradients to this global norm; 0 is off.
+  double clipNorm = 0;
+};
+
 struct CompileOptions {
   /// Run each loss's frame-wise tail on packed frames (nn-pack-before-loss).
   bool pack = true;
@@ -43,6 +58,14 @@ struct CompileOptions {
   /// it (nn-dropout-training); packed and padded runs and the backward use
   /// the same mask. Otherwise dropout is the identity.
   bool training = false;
+  /// Compile one train step (needs grads): the entry takes the inputs
+  /// "learning_rate" ([] f32) and, for Adam, "step" ([] i32), reads the
+  /// optimizer state as parameters "optimizer/<slot>/<parameter>" and
+  /// returns the output "grad_norm" and "update:<parameter>" for every
+  /// parameter and state parameter, instead of the graph's own results
+  /// and the gradients (nn/Train.h runs it).
+  bool trainStep = false;
+  OptimizerOptions optimizer;
   /// Call CBLAS (OpenBLAS) for GEMMs; false keeps generated loops, which
   /// the benchmark measures against it.
   bool blas = true;

@@ -67,6 +67,12 @@ struct TensorInfo {
   /// A class index valid positions may not hold (CTC's blank among
   /// labels); -1 when none.
   int64_t reservedClass = -1;
+  /// Parameters: how a fresh one is drawn (nn::initializeParameters):
+  /// "zeros", "ones", "uniform" in [-initScale, initScale] or "normal"
+  /// with standard deviation initScale; empty when the manifest says
+  /// nothing.
+  std::string init;
+  double initScale = 0;
 };
 
 struct LossInfo {

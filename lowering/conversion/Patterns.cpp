@@ -45,6 +45,7 @@ void nn::populateNNToLinalgConversionPatterns(const TypeConverter &converter,
   populateLossConversionPatterns(converter, state, patterns);
   populateCtcConversionPatterns(converter, state, patterns);
   populatePackConversionPatterns(converter, state, patterns);
+  populateOptimizerConversionPatterns(converter, state, patterns);
 }
 
 void ConversionState::markPartlyLowered() const {

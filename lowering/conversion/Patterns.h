@@ -124,6 +124,10 @@ void populateCtcConversionPatterns(const TypeConverter &converter,
 void populatePackConversionPatterns(const TypeConverter &converter,
                                     ConversionState &state,
                                     RewritePatternSet &patterns);
+/// Train-step ops: global_norm, clip_factor and the optimizer updates.
+void populateOptimizerConversionPatterns(const TypeConverter &converter,
+                                         ConversionState &state,
+                                         RewritePatternSet &patterns);
 /// All of the above.
 void populateNNToLinalgConversionPatterns(const TypeConverter &converter,
                                           ConversionState &state,

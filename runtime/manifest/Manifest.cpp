@@ -12,6 +12,7 @@
 //   root NAME
 //   input NAME DTYPE CLASSES RESERVED_CLASS RANK AXIS...
 //   param NAME DTYPE RANK SIZE...
+//   init NAME zeros|ones|uniform|normal SCALE     (after NAME's param)
 //   output NAME DTYPE RANK AXIS...
 //   loss NAME NORMALIZATION SCALE USE_NORMALIZED AS_ERROR packed|padded
 //        BATCH N SEQ...
@@ -28,6 +29,7 @@
 
 #include "nn/Manifest.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -148,6 +150,13 @@ std::string Manifest::serialize() const {
       os << " " << axis.size;
     os << "\n";
   }
+  char number[64];
+  for (const TensorInfo &parameter : parameters)
+    if (!parameter.init.empty()) {
+      std::snprintf(number, sizeof(number), "%.17g", parameter.initScale);
+      os << "init " << encode(parameter.name) << " " << parameter.init << " "
+         << number << "\n";
+    }
   for (const TensorInfo &output : outputs) {
     os << "output " << encode(output.name) << " " << toString(output.dtype)
        << " " << output.axes.size();
@@ -155,11 +164,10 @@ std::string Manifest::serialize() const {
       os << " " << axisToken(axis);
     os << "\n";
   }
-  char scale[64];
   for (const LossInfo &loss : losses) {
-    std::snprintf(scale, sizeof(scale), "%.17g", loss.scale);
+    std::snprintf(number, sizeof(number), "%.17g", loss.scale);
     os << "loss " << encode(loss.name) << " " << loss.normalization << " "
-       << scale << " " << loss.useNormalizedLoss << " " << loss.asError << " "
+       << number << " " << loss.useNormalizedLoss << " " << loss.asError << " "
        << (loss.packed ? "packed" : "padded") << " " << encode(loss.batch)
        << " " << loss.sequences.size();
     for (const std::string &sequence : loss.sequences)
@@ -308,6 +316,27 @@ absl::Status Manifest::parse(const std::string &text, Manifest &manifest) {
        : kind == "param" ? manifest.parameters
                          : manifest.outputs)
           .push_back(info);
+    } else if (kind == "init" && t.size() == 4) {
+      std::string param;
+      if (!name(1, param))
+        return fail(why);
+      auto found = std::find_if(
+          manifest.parameters.begin(), manifest.parameters.end(),
+          [&](const TensorInfo &info) { return info.name == param; });
+      if (found == manifest.parameters.end())
+        return fail("init record for '" + param +
+                    "', which no earlier param record declares");
+      if (!found->init.empty())
+        return fail("repeated init record for '" + param + "'");
+      if (t[2] != "zeros" && t[2] != "ones" && t[2] != "uniform" &&
+          t[2] != "normal")
+        return fail("unknown init scheme '" + t[2] + "'");
+      char *end = nullptr;
+      double scale = std::strtod(t[3].c_str(), &end);
+      if (*end != '\0' || !std::isfinite(scale) || scale < 0)
+        return fail("init scale is not a finite number >= 0");
+      found->init = t[2];
+      found->initScale = scale;
     } else if (kind == "loss" && t.size() >= 9) {
       LossInfo loss;
       loss.normalization = t[2];

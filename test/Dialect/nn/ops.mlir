@@ -197,3 +197,24 @@ nn.graph @arg_names(%features: !nn.tensor<[B, T, 4], f32>, %0: !nn.tensor<[B], f
     dims [B: batch, T: seq(B)] {
   nn.return
 }
+
+// Train-step ops: the gradient norm, its clipping factor and the updates.
+// CHECK-LABEL: nn.graph @optimizer_updates
+// CHECK: %[[N:.+]] = nn.global_norm %{{.+}}, %{{.+}} : !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>
+// CHECK: %[[S:.+]] = nn.clip_factor %[[N]] max_norm 5.000000e+00
+// CHECK: nn.sgd_update %{{.+}}, %{{.+}} lr %{{.+}} : !nn.tensor<[3], f32>
+// CHECK: nn.sgd_update %{{.+}}, %{{.+}} lr %{{.+}} scale %[[S]] weight_decay 1.000000e-02 : !nn.tensor<[3], f32>
+// CHECK: nn.momentum_update %{{.+}}, %{{.+}}, %{{.+}} lr %{{.+}} momentum 9.000000e-01 nesterov : !nn.tensor<[3, 4], f32>
+// CHECK: nn.adam_update %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} lr %{{.+}} step %{{.+}} scale %[[S]] beta1 9.000000e-01 beta2 5.000000e-01 epsilon 1.000000e-08 weight_decay 1.000000e-02 decoupled : !nn.tensor<[3, 4], f32>
+nn.graph @optimizer_updates(%w: !nn.tensor<[3, 4], f32>, %dw: !nn.tensor<[3, 4], f32>,
+                            %b: !nn.tensor<[3], f32>, %db: !nn.tensor<[3], f32>,
+                            %lr: !nn.tensor<[], f32>, %t: !nn.tensor<[], i32>)
+    -> (!nn.tensor<[3], f32>, !nn.tensor<[3], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>) dims [] {
+  %n = nn.global_norm %dw, %db : !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>
+  %s = nn.clip_factor %n max_norm 5.0
+  %b1 = nn.sgd_update %b, %db lr %lr : !nn.tensor<[3], f32>
+  %b2 = nn.sgd_update %b, %db lr %lr scale %s weight_decay 0.01 : !nn.tensor<[3], f32>
+  %w1, %v1 = nn.momentum_update %w, %dw, %dw lr %lr momentum 0.9 nesterov : !nn.tensor<[3, 4], f32>
+  %w2, %m2, %v2 = nn.adam_update %w, %dw, %w, %dw lr %lr step %t scale %s beta1 0.9 beta2 0.5 epsilon 1.0e-8 weight_decay 0.01 decoupled : !nn.tensor<[3, 4], f32>
+  nn.return %b1, %b2, %w1, %w2 : !nn.tensor<[3], f32>, !nn.tensor<[3], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>
+}

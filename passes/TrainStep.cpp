@@ -1,0 +1,239 @@
+//===- TrainStep.cpp - one optimizer step as one graph --------------------===//
+//
+// After nn-autodiff the entry graph returns the gradient of every
+// parameter that reaches a trained loss. This pass makes it return what a
+// train step needs instead: the global gradient norm and the updated
+// parameters and optimizer state, computed by the update ops from the
+// gradients, the optimizer state (new parameters, so that checkpoints and
+// the runtime treat them like any other) and the scalar inputs
+// `learning_rate` and `step`. Nothing per step leaves the device but the
+// norm and the losses; the runtime swaps the updated tensors in.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <cmath>
+
+namespace mlir::nn {
+#define GEN_PASS_DEF_NNTRAINSTEP
+#include "passes/Passes.h.inc"
+} // namespace mlir::nn
+
+using namespace mlir;
+using namespace mlir::nn;
+
+static constexpr StringLiteral kGradientAttr = "nn.gradient";
+static constexpr StringLiteral kGradientOfInputAttr = "nn.gradient_of_input";
+static constexpr StringLiteral kGradNormAttr = "nn.grad_norm";
+static constexpr StringLiteral kUpdateAttr = "nn.update";
+static constexpr StringLiteral kOptimizerStateAttr = "nn.optimizer_state";
+
+namespace {
+
+struct NNTrainStepPass : public nn::impl::NNTrainStepBase<NNTrainStepPass> {
+  using NNTrainStepBase::NNTrainStepBase;
+  void runOnOperation() override;
+
+private:
+  LogicalResult checkOptions(ModuleOp module);
+  /// Appends a scalar argument `name` of `type` to `graph`.
+  FailureOr<Value> addScalarArgument(GraphOp graph, StringRef name, Type type);
+};
+
+} // namespace
+
+LogicalResult NNTrainStepPass::checkOptions(ModuleOp module) {
+  auto fail = [&](const Twine &message) {
+    return module.emitError() << "nn-train-step: " << message;
+  };
+  if (optimizer != "sgd" && optimizer != "adam" && optimizer != "adamw")
+    return fail("unknown optimizer '" + optimizer +
+                "' (expected sgd, adam or adamw)");
+  if (!(momentum >= 0 && momentum < 1))
+    return fail("momentum must lie in [0, 1)");
+  if (nesterov && (optimizer != "sgd" || momentum == 0))
+    return fail("nesterov needs sgd with a momentum");
+  if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1))
+    return fail("beta1 and beta2 must lie in [0, 1)");
+  if (!(epsilon > 0))
+    return fail("epsilon must be positive");
+  if (!(weightDecay >= 0))
+    return fail("weight-decay must not be negative");
+  if (!(clipNorm >= 0) || std::isinf(clipNorm))
+    return fail("clip-norm must be a finite number >= 0 (0: off)");
+  return success();
+}
+
+FailureOr<Value> NNTrainStepPass::addScalarArgument(GraphOp graph,
+                                                    StringRef name, Type type) {
+  for (unsigned i = 0; i < graph.getNumArguments(); ++i)
+    if (graph.getArgName(i) == name)
+      return graph.emitError()
+             << "nn-train-step: graph @" << graph.getSymName()
+             << " already has an argument named '" << name << "'";
+  OpBuilder builder(graph.getContext());
+  Block &body = graph.getBody().front();
+  Value argument = body.addArgument(type, graph.getLoc());
+  SmallVector<Type> inputs(body.getArgumentTypes());
+  graph.setFunctionTypeAttr(
+      TypeAttr::get(builder.getFunctionType(inputs, graph.getResultTypes())));
+  SmallVector<Attribute> names;
+  for (unsigned i = 0; i + 1 < graph.getNumArguments(); ++i)
+    names.push_back(builder.getStringAttr(graph.getArgName(i)));
+  names.push_back(builder.getStringAttr(name));
+  graph.setArgNamesAttr(builder.getArrayAttr(names));
+  if (ArrayAttr argAttrs = graph.getArgAttrsAttr()) {
+    SmallVector<Attribute> extended(argAttrs.begin(), argAttrs.end());
+    extended.push_back(builder.getDictionaryAttr({}));
+    graph.setArgAttrsAttr(builder.getArrayAttr(extended));
+  }
+  return argument;
+}
+
+void NNTrainStepPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (failed(checkOptions(module)))
+    return signalPassFailure();
+  FailureOr<GraphOp> found = findEntryGraph(module, graphName, "nn-train-step");
+  if (failed(found))
+    return signalPassFailure();
+  GraphOp graph = *found;
+  SymbolTable symbols(module);
+  Block &body = graph.getBody().front();
+  auto ret = cast<ReturnOp>(body.getTerminator());
+
+  // The parameters and their gradients, in result (module) order; input
+  // gradients stay results.
+  SmallVector<std::pair<ParameterOp, Value>> gradients;
+  SmallVector<std::pair<Value, DictionaryAttr>> inputGradients;
+  for (unsigned i = 0; i < graph.getNumResults(); ++i) {
+    Value result = ret.getOperand(i);
+    if (auto name = graph.getResultAttrOfType<StringAttr>(i, kGradientAttr))
+      gradients.push_back({symbols.lookup<ParameterOp>(name), result});
+    else if (graph.getResultAttr(i, kGradientOfInputAttr))
+      inputGradients.push_back({result, graph.getResultAttrDict(i)});
+  }
+  if (gradients.empty()) {
+    graph.emitError() << "nn-train-step: graph @" << graph.getSymName()
+                      << " returns no parameter gradients (run nn-autodiff "
+                         "first; a graph whose losses reach no parameter "
+                         "has nothing to train)";
+    return signalPassFailure();
+  }
+
+  OpBuilder builder(module.getContext());
+  Type f32 = builder.getF32Type();
+  auto f32Scalar = NNTensorType::get(ArrayRef<Attribute>{}, f32);
+  auto i32Scalar =
+      NNTensorType::get(ArrayRef<Attribute>{}, builder.getIntegerType(32));
+  bool adam = optimizer != "sgd";
+  FailureOr<Value> lr = addScalarArgument(graph, "learning_rate", f32Scalar);
+  if (failed(lr))
+    return signalPassFailure();
+  Value step;
+  if (adam) {
+    FailureOr<Value> added = addScalarArgument(graph, "step", i32Scalar);
+    if (failed(added))
+      return signalPassFailure();
+    step = *added;
+  }
+
+  // Optimizer state: zero-initialized parameters after each parameter.
+  SmallVector<StringRef> slots;
+  if (adam)
+    slots = {"adam_m", "adam_v"};
+  else if (momentum > 0)
+    slots = {"velocity"};
+  SmallVector<SmallVector<ParameterOp>> states;
+  for (auto [parameter, gradient] : gradients) {
+    SmallVector<ParameterOp> &own = states.emplace_back();
+    builder.setInsertionPointAfter(parameter);
+    for (StringRef slot : slots) {
+      std::string name =
+          ("optimizer/" + slot + "/" + parameter.getSymName()).str();
+      if (Operation *taken = symbols.lookup(name)) {
+        taken->emitError() << "nn-train-step: the optimizer state '" << name
+                           << "' is already a symbol of the module";
+        return signalPassFailure();
+      }
+      auto state = builder.create<ParameterOp>(
+          parameter.getLoc(), builder.getStringAttr(name), parameter.getType());
+      state->setAttr(kOptimizerStateAttr, builder.getUnitAttr());
+      symbols.insert(state);
+      own.push_back(state);
+    }
+  }
+
+  Location loc = ret.getLoc();
+  builder.setInsertionPoint(ret);
+  auto read = [&](ParameterOp parameter) {
+    return builder
+        .create<ParamRefOp>(loc, parameter.getType(), parameter.getSymName())
+        .getResult();
+  };
+  SmallVector<Value> allGradients;
+  for (auto &entry : gradients)
+    allGradients.push_back(entry.second);
+  Value norm = builder.create<GlobalNormOp>(loc, f32Scalar, allGradients);
+  Value scale;
+  if (clipNorm > 0)
+    scale = builder.create<ClipFactorOp>(loc, f32Scalar, norm,
+                                         builder.getF64FloatAttr(clipNorm));
+
+  SmallVector<Value> results{norm};
+  SmallVector<Attribute> resultAttrs{builder.getDictionaryAttr(
+      builder.getNamedAttr(kGradNormAttr, builder.getUnitAttr()))};
+  auto addResult = [&](Value value, ParameterOp target) {
+    results.push_back(value);
+    resultAttrs.push_back(builder.getDictionaryAttr(
+        builder.getNamedAttr(kUpdateAttr, target.getSymNameAttr())));
+  };
+  auto decayAttr = builder.getF64FloatAttr(weightDecay);
+  for (auto [entry, own] : llvm::zip(gradients, states)) {
+    auto [parameter, gradient] = entry;
+    // Read in a fixed order (argument evaluation order is not).
+    Value param = read(parameter);
+    SmallVector<Value> state;
+    for (ParameterOp slot : own)
+      state.push_back(read(slot));
+    Type type = param.getType();
+    if (adam) {
+      auto update = builder.create<AdamUpdateOp>(
+          loc, TypeRange{type, type, type}, param, gradient, state[0],
+          state[1], *lr, step, scale, builder.getF64FloatAttr(beta1),
+          builder.getF64FloatAttr(beta2), builder.getF64FloatAttr(epsilon),
+          decayAttr, optimizer == "adamw" ? builder.getUnitAttr() : UnitAttr());
+      addResult(update.getNewParam(), parameter);
+      addResult(update.getNewM(), own[0]);
+      addResult(update.getNewV(), own[1]);
+    } else if (momentum > 0) {
+      auto update = builder.create<MomentumUpdateOp>(
+          loc, TypeRange{type, type}, param, gradient, state[0], *lr,
+          scale, builder.getF64FloatAttr(momentum),
+          nesterov ? builder.getUnitAttr() : UnitAttr(), decayAttr);
+      addResult(update.getNewParam(), parameter);
+      addResult(update.getNewVelocity(), own[0]);
+    } else {
+      auto update = builder.create<SgdUpdateOp>(loc, type, param, gradient,
+                                                *lr, scale, decayAttr);
+      addResult(update.getNewParam(), parameter);
+    }
+  }
+  for (auto [value, attrs] : inputGradients) {
+    results.push_back(value);
+    resultAttrs.push_back(attrs);
+  }
+
+  builder.create<ReturnOp>(loc, results);
+  ret.erase();
+  SmallVector<Type> resultTypes;
+  for (Value result : results)
+    resultTypes.push_back(result.getType());
+  graph.setFunctionTypeAttr(TypeAttr::get(
+      builder.getFunctionType(body.getArgumentTypes(), resultTypes)));
+  graph.setResAttrsAttr(builder.getArrayAttr(resultAttrs));
+}
