@@ -203,8 +203,8 @@ void NNTrainStepPass::runOnOperation() {
     Type type = param.getType();
     if (adam) {
       auto update = builder.create<AdamUpdateOp>(
-          loc, TypeRange{type, type, type}, param, gradient, state[0],
-          state[1], *lr, step, scale, builder.getF64FloatAttr(beta1),
+          loc, TypeRange{type, type, type}, param, gradient, state[0], state[1],
+          *lr, step, scale, builder.getF64FloatAttr(beta1),
           builder.getF64FloatAttr(beta2), builder.getF64FloatAttr(epsilon),
           decayAttr, optimizer == "adamw" ? builder.getUnitAttr() : UnitAttr());
       addResult(update.getNewParam(), parameter);
@@ -212,14 +212,14 @@ void NNTrainStepPass::runOnOperation() {
       addResult(update.getNewV(), own[1]);
     } else if (momentum > 0) {
       auto update = builder.create<MomentumUpdateOp>(
-          loc, TypeRange{type, type}, param, gradient, state[0], *lr,
-          scale, builder.getF64FloatAttr(momentum),
+          loc, TypeRange{type, type}, param, gradient, state[0], *lr, scale,
+          builder.getF64FloatAttr(momentum),
           nesterov ? builder.getUnitAttr() : UnitAttr(), decayAttr);
       addResult(update.getNewParam(), parameter);
       addResult(update.getNewVelocity(), own[0]);
     } else {
-      auto update = builder.create<SgdUpdateOp>(loc, type, param, gradient,
-                                                *lr, scale, decayAttr);
+      auto update = builder.create<SgdUpdateOp>(loc, type, param, gradient, *lr,
+                                                scale, decayAttr);
       addResult(update.getNewParam(), parameter);
     }
   }

@@ -109,7 +109,9 @@ RunInputs nn::segmentBatch(const SegmentTask &task, int64_t batch,
     std::copy(u.labels.begin(), u.labels.end(),
               labels.data<int32_t>() + b * maxLabels);
     inputs.lengths[frameDim].push_back(u.frames);
-    inputs.lengths[labelDim].push_back(static_cast<int32_t>(u.labels.size()));
+    if (!labelDim.empty())
+      inputs.lengths[labelDim].push_back(
+          static_cast<int32_t>(u.labels.size()));
   }
   inputs.inputs["features"] = std::move(features);
   inputs.inputs["frame_labels"] = std::move(frameLabels);

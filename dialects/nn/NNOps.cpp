@@ -1191,8 +1191,7 @@ ParameterInit LinearOp::getParameterInit(OpOperand &operand) {
     return ParameterInit::glorot(weight.getStaticSize(1),
                                  weight.getStaticSize(0));
   }
-  return operand.get() == getBias() ? ParameterInit::zeros()
-                                    : ParameterInit();
+  return operand.get() == getBias() ? ParameterInit::zeros() : ParameterInit();
 }
 
 ParameterInit Conv1dOp::getParameterInit(OpOperand &operand) {
@@ -1202,8 +1201,7 @@ ParameterInit Conv1dOp::getParameterInit(OpOperand &operand) {
     return ParameterInit::glorot(kernel * weight.getStaticSize(2),
                                  kernel * weight.getStaticSize(0));
   }
-  return operand.get() == getBias() ? ParameterInit::zeros()
-                                    : ParameterInit();
+  return operand.get() == getBias() ? ParameterInit::zeros() : ParameterInit();
 }
 
 ParameterInit LstmOp::getParameterInit(OpOperand &operand) {
@@ -1212,15 +1210,13 @@ ParameterInit LstmOp::getParameterInit(OpOperand &operand) {
   if (operand.get() == getInputWeight() ||
       operand.get() == getRecurrentWeight())
     return ParameterInit::uniform(1.0 / std::sqrt((double)hidden));
-  return operand.get() == getBias() ? ParameterInit::zeros()
-                                    : ParameterInit();
+  return operand.get() == getBias() ? ParameterInit::zeros() : ParameterInit();
 }
 
 ParameterInit LayerNormOp::getParameterInit(OpOperand &operand) {
   if (operand.get() == getScale())
     return ParameterInit::ones();
-  return operand.get() == getBias() ? ParameterInit::zeros()
-                                    : ParameterInit();
+  return operand.get() == getBias() ? ParameterInit::zeros() : ParameterInit();
 }
 
 ParameterInit EmbeddingOp::getParameterInit(OpOperand &operand) {
@@ -1246,8 +1242,7 @@ LogicalResult GlobalNormOp::verify() {
   if (getInputs().empty())
     return emitOpError() << "needs at least one input";
   for (auto [i, input] : llvm::enumerate(getInputs()))
-    if (failed(requireStaticShape(*this, input,
-                                  "input " + std::to_string(i))))
+    if (failed(requireStaticShape(*this, input, "input " + std::to_string(i))))
       return failure();
   return success();
 }

@@ -1,9 +1,8 @@
-//===- nn/LearningRate.h - learning-rate schedules ---------------*- C++
-//-*-===//
+//===- nn/LearningRate.h - learning-rate schedules --------------*- C++ -*-===//
 //
 // The learning rate of each training step, evaluated on the host and
-// handed to the step as a scalar (issue 13; a first piece, not yet wired
-// into a tool). Steps count from 0.
+// handed to the train step as its learning_rate input (nn/Train.h,
+// nn-train). Steps count from 0.
 //
 //   lr(s) = peak * (s + 1) / warmup                 s < warmup
 //   then, with d = s - warmup and D = total - warmup:

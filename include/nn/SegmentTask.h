@@ -78,7 +78,8 @@ SegmentUtterance sampleSegmentUtterance(const SegmentTask &task,
 
 /// A padded batch of `batch` utterances as graph inputs: "features"
 /// [B, T, F] f32, "frame_labels" [B, T] i32 and "labels" [B, U] i32,
-/// with the lengths of `frameDim` and `labelDim`; padding holds 0 and -1.
+/// with the lengths of `frameDim` and `labelDim` (none when it is empty);
+/// padding holds 0 and -1.
 /// `utterances`, when given, receives the utterances themselves.
 RunInputs segmentBatch(const SegmentTask &task, int64_t batch,
                        std::mt19937 &rng, const std::string &frameDim,

@@ -32,8 +32,8 @@ using ElementFn =
 /// `numResults` tensors of that type out. `fn` gets the elements and the
 /// scalars and returns the results' elements.
 SmallVector<Value> elementwise(LinalgBuilder &lb, ValueRange tensors,
-                              ValueRange scalars, unsigned numResults,
-                              ElementFn fn) {
+                               ValueRange scalars, unsigned numResults,
+                               ElementFn fn) {
   OpBuilder &b = lb.getBuilder();
   Location loc = lb.getLoc();
   auto type = cast<RankedTensorType>(tensors.front().getType());
@@ -47,8 +47,8 @@ SmallVector<Value> elementwise(LinalgBuilder &lb, ValueRange tensors,
   maps.append(numResults, identity);
   SmallVector<Value> outputs;
   for (unsigned i = 0; i < numResults; ++i)
-    outputs.push_back(b.create<tensor::EmptyOp>(loc, type.getShape(),
-                                                type.getElementType()));
+    outputs.push_back(
+        b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType()));
   auto generic = b.create<linalg::GenericOp>(
       loc, TypeRange(outputs), inputs, outputs, maps,
       SmallVector<IteratorType>(rank, IteratorType::parallel),
@@ -76,8 +76,7 @@ SmallVector<Value> scalarComputation(LinalgBuilder &lb, ValueRange inputs,
         b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{}, element));
   SmallVector<AffineMap> maps(inputs.size() + outputs.size(), none);
   auto generic = b.create<linalg::GenericOp>(
-      loc, TypeRange(outputs), inputs, outputs, maps,
-      ArrayRef<IteratorType>{},
+      loc, TypeRange(outputs), inputs, outputs, maps, ArrayRef<IteratorType>{},
       [&](OpBuilder &nested, Location l, ValueRange args) {
         Scalar s{nested, l};
         nested.create<linalg::YieldOp>(
@@ -94,18 +93,17 @@ Value sumOfSquares(LinalgBuilder &lb, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
   unsigned rank = type.getRank();
   Value init = lb.fill(
-      b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{}, b.getF64Type()),
-      0.0);
-  return lb.generic(
-      init.getType(), x, init,
-      {b.getMultiDimIdentityMap(rank),
-       AffineMap::get(rank, 0, {}, b.getContext())},
-      SmallVector<IteratorType>(rank, IteratorType::reduction),
-      [&](OpBuilder &nested, Location l, ValueRange args) {
-        Scalar s{nested, l};
-        Value e = s.toF64(args[0]);
-        nested.create<linalg::YieldOp>(l, s.add(args[1], s.mul(e, e)));
-      });
+      b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{}, b.getF64Type()), 0.0);
+  return lb.generic(init.getType(), x, init,
+                    {b.getMultiDimIdentityMap(rank),
+                     AffineMap::get(rank, 0, {}, b.getContext())},
+                    SmallVector<IteratorType>(rank, IteratorType::reduction),
+                    [&](OpBuilder &nested, Location l, ValueRange args) {
+                      Scalar s{nested, l};
+                      Value e = s.toF64(args[0]);
+                      nested.create<linalg::YieldOp>(
+                          l, s.add(args[1], s.mul(e, e)));
+                    });
 }
 
 class GlobalNormConversion : public NNConversionPattern<GlobalNormOp> {
@@ -141,8 +139,8 @@ public:
     return scalarComputation(
         lb, adaptor.getNorm(), {f32}, [&](Scalar &s, ValueRange a, ValueRange) {
           Type f64 = s.b.getF64Type();
-          Value ratio = s.div(s.f(f64, maxNorm),
-                              s.add(s.toF64(a[0]), s.f(f64, 1e-6)));
+          Value ratio =
+              s.div(s.f(f64, maxNorm), s.add(s.toF64(a[0]), s.f(f64, 1e-6)));
           // minimumf keeps a NaN norm NaN (a select would hide it).
           Value factor =
               s.b.create<arith::MinimumFOp>(s.loc, ratio, s.f(f64, 1.0));
@@ -181,16 +179,15 @@ public:
       scaleIndex = scalars.size();
       scalars.push_back(scale);
     }
-    return elementwise(
-        lb, {adaptor.getParam(), adaptor.getGrad()}, scalars, 1,
-        [&](Scalar &s, ValueRange a, ValueRange k) {
-          Type element = a[0].getType();
-          Value g = scaledGradient(s, a[1], k, scaleIndex);
-          if (decay != 0)
-            g = s.add(g, s.mul(s.f(element, decay), a[0]));
-          Value lr = asElement(s, k[0], element);
-          return SmallVector<Value>{s.sub(a[0], s.mul(lr, g))};
-        });
+    return elementwise(lb, {adaptor.getParam(), adaptor.getGrad()}, scalars, 1,
+                       [&](Scalar &s, ValueRange a, ValueRange k) {
+                         Type element = a[0].getType();
+                         Value g = scaledGradient(s, a[1], k, scaleIndex);
+                         if (decay != 0)
+                           g = s.add(g, s.mul(s.f(element, decay), a[0]));
+                         Value lr = asElement(s, k[0], element);
+                         return SmallVector<Value>{s.sub(a[0], s.mul(lr, g))};
+                       });
   }
 };
 
@@ -247,8 +244,7 @@ public:
           Value lr = s.toF64(a[0]);
           Value step = s.b.create<arith::SIToFPOp>(s.loc, f64, a[1]);
           auto correction = [&](double beta) {
-            Value power =
-                s.b.create<math::PowFOp>(s.loc, s.f(f64, beta), step);
+            Value power = s.b.create<math::PowFOp>(s.loc, s.f(f64, beta), step);
             return s.sub(s.f(f64, 1.0), power);
           };
           Value stepSize = s.div(lr, correction(beta1));
@@ -267,8 +263,7 @@ public:
     }
     return elementwise(
         lb,
-        {adaptor.getParam(), adaptor.getGrad(), adaptor.getM(),
-         adaptor.getV()},
+        {adaptor.getParam(), adaptor.getGrad(), adaptor.getM(), adaptor.getV()},
         scalars, 3, [&](Scalar &s, ValueRange a, ValueRange k) {
           Type element = a[0].getType();
           Value param = a[0];

@@ -16,7 +16,7 @@ nn.parameter @"ctc.w" : !nn.tensor<[501, 512], f32>
 nn.parameter @"ctc.b" : !nn.tensor<[501], f32>
 
 nn.graph @blstm_am(%features: !nn.tensor<[B, T, 80], f32>,
-                   %alignment: !nn.tensor<[B, T], i32>,
+                   %frame_labels: !nn.tensor<[B, T], i32>,
                    %labels: !nn.tensor<[B, U], i32>)
     -> !nn.tensor<[B, T, 1000], f32>
     dims [B: batch, T: seq(B), U: seq(B)] {
@@ -40,7 +40,7 @@ nn.graph @blstm_am(%features: !nn.tensor<[B, T, 80], f32>,
   %logits = nn.linear %h2, %wo, %bo
       : !nn.tensor<[B, T, 512], f32>, !nn.tensor<[1000, 512], f32>,
         !nn.tensor<[1000], f32>
-  %ce = nn.cross_entropy %logits, %alignment from logits label_smoothing 1.000000e-01
+  %ce = nn.cross_entropy %logits, %frame_labels from logits label_smoothing 1.000000e-01
       : !nn.tensor<[B, T, 1000], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
 

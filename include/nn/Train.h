@@ -1,0 +1,135 @@
+//===- nn/Train.h - train steps, their state and checkpoints ----*- C++ -*-===//
+//
+// Training on top of the runtime: fresh parameters from the manifest's
+// init records, one compiled train step (CompileOptions::trainStep) run
+// per batch with its state kept between steps, checkpoints, and the
+// binding of the synthetic segment task to a model's inputs.
+//
+//   nn::TrainState state;
+//   nn::initializeParameters(exe.manifest(), seed, state.parameters);
+//   for (...) {
+//     nn::StepReport report;
+//     nn::runTrainStep(exe, batch, schedule.at(state.step), dropoutSeed,
+//                      state, report);
+//   }
+//   nn::saveCheckpoint("ckpt.npz", state);
+//
+// docs/training.md describes the formats and the determinism rules.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_TRAIN_H
+#define NN_TRAIN_H
+
+#include "nn/Runtime.h"
+#include "nn/SegmentTask.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace nn {
+
+/// Fresh values for every parameter of `manifest`, as its init records say
+/// (zeros where there is none). Each parameter draws from its own stream,
+/// seeded by `seed` and its name, so its initial value does not depend on
+/// which other parameters the model has; the generator (SplitMix64, 24-bit
+/// uniforms, Box-Muller) gives the same values on every platform.
+absl::Status initializeParameters(const Manifest &manifest, uint64_t seed,
+                                  std::map<std::string, Tensor> &parameters);
+
+/// What training carries from step to step: every parameter a train step
+/// reads (model parameters and optimizer state) by name, the number of
+/// updates applied so far, and the position in the data: the batches
+/// drawn so far, skipped ones (a non-finite loss) included.
+struct TrainState {
+  std::map<std::string, Tensor> parameters;
+  int64_t step = 0;
+  int64_t batches = 0;
+};
+
+struct StepReport {
+  /// The number of the update this step computed (state.step + 1 before
+  /// it ran).
+  int64_t step = 0;
+  double learningRate = 0;
+  /// The global L2 norm of the gradients, before clipping.
+  double gradNorm = 0;
+  std::vector<LossValue> losses;
+  /// The trained objective: the sum of scale x value over the losses that
+  /// are not as_error, value being normalized or summed as marked.
+  double objective = 0;
+  /// Whether the update was applied: the objective and the gradient norm
+  /// were finite. Otherwise the state is as before the step.
+  bool applied = false;
+};
+
+/// Checks that `manifest` is a train step's (CompileOptions::trainStep).
+absl::Status checkTrainStep(const Manifest &manifest);
+
+/// The value of `loss` that training uses: normalized or summed as the
+/// manifest marks it.
+double lossValue(const Manifest &manifest, const LossValue &loss);
+
+/// Runs one train step of `executable` on `batch` (its inputs and lengths;
+/// parameters come from `state`): fills in the inputs learning_rate, step
+/// and dropout_seed the step declares, counts the batch in state.batches
+/// and applies the update to `state` (state.step counts it) when the
+/// objective and gradient norm are finite (report.applied).
+absl::Status runTrainStep(const Executable &executable, RunInputs batch,
+                          double learningRate, uint32_t dropoutSeed,
+                          TrainState &state, StepReport &report);
+
+/// Writes `state` as a .npz archive numpy reads: each parameter under its
+/// name, the update count under kCheckpointStepKey and the batch count
+/// under kCheckpointBatchesKey (int64, shape []).
+/// It writes a temporary file next to `path` and renames it, so a crash
+/// never leaves a torn checkpoint.
+absl::Status saveCheckpoint(const std::string &path, const TrainState &state);
+/// Reads a checkpoint; any .npz of float parameters is one (the counts are
+/// 0 when it has none; the batches equal the steps when only those are
+/// there).
+absl::Status loadCheckpoint(const std::string &path, TrainState &state);
+constexpr const char *kCheckpointStepKey = "nn.train.step";
+constexpr const char *kCheckpointBatchesKey = "nn.train.batches";
+
+/// Overrides the parameters in `state` that `checkpoint` holds, checking
+/// each one's dtype and shape against `manifest`. With `resume`, every
+/// parameter of the manifest and nothing else must be there (an exact
+/// continuation); otherwise parameters it lacks keep their values and
+/// names the manifest does not know are errors. `what` names the
+/// checkpoint in errors.
+absl::Status restoreParameters(const Manifest &manifest,
+                               const TrainState &checkpoint, bool resume,
+                               const std::string &what, TrainState &state);
+
+/// How the synthetic segment task fills a model's inputs: "features"
+/// [B, T, F] f32, "frame_labels" [B, T] i32 and "labels" [B, U] i32 (any
+/// subset; another float or integer input is an error), the train step's
+/// own scalar inputs aside.
+struct SegmentBinding {
+  SegmentTask task;
+  /// The sequence dims of the frames and of the labels ("" when the model
+  /// reads no such input).
+  std::string frameDim, labelDim;
+  std::vector<std::string> inputs;
+};
+absl::StatusOr<SegmentBinding> bindSegmentTask(const Manifest &manifest);
+/// A batch of `batch` utterances for a bound model, drawn from `rng`.
+RunInputs segmentBatchFor(const SegmentBinding &binding, int64_t batch,
+                          std::mt19937 &rng,
+                          std::vector<SegmentUtterance> *utterances = nullptr);
+
+/// Losses summed over several runs (a dev set): the sums and normalization
+/// factors add up, and the normalized value is their quotient.
+struct LossTotals {
+  std::vector<LossValue> losses;
+  void add(const std::vector<LossValue> &batch);
+};
+
+} // namespace nn
+
+#endif // NN_TRAIN_H

@@ -1,0 +1,338 @@
+//===- Train.cpp - train steps, their state and checkpoints ---------------===//
+
+#include "nn/Train.h"
+
+#include "nn/Npy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <unistd.h>
+
+using namespace nn;
+
+namespace {
+
+/// SplitMix64: a small generator whose output is specified bit for bit,
+/// unlike the standard distributions.
+struct SplitMix64 {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in (0, 1): 24 random bits, never 0 (Box-Muller takes a log).
+  double uniform() { return ((double)(next() >> 40) + 0.5) * 0x1p-24; }
+};
+
+uint64_t nameHash(const std::string &name) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : name)
+    hash = (hash ^ c) * 0x100000001b3ull;
+  return hash;
+}
+
+} // namespace
+
+absl::Status nn::initializeParameters(const Manifest &manifest, uint64_t seed,
+                                      std::map<std::string, Tensor> &out) {
+  for (const TensorInfo &info : manifest.parameters) {
+    std::vector<int64_t> shape;
+    for (const Axis &axis : info.axes)
+      shape.push_back(axis.size);
+    if (info.dtype != DType::f32 && info.dtype != DType::f64)
+      return absl::InvalidArgumentError("parameter '" + info.name +
+                                        "' is not a float tensor");
+    Tensor tensor(info.dtype, shape);
+    SplitMix64 rng{seed ^ nameHash(info.name)};
+    int64_t count = tensor.numElements();
+    auto set = [&](int64_t i, double value) {
+      if (info.dtype == DType::f32)
+        tensor.data<float>()[i] = (float)value;
+      else
+        tensor.data<double>()[i] = value;
+    };
+    for (int64_t i = 0; i < count; ++i) {
+      double value = 0;
+      if (info.init == "ones") {
+        value = 1;
+      } else if (info.init == "uniform") {
+        value = info.initScale * (2 * rng.uniform() - 1);
+      } else if (info.init == "normal") {
+        double u = rng.uniform(), v = rng.uniform();
+        value = info.initScale * std::sqrt(-2 * std::log(u)) *
+                std::cos(2 * M_PI * v);
+      }
+      set(i, value);
+    }
+    out[info.name] = std::move(tensor);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status nn::checkTrainStep(const Manifest &manifest) {
+  bool hasNorm = false, hasUpdate = false;
+  for (const TensorInfo &output : manifest.outputs) {
+    hasNorm |= output.name == "grad_norm";
+    hasUpdate |= output.name.rfind("update:", 0) == 0;
+  }
+  bool hasRate = std::any_of(
+      manifest.inputs.begin(), manifest.inputs.end(),
+      [](const TensorInfo &input) { return input.name == "learning_rate"; });
+  if (!hasNorm || !hasUpdate || !hasRate)
+    return absl::InvalidArgumentError(
+        "graph @" + manifest.graph +
+        " is not a train step (compile it with CompileOptions::trainStep)");
+  return absl::OkStatus();
+}
+
+double nn::lossValue(const Manifest &manifest, const LossValue &loss) {
+  for (const LossInfo &info : manifest.losses)
+    if (info.name == loss.name)
+      return info.useNormalizedLoss ? loss.normalized : loss.sum;
+  return loss.normalized;
+}
+
+absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
+                              double learningRate, uint32_t dropoutSeed,
+                              TrainState &state, StepReport &report) {
+  const Manifest &manifest = executable.manifest();
+  if (absl::Status status = checkTrainStep(manifest); !status.ok())
+    return status;
+  report = StepReport();
+  report.step = state.step + 1;
+  report.learningRate = learningRate;
+  for (const TensorInfo &input : manifest.inputs) {
+    if (input.name == "learning_rate")
+      batch.inputs[input.name] =
+          Tensor::of<float>(DType::f32, {}, {(float)learningRate});
+    else if (input.name == "step")
+      batch.inputs[input.name] =
+          Tensor::of<int32_t>(DType::i32, {}, {(int32_t)report.step});
+    else if (input.name == "dropout_seed")
+      batch.inputs[input.name] =
+          Tensor::of<int32_t>(DType::i32, {}, {(int32_t)dropoutSeed});
+  }
+  // The state's tensors move into the run and back: no copies.
+  for (const TensorInfo &info : manifest.parameters) {
+    auto found = state.parameters.find(info.name);
+    if (found == state.parameters.end())
+      return absl::InvalidArgumentError("the train state has no parameter '" +
+                                        info.name + "'");
+    batch.parameters[info.name] = std::move(found->second);
+  }
+  RunResult result;
+  absl::Status status = executable.run(batch, result);
+  for (auto &[name, tensor] : batch.parameters)
+    state.parameters[name] = std::move(tensor);
+  if (!status.ok())
+    return status;
+
+  ++state.batches;
+  report.losses = result.losses;
+  for (const LossValue &loss : result.losses)
+    if (!loss.asError)
+      report.objective += loss.scale * lossValue(manifest, loss);
+  for (auto &[name, tensor] : result.outputs)
+    if (name == "grad_norm")
+      report.gradNorm = tensor.at(0);
+  report.applied =
+      std::isfinite(report.objective) && std::isfinite(report.gradNorm);
+  if (!report.applied)
+    return absl::OkStatus();
+  for (auto &[name, tensor] : result.outputs)
+    if (name.rfind("update:", 0) == 0)
+      state.parameters[name.substr(7)] = std::move(tensor);
+  state.step = report.step;
+  return absl::OkStatus();
+}
+
+absl::Status nn::saveCheckpoint(const std::string &path,
+                                const TrainState &state) {
+  for (const char *key : {kCheckpointStepKey, kCheckpointBatchesKey})
+    if (state.parameters.count(key))
+      return absl::InvalidArgumentError(
+          std::string("a parameter is named '") + key +
+          "', a key checkpoints keep a count under");
+  std::map<std::string, Tensor> arrays = state.parameters;
+  arrays[kCheckpointStepKey] =
+      Tensor::of<int64_t>(DType::i64, {}, {state.step});
+  arrays[kCheckpointBatchesKey] =
+      Tensor::of<int64_t>(DType::i64, {}, {state.batches});
+  std::string temporary = path + ".partial";
+  if (absl::Status status = writeNpz(temporary, arrays); !status.ok())
+    return status;
+  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+    unlink(temporary.c_str());
+    return absl::InternalError("cannot rename '" + temporary + "' to '" + path +
+                               "'");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status nn::loadCheckpoint(const std::string &path, TrainState &state) {
+  state = TrainState();
+  std::map<std::string, Tensor> arrays;
+  if (absl::Status status = readNpz(path, arrays); !status.ok())
+    return status;
+  auto count = [&](const char *key, int64_t &out) {
+    auto found = arrays.find(key);
+    if (found == arrays.end())
+      return absl::OkStatus();
+    const Tensor &value = found->second;
+    if (value.rank() != 0 ||
+        (value.dtype() != DType::i64 && value.dtype() != DType::i32) ||
+        value.at(0) < 0)
+      return absl::InvalidArgumentError("checkpoint '" + path + "': '" + key +
+                                        "' is not a non-negative integer "
+                                        "scalar");
+    out = (int64_t)value.at(0);
+    arrays.erase(found);
+    return absl::OkStatus();
+  };
+  bool hasBatches = arrays.count(kCheckpointBatchesKey) > 0;
+  if (absl::Status status = count(kCheckpointStepKey, state.step); !status.ok())
+    return status;
+  if (absl::Status status = count(kCheckpointBatchesKey, state.batches);
+      !status.ok())
+    return status;
+  if (!hasBatches)
+    state.batches = state.step;
+  state.parameters = std::move(arrays);
+  return absl::OkStatus();
+}
+
+absl::Status nn::restoreParameters(const Manifest &manifest,
+                                   const TrainState &checkpoint, bool resume,
+                                   const std::string &what, TrainState &state) {
+  std::map<std::string, const TensorInfo *> known;
+  for (const TensorInfo &info : manifest.parameters)
+    known[info.name] = &info;
+  for (const auto &[name, tensor] : checkpoint.parameters) {
+    auto found = known.find(name);
+    if (found == known.end())
+      return absl::InvalidArgumentError(what + " holds '" + name +
+                                        "', which graph @" + manifest.graph +
+                                        " has no parameter for");
+    std::vector<int64_t> shape;
+    for (const Axis &axis : found->second->axes)
+      shape.push_back(axis.size);
+    if (tensor.dtype() != found->second->dtype || tensor.shape() != shape)
+      return absl::InvalidArgumentError(
+          what + ": parameter '" + name + "' is " + toString(tensor.dtype()) +
+          " " + shapeText(tensor.shape()) + ", the model's is " +
+          toString(found->second->dtype) + " " + shapeText(shape));
+  }
+  if (resume)
+    for (const TensorInfo &info : manifest.parameters)
+      if (!checkpoint.parameters.count(info.name))
+        return absl::InvalidArgumentError(what + " lacks parameter '" +
+                                          info.name + "' of graph @" +
+                                          manifest.graph);
+  for (const auto &[name, tensor] : checkpoint.parameters)
+    state.parameters[name] = tensor;
+  if (resume) {
+    state.step = checkpoint.step;
+    state.batches = checkpoint.batches;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SegmentBinding> nn::bindSegmentTask(const Manifest &manifest) {
+  SegmentBinding binding;
+  int64_t frameClasses = 0, labelClasses = 0;
+  for (const TensorInfo &input : manifest.inputs) {
+    const std::string &name = input.name;
+    auto fail = [&](const std::string &why) {
+      return absl::InvalidArgumentError("input '" + name + "' of graph @" +
+                                        manifest.graph + " " + why);
+    };
+    auto positionAxes = [&](size_t rank, DType dtype) {
+      return input.axes.size() == rank && input.dtype == dtype &&
+             input.axes[0].isNamed() && input.axes[1].isNamed();
+    };
+    if (name == "learning_rate" || name == "step" || name == "dropout_seed")
+      continue;
+    if (name == "features") {
+      if (!positionAxes(3, DType::f32) || input.axes[2].isNamed())
+        return fail("must be [B, T, F] f32 for the segment task");
+      binding.task.features = input.axes[2].size;
+      binding.frameDim = input.axes[1].dim;
+    } else if (name == "frame_labels") {
+      if (!positionAxes(2, DType::i32))
+        return fail("must be [B, T] i32 for the segment task");
+      frameClasses = input.classes;
+      if (!binding.frameDim.empty() && binding.frameDim != input.axes[1].dim)
+        return fail("must share its frames dim with 'features'");
+      binding.frameDim = input.axes[1].dim;
+    } else if (name == "labels") {
+      if (!positionAxes(2, DType::i32))
+        return fail("must be [B, U] i32 for the segment task");
+      // Labels are classes 1..C-1 of the task; a CTC blank must be class
+      // 0 or the last one.
+      labelClasses = input.classes;
+      if (input.reservedClass > 0) {
+        if (input.reservedClass != input.classes - 1)
+          return fail("reserves class " + std::to_string(input.reservedClass) +
+                      " (a blank); the segment task needs the blank to be "
+                      "class 0 or the last class");
+        labelClasses = input.classes - 1;
+      }
+      binding.labelDim = input.axes[1].dim;
+    } else {
+      return fail("is not one the segment task fills (features, "
+                  "frame_labels, labels)");
+    }
+    binding.inputs.push_back(name);
+  }
+  if (binding.task.features == 0)
+    return absl::InvalidArgumentError(
+        "graph @" + manifest.graph +
+        " has no input 'features' [B, T, F] for the segment task");
+  int64_t classes = 0;
+  for (int64_t bound : {frameClasses, labelClasses})
+    if (bound > 0)
+      classes = classes == 0 ? bound : std::min(classes, bound);
+  if (classes < 2)
+    return absl::InvalidArgumentError(
+        "graph @" + manifest.graph +
+        " names no class count of at least 2 for the segment task "
+        "(frame_labels or labels must index classes)");
+  binding.task.classes = classes;
+  if (absl::Status status = binding.task.validate(); !status.ok())
+    return status;
+  return binding;
+}
+
+RunInputs nn::segmentBatchFor(const SegmentBinding &binding, int64_t batch,
+                              std::mt19937 &rng,
+                              std::vector<SegmentUtterance> *utterances) {
+  RunInputs all = segmentBatch(binding.task, batch, rng, binding.frameDim,
+                               binding.labelDim, utterances);
+  RunInputs inputs;
+  inputs.lengths = std::move(all.lengths);
+  for (const std::string &name : binding.inputs)
+    inputs.inputs[name] = std::move(all.inputs[name]);
+  return inputs;
+}
+
+void LossTotals::add(const std::vector<LossValue> &batch) {
+  for (const LossValue &loss : batch) {
+    auto found =
+        std::find_if(losses.begin(), losses.end(), [&](const LossValue &total) {
+          return total.name == loss.name;
+        });
+    if (found == losses.end()) {
+      losses.push_back(loss);
+      continue;
+    }
+    found->sum += loss.sum;
+    found->normalization += loss.normalization;
+    found->framesComputed += loss.framesComputed;
+    found->framesPadded += loss.framesPadded;
+    found->normalized =
+        found->normalization == 0 ? 0.0 : found->sum / found->normalization;
+  }
+}

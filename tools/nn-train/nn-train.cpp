@@ -1,0 +1,538 @@
+//===- nn-train.cpp - train an nn model -----------------------------------===//
+//
+//   nn-train model.mlir --synthetic segments --steps 200 --seed 1 --json
+//   nn-train model.mlir --synthetic segments --epochs 5 --save ckpt/
+//   nn-train model.mlir --synthetic segments --steps 500 --resume ckpt/
+//
+// Compiles the model twice: one train step (forward, backward and the
+// optimizer update in one artifact, CompileOptions::trainStep) and one
+// evaluation graph for the dev set. Each step draws its batch and dropout
+// seed from (--seed, batch number) alone, so a resumed run continues
+// exactly where the checkpoint left off. docs/training.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Compiler.h"
+#include "nn/LearningRate.h"
+#include "nn/Runtime.h"
+#include "nn/Train.h"
+#include "tools/common/Json.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <random>
+#include <unistd.h>
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory modelCategory("Model and compilation");
+static cl::OptionCategory dataCategory("Data");
+static cl::OptionCategory trainCategory("Training");
+static cl::OptionCategory checkpointCategory("Checkpoints");
+static cl::OptionCategory outputCategory("Output");
+
+static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
+                                      cl::desc("<model.mlir>"),
+                                      cl::cat(modelCategory));
+static cl::opt<std::string> entry("entry",
+                                  cl::desc("Graph to train (default: the one "
+                                           "graph no other graph calls)"),
+                                  cl::cat(modelCategory));
+static cl::opt<bool> noPack("no-pack",
+                            cl::desc("Do not pack loss tails (padded run)"),
+                            cl::cat(modelCategory));
+static cl::opt<std::string> target("target", cl::init("cpu"),
+                                   cl::desc("Target: cpu, or cuda"),
+                                   cl::cat(modelCategory));
+static cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_90"),
+                                    cl::desc("cuda: SM architecture"),
+                                    cl::cat(modelCategory));
+
+static cl::opt<std::string>
+    synthetic("synthetic",
+              cl::desc("Train on a synthetic task: 'segments' (random label "
+                       "sequences rendered as noisy segments; the model's "
+                       "inputs must be features, frame_labels and/or labels)"),
+              cl::cat(dataCategory));
+static cl::opt<unsigned> batchSize("batch-size", cl::init(16),
+                                   cl::desc("Sequences per batch"),
+                                   cl::cat(dataCategory));
+static cl::opt<double>
+    noise("noise", cl::init(0.5),
+          cl::desc("segments: per-feature noise (relative to the class "
+                   "prototypes' spread)"),
+          cl::cat(dataCategory));
+static cl::opt<unsigned> devBatches("dev-batches", cl::init(4),
+                                    cl::desc("Batches in the dev set"),
+                                    cl::cat(dataCategory));
+
+static cl::opt<unsigned>
+    steps("steps", cl::init(0),
+          cl::desc("Batches to train on (default: --epochs x --epoch-steps)"),
+          cl::cat(trainCategory));
+static cl::opt<unsigned> epochs("epochs", cl::init(1),
+                                cl::desc("Epochs (with --epoch-steps)"),
+                                cl::cat(trainCategory));
+static cl::opt<unsigned>
+    epochSteps("epoch-steps", cl::init(100),
+               cl::desc("Batches per epoch: synthetic data has no natural "
+                        "epoch; the dev set is evaluated after each"),
+               cl::cat(trainCategory));
+static cl::opt<unsigned> seed("seed", cl::init(0),
+                              cl::desc("Seeds the initial parameters, the "
+                                       "data and dropout"),
+                              cl::cat(trainCategory));
+static cl::opt<std::string> optimizer("optimizer", cl::init("adam"),
+                                      cl::desc("sgd, adam or adamw"),
+                                      cl::cat(trainCategory));
+static cl::opt<std::string> lr(
+    "lr", cl::init("constant:peak=1e-3"),
+    cl::desc("Learning-rate schedule DECAY[:key=value,...]: constant, "
+             "linear, cosine or inverse_sqrt with peak, final, warmup, total "
+             "(e.g. cosine:peak=1e-3,warmup=100,total=2000)"),
+    cl::cat(trainCategory));
+static cl::opt<double> momentum("momentum", cl::init(0.0),
+                                cl::desc("sgd: momentum"),
+                                cl::cat(trainCategory));
+static cl::opt<bool> nesterov("nesterov", cl::desc("sgd: Nesterov momentum"),
+                              cl::cat(trainCategory));
+static cl::opt<double> beta1("beta1", cl::init(0.9), cl::desc("adam(w)"),
+                             cl::cat(trainCategory));
+static cl::opt<double> beta2("beta2", cl::init(0.999), cl::desc("adam(w)"),
+                             cl::cat(trainCategory));
+static cl::opt<double> epsilon("epsilon", cl::init(1e-8), cl::desc("adam(w)"),
+                               cl::cat(trainCategory));
+static cl::opt<double>
+    weightDecay("weight-decay", cl::init(0.0),
+                cl::desc("L2 coefficient (sgd, adam) or decoupled decay "
+                         "(adamw)"),
+                cl::cat(trainCategory));
+static cl::opt<double>
+    clipNorm("clip-norm", cl::init(0.0),
+             cl::desc("Clip gradients to this global norm (0: off)"),
+             cl::cat(trainCategory));
+static cl::opt<std::string> onNonFinite(
+    "on-nonfinite", cl::init("stop"),
+    cl::desc("A NaN or infinite training loss or gradient norm: 'stop' "
+             "(naming the step and batch) or 'skip' the batch (counted)"),
+    cl::cat(trainCategory));
+
+static cl::opt<std::string>
+    saveDir("save",
+            cl::desc("Write checkpoints (step-<N>.npz) to this directory"),
+            cl::cat(checkpointCategory));
+static cl::opt<unsigned>
+    saveEvery("save-every", cl::init(0),
+              cl::desc("Checkpoint every N batches (default: each epoch); "
+                       "always at the end"),
+              cl::cat(checkpointCategory));
+static cl::opt<unsigned> keep("keep", cl::init(3),
+                              cl::desc("Keep the last K checkpoints"),
+                              cl::cat(checkpointCategory));
+static cl::opt<std::string>
+    resume("resume",
+           cl::desc("Continue from a checkpoint: a file, or the latest "
+                    "step-<N>.npz of a directory"),
+           cl::cat(checkpointCategory));
+static cl::opt<std::string>
+    initFrom("init-from",
+             cl::desc("Start from the parameters of this .npz (others are "
+                      "initialized fresh; optimizer state starts at zero)"),
+             cl::cat(checkpointCategory));
+
+static cl::opt<bool>
+    json("json",
+         cl::desc("Print one JSON object per step (step, lr, grad_norm, "
+                  "losses) and one per dev evaluation to stdout"),
+         cl::cat(outputCategory));
+static cl::opt<bool> verbose("verbose",
+                             cl::desc("Print one plain line per step"),
+                             cl::cat(outputCategory));
+
+namespace {
+
+std::atomic<bool> interrupted{false};
+
+int fail(const absl::Status &status) {
+  llvm::errs() << "nn-train: " << std::string(status.message()) << "\n";
+  return 1;
+}
+
+/// A 64-bit mix of the run's seed, a stream tag and a counter: the seed of
+/// one batch's data or dropout mask.
+uint64_t streamSeed(uint64_t seed, uint64_t tag, uint64_t counter) {
+  uint64_t z = seed * 0x9e3779b97f4a7c15ull + tag * 0xbf58476d1ce4e5b9ull +
+               counter * 0x94d049bb133111ebull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+constexpr uint64_t kTrainData = 1, kDropout = 2, kDevData = 3;
+
+std::string checkpointName(int64_t batches) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "step-%08lld.npz", (long long)batches);
+  return name;
+}
+
+/// The step-<N>.npz files of `dir`, oldest first.
+std::vector<std::string> checkpointsIn(const std::string &dir) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (name.starts_with("step-") && name.ends_with(".npz"))
+      found.push_back(it->path());
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+/// Loss name -> the value training used, as a JSON object.
+std::string lossesJson(const nn::Manifest &manifest,
+                       const std::vector<nn::LossValue> &losses) {
+  std::string out = "{";
+  for (size_t i = 0; i < losses.size(); ++i)
+    out += (i ? ", " : "") + nn::tools::jsonString(losses[i].name) + ": " +
+           nn::tools::jsonNumber(nn::lossValue(manifest, losses[i]));
+  return out + "}";
+}
+
+std::string lossesText(const nn::Manifest &manifest,
+                       const std::vector<nn::LossValue> &losses) {
+  std::string out;
+  for (const nn::LossValue &loss : losses) {
+    char value[64];
+    std::snprintf(value, sizeof(value), " %s %.4f", loss.name.c_str(),
+                  nn::lossValue(manifest, loss));
+    out += value;
+  }
+  return out;
+}
+
+class Session {
+public:
+  int run();
+
+private:
+  absl::Status compile();
+  absl::Status setUpState();
+  absl::Status evaluate(int64_t atBatch);
+  absl::Status save();
+  void progress(const nn::StepReport &report, int64_t frames, double seconds);
+
+  std::unique_ptr<nn::Artifact> trainCompiled, evalCompiled;
+  nn::Executable trainStep, evalGraph;
+  nn::SegmentBinding binding;
+  nn::LearningRateSchedule schedule;
+  nn::TrainState state;
+  int64_t totalSteps = 0, skipped = 0;
+  std::vector<nn::LossValue> epochLosses;
+  int64_t epochFrames = 0;
+  double epochSeconds = 0;
+  bool bar = false;
+};
+
+absl::Status Session::compile() {
+  nn::CompileOptions options;
+  options.pack = !noPack;
+  options.target = target;
+  options.gpuChip = gpuChip;
+  options.entry = entry;
+  nn::CompileOptions evaluation = options;
+  options.grads = true;
+  options.training = true;
+  options.trainStep = true;
+  options.optimizer.kind = optimizer;
+  options.optimizer.momentum = momentum;
+  options.optimizer.nesterov = nesterov;
+  options.optimizer.beta1 = beta1;
+  options.optimizer.beta2 = beta2;
+  options.optimizer.epsilon = epsilon;
+  options.optimizer.weightDecay = weightDecay;
+  options.optimizer.clipNorm = clipNorm;
+  absl::StatusOr<nn::Artifact> step = nn::compileFile(modelPath, options);
+  if (!step.ok())
+    return step.status();
+  trainCompiled = std::make_unique<nn::Artifact>(std::move(*step));
+  absl::StatusOr<nn::Artifact> eval = nn::compileFile(modelPath, evaluation);
+  if (!eval.ok())
+    return eval.status();
+  evalCompiled = std::make_unique<nn::Artifact>(std::move(*eval));
+  if (absl::Status status =
+          nn::Executable::load(trainCompiled->path(), trainStep);
+      !status.ok())
+    return status;
+  return nn::Executable::load(evalCompiled->path(), evalGraph);
+}
+
+absl::Status Session::setUpState() {
+  const nn::Manifest &manifest = trainStep.manifest();
+  if (absl::Status status =
+          nn::initializeParameters(manifest, seed, state.parameters);
+      !status.ok())
+    return status;
+  if (!initFrom.empty()) {
+    nn::TrainState loaded;
+    if (absl::Status status = nn::loadCheckpoint(initFrom, loaded);
+        !status.ok())
+      return status;
+    if (absl::Status status = nn::restoreParameters(
+            manifest, loaded, /*resume=*/false, "'" + initFrom + "'", state);
+        !status.ok())
+      return status;
+  }
+  if (!resume.empty()) {
+    std::string path = resume;
+    if (llvm::sys::fs::is_directory(path)) {
+      std::vector<std::string> found = checkpointsIn(path);
+      if (found.empty())
+        return absl::NotFoundError("--resume: no step-<N>.npz in '" + path +
+                                   "'");
+      path = found.back();
+    }
+    nn::TrainState loaded;
+    if (absl::Status status = nn::loadCheckpoint(path, loaded); !status.ok())
+      return status;
+    if (absl::Status status = nn::restoreParameters(
+            manifest, loaded, /*resume=*/true, "'" + path + "'", state);
+        !status.ok())
+      return status;
+    if (!json)
+      llvm::errs() << "nn-train: resumed from " << path << " at batch "
+                   << state.batches << " (" << state.step << " updates)\n";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Session::evaluate(int64_t atBatch) {
+  const nn::Manifest &manifest = evalGraph.manifest();
+  std::mt19937 rng((uint32_t)streamSeed(seed, kDevData, 0));
+  nn::LossTotals totals;
+  for (unsigned b = 0; b < devBatches; ++b) {
+    nn::RunInputs inputs = nn::segmentBatchFor(binding, batchSize, rng);
+    for (const nn::TensorInfo &info : manifest.parameters)
+      inputs.parameters[info.name] = state.parameters.at(info.name);
+    nn::RunResult result;
+    if (absl::Status status = evalGraph.run(inputs, result); !status.ok())
+      return status;
+    totals.add(result.losses);
+  }
+  if (json) {
+    llvm::outs() << "{\"eval\": \"dev\", \"step\": " << atBatch
+                 << ", \"losses\": " << lossesJson(manifest, totals.losses)
+                 << "}\n";
+    llvm::outs().flush();
+  } else {
+    if (bar)
+      llvm::errs() << "\n";
+    llvm::errs() << "dev after step " << atBatch << ":"
+                 << lossesText(manifest, totals.losses) << "\n";
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Session::save() {
+  std::string dir = saveDir;
+  if (dir.empty())
+    return absl::OkStatus();
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return absl::InternalError("cannot create '" + dir + "': " + ec.message());
+  llvm::SmallString<256> path(dir);
+  llvm::sys::path::append(path, checkpointName(state.batches));
+  if (absl::Status status = nn::saveCheckpoint(path.str().str(), state);
+      !status.ok())
+    return status;
+  std::vector<std::string> found = checkpointsIn(dir);
+  for (size_t i = 0; i + keep < found.size(); ++i)
+    llvm::sys::fs::remove(found[i]);
+  return absl::OkStatus();
+}
+
+void Session::progress(const nn::StepReport &report, int64_t frames,
+                       double seconds) {
+  const nn::Manifest &manifest = trainStep.manifest();
+  if (json) {
+    llvm::outs() << "{\"step\": " << state.batches
+                 << ", \"lr\": " << nn::tools::jsonNumber(report.learningRate)
+                 << ", \"grad_norm\": "
+                 << nn::tools::jsonNumber(report.gradNorm)
+                 << ", \"losses\": " << lossesJson(manifest, report.losses)
+                 << ", \"frames\": " << frames
+                 << ", \"applied\": " << (report.applied ? "true" : "false")
+                 << "}\n";
+    llvm::outs().flush();
+    return;
+  }
+  if (verbose) {
+    llvm::errs() << "step " << state.batches << " lr "
+                 << llvm::format("%.3g", report.learningRate) << " grad_norm "
+                 << llvm::format("%.4g", report.gradNorm)
+                 << lossesText(manifest, report.losses) << " frames " << frames
+                 << llvm::format(" (%.3f s)", seconds)
+                 << (report.applied ? "" : " skipped") << "\n";
+    return;
+  }
+  if (!bar)
+    return;
+  // The running averages since the epoch began.
+  int64_t inEpoch = (state.batches - 1) % epochSteps + 1;
+  std::string averages;
+  for (const nn::LossValue &loss : epochLosses) {
+    char text[64];
+    std::snprintf(text, sizeof(text), " %s %.4f", loss.name.c_str(),
+                  loss.sum / (double)inEpoch);
+    averages += text;
+  }
+  constexpr int kWidth = 24;
+  int filled = (int)(kWidth * state.batches / std::max<int64_t>(totalSteps, 1));
+  llvm::errs() << "\r[" << std::string(filled, '=')
+               << std::string(kWidth - filled, ' ') << "] " << state.batches
+               << "/" << totalSteps << averages
+               << llvm::format(" | %.0f frames/s  ",
+                               epochFrames / std::max(epochSeconds, 1e-9));
+}
+
+int Session::run() {
+  if (synthetic.empty())
+    return fail(absl::InvalidArgumentError(
+        "no data: give --synthetic segments (reading data folders is not "
+        "implemented yet)"));
+  if (synthetic != "segments")
+    return fail(absl::InvalidArgumentError(
+        "unknown synthetic task '" + synthetic + "' (expected segments)"));
+  if (onNonFinite != "stop" && onNonFinite != "skip")
+    return fail(absl::InvalidArgumentError(
+        "--on-nonfinite must be stop or skip, got '" + onNonFinite + "'"));
+  if (batchSize == 0 || epochSteps == 0)
+    return fail(absl::InvalidArgumentError(
+        "--batch-size and --epoch-steps must be positive"));
+  absl::StatusOr<nn::LearningRateSchedule> parsed =
+      nn::LearningRateSchedule::parse(lr);
+  if (!parsed.ok())
+    return fail(nn::withContext(parsed.status(), "--lr: "));
+  schedule = *parsed;
+  if (absl::Status status = compile(); !status.ok())
+    return fail(status);
+  absl::StatusOr<nn::SegmentBinding> bound =
+      nn::bindSegmentTask(trainStep.manifest());
+  if (!bound.ok())
+    return fail(bound.status());
+  binding = *bound;
+  binding.task.noise = noise;
+  binding.task.seed = seed;
+  if (absl::Status status = binding.task.validate(); !status.ok())
+    return fail(status);
+  if (absl::Status status = setUpState(); !status.ok())
+    return fail(status);
+
+  totalSteps = steps ? (int64_t)steps : (int64_t)epochs * epochSteps;
+  unsigned every = saveEvery ? (unsigned)saveEvery : (unsigned)epochSteps;
+  bar = !json && !verbose && isatty(STDERR_FILENO);
+  llvm::sys::SetInterruptFunction([] { interrupted = true; });
+  const nn::Manifest &manifest = trainStep.manifest();
+  while (state.batches < totalSteps && !interrupted) {
+    uint64_t batchNumber = state.batches;
+    std::mt19937 rng((uint32_t)streamSeed(seed, kTrainData, batchNumber));
+    nn::RunInputs batch = nn::segmentBatchFor(binding, batchSize, rng);
+    int64_t frames = 0;
+    for (int32_t length : batch.lengths[binding.frameDim])
+      frames += length;
+    auto start = std::chrono::steady_clock::now();
+    nn::StepReport report;
+    absl::Status status = nn::runTrainStep(
+        trainStep, std::move(batch), schedule.at(state.step),
+        (uint32_t)streamSeed(seed, kDropout, batchNumber), state, report);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (!status.ok())
+      return fail(nn::withContext(
+          status, "step " + std::to_string(state.batches + 1) + ": "));
+    if (!report.applied) {
+      std::string what = "step " + std::to_string(state.batches) +
+                         ": the training loss or gradient norm is not "
+                         "finite (objective " +
+                         std::to_string(report.objective) + ", grad_norm " +
+                         std::to_string(report.gradNorm) + ") on batch " +
+                         std::to_string(batchNumber) +
+                         " of the synthetic task (seed " +
+                         std::to_string(seed) + ")";
+      if (onNonFinite == "stop") {
+        progress(report, frames, seconds);
+        return fail(absl::InvalidArgumentError(
+            what + "; stopping (--on-nonfinite=skip skips such batches)"));
+      }
+      ++skipped;
+      if (!json)
+        llvm::errs() << (bar ? "\n" : "") << "nn-train: " << what
+                     << "; skipped\n";
+    }
+    if ((state.batches - 1) % epochSteps == 0) {
+      epochLosses.clear();
+      epochFrames = 0;
+      epochSeconds = 0;
+    }
+    epochFrames += frames;
+    epochSeconds += seconds;
+    for (const nn::LossValue &loss : report.losses) {
+      auto found = std::find_if(
+          epochLosses.begin(), epochLosses.end(),
+          [&](const nn::LossValue &total) { return total.name == loss.name; });
+      if (found == epochLosses.end()) {
+        epochLosses.push_back(loss);
+        epochLosses.back().sum = 0;
+        found = epochLosses.end() - 1;
+      }
+      found->sum += nn::lossValue(manifest, loss);
+    }
+    progress(report, frames, seconds);
+    bool epochEnd =
+        state.batches % epochSteps == 0 || state.batches == totalSteps;
+    if (epochEnd)
+      if (absl::Status status = evaluate(state.batches); !status.ok())
+        return fail(status);
+    if (state.batches % every == 0 || state.batches == totalSteps)
+      if (absl::Status status = save(); !status.ok())
+        return fail(status);
+  }
+  if (interrupted) {
+    if (saveDir.empty())
+      saveDir = "nn-train-interrupted";
+    if (absl::Status status = save(); !status.ok())
+      return fail(status);
+    llvm::errs() << (bar ? "\n" : "") << "nn-train: interrupted after step "
+                 << state.batches << "; checkpoint in " << saveDir
+                 << " (--resume " << saveDir << " continues)\n";
+    return 130;
+  }
+  if (bar)
+    llvm::errs() << "\n";
+  if (skipped && !json)
+    llvm::errs() << "nn-train: skipped " << skipped
+                 << " batches with a non-finite loss\n";
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions({&modelCategory, &dataCategory, &trainCategory,
+                            &checkpointCategory, &outputCategory});
+  cl::ParseCommandLineOptions(argc, argv, "nn-train: train an nn model\n");
+  Session session;
+  return session.run();
+}
