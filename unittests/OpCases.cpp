@@ -131,6 +131,8 @@ nn.graph @g(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, T], i32>, %r: !nn
   nn.mark_loss %ce2 as "ce_lp" normalize per_sequence scale 2.000000e+00 : !nn.tensor<[B, T], f32>
   %e = nn.mse %x, %r : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 5], f32>
   nn.mark_loss %e as "mse" normalize sum as_error : !nn.tensor<[B, T], f32>
+  %err = nn.frame_error %x, %y : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %err as "fer" normalize per_frame as_error : !nn.tensor<[B, T], f32>
   nn.return
 })"},
     {"ctc", R"(

@@ -285,6 +285,13 @@ static LogicalResult inferPerPositionLoss(std::optional<Location> location,
   return success();
 }
 
+LogicalResult FrameErrorOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  return inferPerPositionLoss(location, operands, inferred);
+}
+
 LogicalResult CrossEntropyOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> location, ValueRange operands,
     DictionaryAttr, OpaqueProperties, RegionRange,
@@ -918,6 +925,7 @@ LogicalResult ReduceOp::verify() {
 //===----------------------------------------------------------------------===//
 
 bool CrossEntropyOp::isPerFrameLoss() { return true; }
+bool FrameErrorOp::isPerFrameLoss() { return true; }
 bool MseOp::isPerFrameLoss() { return true; }
 bool CtcLossOp::isPerFrameLoss() { return false; }
 
@@ -927,6 +935,10 @@ bool CtcLossOp::isPerFrameLoss() { return false; }
 
 int64_t CrossEntropyOp::getNumClasses(OpOperand &operand) {
   return operand.get() == getTargets() ? featureSize(tensorOf(getLogits())) : 0;
+}
+
+int64_t FrameErrorOp::getNumClasses(OpOperand &operand) {
+  return operand.get() == getTargets() ? featureSize(tensorOf(getScores())) : 0;
 }
 
 int64_t CtcLossOp::getNumClasses(OpOperand &operand) {
@@ -940,6 +952,20 @@ int64_t CtcLossOp::getReservedClass(OpOperand &operand) {
 int64_t EmbeddingOp::getNumClasses(OpOperand &operand) {
   return operand.get() == getIndices() ? tensorOf(getTable()).getStaticSize(0)
                                        : 0;
+}
+
+LogicalResult FrameErrorOp::verify() {
+  if (failed(requireOneFeatureAxis(*this, getScores(), "scores")))
+    return failure();
+  NNTensorType scores = tensorOf(getScores());
+  NNTensorType targets = tensorOf(getTargets());
+  if (targets.getDims() != dropFeatureAxis(scores))
+    return emitOpError() << "targets " << formatDims(targets.getDims())
+                         << " must be on the positions of the scores "
+                         << formatDims(dropFeatureAxis(scores))
+                         << " (same batch and sequence dims)";
+  return requireResultDims(*this, dropFeatureAxis(scores),
+                           scores.getElementType());
 }
 
 LogicalResult CrossEntropyOp::verify() {

@@ -511,6 +511,36 @@ def NN_CrossEntropyOp : NN_FrameWiseOp<"cross_entropy", [
   let hasVerifier = 1;
 }
 
+def NN_FrameErrorOp : NN_FrameWiseOp<"frame_error", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_LossOpInterface>,
+    DeclareOpInterfaceMethods<NN_ClassIndexOpInterface>]> {
+  let summary = "per-frame classification error (0 or 1)";
+  let description = [{
+    `scores` `[P..., V]` (logits, log-probabilities or probabilities: any
+    monotone score), `targets` `[P...]` class indices on the same
+    positions, result `[P...]`: 1 where some class scores strictly higher
+    than the target, else 0 (a tie with the best class counts as right). A
+    NaN score in the frame counts as an error. Marked `as_error` with
+    `normalize per_frame` it is the frame error rate; it has no gradient,
+    so it cannot be a trained loss.
+
+    ```mlir
+    %err = nn.frame_error %logits, %targets
+        : !nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, T], i32>
+    nn.mark_loss %err as "fer" normalize per_frame as_error
+        : !nn.tensor<[B, T], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$scores, NN_IntegerTensor:$targets);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $scores `,` $targets attr-dict `:` qualified(type($scores)) `,`
+    qualified(type($targets))
+  }];
+  let hasVerifier = 1;
+}
+
 def NN_MseOp : NN_FrameWiseOp<"mse", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<NN_VjpOpInterface>,

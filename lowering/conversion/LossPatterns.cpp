@@ -117,6 +117,46 @@ public:
   }
 };
 
+/// 1 unless the target's score is at least the row maximum; maximumf
+/// propagates NaN and an ordered compare with NaN is false, so a NaN score
+/// anywhere in the frame counts as an error.
+class FrameErrorConversion : public NNConversionPattern<FrameErrorOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(FrameErrorOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Value scores = adaptor.getScores();
+    NNTensorType scoresType = typeOf(op.getScores());
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    unsigned rank = type.getRank();
+    int64_t classes = scoresType.getStaticSize(scoresType.getRank() - 1);
+    Value max = lb.reduceLast(
+        scores, {}, element, -std::numeric_limits<double>::infinity(),
+        [](Scalar &s, Value e, ValueRange, Value acc) { return s.max(e, acc); });
+    Value init = lb.empty(lb.sizes(type), element);
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    return SmallVector<Value>{lb.generic(
+        init.getType(), {adaptor.getTargets(), max}, init,
+        {identity, identity, identity},
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          SmallVector<Value> indices;
+          for (unsigned i = 0; i < rank; ++i)
+            indices.push_back(s.index(i));
+          indices.push_back(s.clampIndex(a[0], s.idx(classes)));
+          Value picked = nested.create<tensor::ExtractOp>(l, scores, indices);
+          nested.create<linalg::YieldOp>(
+              l, s.select(nested.create<arith::CmpFOp>(
+                              l, arith::CmpFPredicate::OGE, picked, a[1]),
+                          s.f(element, 0.0), s.f(element, 1.0)));
+        })};
+  }
+};
+
 class MseConversion : public NNConversionPattern<MseOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -331,7 +371,8 @@ void nn::populateLossConversionPatterns(const TypeConverter &converter,
                                         ConversionState &state,
                                         RewritePatternSet &patterns) {
   patterns
-      .add<CrossEntropyConversion, MseConversion, LossTermsConversion,
+      .add<CrossEntropyConversion, FrameErrorConversion, MseConversion,
+           LossTermsConversion,
            LossSeedConversion, CrossEntropyGradConversion, MseGradConversion>(
           converter, state);
 }

@@ -591,6 +591,26 @@ absl::Status Evaluator::run(
           });
           set(y);
         })
+        .Case([&](ir::FrameErrorOp) {
+          // Written from the op's description: 1 when some class scores
+          // strictly higher than the target or a score is NaN.
+          const Array &scores = in(0), &targets = in(1);
+          int64_t classes = scores.shape.back();
+          Array y = zeros(targets.shape);
+          for (int64_t row = 0; row < count(targets.shape); ++row) {
+            auto target = (int64_t)targets.data[row];
+            target = std::min<int64_t>(std::max<int64_t>(target, 0),
+                                       classes - 1);
+            double picked = scores.data[row * classes + target];
+            bool wrong = std::isnan(picked);
+            for (int64_t c = 0; c < classes; ++c) {
+              double v = scores.data[row * classes + c];
+              wrong = wrong || std::isnan(v) || v > picked;
+            }
+            y.data[row] = wrong ? 1.0 : 0.0;
+          }
+          set(y);
+        })
         .Case([&](ir::MseOp) {
           const Array &a = in(0), &b = in(1);
           std::vector<int64_t> shape = a.shape;

@@ -1120,3 +1120,11 @@ nn.graph @g(%x: !nn.tensor<[3], f32>, %lr: !nn.tensor<[], f32>) dims [] {
   %p = nn.sgd_update %x, %x lr %lr weight_decay -1.0 : !nn.tensor<[3], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B], i32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{targets [B] must be on the positions of the scores [B, T] (same batch and sequence dims)}}
+  %e = nn.frame_error %x, %y : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B], i32>
+  nn.return
+}

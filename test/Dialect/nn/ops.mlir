@@ -218,3 +218,13 @@ nn.graph @optimizer_updates(%w: !nn.tensor<[3, 4], f32>, %dw: !nn.tensor<[3, 4],
   %w2, %m2, %v2 = nn.adam_update %w, %dw, %w, %dw lr %lr step %t scale %s beta1 0.9 beta2 0.5 epsilon 1.0e-8 weight_decay 0.01 decoupled : !nn.tensor<[3, 4], f32>
   nn.return %b1, %b2, %w1, %w2 : !nn.tensor<[3], f32>, !nn.tensor<[3], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>
 }
+
+// CHECK-LABEL: nn.graph @frame_error
+// CHECK: %[[E:.+]] = nn.frame_error %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+// CHECK: nn.mark_loss %[[E]] as "fer" normalize per_frame as_error
+nn.graph @frame_error(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %e = nn.frame_error %x, %y : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %e as "fer" normalize per_frame as_error : !nn.tensor<[B, T], f32>
+  nn.return
+}

@@ -92,3 +92,21 @@ nn.graph @ctc_grad(%g: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T, 3], f32>,
   %d = nn.ctc_loss_grad %g, %x, %y from logits blank 0 zero_infinity : !nn.tensor<[B], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>
   nn.return %d : !nn.tensor<[B, T, 3], f32>
 }
+
+// -----
+
+// Frame error: the row maximum (maximumf, which keeps NaN), then 0 where
+// the target's score reaches it (an ordered compare: false with NaN).
+// CHECK-LABEL: func.func @frame_error
+// CHECK: %[[MAX:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %[[MAX]] : tensor<?x?xi32>, tensor<?x?xf32>)
+// CHECK: %[[PICKED:.+]] = tensor.extract
+// CHECK: %[[REACHES:.+]] = arith.cmpf oge, %[[PICKED]], %{{.+}} : f32
+// CHECK: arith.select %[[REACHES]], %{{.+}}, %{{.+}} : f32
+nn.graph @frame_error(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %e = nn.frame_error %x, %y : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %e as "fer" normalize per_frame as_error : !nn.tensor<[B, T], f32>
+  nn.return
+}
