@@ -1,0 +1,59 @@
+// nn-train's command-line contract and checkpoints, on a small model.
+// REQUIRES: numpy
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 4 --seed 3 --json --epoch-steps 2 --dev-batches 1 --batch-size 4 > %t/straight.json
+// RUN: %python %S/Inputs/check-train-json.py %t/straight.json 1 4 ce,fer,ctc | FileCheck %s --check-prefix=CONTRACT
+// CONTRACT: steps 1..4, 2 dev evaluations
+// RUN: nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 4 --seed 3 --json --no-pack --epoch-steps 2 --dev-batches 1 --batch-size 4 > %t/padded.json
+// RUN: %python %S/Inputs/check-train-json.py %t/padded.json 1 4 ce,fer,ctc | FileCheck %s --check-prefix=CONTRACT
+
+// Checkpoints every 2 steps keeping the last one; resuming from it gives
+// the uninterrupted run's steps 3 and 4 exactly (the same JSON lines).
+// RUN: nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 2 --seed 3 --json --epoch-steps 2 --dev-batches 1 --batch-size 4 --save %t/ckpt --keep 1 > %t/first.json
+// RUN: ls %t/ckpt | FileCheck %s --check-prefix=SAVED
+// SAVED: step-00000002.npz
+// RUN: %python -c "import numpy as np, sys; z = np.load(sys.argv[1]); print(int(z['nn.train.step']), int(z['nn.train.batches']), z['out.w'].shape, z['optimizer/adam_v/out.w'].shape)" %t/ckpt/step-00000002.npz | FileCheck %s --check-prefix=NUMPY
+// NUMPY: 2 2 (6, 16) (6, 16)
+// RUN: nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 4 --seed 3 --json --epoch-steps 2 --dev-batches 1 --batch-size 4 --resume %t/ckpt > %t/resumed.json
+// RUN: tail -n 3 %t/straight.json > %t/straight-tail.json
+// RUN: diff %t/straight-tail.json %t/resumed.json
+
+// Plain lines with --verbose, dev evaluations by loss name.
+// RUN: nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 2 --epoch-steps 2 --dev-batches 1 --batch-size 4 --verbose 2>&1 | FileCheck %s --check-prefix=VERBOSE
+// VERBOSE: step 1 lr 0.001 grad_norm {{[0-9.e+-]+}} ce {{[0-9.]+}} fer {{[0-9.]+}} ctc {{[0-9.]+}} frames {{[0-9]+}}
+// VERBOSE: step 2 lr 0.001
+// VERBOSE: dev after step 2: ce {{[0-9.]+}} fer {{[0-9.]+}} ctc {{[0-9.]+}}
+
+// Ctrl-C saves a checkpoint and exits (130); --resume continues from it.
+// RUN: rm -rf %t/interrupted
+// RUN: not timeout --preserve-status -s INT 8 nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 100000000 --batch-size 2 --dev-batches 1 --save %t/interrupted 2> %t/interrupt.log
+// RUN: FileCheck %s --check-prefix=INTERRUPT < %t/interrupt.log
+// INTERRUPT: nn-train: interrupted after step {{[0-9]+}}; checkpoint in {{.+}}interrupted (--resume {{.+}}interrupted continues)
+// RUN: ls %t/interrupted | FileCheck %s --check-prefix=SAVED-ON-INTERRUPT
+// SAVED-ON-INTERRUPT: step-{{[0-9]+}}.npz
+
+// Errors, before anything trains.
+// RUN: not nn-train %S/Inputs/segments-small.mlir --steps 1 2>&1 | FileCheck %s --check-prefix=NO-DATA
+// NO-DATA: nn-train: no data: give --synthetic segments (reading data folders is not implemented yet)
+// RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic words --steps 1 2>&1 | FileCheck %s --check-prefix=TASK
+// TASK: nn-train: unknown synthetic task 'words' (expected segments)
+// RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --lr cosine:peak=-1 2>&1 | FileCheck %s --check-prefix=LR
+// LR: nn-train: --lr:
+// RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --optimizer lion 2>&1 | FileCheck %s --check-prefix=OPTIMIZER
+// OPTIMIZER: nn-train-step: unknown optimizer 'lion' (expected sgd, adam or adamw)
+// RUN: not nn-train %s --synthetic segments --steps 1 2>&1 | FileCheck %s --check-prefix=INPUTS
+// INPUTS: nn-train: input 'targets' of graph @other is not one the segment task fills (features, frame_labels, labels)
+// RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 1 --resume %t/nothing-here 2>&1 | FileCheck %s --check-prefix=RESUME
+// RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 1 --resume %t/ckpt/step-00000002.npz --init-from %t/missing.npz 2>&1 | FileCheck %s --check-prefix=INIT
+// RESUME: nn-train: {{.*}}nothing-here
+// INIT: nn-train: {{.*}}missing.npz
+
+nn.parameter @w : !nn.tensor<[4, 3], f32>
+nn.graph @other(%features: !nn.tensor<[B, T, 3], f32>, %targets: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[4, 3], f32>
+  %l = nn.linear %features, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %ce = nn.cross_entropy %l, %targets from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+}
