@@ -34,7 +34,7 @@
 
 // Errors, before anything trains.
 // RUN: not nn-train %S/Inputs/segments-small.mlir --steps 1 2>&1 | FileCheck %s --check-prefix=NO-DATA
-// NO-DATA: nn-train: no data: give --synthetic segments (reading data folders is not implemented yet)
+// NO-DATA: nn-train: no data: give --data DIR (nn-data writes datasets) or --synthetic segments
 // RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic words --steps 1 2>&1 | FileCheck %s --check-prefix=TASK
 // TASK: nn-train: unknown synthetic task 'words' (expected segments)
 // RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --lr cosine:peak=-1 2>&1 | FileCheck %s --check-prefix=LR

@@ -3,16 +3,19 @@
 //   nn-train model.mlir --synthetic segments --steps 200 --seed 1 --json
 //   nn-train model.mlir --synthetic segments --epochs 5 --save ckpt/
 //   nn-train model.mlir --synthetic segments --steps 500 --resume ckpt/
+//   nn-train model.mlir --data train/ --dev dev.npz --epochs 10 \
+//            --batch-size 32 --max-frames 20000
 //
 // Compiles the model twice: one train step (forward, backward and the
 // optimizer update in one artifact, CompileOptions::trainStep) and one
-// evaluation graph for the dev set. Each step draws its batch and dropout
-// seed from (--seed, batch number) alone, so a resumed run continues
+// evaluation graph for the dev set. Each step's batch and dropout seed
+// follow from (--seed, batch number) alone, so a resumed run continues
 // exactly where the checkpoint left off. docs/training.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nn/Compiler.h"
+#include "nn/Dataset.h"
 #include "nn/LearningRate.h"
 #include "nn/Runtime.h"
 #include "nn/Train.h"
@@ -60,22 +63,45 @@ static cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_90"),
                                     cl::cat(modelCategory));
 
 static cl::opt<std::string>
+    dataPath("data",
+             cl::desc("Training data: a dataset shard (.npz) or a directory "
+                      "of shards (nn-data writes them)"),
+             cl::cat(dataCategory));
+static cl::opt<std::string>
+    devPath("dev", cl::desc("Dev data, evaluated after each epoch"),
+            cl::cat(dataCategory));
+static cl::opt<std::string>
     synthetic("synthetic",
               cl::desc("Train on a synthetic task: 'segments' (random label "
                        "sequences rendered as noisy segments; the model's "
                        "inputs must be features, frame_labels and/or labels)"),
               cl::cat(dataCategory));
 static cl::opt<unsigned> batchSize("batch-size", cl::init(16),
-                                   cl::desc("Sequences per batch"),
+                                   cl::desc("Sequences per batch (at most, "
+                                            "with --data)"),
                                    cl::cat(dataCategory));
+static cl::opt<unsigned>
+    maxFrames("max-frames", cl::init(0),
+              cl::desc("--data: at most this many padded frames (sequences x "
+                       "longest) per batch; 0: no frame budget"),
+              cl::cat(dataCategory));
+static cl::opt<bool>
+    noBucket("no-bucket",
+             cl::desc("--data: do not batch utterances of similar length "
+                      "together"),
+             cl::cat(dataCategory));
+static cl::opt<bool> noShuffle("no-shuffle",
+                               cl::desc("--data: keep the file order"),
+                               cl::cat(dataCategory));
 static cl::opt<double>
     noise("noise", cl::init(0.5),
           cl::desc("segments: per-feature noise (relative to the class "
                    "prototypes' spread)"),
           cl::cat(dataCategory));
-static cl::opt<unsigned> devBatches("dev-batches", cl::init(4),
-                                    cl::desc("Batches in the dev set"),
-                                    cl::cat(dataCategory));
+static cl::opt<unsigned>
+    devBatches("dev-batches", cl::init(4),
+               cl::desc("--synthetic: batches in the dev set"),
+               cl::cat(dataCategory));
 
 static cl::opt<unsigned>
     steps("steps", cl::init(0),
@@ -86,8 +112,9 @@ static cl::opt<unsigned> epochs("epochs", cl::init(1),
                                 cl::cat(trainCategory));
 static cl::opt<unsigned>
     epochSteps("epoch-steps", cl::init(100),
-               cl::desc("Batches per epoch: synthetic data has no natural "
-                        "epoch; the dev set is evaluated after each"),
+               cl::desc("--synthetic: batches per epoch (synthetic data has "
+                        "no natural epoch; the dev set is evaluated after "
+                        "each)"),
                cl::cat(trainCategory));
 static cl::opt<unsigned> seed("seed", cl::init(0),
                               cl::desc("Seeds the initial parameters, the "
@@ -222,6 +249,137 @@ std::string lossesText(const nn::Manifest &manifest,
   return out;
 }
 
+/// Where batches come from: the synthetic task, or a dataset in epochs.
+/// Batch `n` (from 0) is always the same batch, whatever ran before.
+class BatchSource {
+public:
+  absl::Status setUp(const nn::Manifest &train, const nn::Manifest &eval);
+  /// Batch `n` and whether it is the last of its epoch.
+  nn::RunInputs batch(int64_t n, bool &epochEnd);
+  /// The batches of `epochs` epochs.
+  int64_t batchesIn(int64_t epochs);
+  /// The dev set's batches.
+  std::vector<nn::RunInputs> devSet();
+  int64_t frames(const nn::RunInputs &batch) const {
+    int64_t total = 0;
+    auto found = batch.lengths.find(frameDim);
+    if (found != batch.lengths.end())
+      for (int32_t length : found->second)
+        total += length;
+    return total;
+  }
+  std::string describe(int64_t n) const {
+    return dataset ? "batch " + std::to_string(n) + " of '" + dataPath + "'"
+                   : "batch " + std::to_string(n) +
+                         " of the synthetic task (seed " +
+                         std::to_string(seed) + ")";
+  }
+
+private:
+  /// The batches of epoch `epoch` (cached: one epoch at a time).
+  const std::vector<std::vector<int64_t>> &epochList(int64_t epoch);
+
+  nn::SegmentBinding binding;
+  std::unique_ptr<nn::Dataset> dataset, dev;
+  nn::BatchingOptions batching;
+  std::string frameDim;
+  int64_t cachedEpoch = -1;
+  std::vector<std::vector<int64_t>> cached;
+};
+
+absl::Status BatchSource::setUp(const nn::Manifest &train,
+                                const nn::Manifest &eval) {
+  if (!dataPath.empty() && !synthetic.empty())
+    return absl::InvalidArgumentError("give --data or --synthetic, not both");
+  if (dataPath.empty()) {
+    if (synthetic.empty())
+      return absl::InvalidArgumentError(
+          "no data: give --data DIR (nn-data writes datasets) or --synthetic "
+          "segments");
+    if (synthetic != "segments")
+      return absl::InvalidArgumentError("unknown synthetic task '" + synthetic +
+                                        "' (expected segments)");
+    if (!devPath.empty())
+      return absl::InvalidArgumentError(
+          "--dev goes with --data; the synthetic task draws its own dev set");
+    absl::StatusOr<nn::SegmentBinding> bound = nn::bindSegmentTask(train);
+    if (!bound.ok())
+      return bound.status();
+    binding = *bound;
+    binding.task.noise = noise;
+    binding.task.seed = seed;
+    frameDim = binding.frameDim;
+    return binding.task.validate();
+  }
+  absl::StatusOr<nn::Dataset> loaded = nn::Dataset::load(dataPath, train);
+  if (!loaded.ok())
+    return loaded.status();
+  dataset = std::make_unique<nn::Dataset>(std::move(*loaded));
+  frameDim = dataset->lengthDim();
+  if (!devPath.empty()) {
+    absl::StatusOr<nn::Dataset> devLoaded = nn::Dataset::load(devPath, eval);
+    if (!devLoaded.ok())
+      return devLoaded.status();
+    dev = std::make_unique<nn::Dataset>(std::move(*devLoaded));
+  }
+  batching.maxSequences = batchSize;
+  batching.maxFrames = maxFrames;
+  batching.bucket = !noBucket;
+  batching.shuffle = !noShuffle;
+  batching.seed = seed;
+  return absl::OkStatus();
+}
+
+const std::vector<std::vector<int64_t>> &BatchSource::epochList(int64_t epoch) {
+  if (epoch != cachedEpoch) {
+    cached = nn::epochBatches(*dataset, batching, epoch);
+    cachedEpoch = epoch;
+  }
+  return cached;
+}
+
+int64_t BatchSource::batchesIn(int64_t epochCount) {
+  if (!dataset)
+    return epochCount * epochSteps;
+  int64_t total = 0;
+  for (int64_t e = 0; e < epochCount; ++e)
+    total += (int64_t)epochList(e).size();
+  return total;
+}
+
+nn::RunInputs BatchSource::batch(int64_t n, bool &epochEnd) {
+  if (!dataset) {
+    epochEnd = (n + 1) % epochSteps == 0;
+    std::mt19937 rng((uint32_t)streamSeed(seed, kTrainData, n));
+    return nn::segmentBatchFor(binding, batchSize, rng);
+  }
+  // Epochs differ in their batch count (budgets cut them differently):
+  // walk them from the first.
+  int64_t epoch = 0, first = 0;
+  while (n >= first + (int64_t)epochList(epoch).size())
+    first += (int64_t)epochList(epoch++).size();
+  const std::vector<std::vector<int64_t>> &list = epochList(epoch);
+  epochEnd = n - first + 1 == (int64_t)list.size();
+  return dataset->batch(list[n - first]);
+}
+
+std::vector<nn::RunInputs> BatchSource::devSet() {
+  std::vector<nn::RunInputs> batches;
+  if (!dataset) {
+    std::mt19937 rng((uint32_t)streamSeed(seed, kDevData, 0));
+    for (unsigned b = 0; b < devBatches; ++b)
+      batches.push_back(nn::segmentBatchFor(binding, batchSize, rng));
+    return batches;
+  }
+  if (!dev)
+    return batches;
+  nn::BatchingOptions fixed = batching;
+  fixed.shuffle = false;
+  for (const std::vector<int64_t> &members : nn::epochBatches(*dev, fixed, 0))
+    batches.push_back(dev->batch(members));
+  return batches;
+}
+
 class Session {
 public:
   int run();
@@ -235,12 +393,13 @@ private:
 
   std::unique_ptr<nn::Artifact> trainCompiled, evalCompiled;
   nn::Executable trainStep, evalGraph;
-  nn::SegmentBinding binding;
+  BatchSource source;
+  std::vector<nn::RunInputs> devSet;
   nn::LearningRateSchedule schedule;
   nn::TrainState state;
   int64_t totalSteps = 0, skipped = 0;
   std::vector<nn::LossValue> epochLosses;
-  int64_t epochFrames = 0;
+  int64_t epochFrames = 0, epochBatches = 0;
   double epochSeconds = 0;
   bool bar = false;
 };
@@ -319,10 +478,10 @@ absl::Status Session::setUpState() {
 
 absl::Status Session::evaluate(int64_t atBatch) {
   const nn::Manifest &manifest = evalGraph.manifest();
-  std::mt19937 rng((uint32_t)streamSeed(seed, kDevData, 0));
+  if (devSet.empty())
+    return absl::OkStatus();
   nn::LossTotals totals;
-  for (unsigned b = 0; b < devBatches; ++b) {
-    nn::RunInputs inputs = nn::segmentBatchFor(binding, batchSize, rng);
+  for (nn::RunInputs inputs : devSet) {
     for (const nn::TensorInfo &info : manifest.parameters)
       inputs.parameters[info.name] = state.parameters.at(info.name);
     nn::RunResult result;
@@ -388,12 +547,11 @@ void Session::progress(const nn::StepReport &report, int64_t frames,
   if (!bar)
     return;
   // The running averages since the epoch began.
-  int64_t inEpoch = (state.batches - 1) % epochSteps + 1;
   std::string averages;
   for (const nn::LossValue &loss : epochLosses) {
     char text[64];
     std::snprintf(text, sizeof(text), " %s %.4f", loss.name.c_str(),
-                  loss.sum / (double)inEpoch);
+                  loss.sum / (double)std::max<int64_t>(epochBatches, 1));
     averages += text;
   }
   constexpr int kWidth = 24;
@@ -406,13 +564,6 @@ void Session::progress(const nn::StepReport &report, int64_t frames,
 }
 
 int Session::run() {
-  if (synthetic.empty())
-    return fail(absl::InvalidArgumentError(
-        "no data: give --synthetic segments (reading data folders is not "
-        "implemented yet)"));
-  if (synthetic != "segments")
-    return fail(absl::InvalidArgumentError(
-        "unknown synthetic task '" + synthetic + "' (expected segments)"));
   if (onNonFinite != "stop" && onNonFinite != "skip")
     return fail(absl::InvalidArgumentError(
         "--on-nonfinite must be stop or skip, got '" + onNonFinite + "'"));
@@ -426,30 +577,23 @@ int Session::run() {
   schedule = *parsed;
   if (absl::Status status = compile(); !status.ok())
     return fail(status);
-  absl::StatusOr<nn::SegmentBinding> bound =
-      nn::bindSegmentTask(trainStep.manifest());
-  if (!bound.ok())
-    return fail(bound.status());
-  binding = *bound;
-  binding.task.noise = noise;
-  binding.task.seed = seed;
-  if (absl::Status status = binding.task.validate(); !status.ok())
+  if (absl::Status status =
+          source.setUp(trainStep.manifest(), evalGraph.manifest());
+      !status.ok())
     return fail(status);
+  devSet = source.devSet();
   if (absl::Status status = setUpState(); !status.ok())
     return fail(status);
 
-  totalSteps = steps ? (int64_t)steps : (int64_t)epochs * epochSteps;
-  unsigned every = saveEvery ? (unsigned)saveEvery : (unsigned)epochSteps;
+  totalSteps = steps ? (int64_t)steps : source.batchesIn(epochs);
   bar = !json && !verbose && isatty(STDERR_FILENO);
   llvm::sys::SetInterruptFunction([] { interrupted = true; });
   const nn::Manifest &manifest = trainStep.manifest();
   while (state.batches < totalSteps && !interrupted) {
     uint64_t batchNumber = state.batches;
-    std::mt19937 rng((uint32_t)streamSeed(seed, kTrainData, batchNumber));
-    nn::RunInputs batch = nn::segmentBatchFor(binding, batchSize, rng);
-    int64_t frames = 0;
-    for (int32_t length : batch.lengths[binding.frameDim])
-      frames += length;
+    bool epochEnd = false;
+    nn::RunInputs batch = source.batch((int64_t)batchNumber, epochEnd);
+    int64_t frames = source.frames(batch);
     auto start = std::chrono::steady_clock::now();
     nn::StepReport report;
     absl::Status status = nn::runTrainStep(
@@ -466,10 +610,8 @@ int Session::run() {
                          ": the training loss or gradient norm is not "
                          "finite (objective " +
                          std::to_string(report.objective) + ", grad_norm " +
-                         std::to_string(report.gradNorm) + ") on batch " +
-                         std::to_string(batchNumber) +
-                         " of the synthetic task (seed " +
-                         std::to_string(seed) + ")";
+                         std::to_string(report.gradNorm) + ") on " +
+                         source.describe((int64_t)batchNumber);
       if (onNonFinite == "stop") {
         progress(report, frames, seconds);
         return fail(absl::InvalidArgumentError(
@@ -480,11 +622,7 @@ int Session::run() {
         llvm::errs() << (bar ? "\n" : "") << "nn-train: " << what
                      << "; skipped\n";
     }
-    if ((state.batches - 1) % epochSteps == 0) {
-      epochLosses.clear();
-      epochFrames = 0;
-      epochSeconds = 0;
-    }
+    ++epochBatches;
     epochFrames += frames;
     epochSeconds += seconds;
     for (const nn::LossValue &loss : report.losses) {
@@ -499,12 +637,17 @@ int Session::run() {
       found->sum += nn::lossValue(manifest, loss);
     }
     progress(report, frames, seconds);
-    bool epochEnd =
-        state.batches % epochSteps == 0 || state.batches == totalSteps;
-    if (epochEnd)
+    bool last = state.batches == totalSteps;
+    if (epochEnd || last)
       if (absl::Status status = evaluate(state.batches); !status.ok())
         return fail(status);
-    if (state.batches % every == 0 || state.batches == totalSteps)
+    if (epochEnd) {
+      epochLosses.clear();
+      epochFrames = epochBatches = 0;
+      epochSeconds = 0;
+    }
+    bool checkpoint = saveEvery ? state.batches % saveEvery == 0 : epochEnd;
+    if (checkpoint || last)
       if (absl::Status status = save(); !status.ok())
         return fail(status);
   }

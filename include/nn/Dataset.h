@@ -1,0 +1,113 @@
+//===- nn/Dataset.h - training data on disk and its batches -----*- C++ -*-===//
+//
+// What an ASR user has: per-utterance arrays (features, frame targets,
+// label sequences). On disk a dataset is one or more shards, each an .npz
+// archive of concatenated arrays (docs/training.md):
+//
+//   NAME           [sum of lengths, ...] the utterances' arrays one after
+//                  the other along axis 0, for a graph input [B, T, ...]
+//   NAME.lengths   [utterances] i32: each utterance's length along axis 0
+//   NAME           [utterances, ...] for a per-utterance input [B, ...]
+//
+// `nn-data convert` writes shards from a folder of per-utterance .npy
+// files. Loading reads every shard and checks it against the model before
+// anything trains; batches then follow RETURNN/fairseq practice: budgets
+// of sequences and padded frames, utterances of similar length batched
+// together (bucketing), a shuffle per epoch from a seed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_DATASET_H
+#define NN_DATASET_H
+
+#include "nn/Runtime.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace nn {
+
+class Dataset {
+public:
+  /// Reads `path` (an .npz shard, or a directory whose *.npz files are the
+  /// shards, in name order) and checks it against the inputs of
+  /// `manifest` that are not the train step's own (learning_rate, step,
+  /// dropout_seed): every such input has its array, of the input's dtype
+  /// and static sizes; sequence axes have lengths that cover the arrays
+  /// exactly; inputs that share a sequence dim agree on each utterance's
+  /// length; class indices lie within the manifest's bounds. Errors name
+  /// the file, the array and the utterance.
+  static absl::StatusOr<Dataset> load(const std::string &path,
+                                      const Manifest &manifest);
+
+  int64_t size() const { return (int64_t)utterances.size(); }
+  /// The length of utterance `u` along the batching dim: the first root
+  /// sequence dim of the graph (its frames), or 1 without one.
+  int64_t length(int64_t u) const { return utterances[u].length; }
+  /// The batching dim's name ("" when the graph has no sequence dim).
+  const std::string &lengthDim() const { return batchingDim; }
+  /// The padded batch of `members` as graph inputs and lengths. Padding
+  /// holds 0 (floats) and -1 (integers).
+  RunInputs batch(const std::vector<int64_t> &members) const;
+
+private:
+  struct Array {
+    std::string name;
+    /// The input's sequence dim along axis 0 ("" for per-utterance arrays).
+    std::string dim;
+    /// Whether `dim` is derived (ceil(T / k)): its lengths come from its
+    /// source's.
+    bool derived = false;
+    DType dtype = DType::f32;
+    /// The static sizes after the position axes.
+    std::vector<int64_t> trailing;
+  };
+  struct Shard {
+    std::string path;
+    /// Per array: the data and each utterance's first row.
+    std::vector<Tensor> data;
+    std::vector<std::vector<int64_t>> offsets;
+  };
+  struct Utterance {
+    int32_t shard = 0;
+    int64_t index = 0;
+    int64_t length = 1;
+  };
+
+  absl::Status addShard(const std::string &path, const Manifest &manifest);
+
+  std::vector<Array> arrays;
+  std::vector<Shard> shards;
+  std::vector<Utterance> utterances;
+  std::string batchingDim;
+};
+
+struct BatchingOptions {
+  /// At most this many sequences per batch.
+  int64_t maxSequences = 16;
+  /// At most this many padded frames (sequences x longest length) per
+  /// batch; 0 means no frame budget. A longer utterance gets a batch of
+  /// its own.
+  int64_t maxFrames = 0;
+  /// Batch utterances of similar length: the shuffled order is cut into
+  /// chunks of `bucketBatches` x maxSequences utterances, each sorted by
+  /// length before it is cut into batches; the batches are then shuffled.
+  bool bucket = true;
+  int64_t bucketBatches = 100;
+  /// Shuffle per epoch (from seed and epoch); false keeps the file order.
+  bool shuffle = true;
+  uint64_t seed = 0;
+};
+
+/// The batches of epoch `epoch` (from 0) as lists of utterance indices;
+/// the same for the same options, dataset and epoch.
+std::vector<std::vector<int64_t>> epochBatches(const Dataset &dataset,
+                                               const BatchingOptions &options,
+                                               int64_t epoch);
+
+} // namespace nn
+
+#endif // NN_DATASET_H

@@ -1,0 +1,384 @@
+//===- Dataset.cpp - training data on disk and its batches ----------------===//
+
+#include "nn/Dataset.h"
+
+#include "nn/Npy.h"
+
+#include <algorithm>
+#include <cstring>
+#include <dirent.h>
+#include <sys/stat.h>
+
+using namespace nn;
+
+namespace {
+
+bool isTrainStepScalar(const std::string &name) {
+  return name == "learning_rate" || name == "step" || name == "dropout_seed";
+}
+
+/// SplitMix64: shuffles that are the same on every platform (the standard
+/// distributions and std::shuffle are not specified bit for bit).
+struct SplitMix64 {
+  uint64_t state;
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  template <typename T> void shuffle(std::vector<T> &items) {
+    for (size_t i = items.size(); i > 1; --i)
+      std::swap(items[i - 1], items[next() % i]);
+  }
+};
+
+/// The shards of `path`: the file itself, or a directory's *.npz in name
+/// order.
+absl::StatusOr<std::vector<std::string>> shardPaths(const std::string &path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0)
+    return absl::NotFoundError("cannot open dataset '" + path + "'");
+  if (!S_ISDIR(info.st_mode))
+    return std::vector<std::string>{path};
+  std::vector<std::string> found;
+  if (DIR *dir = opendir(path.c_str())) {
+    while (dirent *entry = readdir(dir)) {
+      std::string name = entry->d_name;
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npz") == 0)
+        found.push_back(path + "/" + name);
+    }
+    closedir(dir);
+  }
+  std::sort(found.begin(), found.end());
+  if (found.empty())
+    return absl::InvalidArgumentError("dataset directory '" + path +
+                                      "' holds no .npz shards");
+  return found;
+}
+
+/// A length array: rank 1, i32 or i64, entries >= 0.
+absl::Status readLengths(const Tensor &tensor, const std::string &what,
+                         std::vector<int64_t> &lengths) {
+  if (tensor.rank() != 1 ||
+      (tensor.dtype() != DType::i32 && tensor.dtype() != DType::i64))
+    return absl::InvalidArgumentError(what +
+                                      " must be a vector of i32 or "
+                                      "i64 lengths, got " +
+                                      toString(tensor.dtype()) + " " +
+                                      shapeText(tensor.shape()));
+  lengths.resize(tensor.numElements());
+  for (int64_t i = 0; i < tensor.numElements(); ++i) {
+    double value = tensor.at(i);
+    if (value < 0)
+      return absl::InvalidArgumentError(what + " gives utterance " +
+                                        std::to_string(i) +
+                                        " a negative length");
+    lengths[i] = (int64_t)value;
+  }
+  return absl::OkStatus();
+}
+
+} // namespace
+
+absl::StatusOr<Dataset> Dataset::load(const std::string &path,
+                                      const Manifest &manifest) {
+  Dataset dataset;
+  for (const TensorInfo &input : manifest.inputs) {
+    if (isTrainStepScalar(input.name))
+      continue;
+    Array array;
+    array.name = input.name;
+    array.dtype = input.dtype;
+    const std::vector<Axis> &axes = input.axes;
+    const DimInfo *first = axes.empty() || !axes[0].isNamed()
+                               ? nullptr
+                               : manifest.findDim(axes[0].dim);
+    if (!first || first->kind != DimInfo::Kind::batch)
+      return absl::InvalidArgumentError(
+          "graph input '" + input.name +
+          "' is not per utterance (its first axis is not the batch), so no "
+          "dataset can fill it");
+    size_t at = 1;
+    if (axes.size() > 1 && axes[1].isNamed()) {
+      array.dim = axes[1].dim;
+      array.derived = !manifest.findDim(array.dim)->source.empty();
+      at = 2;
+      if (dataset.batchingDim.empty() &&
+          manifest.findDim(array.dim)->source.empty())
+        dataset.batchingDim = array.dim;
+    }
+    for (; at < axes.size(); ++at) {
+      if (axes[at].isNamed())
+        return absl::InvalidArgumentError(
+            "graph input '" + input.name +
+            "' has more than one sequence axis; a dataset array has one");
+      array.trailing.push_back(axes[at].size);
+    }
+    dataset.arrays.push_back(array);
+  }
+  // A derived dim's lengths follow from its source's, which an array must
+  // carry.
+  for (const Array &array : dataset.arrays) {
+    if (!array.derived)
+      continue;
+    std::string root = array.dim;
+    while (!manifest.findDim(root)->source.empty())
+      root = manifest.findDim(root)->source;
+    bool carried =
+        std::any_of(dataset.arrays.begin(), dataset.arrays.end(),
+                    [&](const Array &other) { return other.dim == root; });
+    if (!carried)
+      return absl::InvalidArgumentError(
+          "graph input '" + array.name + "' is along '" + array.dim +
+          "', derived from '" + root +
+          "', which no other input carries: a dataset cannot give its "
+          "lengths");
+  }
+  absl::StatusOr<std::vector<std::string>> paths = shardPaths(path);
+  if (!paths.ok())
+    return paths.status();
+  for (const std::string &shard : *paths)
+    if (absl::Status status = dataset.addShard(shard, manifest); !status.ok())
+      return status;
+  if (dataset.utterances.empty())
+    return absl::InvalidArgumentError("dataset '" + path +
+                                      "' holds no utterances");
+  return dataset;
+}
+
+absl::Status Dataset::addShard(const std::string &path,
+                               const Manifest &manifest) {
+  std::map<std::string, Tensor> members;
+  if (absl::Status status = readNpz(path, members); !status.ok())
+    return status;
+  auto fail = [&](const std::string &why) {
+    return absl::InvalidArgumentError("dataset shard '" + path + "': " + why);
+  };
+  Shard shard;
+  shard.path = path;
+  int64_t count = -1;
+  std::map<std::string, std::vector<int64_t>> dimLengths;
+  std::map<std::string, std::string> dimOwner;
+  for (const Array &array : arrays) {
+    auto found = members.find(array.name);
+    std::vector<int64_t> expected{-1};
+    if (!array.dim.empty())
+      expected.push_back(-1);
+    expected.insert(expected.end(), array.trailing.begin(),
+                    array.trailing.end());
+    std::string wanted =
+        "[" + std::string(array.dim.empty() ? "B" : "B, ") + array.dim;
+    for (int64_t size : array.trailing)
+      wanted += ", " + std::to_string(size);
+    wanted += "] " + std::string(toString(array.dtype));
+    if (found == members.end())
+      return fail("no array '" + array.name + "' for the graph input " +
+                  wanted);
+    Tensor &data = found->second;
+    std::vector<int64_t> trailing(data.shape().begin() + (data.rank() ? 1 : 0),
+                                  data.shape().end());
+    if (data.dtype() != array.dtype ||
+        data.rank() != 1 + (int64_t)array.trailing.size() ||
+        trailing != array.trailing)
+      return fail("array '" + array.name + "' is " + toString(data.dtype()) +
+                  " " + shapeText(data.shape()) +
+                  ", which does not fit the graph input " + wanted +
+                  (array.dim.empty() ? ""
+                                     : " (utterances concatenated "
+                                       "along axis 0)"));
+    std::vector<int64_t> lengths;
+    if (array.dim.empty()) {
+      lengths.assign(data.shape()[0], 1);
+    } else {
+      auto lengthsFound = members.find(array.name + ".lengths");
+      if (lengthsFound == members.end())
+        return fail("no array '" + array.name + ".lengths' giving the " +
+                    "length of each utterance in '" + array.name + "'");
+      if (absl::Status status = readLengths(lengthsFound->second,
+                                            "dataset shard '" + path + "': '" +
+                                                array.name + ".lengths'",
+                                            lengths);
+          !status.ok())
+        return status;
+    }
+    if (count >= 0 && (int64_t)lengths.size() != count)
+      return fail("'" + array.name + "' holds " +
+                  std::to_string(lengths.size()) + " utterances, '" +
+                  arrays.front().name + "' " + std::to_string(count));
+    count = (int64_t)lengths.size();
+    std::vector<int64_t> offsets(count + 1, 0);
+    for (int64_t u = 0; u < count; ++u)
+      offsets[u + 1] = offsets[u] + lengths[u];
+    if (offsets.back() != data.shape()[0])
+      return fail("the lengths in '" + array.name + ".lengths' add up to " +
+                  std::to_string(offsets.back()) + " rows, but '" + array.name +
+                  "' has " + std::to_string(data.shape()[0]));
+    if (!array.dim.empty()) {
+      auto [owner, first] = dimOwner.emplace(array.dim, array.name);
+      if (first) {
+        dimLengths[array.dim] = lengths;
+      } else {
+        const std::vector<int64_t> &other = dimLengths[array.dim];
+        for (int64_t u = 0; u < count; ++u)
+          if (other[u] != lengths[u])
+            return fail("utterance " + std::to_string(u) + ": '" + array.name +
+                        "' has length " + std::to_string(lengths[u]) +
+                        " but '" + owner->second + "' " +
+                        std::to_string(other[u]) + " along the shared dim '" +
+                        array.dim + "'");
+      }
+    }
+    // Class indices: the bounds the runtime would check per batch, here
+    // before training starts.
+    const TensorInfo *input = nullptr;
+    for (const TensorInfo &info : manifest.inputs)
+      if (info.name == array.name)
+        input = &info;
+    if (input && input->classes > 0) {
+      int64_t rowSize =
+          data.numElements() / std::max<int64_t>(offsets.back(), 1);
+      for (int64_t u = 0; u < count; ++u)
+        for (int64_t i = offsets[u] * rowSize; i < offsets[u + 1] * rowSize;
+             ++i) {
+          double value = data.at(i);
+          if (value < 0 || value >= (double)input->classes ||
+              (int64_t)value == input->reservedClass)
+            return fail("utterance " + std::to_string(u) + ": '" + array.name +
+                        "' holds class " + std::to_string((int64_t)value) +
+                        " at position " +
+                        std::to_string(i / rowSize - offsets[u]) +
+                        ((int64_t)value == input->reservedClass && value >= 0 &&
+                                 value < input->classes
+                             ? ", the reserved class (the CTC blank)"
+                             : ", outside [0, " +
+                                   std::to_string(input->classes) + ")"));
+        }
+    }
+    shard.data.push_back(std::move(data));
+    shard.offsets.push_back(std::move(offsets));
+  }
+  // Lengths of derived dims follow from their source: ceil(len / k).
+  for (const auto &[dim, lengths] : dimLengths) {
+    const DimInfo *info = manifest.findDim(dim);
+    if (info->source.empty())
+      continue;
+    auto source = dimLengths.find(info->source);
+    if (source == dimLengths.end())
+      continue;
+    for (size_t u = 0; u < lengths.size(); ++u) {
+      int64_t expected = (source->second[u] + info->factor - 1) / info->factor;
+      if (lengths[u] != expected)
+        return fail("utterance " + std::to_string(u) + ": '" + dimOwner[dim] +
+                    "' has length " + std::to_string(lengths[u]) + " along '" +
+                    dim + "' = ceil(" + info->source + " / " +
+                    std::to_string(info->factor) + "), expected " +
+                    std::to_string(expected));
+    }
+  }
+  int32_t index = (int32_t)shards.size();
+  const std::vector<int64_t> *batching =
+      batchingDim.empty() ? nullptr : &dimLengths[batchingDim];
+  for (int64_t u = 0; u < count; ++u)
+    utterances.push_back({index, u, batching ? (*batching)[u] : 1});
+  shards.push_back(std::move(shard));
+  return absl::OkStatus();
+}
+
+RunInputs Dataset::batch(const std::vector<int64_t> &members) const {
+  RunInputs inputs;
+  auto batch = (int64_t)members.size();
+  std::map<std::string, int64_t> padded;
+  for (size_t a = 0; a < arrays.size(); ++a) {
+    const Array &array = arrays[a];
+    if (array.dim.empty() || inputs.lengths.count(array.dim))
+      continue;
+    std::vector<int32_t> &lengths = inputs.lengths[array.dim];
+    int64_t longest = 0;
+    for (int64_t member : members) {
+      const Utterance &u = utterances[member];
+      const std::vector<int64_t> &offsets = shards[u.shard].offsets[a];
+      int64_t length = offsets[u.index + 1] - offsets[u.index];
+      lengths.push_back((int32_t)length);
+      longest = std::max(longest, length);
+    }
+    padded[array.dim] = longest;
+  }
+  for (size_t a = 0; a < arrays.size(); ++a) {
+    const Array &array = arrays[a];
+    int64_t rowSize = 1;
+    for (int64_t size : array.trailing)
+      rowSize *= size;
+    std::vector<int64_t> shape{batch};
+    int64_t rows = 1;
+    if (!array.dim.empty()) {
+      rows = padded[array.dim];
+      shape.push_back(rows);
+    }
+    shape.insert(shape.end(), array.trailing.begin(), array.trailing.end());
+    Tensor tensor(array.dtype, shape);
+    size_t element = byteSize(array.dtype);
+    if (array.dtype == DType::i32)
+      std::fill_n(tensor.data<int32_t>(), tensor.numElements(), -1);
+    else if (array.dtype == DType::i64)
+      std::fill_n(tensor.data<int64_t>(), tensor.numElements(), -1);
+    for (int64_t b = 0; b < batch; ++b) {
+      const Utterance &u = utterances[members[b]];
+      const Shard &shard = shards[u.shard];
+      const std::vector<int64_t> &offsets = shard.offsets[a];
+      int64_t first = offsets[u.index], count = offsets[u.index + 1] - first;
+      std::memcpy((char *)tensor.raw() + b * rows * rowSize * element,
+                  (const char *)shard.data[a].raw() + first * rowSize * element,
+                  count * rowSize * element);
+    }
+    inputs.inputs[array.name] = std::move(tensor);
+  }
+  // Only root dims take lengths; the runtime derives the others.
+  for (const Array &array : arrays)
+    if (array.derived)
+      inputs.lengths.erase(array.dim);
+  return inputs;
+}
+
+std::vector<std::vector<int64_t>>
+nn::epochBatches(const Dataset &dataset, const BatchingOptions &options,
+                 int64_t epoch) {
+  std::vector<int64_t> order(dataset.size());
+  for (int64_t i = 0; i < dataset.size(); ++i)
+    order[i] = i;
+  SplitMix64 rng{options.seed * 0x9e3779b97f4a7c15ull + (uint64_t)epoch};
+  if (options.shuffle)
+    rng.shuffle(order);
+  int64_t maxSequences = std::max<int64_t>(options.maxSequences, 1);
+  if (options.bucket) {
+    int64_t chunk = std::max<int64_t>(options.bucketBatches, 1) * maxSequences;
+    for (int64_t begin = 0; begin < (int64_t)order.size(); begin += chunk) {
+      auto end = order.begin() + std::min<int64_t>(begin + chunk, order.size());
+      std::stable_sort(order.begin() + begin, end, [&](int64_t a, int64_t b) {
+        return dataset.length(a) < dataset.length(b);
+      });
+    }
+  }
+  std::vector<std::vector<int64_t>> batches;
+  std::vector<int64_t> current;
+  int64_t longest = 0;
+  for (int64_t u : order) {
+    int64_t length = dataset.length(u);
+    int64_t grown = std::max(longest, length);
+    bool fits = (int64_t)current.size() < maxSequences &&
+                (options.maxFrames <= 0 ||
+                 grown * (int64_t)(current.size() + 1) <= options.maxFrames);
+    if (!fits && !current.empty()) {
+      batches.push_back(std::move(current));
+      current.clear();
+      grown = length;
+    }
+    current.push_back(u);
+    longest = grown;
+  }
+  if (!current.empty())
+    batches.push_back(std::move(current));
+  if (options.bucket && options.shuffle)
+    rng.shuffle(batches);
+  return batches;
+}

@@ -1,0 +1,38 @@
+// nn-data writes datasets, and nn-train trains on them (--data, --dev).
+// REQUIRES: numpy
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python %S/Inputs/make_utterances.py %t/utterances
+// RUN: nn-data convert %t/utterances %t/train.npz | FileCheck %s --check-prefix=CONVERT
+// CONVERT: wrote 6 utterances (utt00 .. utt05) to {{.+}}train.npz
+// RUN: %python -c "import numpy as np, sys; z = np.load(sys.argv[1]); print(z['features'].shape, list(z['features.lengths']), list(z['labels.lengths']))" %t/train.npz | FileCheck %s --check-prefix=LAYOUT
+// LAYOUT: (75, 12) [5, 8, 11, 14, 17, 20] [1, 2, 3, 1, 2, 3]
+
+// Shards in a directory, and a synthetic dev set.
+// RUN: nn-data convert %t/utterances %t/sharded --shard-utterances 4 | FileCheck %s --check-prefix=SHARDS
+// SHARDS: wrote 6 utterances (utt00 .. utt05) to {{.+}}sharded
+// RUN: ls %t/sharded | FileCheck %s --check-prefix=SHARD-FILES
+// SHARD-FILES: shard-00000.npz
+// SHARD-FILES-NEXT: shard-00001.npz
+// RUN: nn-data synthesize %t/dev.npz --features 12 --classes 6 --utterances 8 --seed 4 | FileCheck %s --check-prefix=SYNTH
+// SYNTH: wrote 8 utterances (utt000000 .. utt000007) to {{.+}}dev.npz
+
+// Two epochs of budgeted batches (at most 2 sequences and 30 padded
+// frames): 6 utterances make 4 batches an epoch here.
+// RUN: nn-train %S/Inputs/segments-small.mlir --data %t/sharded --dev %t/dev.npz --epochs 2 --batch-size 2 --max-frames 30 --json > %t/train.json
+// RUN: %python %S/Inputs/check-train-json.py %t/train.json 1 8 ce,fer,ctc | FileCheck %s --check-prefix=EPOCHS
+// EPOCHS: steps 1..8, 2 dev evaluations
+
+// Bad data is an error before training, naming the file.
+// RUN: %python %S/Inputs/make_utterances.py %t/partial --drop labels
+// RUN: not nn-data convert %t/partial %t/partial.npz 2>&1 | FileCheck %s --check-prefix=PARTIAL
+// PARTIAL: nn-data: utterance 'utt05' has no 'labels' (utterance 'utt00' has)
+// RUN: not nn-train %S/Inputs/segments-small.mlir --data %t/missing.npz 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: nn-train: cannot open dataset '{{.+}}missing.npz'
+// RUN: nn-data synthesize %t/wide.npz --features 13 --classes 6 --utterances 2
+// RUN: not nn-train %S/Inputs/segments-small.mlir --data %t/wide.npz 2>&1 | FileCheck %s --check-prefix=SHAPE
+// SHAPE: nn-train: dataset shard '{{.+}}wide.npz': array 'features' is f32 [{{[0-9]+}}, 13], which does not fit the graph input [B, T, 12] f32
+// RUN: nn-data synthesize %t/many.npz --features 12 --classes 9 --utterances 20
+// RUN: not nn-train %S/Inputs/segments-small.mlir --data %t/many.npz 2>&1 | FileCheck %s --check-prefix=CLASSES
+// CLASSES: nn-train: dataset shard '{{.+}}many.npz': utterance {{[0-9]+}}: '{{frame_labels|labels}}' holds class {{[6-8]}} at position {{[0-9]+}}, outside [0, 6)
+// RUN: not nn-train %S/Inputs/segments-small.mlir --data %t/train.npz --synthetic segments 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: nn-train: give --data or --synthetic, not both

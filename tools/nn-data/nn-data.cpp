@@ -1,0 +1,250 @@
+//===- nn-data.cpp - write training data in nn's dataset format -----------===//
+//
+//   nn-data convert DIR OUT.npz       a folder of <utt>.<name>.npy files
+//   nn-data convert DIR OUT/ --shard-utterances 1000
+//   nn-data synthesize OUT.npz --features 80 --classes 500 --utterances 256
+//   nn-data synthesize DEV.npz --features 80 --classes 500 --seed 1
+//
+// The dataset format (nn/Dataset.h, docs/training.md): per array name,
+// the utterances' arrays concatenated along axis 0 and NAME.lengths giving
+// each one's length; arrays of rank 0 per utterance are stacked to [N].
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Npy.h"
+#include "nn/SegmentTask.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <random>
+
+namespace cl = llvm::cl;
+
+static cl::SubCommand
+    convertCommand("convert", "Pack a folder of per-utterance .npy files "
+                              "(<utterance>.<array>.npy) into dataset shards");
+static cl::SubCommand
+    synthesizeCommand("synthesize",
+                      "Write utterances of the synthetic segment task");
+
+static cl::opt<std::string> sourceDir(cl::Positional, cl::desc("<folder>"),
+                                      cl::Required, cl::sub(convertCommand));
+static cl::opt<std::string>
+    output(cl::Positional,
+           cl::desc("<out.npz, or a directory for several shards>"),
+           cl::Required, cl::sub(convertCommand), cl::sub(synthesizeCommand));
+static cl::opt<unsigned> shardUtterances(
+    "shard-utterances", cl::init(0),
+    cl::desc("Utterances per shard (0: one shard); OUT is then a directory"),
+    cl::sub(convertCommand), cl::sub(synthesizeCommand));
+
+static cl::opt<unsigned> features("features", cl::init(40),
+                                  cl::desc("Features per frame"),
+                                  cl::sub(synthesizeCommand));
+static cl::opt<unsigned> classes("classes", cl::init(10),
+                                 cl::desc("Frame classes (0 is silence)"),
+                                 cl::sub(synthesizeCommand));
+static cl::opt<unsigned> utterances("utterances", cl::init(64),
+                                    cl::desc("Utterances to write"),
+                                    cl::sub(synthesizeCommand));
+static cl::opt<double> noise("noise", cl::init(0.5),
+                             cl::desc("Per-feature noise"),
+                             cl::sub(synthesizeCommand));
+static cl::opt<unsigned>
+    taskSeed("task-seed", cl::init(0),
+             cl::desc("Seeds the task (its class prototypes): a train and a "
+                      "dev set share it"),
+             cl::sub(synthesizeCommand));
+static cl::opt<unsigned> seed("seed", cl::init(0),
+                              cl::desc("Seeds the utterances"),
+                              cl::sub(synthesizeCommand));
+
+namespace {
+
+int fail(const absl::Status &status) {
+  llvm::errs() << "nn-data: " << std::string(status.message()) << "\n";
+  return 1;
+}
+
+/// One utterance: its arrays by name.
+using Utterance = std::map<std::string, nn::Tensor>;
+
+/// Writes `items` as shards: one file, or shard-<k>.npz files in a
+/// directory with --shard-utterances.
+absl::Status writeShards(const std::vector<std::string> &ids,
+                         const std::vector<Utterance> &items) {
+  size_t per = shardUtterances ? (size_t)shardUtterances : items.size();
+  if (shardUtterances)
+    if (std::error_code ec = llvm::sys::fs::create_directories(output))
+      return absl::InternalError("cannot create '" + output +
+                                 "': " + ec.message());
+  for (size_t begin = 0, shard = 0; begin < items.size();
+       begin += per, ++shard) {
+    size_t end = std::min(items.size(), begin + per);
+    std::map<std::string, nn::Tensor> arrays;
+    for (const auto &[name, first] : items[begin]) {
+      std::vector<int64_t> shape = first.shape();
+      int64_t rows = 0;
+      for (size_t u = begin; u < end; ++u)
+        rows += first.rank() ? items[u].at(name).shape()[0] : 1;
+      std::vector<int64_t> total{rows};
+      if (first.rank())
+        total.insert(total.end(), shape.begin() + 1, shape.end());
+      nn::Tensor data(first.dtype(), total);
+      nn::Tensor lengths(nn::DType::i32, {(int64_t)(end - begin)});
+      size_t at = 0;
+      for (size_t u = begin; u < end; ++u) {
+        const nn::Tensor &part = items[u].at(name);
+        std::memcpy((char *)data.raw() + at, part.raw(), part.sizeInBytes());
+        at += part.sizeInBytes();
+        lengths.data<int32_t>()[u - begin] =
+            (int32_t)(part.rank() ? part.shape()[0] : 1);
+      }
+      arrays[name] = std::move(data);
+      if (first.rank())
+        arrays[name + ".lengths"] = std::move(lengths);
+    }
+    std::string path = output;
+    if (shardUtterances) {
+      char name[32];
+      std::snprintf(name, sizeof(name), "shard-%05zu.npz", shard);
+      llvm::SmallString<256> joined(output);
+      llvm::sys::path::append(joined, name);
+      path = joined.str().str();
+    }
+    if (absl::Status status = nn::writeNpz(path, arrays); !status.ok())
+      return status;
+  }
+  llvm::outs() << "wrote " << items.size() << " utterances ("
+               << (ids.empty() ? "" : ids.front() + " .. " + ids.back())
+               << ") to " << output << "\n";
+  return absl::OkStatus();
+}
+
+absl::Status convert() {
+  // <utterance>.<array>.npy, the utterance id up to the first dot.
+  std::map<std::string, std::map<std::string, std::string>> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(sourceDir, ec), end;
+       it != end && !ec; it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    if (!name.ends_with(".npy"))
+      continue;
+    llvm::StringRef stem = name.drop_back(4);
+    auto [id, array] = stem.split('.');
+    if (array.empty())
+      return absl::InvalidArgumentError(
+          "'" + it->path() + "' is not named <utterance>.<array>.npy");
+    files[id.str()][array.str()] = it->path();
+  }
+  if (ec)
+    return absl::NotFoundError("cannot read '" + sourceDir +
+                               "': " + ec.message());
+  if (files.empty())
+    return absl::InvalidArgumentError("'" + sourceDir +
+                                      "' holds no <utterance>.<array>.npy "
+                                      "files");
+  std::vector<std::string> ids;
+  std::vector<Utterance> items;
+  const std::map<std::string, std::string> *first = nullptr;
+  for (const auto &[id, arrays] : files) {
+    if (!first)
+      first = &arrays;
+    Utterance item;
+    for (const auto &[name, path] : *first) {
+      auto found = arrays.find(name);
+      if (found == arrays.end())
+        return absl::InvalidArgumentError("utterance '" + id + "' has no '" +
+                                          name + "' (utterance '" +
+                                          files.begin()->first + "' has)");
+      nn::Tensor tensor;
+      if (absl::Status status = nn::readNpy(found->second, tensor);
+          !status.ok())
+        return status;
+      if (!items.empty()) {
+        const nn::Tensor &model = items.front().at(name);
+        bool sameRows =
+            tensor.rank() == model.rank() && tensor.dtype() == model.dtype() &&
+            std::equal(tensor.shape().begin() + (tensor.rank() ? 1 : 0),
+                       tensor.shape().end(),
+                       model.shape().begin() + (model.rank() ? 1 : 0));
+        if (!sameRows)
+          return absl::InvalidArgumentError(
+              "'" + found->second + "' is " + nn::toString(tensor.dtype()) +
+              " " + nn::shapeText(tensor.shape()) + ", but '" + name +
+              "' of utterance '" + ids.front() + "' is " +
+              nn::toString(model.dtype()) + " " + nn::shapeText(model.shape()) +
+              " (only the first axis may differ)");
+      }
+      item[name] = std::move(tensor);
+    }
+    if (arrays.size() != first->size())
+      return absl::InvalidArgumentError("utterance '" + id +
+                                        "' has arrays utterance '" +
+                                        files.begin()->first + "' lacks");
+    ids.push_back(id);
+    items.push_back(std::move(item));
+  }
+  return writeShards(ids, items);
+}
+
+absl::Status synthesize() {
+  nn::SegmentTask task;
+  task.features = features;
+  task.classes = classes;
+  task.noise = noise;
+  task.seed = taskSeed;
+  if (absl::Status status = task.validate(); !status.ok())
+    return status;
+  std::vector<float> prototypes = task.prototypes();
+  std::mt19937 rng(seed + 1);
+  std::vector<std::string> ids;
+  std::vector<Utterance> items;
+  for (unsigned u = 0; u < utterances; ++u) {
+    nn::SegmentUtterance sample =
+        nn::sampleSegmentUtterance(task, prototypes, rng);
+    Utterance item;
+    item["features"] = nn::Tensor::of<float>(
+        nn::DType::f32, {sample.frames, (int64_t)features}, sample.features);
+    item["frame_labels"] = nn::Tensor::of<int32_t>(
+        nn::DType::i32, {sample.frames}, sample.frameLabels);
+    item["labels"] = nn::Tensor::of<int32_t>(
+        nn::DType::i32, {(int64_t)sample.labels.size()}, sample.labels);
+    std::vector<int32_t> bounds;
+    for (auto [begin, end] : sample.segments)
+      bounds.insert(bounds.end(), {begin, end});
+    item["segments"] = nn::Tensor::of<int32_t>(
+        nn::DType::i32, {(int64_t)sample.segments.size(), 2}, bounds);
+    char id[32];
+    std::snprintf(id, sizeof(id), "utt%06u", u);
+    ids.push_back(id);
+    items.push_back(std::move(item));
+  }
+  return writeShards(ids, items);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv,
+                              "nn-data: write datasets for nn-train\n");
+  absl::Status status;
+  if (convertCommand)
+    status = convert();
+  else if (synthesizeCommand)
+    status = synthesize();
+  else {
+    llvm::errs() << "nn-data: give a subcommand: convert or synthesize "
+                    "(--help lists them)\n";
+    return 2;
+  }
+  return status.ok() ? 0 : fail(status);
+}

@@ -1,0 +1,279 @@
+//===- DatasetTest.cpp - datasets on disk, their checks and batches -------===//
+
+#include "nn/Dataset.h"
+#include "nn/Npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <numeric>
+#include <set>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace nn;
+
+namespace {
+
+/// A graph's inputs: frames [B, T, 3] f32 with frame targets [B, T] (5
+/// classes), labels [B, U] (5 classes, 0 the blank), a per-utterance
+/// weight [B] and targets on T2 = ceil(T / 2); plus a train step's scalars,
+/// which a dataset does not fill.
+Manifest model() {
+  Manifest m;
+  m.graph = "am";
+  m.dims = {{DimInfo::Kind::batch, "B", "", "", 0, ""},
+            {DimInfo::Kind::seq, "T", "B", "", 0, ""},
+            {DimInfo::Kind::seq, "U", "B", "", 0, ""},
+            {DimInfo::Kind::seq, "T2", "B", "T", 2, ""}};
+  m.rootDims = {"B", "T", "U"};
+  auto axis = [](const std::string &dim) { return Axis{dim, -1}; };
+  auto size = [](int64_t n) { return Axis{"", n}; };
+  m.inputs = {
+      {"features", DType::f32, {axis("B"), axis("T"), size(3)}},
+      {"frame_labels", DType::i32, {axis("B"), axis("T")}, 5},
+      {"labels", DType::i32, {axis("B"), axis("U")}, 5, 0},
+      {"weight", DType::f32, {axis("B")}},
+      {"half_labels", DType::i32, {axis("B"), axis("T2")}},
+      {"learning_rate", DType::f32, {}},
+  };
+  return m;
+}
+
+/// The arrays of `frames.size()` utterances with these frame and label
+/// counts, in the dataset format; values encode (utterance, position).
+std::map<std::string, Tensor> shard(const std::vector<int32_t> &frames,
+                                    const std::vector<int32_t> &labels) {
+  int32_t totalFrames = std::accumulate(frames.begin(), frames.end(), 0);
+  int32_t totalLabels = std::accumulate(labels.begin(), labels.end(), 0);
+  int32_t totalHalf = 0;
+  for (int32_t t : frames)
+    totalHalf += (t + 1) / 2;
+  std::map<std::string, Tensor> a;
+  a["features"] = Tensor(DType::f32, {totalFrames, 3});
+  a["frame_labels"] = Tensor(DType::i32, {totalFrames});
+  a["labels"] = Tensor(DType::i32, {totalLabels});
+  a["weight"] = Tensor(DType::f32, {(int64_t)frames.size()});
+  a["half_labels"] = Tensor(DType::i32, {totalHalf});
+  std::vector<int32_t> half;
+  for (int32_t t : frames)
+    half.push_back((t + 1) / 2);
+  a["features.lengths"] =
+      Tensor::of<int32_t>(DType::i32, {(int64_t)frames.size()}, frames);
+  a["frame_labels.lengths"] = a["features.lengths"];
+  a["labels.lengths"] =
+      Tensor::of<int32_t>(DType::i32, {(int64_t)labels.size()}, labels);
+  a["half_labels.lengths"] =
+      Tensor::of<int32_t>(DType::i32, {(int64_t)half.size()}, half);
+  int64_t row = 0, label = 0;
+  for (size_t u = 0; u < frames.size(); ++u) {
+    a["weight"].data<float>()[u] = (float)u;
+    for (int32_t t = 0; t < frames[u]; ++t, ++row) {
+      for (int f = 0; f < 3; ++f)
+        a["features"].data<float>()[row * 3 + f] = (float)(100 * u + t);
+      a["frame_labels"].data<int32_t>()[row] = (int32_t)(u + t) % 5;
+    }
+    for (int32_t i = 0; i < labels[u]; ++i, ++label)
+      a["labels"].data<int32_t>()[label] = 1 + (int32_t)(u + i) % 4;
+  }
+  return a;
+}
+
+class DatasetTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    dir = ::testing::TempDir() + "dataset-" + std::to_string(getpid()) + "-" +
+          ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    mkdir(dir.c_str(), 0755);
+  }
+  void TearDown() override {
+    for (const std::string &path : written)
+      std::remove(path.c_str());
+    rmdir(dir.c_str());
+  }
+  std::string write(const std::string &name,
+                    const std::map<std::string, Tensor> &arrays) {
+    std::string path = dir + "/" + name;
+    EXPECT_TRUE(writeNpz(path, arrays).ok());
+    written.push_back(path);
+    return path;
+  }
+  /// The error loading `arrays` as the only shard.
+  std::string loadError(const std::map<std::string, Tensor> &arrays) {
+    std::string path = write("bad.npz", arrays);
+    absl::StatusOr<Dataset> loaded = Dataset::load(path, model());
+    EXPECT_FALSE(loaded.ok());
+    return loaded.ok() ? "" : std::string(loaded.status().message());
+  }
+
+  std::string dir;
+  std::vector<std::string> written;
+};
+
+TEST_F(DatasetTest, BatchesHoldTheUtterancesPadded) {
+  write("a.npz", shard({4, 2}, {2, 1}));
+  write("b.npz", shard({5}, {3}));
+  absl::StatusOr<Dataset> dataset = Dataset::load(dir, model());
+  ASSERT_TRUE(dataset.ok()) << dataset.status().message();
+  ASSERT_EQ(dataset->size(), 3);
+  EXPECT_EQ(dataset->lengthDim(), "T");
+  EXPECT_EQ(dataset->length(2), 5);
+  RunInputs batch = dataset->batch({2, 1});
+  EXPECT_EQ(batch.lengths.at("T"), (std::vector<int32_t>{5, 2}));
+  EXPECT_EQ(batch.lengths.at("U"), (std::vector<int32_t>{3, 1}));
+  EXPECT_EQ(batch.lengths.count("T2"), 0u); // derived by the runtime
+  EXPECT_EQ(batch.inputs.count("learning_rate"), 0u);
+  const Tensor &features = batch.inputs.at("features");
+  ASSERT_EQ(features.shape(), (std::vector<int64_t>{2, 5, 3}));
+  // Utterance 2 is b.npz's first (u = 0 there); utterance 1 is a.npz's
+  // second (u = 1), padded with 0 after its 2 frames.
+  EXPECT_EQ(features.at(4 * 3), 4.0);
+  EXPECT_EQ(features.at(15 + 1 * 3), 101.0);
+  EXPECT_EQ(features.at(15 + 2 * 3), 0.0);
+  EXPECT_EQ(batch.inputs.at("frame_labels").at(5 + 2), -1.0);
+  EXPECT_EQ(batch.inputs.at("weight").at(1), 1.0);
+  EXPECT_EQ(batch.inputs.at("half_labels").shape(),
+            (std::vector<int64_t>{2, 3}));
+}
+
+TEST_F(DatasetTest, EpochBatchesRespectBudgetsAndCoverEveryUtterance) {
+  std::vector<int32_t> frames, labels;
+  for (int u = 0; u < 200; ++u) {
+    frames.push_back(1 + (u * 37) % 50);
+    labels.push_back(1 + u % 3);
+  }
+  write("all.npz", shard(frames, labels));
+  absl::StatusOr<Dataset> dataset = Dataset::load(dir, model());
+  ASSERT_TRUE(dataset.ok()) << dataset.status().message();
+  BatchingOptions options;
+  options.maxSequences = 8;
+  options.maxFrames = 120;
+  options.bucketBatches = 4;
+  options.seed = 3;
+  auto padding = [&](const std::vector<std::vector<int64_t>> &batches) {
+    int64_t padded = 0;
+    for (const auto &batch : batches) {
+      int64_t longest = 0;
+      for (int64_t u : batch)
+        longest = std::max(longest, dataset->length(u));
+      padded += longest * (int64_t)batch.size();
+    }
+    return padded;
+  };
+  std::vector<std::vector<int64_t>> epoch0 = epochBatches(*dataset, options, 0);
+  std::multiset<int64_t> seen;
+  for (const auto &batch : epoch0) {
+    EXPECT_LE(batch.size(), 8u);
+    int64_t longest = 0;
+    for (int64_t u : batch) {
+      seen.insert(u);
+      longest = std::max(longest, dataset->length(u));
+    }
+    if (batch.size() > 1)
+      EXPECT_LE(longest * (int64_t)batch.size(), 120);
+  }
+  EXPECT_EQ(seen.size(), 200u);
+  EXPECT_EQ(std::set<int64_t>(seen.begin(), seen.end()).size(), 200u);
+  EXPECT_EQ(epochBatches(*dataset, options, 0), epoch0);
+  EXPECT_NE(epochBatches(*dataset, options, 1), epoch0);
+  BatchingOptions unsorted = options;
+  unsorted.bucket = false;
+  EXPECT_LT(padding(epoch0), padding(epochBatches(*dataset, unsorted, 0)));
+  BatchingOptions ordered = options;
+  ordered.shuffle = false;
+  ordered.bucket = false;
+  ordered.maxFrames = 0;
+  std::vector<std::vector<int64_t>> inOrder =
+      epochBatches(*dataset, ordered, 5);
+  ASSERT_EQ(inOrder.size(), 25u);
+  EXPECT_EQ(inOrder[1].front(), 8);
+}
+
+TEST_F(DatasetTest, BadDataIsAnErrorNamingTheFileArrayAndUtterance) {
+  std::string missingFile = dir + "/none.npz";
+  absl::StatusOr<Dataset> none = Dataset::load(missingFile, model());
+  EXPECT_EQ(none.status().message(),
+            "cannot open dataset '" + missingFile + "'");
+  absl::StatusOr<Dataset> empty = Dataset::load(dir, model());
+  EXPECT_EQ(empty.status().message(),
+            "dataset directory '" + dir + "' holds no .npz shards");
+
+  std::string bad = dir + "/bad.npz";
+  auto arrays = shard({4, 2}, {2, 1});
+  auto without = arrays;
+  without.erase("labels");
+  EXPECT_EQ(loadError(without),
+            "dataset shard '" + bad +
+                "': no array 'labels' for the graph input [B, U] i32");
+  auto wrongWidth = arrays;
+  wrongWidth["features"] = Tensor(DType::f32, {6, 4});
+  EXPECT_EQ(loadError(wrongWidth),
+            "dataset shard '" + bad +
+                "': array 'features' is f32 [6, 4], which does not fit the "
+                "graph input [B, T, 3] f32 (utterances concatenated along "
+                "axis 0)");
+  auto wrongType = arrays;
+  wrongType["weight"] = Tensor(DType::f64, {2});
+  EXPECT_EQ(loadError(wrongType),
+            "dataset shard '" + bad +
+                "': array 'weight' is f64 [2], which does not fit the graph "
+                "input [B] f32");
+  auto overrun = arrays;
+  overrun["features.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {4, 3});
+  EXPECT_EQ(loadError(overrun),
+            "dataset shard '" + bad +
+                "': the lengths in 'features.lengths' add up to 7 rows, but "
+                "'features' has 6");
+  auto negative = arrays;
+  negative["labels.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {4, -1});
+  EXPECT_EQ(loadError(negative), "dataset shard '" + bad +
+                                     "': 'labels.lengths' gives utterance 1 a "
+                                     "negative length");
+  auto noLengths = arrays;
+  noLengths.erase("labels.lengths");
+  EXPECT_EQ(loadError(noLengths),
+            "dataset shard '" + bad +
+                "': no array 'labels.lengths' giving the length of each "
+                "utterance in 'labels'");
+  auto disagree = arrays;
+  disagree["frame_labels.lengths"] =
+      Tensor::of<int32_t>(DType::i32, {2}, {3, 3});
+  EXPECT_EQ(loadError(disagree),
+            "dataset shard '" + bad +
+                "': utterance 0: 'frame_labels' has length 3 but 'features' "
+                "4 along the shared dim 'T'");
+  auto count = arrays;
+  count["weight"] = Tensor(DType::f32, {3});
+  EXPECT_EQ(loadError(count), "dataset shard '" + bad +
+                                  "': 'weight' holds 3 utterances, 'features' "
+                                  "2");
+  auto outOfRange = arrays;
+  outOfRange["frame_labels"].data<int32_t>()[5] = 7;
+  EXPECT_EQ(loadError(outOfRange),
+            "dataset shard '" + bad +
+                "': utterance 1: 'frame_labels' holds class 7 at position 1, "
+                "outside [0, 5)");
+  auto blank = arrays;
+  blank["labels"].data<int32_t>()[1] = 0;
+  EXPECT_EQ(loadError(blank), "dataset shard '" + bad +
+                                  "': utterance 0: 'labels' holds class 0 at "
+                                  "position 1, the reserved class (the CTC "
+                                  "blank)");
+  auto halves = arrays;
+  halves["half_labels.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {1, 2});
+  EXPECT_EQ(loadError(halves),
+            "dataset shard '" + bad +
+                "': utterance 0: 'half_labels' has length 1 along 'T2' = "
+                "ceil(T / 2), expected 2");
+  auto nothing = shard({}, {});
+  EXPECT_EQ(loadError(nothing), "dataset '" + bad + "' holds no utterances");
+
+  std::ofstream(bad) << "not a zip archive";
+  absl::StatusOr<Dataset> corrupt = Dataset::load(bad, model());
+  ASSERT_FALSE(corrupt.ok());
+  EXPECT_NE(corrupt.status().message().find(bad), std::string::npos)
+      << corrupt.status().message();
+}
+
+} // namespace
