@@ -98,6 +98,11 @@ static cl::opt<double>
           cl::desc("segments: per-feature noise (relative to the class "
                    "prototypes' spread)"),
           cl::cat(dataCategory));
+static cl::opt<unsigned> taskClasses(
+    "classes", cl::init(0),
+    cl::desc("--synthetic: use only classes 0..N-1 (0 silence) of those the "
+             "model's targets index (default: all of them)"),
+    cl::cat(dataCategory));
 static cl::opt<unsigned>
     devBatches("dev-batches", cl::init(4),
                cl::desc("--synthetic: batches in the dev set"),
@@ -186,6 +191,10 @@ static cl::opt<bool>
 static cl::opt<bool> verbose("verbose",
                              cl::desc("Print one plain line per step"),
                              cl::cat(outputCategory));
+static cl::opt<unsigned>
+    logEvery("log-every", cl::init(1),
+             cl::desc("--verbose: a line every N steps (and the first)"),
+             cl::cat(outputCategory));
 
 namespace {
 
@@ -308,6 +317,14 @@ absl::Status BatchSource::setUp(const nn::Manifest &train,
     binding = *bound;
     binding.task.noise = noise;
     binding.task.seed = seed;
+    if (taskClasses) {
+      if (taskClasses > binding.task.classes)
+        return absl::InvalidArgumentError(
+            "--classes " + std::to_string(taskClasses) +
+            " is more than the model's targets index (" +
+            std::to_string(binding.task.classes) + ")");
+      binding.task.classes = taskClasses;
+    }
     frameDim = binding.frameDim;
     return binding.task.validate();
   }
@@ -536,6 +553,10 @@ void Session::progress(const nn::StepReport &report, int64_t frames,
     return;
   }
   if (verbose) {
+    bool due = logEvery <= 1 || state.batches == 1 ||
+               state.batches % logEvery == 0 || !report.applied;
+    if (!due)
+      return;
     llvm::errs() << "step " << state.batches << " lr "
                  << llvm::format("%.3g", report.learningRate) << " grad_norm "
                  << llvm::format("%.4g", report.gradNorm)
