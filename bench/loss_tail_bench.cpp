@@ -10,7 +10,9 @@
 // the same for every variant. The loss tail also runs forward+backward
 // (gradients of W, b and the frontier input), and example 1 (BLSTM) runs
 // forward and forward+backward; every variant reports the peak of its
-// large buffers.
+// large buffers. The train step of example 1 at B = 32 (forward, backward
+// and Adam in one artifact, nn/Train.h) runs packed and padded, against
+// forward+backward alone on the same batch, in frames per second.
 //
 //   build/bin/nn-bench [--lengths FILE] [--threads N] [--benchmark_*]
 //   build/bin/nn-bench --emit-tail V     prints the loss tail model
@@ -23,6 +25,7 @@
 #include "nn/Compiler.h"
 #include "nn/Runtime.h"
 #include "nn/Synthetic.h"
+#include "nn/Train.h"
 #include "runtime/Allocator.h"
 
 #include <benchmark/benchmark.h>
@@ -59,12 +62,15 @@ std::string gemmSource(int vocabulary) {
 
 nn::Executable compile(const std::string &source, bool pack, bool blas,
                        bool grads = false,
-                       std::vector<std::string> inputGradients = {}) {
+                       std::vector<std::string> inputGradients = {},
+                       bool trainStep = false, bool training = false) {
   nn::CompileOptions options;
   options.pack = pack;
   options.blas = blas;
   options.grads = grads;
   options.inputGradients = std::move(inputGradients);
+  options.training = training;
+  options.trainStep = trainStep;
   nn::Executable exe;
   absl::StatusOr<nn::Artifact> artifact =
       nn::compileSource(source, "bench.mlir", options);
@@ -139,6 +145,64 @@ void benchBlstmExample(benchmark::State &state) {
   state.SetLabel(backward ? "fwd+bwd" : "fwd");
 }
 
+std::string exampleSource() {
+  std::ifstream file(std::string(NN_SOURCE_DIR) +
+                     "/examples/blstm_ce_ctc.mlir");
+  std::stringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+/// Example 1 at B = 32 (the batch's LibriSpeech lengths, one label per 20
+/// frames): range(1) = 1 runs the train step (forward, backward, global
+/// norm and Adam, the state swapped in between steps), 0 forward+backward
+/// alone (the gradients returned); range(0) = 1 packed, 0 padded. Dropout
+/// is on in both. Counts real frames per second.
+void benchTrainStep(benchmark::State &state) {
+  bool pack = state.range(0);
+  bool step = state.range(1);
+  nn::Executable exe =
+      compile(exampleSource(), pack, true, true, {}, /*trainStep=*/step,
+              /*training=*/true);
+  std::map<std::string, std::vector<int32_t>> lengths;
+  lengths["T"] = gLengths;
+  for (int32_t length : gLengths)
+    lengths["U"].push_back(std::max(1, length / 20));
+  std::mt19937 rng(3);
+  nn::RunInputs batch =
+      nn::syntheticBatch(exe.manifest(), kBatch, lengths, rng, 0.0);
+  batch.inputs.erase("learning_rate");
+  batch.inputs.erase("step");
+  batch.inputs["dropout_seed"] =
+      nn::Tensor::of<int32_t>(nn::DType::i32, {}, {7});
+  nn::TrainState train;
+  (void)nn::initializeParameters(exe.manifest(), 1, train.parameters);
+  if (!step)
+    batch.parameters = train.parameters;
+  auto once = [&]() {
+    absl::Status status;
+    if (step) {
+      nn::StepReport report;
+      status = nn::runTrainStep(exe, batch, 1e-4, 7, train, report);
+    } else {
+      nn::RunResult result;
+      status = exe.run(batch, result);
+    }
+    if (!status.ok())
+      state.SkipWithError(std::string(status.message()).c_str());
+  };
+  for (auto _ : state)
+    once();
+  nn::runtime::resetPeakLiveBytes();
+  once();
+  state.counters["peak_MiB"] =
+      static_cast<double>(nn::runtime::peakLiveBytes()) / (1 << 20);
+  state.counters["frames/s"] = benchmark::Counter(
+      (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
+  state.SetLabel(std::string(pack ? "packed" : "padded") +
+                 (step ? " train step" : " fwd+bwd"));
+}
+
 void gemmCounters(benchmark::State &state, int vocabulary) {
   state.counters["GFLOP/s"] = benchmark::Counter(
       2.0 * gFrames * kHidden * vocabulary * state.iterations() / 1e9,
@@ -197,6 +261,10 @@ BENCHMARK(benchLossTail)
 BENCHMARK(benchBlstmExample)
     ->Arg(0)
     ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(benchTrainStep)
+    ->ArgsProduct({{1, 0}, {1, 0}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchNnGemm)
