@@ -6,15 +6,18 @@
 #                                     tests, every example on cuda vs cpu,
 #                                     the GPU benchmark (nn-gpu-bench)
 #   scripts/gpu-check.sh bundle DIR   here (no GPU needed): compile every
-#                                     example (forward, and with gradients)
-#                                     and the loss tail for cuda,
+#                                     example (forward, and with gradients),
+#                                     example 1's train step and the loss
+#                                     tail for cuda,
 #                                     run them on the CPU for the expected
 #                                     values, and put the artifacts, nn-exec
 #                                     and its libraries into DIR
 #   scripts/gpu-check.sh run DIR      on a GPU machine without MLIR (the
 #                                     lent H200 has none): run the bundle's
 #                                     GPU artifacts and compare with the CPU
-#                                     values (rel 1e-4); time the loss tail
+#                                     values (rel 1e-4); train example 1 for
+#                                     a few steps and compare each step's
+#                                     losses (rel 1e-3); time the loss tail
 #
 # Results are printed; "GPU CHECK PASSED" ends a run that passed.
 set -euo pipefail
@@ -50,6 +53,29 @@ sys.exit(1 if bad else 0)
 PY
 }
 
+# compare_training EXPECTED ACTUAL: nn-exec --train lines (one JSON object
+# per step), every loss and the gradient norm within rel 1e-3 (float
+# rounding compounds over the steps: kernels and the CPU sum in different
+# orders).
+compare_training() {
+  python3 - "$1" "$2" <<'PY'
+import json, math, sys
+expected, actual = ([json.loads(l) for l in open(p)] for p in sys.argv[1:3])
+bad = [] if len(expected) == len(actual) else [f"{len(actual)} steps, expected {len(expected)}"]
+def close(a, b):
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    return abs(a - b) <= 1e-5 + 1e-3 * max(abs(a), abs(b))
+for e, a in zip(expected, actual):
+    pairs = [("grad_norm", e["grad_norm"], a["grad_norm"])]
+    pairs += [(k, e["losses"][k], a["losses"].get(k, "missing")) for k in e["losses"]]
+    bad += [f"step {e['step']} {k}: cpu {x} vs cuda {y}" for k, x, y in pairs if not close(x, y)]
+print(("MISMATCH " + "; ".join(bad)) if bad else f"{len(actual)} steps match (rel 1e-3)")
+sys.exit(1 if bad else 0)
+PY
+}
+TRAIN=(--train 5 --batch 6 --seed 2 --json)
+
 bundle() {
   local dir=$1
   scripts/build.sh
@@ -77,6 +103,18 @@ bundle() {
         rm "$dir/$name.cpu.so"
       done
     done
+  done
+  # Example 1's train step (Adam, dropout), packed and padded: the CPU's
+  # trajectory is the expected one.
+  for pack in pack no-pack; do
+    local flag=(); [[ $pack == no-pack ]] && flag=(--no-pack)
+    "$BUILD/bin/nn-train" examples/blstm_ce_ctc.mlir "${flag[@]}" --compile-only \
+      --target=cuda --emit-artifacts="$dir/train.$pack.cuda" >/dev/null
+    "$BUILD/bin/nn-train" examples/blstm_ce_ctc.mlir "${flag[@]}" --compile-only \
+      --emit-artifacts="$dir/train.$pack.cpu" >/dev/null
+    "$BUILD/bin/nn-exec" "$dir/train.$pack.cpu/train-step.so" "${TRAIN[@]}" \
+      >"$dir/train.$pack.expected.jsonl"
+    rm -r "$dir/train.$pack.cpu" "$dir/train.$pack.cuda/eval.so"
   done
   # The loss tail of the benchmark (V = 1000, 10000), at its lengths.
   local lengths
@@ -108,6 +146,16 @@ run_bundle() {
     if "$dir/nn-exec" "$base.cuda.so" $(shape "$example") --json \
          >"$base.cuda.json"; then
       compare "$expected" "$base.cuda.json" || failed=1
+    else
+      failed=1
+    fi
+  done
+  for pack in pack no-pack; do
+    echo "== example 1 train step, $pack, ${TRAIN[*]} on cuda"
+    if "$dir/nn-exec" "$dir/train.$pack.cuda/train-step.so" "${TRAIN[@]}" \
+         >"$dir/train.$pack.cuda.jsonl"; then
+      compare_training "$dir/train.$pack.expected.jsonl" \
+        "$dir/train.$pack.cuda.jsonl" || failed=1
     else
       failed=1
     fi
@@ -150,6 +198,23 @@ full() {
         failed=1
       fi
     done
+  done
+  for pack in pack no-pack; do
+    local flag=(); [[ $pack == no-pack ]] && flag=(--no-pack)
+    echo "== example 1 train step, $pack, cuda vs cpu"
+    "$BUILD/bin/nn-train" examples/blstm_ce_ctc.mlir "${flag[@]}" --compile-only \
+      --emit-artifacts="$dir/train-cpu" >/dev/null
+    "$BUILD/bin/nn-train" examples/blstm_ce_ctc.mlir "${flag[@]}" --compile-only \
+      --target=cuda --emit-artifacts="$dir/train-cuda" >/dev/null
+    "$BUILD/bin/nn-exec" "$dir/train-cpu/train-step.so" "${TRAIN[@]}" \
+      >"$dir/train-cpu.jsonl"
+    if "$BUILD/bin/nn-exec" "$dir/train-cuda/train-step.so" "${TRAIN[@]}" \
+         >"$dir/train-cuda.jsonl"; then
+      compare_training "$dir/train-cpu.jsonl" "$dir/train-cuda.jsonl" ||
+        failed=1
+    else
+      failed=1
+    fi
   done
   "$BUILD/bin/nn-gpu-bench" --benchmark_repetitions=3 \
     --benchmark_report_aggregates_only=true || failed=1

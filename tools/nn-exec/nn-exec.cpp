@@ -10,12 +10,17 @@
 //
 // Every root sequence dim takes the same lengths. --repeat N runs N more
 // times after the first and prints the median wall time per run (ms) and,
-// for GPU artifacts, the kernels' device time per run.
+// for GPU artifacts, the kernels' device time per run. --train N runs a
+// train step artifact (nn-train --emit-artifacts) for N steps on the
+// synthetic segment task from fresh parameters (--seed), printing each
+// step's losses and gradient norm: how scripts/gpu-check.sh trains on a
+// GPU where no compiler is installed.
 //
 //===----------------------------------------------------------------------===//
 
 #include "nn/Runtime.h"
 #include "nn/Synthetic.h"
+#include "nn/Train.h"
 #include "tools/common/Json.h"
 
 #include <algorithm>
@@ -45,6 +50,10 @@ const char *kUsage =
     "                     --min-len/--max-len for it; repeatable)\n"
     "  --seed S           seed of the synthetic batch (default 1)\n"
     "  --repeat N         N more runs; print the median time per run\n"
+    "  --train N          a train step artifact: N steps on the synthetic\n"
+    "                     segment task (--batch sequences each) from fresh\n"
+    "                     parameters, Adam's learning rate --lr (1e-3)\n"
+    "  --lr X             the learning rate of --train\n"
     "  --json             print results as JSON (non-finite numbers as the\n"
     "                     strings \"Infinity\", \"-Infinity\", \"NaN\")\n"
     "  --help             this text\n";
@@ -71,6 +80,54 @@ bool parseInteger(const char *text, int64_t min, int64_t max, int64_t &value) {
   return true;
 }
 
+/// --train: `steps` train steps from parameters drawn with `seed`, batch
+/// n of the segment task drawn from seed and n; one line (or JSON object)
+/// per step.
+int train(const nn::Executable &exe, int64_t steps, int64_t batch, int64_t seed,
+          double lr, bool json) {
+  const nn::Manifest &manifest = exe.manifest();
+  absl::StatusOr<nn::SegmentBinding> binding = nn::bindSegmentTask(manifest);
+  absl::Status status = binding.status();
+  nn::TrainState state;
+  if (status.ok())
+    status = nn::initializeParameters(manifest, seed, state.parameters);
+  if (status.ok())
+    binding->task.seed = (uint32_t)seed;
+  for (int64_t n = 0; status.ok() && n < steps; ++n) {
+    std::mt19937 rng((uint32_t)(seed * 7919 + n));
+    nn::StepReport report;
+    status = nn::runTrainStep(exe, nn::segmentBatchFor(*binding, batch, rng),
+                              lr, (uint32_t)(seed + n), state, report);
+    if (!status.ok())
+      break;
+    if (json) {
+      std::printf("{\"step\": %lld, \"grad_norm\": %s, \"losses\": {",
+                  (long long)report.step,
+                  nn::tools::jsonNumber(report.gradNorm).c_str());
+      for (size_t i = 0; i < report.losses.size(); ++i)
+        std::printf(
+            "%s%s: %s", i ? ", " : "",
+            nn::tools::jsonString(report.losses[i].name).c_str(),
+            nn::tools::jsonNumber(nn::lossValue(manifest, report.losses[i]))
+                .c_str());
+      std::printf("}}\n");
+    } else {
+      std::printf("step %lld grad_norm %s", (long long)report.step,
+                  number(report.gradNorm).c_str());
+      for (const nn::LossValue &loss : report.losses)
+        std::printf(" %s %s", loss.name.c_str(),
+                    number(nn::lossValue(manifest, loss)).c_str());
+      std::printf("\n");
+    }
+  }
+  if (!status.ok()) {
+    std::fprintf(stderr, "nn-exec: %s\n",
+                 std::string(status.message()).c_str());
+    return 1;
+  }
+  return 0;
+}
+
 /// Sum and sum of squares of an output over its valid positions.
 std::pair<double, double> moments(const nn::Manifest &manifest,
                                   const nn::DimValues &dims,
@@ -94,6 +151,8 @@ std::pair<double, double> moments(const nn::Manifest &manifest,
 int main(int argc, char **argv) {
   std::string path;
   int64_t batch = 8, minLength = 1, maxLength = 50, repeat = 0, seed = 1;
+  int64_t trainSteps = 0;
+  double lr = 1e-3;
   bool json = false;
   std::vector<int32_t> fixed;
   std::map<std::string, std::pair<int64_t, int64_t>> dimRanges;
@@ -131,7 +190,13 @@ int main(int argc, char **argv) {
       ok = integer(0, std::numeric_limits<uint32_t>::max(), seed);
     else if (flag == "--repeat")
       ok = integer(0, 1 << 20, repeat);
-    else if (flag == "--dim-len") {
+    else if (flag == "--train")
+      ok = integer(1, 1 << 20, trainSteps);
+    else if (flag == "--lr") {
+      char *end = nullptr;
+      lr = std::strtod(value, &end);
+      ok = end != value && *end == '\0' && std::isfinite(lr) && lr >= 0;
+    } else if (flag == "--dim-len") {
       std::string text = value;
       size_t equals = text.find('='), colon = text.find(':', equals);
       int64_t low = 0, high = 0;
@@ -170,6 +235,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   const nn::Manifest &manifest = exe.manifest();
+  if (trainSteps > 0)
+    return train(exe, trainSteps, batch, seed, lr, json);
   for (const auto &[name, range] : dimRanges) {
     const nn::DimInfo *dim = manifest.findDim(name);
     if (!dim || dim->kind != nn::DimInfo::Kind::seq || !dim->source.empty())

@@ -61,6 +61,22 @@ static cl::opt<std::string> target("target", cl::init("cpu"),
 static cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_90"),
                                     cl::desc("cuda: SM architecture"),
                                     cl::cat(modelCategory));
+static cl::opt<std::string>
+    emitArtifacts("emit-artifacts",
+                  cl::desc("Keep the compiled train step and evaluation "
+                           "graph as DIR/train-step.so and DIR/eval.so "
+                           "(nn-exec --train runs the first)"),
+                  cl::cat(modelCategory));
+static cl::opt<std::string>
+    gpuCodeDir("emit-gpu-code",
+               cl::desc("cuda: write each kernel of the train step to this "
+                        "directory"),
+               cl::cat(modelCategory));
+static cl::opt<bool>
+    compileOnly("compile-only",
+                cl::desc("Compile, list the train step's kernels (cuda) and "
+                         "stop"),
+                cl::cat(modelCategory));
 
 static cl::opt<std::string>
     dataPath("data",
@@ -428,6 +444,14 @@ absl::Status Session::compile() {
   options.gpuChip = gpuChip;
   options.entry = entry;
   nn::CompileOptions evaluation = options;
+  if (!emitArtifacts.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(emitArtifacts))
+      return absl::InternalError("cannot create '" + emitArtifacts +
+                                 "': " + ec.message());
+    options.artifactPath = emitArtifacts + "/train-step.so";
+    evaluation.artifactPath = emitArtifacts + "/eval.so";
+  }
+  options.gpuCodeDir = gpuCodeDir;
   options.grads = true;
   options.training = true;
   options.trainStep = true;
@@ -598,6 +622,16 @@ int Session::run() {
   schedule = *parsed;
   if (absl::Status status = compile(); !status.ok())
     return fail(status);
+  if (compileOnly) {
+    const nn::Manifest &manifest = trainStep.manifest();
+    llvm::outs() << "compiled the train step of @" << manifest.graph << " for "
+                 << manifest.target << ": " << manifest.kernels.size()
+                 << " kernels\n";
+    for (const nn::KernelInfo &kernel : manifest.kernels)
+      llvm::outs() << "kernel " << kernel.name << " (" << kernel.origin
+                   << ")\n";
+    return 0;
+  }
   if (absl::Status status =
           source.setUp(trainStep.manifest(), evalGraph.manifest());
       !status.ok())
