@@ -150,6 +150,32 @@ std::string axesText(const std::vector<Axis> &axes) {
 }
 } // namespace
 
+struct ResidentTensors::Impl {
+  struct Entry {
+    DType dtype = DType::f32;
+    std::vector<int64_t> shape;
+    /// Where runs read it.
+    void *buffer = nullptr;
+    /// The device memory to release (null on the host).
+    void *allocation = nullptr;
+    /// On the host: the tensor itself.
+    std::shared_ptr<Tensor> host;
+  };
+
+  std::shared_ptr<runtime::Device> device;
+  std::map<std::string, Entry> entries;
+
+  void release(Entry &entry) {
+    if (entry.allocation)
+      device->release(entry.allocation);
+    entry.allocation = nullptr;
+  }
+  ~Impl() {
+    for (auto &entry : entries)
+      release(entry.second);
+  }
+};
+
 struct Executable::Impl {
   /// Sizes of every dim and lengths of every sequence dim, once validated.
   using Bound = DimValues;
@@ -171,12 +197,28 @@ struct Executable::Impl {
 
   /// Whether arguments and results live in host memory as they are.
   bool onHost() const { return device->isHost(); }
+  using Resident = ResidentTensors::Impl;
+  /// The entry `resident` holds under `name`, or null.
+  static const Resident::Entry *heldEntry(const Resident *resident,
+                                          const std::string &name) {
+    if (!resident)
+      return nullptr;
+    auto found = resident->entries.find(name);
+    return found == resident->entries.end() ? nullptr : &found->second;
+  }
   absl::Status runEntry(const Bound &bound, const RunInputs &inputs,
-                        std::vector<int64_t> &results,
+                        const Resident *resident, std::vector<int64_t> &results,
                         std::set<void *> &ownedByCaller,
                         std::vector<void *> &deviceCopies) const;
+  absl::Status run(const RunInputs &inputs, Resident *resident,
+                   RunResult &result,
+                   const std::function<bool(const RunResult &)> &accept) const;
 
-  absl::Status bind(const RunInputs &inputs, Bound &bound) const;
+  absl::Status bind(const RunInputs &inputs, Bound &bound,
+                    const Resident *resident = nullptr) const;
+  /// Whether host code of the artifact reads parameter `name` (so its
+  /// buffer must be memory the host can read too).
+  bool parameterIsHostVisible(const std::string &name) const;
   absl::Status checkClasses(const TensorInfo &info, const Tensor &tensor,
                             const Bound &bound) const;
 };
@@ -243,8 +285,24 @@ absl::Status Executable::load(const std::string &path, Executable &executable,
   return absl::OkStatus();
 }
 
-absl::Status Executable::Impl::bind(const RunInputs &given,
-                                    Bound &bound) const {
+bool Executable::Impl::parameterIsHostVisible(const std::string &name) const {
+  // The argument order of runEntry: per root dim its size (and lengths),
+  // the inputs, then the parameters.
+  int64_t argument = 0;
+  for (const std::string &root : manifest.rootDims)
+    argument += manifest.findDim(root)->kind == DimInfo::Kind::seq ? 2 : 1;
+  argument += (int64_t)manifest.inputs.size();
+  for (const TensorInfo &info : manifest.parameters) {
+    if (info.name == name)
+      return std::count(manifest.hostVisibleArguments.begin(),
+                        manifest.hostVisibleArguments.end(), argument) > 0;
+    ++argument;
+  }
+  return false;
+}
+
+absl::Status Executable::Impl::bind(const RunInputs &given, Bound &bound,
+                                    const Resident *resident) const {
   // Where each dim's size came from, for messages.
   std::map<std::string, std::string> source;
   auto record = [&](const std::string &dim, int64_t size,
@@ -400,20 +458,29 @@ absl::Status Executable::Impl::bind(const RunInputs &given,
                                         " does not read it");
   }
   for (const TensorInfo &info : manifest.parameters) {
-    auto found = given.parameters.find(info.name);
-    if (found == given.parameters.end())
-      return absl::InvalidArgumentError("missing parameter '" + info.name +
-                                        "' " + axesText(info.axes) + " " +
-                                        toString(info.dtype));
-    const Tensor &tensor = found->second;
     std::vector<int64_t> expected;
     for (const Axis &axis : info.axes)
       expected.push_back(axis.size);
-    if (tensor.dtype() != info.dtype || tensor.shape() != expected)
+    DType dtype;
+    std::vector<int64_t> shape;
+    std::string what = "parameter '" + info.name + "'";
+    if (const Resident::Entry *held = heldEntry(resident, info.name)) {
+      dtype = held->dtype;
+      shape = held->shape;
+      what = "resident " + what;
+    } else {
+      auto found = given.parameters.find(info.name);
+      if (found == given.parameters.end())
+        return absl::InvalidArgumentError("missing parameter '" + info.name +
+                                          "' " + axesText(info.axes) + " " +
+                                          toString(info.dtype));
+      dtype = found->second.dtype();
+      shape = found->second.shape();
+    }
+    if (dtype != info.dtype || shape != expected)
       return absl::InvalidArgumentError(
-          "parameter '" + info.name + "' is " + toString(tensor.dtype()) + " " +
-          shapeText(tensor.shape()) + ", expected " + toString(info.dtype) +
-          " " + shapeText(expected));
+          what + " is " + toString(dtype) + " " + shapeText(shape) +
+          ", expected " + toString(info.dtype) + " " + shapeText(expected));
   }
 
   for (const TensorInfo &info : manifest.inputs)
@@ -466,8 +533,9 @@ absl::Status Executable::validate(const RunInputs &inputs,
 /// Builds the arguments (staging them on the device for GPU artifacts) and
 /// calls the entry point; `results` receives the results struct.
 absl::Status Executable::Impl::runEntry(
-    const Bound &bound, const RunInputs &inputs, std::vector<int64_t> &results,
-    std::set<void *> &ownedByCaller, std::vector<void *> &deviceCopies) const {
+    const Bound &bound, const RunInputs &inputs, const Resident *resident,
+    std::vector<int64_t> &results, std::set<void *> &ownedByCaller,
+    std::vector<void *> &deviceCopies) const {
   const Manifest &m = manifest;
   std::vector<void *> argv;
   std::vector<Descriptor> descriptors;
@@ -519,8 +587,17 @@ absl::Status Executable::Impl::runEntry(
   };
   for (const TensorInfo &info : m.inputs)
     pass(inputs.inputs.at(info.name), "input '" + info.name + "'");
-  for (const TensorInfo &info : m.parameters)
+  for (const TensorInfo &info : m.parameters) {
+    if (const Resident::Entry *held = heldEntry(resident, info.name)) {
+      // Read where it lives: no staging.
+      ownedByCaller.insert(held->buffer);
+      descriptors.emplace_back(held->buffer, held->shape);
+      argv.push_back(descriptors.back().pointer());
+      ++argument;
+      continue;
+    }
     pass(inputs.parameters.at(info.name), "parameter '" + info.name + "'");
+  }
 
   return session->run(entry, argv.data());
 }
@@ -529,9 +606,31 @@ absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
   if (!impl || !impl->entry)
     return absl::FailedPreconditionError(
         "no artifact is loaded in this executable (Executable::load first)");
-  const Manifest &m = impl->manifest;
+  return impl->run(inputs, nullptr, result, {});
+}
+
+absl::Status Executable::runResident(
+    const RunInputs &inputs, ResidentTensors &resident, RunResult &result,
+    const std::function<bool(const RunResult &)> &accept) const {
+  if (!impl || !impl->entry)
+    return absl::FailedPreconditionError(
+        "no artifact is loaded in this executable (Executable::load first)");
+  if (resident.impl && resident.impl->device &&
+      resident.impl->device != impl->device && !resident.impl->entries.empty())
+    return absl::InvalidArgumentError("the resident tensors live on " +
+                                      resident.impl->device->describe() +
+                                      ", but @" + impl->manifest.graph +
+                                      " runs on " + impl->device->describe());
+  return impl->run(inputs, resident.impl.get(), result, accept);
+}
+
+absl::Status Executable::Impl::run(
+    const RunInputs &inputs, Resident *resident, RunResult &result,
+    const std::function<bool(const RunResult &)> &accept) const {
+  const Impl *impl = this;
+  const Manifest &m = manifest;
   Impl::Bound bound;
-  absl::Status status = impl->bind(inputs, bound);
+  absl::Status status = impl->bind(inputs, bound, resident);
   if (!status.ok())
     return status;
 
@@ -559,7 +658,8 @@ absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
 
   std::set<void *> ownedByCaller;
   std::vector<void *> deviceCopies;
-  status = impl->runEntry(bound, inputs, results, ownedByCaller, deviceCopies);
+  status = impl->runEntry(bound, inputs, resident, results, ownedByCaller,
+                          deviceCopies);
   // Device buffers the run returned, released once each at the end.
   std::set<void *> deviceResults;
   auto releaseDevice = [&] {
@@ -589,6 +689,23 @@ absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
   result = RunResult();
   size_t at = 0;
   std::vector<double> scalars;
+  // Updates of resident tensors: device buffers that stay on the device,
+  // or host tensors, committed once the run is accepted.
+  struct Update {
+    std::string name;
+    void *allocation = nullptr, *buffer = nullptr;
+    Tensor host;
+  };
+  std::vector<Update> updates;
+  auto rowMajor = [](const std::vector<int64_t> &shape,
+                     const std::vector<int64_t> &strides) {
+    for (int64_t i = (int64_t)shape.size() - 1, expected = 1; i >= 0; --i) {
+      if (shape[i] != 1 && strides[i] != expected)
+        return false;
+      expected *= shape[i];
+    }
+    return true;
+  };
   for (size_t r = 0; r < resultRanks.size(); ++r) {
     size_t rank = resultRanks[r];
     int64_t *words = results.data() + at;
@@ -600,6 +717,17 @@ absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
     std::vector<int64_t> strides(words + 3 + rank, words + 3 + 2 * rank);
     DType dtype = r < m.outputs.size() ? m.outputs[r].dtype : DType::f64;
     size_t element = byteSize(dtype);
+    std::string updated;
+    if (r < m.outputs.size() && m.outputs[r].name.rfind("update:", 0) == 0 &&
+        heldEntry(resident, m.outputs[r].name.substr(7)))
+      updated = m.outputs[r].name.substr(7);
+    // A fresh dense device buffer becomes the resident tensor as it is.
+    if (!updated.empty() && !impl->onHost() && allocated && offset == 0 &&
+        !ownedByCaller.count(allocated) && rowMajor(shape, strides)) {
+      deviceResults.erase(allocated);
+      updates.push_back({updated, allocated, aligned, Tensor()});
+      continue;
+    }
     std::shared_ptr<void> hostCopy;
     if (!impl->onHost()) {
       // Copy the span the view covers; the view then reads the host copy.
@@ -625,14 +753,8 @@ absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
     std::shared_ptr<void> &owner = hostCopy ? hostCopy : owners[allocated];
     if (!owner && allocated && !ownedByCaller.count(allocated))
       owner = std::shared_ptr<void>(allocated, _mlir_memref_to_llvm_free);
-    bool rowMajor = true;
-    for (int64_t i = (int64_t)rank - 1, expected = 1; i >= 0; --i) {
-      if (shape[i] != 1 && strides[i] != expected)
-        rowMajor = false;
-      expected *= shape[i];
-    }
     Tensor tensor;
-    if (owner && rowMajor) {
+    if (owner && rowMajor(shape, strides)) {
       tensor = Tensor::adopt(dtype, shape, aligned + offset * element, owner);
     } else {
       tensor = Tensor(dtype, shape);
@@ -645,7 +767,9 @@ absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
         target += element;
       });
     }
-    if (r < m.outputs.size())
+    if (!updated.empty())
+      updates.push_back({updated, nullptr, nullptr, std::move(tensor)});
+    else if (r < m.outputs.size())
       result.outputs.emplace_back(m.outputs[r].name, std::move(tensor));
     else
       scalars.push_back(tensor.at(0));
@@ -678,6 +802,120 @@ absl::Status Executable::run(const RunInputs &inputs, RunResult &result) const {
     }
     result.losses.push_back(loss);
   }
+
+  if (resident && !updates.empty()) {
+    bool accepted = !accept || accept(result);
+    for (Update &update : updates) {
+      if (!accepted) {
+        if (update.allocation)
+          impl->device->release(update.allocation);
+        continue;
+      }
+      Resident::Entry &entry = resident->entries[update.name];
+      if (!update.allocation && !impl->onHost()) {
+        // A strided or reused result came through the host: back in.
+        absl::StatusOr<void *> buffer = impl->device->tryAllocate(
+            std::max<size_t>(update.host.sizeInBytes(), 1),
+            parameterIsHostVisible(update.name));
+        status = buffer.status();
+        if (status.ok())
+          status = impl->device->copyToDevice(
+              *buffer, update.host.raw(), update.host.sizeInBytes(),
+              "resident tensor '" + update.name + "'");
+        if (!status.ok()) {
+          releaseDevice();
+          return status;
+        }
+        update.allocation = update.buffer = *buffer;
+      }
+      if (update.allocation != entry.allocation)
+        resident->release(entry);
+      if (impl->onHost()) {
+        entry.host = std::make_shared<Tensor>(std::move(update.host));
+        entry.buffer = entry.host->raw();
+      } else {
+        entry.allocation = update.allocation;
+        entry.buffer = update.buffer;
+      }
+    }
+  }
   releaseDevice();
   return absl::OkStatus();
 }
+
+ResidentTensors::ResidentTensors() = default;
+ResidentTensors::~ResidentTensors() = default;
+ResidentTensors::ResidentTensors(ResidentTensors &&) noexcept = default;
+ResidentTensors &
+ResidentTensors::operator=(ResidentTensors &&) noexcept = default;
+
+absl::Status ResidentTensors::place(const Executable &executable,
+                                    std::map<std::string, Tensor> tensors) {
+  if (!executable.impl || !executable.impl->entry)
+    return absl::FailedPreconditionError(
+        "no artifact is loaded in this executable (Executable::load first)");
+  const std::shared_ptr<runtime::Device> &device = executable.impl->device;
+  if (!impl)
+    impl = std::make_unique<Impl>();
+  if (impl->device && impl->device != device && !impl->entries.empty())
+    return absl::InvalidArgumentError("these resident tensors live on " +
+                                      impl->device->describe() + ", not on " +
+                                      device->describe());
+  impl->device = device;
+  for (auto &[name, tensor] : tensors) {
+    Impl::Entry entry;
+    entry.dtype = tensor.dtype();
+    entry.shape = tensor.shape();
+    if (device->isHost()) {
+      entry.host = std::make_shared<Tensor>(std::move(tensor));
+      entry.buffer = entry.host->raw();
+    } else {
+      size_t bytes = tensor.sizeInBytes();
+      absl::StatusOr<void *> buffer =
+          device->tryAllocate(std::max<size_t>(bytes, 1),
+                              executable.impl->parameterIsHostVisible(name));
+      if (!buffer.ok())
+        return buffer.status();
+      absl::Status status = device->copyToDevice(
+          *buffer, tensor.raw(), bytes, "resident tensor '" + name + "'");
+      if (!status.ok()) {
+        device->release(*buffer);
+        return status;
+      }
+      entry.allocation = entry.buffer = *buffer;
+    }
+    auto found = impl->entries.find(name);
+    if (found != impl->entries.end())
+      impl->release(found->second);
+    impl->entries[name] = std::move(entry);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status
+ResidentTensors::fetch(std::map<std::string, Tensor> &tensors) const {
+  if (!impl)
+    return absl::OkStatus();
+  for (const auto &[name, entry] : impl->entries) {
+    if (entry.host) {
+      tensors[name] =
+          Tensor::adopt(entry.dtype, entry.shape, entry.buffer,
+                        std::shared_ptr<void>(entry.host, entry.host->raw()));
+      continue;
+    }
+    Tensor copy(entry.dtype, entry.shape);
+    absl::Status status =
+        impl->device->copyToHost(copy.raw(), entry.buffer, copy.sizeInBytes(),
+                                 "resident tensor '" + name + "'");
+    if (!status.ok())
+      return status;
+    tensors[name] = std::move(copy);
+  }
+  return absl::OkStatus();
+}
+
+bool ResidentTensors::holds(const std::string &name) const {
+  return impl && impl->entries.count(name);
+}
+
+bool ResidentTensors::empty() const { return !impl || impl->entries.empty(); }

@@ -115,38 +115,70 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
       batch.inputs[input.name] =
           Tensor::of<int32_t>(DType::i32, {}, {(int32_t)dropoutSeed});
   }
-  // The state's tensors move into the run and back: no copies.
-  for (const TensorInfo &info : manifest.parameters) {
-    auto found = state.parameters.find(info.name);
-    if (found == state.parameters.end())
-      return absl::InvalidArgumentError("the train state has no parameter '" +
-                                        info.name + "'");
-    batch.parameters[info.name] = std::move(found->second);
+  // The state is resident where the step runs. On the host it moves in
+  // for this step and back (no copies); on another device it stays there
+  // from the first step on (syncToHost brings it back).
+  bool onHost = manifest.target == "cpu";
+  ResidentTensors stepLocal;
+  ResidentTensors *resident = &stepLocal;
+  if (!onHost && state.resident)
+    resident = state.resident.get();
+  if (onHost || !state.resident) {
+    std::map<std::string, Tensor> tensors;
+    for (const TensorInfo &info : manifest.parameters) {
+      auto found = state.parameters.find(info.name);
+      if (found == state.parameters.end())
+        return absl::InvalidArgumentError("the train state has no parameter '" +
+                                          info.name + "'");
+      tensors[info.name] =
+          onHost ? std::move(found->second) : Tensor(found->second);
+    }
+    if (!onHost) {
+      state.resident = std::make_shared<ResidentTensors>();
+      resident = state.resident.get();
+    }
+    absl::Status status = resident->place(executable, std::move(tensors));
+    if (!status.ok()) {
+      if (onHost)
+        (void)stepLocal.fetch(state.parameters);
+      state.resident.reset();
+      return status;
+    }
   }
+  // The update is applied only when the objective and the gradient norm
+  // are finite.
+  auto accept = [&](const RunResult &result) {
+    report.losses = result.losses;
+    for (const LossValue &loss : result.losses)
+      if (!loss.asError)
+        report.objective += loss.scale * lossValue(manifest, loss);
+    for (const auto &[name, tensor] : result.outputs)
+      if (name == "grad_norm")
+        report.gradNorm = tensor.at(0);
+    report.applied =
+        std::isfinite(report.objective) && std::isfinite(report.gradNorm);
+    return report.applied;
+  };
   RunResult result;
-  absl::Status status = executable.run(batch, result);
-  for (auto &[name, tensor] : batch.parameters)
-    state.parameters[name] = std::move(tensor);
+  absl::Status status =
+      executable.runResident(batch, *resident, result, accept);
+  if (onHost) {
+    absl::Status back = stepLocal.fetch(state.parameters);
+    if (status.ok())
+      status = back;
+  }
   if (!status.ok())
     return status;
-
   ++state.batches;
-  report.losses = result.losses;
-  for (const LossValue &loss : result.losses)
-    if (!loss.asError)
-      report.objective += loss.scale * lossValue(manifest, loss);
-  for (auto &[name, tensor] : result.outputs)
-    if (name == "grad_norm")
-      report.gradNorm = tensor.at(0);
-  report.applied =
-      std::isfinite(report.objective) && std::isfinite(report.gradNorm);
-  if (!report.applied)
-    return absl::OkStatus();
-  for (auto &[name, tensor] : result.outputs)
-    if (name.rfind("update:", 0) == 0)
-      state.parameters[name.substr(7)] = std::move(tensor);
-  state.step = report.step;
+  if (report.applied)
+    state.step = report.step;
   return absl::OkStatus();
+}
+
+absl::Status nn::syncToHost(TrainState &state) {
+  if (!state.resident)
+    return absl::OkStatus();
+  return state.resident->fetch(state.parameters);
 }
 
 absl::Status nn::saveCheckpoint(const std::string &path,
@@ -231,6 +263,8 @@ absl::Status nn::restoreParameters(const Manifest &manifest,
         return absl::InvalidArgumentError(what + " lacks parameter '" +
                                           info.name + "' of graph @" +
                                           manifest.graph);
+  // The parameters change: a resident copy would be stale.
+  state.resident.reset();
   for (const auto &[name, tensor] : checkpoint.parameters)
     state.parameters[name] = tensor;
   if (resume) {

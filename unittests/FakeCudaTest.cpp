@@ -13,6 +13,8 @@
 #include "fake_cuda/FakeCuda.h"
 #include "ExecutionUtil.h"
 
+#include "nn/Train.h"
+
 #include <cstdlib>
 #include <dlfcn.h>
 
@@ -243,3 +245,82 @@ TEST(FakeCudaTest, DevicesChosenByOptionsLiveSideBySide) {
 }
 
 } // namespace
+
+namespace {
+// A model for the segment task whose parameters (and Adam's moments)
+// outweigh a batch: what crosses to the device per step tells them apart.
+const char *kTrainModel = R"(
+nn.parameter @w : !nn.tensor<[256, 8], f32>
+nn.parameter @b : !nn.tensor<[256], f32>
+nn.graph @g(%features: !nn.tensor<[B, T, 8], f32>, %frame_labels: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[256, 8], f32>
+  %b = nn.param_ref @b : !nn.tensor<[256], f32>
+  %l = nn.linear %features, %w, %b : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[256, 8], f32>, !nn.tensor<[256], f32>
+  %ce = nn.cross_entropy %l, %frame_labels from logits : !nn.tensor<[B, T, 256], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})";
+} // namespace
+
+// On a GPU the train state stays in device memory between steps: after
+// the first step's upload, a step copies in only its batch and copies out
+// only the losses and the gradient norm, and it leaks no buffer. (The
+// fake runs no kernels; its zeroed memory makes every step finite.)
+TEST(FakeCudaTest, TrainStateStaysOnTheDevice) {
+  SKIP_WITHOUT_TOOLKIT();
+  useFakeDriver();
+  CompileOptions options;
+  options.target = "cuda";
+  options.grads = options.training = options.trainStep = true;
+  Executable exe = compileOrDie(kTrainModel, options);
+  ASSERT_EQ(exe.manifest().target, "cuda");
+  absl::StatusOr<SegmentBinding> binding = bindSegmentTask(exe.manifest());
+  ASSERT_TRUE(binding.ok()) << binding.status().message();
+  TrainState state;
+  ASSERT_TRUE(initializeParameters(exe.manifest(), 1, state.parameters).ok());
+  int64_t stateBytes = 0;
+  for (const auto &[name, tensor] : state.parameters)
+    stateBytes += (int64_t)tensor.sizeInBytes();
+  ASSERT_EQ(stateBytes, 3 * (256 * 8 + 256) * 4);
+  std::mt19937 rng(1);
+  RunInputs batch = segmentBatchFor(*binding, 2, rng);
+  int64_t batchBytes = 0;
+  for (const auto &[name, tensor] : batch.inputs)
+    batchBytes += (int64_t)tensor.sizeInBytes();
+  ASSERT_LT(batchBytes + 64, stateBytes / 4);
+
+  std::vector<FakeCudaStats> after;
+  for (int step = 0; step < 3; ++step) {
+    StepReport report;
+    absl::Status status = runTrainStep(exe, batch, 1e-3, 1, state, report);
+    ASSERT_TRUE(status.ok()) << status.message();
+    EXPECT_TRUE(report.applied);
+    after.push_back(stats());
+  }
+  EXPECT_EQ(state.step, 3);
+  ASSERT_TRUE(state.resident);
+  EXPECT_TRUE(state.resident->holds("optimizer/adam_v/w"));
+  // The second and third steps: the batch in (and the step's scalars and
+  // lengths), the losses and the norm out; no parameter either way.
+  for (int step = 1; step < 3; ++step) {
+    long long in = after[step].bytesToDevice - after[step - 1].bytesToDevice;
+    long long out = after[step].bytesToHost - after[step - 1].bytesToHost;
+    EXPECT_GE(in, batchBytes);
+    EXPECT_LT(in, batchBytes + 64) << "step " << step + 1;
+    EXPECT_LT(out, 64) << "step " << step + 1;
+  }
+  EXPECT_EQ(after[2].liveAllocations, after[1].liveAllocations);
+  // Back to the host on request; dropping the resident copy (as restoring
+  // a checkpoint does) makes the next step upload the state again.
+  long long before = stats().bytesToHost;
+  ASSERT_TRUE(syncToHost(state).ok());
+  EXPECT_EQ(stats().bytesToHost - before, stateBytes);
+  EXPECT_EQ(state.parameters.at("w").shape(), (std::vector<int64_t>{256, 8}));
+  state.resident.reset();
+  before = stats().bytesToDevice;
+  StepReport report;
+  ASSERT_TRUE(runTrainStep(exe, batch, 1e-3, 1, state, report).ok());
+  EXPECT_GE(stats().bytesToDevice - before, stateBytes + batchBytes);
+  EXPECT_EQ(state.step, 4);
+}

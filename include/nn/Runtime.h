@@ -22,6 +22,7 @@
 #include "absl/status/status.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -138,6 +139,38 @@ struct LoadOptions {
   DeviceOptions device;
 };
 
+class Executable;
+
+/// Tensors that stay where an executable runs between its runs: a train
+/// step's parameters and optimizer state. On the host they are the
+/// tensors themselves (placing and fetching copies nothing); on a GPU they
+/// are device buffers that runs read in place and update in place
+/// (Executable::runResident), so nothing crosses to the host per step.
+/// Movable, not copyable; frees its device memory when it goes away.
+class ResidentTensors {
+public:
+  ResidentTensors();
+  ~ResidentTensors();
+  ResidentTensors(ResidentTensors &&) noexcept;
+  ResidentTensors &operator=(ResidentTensors &&) noexcept;
+
+  /// Takes `tensors` to the device `executable` runs on, replacing any
+  /// held under the same names.
+  absl::Status place(const Executable &executable,
+                     std::map<std::string, Tensor> tensors);
+  /// Every held tensor, on the host: views of the held buffers on the host
+  /// (sharing them, valid after later updates replace them), copies from a
+  /// GPU.
+  absl::Status fetch(std::map<std::string, Tensor> &tensors) const;
+  bool holds(const std::string &name) const;
+  bool empty() const;
+
+private:
+  friend class Executable;
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
+
 /// A loaded artifact. Movable, not copyable; unloads on destruction. Runs
 /// of one executable are serialized; different executables run in
 /// parallel.
@@ -157,11 +190,22 @@ public:
   /// Validates every input, then runs. Nothing runs when validation fails;
   /// the error names the offending input.
   absl::Status run(const RunInputs &inputs, RunResult &result) const;
+  /// run() with the parameters `resident` holds read where they live
+  /// (inputs.parameters gives the others). Each output "update:<name>"
+  /// whose <name> `resident` holds is not returned: when `accept` (given
+  /// the run's other outputs and its losses) says yes, or there is no
+  /// `accept`, it replaces <name> in `resident`, on a GPU without leaving
+  /// device memory; otherwise `resident` stays as it was.
+  absl::Status
+  runResident(const RunInputs &inputs, ResidentTensors &resident,
+              RunResult &result,
+              const std::function<bool(const RunResult &)> &accept = {}) const;
   /// Only the validation step of run(): the sizes and lengths every dim
   /// takes for `inputs`.
   absl::Status validate(const RunInputs &inputs, DimValues &dims) const;
 
 private:
+  friend class ResidentTensors;
   struct Impl;
   std::unique_ptr<Impl> impl;
 };

@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,11 +46,22 @@ absl::Status initializeParameters(const Manifest &manifest, uint64_t seed,
 /// reads (model parameters and optimizer state) by name, the number of
 /// updates applied so far, and the position in the data: the batches
 /// drawn so far, skipped ones (a non-finite loss) included.
+///
+/// On a GPU the first step takes the parameters to device memory
+/// (`resident`), where later steps read and update them; `parameters` then
+/// holds the values of before that step until syncToHost() brings the
+/// current ones back (before evaluating or saving). Copies of a TrainState
+/// share the resident tensors. On the CPU `parameters` is always current.
 struct TrainState {
   std::map<std::string, Tensor> parameters;
   int64_t step = 0;
   int64_t batches = 0;
+  std::shared_ptr<ResidentTensors> resident;
 };
+
+/// Brings the resident parameters (on a GPU) back into state.parameters;
+/// nothing to do on the CPU.
+absl::Status syncToHost(TrainState &state);
 
 struct StepReport {
   /// The number of the update this step computed (state.step + 1 before

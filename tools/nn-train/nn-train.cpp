@@ -26,7 +26,6 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -34,6 +33,7 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <ctime>
 #include <random>
 #include <unistd.h>
 
@@ -215,6 +215,21 @@ static cl::opt<unsigned>
 namespace {
 
 std::atomic<bool> interrupted{false};
+std::atomic<long> firstInterrupt{0};
+
+/// Ctrl-C: finish the step, save, exit. A second Ctrl-C at least two
+/// seconds later ends the process at once; one sooner is the same request
+/// delivered twice (timeout(1) signals the command and its process group).
+void onInterrupt(int) {
+  timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  if (!interrupted.exchange(true)) {
+    firstInterrupt = now.tv_sec;
+  } else if (now.tv_sec - firstInterrupt >= 2) {
+    signal(SIGINT, SIG_DFL);
+    raise(SIGINT);
+  }
+}
 
 int fail(const absl::Status &status) {
   llvm::errs() << "nn-train: " << std::string(status.message()) << "\n";
@@ -521,6 +536,8 @@ absl::Status Session::evaluate(int64_t atBatch) {
   const nn::Manifest &manifest = evalGraph.manifest();
   if (devSet.empty())
     return absl::OkStatus();
+  if (absl::Status status = nn::syncToHost(state); !status.ok())
+    return status;
   nn::LossTotals totals;
   for (nn::RunInputs inputs : devSet) {
     for (const nn::TensorInfo &info : manifest.parameters)
@@ -550,6 +567,8 @@ absl::Status Session::save() {
     return absl::OkStatus();
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return absl::InternalError("cannot create '" + dir + "': " + ec.message());
+  if (absl::Status status = nn::syncToHost(state); !status.ok())
+    return status;
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, checkpointName(state.batches));
   if (absl::Status status = nn::saveCheckpoint(path.str().str(), state);
@@ -642,7 +661,10 @@ int Session::run() {
 
   totalSteps = steps ? (int64_t)steps : source.batchesIn(epochs);
   bar = !json && !verbose && isatty(STDERR_FILENO);
-  llvm::sys::SetInterruptFunction([] { interrupted = true; });
+  struct sigaction action = {};
+  action.sa_handler = onInterrupt;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
   const nn::Manifest &manifest = trainStep.manifest();
   while (state.batches < totalSteps && !interrupted) {
     uint64_t batchNumber = state.batches;

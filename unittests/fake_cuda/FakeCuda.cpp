@@ -40,6 +40,7 @@ struct State {
   std::map<std::string, int> calls;
   std::vector<std::string> launched;
   int moduleLoads = 0;
+  long long bytesToDevice = 0, bytesToHost = 0;
 };
 
 State &state() {
@@ -77,8 +78,13 @@ FAKE FakeCudaStats fake_cuda_stats() {
   std::lock_guard<std::mutex> lock(s.mutex);
   static std::string last;
   last = s.launched.empty() ? "" : s.launched.back();
-  return {s.moduleLoads, (int)s.launched.size(), (int)s.allocations.size(),
-          s.calls["cublasSgemm_v2"] + s.calls["cublasDgemm_v2"], last.c_str()};
+  return {s.moduleLoads,
+          (int)s.launched.size(),
+          (int)s.allocations.size(),
+          s.calls["cublasSgemm_v2"] + s.calls["cublasDgemm_v2"],
+          last.c_str(),
+          s.bytesToDevice,
+          s.bytesToHost};
 }
 
 FAKE int cuInit(unsigned) { return kSuccess; }
@@ -231,12 +237,16 @@ FAKE int cuMemcpyHtoD_v2(unsigned long long device, const void *host,
   if (!owned((void *)(uintptr_t)device, bytes))
     return kInvalidValue;
   std::memcpy((void *)(uintptr_t)device, host, bytes);
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().bytesToDevice += (long long)bytes;
   return kSuccess;
 }
 FAKE int cuMemcpyDtoH_v2(void *host, unsigned long long device, size_t bytes) {
   if (!owned((void *)(uintptr_t)device, bytes))
     return kInvalidValue;
   std::memcpy(host, (const void *)(uintptr_t)device, bytes);
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().bytesToHost += (long long)bytes;
   return kSuccess;
 }
 FAKE int cuEventCreate(void **event, unsigned) {

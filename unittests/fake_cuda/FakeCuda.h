@@ -16,6 +16,8 @@ struct FakeCudaStats {
   int gemms;
   /// The name of the last kernel launched ("" before any).
   const char *lastKernel;
+  /// Bytes copied host to device and back (cuMemcpyHtoD / DtoH).
+  long long bytesToDevice, bytesToHost;
 };
 
 #endif // NN_UNITTESTS_FAKE_CUDA_FAKECUDA_H
