@@ -1,5 +1,4 @@
-//===- FakeCuda.h - what the CPU stand-in driver reports ----------*- C++
-//-*-===//
+//===- FakeCuda.h - what the CPU stand-in driver reports -------*- C++ -*-===//
 //
 // The fake driver (FakeCuda.cpp) exports `FakeCudaStats fake_cuda_stats()`;
 // tests look it up with dlsym in the copy the runtime loaded.
