@@ -433,8 +433,7 @@ struct NNAutodiffPass : public nn::impl::NNAutodiffBase<NNAutodiffPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
-    FailureOr<GraphOp> graph =
-        findEntryGraph(module, graphName, "nn-autodiff");
+    FailureOr<GraphOp> graph = findEntryGraph(module, graphName, "nn-autodiff");
     if (failed(graph))
       return signalPassFailure();
     AutodiffState state(symbols);

@@ -66,28 +66,11 @@ void NNDropoutTrainingPass::runOnOperation() {
       NNTensorType::get(ArrayRef<Attribute>{}, builder.getIntegerType(32));
   llvm::DenseMap<Operation *, Value> seeds;
   for (GraphOp graph : seeded) {
-    for (unsigned i = 0; i < graph.getNumArguments(); ++i)
-      if (graph.getArgName(i) == kSeedName) {
-        graph.emitError() << "nn-dropout-training: graph @"
-                          << graph.getSymName() << " already has an argument "
-                          << "named '" << kSeedName << "'";
-        return signalPassFailure();
-      }
-    Block &body = graph.getBody().front();
-    seeds[graph] = body.addArgument(seedType, graph.getLoc());
-    SmallVector<Type> inputs(body.getArgumentTypes());
-    graph.setFunctionTypeAttr(
-        TypeAttr::get(builder.getFunctionType(inputs, graph.getResultTypes())));
-    SmallVector<Attribute> names;
-    for (unsigned i = 0; i + 1 < graph.getNumArguments(); ++i)
-      names.push_back(builder.getStringAttr(graph.getArgName(i)));
-    names.push_back(builder.getStringAttr(kSeedName));
-    graph.setArgNamesAttr(builder.getArrayAttr(names));
-    if (ArrayAttr argAttrs = graph.getArgAttrsAttr()) {
-      SmallVector<Attribute> extended(argAttrs.begin(), argAttrs.end());
-      extended.push_back(builder.getDictionaryAttr({}));
-      graph.setArgAttrsAttr(builder.getArrayAttr(extended));
-    }
+    FailureOr<Value> seed =
+        appendArgument(graph, kSeedName, seedType, "nn-dropout-training");
+    if (failed(seed))
+      return signalPassFailure();
+    seeds[graph] = *seed;
   }
 
   int64_t key = 0;

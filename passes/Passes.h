@@ -20,6 +20,10 @@ LogicalResult exposeLosses(ModuleOp module);
 /// error from `pass` otherwise.
 FailureOr<GraphOp> findEntryGraph(ModuleOp module, StringRef name,
                                   StringRef pass);
+/// Appends an argument `name` of `type` to `graph` (its block, type, name
+/// and attributes); an error from `pass` when the name is taken.
+FailureOr<Value> appendArgument(GraphOp graph, StringRef name, Type type,
+                                StringRef pass);
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"

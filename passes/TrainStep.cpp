@@ -40,8 +40,6 @@ struct NNTrainStepPass : public nn::impl::NNTrainStepBase<NNTrainStepPass> {
 
 private:
   LogicalResult checkOptions(ModuleOp module);
-  /// Appends a scalar argument `name` of `type` to `graph`.
-  FailureOr<Value> addScalarArgument(GraphOp graph, StringRef name, Type type);
 };
 
 } // namespace
@@ -66,32 +64,6 @@ LogicalResult NNTrainStepPass::checkOptions(ModuleOp module) {
   if (!(clipNorm >= 0) || std::isinf(clipNorm))
     return fail("clip-norm must be a finite number >= 0 (0: off)");
   return success();
-}
-
-FailureOr<Value> NNTrainStepPass::addScalarArgument(GraphOp graph,
-                                                    StringRef name, Type type) {
-  for (unsigned i = 0; i < graph.getNumArguments(); ++i)
-    if (graph.getArgName(i) == name)
-      return graph.emitError()
-             << "nn-train-step: graph @" << graph.getSymName()
-             << " already has an argument named '" << name << "'";
-  OpBuilder builder(graph.getContext());
-  Block &body = graph.getBody().front();
-  Value argument = body.addArgument(type, graph.getLoc());
-  SmallVector<Type> inputs(body.getArgumentTypes());
-  graph.setFunctionTypeAttr(
-      TypeAttr::get(builder.getFunctionType(inputs, graph.getResultTypes())));
-  SmallVector<Attribute> names;
-  for (unsigned i = 0; i + 1 < graph.getNumArguments(); ++i)
-    names.push_back(builder.getStringAttr(graph.getArgName(i)));
-  names.push_back(builder.getStringAttr(name));
-  graph.setArgNamesAttr(builder.getArrayAttr(names));
-  if (ArrayAttr argAttrs = graph.getArgAttrsAttr()) {
-    SmallVector<Attribute> extended(argAttrs.begin(), argAttrs.end());
-    extended.push_back(builder.getDictionaryAttr({}));
-    graph.setArgAttrsAttr(builder.getArrayAttr(extended));
-  }
-  return argument;
 }
 
 void NNTrainStepPass::runOnOperation() {
@@ -131,12 +103,14 @@ void NNTrainStepPass::runOnOperation() {
   auto i32Scalar =
       NNTensorType::get(ArrayRef<Attribute>{}, builder.getIntegerType(32));
   bool adam = optimizer != "sgd";
-  FailureOr<Value> lr = addScalarArgument(graph, "learning_rate", f32Scalar);
+  FailureOr<Value> lr =
+      appendArgument(graph, "learning_rate", f32Scalar, "nn-train-step");
   if (failed(lr))
     return signalPassFailure();
   Value step;
   if (adam) {
-    FailureOr<Value> added = addScalarArgument(graph, "step", i32Scalar);
+    FailureOr<Value> added =
+        appendArgument(graph, "step", i32Scalar, "nn-train-step");
     if (failed(added))
       return signalPassFailure();
     step = *added;

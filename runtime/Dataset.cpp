@@ -3,6 +3,7 @@
 #include "nn/Dataset.h"
 
 #include "nn/Npy.h"
+#include "runtime/SplitMix64.h"
 
 #include <algorithm>
 #include <cstring>
@@ -16,22 +17,6 @@ namespace {
 bool isTrainStepScalar(const std::string &name) {
   return name == "learning_rate" || name == "step" || name == "dropout_seed";
 }
-
-/// SplitMix64: shuffles that are the same on every platform (the standard
-/// distributions and std::shuffle are not specified bit for bit).
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  template <typename T> void shuffle(std::vector<T> &items) {
-    for (size_t i = items.size(); i > 1; --i)
-      std::swap(items[i - 1], items[next() % i]);
-  }
-};
 
 /// The shards of `path`: the file itself, or a directory's *.npz in name
 /// order.
@@ -346,7 +331,8 @@ nn::epochBatches(const Dataset &dataset, const BatchingOptions &options,
   std::vector<int64_t> order(dataset.size());
   for (int64_t i = 0; i < dataset.size(); ++i)
     order[i] = i;
-  SplitMix64 rng{options.seed * 0x9e3779b97f4a7c15ull + (uint64_t)epoch};
+  runtime::SplitMix64 rng{options.seed * 0x9e3779b97f4a7c15ull +
+                          (uint64_t)epoch};
   if (options.shuffle)
     rng.shuffle(order);
   int64_t maxSequences = std::max<int64_t>(options.maxSequences, 1);

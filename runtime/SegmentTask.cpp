@@ -110,8 +110,7 @@ RunInputs nn::segmentBatch(const SegmentTask &task, int64_t batch,
               labels.data<int32_t>() + b * maxLabels);
     inputs.lengths[frameDim].push_back(u.frames);
     if (!labelDim.empty())
-      inputs.lengths[labelDim].push_back(
-          static_cast<int32_t>(u.labels.size()));
+      inputs.lengths[labelDim].push_back(static_cast<int32_t>(u.labels.size()));
   }
   inputs.inputs["features"] = std::move(features);
   inputs.inputs["frame_labels"] = std::move(frameLabels);

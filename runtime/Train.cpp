@@ -3,6 +3,7 @@
 #include "nn/Train.h"
 
 #include "nn/Npy.h"
+#include "runtime/SplitMix64.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,20 +13,6 @@
 using namespace nn;
 
 namespace {
-
-/// SplitMix64: a small generator whose output is specified bit for bit,
-/// unlike the standard distributions.
-struct SplitMix64 {
-  uint64_t state;
-  uint64_t next() {
-    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  /// Uniform in (0, 1): 24 random bits, never 0 (Box-Muller takes a log).
-  double uniform() { return ((double)(next() >> 40) + 0.5) * 0x1p-24; }
-};
 
 uint64_t nameHash(const std::string &name) {
   uint64_t hash = 0xcbf29ce484222325ull;
@@ -46,7 +33,7 @@ absl::Status nn::initializeParameters(const Manifest &manifest, uint64_t seed,
       return absl::InvalidArgumentError("parameter '" + info.name +
                                         "' is not a float tensor");
     Tensor tensor(info.dtype, shape);
-    SplitMix64 rng{seed ^ nameHash(info.name)};
+    runtime::SplitMix64 rng{seed ^ nameHash(info.name)};
     int64_t count = tensor.numElements();
     auto set = [&](int64_t i, double value) {
       if (info.dtype == DType::f32)

@@ -48,6 +48,18 @@ Value maskedSum(LinalgBuilder &lb, Value loss, NNTensorType type) {
                     });
 }
 
+/// Inside a generic over the positions of `scores` [P..., C]: the score of
+/// class `target` at the current position (the target clamped into
+/// range: padded positions may hold anything).
+Value pickClass(Scalar &s, Value scores, Value target, unsigned positions,
+                int64_t classes) {
+  SmallVector<Value> indices;
+  for (unsigned i = 0; i < positions; ++i)
+    indices.push_back(s.index(i));
+  indices.push_back(s.clampIndex(target, s.idx(classes)));
+  return s.b.create<tensor::ExtractOp>(s.loc, scores, indices);
+}
+
 class CrossEntropyConversion : public NNConversionPattern<CrossEntropyOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -91,11 +103,7 @@ public:
         SmallVector<IteratorType>(rank, IteratorType::parallel),
         [&](OpBuilder &nested, Location l, ValueRange a) {
           Scalar s{nested, l};
-          SmallVector<Value> indices;
-          for (unsigned i = 0; i < rank; ++i)
-            indices.push_back(s.index(i));
-          indices.push_back(s.clampIndex(a[0], s.idx(classes)));
-          Value picked = nested.create<tensor::ExtractOp>(l, logits, indices);
+          Value picked = pickClass(s, logits, a[0], rank, classes);
           Value zero = s.f(element, 0.0);
           Value shift = fromLogits ? a[1] : zero;
           Value targetLogProb = s.sub(picked, shift);
@@ -133,9 +141,11 @@ public:
     Type element = type.getElementType();
     unsigned rank = type.getRank();
     int64_t classes = scoresType.getStaticSize(scoresType.getRank() - 1);
-    Value max = lb.reduceLast(
-        scores, {}, element, -std::numeric_limits<double>::infinity(),
-        [](Scalar &s, Value e, ValueRange, Value acc) { return s.max(e, acc); });
+    Value max = lb.reduceLast(scores, {}, element,
+                              -std::numeric_limits<double>::infinity(),
+                              [](Scalar &s, Value e, ValueRange, Value acc) {
+                                return s.max(e, acc);
+                              });
     Value init = lb.empty(lb.sizes(type), element);
     AffineMap identity = b.getMultiDimIdentityMap(rank);
     return SmallVector<Value>{lb.generic(
@@ -144,11 +154,7 @@ public:
         SmallVector<IteratorType>(rank, IteratorType::parallel),
         [&](OpBuilder &nested, Location l, ValueRange a) {
           Scalar s{nested, l};
-          SmallVector<Value> indices;
-          for (unsigned i = 0; i < rank; ++i)
-            indices.push_back(s.index(i));
-          indices.push_back(s.clampIndex(a[0], s.idx(classes)));
-          Value picked = nested.create<tensor::ExtractOp>(l, scores, indices);
+          Value picked = pickClass(s, scores, a[0], rank, classes);
           nested.create<linalg::YieldOp>(
               l, s.select(nested.create<arith::CmpFOp>(
                               l, arith::CmpFPredicate::OGE, picked, a[1]),
@@ -370,9 +376,7 @@ public:
 void nn::populateLossConversionPatterns(const TypeConverter &converter,
                                         ConversionState &state,
                                         RewritePatternSet &patterns) {
-  patterns
-      .add<CrossEntropyConversion, FrameErrorConversion, MseConversion,
-           LossTermsConversion,
-           LossSeedConversion, CrossEntropyGradConversion, MseGradConversion>(
-          converter, state);
+  patterns.add<CrossEntropyConversion, FrameErrorConversion, MseConversion,
+               LossTermsConversion, LossSeedConversion,
+               CrossEntropyGradConversion, MseGradConversion>(converter, state);
 }

@@ -150,6 +150,15 @@ public:
   }
 };
 
+/// Appends the optional gradient scale to an update's rank-0 inputs;
+/// where it is among them, if there is one.
+std::optional<unsigned> appendScale(SmallVector<Value> &scalars, Value scale) {
+  if (!scale)
+    return std::nullopt;
+  scalars.push_back(scale);
+  return scalars.size() - 1;
+}
+
 /// A rank-0 f32 value as an element of type `element`.
 Value asElement(Scalar &s, Value value, Type element) {
   if (value.getType() == element)
@@ -174,11 +183,8 @@ public:
                                       LinalgBuilder &lb) const override {
     double decay = op.getWeightDecay().convertToDouble();
     SmallVector<Value> scalars{adaptor.getLr()};
-    std::optional<unsigned> scaleIndex;
-    if (Value scale = adaptor.getGradScale()) {
-      scaleIndex = scalars.size();
-      scalars.push_back(scale);
-    }
+    std::optional<unsigned> scaleIndex =
+        appendScale(scalars, adaptor.getGradScale());
     return elementwise(lb, {adaptor.getParam(), adaptor.getGrad()}, scalars, 1,
                        [&](Scalar &s, ValueRange a, ValueRange k) {
                          Type element = a[0].getType();
@@ -201,11 +207,8 @@ public:
     double momentum = op.getMomentum().convertToDouble();
     bool nesterov = op.getNesterov();
     SmallVector<Value> scalars{adaptor.getLr()};
-    std::optional<unsigned> scaleIndex;
-    if (Value scale = adaptor.getGradScale()) {
-      scaleIndex = scalars.size();
-      scalars.push_back(scale);
-    }
+    std::optional<unsigned> scaleIndex =
+        appendScale(scalars, adaptor.getGradScale());
     return elementwise(
         lb, {adaptor.getParam(), adaptor.getGrad(), adaptor.getVelocity()},
         scalars, 2, [&](Scalar &s, ValueRange a, ValueRange k) {
@@ -256,11 +259,8 @@ public:
           return results;
         });
     SmallVector<Value> scalars(perStep);
-    std::optional<unsigned> scaleIndex;
-    if (Value scale = adaptor.getGradScale()) {
-      scaleIndex = scalars.size();
-      scalars.push_back(scale);
-    }
+    std::optional<unsigned> scaleIndex =
+        appendScale(scalars, adaptor.getGradScale());
     return elementwise(
         lb,
         {adaptor.getParam(), adaptor.getGrad(), adaptor.getM(), adaptor.getV()},

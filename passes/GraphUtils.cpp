@@ -1,0 +1,62 @@
+//===- GraphUtils.cpp - graph-level helpers the nn passes share -----------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+
+FailureOr<GraphOp> nn::findEntryGraph(ModuleOp module, StringRef name,
+                                      StringRef pass) {
+  SymbolTable symbols(module);
+  if (!name.empty()) {
+    if (auto graph = symbols.lookup<GraphOp>(name))
+      return graph;
+    return module.emitError() << pass << ": no graph named @" << name;
+  }
+  llvm::DenseSet<Operation *> called;
+  module.walk(
+      [&](CallOp call) { called.insert(symbols.lookup(call.getCallee())); });
+  GraphOp entry;
+  for (GraphOp candidate : module.getOps<GraphOp>()) {
+    if (called.contains(candidate))
+      continue;
+    if (entry)
+      return module.emitError()
+             << pass << ": several graphs could be the entry; choose one "
+             << "with graph=";
+    entry = candidate;
+  }
+  if (!entry)
+    return module.emitError() << pass << ": the module has no graph";
+  return entry;
+}
+
+FailureOr<Value> nn::appendArgument(GraphOp graph, StringRef name, Type type,
+                                    StringRef pass) {
+  for (unsigned i = 0; i < graph.getNumArguments(); ++i)
+    if (graph.getArgName(i) == name)
+      return graph.emitError()
+             << pass << ": graph @" << graph.getSymName()
+             << " already has an argument named '" << name << "'";
+  OpBuilder builder(graph.getContext());
+  Block &body = graph.getBody().front();
+  Value argument = body.addArgument(type, graph.getLoc());
+  SmallVector<Type> inputs(body.getArgumentTypes());
+  graph.setFunctionTypeAttr(
+      TypeAttr::get(builder.getFunctionType(inputs, graph.getResultTypes())));
+  SmallVector<Attribute> names;
+  for (unsigned i = 0; i + 1 < graph.getNumArguments(); ++i)
+    names.push_back(builder.getStringAttr(graph.getArgName(i)));
+  names.push_back(builder.getStringAttr(name));
+  graph.setArgNamesAttr(builder.getArrayAttr(names));
+  if (ArrayAttr argAttrs = graph.getArgAttrsAttr()) {
+    SmallVector<Attribute> extended(argAttrs.begin(), argAttrs.end());
+    extended.push_back(builder.getDictionaryAttr({}));
+    graph.setArgAttrsAttr(builder.getArrayAttr(extended));
+  }
+  return argument;
+}
