@@ -175,7 +175,11 @@ absl::Status nn::saveCheckpoint(const std::string &path,
       return absl::InvalidArgumentError(
           std::string("a parameter is named '") + key +
           "', a key checkpoints keep a count under");
+  // On a GPU the current values are the resident ones.
   std::map<std::string, Tensor> arrays = state.parameters;
+  if (state.resident)
+    if (absl::Status status = state.resident->fetch(arrays); !status.ok())
+      return status;
   arrays[kCheckpointStepKey] =
       Tensor::of<int64_t>(DType::i64, {}, {state.step});
   arrays[kCheckpointBatchesKey] =

@@ -15,8 +15,10 @@
 
 #include "nn/Train.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
+#include <unistd.h>
 
 using namespace nn;
 using namespace nn::testing;
@@ -311,9 +313,16 @@ TEST(FakeCudaTest, TrainStateStaysOnTheDevice) {
     EXPECT_LT(out, 64) << "step " << step + 1;
   }
   EXPECT_EQ(after[2].liveAllocations, after[1].liveAllocations);
-  // Back to the host on request; dropping the resident copy (as restoring
-  // a checkpoint does) makes the next step upload the state again.
+  // A checkpoint saves the resident values; syncToHost brings them back
+  // on request; dropping the resident copy (as restoring a checkpoint
+  // does) makes the next step upload the state again.
   long long before = stats().bytesToHost;
+  std::string path = ::testing::TempDir() + "fake-cuda-state-" +
+                     std::to_string(getpid()) + ".npz";
+  ASSERT_TRUE(saveCheckpoint(path, state).ok());
+  std::remove(path.c_str());
+  EXPECT_EQ(stats().bytesToHost - before, stateBytes);
+  before = stats().bytesToHost;
   ASSERT_TRUE(syncToHost(state).ok());
   EXPECT_EQ(stats().bytesToHost - before, stateBytes);
   EXPECT_EQ(state.parameters.at("w").shape(), (std::vector<int64_t>{256, 8}));

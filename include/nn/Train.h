@@ -95,11 +95,11 @@ absl::Status runTrainStep(const Executable &executable, RunInputs batch,
                           double learningRate, uint32_t dropoutSeed,
                           TrainState &state, StepReport &report);
 
-/// Writes `state` as a .npz archive numpy reads: each parameter under its
-/// name, the update count under kCheckpointStepKey and the batch count
-/// under kCheckpointBatchesKey (int64, shape []).
-/// It writes a temporary file next to `path` and renames it, so a crash
-/// never leaves a torn checkpoint.
+/// Writes `state` (its resident values on a GPU) as a .npz archive numpy
+/// reads: each parameter under its name, the update count under
+/// kCheckpointStepKey and the batch count under kCheckpointBatchesKey
+/// (int64, shape []). It writes a temporary file next to `path` and
+/// renames it, so a crash never leaves a torn checkpoint.
 absl::Status saveCheckpoint(const std::string &path, const TrainState &state);
 /// Reads a checkpoint; any .npz of float parameters is one (the counts are
 /// 0 when it has none; the batches equal the steps when only those are
