@@ -12,7 +12,7 @@ out=$(mktemp -d)
 for provider in openblas-pthread openblas-openmp blis-pthread onednn; do
   for threads in 1 2; do
     "$bench" --provider "$provider" --threads "$threads" \
-      --benchmark_min_time=1 --benchmark_repetitions=3 \
+      --benchmark_min_time=3 --benchmark_repetitions=3 \
       --benchmark_report_aggregates_only=true --benchmark_format=json \
       >"$out/$provider.$threads.json" 2>/dev/null || true
   done
