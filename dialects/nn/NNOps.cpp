@@ -285,10 +285,12 @@ static LogicalResult inferPerPositionLoss(std::optional<Location> location,
   return success();
 }
 
-LogicalResult FrameErrorOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr, OpaqueProperties, RegionRange,
-    SmallVectorImpl<Type> &inferred) {
+LogicalResult FrameErrorOp::inferReturnTypes(MLIRContext *,
+                                             std::optional<Location> location,
+                                             ValueRange operands,
+                                             DictionaryAttr, OpaqueProperties,
+                                             RegionRange,
+                                             SmallVectorImpl<Type> &inferred) {
   return inferPerPositionLoss(location, operands, inferred);
 }
 
