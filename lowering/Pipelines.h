@@ -60,16 +60,16 @@ struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
   PassOptions::Option<double> momentum{
       *this, "momentum", llvm::cl::desc("sgd: the momentum (0: none)"),
       llvm::cl::init(0.0)};
-  PassOptions::Option<bool> nesterov{
-      *this, "nesterov", llvm::cl::desc("sgd: Nesterov momentum"),
-      llvm::cl::init(false)};
+  PassOptions::Option<bool> nesterov{*this, "nesterov",
+                                     llvm::cl::desc("sgd: Nesterov momentum"),
+                                     llvm::cl::init(false)};
   PassOptions::Option<double> beta1{
       *this, "beta1", llvm::cl::desc("adam(w): beta1"), llvm::cl::init(0.9)};
   PassOptions::Option<double> beta2{
       *this, "beta2", llvm::cl::desc("adam(w): beta2"), llvm::cl::init(0.999)};
-  PassOptions::Option<double> epsilon{
-      *this, "epsilon", llvm::cl::desc("adam(w): epsilon"),
-      llvm::cl::init(1e-8)};
+  PassOptions::Option<double> epsilon{*this, "epsilon",
+                                      llvm::cl::desc("adam(w): epsilon"),
+                                      llvm::cl::init(1e-8)};
   PassOptions::Option<double> weightDecay{
       *this, "weight-decay",
       llvm::cl::desc("L2 coefficient (sgd, adam) or decoupled decay (adamw)"),

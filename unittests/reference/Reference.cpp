@@ -599,8 +599,8 @@ absl::Status Evaluator::run(
           Array y = zeros(targets.shape);
           for (int64_t row = 0; row < count(targets.shape); ++row) {
             auto target = (int64_t)targets.data[row];
-            target = std::min<int64_t>(std::max<int64_t>(target, 0),
-                                       classes - 1);
+            target =
+                std::min<int64_t>(std::max<int64_t>(target, 0), classes - 1);
             double picked = scores.data[row * classes + target];
             bool wrong = std::isnan(picked);
             for (int64_t c = 0; c < classes; ++c) {
