@@ -625,15 +625,18 @@ double nearestPrototypeError(const SegmentTask &task) {
   return (double)wrong / (double)frames;
 }
 
-const char *kFrameModel = R"(
+/// A BLSTM (32 units per direction) over 16 features and a linear layer to
+/// 8 classes, `%logits`, in graph `header`; `losses` mark the losses on
+/// them. The convergence tests' models differ only there.
+std::string blstmModel(const std::string &header, const std::string &losses) {
+  return R"(
 nn.parameter @"lstm.w_ih" : !nn.tensor<[2, 128, 16], f32>
 nn.parameter @"lstm.w_hh" : !nn.tensor<[2, 128, 32], f32>
 nn.parameter @"lstm.b" : !nn.tensor<[2, 128], f32>
 nn.parameter @"out.w" : !nn.tensor<[8, 64], f32>
 nn.parameter @"out.b" : !nn.tensor<[8], f32>
-nn.graph @frames(%features: !nn.tensor<[B, T, 16], f32>,
-                 %frame_labels: !nn.tensor<[B, T], i32>)
-    dims [B: batch, T: seq(B)] {
+)" + header +
+         R"( {
   %wi = nn.param_ref @"lstm.w_ih" : !nn.tensor<[2, 128, 16], f32>
   %wh = nn.param_ref @"lstm.w_hh" : !nn.tensor<[2, 128, 32], f32>
   %b = nn.param_ref @"lstm.b" : !nn.tensor<[2, 128], f32>
@@ -643,13 +646,21 @@ nn.graph @frames(%features: !nn.tensor<[B, T, 16], f32>,
   %wo = nn.param_ref @"out.w" : !nn.tensor<[8, 64], f32>
   %bo = nn.param_ref @"out.b" : !nn.tensor<[8], f32>
   %logits = nn.linear %h, %wo, %bo : !nn.tensor<[B, T, 64], f32>, !nn.tensor<[8, 64], f32>, !nn.tensor<[8], f32>
-  %ce = nn.cross_entropy %logits, %frame_labels from logits
+)" + losses +
+         R"(
+  nn.return
+})";
+}
+
+const std::string kFrameModel = blstmModel(
+    R"(nn.graph @frames(%features: !nn.tensor<[B, T, 16], f32>,
+                 %frame_labels: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)])",
+    R"(  %ce = nn.cross_entropy %logits, %frame_labels from logits
       : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   %err = nn.frame_error %logits, %frame_labels : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T], i32>
-  nn.mark_loss %err as "fer" normalize per_frame as_error : !nn.tensor<[B, T], f32>
-  nn.return
-})";
+  nn.mark_loss %err as "fer" normalize per_frame as_error : !nn.tensor<[B, T], f32>)");
 
 // At this noise a frame's nearest prototype is wrong for about a tenth of
 // the frames; a BLSTM that reads the segments around it does much better.
@@ -668,29 +679,13 @@ TEST(ConvergenceTest, BlstmFrameErrorBelowTenPercent) {
   EXPECT_LT(after, perFrame / 2) << "nearest prototype per frame: " << perFrame;
 }
 
-const char *kCtcModel = R"(
-nn.parameter @"lstm.w_ih" : !nn.tensor<[2, 128, 16], f32>
-nn.parameter @"lstm.w_hh" : !nn.tensor<[2, 128, 32], f32>
-nn.parameter @"lstm.b" : !nn.tensor<[2, 128], f32>
-nn.parameter @"out.w" : !nn.tensor<[8, 64], f32>
-nn.parameter @"out.b" : !nn.tensor<[8], f32>
-nn.graph @ctc(%features: !nn.tensor<[B, T, 16], f32>,
+const std::string kCtcModel = blstmModel(
+    R"(nn.graph @ctc(%features: !nn.tensor<[B, T, 16], f32>,
               %labels: !nn.tensor<[B, U], i32>)
-    dims [B: batch, T: seq(B), U: seq(B)] {
-  %wi = nn.param_ref @"lstm.w_ih" : !nn.tensor<[2, 128, 16], f32>
-  %wh = nn.param_ref @"lstm.w_hh" : !nn.tensor<[2, 128, 32], f32>
-  %b = nn.param_ref @"lstm.b" : !nn.tensor<[2, 128], f32>
-  %h = nn.lstm bidirectional %features, %wi, %wh, %b
-      : !nn.tensor<[B, T, 16], f32>, !nn.tensor<[2, 128, 16], f32>,
-        !nn.tensor<[2, 128, 32], f32>, !nn.tensor<[2, 128], f32>
-  %wo = nn.param_ref @"out.w" : !nn.tensor<[8, 64], f32>
-  %bo = nn.param_ref @"out.b" : !nn.tensor<[8], f32>
-  %logits = nn.linear %h, %wo, %bo : !nn.tensor<[B, T, 64], f32>, !nn.tensor<[8, 64], f32>, !nn.tensor<[8], f32>
-  %ctc = nn.ctc_loss %logits, %labels from logits blank 0
+    dims [B: batch, T: seq(B), U: seq(B)])",
+    R"(  %ctc = nn.ctc_loss %logits, %labels from logits blank 0
       : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, U], i32>
-  nn.mark_loss %ctc as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
-  nn.return
-})";
+  nn.mark_loss %ctc as "ctc" normalize per_sequence : !nn.tensor<[B], f32>)");
 
 // CTC per sequence (about 4.5 labels, 30 frames) starts near 30 nats; at
 // 2.5 the best path is right almost everywhere.
