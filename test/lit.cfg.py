@@ -7,7 +7,8 @@ import lit.formats
 config.name = "nn"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+# Inputs/ holds what tests read (models, scripts), not tests.
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.nn_obj_root, "test")
 config.substitutions.append(("%nn_src", config.nn_src_root))
