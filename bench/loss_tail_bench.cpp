@@ -60,12 +60,19 @@ std::string gemmSource(int vocabulary) {
   return s.str();
 }
 
+/// How the loss tail is compiled: unfused, or fused (nn-fuse-loss-tail)
+/// with its gradient in the forward's sweep or recomputed.
+enum class Fusion { Unfused = 0, Sweep = 1, Recompute = 2 };
+
 nn::Executable compile(const std::string &source, bool pack, bool blas,
                        bool grads = false,
                        std::vector<std::string> inputGradients = {},
-                       bool trainStep = false, bool training = false) {
+                       bool trainStep = false, bool training = false,
+                       Fusion fusion = Fusion::Sweep) {
   nn::CompileOptions options;
   options.pack = pack;
+  options.fuseLossTail = fusion != Fusion::Unfused;
+  options.lossTailBackward = fusion == Fusion::Recompute ? "recompute" : "sweep";
   options.blas = blas;
   options.grads = grads;
   options.inputGradients = std::move(inputGradients);
@@ -103,22 +110,26 @@ void runMeasured(benchmark::State &state, nn::Executable &exe,
 }
 
 /// range(2) = 1: forward and backward (gradients of the weight, the bias
-/// and the frontier input %h), else the forward alone.
+/// and the frontier input %h), else the forward alone. range(3): Fusion.
 void benchLossTail(benchmark::State &state) {
   int vocabulary = state.range(0);
   bool pack = state.range(1);
   bool backward = state.range(2);
+  auto fusion = static_cast<Fusion>(state.range(3));
   nn::Executable exe = compile(tailSource(vocabulary), pack, true, backward,
                                backward ? std::vector<std::string>{"h"}
-                                        : std::vector<std::string>{});
+                                        : std::vector<std::string>{},
+                               false, false, fusion);
   nn::RunInputs inputs = tailInputs(vocabulary);
   nn::RunResult result;
   runMeasured(state, exe, inputs, result);
   state.counters["frames_computed"] = result.losses.at(0).framesComputed;
   state.counters["frames_padded"] = result.losses.at(0).framesPadded;
   state.counters["loss"] = result.losses.at(0).normalized;
+  static const char *const kFusion[] = {" unfused", " fused", " fused recompute"};
   state.SetLabel(std::string(pack ? "packed" : "padded") +
-                 (backward ? " fwd+bwd" : " fwd"));
+                 (backward ? " fwd+bwd" : " fwd") +
+                 kFusion[static_cast<int>(fusion)]);
 }
 
 /// Example 1 (BLSTM, frame-wise CE and CTC) on the first 8 sequences of
@@ -255,7 +266,7 @@ void benchOpenBlasSgemm(benchmark::State &state) {
 } // namespace
 
 BENCHMARK(benchLossTail)
-    ->ArgsProduct({{1000, 10000}, {0, 1}, {0, 1}})
+    ->ArgsProduct({{1000, 10000}, {0, 1}, {0, 1}, {0, 1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchBlstmExample)

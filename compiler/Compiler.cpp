@@ -118,6 +118,13 @@ compileModule(ModuleOp module, MLIRContext &context,
 
   ir::NNPipelineOptions pipelineOptions;
   pipelineOptions.pack = options.pack;
+  pipelineOptions.fuseLossTail = options.fuseLossTail;
+  if (options.lossTailBackward != "sweep" &&
+      options.lossTailBackward != "recompute")
+    return absl::InvalidArgumentError(
+        "unknown loss tail backward '" + options.lossTailBackward +
+        "' (expected sweep or recompute)");
+  pipelineOptions.lossTailBackward = options.lossTailBackward;
   pipelineOptions.grads = options.grads;
   pipelineOptions.training = options.training;
   pipelineOptions.inputGrads = options.inputGradients;

@@ -52,12 +52,21 @@ void nn::buildOptimizePipeline(OpPassManager &pm,
     pm.addPass(createNNDropoutTraining());
   if (options.pack)
     pm.addPass(createNNPackBeforeLoss());
+  // After packing (a packed tail fuses on packed rows), before autodiff
+  // (the fused op's gradient never forms the logits either).
+  NNFuseLossTailOptions fuse;
+  fuse.backward = options.lossTailBackward;
+  if (options.fuseLossTail)
+    pm.addPass(createNNFuseLossTail(fuse));
   // After packing: the backward of a packed tail runs on packed rows.
   if (options.grads) {
     NNAutodiffOptions autodiff;
     autodiff.graphName = options.graph;
     autodiff.inputNames = options.inputGrads;
     pm.addPass(createNNAutodiff(autodiff));
+    // Each fused loss and its gradient merged into one sweep.
+    if (options.fuseLossTail)
+      pm.addPass(createNNFuseLossTail(fuse));
     if (!options.optimizer.empty()) {
       NNTrainStepOptions step;
       step.graphName = options.graph;

@@ -31,6 +31,16 @@ struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
       *this, "pack",
       llvm::cl::desc("Run each loss's frame-wise tail on packed frames"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseLossTail{
+      *this, "fuse-loss-tail",
+      llvm::cl::desc("Fuse linear -> (log_softmax ->) cross_entropy into one "
+                     "op that never holds the logits (nn-fuse-loss-tail)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> lossTailBackward{
+      *this, "loss-tail-backward",
+      llvm::cl::desc("The fused tail's gradient: sweep (with the forward) or "
+                     "recompute (the logits again)"),
+      llvm::cl::init("sweep")};
   PassOptions::Option<bool> training{
       *this, "training",
       llvm::cl::desc("Training mode: dropout draws its mask from a "

@@ -29,6 +29,36 @@ def NNPackBeforeLoss : Pass<"nn-pack-before-loss", "::mlir::ModuleOp"> {
   ];
 }
 
+def NNFuseLossTail : Pass<"nn-fuse-loss-tail", "::mlir::ModuleOp"> {
+  let summary = "Fuses linear -> (log_softmax ->) cross_entropy into one op without the logits";
+  let description = [{
+    Replaces `nn.cross_entropy` from logits of an `nn.linear`, or from log
+    probabilities of an `nn.log_softmax` of an `nn.linear`, by one
+    `nn.linear_cross_entropy`, whose lowering never holds the `[P..., V]`
+    logits (blocks of rows, docs/loss-tail.md). Any positions (padded,
+    packed, per sequence), with or without bias and label smoothing. Left
+    alone, with a remark when asked: a chain whose logits or log
+    probabilities are also used elsewhere (a graph result, a second loss,
+    a frame error) — they would have to exist anyway.
+
+    After `nn-autodiff` the pass also merges each fused loss with its
+    gradient (`nn.linear_cross_entropy_grad`, which recomputes the logits)
+    into `nn.linear_cross_entropy_train`, one sweep for both, when the
+    gradient is the loss's own seed (`nn.loss_seed` of its one mark, not a
+    custom normalization): `backward=sweep`, the default. With
+    `backward=recompute` the gradient recomputes the logits in a second
+    sweep. Idempotent; docs/passes.md.
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+  let options = [
+    Option<"backward", "backward", "std::string", /*default=*/"\"sweep\"",
+           "How the gradient gets its logits: sweep (merged with the "
+           "forward) or recompute">,
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Emit a remark per loss saying what was fused or why not">
+  ];
+}
+
 def NNExposeLosses : Pass<"nn-expose-losses", "::mlir::ModuleOp"> {
   let summary = "Returns each marked loss from its graph as two f64 values";
   let description = [{

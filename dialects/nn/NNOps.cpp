@@ -301,6 +301,53 @@ LogicalResult CrossEntropyOp::inferReturnTypes(
   return inferPerPositionLoss(location, operands, inferred);
 }
 
+LogicalResult LinearCrossEntropyOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  return inferPerPositionLoss(location, operands, inferred);
+}
+
+/// The gradients of a fused loss tail: the input's type, the weight's, and
+/// the bias's ([V], the weight's element type).
+static LogicalResult inferLossTailGradients(std::optional<Location> location,
+                                            ValueRange operands,
+                                            unsigned inputIndex,
+                                            SmallVectorImpl<Type> &inferred) {
+  FailureOr<NNTensorType> input =
+      inferenceOperand(location, operands, inputIndex, "input");
+  FailureOr<NNTensorType> weight =
+      inferenceOperand(location, operands, inputIndex + 1, "weight");
+  if (failed(input) || failed(weight))
+    return failure();
+  FailureOr<int64_t> classes = inferenceStaticSize(
+      location, *weight, 0, "weight must be static [classes, in]");
+  if (failed(classes))
+    return failure();
+  inferred.push_back(*input);
+  inferred.push_back(*weight);
+  SmallVector<Attribute> biasDims{
+      Builder(input->getContext()).getI64IntegerAttr(*classes)};
+  inferred.push_back(NNTensorType::get(biasDims, weight->getElementType()));
+  return success();
+}
+
+LogicalResult LinearCrossEntropyGradOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  return inferLossTailGradients(location, operands, 1, inferred);
+}
+
+LogicalResult LinearCrossEntropyTrainOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  if (failed(inferPerPositionLoss(location, operands, inferred)))
+    return failure();
+  return inferLossTailGradients(location, operands, 0, inferred);
+}
+
 LogicalResult MseOp::inferReturnTypes(MLIRContext *,
                                       std::optional<Location> location,
                                       ValueRange operands, DictionaryAttr,
@@ -927,6 +974,8 @@ LogicalResult ReduceOp::verify() {
 //===----------------------------------------------------------------------===//
 
 bool CrossEntropyOp::isPerFrameLoss() { return true; }
+bool LinearCrossEntropyOp::isPerFrameLoss() { return true; }
+bool LinearCrossEntropyTrainOp::isPerFrameLoss() { return true; }
 bool FrameErrorOp::isPerFrameLoss() { return true; }
 bool MseOp::isPerFrameLoss() { return true; }
 bool CtcLossOp::isPerFrameLoss() { return false; }
@@ -937,6 +986,21 @@ bool CtcLossOp::isPerFrameLoss() { return false; }
 
 int64_t CrossEntropyOp::getNumClasses(OpOperand &operand) {
   return operand.get() == getTargets() ? featureSize(tensorOf(getLogits())) : 0;
+}
+
+int64_t LinearCrossEntropyOp::getNumClasses(OpOperand &operand) {
+  return operand.get() == getTargets() ? tensorOf(getWeight()).getStaticSize(0)
+                                       : 0;
+}
+
+int64_t LinearCrossEntropyGradOp::getNumClasses(OpOperand &operand) {
+  return operand.get() == getTargets() ? tensorOf(getWeight()).getStaticSize(0)
+                                       : 0;
+}
+
+int64_t LinearCrossEntropyTrainOp::getNumClasses(OpOperand &operand) {
+  return operand.get() == getTargets() ? tensorOf(getWeight()).getStaticSize(0)
+                                       : 0;
 }
 
 int64_t FrameErrorOp::getNumClasses(OpOperand &operand) {
@@ -985,6 +1049,78 @@ LogicalResult CrossEntropyOp::verify() {
                          << " (same batch and sequence dims)";
   return requireResultDims(*this, dropFeatureAxis(logits),
                            logits.getElementType());
+}
+
+/// The operands of a fused loss tail: `input` [P..., I], `weight` [V, I],
+/// `bias` [V] (optional), `targets` [P...], one float element type.
+static LogicalResult verifyLossTail(Operation *op, Value input, Value weight,
+                                    Value bias, Value targets,
+                                    double smoothing) {
+  if (failed(requireOneFeatureAxis(op, input, "input")))
+    return failure();
+  NNTensorType inputType = tensorOf(input);
+  NNTensorType weightType = tensorOf(weight);
+  int64_t inFeatures = featureSize(inputType);
+  if (!weightType.hasStaticShape() || weightType.getRank() != 2 ||
+      weightType.getStaticSize(1) != inFeatures)
+    return op->emitOpError() << "weight must be static [classes, "
+                             << inFeatures << "], got " << weightType;
+  int64_t classes = weightType.getStaticSize(0);
+  if (bias && failed(requireStaticShape(op, bias, "bias", {classes})))
+    return failure();
+  for (Value value : {weight, bias})
+    if (value && tensorOf(value).getElementType() != inputType.getElementType())
+      return op->emitOpError("input, weight and bias must have one element "
+                             "type");
+  if (smoothing > 0.0 && classes < 2)
+    return op->emitOpError("label smoothing needs at least 2 classes");
+  NNTensorType targetsType = tensorOf(targets);
+  if (targetsType.getDims() != dropFeatureAxis(inputType))
+    return op->emitOpError()
+           << "targets " << formatDims(targetsType.getDims())
+           << " must be on the positions of the input "
+           << formatDims(dropFeatureAxis(inputType))
+           << " (same batch and sequence dims)";
+  return success();
+}
+
+LogicalResult LinearCrossEntropyOp::verify() {
+  if (failed(verifyLossTail(*this, getInput(), getWeight(), getBias(),
+                            getTargets(),
+                            getLabelSmoothing().convertToDouble())))
+    return failure();
+  NNTensorType input = tensorOf(getInput());
+  return requireResultDims(*this, dropFeatureAxis(input),
+                           input.getElementType());
+}
+
+LogicalResult LinearCrossEntropyGradOp::verify() {
+  if (failed(verifyLossTail(*this, getInput(), getWeight(), getBias(),
+                            getTargets(),
+                            getLabelSmoothing().convertToDouble())))
+    return failure();
+  NNTensorType input = tensorOf(getInput());
+  NNTensorType grad = tensorOf(getGrad());
+  if (grad.getDims() != dropFeatureAxis(input) ||
+      grad.getElementType() != input.getElementType())
+    return emitOpError() << "grad must be "
+                         << NNTensorType::get(dropFeatureAxis(input),
+                                              input.getElementType())
+                         << " (the loss's type), got " << grad;
+  return success();
+}
+
+LogicalResult LinearCrossEntropyTrainOp::verify() {
+  if (failed(verifyLossTail(*this, getInput(), getWeight(), getBias(),
+                            getTargets(),
+                            getLabelSmoothing().convertToDouble())))
+    return failure();
+  if (getNormalization() == LossNormalization::custom)
+    return emitOpError("custom normalization needs its factor, which this "
+                       "op does not take");
+  NNTensorType input = tensorOf(getInput());
+  return requireResultDims(*this, dropFeatureAxis(input),
+                           input.getElementType());
 }
 
 LogicalResult MseOp::verify() {
@@ -1220,6 +1356,24 @@ ParameterInit LinearOp::getParameterInit(OpOperand &operand) {
                                  weight.getStaticSize(0));
   }
   return operand.get() == getBias() ? ParameterInit::zeros() : ParameterInit();
+}
+
+/// A fused loss tail's weight and bias, initialized as the linear's.
+static ParameterInit lossTailParameterInit(OpOperand &operand, Value weight,
+                                           Value bias) {
+  if (operand.get() == weight) {
+    NNTensorType type = tensorOf(weight);
+    return ParameterInit::glorot(type.getStaticSize(1), type.getStaticSize(0));
+  }
+  return operand.get() == bias ? ParameterInit::zeros() : ParameterInit();
+}
+
+ParameterInit LinearCrossEntropyOp::getParameterInit(OpOperand &operand) {
+  return lossTailParameterInit(operand, getWeight(), getBias());
+}
+
+ParameterInit LinearCrossEntropyTrainOp::getParameterInit(OpOperand &operand) {
+  return lossTailParameterInit(operand, getWeight(), getBias());
 }
 
 ParameterInit Conv1dOp::getParameterInit(OpOperand &operand) {

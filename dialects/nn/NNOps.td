@@ -511,6 +511,43 @@ def NN_CrossEntropyOp : NN_FrameWiseOp<"cross_entropy", [
   let hasVerifier = 1;
 }
 
+def NN_LinearCrossEntropyOp : NN_FrameWiseOp<"linear_cross_entropy", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>,
+    DeclareOpInterfaceMethods<NN_LossOpInterface>,
+    DeclareOpInterfaceMethods<NN_ClassIndexOpInterface>,
+    DeclareOpInterfaceMethods<NN_ParameterInitOpInterface>]> {
+  let summary = "a linear layer and cross entropy from its logits, fused";
+  let description = [{
+    `input` `[P..., I]`, `weight` `[V, I]`, optional `bias` `[V]`, `targets`
+    `[P...]` class indices, result `[P...]`: what
+    `nn.cross_entropy (nn.linear %input, %weight, %bias), %targets from
+    logits` computes (label smoothing as there), without the `[P..., V]`
+    logits. `nn-fuse-loss-tail` forms it; the lowering sweeps blocks of
+    positions, each block's logits computed (one GEMM), reduced to a
+    log-sum-exp and the target's logit, and dropped (docs/loss-tail.md).
+    Padded positions compute whatever the padding holds and mean nothing.
+
+    ```mlir
+    %ce = nn.linear_cross_entropy %h, %w, %b targets %y
+        : !nn.tensor<[N, 512], f32>, !nn.tensor<[1000, 512], f32>,
+          !nn.tensor<[1000], f32>, !nn.tensor<[N], i32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
+                       Optional<NN_FloatTensor>:$bias,
+                       NN_IntegerTensor:$targets,
+                       DefaultValuedAttr<NN_UnitIntervalF64Attr, "0.0">:$label_smoothing);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? `targets` $targets
+    (`label_smoothing` $label_smoothing^)? attr-dict `:`
+    qualified(type($input)) `,` qualified(type($weight))
+    (`,` qualified(type($bias))^)? `,` qualified(type($targets))
+  }];
+  let hasVerifier = 1;
+}
+
 def NN_FrameErrorOp : NN_FrameWiseOp<"frame_error", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<NN_LossOpInterface>,
@@ -879,6 +916,88 @@ def NN_CrossEntropyGradOp : NN_FrameWiseOp<"cross_entropy_grad", [
     $grad `,` $logits `,` $targets `from` $input_kind
     (`label_smoothing` $label_smoothing^)? attr-dict `:`
     qualified(type($logits)) `,` qualified(type($targets))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_LinearCrossEntropyGradOp : NN_FrameWiseOp<"linear_cross_entropy_grad", [
+    TypesMatchWith<"grad is on the positions of input", "input", "grad",
+                   "::llvm::cast<::mlir::nn::NNTensorType>($_self).withoutLastAxis()">,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_ClassIndexOpInterface>]> {
+  let summary = "the gradients of linear_cross_entropy, logits recomputed";
+  let description = [{
+    `grad` `[P...]` is the gradient of the per-position loss; `input`,
+    `weight`, `bias`, `targets` and `label_smoothing` are the fused op's.
+    Results: the gradients of the input `[P..., I]`, the weight `[V, I]`
+    and the bias `[V]` (computed only when used). With `q` the smoothed
+    target distribution, the logits' gradient `grad (softmax(z) - q)` is
+    formed block by block from logits computed again (three GEMMs per
+    block: the logits, `dz W` and `dz^T x`), never for all positions at
+    once. Padded positions get a zero input gradient and add nothing to
+    the weight and bias gradients, whatever they hold.
+
+    ```mlir
+    %dx, %dw, %db = nn.linear_cross_entropy_grad %dl, %h, %w, %b targets %y
+        : !nn.tensor<[N, 512], f32>, !nn.tensor<[1000, 512], f32>,
+          !nn.tensor<[1000], f32>, !nn.tensor<[N], i32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$input,
+                       NN_FloatTensor:$weight, Optional<NN_FloatTensor>:$bias,
+                       NN_IntegerTensor:$targets,
+                       DefaultValuedAttr<NN_UnitIntervalF64Attr, "0.0">:$label_smoothing);
+  let results = (outs NN_FloatTensor:$input_grad, NN_FloatTensor:$weight_grad,
+                      NN_FloatTensor:$bias_grad);
+  let assemblyFormat = [{
+    $grad `,` $input `,` $weight (`,` $bias^)? `targets` $targets
+    (`label_smoothing` $label_smoothing^)? attr-dict `:`
+    qualified(type($input)) `,` qualified(type($weight))
+    (`,` qualified(type($bias))^)? `,` qualified(type($targets))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_LinearCrossEntropyTrainOp : NN_FrameWiseOp<"linear_cross_entropy_train", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_LossOpInterface>,
+    DeclareOpInterfaceMethods<NN_ClassIndexOpInterface>,
+    DeclareOpInterfaceMethods<NN_ParameterInitOpInterface>]> {
+  let summary = "linear_cross_entropy and its gradients in one sweep";
+  let description = [{
+    The loss of `nn.linear_cross_entropy` and, in the same sweep over blocks
+    of positions, the gradients of the training objective with respect to
+    its input, weight and bias, for the seed `nn.loss_seed` would give that
+    loss when it is marked with `normalize` and trained with `scale`
+    (`unnormalized`: the objective takes the plain sum): `scale /
+    inv_norm` at every valid position, 0 at padded ones. The seed depends
+    on the lengths only, so each block's logits serve the loss and the
+    gradients (three GEMMs per block in all). `nn-fuse-loss-tail` forms it
+    after `nn-autodiff` from a `linear_cross_entropy` and its
+    `linear_cross_entropy_grad` when the loss is marked once (custom
+    normalization stays unfused).
+
+    ```mlir
+    %ce, %dx, %dw, %db = nn.linear_cross_entropy_train %h, %w, %b targets %y
+        normalize per_frame scale 1.000000e+00
+        : !nn.tensor<[N, 512], f32>, !nn.tensor<[1000, 512], f32>,
+          !nn.tensor<[1000], f32>, !nn.tensor<[N], i32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
+                       Optional<NN_FloatTensor>:$bias,
+                       NN_IntegerTensor:$targets,
+                       NN_LossNormalization:$normalization, F64Attr:$scale,
+                       UnitAttr:$unnormalized,
+                       DefaultValuedAttr<NN_UnitIntervalF64Attr, "0.0">:$label_smoothing);
+  let results = (outs NN_Tensor:$result, NN_FloatTensor:$input_grad,
+                      NN_FloatTensor:$weight_grad, NN_FloatTensor:$bias_grad);
+  let assemblyFormat = [{
+    $input `,` $weight (`,` $bias^)? `targets` $targets
+    `normalize` $normalization `scale` $scale (`unnormalized` $unnormalized^)?
+    (`label_smoothing` $label_smoothing^)? attr-dict `:`
+    qualified(type($input)) `,` qualified(type($weight))
+    (`,` qualified(type($bias))^)? `,` qualified(type($targets))
   }];
   let hasVerifier = 1;
 }

@@ -139,6 +139,29 @@ CrossEntropyOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+/// The logits are never formed: the gradient op recomputes them block by
+/// block. nn-fuse-loss-tail may later merge it with the forward into one
+/// sweep (nn.linear_cross_entropy_train).
+LogicalResult
+LinearCrossEntropyOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                               SmallVectorImpl<Value> &operandGradients) {
+  Value dl = resultGradients[0];
+  if (!dl) {
+    operandGradients.append(getNumOperands(), Value());
+    return success();
+  }
+  auto grad = b.create<LinearCrossEntropyGradOp>(
+      getLoc(), dl, getInput(), getWeight(), getBias(), getTargets(),
+      getLabelSmoothing());
+  operandGradients.push_back(grad.getInputGrad());
+  operandGradients.push_back(grad.getWeightGrad());
+  if (getBias())
+    operandGradients.push_back(grad.getBiasGrad());
+  // Targets are class indices: not differentiable.
+  operandGradients.push_back(Value());
+  return success();
+}
+
 LogicalResult MseOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
                               SmallVectorImpl<Value> &operandGradients) {
   Value dl = resultGradients[0];

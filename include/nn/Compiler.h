@@ -45,6 +45,13 @@ struct OptimizerOptions {
 struct CompileOptions {
   /// Run each loss's frame-wise tail on packed frames (nn-pack-before-loss).
   bool pack = true;
+  /// Fuse each loss tail linear -> (log_softmax ->) cross_entropy into one
+  /// op whose forward and backward never hold the [positions, classes]
+  /// logits (nn-fuse-loss-tail; docs/loss-tail.md).
+  bool fuseLossTail = true;
+  /// The fused tail's gradient: "sweep" (computed in the forward's sweep
+  /// over the logits) or "recompute" (a second sweep recomputes them).
+  std::string lossTailBackward = "sweep";
   /// Also return the gradient of the training objective with respect to
   /// every parameter that reaches it (nn-autodiff): outputs named
   /// "grad:<parameter>", after the graph's own results.

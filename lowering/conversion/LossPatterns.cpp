@@ -196,8 +196,6 @@ public:
 
   FailureOr<SmallVector<Value>> build(LossTermsOp op, OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
-    OpBuilder &b = lb.getBuilder();
-    Location loc = lb.getLoc();
     NNTensorType type = typeOf(op.getLoss());
     const DimTable &decls = lb.getDims().getDecls();
     FailureOr<Positions> positions =
@@ -205,57 +203,66 @@ public:
     if (failed(positions))
       return failure();
     Value sum = maskedSum(lb, adaptor.getLoss(), type);
-    Scalar s{b, loc};
     Value norm;
-    switch (op.getNormalization()) {
-    case LossNormalization::sum:
-      norm = b.create<tensor::FromElementsOp>(
-          loc, RankedTensorType::get({}, b.getF64Type()),
-          ValueRange{s.f(b.getF64Type(), 1.0)});
-      break;
-    case LossNormalization::per_sequence:
-      norm = b.create<tensor::FromElementsOp>(
-          loc, RankedTensorType::get({}, b.getF64Type()),
-          ValueRange{s.toF64(lb.getDims().size(positions->batch))});
-      break;
-    case LossNormalization::per_frame: {
-      if (positions->kind == PositionKind::Packed) {
-        norm = b.create<tensor::FromElementsOp>(
-            loc, RankedTensorType::get({}, b.getF64Type()),
-            ValueRange{s.toF64(lb.getDims().size(positions->packed))});
-        break;
-      }
-      // Valid positions: sum over b of the product of its lengths.
-      SmallVector<Value> lengths;
-      for (StringRef sequence : positions->sequences)
-        lengths.push_back(lb.getDims().lengths(sequence));
-      Value acc = lb.filled({}, b.getF64Type(), 0.0);
-      SmallVector<AffineMap> maps(lengths.size(), b.getMultiDimIdentityMap(1));
-      maps.push_back(AffineMap::get(1, 0, b.getContext()));
-      norm = lb.generic(
-          acc.getType(), lengths, acc, maps, {IteratorType::reduction},
-          [&](OpBuilder &nested, Location l, ValueRange a) {
-            Scalar q{nested, l};
-            Value count = q.toF64(a[0]);
-            for (Value other : a.drop_front().drop_back())
-              count = q.mul(count, q.toF64(other));
-            nested.create<linalg::YieldOp>(l, q.add(a.back(), count));
-          });
-      break;
-    }
-    case LossNormalization::custom: {
+    if (op.getNormalization() != LossNormalization::custom) {
+      norm = inverseNormalization(lb, *positions, op.getNormalization());
+    } else {
       NNTensorType factorType = typeOf(op.getCustomInvNormFactor());
       FailureOr<Positions> factorPositions = classifyPositions(
           factorType, decls, [&] { return op.emitOpError(); });
       if (failed(factorPositions))
         return failure();
       norm = maskedSum(lb, adaptor.getCustomInvNormFactor(), factorType);
-      break;
-    }
     }
     return SmallVector<Value>{sum, norm};
   }
 };
+
+} // namespace
+
+Value mlir::nn::inverseNormalization(LinalgBuilder &lb,
+                                     const Positions &positions,
+                                     LossNormalization normalization) {
+  OpBuilder &b = lb.getBuilder();
+  Location loc = lb.getLoc();
+  Scalar s{b, loc};
+  auto scalar = [&](Value value) -> Value {
+    return b.create<tensor::FromElementsOp>(
+        loc, RankedTensorType::get({}, b.getF64Type()), ValueRange{value});
+  };
+  switch (normalization) {
+  case LossNormalization::sum:
+    return scalar(s.f(b.getF64Type(), 1.0));
+  case LossNormalization::per_sequence:
+    return scalar(s.toF64(lb.getDims().size(positions.batch)));
+  case LossNormalization::per_frame: {
+    if (positions.kind == PositionKind::Packed)
+      return scalar(s.toF64(lb.getDims().size(positions.packed)));
+    // Valid positions: sum over b of the product of its lengths.
+    SmallVector<Value> lengths;
+    for (StringRef sequence : positions.sequences)
+      lengths.push_back(lb.getDims().lengths(sequence));
+    Value acc = lb.filled({}, b.getF64Type(), 0.0);
+    SmallVector<AffineMap> maps(lengths.size(), b.getMultiDimIdentityMap(1));
+    maps.push_back(AffineMap::get(1, 0, b.getContext()));
+    return lb.generic(acc.getType(), lengths, acc, maps,
+                      {IteratorType::reduction},
+                      [&](OpBuilder &nested, Location l, ValueRange a) {
+                        Scalar q{nested, l};
+                        Value count = q.toF64(a[0]);
+                        for (Value other : a.drop_front().drop_back())
+                          count = q.mul(count, q.toF64(other));
+                        nested.create<linalg::YieldOp>(l,
+                                                       q.add(a.back(), count));
+                      });
+  }
+  case LossNormalization::custom:
+    break;
+  }
+  llvm_unreachable("a custom factor is summed by the caller");
+}
+
+namespace {
 
 //===----------------------------------------------------------------------===//
 // Gradients of the losses

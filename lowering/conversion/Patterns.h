@@ -116,6 +116,16 @@ void populateConvPoolReduceConversionPatterns(const TypeConverter &converter,
 void populateLossConversionPatterns(const TypeConverter &converter,
                                     ConversionState &state,
                                     RewritePatternSet &patterns);
+/// The fused loss tail: linear_cross_entropy, its gradient, and both in
+/// one sweep (linear_cross_entropy_train).
+void populateLossTailConversionPatterns(const TypeConverter &converter,
+                                        ConversionState &state,
+                                        RewritePatternSet &patterns);
+/// The inverse normalization factor of a loss on `positions` (a rank-0
+/// f64 tensor): 1, the batch size, or the number of valid frames. A
+/// custom factor is the caller's to sum.
+Value inverseNormalization(LinalgBuilder &lb, const Positions &positions,
+                           LossNormalization normalization);
 /// The CTC loss and its gradient (forward-backward over label states).
 void populateCtcConversionPatterns(const TypeConverter &converter,
                                    ConversionState &state,

@@ -62,6 +62,14 @@ bool isContiguous(Value v) {
   return cast<MemRefType>(v.getType()).getLayout().isIdentity();
 }
 
+/// A view BLAS can take with a leading dimension: contiguous, or a matrix
+/// whose rows are strided and whose elements are not (a block of rows of
+/// a larger matrix, as the fused loss tail's sweep reads and writes).
+bool isMatrixView(Value v) {
+  return isContiguous(v) ||
+         (cast<MemRefType>(v.getType()).getRank() == 2 && hasUnitInnerStride(v));
+}
+
 /// Matches `yield(out + in0 * in1)` (either operand order).
 bool isMultiplyAccumulate(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
@@ -153,12 +161,12 @@ std::optional<Gemm> match(Operation *op) {
     gemm.contractAxes = loops - 2;
     gemm.transA = true;
     gemm.transB = false;
-    if (!isContiguous(gemm.b))
+    if (!isMatrixView(gemm.b))
       return std::nullopt;
   } else {
     return std::nullopt;
   }
-  if (!isContiguous(gemm.a) || !isContiguous(gemm.c))
+  if (!isMatrixView(gemm.a) || !isMatrixView(gemm.c))
     return std::nullopt;
   return gemm;
 }

@@ -50,6 +50,16 @@ static cl::opt<std::string> entry("entry",
 static cl::opt<bool> noPack("no-pack",
                             cl::desc("Do not pack loss tails (padded run)"),
                             cl::cat(modelCategory));
+static cl::opt<bool> noFuseLossTail(
+    "no-fuse-loss-tail",
+    cl::desc("Do not fuse linear -> (log_softmax ->) cross_entropy into one "
+             "op (which never holds the logits)"),
+    cl::cat(modelCategory));
+static cl::opt<std::string> lossTailBackward(
+    "loss-tail-backward", cl::init("sweep"),
+    cl::desc("The fused loss tail's gradient: sweep (with the forward) or "
+             "recompute (the logits again)"),
+    cl::cat(modelCategory));
 static cl::opt<bool>
     training("training",
              cl::desc("Training mode: dropout drops units, its mask seeded by "
@@ -358,6 +368,8 @@ int main(int argc, char **argv) {
 
   nn::CompileOptions options;
   options.pack = !noPack;
+  options.fuseLossTail = !noFuseLossTail;
+  options.lossTailBackward = lossTailBackward;
   options.grads = !gradsOut.empty();
   options.training = training;
   options.inputGradients.assign(inputGrads.begin(), inputGrads.end());

@@ -591,6 +591,43 @@ absl::Status Evaluator::run(
           });
           set(y);
         })
+        .Case([&](ir::LinearCrossEntropyOp ce) {
+          // The logits of each valid row, then the smoothed cross entropy
+          // of their log-softmax, as the op's description says.
+          const Array &x = in(0), &w = in(1);
+          const Array &targets = in(ce.getBias() ? 3 : 2);
+          int64_t classes = w.shape[0], width = w.shape[1];
+          double eps = ce.getLabelSmoothing().convertToDouble();
+          Array y = zeros(targets.shape);
+          ir::NNTensorType type = typeOf(ce.getTargets());
+          forEach(targets.shape, [&](const std::vector<int64_t> &index) {
+            int64_t row = offsetOf(targets.shape, index);
+            auto target = (int64_t)targets.data[row];
+            if (!f.valid(type, index) || target < 0 || target >= classes)
+              return;
+            std::vector<double> z(classes);
+            double max = -std::numeric_limits<double>::infinity();
+            for (int64_t c = 0; c < classes; ++c) {
+              double sum = ce.getBias() ? in(2).data[c] : 0.0;
+              for (int64_t i = 0; i < width; ++i)
+                sum += x.data[row * width + i] * w.data[c * width + i];
+              z[c] = sum;
+              max = std::max(max, sum);
+            }
+            double total = 0;
+            for (double v : z)
+              total += std::exp(v - max);
+            double lse = max + std::log(total);
+            double all = 0;
+            for (double v : z)
+              all += v - lse;
+            double picked = z[target] - lse;
+            y.data[row] =
+                -((1 - eps) * picked +
+                  (eps > 0 ? eps / (classes - 1) * (all - picked) : 0));
+          });
+          set(y);
+        })
         .Case([&](ir::FrameErrorOp) {
           // Written from the op's description: 1 when some class scores
           // strictly higher than the target or a score is NaN.

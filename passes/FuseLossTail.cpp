@@ -1,0 +1,147 @@
+//===- FuseLossTail.cpp - linear + cross entropy as one op ----------------===//
+//
+// Before nn-autodiff: `linear -> cross_entropy from logits` and
+// `linear -> log_softmax -> cross_entropy from log_probs` become one
+// nn.linear_cross_entropy, when nothing else reads the logits or the log
+// probabilities (their [P..., V] buffer would exist anyway). After it: a
+// fused loss and its gradient op, seeded by the loss's own nn.loss_seed,
+// become one nn.linear_cross_entropy_train, whose sweep serves both.
+// docs/loss-tail.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::nn {
+#define DEBUG_TYPE "nn-fuse-loss-tail"
+
+#define GEN_PASS_DEF_NNFUSELOSSTAIL
+#include "passes/Passes.h.inc"
+} // namespace mlir::nn
+
+using namespace mlir;
+using namespace mlir::nn;
+
+namespace {
+
+/// Names the first user of `value` other than `except`, for remarks.
+std::string otherUser(Value value, Operation *except) {
+  for (Operation *user : value.getUsers())
+    if (user != except)
+      return "'" + user->getName().getStringRef().str() + "'";
+  return "nothing";
+}
+
+/// Fuses the chain ending in `ce`, or says (as a remark) why not.
+void fuseForward(CrossEntropyOp ce, bool emitRemarks) {
+  Value logits = ce.getLogits();
+  Operation *consumer = ce;
+  auto decline = [&](const Twine &why) {
+    if (emitRemarks)
+      ce.emitRemark() << "loss tail not fused: " << why;
+  };
+  if (ce.getInputKind() == LossInput::log_probs) {
+    auto logSoftmax = logits.getDefiningOp<LogSoftmaxOp>();
+    if (!logSoftmax)
+      return decline("the log probabilities do not come from nn.log_softmax");
+    if (!logits.hasOneUse())
+      return decline("the log probabilities are also used by " +
+                     otherUser(logits, ce));
+    consumer = logSoftmax;
+    logits = logSoftmax.getInput();
+  }
+  auto linear = logits.getDefiningOp<LinearOp>();
+  if (!linear)
+    return decline("the logits do not come from nn.linear");
+  if (!logits.hasOneUse())
+    return decline("the logits are also used by " +
+                   otherUser(logits, consumer));
+  bool throughLogSoftmax = consumer != ce.getOperation();
+  OpBuilder builder(ce);
+  auto fused = builder.create<LinearCrossEntropyOp>(
+      builder.getFusedLoc({ce.getLoc(), linear.getLoc()}), linear.getInput(),
+      linear.getWeight(), linear.getBias(), ce.getTargets(),
+      ce.getLabelSmoothingAttr());
+  ce.getResult().replaceAllUsesWith(fused.getResult());
+  ce.erase();
+  if (throughLogSoftmax)
+    consumer->erase();
+  linear.erase();
+  if (emitRemarks)
+    fused.emitRemark() << "loss tail fused: linear -> "
+                       << (throughLogSoftmax ? "log_softmax -> " : "")
+                       << "cross_entropy";
+}
+
+/// Merges `grad` with its forward when its seed is the forward's own.
+void mergeBackward(LinearCrossEntropyGradOp grad, bool emitRemarks) {
+  auto decline = [&](const Twine &why) {
+    if (emitRemarks)
+      grad.emitRemark() << "loss tail gradient recomputes the logits: " << why;
+  };
+  auto seed = grad.getGrad().getDefiningOp<LossSeedOp>();
+  if (!seed)
+    return decline("its gradient is not one loss's seed (a loss marked "
+                   "twice, or used in arithmetic)");
+  auto forward = seed.getLoss().getDefiningOp<LinearCrossEntropyOp>();
+  if (!forward || forward.getInput() != grad.getInput() ||
+      forward.getWeight() != grad.getWeight() ||
+      forward.getBias() != grad.getBias() ||
+      forward.getTargets() != grad.getTargets() ||
+      forward.getLabelSmoothing() != grad.getLabelSmoothing())
+    return decline("its seed is not the fused loss's own");
+  auto terms = seed.getInvNorm().getDefiningOp<LossTermsOp>();
+  if (!terms || terms.getLoss() != forward.getResult())
+    return decline("its seed's normalization is not the loss's");
+  if (terms.getCustomInvNormFactor())
+    return decline("the loss has a custom normalization factor");
+  OpBuilder builder(forward);
+  auto merged = builder.create<LinearCrossEntropyTrainOp>(
+      forward.getLoc(), forward.getInput(), forward.getWeight(),
+      forward.getBias(), forward.getTargets(), terms.getNormalizationAttr(),
+      seed.getScaleAttr(), seed.getUnnormalizedAttr(),
+      forward.getLabelSmoothingAttr());
+  forward.getResult().replaceAllUsesWith(merged.getResult());
+  grad.getInputGrad().replaceAllUsesWith(merged.getInputGrad());
+  grad.getWeightGrad().replaceAllUsesWith(merged.getWeightGrad());
+  grad.getBiasGrad().replaceAllUsesWith(merged.getBiasGrad());
+  grad.erase();
+  forward.erase();
+  if (seed->use_empty())
+    seed.erase();
+  if (terms->use_empty())
+    terms.erase();
+  if (emitRemarks)
+    merged.emitRemark() << "loss tail and its gradient in one sweep";
+}
+
+struct FuseLossTailPass
+    : public nn::impl::NNFuseLossTailBase<FuseLossTailPass> {
+  using NNFuseLossTailBase::NNFuseLossTailBase;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    if (backward != "sweep" && backward != "recompute")
+      return emitError(UnknownLoc::get(context))
+             << "nn-fuse-loss-tail: unknown backward '" << backward
+             << "' (expected sweep or recompute)";
+    return success();
+  }
+
+  void runOnOperation() override {
+    SmallVector<CrossEntropyOp> losses;
+    getOperation().walk([&](CrossEntropyOp ce) { losses.push_back(ce); });
+    for (CrossEntropyOp ce : losses)
+      fuseForward(ce, emitRemarks);
+    if (backward != "sweep")
+      return;
+    SmallVector<LinearCrossEntropyGradOp> grads;
+    getOperation().walk(
+        [&](LinearCrossEntropyGradOp grad) { grads.push_back(grad); });
+    for (LinearCrossEntropyGradOp grad : grads)
+      mergeBackward(grad, emitRemarks);
+  }
+};
+
+} // namespace
