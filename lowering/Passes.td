@@ -109,6 +109,17 @@ def NNNameGpuKernels : Pass<"nn-name-gpu-kernels", "::mlir::ModuleOp"> {
   }];
 }
 
+def NNExpandDivisions : Pass<"nn-expand-divisions", "::mlir::ModuleOp"> {
+  let summary = "Expands the integer ceil/floor divisions LLVM has no op for";
+  let description = [{
+    `arith.ceildivsi`, `ceildivui` and `floordivsi` become plain integer
+    arithmetic; nothing else changes. (Upstream `arith-expand` also turns
+    `maximumf`/`maxnumf` into compares and selects, which LLVM does not
+    recognize as max reductions: row maxima would stay scalar.)
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def NNApproximateMath : Pass<"nn-approximate-math", "::mlir::ModuleOp"> {
   let summary = "Replaces f32 exp, log, tanh, erf by polynomial approximations";
   let description = [{

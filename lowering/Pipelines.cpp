@@ -47,6 +47,13 @@ static void buildHostToLLVMPipeline(OpPassManager &pm) {
 
 void nn::buildOptimizePipeline(OpPassManager &pm,
                                const NNPipelineOptions &options) {
+  // A train step returns none of the graph's results: gone before packing
+  // and fusion look at their uses.
+  if (options.grads && !options.optimizer.empty()) {
+    NNDropResultsOptions drop;
+    drop.graphName = options.graph;
+    pm.addPass(createNNDropResults(drop));
+  }
   // Before packing: the seed is an argument like any other.
   if (options.training)
     pm.addPass(createNNDropoutTraining());
@@ -110,8 +117,9 @@ void nn::buildCpuCodegenPipeline(OpPassManager &pm,
   if (options.blas)
     pm.addPass(createNNGemmToBlas());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
-  // ceildiv and friends have no direct LLVM lowering.
-  pm.addPass(arith::createArithExpandOpsPass());
+  // ceildiv and friends have no direct LLVM lowering; max and min stay
+  // intrinsics, which LLVM vectorizes as reductions.
+  pm.addPass(createNNExpandDivisions());
   pm.addPass(createNNApproximateMath());
   buildHostToLLVMPipeline(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());

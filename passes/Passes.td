@@ -59,6 +59,22 @@ def NNFuseLossTail : Pass<"nn-fuse-loss-tail", "::mlir::ModuleOp"> {
   ];
 }
 
+def NNDropResults : Pass<"nn-drop-results", "::mlir::ModuleOp"> {
+  let summary = "Removes the entry graph's own results (for a train step)";
+  let description = [{
+    A compiled train step returns the gradient norm and the updates, never
+    the graph's results. The pipeline drops them first when it compiles
+    one, with the pure ops only they used: no unpack is built for a result
+    nobody reads, and a loss tail whose logits were also returned can fuse
+    (`nn-fuse-loss-tail`).
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+  let options = [
+    Option<"graphName", "graph", "std::string", /*default=*/"\"\"",
+           "The graph (default: the one no graph calls)">
+  ];
+}
+
 def NNExposeLosses : Pass<"nn-expose-losses", "::mlir::ModuleOp"> {
   let summary = "Returns each marked loss from its graph as two f64 values";
   let description = [{

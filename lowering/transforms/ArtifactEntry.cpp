@@ -36,12 +36,27 @@ LLVM::LLVMFuncOp addFunction(ModuleOp module, StringRef name,
   return function;
 }
 
+/// Declares the allocation functions' results `noalias`, as malloc's:
+/// every buffer is fresh (the runtime reuses a block only after its free).
+/// Without it LLVM cannot tell a loop's output buffer from its inputs, and
+/// keeps a reduction's accumulator in memory, stored every iteration and
+/// never vectorized.
+void markAllocationsNoAlias(ModuleOp module) {
+  for (StringRef name :
+       {"_mlir_memref_to_llvm_alloc", "_mlir_memref_to_llvm_aligned_alloc",
+        "nn_cuda_alloc", "nn_cuda_aligned_alloc"})
+    if (auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      function.setResultAttr(0, LLVM::LLVMDialect::getNoAliasAttrName(),
+                             UnitAttr::get(module.getContext()));
+}
+
 struct NNArtifactEntryPass
     : public mlir::nn::impl::NNArtifactEntryBase<NNArtifactEntryPass> {
   using Base::Base;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    markAllocationsNoAlias(module);
     auto manifest = module->getAttrOfType<StringAttr>("nn.manifest");
     if (!manifest) {
       module.emitError("nn-artifact-entry needs the manifest text in the "

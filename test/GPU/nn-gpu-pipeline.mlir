@@ -3,12 +3,13 @@
 // call of the runtime's cuBLAS entry point, host code in the LLVM dialect
 // with no memref ops left. Buffers only kernels touch come from the
 // artifact allocator (device memory); the one the host writes (the
-// per-frame normalization) from mgpuMemAlloc (host-visible).
-// RUN: nn-opt %s --nn-gpu | FileCheck %s
-// RUN: nn-opt %s --nn-optimize --nn-to-buffers --nn-gpu-codegen | FileCheck %s
-// RUN: nn-opt %s --nn-gpu="chip=sm_80" | FileCheck %s --check-prefix=SM80
-// RUN: nn-opt %s --nn-gpu="blas=false" | FileCheck %s --check-prefix=NOBLAS
-// RUN: %if ptxas %{ nn-opt %s --nn-gpu="gpu-format=bin" | FileCheck %s --check-prefix=CUBIN %}
+// per-frame normalization) from mgpuMemAlloc (host-visible). The loss
+// tail is left unfused here (ptxas-loss-tail.mlir compiles the fused one).
+// RUN: nn-opt %s --nn-gpu="fuse-loss-tail=false" | FileCheck %s
+// RUN: nn-opt %s --nn-optimize="fuse-loss-tail=false" --nn-to-buffers --nn-gpu-codegen | FileCheck %s
+// RUN: nn-opt %s --nn-gpu="chip=sm_80 fuse-loss-tail=false" | FileCheck %s --check-prefix=SM80
+// RUN: nn-opt %s --nn-gpu="blas=false fuse-loss-tail=false" | FileCheck %s --check-prefix=NOBLAS
+// RUN: %if ptxas %{ nn-opt %s --nn-gpu="gpu-format=bin fuse-loss-tail=false" | FileCheck %s --check-prefix=CUBIN %}
 
 nn.parameter @w : !nn.tensor<[6, 4], f32>
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
@@ -21,7 +22,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
 }
 
 // CHECK: module attributes {gpu.container_module, nn.host_visible_args = {g = array<i64: 2>}}
-// CHECK-DAG: llvm.mlir.global internal constant @nn_gemm_origin_0("nn.linear at {{.*}}nn-gpu-pipeline.mlir:17:8")
+// CHECK-DAG: llvm.mlir.global internal constant @nn_gemm_origin_0("nn.linear at {{.*}}nn-gpu-pipeline.mlir:18:8")
 // CHECK-DAG: llvm.func @nn_cuda_sgemm(!llvm.ptr, i32, i32, i32, i32, i32, i32, f32, i64, i32, i64, i32, f32, i64, i32)
 // CHECK-LABEL: llvm.func @g(
 // CHECK-NOT: memref.

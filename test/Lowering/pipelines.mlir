@@ -1,9 +1,20 @@
-// The registered pipelines, stage by stage and whole.
+// The registered pipelines, stage by stage and whole; the unfused tail's
+// stages, then the fused one's (docs/loss-tail.md).
 // RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize)' | FileCheck %s --check-prefix=PACK
 // RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize{pack=false})' | FileCheck %s --check-prefix=NOPACK
-// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize,nn-to-buffers)' | FileCheck %s --check-prefix=BUFFERS
-// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-cpu)' | FileCheck %s --check-prefix=CPU
+// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize{fuse-loss-tail=false},nn-to-buffers)' | FileCheck %s --check-prefix=BUFFERS
+// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-cpu{fuse-loss-tail=false})' | FileCheck %s --check-prefix=CPU
 // RUN: nn-opt %s --pass-pipeline='builtin.module(nn-cpu{blas=false})' | FileCheck %s --check-prefix=LOOPS
+// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize,nn-to-buffers)' | FileCheck %s --check-prefix=FUSED
+// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-cpu)' | FileCheck %s --check-prefix=FUSEDCPU
+
+// By default the tail fuses: a loop over blocks of rows whose GEMM reads a
+// block of the packed input (strided rows) and calls CBLAS.
+// FUSED-LABEL: func.func @tail
+// FUSED: scf.for
+// FUSED: linalg.matmul_transpose_b ins({{.+}} : memref<?x8xf32, strided<[8, 1], offset: ?>>, memref<6x8xf32>)
+// FUSEDCPU: llvm.func @tail
+// FUSEDCPU: llvm.call @cblas_sgemm
 
 // PACK: nn.pack
 // PACK: nn.mark_loss {{.+}} : !nn.tensor<[N_T], f32>

@@ -1,0 +1,58 @@
+//===- DropResults.cpp - a train step's graph returns nothing of its own --===//
+//
+// A compiled train step returns the gradient norm and the updates
+// (nn-train-step), never the graph's own results; dropping them first,
+// before packing and fusion, means no unpack is built for a result nobody
+// reads and a loss tail whose logits were also a result can fuse.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::nn {
+#define DEBUG_TYPE "nn-drop-results"
+
+#define GEN_PASS_DEF_NNDROPRESULTS
+#include "passes/Passes.h.inc"
+} // namespace mlir::nn
+
+using namespace mlir;
+using namespace mlir::nn;
+
+namespace {
+struct DropResultsPass : public nn::impl::NNDropResultsBase<DropResultsPass> {
+  using NNDropResultsBase::NNDropResultsBase;
+
+  void runOnOperation() override {
+    FailureOr<GraphOp> graph =
+        findEntryGraph(getOperation(), graphName, "nn-drop-results");
+    if (failed(graph))
+      return signalPassFailure();
+    Block &body = graph->getBody().front();
+    auto ret = cast<ReturnOp>(body.getTerminator());
+    SmallVector<Operation *> producers;
+    for (Value result : ret.getOperands())
+      if (Operation *producer = result.getDefiningOp())
+        producers.push_back(producer);
+    OpBuilder builder(ret);
+    builder.create<ReturnOp>(ret.getLoc(), ValueRange{});
+    ret.erase();
+    graph->setFunctionTypeAttr(TypeAttr::get(
+        builder.getFunctionType(body.getArgumentTypes(), TypeRange{})));
+    graph->removeResAttrsAttr();
+    // What only the results used (pure nn ops) goes now, so that later
+    // passes see the values' real uses.
+    while (!producers.empty()) {
+      Operation *op = producers.pop_back_val();
+      if (!op->use_empty() || !isPure(op))
+        continue;
+      for (Value operand : op->getOperands())
+        if (Operation *producer = operand.getDefiningOp())
+          producers.push_back(producer);
+      op->erase();
+    }
+  }
+};
+} // namespace
