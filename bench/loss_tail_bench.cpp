@@ -167,14 +167,16 @@ std::string exampleSource() {
 /// Example 1 at B = 32 (the batch's LibriSpeech lengths, one label per 20
 /// frames): range(1) = 1 runs the train step (forward, backward, global
 /// norm and Adam, the state swapped in between steps), 0 forward+backward
-/// alone (the gradients returned); range(0) = 1 packed, 0 padded. Dropout
-/// is on in both. Counts real frames per second.
+/// alone (the gradients returned); range(0) = 1 packed, 0 padded;
+/// range(2) = 0 leaves the loss tail unfused. Dropout is on in all.
+/// Counts real frames per second.
 void benchTrainStep(benchmark::State &state) {
   bool pack = state.range(0);
   bool step = state.range(1);
+  auto fusion = static_cast<Fusion>(state.range(2));
   nn::Executable exe =
       compile(exampleSource(), pack, true, true, {}, /*trainStep=*/step,
-              /*training=*/true);
+              /*training=*/true, fusion);
   std::map<std::string, std::vector<int32_t>> lengths;
   lengths["T"] = gLengths;
   for (int32_t length : gLengths)
@@ -211,7 +213,8 @@ void benchTrainStep(benchmark::State &state) {
   state.counters["frames/s"] = benchmark::Counter(
       (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
   state.SetLabel(std::string(pack ? "packed" : "padded") +
-                 (step ? " train step" : " fwd+bwd"));
+                 (step ? " train step" : " fwd+bwd") +
+                 (fusion == Fusion::Unfused ? " unfused" : ""));
 }
 
 void gemmCounters(benchmark::State &state, int vocabulary) {
@@ -275,7 +278,8 @@ BENCHMARK(benchBlstmExample)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchTrainStep)
-    ->ArgsProduct({{1, 0}, {1, 0}})
+    ->ArgsProduct({{1, 0}, {1, 0}, {1}})
+    ->Args({1, 1, 0})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchNnGemm)
