@@ -72,7 +72,8 @@ nn::Executable compile(const std::string &source, bool pack, bool blas,
   nn::CompileOptions options;
   options.pack = pack;
   options.fuseLossTail = fusion != Fusion::Unfused;
-  options.lossTailBackward = fusion == Fusion::Recompute ? "recompute" : "sweep";
+  options.lossTailBackward =
+      fusion == Fusion::Recompute ? "recompute" : "sweep";
   options.blas = blas;
   options.grads = grads;
   options.inputGradients = std::move(inputGradients);
@@ -126,7 +127,8 @@ void benchLossTail(benchmark::State &state) {
   state.counters["frames_computed"] = result.losses.at(0).framesComputed;
   state.counters["frames_padded"] = result.losses.at(0).framesPadded;
   state.counters["loss"] = result.losses.at(0).normalized;
-  static const char *const kFusion[] = {" unfused", " fused", " fused recompute"};
+  static const char *const kFusion[] = {" unfused", " fused",
+                                        " fused recompute"};
   state.SetLabel(std::string(pack ? "packed" : "padded") +
                  (backward ? " fwd+bwd" : " fwd") +
                  kFusion[static_cast<int>(fusion)]);

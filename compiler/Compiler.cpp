@@ -121,9 +121,9 @@ compileModule(ModuleOp module, MLIRContext &context,
   pipelineOptions.fuseLossTail = options.fuseLossTail;
   if (options.lossTailBackward != "sweep" &&
       options.lossTailBackward != "recompute")
-    return absl::InvalidArgumentError(
-        "unknown loss tail backward '" + options.lossTailBackward +
-        "' (expected sweep or recompute)");
+    return absl::InvalidArgumentError("unknown loss tail backward '" +
+                                      options.lossTailBackward +
+                                      "' (expected sweep or recompute)");
   pipelineOptions.lossTailBackward = options.lossTailBackward;
   pipelineOptions.grads = options.grads;
   pipelineOptions.training = options.training;

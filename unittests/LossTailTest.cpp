@@ -77,8 +77,8 @@ std::string tailSource(const TailCase &c, int64_t features, int64_t classes) {
   }
   if (c.fromLogProbs)
     s << "  %lp = nn.log_softmax %z : " << z << "\n"
-      << "  %ce = nn.cross_entropy %lp, %y from log_probs" << smoothing
-      << " : " << z << ", !nn.tensor<[B, T], i32>\n";
+      << "  %ce = nn.cross_entropy %lp, %y from log_probs" << smoothing << " : "
+      << z << ", !nn.tensor<[B, T], i32>\n";
   else
     s << "  %ce = nn.cross_entropy %z, %y from logits" << smoothing << " : "
       << z << ", !nn.tensor<[B, T], i32>\n";
@@ -97,8 +97,8 @@ CompileOptions optionsFor(Variant variant, bool pack) {
   options.grads = true;
   options.inputGradients = {"x"};
   options.fuseLossTail = variant != Variant::Unfused;
-  options.lossTailBackward = variant == Variant::Recompute ? "recompute"
-                                                           : "sweep";
+  options.lossTailBackward =
+      variant == Variant::Recompute ? "recompute" : "sweep";
   return options;
 }
 
@@ -160,23 +160,23 @@ TEST_P(LossTailTest, FusedMatchesUnfusedPackedAndPadded) {
   ASSERT_EQ(countAfterOptimize(source, Variant::Recompute,
                                "nn.linear_cross_entropy_grad"),
             1);
-  ASSERT_EQ(countAfterOptimize(source, Variant::Unfused,
-                               "nn.linear_cross_entropy"),
-            0);
+  ASSERT_EQ(
+      countAfterOptimize(source, Variant::Unfused, "nn.linear_cross_entropy"),
+      0);
   // Rows: up to 3 x 300 padded (several blocks, the last one partial);
   // empty sequences; one row.
   std::vector<ShapeRun> runs{{LengthPattern::Mixed, 3, 300},
                              {LengthPattern::WithEmpty, 4, 5},
                              {LengthPattern::AllEqual, 1, 1}};
   for (bool pack : {false, true}) {
-    Executable unfused = compileOrDie(source, optionsFor(Variant::Unfused, pack));
+    Executable unfused =
+        compileOrDie(source, optionsFor(Variant::Unfused, pack));
     Executable sweep = compileOrDie(source, optionsFor(Variant::Sweep, pack));
     Executable recompute =
         compileOrDie(source, optionsFor(Variant::Recompute, pack));
     for (const ShapeRun &run : runs) {
-      SCOPED_TRACE(::testing::Message()
-                   << (pack ? "packed" : "padded") << " B=" << run.batch
-                   << " T=" << run.padded);
+      SCOPED_TRACE(::testing::Message() << (pack ? "packed" : "padded") << " B="
+                                        << run.batch << " T=" << run.padded);
       RunInputs inputs =
           makeInputs(unfused.manifest(), 7, run.pattern, run.batch, run.padded,
                      std::numeric_limits<double>::quiet_NaN());
@@ -221,18 +221,19 @@ TEST_P(LossTailTest, FusedMatchesUnfusedPackedAndPadded) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Variants, LossTailTest,
-    ::testing::Values(TailCase{true, 0.0, false}, TailCase{false, 0.0, false},
-                      TailCase{true, 0.1, false}, TailCase{false, 0.2, true},
-                      TailCase{true, 0.0, true}),
-    [](const ::testing::TestParamInfo<TailCase> &info) {
-      std::ostringstream name;
-      PrintTo(info.param, &name);
-      std::string text = name.str();
-      std::replace(text.begin(), text.end(), '.', '_');
-      return text;
-    });
+INSTANTIATE_TEST_SUITE_P(Variants, LossTailTest,
+                         ::testing::Values(TailCase{true, 0.0, false},
+                                           TailCase{false, 0.0, false},
+                                           TailCase{true, 0.1, false},
+                                           TailCase{false, 0.2, true},
+                                           TailCase{true, 0.0, true}),
+                         [](const ::testing::TestParamInfo<TailCase> &info) {
+                           std::ostringstream name;
+                           PrintTo(info.param, &name);
+                           std::string text = name.str();
+                           std::replace(text.begin(), text.end(), '.', '_');
+                           return text;
+                         });
 
 /// Every batch empty: the sweep runs no block, the loss is 0 over 0
 /// frames and every gradient is 0.

@@ -1063,8 +1063,8 @@ static LogicalResult verifyLossTail(Operation *op, Value input, Value weight,
   int64_t inFeatures = featureSize(inputType);
   if (!weightType.hasStaticShape() || weightType.getRank() != 2 ||
       weightType.getStaticSize(1) != inFeatures)
-    return op->emitOpError() << "weight must be static [classes, "
-                             << inFeatures << "], got " << weightType;
+    return op->emitOpError() << "weight must be static [classes, " << inFeatures
+                             << "], got " << weightType;
   int64_t classes = weightType.getStaticSize(0);
   if (bias && failed(requireStaticShape(op, bias, "bias", {classes})))
     return failure();
@@ -1076,11 +1076,10 @@ static LogicalResult verifyLossTail(Operation *op, Value input, Value weight,
     return op->emitOpError("label smoothing needs at least 2 classes");
   NNTensorType targetsType = tensorOf(targets);
   if (targetsType.getDims() != dropFeatureAxis(inputType))
-    return op->emitOpError()
-           << "targets " << formatDims(targetsType.getDims())
-           << " must be on the positions of the input "
-           << formatDims(dropFeatureAxis(inputType))
-           << " (same batch and sequence dims)";
+    return op->emitOpError() << "targets " << formatDims(targetsType.getDims())
+                             << " must be on the positions of the input "
+                             << formatDims(dropFeatureAxis(inputType))
+                             << " (same batch and sequence dims)";
   return success();
 }
 

@@ -245,16 +245,15 @@ Value mlir::nn::inverseNormalization(LinalgBuilder &lb,
     Value acc = lb.filled({}, b.getF64Type(), 0.0);
     SmallVector<AffineMap> maps(lengths.size(), b.getMultiDimIdentityMap(1));
     maps.push_back(AffineMap::get(1, 0, b.getContext()));
-    return lb.generic(acc.getType(), lengths, acc, maps,
-                      {IteratorType::reduction},
-                      [&](OpBuilder &nested, Location l, ValueRange a) {
-                        Scalar q{nested, l};
-                        Value count = q.toF64(a[0]);
-                        for (Value other : a.drop_front().drop_back())
-                          count = q.mul(count, q.toF64(other));
-                        nested.create<linalg::YieldOp>(l,
-                                                       q.add(a.back(), count));
-                      });
+    return lb.generic(
+        acc.getType(), lengths, acc, maps, {IteratorType::reduction},
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar q{nested, l};
+          Value count = q.toF64(a[0]);
+          for (Value other : a.drop_front().drop_back())
+            count = q.mul(count, q.toF64(other));
+          nested.create<linalg::YieldOp>(l, q.add(a.back(), count));
+        });
   }
   case LossNormalization::custom:
     break;

@@ -179,16 +179,16 @@ Value seedScale(LinalgBuilder &lb, NNTensorType lossType,
   assert(succeeded(positions) && "the verifier checked the dims");
   Value norm = inverseNormalization(lb, *positions, normalization);
   Value init = lb.empty({}, f64);
-  return lb.generic(scalarType, norm, init,
-                    {AffineMap::get(0, 0, b.getContext()),
-                     AffineMap::get(0, 0, b.getContext())},
-                    {}, [&](OpBuilder &nested, Location l, ValueRange a) {
-                      Scalar q{nested, l};
-                      Value zero = q.f(f64, 0.0);
-                      nested.create<linalg::YieldOp>(
-                          l, q.select(q.feq(a[0], zero), zero,
-                                      q.div(q.f(f64, scale), a[0])));
-                    });
+  return lb.generic(
+      scalarType, norm, init,
+      {AffineMap::get(0, 0, b.getContext()),
+       AffineMap::get(0, 0, b.getContext())},
+      {}, [&](OpBuilder &nested, Location l, ValueRange a) {
+        Scalar q{nested, l};
+        Value zero = q.f(f64, 0.0);
+        nested.create<linalg::YieldOp>(
+            l, q.select(q.feq(a[0], zero), zero, q.div(q.f(f64, scale), a[0])));
+      });
 }
 
 /// `x` [n, I] with the rows whose weight is 0 zeroed (selected), in a new
@@ -217,28 +217,26 @@ Value blockLogits(LinalgBuilder &lb, Value x, Value weight, Value bias) {
   Location loc = lb.getLoc();
   auto weightType = cast<RankedTensorType>(weight.getType());
   Type element = weightType.getElementType();
-  SmallVector<OpFoldResult> shape{
-      tensor::getMixedSize(b, loc, x, 0),
-      b.getIndexAttr(weightType.getDimSize(0))};
+  SmallVector<OpFoldResult> shape{tensor::getMixedSize(b, loc, x, 0),
+                                  b.getIndexAttr(weightType.getDimSize(0))};
   Value init;
   if (bias) {
     AffineMap identity = b.getMultiDimIdentityMap(2);
-    init = lb.generic(RankedTensorType::get({ShapedType::kDynamic,
-                                             weightType.getDimSize(0)},
-                                            element),
-                      bias, lb.empty(shape, element),
-                      {AffineMap::get(2, 0, b.getAffineDimExpr(1)), identity},
-                      {IteratorType::parallel, IteratorType::parallel},
-                      [&](OpBuilder &nested, Location l, ValueRange a) {
-                        nested.create<linalg::YieldOp>(l, a[0]);
-                      });
+    init = lb.generic(
+        RankedTensorType::get({ShapedType::kDynamic, weightType.getDimSize(0)},
+                              element),
+        bias, lb.empty(shape, element),
+        {AffineMap::get(2, 0, b.getAffineDimExpr(1)), identity},
+        {IteratorType::parallel, IteratorType::parallel},
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          nested.create<linalg::YieldOp>(l, a[0]);
+        });
   } else {
     init = lb.filled(shape, element, 0.0);
   }
   return b
-      .create<linalg::MatmulTransposeBOp>(loc, init.getType(),
-                                          ValueRange{x, weight},
-                                          ValueRange{init})
+      .create<linalg::MatmulTransposeBOp>(
+          loc, init.getType(), ValueRange{x, weight}, ValueRange{init})
       .getResult(0);
 }
 
@@ -249,9 +247,8 @@ SweepResult buildSweep(LinalgBuilder &lb, const SweepRequest &request) {
   Location loc = lb.getLoc();
   const BoundDims &dims = lb.getDims();
   NNTensorType inputType = request.inputType;
-  NNTensorType lossType =
-      NNTensorType::get(inputType.getDims().drop_back(),
-                        inputType.getElementType());
+  NNTensorType lossType = NNTensorType::get(inputType.getDims().drop_back(),
+                                            inputType.getElementType());
   Type element = inputType.getElementType();
   unsigned positions = lossType.getRank();
   auto weightType = cast<RankedTensorType>(request.weight.getType());
@@ -309,8 +306,7 @@ SweepResult buildSweep(LinalgBuilder &lb, const SweepRequest &request) {
           SmallVector<OpFoldResult> offsets(type.getRank(), zero);
           offsets[0] = first;
           return nb.create<tensor::InsertSliceOp>(
-              l, part, whole, offsets,
-              tensor::getMixedSizes(nb, l, part),
+              l, part, whole, offsets, tensor::getMixedSizes(nb, l, part),
               SmallVector<OpFoldResult>(type.getRank(), one));
         };
 
@@ -354,9 +350,9 @@ SweepResult buildSweep(LinalgBuilder &lb, const SweepRequest &request) {
           rowInputs.push_back(sumOp.getResult(1));
         AffineMap rowIdentity = nb.getMultiDimIdentityMap(1);
         // The loss rows are written in place into the loss's rows.
-        SmallVector<Value> rowOutputs{
-            request.loss ? rowsOf(carried[0]) : bb.empty({n}, element),
-            bb.empty({n}, element)};
+        SmallVector<Value> rowOutputs{request.loss ? rowsOf(carried[0])
+                                                   : bb.empty({n}, element),
+                                      bb.empty({n}, element)};
         SmallVector<AffineMap> rowMaps(rowInputs.size() + rowOutputs.size(),
                                        rowIdentity);
         auto rowOp = nb.create<linalg::GenericOp>(
@@ -376,10 +372,10 @@ SweepResult buildSweep(LinalgBuilder &lb, const SweepRequest &request) {
                 Value sumLogProbs =
                     q.sub(a[3], q.mul(q.f(element, classes), lse));
                 Value others = q.sub(sumLogProbs, targetLogProb);
-                loss = q.neg(q.add(
-                    q.mul(q.f(element, 1.0 - smoothing), targetLogProb),
-                    q.mul(q.f(element, smoothing / double(classes - 1)),
-                          others)));
+                loss = q.neg(
+                    q.add(q.mul(q.f(element, 1.0 - smoothing), targetLogProb),
+                          q.mul(q.f(element, smoothing / double(classes - 1)),
+                                others)));
               }
               inner.create<linalg::YieldOp>(il, ValueRange{loss, lse});
             });
@@ -408,17 +404,16 @@ SweepResult buildSweep(LinalgBuilder &lb, const SweepRequest &request) {
                   il, arith::CmpIPredicate::eq, q.index(1), target);
               Value want = q.select(isTarget, q.f(element, onTarget),
                                     q.f(element, offTarget));
-              inner.create<linalg::YieldOp>(il,
-                                            q.mul(a[1], q.sub(p, want)));
+              inner.create<linalg::YieldOp>(il, q.mul(a[1], q.sub(p, want)));
             });
 
         if (request.inputGrad) {
           // dx rows = dz W, written into the gradient's rows.
           Value slice = rowsOf(carried[next]);
           Value filled = bb.fill(slice, 0.0);
-          Value product = nb.create<linalg::MatmulOp>(
-                                l, filled.getType(), ValueRange{dz, weight},
-                                ValueRange{filled})
+          Value product = nb.create<linalg::MatmulOp>(l, filled.getType(),
+                                                      ValueRange{dz, weight},
+                                                      ValueRange{filled})
                               .getResult(0);
           results.push_back(intoRows(product, carried[next++]));
         }

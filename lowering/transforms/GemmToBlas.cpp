@@ -66,8 +66,8 @@ bool isContiguous(Value v) {
 /// whose rows are strided and whose elements are not (a block of rows of
 /// a larger matrix, as the fused loss tail's sweep reads and writes).
 bool isMatrixView(Value v) {
-  return isContiguous(v) ||
-         (cast<MemRefType>(v.getType()).getRank() == 2 && hasUnitInnerStride(v));
+  return isContiguous(v) || (cast<MemRefType>(v.getType()).getRank() == 2 &&
+                             hasUnitInnerStride(v));
 }
 
 /// Matches `yield(out + in0 * in1)` (either operand order).
