@@ -347,6 +347,12 @@ LogicalResult Differentiator::returnGradients(ArrayRef<std::string> inputs) {
                      cast<NNTensorType>(argument.getType()).getElementType())
                      ? " does not reach a trained loss"
                      : " holds integers: it has no gradient");
+    // Exactly 0 at padded frames, whatever the backward left there (an
+    // elementwise VJP multiplies dy = 0 by its derivative at the padding,
+    // NaN for NaN padding).
+    builder.setInsertionPoint(ret);
+    gradient = builder.create<ZeroPaddingOp>(ret.getLoc(), gradient.getType(),
+                                             gradient);
     results.push_back(gradient);
     resultTypes.push_back(gradient.getType());
     resultAttrs.push_back(builder.getDictionaryAttr(builder.getNamedAttr(

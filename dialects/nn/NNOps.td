@@ -1022,6 +1022,25 @@ def NN_MseGradOp : NN_FrameWiseOp<"mse_grad", [
   let hasVerifier = 1;
 }
 
+def NN_ZeroPaddingOp : NN_FrameWiseOp<"zero_padding", [
+    SameOperandsAndResultType]> {
+  let summary = "the input with its padded positions set to 0";
+  let description = [{
+    Each padded position (a frame past its sequence's length) becomes 0,
+    selected: whatever it held (NaN) is gone. Other values (packed, per
+    sequence, static) are unchanged. `nn-autodiff` applies it to the
+    gradients of graph inputs it returns, which are exactly 0 at padded
+    frames.
+
+    ```mlir
+    %g = nn.zero_padding %dx : !nn.tensor<[B, T, 80], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
+}
+
 def NN_SliceFeaturesOp : NN_FrameWiseOp<"slice_features", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "features [offset, offset + width) of each position";

@@ -488,6 +488,21 @@ public:
   }
 };
 
+/// Padded positions selected to 0; nothing to do for other positions.
+class ZeroPaddingConversion : public NNConversionPattern<ZeroPaddingOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(ZeroPaddingOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    SmallVector<Value> lengths =
+        lb.paddingLengths(cast<NNTensorType>(op.getType()));
+    if (lengths.empty())
+      return SmallVector<Value>{adaptor.getInput()};
+    return SmallVector<Value>{lb.zeroPadding(adaptor.getInput(), lengths)};
+  }
+};
+
 /// A slice of the feature axis.
 class SliceFeaturesConversion : public NNConversionPattern<SliceFeaturesOp> {
 public:
@@ -687,6 +702,7 @@ void nn::populateFrameWiseConversionPatterns(const TypeConverter &converter,
                LinearGradWeightConversion, SumPositionsConversion,
                ActivationGradConversion, LogSoftmaxGradConversion,
                SoftmaxGradConversion, SliceFeaturesConversion,
-               LayerNormGradInputConversion, LayerNormGradScaleConversion,
-               EmbeddingGradConversion>(converter, state);
+               ZeroPaddingConversion, LayerNormGradInputConversion,
+               LayerNormGradScaleConversion, EmbeddingGradConversion>(converter,
+                                                                      state);
 }

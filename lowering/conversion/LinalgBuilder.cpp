@@ -335,9 +335,8 @@ Value LinalgBuilder::linearGradInput(Value dy, Value w) {
                  });
 }
 
-/// `x` with its padded positions zeroed by select (whatever they held).
-static Value zeroPadding(LinalgBuilder &lb, Value x, ValueRange lengths) {
-  OpBuilder &b = lb.getBuilder();
+Value LinalgBuilder::zeroPadding(Value x, ValueRange lengths) {
+  LinalgBuilder &lb = *this;
   auto type = cast<RankedTensorType>(x.getType());
   unsigned rank = type.getRank();
   Value init =
@@ -366,8 +365,8 @@ Value LinalgBuilder::linearGradWeight(Value dy, Value x, ValueRange lengths) {
   // contraction over every position: one GEMM (dy^T x) for
   // nn-gemm-to-blas.
   if (!lengths.empty()) {
-    dy = zeroPadding(*this, dy, lengths);
-    x = zeroPadding(*this, x, lengths);
+    dy = zeroPadding(dy, lengths);
+    x = zeroPadding(x, lengths);
   }
   auto dyType = cast<RankedTensorType>(dy.getType());
   auto xType = cast<RankedTensorType>(x.getType());

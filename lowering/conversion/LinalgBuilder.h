@@ -143,6 +143,9 @@ public:
   /// the position is valid, given the `paddingLengths` as body arguments
   /// (null when there is nothing to mask).
   static Value isValidPosition(Scalar &s, ValueRange lengths);
+  /// `x` with its padded positions zeroed by select (whatever they held);
+  /// `lengths` are its `paddingLengths`.
+  Value zeroPadding(Value x, ValueRange lengths);
   /// acc + term at valid positions, acc at padded ones (selected, not
   /// multiplied: whatever padding holds never reaches the sum).
   static Value accumulateIfValid(Scalar &s, Value acc, Value term,

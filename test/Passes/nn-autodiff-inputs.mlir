@@ -7,7 +7,9 @@
 // CHECK-LABEL: nn.graph @g
 // CHECK-SAME: -> (!nn.tensor<[3, 4], f32> {nn.gradient = "w"}, !nn.tensor<[B, T, 4], f32> {nn.gradient_of_input = "x"})
 // CHECK: %[[DX:.+]] = nn.linear_grad_input
-// CHECK: nn.return %{{.+}}, %[[DX]]
+// The input's gradient is exactly 0 at padded frames:
+// CHECK: %[[ZERO:.+]] = nn.zero_padding %[[DX]] : !nn.tensor<[B, T, 4], f32>
+// CHECK: nn.return %{{.+}}, %[[ZERO]]
 // UNKNOWN: error: nn-autodiff: graph @g has no argument named 'z'
 // INTEGER: error: nn-autodiff: argument 'y' of @g holds integers: it has no gradient
 nn.parameter @w : !nn.tensor<[3, 4], f32>

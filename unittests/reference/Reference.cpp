@@ -999,6 +999,23 @@ absl::Status Evaluator::run(
           }
           set(dx);
         })
+        .Case([&](ir::ZeroPaddingOp op) {
+          Array y = in(0);
+          ir::NNTensorType type = typeOf(op.getInput());
+          unsigned positions = type.getNumPositionDims();
+          std::vector<int64_t> positionShape(y.shape.begin(),
+                                             y.shape.begin() + positions);
+          int64_t features =
+              count(y.shape) / std::max<int64_t>(1, count(positionShape));
+          forEach(positionShape, [&](const std::vector<int64_t> &index) {
+            if (f.valid(type, index))
+              return;
+            int64_t row = offsetOf(positionShape, index);
+            for (int64_t i = 0; i < features; ++i)
+              y.data[row * features + i] = 0.0;
+          });
+          set(y);
+        })
         .Case([&](ir::SliceFeaturesOp slice) {
           const Array &x = in(0);
           int64_t width = x.shape.back(), offset = slice.getOffset(),
