@@ -478,6 +478,38 @@ Value unusedGradient(LinalgBuilder &lb, Value original) {
   return lb.empty(lb.sizes(type), type.getElementType());
 }
 
+/// The operands and attributes the three fused ops share.
+template <typename Op>
+SweepRequest requestFor(Op op, typename Op::Adaptor adaptor) {
+  SweepRequest request;
+  request.input = adaptor.getInput();
+  request.weight = adaptor.getWeight();
+  request.bias = adaptor.getBias();
+  request.targets = adaptor.getTargets();
+  request.inputType = typeOf(op.getInput());
+  request.smoothing = op.getLabelSmoothing().convertToDouble();
+  return request;
+}
+
+/// Asks for the gradients `op`'s users read.
+template <typename Op> void requestUsedGradients(Op op, SweepRequest &request) {
+  request.inputGrad = !op.getInputGrad().use_empty();
+  request.weightGrad = !op.getWeightGrad().use_empty();
+  request.biasGrad = !op.getBiasGrad().use_empty();
+}
+
+/// The input, weight and bias gradients of `op` from `sweep`, an empty
+/// tensor for each one nobody reads.
+template <typename Op>
+SmallVector<Value> gradientValues(LinalgBuilder &lb, Op op,
+                                  const SweepResult &sweep) {
+  return {
+      sweep.inputGrad ? sweep.inputGrad : unusedGradient(lb, op.getInputGrad()),
+      sweep.weightGrad ? sweep.weightGrad
+                       : unusedGradient(lb, op.getWeightGrad()),
+      sweep.biasGrad ? sweep.biasGrad : unusedGradient(lb, op.getBiasGrad())};
+}
+
 class LinearCrossEntropyConversion
     : public NNConversionPattern<LinearCrossEntropyOp> {
 public:
@@ -486,13 +518,7 @@ public:
   FailureOr<SmallVector<Value>> build(LinearCrossEntropyOp op,
                                       OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
-    SweepRequest request;
-    request.input = adaptor.getInput();
-    request.weight = adaptor.getWeight();
-    request.bias = adaptor.getBias();
-    request.targets = adaptor.getTargets();
-    request.inputType = typeOf(op.getInput());
-    request.smoothing = op.getLabelSmoothing().convertToDouble();
+    SweepRequest request = requestFor(op, adaptor);
     return SmallVector<Value>{buildSweep(lb, request).loss};
   }
 };
@@ -505,27 +531,14 @@ public:
   FailureOr<SmallVector<Value>> build(LinearCrossEntropyGradOp op,
                                       OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
-    SweepRequest request;
-    request.input = adaptor.getInput();
-    request.weight = adaptor.getWeight();
-    request.bias = adaptor.getBias();
-    request.targets = adaptor.getTargets();
-    request.inputType = typeOf(op.getInput());
-    request.smoothing = op.getLabelSmoothing().convertToDouble();
+    SweepRequest request = requestFor(op, adaptor);
     request.rowGrad = adaptor.getGrad();
     request.loss = false;
-    request.inputGrad = !op.getInputGrad().use_empty();
-    request.weightGrad = !op.getWeightGrad().use_empty();
-    request.biasGrad = !op.getBiasGrad().use_empty();
+    requestUsedGradients(op, request);
     SweepResult sweep;
     if (request.grads())
       sweep = buildSweep(lb, request);
-    return SmallVector<Value>{
-        sweep.inputGrad ? sweep.inputGrad
-                        : unusedGradient(lb, op.getInputGrad()),
-        sweep.weightGrad ? sweep.weightGrad
-                         : unusedGradient(lb, op.getWeightGrad()),
-        sweep.biasGrad ? sweep.biasGrad : unusedGradient(lb, op.getBiasGrad())};
+    return gradientValues(lb, op, sweep);
   }
 };
 
@@ -537,27 +550,15 @@ public:
   FailureOr<SmallVector<Value>> build(LinearCrossEntropyTrainOp op,
                                       OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
-    SweepRequest request;
-    request.input = adaptor.getInput();
-    request.weight = adaptor.getWeight();
-    request.bias = adaptor.getBias();
-    request.targets = adaptor.getTargets();
-    request.inputType = typeOf(op.getInput());
-    request.smoothing = op.getLabelSmoothing().convertToDouble();
+    SweepRequest request = requestFor(op, adaptor);
     request.seedScale =
         seedScale(lb, typeOf(op.getResult()), op.getNormalization(),
                   op.getScale().convertToDouble(), op.getUnnormalized(), op);
-    request.inputGrad = !op.getInputGrad().use_empty();
-    request.weightGrad = !op.getWeightGrad().use_empty();
-    request.biasGrad = !op.getBiasGrad().use_empty();
+    requestUsedGradients(op, request);
     SweepResult sweep = buildSweep(lb, request);
-    return SmallVector<Value>{
-        sweep.loss,
-        sweep.inputGrad ? sweep.inputGrad
-                        : unusedGradient(lb, op.getInputGrad()),
-        sweep.weightGrad ? sweep.weightGrad
-                         : unusedGradient(lb, op.getWeightGrad()),
-        sweep.biasGrad ? sweep.biasGrad : unusedGradient(lb, op.getBiasGrad())};
+    SmallVector<Value> results{sweep.loss};
+    results.append(gradientValues(lb, op, sweep));
+    return results;
   }
 };
 
