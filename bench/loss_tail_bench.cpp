@@ -60,6 +60,10 @@ std::string gemmSource(int vocabulary) {
   return s.str();
 }
 
+/// Whether generated loops are compiled for threads (--no-threaded-code
+/// compiles every artifact without them, to compare in separate runs).
+bool gThreadedCode = true;
+
 /// How the loss tail is compiled: unfused, or fused (nn-fuse-loss-tail)
 /// with its gradient in the forward's sweep or recomputed.
 enum class Fusion { Unfused = 0, Sweep = 1, Recompute = 2 };
@@ -79,6 +83,7 @@ nn::Executable compile(const std::string &source, bool pack, bool blas,
   options.inputGradients = std::move(inputGradients);
   options.training = training;
   options.trainStep = trainStep;
+  options.threads = gThreadedCode;
   nn::Executable exe;
   absl::StatusOr<nn::Artifact> artifact =
       nn::compileSource(source, "bench.mlir", options);
@@ -156,6 +161,58 @@ void benchBlstmExample(benchmark::State &state) {
   nn::RunResult result;
   runMeasured(state, exe, inputs, result);
   state.SetLabel(backward ? "fwd+bwd" : "fwd");
+}
+
+/// One op family of generated loops alone, on the batch's lengths, for
+/// the thread scaling table (run with --threads 1 and --threads 2):
+/// 0 elementwise (tanh, mul over [B, T, 512]), 1 row reductions
+/// (log_softmax over [B, T, 1000]), 2 loss picking (cross-entropy from
+/// log-probs over [B, T, 1000]), 3 pack and unpack copies ([B, T, 512]).
+std::string familySource(int family) {
+  const char *dims = " dims [B: batch, T: seq(B), N: packed(B, T)] {\n";
+  std::string wide = "!nn.tensor<[B, T, 512], f32>";
+  std::string vocab = "!nn.tensor<[B, T, 1000], f32>";
+  std::ostringstream s;
+  switch (family) {
+  case 0:
+    s << "nn.graph @f(%x: " << wide << ") -> " << wide << dims
+      << "  %t = nn.tanh %x : " << wide << "\n"
+      << "  %m = nn.mul %t, %x : " << wide << "\n"
+      << "  nn.return %m : " << wide << "\n}\n";
+    break;
+  case 1:
+    s << "nn.graph @f(%x: " << vocab << ") -> " << vocab << dims
+      << "  %l = nn.log_softmax %x : " << vocab << "\n"
+      << "  nn.return %l : " << vocab << "\n}\n";
+    break;
+  case 2:
+    s << "nn.graph @f(%x: " << vocab << ", %y: !nn.tensor<[B, T], i32>)"
+      << dims << "  %ce = nn.cross_entropy %x, %y from log_probs : " << vocab
+      << ", !nn.tensor<[B, T], i32>\n"
+      << "  nn.mark_loss %ce as \"ce\" normalize per_frame : "
+      << "!nn.tensor<[B, T], f32>\n  nn.return\n}\n";
+    break;
+  default:
+    s << "nn.graph @f(%x: " << wide << ") -> " << wide << dims
+      << "  %q = nn.pack %x : " << wide << " -> !nn.tensor<[N, 512], f32>\n"
+      << "  %u = nn.unpack %q : !nn.tensor<[N, 512], f32> -> " << wide
+      << "\n  nn.return %u : " << wide << "\n}\n";
+  }
+  return s.str();
+}
+
+void benchOpFamily(benchmark::State &state) {
+  int family = state.range(0);
+  nn::Executable exe = compile(familySource(family), false, true);
+  std::map<std::string, std::vector<int32_t>> lengths{{"T", gLengths}};
+  std::mt19937 rng(5);
+  nn::RunInputs inputs =
+      nn::syntheticBatch(exe.manifest(), kBatch, lengths, rng, 0.0);
+  nn::RunResult result;
+  runMeasured(state, exe, inputs, result);
+  static const char *const kFamily[] = {"elementwise", "row reductions",
+                                        "loss picking", "pack+unpack"};
+  state.SetLabel(kFamily[family]);
 }
 
 std::string exampleSource() {
@@ -279,6 +336,10 @@ BENCHMARK(benchBlstmExample)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK(benchOpFamily)
+    ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(benchTrainStep)
     ->ArgsProduct({{1, 0}, {1, 0}, {1}})
     ->Args({1, 1, 0})
@@ -307,6 +368,8 @@ int main(int argc, char **argv) {
       lengths = argv[++i];
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
       threads = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--no-threaded-code"))
+      gThreadedCode = false;
     else
       rest.push_back(argv[i]);
   }
@@ -317,6 +380,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   openblas_set_num_threads(threads);
+  // The artifacts' generated loops (OpenMP) and GEMMs, the same count.
+  nn::setNumThreads(threads);
   std::printf("lengths: ");
   for (size_t b = 0; b < gLengths.size(); ++b)
     std::printf("%s%d", b ? "," : "", gLengths[b]);

@@ -119,6 +119,7 @@ compileModule(ModuleOp module, MLIRContext &context,
   ir::NNPipelineOptions pipelineOptions;
   pipelineOptions.pack = options.pack;
   pipelineOptions.fuseLossTail = options.fuseLossTail;
+  pipelineOptions.threads = options.threads;
   if (options.lossTailBackward != "sweep" &&
       options.lossTailBackward != "recompute")
     return absl::InvalidArgumentError("unknown loss tail backward '" +

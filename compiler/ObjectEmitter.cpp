@@ -91,6 +91,19 @@ absl::Status nn::compiler::emitSharedObject(llvm::Module &module,
                                    objectPath.str()};
   if (withBlas)
     arguments.push_back("-lopenblas");
+  // Threaded loops call LLVM's OpenMP runtime (__kmpc_fork_call), the one
+  // the runtime library links too: one pool, one thread setting.
+  bool openmp = false;
+  for (const llvm::Function &function : module)
+    openmp |=
+        function.isDeclaration() && function.getName().starts_with("__kmpc_");
+  std::string ompDir = std::string("-L") + NN_OPENMP_LIBRARY_DIR;
+  std::string ompRpath = std::string("-Wl,-rpath,") + NN_OPENMP_LIBRARY_DIR;
+  if (openmp) {
+    arguments.push_back(ompDir);
+    arguments.push_back(ompRpath);
+    arguments.push_back("-lomp");
+  }
   arguments.push_back("-lm");
   int rc = llvm::sys::ExecuteAndWait(*linker, arguments, std::nullopt, {}, 0, 0,
                                      &message);

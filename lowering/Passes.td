@@ -109,6 +109,58 @@ def NNNameGpuKernels : Pass<"nn-name-gpu-kernels", "::mlir::ModuleOp"> {
   }];
 }
 
+def NNParallelLoops : Pass<"nn-parallel-loops", "::mlir::ModuleOp"> {
+  let summary = "Keeps one level of scf.parallel, where the work pays for threads";
+  let description = [{
+    Runs after `convert-linalg-to-parallel-loops` and before upstream
+    `convert-scf-to-openmp`. Each `scf.parallel` inside another becomes a
+    nest of `scf.for` (one level of threads; inner loops stay for LLVM to
+    vectorize), and so do all but the first dimension of the outermost
+    ones (OpenMP would collapse them into one loop that divides to find
+    its indices). An outermost one whose work (its iterations times the
+    trip counts of the loops inside, where known before it) is below
+    `min-work` becomes sequential; when the work is known only at run
+    time, an `scf.if` chooses between the parallel loop and a sequential
+    copy.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"minWork", "min-work", "int64_t", /*default=*/"32768",
+           "Iterations (times inner trip counts) below which a loop runs "
+           "on one thread">
+  ];
+}
+
+def NNRegisterAccumulators : Pass<"nn-register-accumulators", "::mlir::ModuleOp"> {
+  let summary = "Carries loop-invariant memref accumulators in registers";
+  let description = [{
+    An `scf.for` whose body loads, updates and stores one memref element at
+    indices defined outside the loop, and reads no memory that may alias
+    it (`LocalAliasAnalysis`), carries the element as an `iter_arg`
+    instead: loaded before the loop, stored after it, the same operations
+    in the same order. linalg's loops reduce through memory; inside an
+    outlined OpenMP body LLVM can no longer prove such an accumulator
+    apart from the loop's inputs and would load and store it in every
+    iteration. Runs in every CPU pipeline, threaded or not, so that both
+    compute the same bits.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def NNInlineAllocaScopes : Pass<"nn-inline-alloca-scopes", "::mlir::ModuleOp"> {
+  let summary = "Inlines memref.alloca_scope regions that allocate nothing";
+  let description = [{
+    `convert-scf-to-openmp` wraps each threaded loop body in a
+    `memref.alloca_scope` (stack allocations freed per iteration). nn's loop
+    bodies allocate on the heap only, and a scope must keep one block,
+    which lowering its loops to control flow would break: such scopes are
+    inlined.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def NNExpandDivisions : Pass<"nn-expand-divisions", "::mlir::ModuleOp"> {
   let summary = "Expands the integer ceil/floor divisions LLVM has no op for";
   let description = [{

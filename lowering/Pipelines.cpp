@@ -43,6 +43,8 @@ static void buildHostToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
+  // Threaded loops (CPU): omp.parallel regions, outlined at translation.
+  pm.addPass(createConvertOpenMPToLLVMPass());
 }
 
 void nn::buildOptimizePipeline(OpPassManager &pm,
@@ -116,7 +118,18 @@ void nn::buildCpuCodegenPipeline(OpPassManager &pm,
                                  const NNPipelineOptions &options) {
   if (options.blas)
     pm.addPass(createNNGemmToBlas());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  if (options.threads) {
+    // One level of threads per loop nest, where the work pays for them
+    // (docs/performance.md, "Threads").
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+    pm.addPass(createNNParallelLoops());
+    pm.addPass(createNNRegisterAccumulators());
+    pm.addPass(createConvertSCFToOpenMPPass());
+    pm.addPass(createNNInlineAllocaScopes());
+  } else {
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+    pm.addPass(createNNRegisterAccumulators());
+  }
   // ceildiv and friends have no direct LLVM lowering; max and min stay
   // intrinsics, which LLVM vectorizes as reductions.
   pm.addPass(createNNExpandDivisions());

@@ -88,6 +88,11 @@ struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
       *this, "clip-norm",
       llvm::cl::desc("Clip gradients to this global norm (0: off)"),
       llvm::cl::init(0.0)};
+  PassOptions::Option<bool> threads{
+      *this, "threads",
+      llvm::cl::desc("CPU: run the outermost parallel loop of each generated "
+                     "loop nest on OpenMP threads (nn-parallel-loops)"),
+      llvm::cl::init(true)};
   PassOptions::Option<bool> blas{
       *this, "blas",
       llvm::cl::desc("Call CBLAS for GEMMs (else generated loops)"),

@@ -24,6 +24,7 @@
 #include "mlir/Dialect/MemRef/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/BufferViewFlowOpInterfaceImpl.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/BufferDeallocationOpInterfaceImpl.h"
@@ -38,14 +39,15 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 
 void mlir::nn::registerPipelineDialects(DialectRegistry &registry) {
-  registry
-      .insert<NNDialect, arith::ArithDialect,
-              bufferization::BufferizationDialect, cf::ControlFlowDialect,
-              func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect,
-              linalg::LinalgDialect, math::MathDialect, memref::MemRefDialect,
-              NVVM::NVVMDialect, scf::SCFDialect, tensor::TensorDialect>();
+  registry.insert<NNDialect, arith::ArithDialect,
+                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect,
+                  linalg::LinalgDialect, math::MathDialect,
+                  memref::MemRefDialect, NVVM::NVVMDialect, omp::OpenMPDialect,
+                  scf::SCFDialect, tensor::TensorDialect>();
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   arith::registerBufferViewFlowOpInterfaceExternalModels(registry);
@@ -67,6 +69,8 @@ void mlir::nn::registerPipelineDialects(DialectRegistry &registry) {
   tensor::registerValueBoundsOpInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  // Threaded CPU loops: omp.parallel / omp.wsloop to __kmpc calls.
+  registerOpenMPDialectTranslation(registry);
   // The GPU target: NVVM -> PTX (gpu-module-to-binary) and the host side
   // of launches (gpu.binary, gpu.launch_func) in LLVM IR.
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);

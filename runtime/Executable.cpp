@@ -28,6 +28,7 @@
 #include "runtime/device/Device.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -176,12 +177,25 @@ struct ResidentTensors::Impl {
   }
 };
 
+namespace {
+std::atomic<int> gNumThreads{0};
+} // namespace
+
+void nn::setNumThreads(int threads) { gNumThreads = std::max(0, threads); }
+int nn::numThreads() { return gNumThreads; }
+
 struct Executable::Impl {
   /// Sizes of every dim and lengths of every sequence dim, once validated.
   using Bound = DimValues;
 
   void *handle = nullptr;
   EntryFn entry = nullptr;
+  /// The thread settings of the libraries the artifact brought (null when
+  /// it does not use them); the runtime links neither.
+  void (*setOpenMPThreads)(int) = nullptr;
+  void (*setBlasThreads)(int) = nullptr;
+  /// libomp's spin time of idle workers (ms).
+  void (*setOpenMPBlocktime)(int) = nullptr;
   Manifest manifest;
   std::shared_ptr<runtime::Device> device;
   std::unique_ptr<runtime::DeviceSession> session;
@@ -247,6 +261,12 @@ absl::Status Executable::load(const std::string &path, Executable &executable,
   auto hashFn = (uint64_t(*)())dlsym(impl->handle, "nn_manifest_hash");
   auto arityFn = (int64_t(*)())dlsym(impl->handle, "nn_entry_arity");
   impl->entry = (EntryFn)dlsym(impl->handle, "nn_entry");
+  impl->setOpenMPThreads =
+      (void (*)(int))dlsym(impl->handle, "omp_set_num_threads");
+  impl->setBlasThreads =
+      (void (*)(int))dlsym(impl->handle, "openblas_set_num_threads");
+  impl->setOpenMPBlocktime =
+      (void (*)(int))dlsym(impl->handle, "kmp_set_blocktime");
   if (!text || !impl->entry)
     return absl::InvalidArgumentError(
         "'" + path + "' is not an nn artifact (no nn_manifest/nn_entry)");
@@ -599,6 +619,22 @@ absl::Status Executable::Impl::runEntry(
     pass(inputs.parameters.at(info.name), "parameter '" + info.name + "'");
   }
 
+  // OpenMP's settings belong to the calling thread: set them on the thread
+  // that runs.
+  if (int threads = numThreads(); threads > 0) {
+    if (setOpenMPThreads)
+      setOpenMPThreads(threads);
+    if (setBlasThreads)
+      setBlasThreads(threads);
+  }
+  // Idle OpenMP workers spin for 1 ms, not libomp's 200 ms: the GEMMs
+  // between threaded loops run on OpenBLAS's own threads, which spinning
+  // workers would slow down, while waking a sleeping worker costs more
+  // than a short loop (docs/performance.md, "Threads"). KMP_BLOCKTIME,
+  // when set, wins.
+  static const bool blocktimeFromEnvironment = std::getenv("KMP_BLOCKTIME");
+  if (setOpenMPBlocktime && !blocktimeFromEnvironment)
+    setOpenMPBlocktime(1);
   return session->run(entry, argv.data());
 }
 

@@ -7,6 +7,8 @@ packages=(
   cmake ninja-build g++ ccache python3
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   libgtest-dev libopenblas-dev zlib1g-dev libabsl-dev
+  # LLVM's OpenMP runtime: threaded generated loops (docs/performance.md).
+  libomp-19-dev
   # Fuzz targets and the sanitizer build (clang's libFuzzer, ASan, UBSan).
   clang-14 libclang-rt-14-dev
   # Test and benchmark tooling only.

@@ -1305,6 +1305,14 @@ OpFoldResult PackOp::fold(FoldAdaptor) {
   return nullptr;
 }
 
+OpFoldResult ZeroPaddingOp::fold(FoldAdaptor) {
+  // Same type in and out: the producer's padded positions are this op's.
+  if (Operation *producer = getInput().getDefiningOp();
+      isa_and_nonnull<UnpackOp, BroadcastSeqOp, ZeroPaddingOp>(producer))
+    return getInput();
+  return nullptr;
+}
+
 LogicalResult PackOp::verify() {
   return verifyPackPair(*this, getInput(), getResult());
 }

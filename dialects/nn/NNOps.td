@@ -1030,7 +1030,9 @@ def NN_ZeroPaddingOp : NN_FrameWiseOp<"zero_padding", [
     selected: whatever it held (NaN) is gone. Other values (packed, per
     sequence, static) are unchanged. `nn-autodiff` applies it to the
     gradients of graph inputs it returns, which are exactly 0 at padded
-    frames.
+    frames. It folds away where its input's padding is already 0 by
+    construction (`nn.unpack`, `nn.broadcast_seq`, another
+    `nn.zero_padding`).
 
     ```mlir
     %g = nn.zero_padding %dx : !nn.tensor<[B, T, 80], f32>
@@ -1039,6 +1041,7 @@ def NN_ZeroPaddingOp : NN_FrameWiseOp<"zero_padding", [
   let arguments = (ins NN_FloatTensor:$input);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
+  let hasFolder = 1;
 }
 
 def NN_SliceFeaturesOp : NN_FrameWiseOp<"slice_features", [

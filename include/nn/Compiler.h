@@ -73,6 +73,10 @@ struct CompileOptions {
   /// and the gradients (nn/Train.h runs it).
   bool trainStep = false;
   OptimizerOptions optimizer;
+  /// CPU: run the outermost parallel loop of each generated loop nest on
+  /// threads (OpenMP; nn::setNumThreads says how many); false keeps every
+  /// generated loop on the calling thread.
+  bool threads = true;
   /// Call CBLAS (OpenBLAS) for GEMMs; false keeps generated loops, which
   /// the benchmark measures against it.
   bool blas = true;

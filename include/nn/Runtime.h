@@ -139,6 +139,14 @@ struct LoadOptions {
   DeviceOptions device;
 };
 
+/// Threads for everything a CPU artifact runs: its generated loops
+/// (OpenMP) and its GEMMs (OpenBLAS), one setting for both. 0, the
+/// default, leaves each library's own default (all cores, or
+/// OMP_NUM_THREADS / OPENBLAS_NUM_THREADS). Applies to runs that start
+/// after the call, in every executable.
+void setNumThreads(int threads);
+int numThreads();
+
 class Executable;
 
 /// Tensors that stay where an executable runs between its runs: a train

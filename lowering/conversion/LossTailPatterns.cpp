@@ -241,7 +241,7 @@ Value blockLogits(LinalgBuilder &lb, Value x, Value weight, Value bias) {
 }
 
 /// The sweep. Rows are the input's positions flattened; each block of
-/// kRowsPerBlock rows is computed from its logits alone.
+/// rowsPerBlock(V) rows is computed from its own logits alone.
 SweepResult buildSweep(LinalgBuilder &lb, const SweepRequest &request) {
   OpBuilder &b = lb.getBuilder();
   Location loc = lb.getLoc();
@@ -471,8 +471,8 @@ SweepResult buildSweep(LinalgBuilder &lb, const SweepRequest &request) {
   return result;
 }
 
-/// A zero tensor of `type`'s converted shape, for gradients nobody reads
-/// (the conversion still needs a value).
+/// An empty tensor of `original`'s lowered shape, for a gradient nobody
+/// reads (the conversion still needs a value; nothing computes it).
 Value unusedGradient(LinalgBuilder &lb, Value original) {
   NNTensorType type = typeOf(original);
   return lb.empty(lb.sizes(type), type.getElementType());

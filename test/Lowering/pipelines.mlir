@@ -7,6 +7,14 @@
 // RUN: nn-opt %s --pass-pipeline='builtin.module(nn-cpu{blas=false})' | FileCheck %s --check-prefix=LOOPS
 // RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize,nn-to-buffers)' | FileCheck %s --check-prefix=FUSED
 // RUN: nn-opt %s --pass-pipeline='builtin.module(nn-cpu)' | FileCheck %s --check-prefix=FUSEDCPU
+// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-cpu)' | FileCheck %s --check-prefix=THREADS
+// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-cpu{threads=false})' | FileCheck %s --check-prefix=NOTHREADS
+
+// Threads: the outer loops of generated nests are OpenMP regions (outlined
+// when the LLVM dialect is translated), or none with threads=false.
+// THREADS: omp.parallel
+// THREADS: omp.wsloop
+// NOTHREADS-NOT: omp.
 
 // By default the tail fuses: a loop over blocks of rows whose GEMM reads a
 // block of the packed input (strided rows) and calls CBLAS.

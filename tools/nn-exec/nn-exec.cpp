@@ -54,6 +54,8 @@ const char *kUsage =
     "                     segment task (--batch sequences each) from fresh\n"
     "                     parameters, Adam's learning rate --lr (1e-3)\n"
     "  --lr X             the learning rate of --train\n"
+    "  --num-threads N    threads for generated loops and BLAS together\n"
+    "                     (default 0: each library's default, all cores)\n"
     "  --json             print results as JSON (non-finite numbers as the\n"
     "                     strings \"Infinity\", \"-Infinity\", \"NaN\")\n"
     "  --help             this text\n";
@@ -192,7 +194,11 @@ int main(int argc, char **argv) {
       ok = integer(0, 1 << 20, repeat);
     else if (flag == "--train")
       ok = integer(1, 1 << 20, trainSteps);
-    else if (flag == "--lr") {
+    else if (flag == "--num-threads") {
+      int64_t threads = 0;
+      ok = integer(0, 1 << 12, threads);
+      nn::setNumThreads((int)threads);
+    } else if (flag == "--lr") {
       char *end = nullptr;
       lr = std::strtod(value, &end);
       ok = end != value && *end == '\0' && std::isfinite(lr) && lr >= 0;

@@ -50,6 +50,11 @@ static cl::opt<std::string> entry("entry",
 static cl::opt<bool> noPack("no-pack",
                             cl::desc("Do not pack loss tails (padded run)"),
                             cl::cat(modelCategory));
+static cl::opt<unsigned> numThreads(
+    "num-threads", cl::init(0),
+    cl::desc("Threads for generated loops and BLAS together (0: each "
+             "library's default, all cores)"),
+    cl::cat(modelCategory));
 static cl::opt<bool> noFuseLossTail(
     "no-fuse-loss-tail",
     cl::desc("Do not fuse linear -> (log_softmax ->) cross_entropy into one "
@@ -365,6 +370,7 @@ int main(int argc, char **argv) {
   hideOtherOptions({&modelCategory, &dataCategory, &syntheticCategory,
                     &outputCategory, &gpuCategory});
   cl::ParseCommandLineOptions(argc, argv, "nn-run: compile and run a graph\n");
+  nn::setNumThreads((int)numThreads);
 
   nn::CompileOptions options;
   options.pack = !noPack;

@@ -55,6 +55,11 @@ static cl::opt<std::string> entry("entry",
 static cl::opt<bool> noPack("no-pack",
                             cl::desc("Do not pack loss tails (padded run)"),
                             cl::cat(modelCategory));
+static cl::opt<unsigned> numThreads(
+    "num-threads", cl::init(0),
+    cl::desc("Threads for generated loops and BLAS together (0: each "
+             "library's default, all cores)"),
+    cl::cat(modelCategory));
 static cl::opt<bool> noFuseLossTail(
     "no-fuse-loss-tail",
     cl::desc("Do not fuse linear -> (log_softmax ->) cross_entropy into one "
@@ -765,6 +770,7 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions({&modelCategory, &dataCategory, &trainCategory,
                             &checkpointCategory, &outputCategory});
   cl::ParseCommandLineOptions(argc, argv, "nn-train: train an nn model\n");
+  nn::setNumThreads((int)numThreads);
   Session session;
   return session.run();
 }

@@ -1,0 +1,154 @@
+//===- ThreadsTest.cpp - threaded generated loops change no bit -----------===//
+//
+// Threads split only the outermost parallel loop of a loop nest: each
+// output element is computed by one thread, its reductions in the same
+// order, so an artifact compiled with threads computes what one compiled
+// without does, bit for bit. OpenBLAS on two threads sums a GEMM's
+// products in another order than on one: there the bound is 2e-6 of each
+// tensor's largest entry (float32 reassociation); with generated GEMMs
+// two threads change no bit. Checked on every
+// example forward+backward, and on the fused loss tail packed and padded,
+// at sizes whose loops pass the threading threshold.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExecutionUtil.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace nn;
+using namespace nn::testing;
+
+namespace {
+
+/// Every output and loss of `a` equals `b`'s: bit for bit when `bound` is
+/// 0, else within `bound` relative to each tensor's largest magnitude.
+void expectSame(const RunResult &a, const RunResult &b, double bound) {
+  ASSERT_EQ(a.outputs.size(), b.outputs.size());
+  for (size_t i = 0; i < a.outputs.size(); ++i) {
+    const Tensor &x = a.outputs[i].second, &y = b.outputs[i].second;
+    ASSERT_EQ(x.shape(), y.shape()) << a.outputs[i].first;
+    ASSERT_EQ(x.dtype(), DType::f32) << a.outputs[i].first;
+    if (bound == 0) {
+      EXPECT_EQ(std::memcmp(x.raw(), y.raw(), x.sizeInBytes()), 0)
+          << a.outputs[i].first << " differs";
+      continue;
+    }
+    double diff = 0, scale = 0;
+    for (int64_t k = 0; k < x.numElements(); ++k) {
+      diff = std::max(
+          diff, (double)std::fabs(x.data<float>()[k] - y.data<float>()[k]));
+      scale = std::max(scale, (double)std::fabs(y.data<float>()[k]));
+    }
+    EXPECT_LE(diff, bound * scale) << a.outputs[i].first;
+  }
+  ASSERT_EQ(a.losses.size(), b.losses.size());
+  for (size_t i = 0; i < a.losses.size(); ++i) {
+    EXPECT_TRUE(close(a.losses[i].sum, b.losses[i].sum, bound))
+        << a.losses[i].name << ": " << a.losses[i].sum << " vs "
+        << b.losses[i].sum;
+    EXPECT_EQ(a.losses[i].normalization, b.losses[i].normalization);
+  }
+}
+
+/// Runs `source` on one batch: compiled with threads, on one thread and on
+/// two; compiled without threads, on one; with `loopGemms`, also compiled
+/// with generated GEMMs (no BLAS), on one thread and on two.
+void checkThreads(const std::string &source, const RunInputs &inputs,
+                  const CompileOptions &base, bool loopGemms) {
+  CompileOptions threaded = base;
+  threaded.threads = true;
+  CompileOptions single = base;
+  single.threads = false;
+  Executable withThreads = compileOrDie(source, threaded);
+  Executable without = compileOrDie(source, single);
+  RunResult one, two, none;
+  setNumThreads(1);
+  absl::Status status = withThreads.run(inputs, one);
+  ASSERT_TRUE(status.ok()) << status.message();
+  status = without.run(inputs, none);
+  ASSERT_TRUE(status.ok()) << status.message();
+  setNumThreads(2);
+  status = withThreads.run(inputs, two);
+  setNumThreads(0);
+  ASSERT_TRUE(status.ok()) << status.message();
+  {
+    // The generated loops: the same arithmetic in the same order.
+    SCOPED_TRACE("compiled with threads vs without, one thread");
+    expectSame(one, none, 0.0);
+  }
+  {
+    // OpenBLAS on two threads sums a GEMM's products in another order
+    // (measured: at most 6e-7 of the tensor's largest entry).
+    SCOPED_TRACE("one thread vs two");
+    expectSame(one, two, 2e-6);
+  }
+  if (!loopGemms)
+    return;
+  // Without OpenBLAS every loop is generated: two threads change no bit.
+  CompileOptions loops = threaded;
+  loops.blas = false;
+  Executable generated = compileOrDie(source, loops);
+  RunResult loopsOne, loopsTwo;
+  setNumThreads(1);
+  status = generated.run(inputs, loopsOne);
+  ASSERT_TRUE(status.ok()) << status.message();
+  setNumThreads(2);
+  status = generated.run(inputs, loopsTwo);
+  setNumThreads(0);
+  ASSERT_TRUE(status.ok()) << status.message();
+  SCOPED_TRACE("generated GEMMs, one thread vs two");
+  expectSame(loopsOne, loopsTwo, 0.0);
+}
+
+class ThreadsTest : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(ThreadsTest, ThreadsChangeOnlyGemmSummationOrder) {
+  std::string source = readExample(GetParam());
+  ASSERT_FALSE(source.empty());
+  CompileOptions options;
+  options.grads = true;
+  Executable probe = compileOrDie(source, options);
+  // Long enough that frame-wise loops pass the threading threshold.
+  RunInputs inputs =
+      makeInputs(probe.manifest(), 11, LengthPattern::Mixed, 8, 120);
+  // Example 1's BLSTMs with generated GEMMs would take minutes.
+  checkThreads(source, inputs, options,
+               std::string(GetParam()) != "blstm_ce_ctc.mlir");
+}
+
+/// The fused loss tail (its row passes threaded, its GEMMs OpenBLAS's),
+/// packed and padded, with its input's gradient.
+TEST(ThreadsFusedTailTest, ThreadsChangeOnlyGemmSummationOrder) {
+  const char *source = R"(
+nn.parameter @w : !nn.tensor<[700, 32], f32>
+nn.parameter @b : !nn.tensor<[700], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 32], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[700, 32], f32>
+  %b = nn.param_ref @b : !nn.tensor<[700], f32>
+  %h = nn.tanh %x : !nn.tensor<[B, T, 32], f32>
+  %z = nn.linear %h, %w, %b : !nn.tensor<[B, T, 32], f32>, !nn.tensor<[700, 32], f32>, !nn.tensor<[700], f32>
+  %ce = nn.cross_entropy %z, %y from logits label_smoothing 1.000000e-01 : !nn.tensor<[B, T, 700], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})";
+  for (bool pack : {true, false}) {
+    CompileOptions options;
+    options.grads = true;
+    options.pack = pack;
+    options.inputGradients = {"x"};
+    Executable probe = compileOrDie(source, options);
+    RunInputs inputs =
+        makeInputs(probe.manifest(), 5, LengthPattern::Mixed, 6, 150);
+    checkThreads(source, inputs, options, /*loopGemms=*/true);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, ThreadsTest,
+                         ::testing::Values("blstm_ce_ctc.mlir",
+                                           "conv_encoder_decoupled_loss.mlir",
+                                           "shared_tail_two_losses.mlir"));
+
+} // namespace
