@@ -186,8 +186,8 @@ std::string familySource(int family) {
       << "  nn.return %l : " << vocab << "\n}\n";
     break;
   case 2:
-    s << "nn.graph @f(%x: " << vocab << ", %y: !nn.tensor<[B, T], i32>)"
-      << dims << "  %ce = nn.cross_entropy %x, %y from log_probs : " << vocab
+    s << "nn.graph @f(%x: " << vocab << ", %y: !nn.tensor<[B, T], i32>)" << dims
+      << "  %ce = nn.cross_entropy %x, %y from log_probs : " << vocab
       << ", !nn.tensor<[B, T], i32>\n"
       << "  nn.mark_loss %ce as \"ce\" normalize per_frame : "
       << "!nn.tensor<[B, T], f32>\n  nn.return\n}\n";
