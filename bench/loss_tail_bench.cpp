@@ -72,7 +72,8 @@ nn::Executable compile(const std::string &source, bool pack, bool blas,
                        bool grads = false,
                        std::vector<std::string> inputGradients = {},
                        bool trainStep = false, bool training = false,
-                       Fusion fusion = Fusion::Sweep) {
+                       Fusion fusion = Fusion::Sweep,
+                       bool saveLstmTape = true) {
   nn::CompileOptions options;
   options.pack = pack;
   options.fuseLossTail = fusion != Fusion::Unfused;
@@ -84,6 +85,7 @@ nn::Executable compile(const std::string &source, bool pack, bool blas,
   options.training = training;
   options.trainStep = trainStep;
   options.threads = gThreadedCode;
+  options.saveLstmTape = saveLstmTape;
   nn::Executable exe;
   absl::StatusOr<nn::Artifact> artifact =
       nn::compileSource(source, "bench.mlir", options);
@@ -215,6 +217,134 @@ void benchOpFamily(benchmark::State &state) {
   state.SetLabel(kFamily[family]);
 }
 
+/// Example 1's two BLSTM layers alone (80 -> 2 x 256 -> 2 x 256, no
+/// dropout) on the first 8 sequences of the batch, under an MSE loss
+/// against a target (cheap: the layers dominate). range(0) = 1: forward
+/// and the gradients of every parameter; then range(1) = 1 the backward
+/// reads the forward's tape (nn-save-lstm-tape), 0 recomputes it.
+constexpr int kBlstmBatch = 8, kBlstmHidden = 256, kBlstmGates = 1024;
+constexpr int kBlstmInput[2] = {80, 512};
+
+std::string blstmLayersSource() {
+  std::ostringstream s;
+  auto tensor = [](const std::string &shape) {
+    return "!nn.tensor<[" + shape + "], f32>";
+  };
+  for (int layer = 0; layer < 2; ++layer) {
+    std::string l = std::to_string(layer + 1);
+    std::string in = std::to_string(kBlstmInput[layer]);
+    s << "nn.parameter @w" << l << "i : " << tensor("2, 1024, " + in) << "\n"
+      << "nn.parameter @w" << l << "h : " << tensor("2, 1024, 256") << "\n"
+      << "nn.parameter @b" << l << " : " << tensor("2, 1024") << "\n";
+  }
+  s << "nn.graph @blstm(%x: " << tensor("B, T, 80")
+    << ", %target: " << tensor("B, T, 512")
+    << ") dims [B: batch, T: seq(B)] {\n";
+  std::string input = "%x";
+  for (int layer = 0; layer < 2; ++layer) {
+    std::string l = std::to_string(layer + 1);
+    std::string in = std::to_string(kBlstmInput[layer]);
+    s << "  %w" << l << "i = nn.param_ref @w" << l
+      << "i : " << tensor("2, 1024, " + in) << "\n"
+      << "  %w" << l << "h = nn.param_ref @w" << l
+      << "h : " << tensor("2, 1024, 256") << "\n"
+      << "  %b" << l << " = nn.param_ref @b" << l << " : " << tensor("2, 1024")
+      << "\n"
+      << "  %h" << l << " = nn.lstm bidirectional " << input << ", %w" << l
+      << "i, %w" << l << "h, %b" << l << " : " << tensor("B, T, " + in) << ", "
+      << tensor("2, 1024, " + in) << ", " << tensor("2, 1024, 256") << ", "
+      << tensor("2, 1024") << "\n";
+    input = "%h" + l;
+  }
+  s << "  %e = nn.mse %h2, %target : " << tensor("B, T, 512") << ", "
+    << tensor("B, T, 512") << "\n"
+    << "  nn.mark_loss %e as \"mse\" normalize per_frame : "
+    << "!nn.tensor<[B, T], f32>\n  nn.return\n}\n";
+  return s.str();
+}
+
+std::map<std::string, std::vector<int32_t>> blstmLengths() {
+  return {{"T", std::vector<int32_t>(gLengths.begin(),
+                                     gLengths.begin() + kBlstmBatch)}};
+}
+
+void benchBlstmLayers(benchmark::State &state) {
+  bool backward = state.range(0);
+  bool saveTape = state.range(1);
+  nn::Executable exe = compile(blstmLayersSource(), true, true, backward, {},
+                               false, false, Fusion::Sweep, saveTape);
+  std::mt19937 rng(3);
+  nn::RunInputs inputs =
+      nn::syntheticBatch(exe.manifest(), kBlstmBatch, blstmLengths(), rng, 0.0);
+  nn::syntheticParameters(exe.manifest(), rng, inputs);
+  nn::RunResult result;
+  runMeasured(state, exe, inputs, result);
+  state.SetLabel(!backward  ? "BLSTM layers fwd"
+                 : saveTape ? "BLSTM layers fwd+bwd, tape saved"
+                            : "BLSTM layers fwd+bwd, recomputed");
+}
+
+/// The GEMMs nn's LSTM lowering runs for benchBlstmLayers, alone, called
+/// directly on OpenBLAS (docs/performance.md, "BLSTM"): per layer and
+/// direction, the input projection of all B x T_max padded frames and
+/// T_max recurrent [B, 256] x [256, 1024] products; with range(0) = 1
+/// also the backward's T_max [B, 1024] x [1024, 256] products, the weight
+/// gradients of W_ih and W_hh over all frames, and the second layer's
+/// input gradient. (The backward's recomputation of the forward is not
+/// part of the floor.)
+void benchBlstmGemms(benchmark::State &state) {
+  bool backward = state.range(0);
+  int64_t steps = 0;
+  std::map<std::string, std::vector<int32_t>> lengths = blstmLengths();
+  for (int32_t length : lengths["T"])
+    steps = std::max<int64_t>(steps, length);
+  int64_t rows = kBlstmBatch * steps;
+  std::mt19937 rng(3);
+  auto matrix = [&](int64_t count) {
+    std::uniform_real_distribution<float> u(-0.1f, 0.1f);
+    std::vector<float> m(count);
+    for (float &v : m)
+      v = u(rng);
+    return m;
+  };
+  std::vector<float> x = matrix(rows * 512), w = matrix(kBlstmGates * 512),
+                     wh = matrix(kBlstmGates * kBlstmHidden),
+                     gates = matrix(rows * kBlstmGates),
+                     h = matrix(rows * kBlstmHidden), dW = matrix(1024 * 512),
+                     dx = matrix(rows * 512);
+  const int64_t B = kBlstmBatch, H = kBlstmHidden, G = kBlstmGates;
+  for (auto _ : state) {
+    for (int layer = 0; layer < 2; ++layer) {
+      int64_t in = kBlstmInput[layer];
+      for (int direction = 0; direction < 2; ++direction) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, G, in, 1.0f,
+                    x.data(), in, w.data(), in, 0.0f, gates.data(), G);
+        for (int64_t t = 0; t < steps; ++t)
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, G, H, 1.0f,
+                      h.data() + t * B * H, H, wh.data(), H, 1.0f,
+                      gates.data() + t * B * G, G);
+        if (!backward)
+          continue;
+        for (int64_t t = 0; t < steps; ++t)
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, G, 1.0f,
+                      gates.data() + t * B * G, G, wh.data(), H, 0.0f,
+                      h.data() + t * B * H, H);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, in, rows, 1.0f,
+                    gates.data(), G, x.data(), in, 0.0f, dW.data(), in);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, H, rows, 1.0f,
+                    gates.data(), G, h.data(), H, 0.0f, dW.data(), H);
+        if (layer == 1)
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, in, G,
+                      1.0f, gates.data(), G, w.data(), in,
+                      direction ? 1.0f : 0.0f, dx.data(), in);
+      }
+    }
+    benchmark::DoNotOptimize(dx.data());
+    benchmark::DoNotOptimize(gates.data());
+  }
+  state.SetLabel(backward ? "their GEMMs fwd+bwd" : "their GEMMs fwd");
+}
+
 std::string exampleSource() {
   std::ifstream file(std::string(NN_SOURCE_DIR) +
                      "/examples/blstm_ce_ctc.mlir");
@@ -227,15 +357,17 @@ std::string exampleSource() {
 /// frames): range(1) = 1 runs the train step (forward, backward, global
 /// norm and Adam, the state swapped in between steps), 0 forward+backward
 /// alone (the gradients returned); range(0) = 1 packed, 0 padded;
-/// range(2) = 0 leaves the loss tail unfused. Dropout is on in all.
+/// range(2) = 0 leaves the loss tail unfused; range(3) = 0 recomputes the
+/// LSTM forwards in the backward (no saved tape). Dropout is on in all.
 /// Counts real frames per second.
 void benchTrainStep(benchmark::State &state) {
   bool pack = state.range(0);
   bool step = state.range(1);
   auto fusion = static_cast<Fusion>(state.range(2));
+  bool saveTape = state.range(3);
   nn::Executable exe =
       compile(exampleSource(), pack, true, true, {}, /*trainStep=*/step,
-              /*training=*/true, fusion);
+              /*training=*/true, fusion, saveTape);
   std::map<std::string, std::vector<int32_t>> lengths;
   lengths["T"] = gLengths;
   for (int32_t length : gLengths)
@@ -336,13 +468,25 @@ BENCHMARK(benchBlstmExample)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK(benchBlstmLayers)
+    ->Args({0, 1})
+    ->Args({1, 1})
+    ->Args({1, 0})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(benchBlstmGemms)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(benchOpFamily)
     ->DenseRange(0, 3)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchTrainStep)
-    ->ArgsProduct({{1, 0}, {1, 0}, {1}})
-    ->Args({1, 1, 0})
+    ->ArgsProduct({{1, 0}, {1, 0}, {1}, {1}})
+    ->Args({1, 1, 0, 1})
+    ->Args({1, 1, 1, 0})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchNnGemm)
@@ -392,6 +536,10 @@ int main(int argc, char **argv) {
               (double)gFrames / (kBatch * gPadded), threads);
   int restCount = rest.size();
   benchmark::Initialize(&restCount, rest.data());
+  // A mistyped flag (say --num-threads for --threads) would otherwise run
+  // every benchmark under the wrong setting without a word.
+  if (benchmark::ReportUnrecognizedArguments(restCount, rest.data()))
+    return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -126,6 +126,7 @@ compileModule(ModuleOp module, MLIRContext &context,
                                       options.lossTailBackward +
                                       "' (expected sweep or recompute)");
   pipelineOptions.lossTailBackward = options.lossTailBackward;
+  pipelineOptions.saveLstmTape = options.saveLstmTape;
   pipelineOptions.grads = options.grads;
   pipelineOptions.training = options.training;
   pipelineOptions.inputGrads = options.inputGradients;

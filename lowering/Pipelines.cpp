@@ -73,6 +73,9 @@ void nn::buildOptimizePipeline(OpPassManager &pm,
     autodiff.graphName = options.graph;
     autodiff.inputNames = options.inputGrads;
     pm.addPass(createNNAutodiff(autodiff));
+    // The LSTM backward reads its forward's tape.
+    if (options.saveLstmTape)
+      pm.addPass(createNNSaveLstmTape());
     // Each fused loss and its gradient merged into one sweep.
     if (options.fuseLossTail)
       pm.addPass(createNNFuseLossTail(fuse));

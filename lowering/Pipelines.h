@@ -36,6 +36,12 @@ struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
       llvm::cl::desc("Fuse linear -> (log_softmax ->) cross_entropy into one "
                      "op that never holds the logits (nn-fuse-loss-tail)"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> saveLstmTape{
+      *this, "save-lstm-tape",
+      llvm::cl::desc("With grads: each LSTM's backward reads its forward's "
+                     "tape instead of running the forward again "
+                     "(nn-save-lstm-tape)"),
+      llvm::cl::init(true)};
   PassOptions::Option<std::string> lossTailBackward{
       *this, "loss-tail-backward",
       llvm::cl::desc("The fused tail's gradient: sweep (with the forward) or "

@@ -75,6 +75,20 @@ def NNDropResults : Pass<"nn-drop-results", "::mlir::ModuleOp"> {
   ];
 }
 
+def NNSaveLstmTape : Pass<"nn-save-lstm-tape", "::mlir::ModuleOp"> {
+  let summary = "Gives each nn.lstm_grad its forward's tape instead of a recompute";
+  let description = [{
+    Runs after `nn-autodiff`. For an `nn.lstm_grad` without a tape whose
+    direction and operands are those of an `nn.lstm` in the same block (the
+    one whose VJP it is), the lstm becomes an `nn.lstm_with_tape` and the
+    gradient reads its tape: the backward no longer runs the forward a
+    second time (its gate GEMMs, one per step, and the gate math). The cost
+    is memory: the tape, `[B, T, D * 6H]`, lives from the forward to the
+    backward instead of being built in the backward (docs/autodiff.md).
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+}
+
 def NNExposeLosses : Pass<"nn-expose-losses", "::mlir::ModuleOp"> {
   let summary = "Returns each marked loss from its graph as two f64 values";
   let description = [{

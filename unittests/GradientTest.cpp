@@ -345,11 +345,12 @@ std::string differentiate(const std::string &source, bool pack) {
 }
 
 Executable compileWithGrads(const std::string &source, bool pack,
-                            bool training = false) {
+                            bool training = false, bool saveLstmTape = true) {
   CompileOptions options;
   options.pack = pack;
   options.grads = true;
   options.training = training;
+  options.saveLstmTape = saveLstmTape;
   return compileOrDie(source, options);
 }
 
@@ -395,6 +396,10 @@ TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
   ASSERT_FALSE(differentiated.empty());
   Executable padded = compileWithGrads(c.source, false, c.training);
   Executable packed = compileWithGrads(c.source, true, c.training);
+  // LSTM backwards that recompute their forward instead of reading its
+  // tape: the same arithmetic, so the same gradients.
+  Executable recomputed =
+      compileWithGrads(c.source, false, c.training, /*saveLstmTape=*/false);
   const Manifest &manifest = padded.manifest();
   std::vector<ShapeRun> runs{{LengthPattern::Mixed, 3, 5},
                              {LengthPattern::AllEqual, 2, 3},
@@ -420,13 +425,16 @@ TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
     absl::Status status =
         reference::evaluate(differentiated, "g", inputs, analytic);
     ASSERT_TRUE(status.ok()) << status.message();
-    RunResult a, b, nanPadded, nanPacked;
+    RunResult a, b, nanPadded, nanPacked, again;
     status = padded.run(inputs, a);
+    ASSERT_TRUE(status.ok()) << status.message();
+    status = recomputed.run(inputs, again);
     ASSERT_TRUE(status.ok()) << status.message();
     status = packed.run(inputs, b);
     ASSERT_TRUE(status.ok()) << status.message();
     std::map<std::string, Tensor> got = gradientsOf(a),
-                                  gotPacked = gradientsOf(b);
+                                  gotPacked = gradientsOf(b),
+                                  gotRecomputed = gradientsOf(again);
     ASSERT_EQ(got.size(), manifest.parameters.size());
     ASSERT_EQ(analytic.outputs.size(), manifest.outputs.size());
 
@@ -474,6 +482,8 @@ TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
         EXPECT_TRUE(close(gotPacked.at(name).at(i), compiled.at(i), 1e-5, 1e-7))
             << name << "[" << i << "]: packed " << gotPacked.at(name).at(i)
             << ", padded " << compiled.at(i);
+        EXPECT_EQ(gotRecomputed.at(name).at(i), compiled.at(i))
+            << name << "[" << i << "]: recomputed LSTM forward, tape saved";
         EXPECT_TRUE(std::isfinite(gotNan.at(name).at(i)))
             << name << "[" << i << "] with non-finite padding";
         EXPECT_TRUE(close(gotNan.at(name).at(i), compiled.at(i), 1e-6, 1e-8))

@@ -851,17 +851,49 @@ LogicalResult LstmOp::verify() {
   return requireResultDims(*this, *dims, tensorOf(getInput()).getElementType());
 }
 
+NNTensorType LstmWithTapeOp::getTapeType(NNTensorType result) {
+  SmallVector<Attribute> dims(result.getDims());
+  auto features = cast<IntegerAttr>(dims.back());
+  dims.back() = IntegerAttr::get(features.getType(), 6 * features.getInt());
+  return NNTensorType::get(dims, result.getElementType());
+}
+
+LogicalResult LstmWithTapeOp::verify() {
+  FailureOr<SmallVector<Attribute>> dims =
+      verifyLstmOperands(*this, getDirection(), getInput(), getInputWeight(),
+                         getRecurrentWeight(), getBias());
+  if (failed(dims))
+    return failure();
+  Type element = tensorOf(getInput()).getElementType();
+  auto result = NNTensorType::get(*dims, element);
+  if (tensorOf(getResult()) != result)
+    return emitOpError() << "result must be " << result << ", got "
+                         << getResult().getType();
+  NNTensorType tape = LstmWithTapeOp::getTapeType(result);
+  if (tensorOf(getTape()) != tape)
+    return emitOpError() << "tape must be " << tape << ", got "
+                         << getTape().getType();
+  return success();
+}
+
 LogicalResult LstmGradOp::verify() {
   FailureOr<SmallVector<Attribute>> dims =
       verifyLstmOperands(*this, getDirection(), getInput(), getInputWeight(),
                          getRecurrentWeight(), getBias());
   if (failed(dims))
     return failure();
+  Type element = tensorOf(getInput()).getElementType();
   NNTensorType grad = tensorOf(getGrad());
-  auto want = NNTensorType::get(*dims, tensorOf(getInput()).getElementType());
+  auto want = NNTensorType::get(*dims, element);
   if (grad != want)
     return emitOpError() << "grad must be the lstm's result type " << want
                          << ", got " << grad;
+  if (Value tape = getTape()) {
+    NNTensorType wantTape = LstmWithTapeOp::getTapeType(want);
+    if (tensorOf(tape) != wantTape)
+      return emitOpError() << "tape must be " << wantTape << ", got "
+                           << tape.getType();
+  }
   return success();
 }
 
@@ -1393,13 +1425,24 @@ ParameterInit Conv1dOp::getParameterInit(OpOperand &operand) {
   return operand.get() == getBias() ? ParameterInit::zeros() : ParameterInit();
 }
 
-ParameterInit LstmOp::getParameterInit(OpOperand &operand) {
-  NNTensorType recurrent = tensorOf(getRecurrentWeight());
+/// An LSTM's weights and bias, with or without its tape.
+static ParameterInit lstmParameterInit(OpOperand &operand, Value inputWeight,
+                                       Value recurrentWeight, Value bias) {
+  NNTensorType recurrent = tensorOf(recurrentWeight);
   int64_t hidden = recurrent.getStaticSize(recurrent.getRank() - 1);
-  if (operand.get() == getInputWeight() ||
-      operand.get() == getRecurrentWeight())
+  if (operand.get() == inputWeight || operand.get() == recurrentWeight)
     return ParameterInit::uniform(1.0 / std::sqrt((double)hidden));
-  return operand.get() == getBias() ? ParameterInit::zeros() : ParameterInit();
+  return operand.get() == bias ? ParameterInit::zeros() : ParameterInit();
+}
+
+ParameterInit LstmOp::getParameterInit(OpOperand &operand) {
+  return lstmParameterInit(operand, getInputWeight(), getRecurrentWeight(),
+                           getBias());
+}
+
+ParameterInit LstmWithTapeOp::getParameterInit(OpOperand &operand) {
+  return lstmParameterInit(operand, getInputWeight(), getRecurrentWeight(),
+                           getBias());
 }
 
 ParameterInit LayerNormOp::getParameterInit(OpOperand &operand) {

@@ -402,6 +402,46 @@ def NN_LstmOp : NN_SequenceMixingOp<"lstm", [
   let hasVerifier = 1;
 }
 
+def NN_LstmWithTapeOp : NN_SequenceMixingOp<"lstm_with_tape", [
+    DeclareOpInterfaceMethods<NN_ParameterInitOpInterface>]> {
+  let summary = "nn.lstm that also keeps what its backward reads (the tape)";
+  let description = [{
+    Computes `nn.lstm`'s result from the same operands and direction, and
+    `tape` `[B, T, D * 6H]` (D = 2 for `bidirectional`, else 1): per
+    direction, six blocks of H features per frame, the cell state, the
+    gate activations i, f, g, o and the output h, zero on padded frames.
+    The backward direction's blocks are in its own step order (frame t is
+    its step t, over each sequence reversed within its length). Only
+    `nn-save-lstm-tape` creates it, after `nn-autodiff`, to hand the tape
+    to the `nn.lstm_grad` of the same operands instead of recomputing the
+    forward there (docs/autodiff.md).
+
+    ```mlir
+    %h, %tape = nn.lstm_with_tape forward %x, %wi, %wh, %b
+        : !nn.tensor<[B, T, 80], f32>, !nn.tensor<[1024, 80], f32>,
+          !nn.tensor<[1024, 256], f32>, !nn.tensor<[1024], f32>
+        -> !nn.tensor<[B, T, 256], f32>, !nn.tensor<[B, T, 1536], f32>
+    ```
+  }];
+  let arguments = (ins NN_LstmDirection:$direction, NN_FloatTensor:$input,
+                       NN_FloatTensor:$input_weight,
+                       NN_FloatTensor:$recurrent_weight,
+                       NN_FloatTensor:$bias);
+  let results = (outs NN_Tensor:$result, NN_Tensor:$tape);
+  let assemblyFormat = [{
+    $direction $input `,` $input_weight `,` $recurrent_weight `,` $bias
+    attr-dict `:` qualified(type($input)) `,` qualified(type($input_weight)) `,`
+    qualified(type($recurrent_weight)) `,` qualified(type($bias)) `->`
+    qualified(type($result)) `,` qualified(type($tape))
+  }];
+  let extraClassDeclaration = [{
+    /// The tape of an lstm whose result is `result`: six blocks of H per
+    /// direction, six times the result's features.
+    static NNTensorType getTapeType(NNTensorType result);
+  }];
+  let hasVerifier = 1;
+}
+
 def NN_Conv1dOp : NN_SequenceMixingOp<"conv1d", [
     DeclareOpInterfaceMethods<NN_ParameterInitOpInterface>,
     DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
@@ -1189,8 +1229,9 @@ def NN_LstmGradOp : NN_Op<"lstm_grad", [Pure,
     from each sequence's own last real frame (the backward direction from
     its first), so nothing reaches or leaves a padded frame: the input
     gradient is exactly 0 there, and `grad` at padded frames is ignored.
-    The forward's cells and gates are recomputed from the operands, not
-    saved (docs/autodiff.md).
+    The forward's cells and gates are recomputed from the operands unless
+    `tape` (an `nn.lstm_with_tape`'s of the same operands) holds them
+    (docs/autodiff.md).
 
     ```mlir
     %dx, %dwi, %dwh, %db = nn.lstm_grad forward %dy, %x, %wi, %wh, %b
@@ -1202,16 +1243,18 @@ def NN_LstmGradOp : NN_Op<"lstm_grad", [Pure,
   let arguments = (ins NN_LstmDirection:$direction, NN_FloatTensor:$grad,
                        NN_FloatTensor:$input, NN_FloatTensor:$input_weight,
                        NN_FloatTensor:$recurrent_weight,
-                       NN_FloatTensor:$bias);
+                       NN_FloatTensor:$bias,
+                       Optional<NN_FloatTensor>:$tape);
   let results = (outs NN_FloatTensor:$input_grad,
                       NN_FloatTensor:$input_weight_grad,
                       NN_FloatTensor:$recurrent_weight_grad,
                       NN_FloatTensor:$bias_grad);
   let assemblyFormat = [{
     $direction $grad `,` $input `,` $input_weight `,` $recurrent_weight `,`
-    $bias attr-dict `:` qualified(type($grad)) `,` qualified(type($input))
-    `,` qualified(type($input_weight)) `,` qualified(type($recurrent_weight))
-    `,` qualified(type($bias))
+    $bias (`tape` $tape^)? attr-dict `:` qualified(type($grad)) `,`
+    qualified(type($input)) `,` qualified(type($input_weight)) `,`
+    qualified(type($recurrent_weight)) `,` qualified(type($bias))
+    (`,` qualified(type($tape))^)?
   }];
   let hasVerifier = 1;
 }

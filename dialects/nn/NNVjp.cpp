@@ -255,7 +255,8 @@ LogicalResult LstmOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   }
   auto grad =
       b.create<LstmGradOp>(getLoc(), getDirection(), dy, getInput(),
-                           getInputWeight(), getRecurrentWeight(), getBias());
+                           getInputWeight(), getRecurrentWeight(), getBias(),
+                           /*tape=*/Value());
   operandGradients.append(grad->result_begin(), grad->result_end());
   return success();
 }

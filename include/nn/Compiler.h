@@ -52,6 +52,10 @@ struct CompileOptions {
   /// The fused tail's gradient: "sweep" (computed in the forward's sweep
   /// over the logits) or "recompute" (a second sweep recomputes them).
   std::string lossTailBackward = "sweep";
+  /// With grads: each LSTM's backward reads the cells and gates its
+  /// forward kept (nn-save-lstm-tape) instead of recomputing them; false
+  /// trades that time for the tape's memory (docs/autodiff.md).
+  bool saveLstmTape = true;
   /// Also return the gradient of the training objective with respect to
   /// every parameter that reaches it (nn-autodiff): outputs named
   /// "grad:<parameter>", after the graph's own results.

@@ -51,16 +51,19 @@ Value reverseWithinLengths(LinalgBuilder &lb, Value x, Value lengths) {
                     });
 }
 
-/// Frame t of x [B, T, K] as [B, K].
-Value extractFrame(LinalgBuilder &lb, Value x, OpFoldResult t) {
+/// Frame t of x [B, T, K] as [B, K]; with `width`, features
+/// [offset, offset + width) of it.
+Value extractFrame(LinalgBuilder &lb, Value x, OpFoldResult t,
+                   int64_t offset = 0, int64_t width = -1) {
   OpBuilder &b = lb.getBuilder();
   auto type = cast<RankedTensorType>(x.getType());
-  int64_t width = type.getDimSize(2);
+  if (width < 0)
+    width = type.getDimSize(2);
   auto frameType = RankedTensorType::get({ShapedType::kDynamic, width},
                                          type.getElementType());
   return b.create<tensor::ExtractSliceOp>(
       lb.getLoc(), frameType, x,
-      ArrayRef<OpFoldResult>{b.getIndexAttr(0), t, b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(0), t, b.getIndexAttr(offset)},
       ArrayRef<OpFoldResult>{tensor::getMixedSize(b, lb.getLoc(), x, 0),
                              b.getIndexAttr(1), b.getIndexAttr(width)},
       ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
@@ -82,16 +85,19 @@ Value insertFrame(LinalgBuilder &lb, Value frame, Value into, OpFoldResult t,
                              b.getIndexAttr(1)});
 }
 
-/// What the backward of a forward LSTM reads from its forward, per frame,
-/// each [B, T, H] and zero on padded frames: the cell state and the four
-/// gate activations (i, f, g, o).
+/// What the backward of a forward LSTM reads from its forward, per frame:
+/// six blocks of H features from `offset` on in a [B, T, W] tensor, zero
+/// on padded frames: the cell state, the four gate activations (i, f, g,
+/// o) and the output h (nn.lstm_with_tape's tape, docs/autodiff.md).
 struct LstmTape {
-  Value cells;
-  std::array<Value, 4> gates;
+  Value frames;
+  int64_t offset = 0;
+  static constexpr int64_t kBlocks = 6, kCells = 0, kGates = 1, kOutput = 5;
 };
 
 /// A forward LSTM over x [B, T, I]; outputs on padded frames are zero.
-/// With a `tape`, the per-frame cells and gates are kept in it.
+/// With a `tape`, the per-frame cells, gates and outputs are written into
+/// its blocks, and `tape->frames` becomes the written tensor.
 Value lstmForward(LinalgBuilder &lb, Value x, Value lengths, Value wi, Value wh,
                   Value bias, int64_t hidden, LstmTape *tape = nullptr) {
   OpBuilder &b = lb.getBuilder();
@@ -108,10 +114,10 @@ Value lstmForward(LinalgBuilder &lb, Value x, Value lengths, Value wi, Value wh,
   Value one = b.create<arith::ConstantIndexOp>(loc, 1);
   Value steps = getValueOrCreateConstantIndexOp(b, loc, time);
   auto stateType = cast<RankedTensorType>(h0.getType());
-  // Loop-carried: h, c, y, then the tape's five [B, T, H] tensors.
+  // Loop-carried: h, c, y, then the tape.
   SmallVector<Value> carried{h0, h0, y0};
   if (tape)
-    carried.append(5, y0);
+    carried.push_back(tape->frames);
 
   auto loop = b.create<scf::ForOp>(
       loc, zero, steps, one, carried,
@@ -164,16 +170,23 @@ Value lstmForward(LinalgBuilder &lb, Value x, Value lengths, Value wi, Value wh,
                   results.push_back(s.select(running, v, zeroF));
               body.create<linalg::YieldOp>(bl, results);
             });
-        SmallVector<Value> next{step.getResult(0), step.getResult(1)};
-        for (unsigned k = 2; k < outputs; ++k)
-          next.push_back(insertFrame(lb, step.getResult(k), state[k], t));
+        SmallVector<Value> next{
+            step.getResult(0), step.getResult(1),
+            insertFrame(lb, step.getResult(2), state[2], t)};
+        if (tape) {
+          // Blocks: cells and the four gates (results 3..7), then h.
+          Value frames = state[3];
+          for (int64_t k = 0; k < 5; ++k)
+            frames = insertFrame(lb, step.getResult(3 + k), frames, t,
+                                 tape->offset + k * hidden);
+          frames = insertFrame(lb, step.getResult(2), frames, t,
+                               tape->offset + LstmTape::kOutput * hidden);
+          next.push_back(frames);
+        }
         b.create<scf::YieldOp>(l, next);
       });
-  if (tape) {
-    tape->cells = loop.getResult(3);
-    for (int k = 0; k < 4; ++k)
-      tape->gates[k] = loop.getResult(4 + k);
-  }
+  if (tape)
+    tape->frames = loop.getResult(3);
   return loop.getResult(2);
 }
 
@@ -205,24 +218,33 @@ struct LstmGrads {
 };
 
 /// Backpropagation through time of a forward LSTM over x [B, T, I], given
-/// dy [B, T, H]. The forward runs again to record its tape (recompute, not
-/// save: docs/autodiff.md); then a loop from the last frame down carries
+/// dy [B, T, H]. It reads the forward's `tape` (nn.lstm_with_tape's) or,
+/// without one, runs the forward again to record it (docs/autodiff.md);
+/// then a loop from the last frame down carries
 /// the recurrent gradients dh and dc, each sequence starting at its own
 /// last real frame (padded frames are selected away, so dy there is never
 /// read). The per-frame gate gradients [B, T, 4H] are zero on padded
 /// frames and feed three GEMMs and a sum, as a linear's backward would.
 LstmGrads lstmBackward(LinalgBuilder &lb, Value x, Value dy, Value lengths,
                        Value wi, Value wh, Value bias, int64_t hidden,
-                       bool inputGradient) {
+                       bool inputGradient, LstmTape tape = {}) {
   OpBuilder &b = lb.getBuilder();
   Location loc = lb.getLoc();
   auto xType = cast<RankedTensorType>(x.getType());
   Type element = xType.getElementType();
-  LstmTape tape;
-  Value y = lstmForward(lb, x, lengths, wi, wh, bias, hidden, &tape);
-
   OpFoldResult batch = tensor::getMixedSize(b, loc, x, 0);
   OpFoldResult time = tensor::getMixedSize(b, loc, x, 1);
+  if (!tape.frames) {
+    // A tape of this direction alone, whatever offset the caller's
+    // two-direction layout would have given it.
+    tape.offset = 0;
+    tape.frames = lb.empty(
+        {batch, time, b.getIndexAttr(LstmTape::kBlocks * hidden)}, element);
+    lstmForward(lb, x, lengths, wi, wh, bias, hidden, &tape);
+  }
+  auto block = [&](int64_t k) { return tape.offset + k * hidden; };
+  Value y = lb.sliceFeatures(tape.frames, block(LstmTape::kOutput), hidden);
+
   Value state0 = lb.filled({batch, b.getIndexAttr(hidden)}, element, 0.0);
   Value gates0 =
       lb.filled({batch, time, b.getIndexAttr(4 * hidden)}, element, 0.0);
@@ -243,14 +265,18 @@ LstmGrads lstmBackward(LinalgBuilder &lb, Value x, Value dy, Value lengths,
         Value t = s.sub(s.sub(steps, one), step);
         Value before = s.maxI(s.sub(t, one), zero);
         Value dhRecurrent = state[0], dcNext = state[1];
-        SmallVector<Value> inputs{dhRecurrent,
-                                  dcNext,
-                                  lengths,
-                                  extractFrame(lb, dy, t),
-                                  extractFrame(lb, tape.cells, t),
-                                  extractFrame(lb, tape.cells, before)};
-        for (Value gate : tape.gates)
-          inputs.push_back(extractFrame(lb, gate, t));
+        Value cells = tape.frames;
+        int64_t cellsAt = block(LstmTape::kCells);
+        SmallVector<Value> inputs{
+            dhRecurrent,
+            dcNext,
+            lengths,
+            extractFrame(lb, dy, t),
+            extractFrame(lb, cells, t, cellsAt, hidden),
+            extractFrame(lb, cells, before, cellsAt, hidden)};
+        for (int64_t k = 0; k < 4; ++k)
+          inputs.push_back(extractFrame(lb, tape.frames, t,
+                                        block(LstmTape::kGates + k), hidden));
         AffineMap identity = b.getMultiDimIdentityMap(2);
         AffineMap batchOnly = AffineMap::get(2, 0, b.getAffineDimExpr(0));
         SmallVector<AffineMap> maps(inputs.size() + 5, identity);
@@ -318,45 +344,80 @@ Value sliceDirection(LinalgBuilder &lb, Value weights, int64_t direction) {
                                           sliceSizes, strides);
 }
 
+/// nn.lstm's result; with `tape` (a [B, T, D * 6H] tensor to write), also
+/// its tape, the forward direction's blocks first.
+Value lowerLstm(LinalgBuilder &b, LstmDirection direction,
+                NNTensorType inputType, Value x, Value wi, Value wh, Value bias,
+                Value *tape) {
+  Value lengths = b.getDims().lengths(inputType.getDimName(1));
+  auto whType = cast<RankedTensorType>(wh.getType());
+  int64_t hidden = whType.getDimSize(whType.getRank() - 1);
+  LstmTape record;
+  if (tape)
+    record.frames = *tape;
+  auto run = [&](Value input, Value wiD, Value whD, Value biasD,
+                 int64_t tapeBlock) {
+    record.offset = tapeBlock * LstmTape::kBlocks * hidden;
+    return lstmForward(b, input, lengths, wiD, whD, biasD, hidden,
+                       tape ? &record : nullptr);
+  };
+  auto backward = [&](Value wiD, Value whD, Value biasD, int64_t tapeBlock) {
+    Value reversed = reverseWithinLengths(b, x, lengths);
+    Value y = run(reversed, wiD, whD, biasD, tapeBlock);
+    return reverseWithinLengths(b, y, lengths);
+  };
+  Value result;
+  switch (direction) {
+  case LstmDirection::forward:
+    result = run(x, wi, wh, bias, 0);
+    break;
+  case LstmDirection::backward:
+    result = backward(wi, wh, bias, 0);
+    break;
+  case LstmDirection::bidirectional: {
+    Value forward = run(x, sliceDirection(b, wi, 0), sliceDirection(b, wh, 0),
+                        sliceDirection(b, bias, 0), 0);
+    Value back = backward(sliceDirection(b, wi, 1), sliceDirection(b, wh, 1),
+                          sliceDirection(b, bias, 1), 1);
+    SmallVector<OpFoldResult> positions = b.sizes(inputType);
+    positions.pop_back();
+    result = b.concatFeatures({forward, back}, positions, {hidden, hidden},
+                              inputType.getElementType());
+    break;
+  }
+  }
+  if (tape)
+    *tape = record.frames;
+  return result;
+}
+
 class LstmConversion : public NNConversionPattern<LstmOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
 
   FailureOr<SmallVector<Value>> build(LstmOp op, OpAdaptor adaptor,
                                       LinalgBuilder &b) const override {
-    auto inputType = cast<NNTensorType>(op.getInput().getType());
-    Value x = adaptor.getInput();
-    Value lengths = b.getDims().lengths(inputType.getDimName(1));
-    Value wi = adaptor.getInputWeight();
-    Value wh = adaptor.getRecurrentWeight();
-    Value bias = adaptor.getBias();
-    auto whType = cast<RankedTensorType>(wh.getType());
-    int64_t hidden = whType.getDimSize(whType.getRank() - 1);
-    auto backward = [&](Value wiD, Value whD, Value biasD) {
-      Value reversed = reverseWithinLengths(b, x, lengths);
-      Value y = lstmForward(b, reversed, lengths, wiD, whD, biasD, hidden);
-      return reverseWithinLengths(b, y, lengths);
-    };
-    switch (op.getDirection()) {
-    case LstmDirection::forward:
-      return SmallVector<Value>{
-          lstmForward(b, x, lengths, wi, wh, bias, hidden)};
-    case LstmDirection::backward:
-      return SmallVector<Value>{backward(wi, wh, bias)};
-    case LstmDirection::bidirectional: {
-      Value forward = lstmForward(b, x, lengths, sliceDirection(b, wi, 0),
-                                  sliceDirection(b, wh, 0),
-                                  sliceDirection(b, bias, 0), hidden);
-      Value back = backward(sliceDirection(b, wi, 1), sliceDirection(b, wh, 1),
-                            sliceDirection(b, bias, 1));
-      SmallVector<OpFoldResult> positions = b.sizes(inputType);
-      positions.pop_back();
-      return SmallVector<Value>{b.concatFeatures({forward, back}, positions,
-                                                 {hidden, hidden},
-                                                 inputType.getElementType())};
-    }
-    }
-    llvm_unreachable("every LSTM direction is handled");
+    return SmallVector<Value>{lowerLstm(
+        b, op.getDirection(), cast<NNTensorType>(op.getInput().getType()),
+        adaptor.getInput(), adaptor.getInputWeight(),
+        adaptor.getRecurrentWeight(), adaptor.getBias(), nullptr)};
+  }
+};
+
+class LstmWithTapeConversion : public NNConversionPattern<LstmWithTapeOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(LstmWithTapeOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &b) const override {
+    auto tapeType = cast<NNTensorType>(op.getTape().getType());
+    // Every frame of every block is written (zero where padded).
+    Value tape = b.empty(b.sizes(tapeType), tapeType.getElementType());
+    Value result = lowerLstm(
+        b, op.getDirection(), cast<NNTensorType>(op.getInput().getType()),
+        adaptor.getInput(), adaptor.getInputWeight(),
+        adaptor.getRecurrentWeight(), adaptor.getBias(), &tape);
+    return SmallVector<Value>{result, tape};
   }
 };
 
@@ -402,11 +463,20 @@ public:
     // The backward direction is a forward LSTM over each sequence reversed
     // within its length; so is its backpropagation, with dy reversed the
     // same way and the input gradient reversed back.
-    auto backward = [&](Value dyD, Value wiD, Value whD, Value biasD) {
+    // The forward's tape, if it kept one: direction d's blocks start at
+    // d * 6H.
+    auto tapeOf = [&](int64_t direction) {
+      LstmTape tape;
+      tape.frames = adaptor.getTape();
+      tape.offset = direction * LstmTape::kBlocks * hidden;
+      return tape;
+    };
+    auto backward = [&](Value dyD, Value wiD, Value whD, Value biasD,
+                        int64_t tapeBlock) {
       LstmGrads grads =
           lstmBackward(b, reverseWithinLengths(b, x, lengths),
                        reverseWithinLengths(b, dyD, lengths), lengths, wiD, whD,
-                       biasD, hidden, inputGradient);
+                       biasD, hidden, inputGradient, tapeOf(tapeBlock));
       if (inputGradient)
         grads.input = reverseWithinLengths(b, grads.input, lengths);
       return grads;
@@ -418,18 +488,18 @@ public:
     };
     switch (op.getDirection()) {
     case LstmDirection::forward:
-      return results(
-          lstmBackward(b, x, dy, lengths, wi, wh, bias, hidden, inputGradient));
+      return results(lstmBackward(b, x, dy, lengths, wi, wh, bias, hidden,
+                                  inputGradient, tapeOf(0)));
     case LstmDirection::backward:
-      return results(backward(dy, wi, wh, bias));
+      return results(backward(dy, wi, wh, bias, 0));
     case LstmDirection::bidirectional: {
-      LstmGrads forward =
-          lstmBackward(b, x, b.sliceFeatures(dy, 0, hidden), lengths,
-                       sliceDirection(b, wi, 0), sliceDirection(b, wh, 0),
-                       sliceDirection(b, bias, 0), hidden, inputGradient);
+      LstmGrads forward = lstmBackward(
+          b, x, b.sliceFeatures(dy, 0, hidden), lengths,
+          sliceDirection(b, wi, 0), sliceDirection(b, wh, 0),
+          sliceDirection(b, bias, 0), hidden, inputGradient, tapeOf(0));
       LstmGrads back = backward(
           b.sliceFeatures(dy, hidden, hidden), sliceDirection(b, wi, 1),
-          sliceDirection(b, wh, 1), sliceDirection(b, bias, 1));
+          sliceDirection(b, wh, 1), sliceDirection(b, bias, 1), 1);
       return SmallVector<Value>{
           inputGradient
               ? b.map(inputType, {forward.input, back.input},
@@ -449,5 +519,6 @@ public:
 void nn::populateRecurrentConversionPatterns(const TypeConverter &converter,
                                              ConversionState &state,
                                              RewritePatternSet &patterns) {
-  patterns.add<LstmConversion, LstmGradConversion>(converter, state);
+  patterns.add<LstmConversion, LstmWithTapeConversion, LstmGradConversion>(
+      converter, state);
 }

@@ -181,6 +181,20 @@ nn.graph @gradients(%l: !nn.tensor<[B, T], f32>, %inv: !nn.tensor<[], f64>,
   nn.return
 }
 
+// The LSTM's tape (nn-save-lstm-tape): the forward keeps it, the gradient
+// reads it.
+// CHECK-LABEL: nn.graph @lstm_tape
+nn.graph @lstm_tape(%x: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tensor<[B, T, 4], f32>,
+                    %wi: !nn.tensor<[16, 8], f32>, %wh: !nn.tensor<[16, 4], f32>,
+                    %b: !nn.tensor<[16], f32>)
+    dims [B: batch, T: seq(B)] {
+  // CHECK: %{{.+}}, %[[TAPE:.+]] = nn.lstm_with_tape backward %{{.+}} : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32> -> !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 24], f32>
+  %y, %tape = nn.lstm_with_tape backward %x, %wi, %wh, %b : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32> -> !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 24], f32>
+  // CHECK: nn.lstm_grad backward %{{.+}} tape %[[TAPE]] : {{.+}}, !nn.tensor<[B, T, 24], f32>
+  %dx, %dwi, %dwh, %db = nn.lstm_grad backward %dy, %x, %wi, %wh, %b tape %tape : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>, !nn.tensor<[B, T, 24], f32>
+  nn.return
+}
+
 // CHECK-LABEL: nn.graph @caller
 // CHECK: nn.call @packing(%{{.+}}, %{{.+}}) : (!nn.tensor<[Bc, Tc, 8], f32>, !nn.tensor<[Bc, Tc], i32>) -> !nn.tensor<[Bc, Tc, 8], f32>
 nn.graph @caller(%x: !nn.tensor<[Bc, Tc, 8], f32>, %y: !nn.tensor<[Bc, Tc], i32>)

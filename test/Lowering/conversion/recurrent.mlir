@@ -74,13 +74,15 @@ nn.graph @bidirectional(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[2, 8, 3
 
 // -----
 
-// The LSTM's backward (nn.lstm_grad): the forward runs again and keeps its
-// tape (cells and gates per frame), then a loop from the last frame down
-// carries dh and dc; frames past a sequence's length are selected away.
-// The gate gradients feed the GEMMs of a linear's backward: dx, dWi, dWh
-// (against the previous frame's output) and the bias sum.
+// The LSTM's backward (nn.lstm_grad) without a tape: the forward runs
+// again and writes its tape (per frame six blocks of H = 2: cells, gates
+// i, f, g, o, output h), then a loop from the last frame down carries dh
+// and dc; frames past a sequence's length are selected away. The gate
+// gradients feed the GEMMs of a linear's backward: dx, dWi, dWh (against
+// the previous frame's output) and the bias sum.
 // CHECK-LABEL: func.func @lstm_grad
-// CHECK: scf.for {{.+}} -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x2xf32>)
+// CHECK: scf.for {{.+}} -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x12xf32>)
+// CHECK-COUNT-6: tensor.insert_slice %{{.+}} into %{{.+}}[0, %{{.+}}, {{[0-9]+}}] [%{{.+}}, 1, 2]
 // CHECK: scf.for %[[S:.+]] = {{.+}} iter_args(%[[DH:.+]] = %{{.+}}, %[[DC:.+]] = %{{.+}}, %[[DG:.+]] = %{{.+}}) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x8xf32>)
 // CHECK:   %[[T:.+]] = arith.subi %{{.+}}, %[[S]]
 // CHECK:   linalg.generic
@@ -97,4 +99,28 @@ nn.graph @lstm_grad(%dy: !nn.tensor<[B, T, 2], f32>, %x: !nn.tensor<[B, T, 3], f
     dims [B: batch, T: seq(B)] {
   %dx, %dwi, %dwh, %db = nn.lstm_grad forward %dy, %x, %wi, %wh, %b : !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[8, 3], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>
   nn.return %dx, %dwi, %dwh, %db : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[8, 3], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>
+}
+
+// -----
+
+// With its forward's tape (nn.lstm_with_tape, bidirectional: the backward
+// direction's blocks from feature 6H = 12 on), nothing runs forward again:
+// the only recurrences are the forward's two and the backward's two.
+// CHECK-LABEL: func.func @lstm_with_tape
+// CHECK: %[[TAPE:.+]] = tensor.empty(%{{.+}}, %{{.+}}) : tensor<?x?x24xf32>
+// CHECK: scf.for {{.+}} iter_args({{.+}} = %[[TAPE]]) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x24xf32>)
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, %{{.+}}, 0] [%{{.+}}, 1, 2]
+// CHECK: scf.for {{.+}} -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x24xf32>)
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, %{{.+}}, 12] [%{{.+}}, 1, 2]
+// CHECK-COUNT-2: scf.for {{.+}} -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x8xf32>)
+// CHECK-NOT: scf.for
+// CHECK: return
+nn.graph @lstm_with_tape(%x: !nn.tensor<[B, T, 3], f32>, %dy: !nn.tensor<[B, T, 4], f32>,
+                         %wi: !nn.tensor<[2, 8, 3], f32>, %wh: !nn.tensor<[2, 8, 2], f32>,
+                         %b: !nn.tensor<[2, 8], f32>)
+    -> (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>)
+    dims [B: batch, T: seq(B)] {
+  %y, %tape = nn.lstm_with_tape bidirectional %x, %wi, %wh, %b : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32> -> !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 24], f32>
+  %dx, %dwi, %dwh, %db = nn.lstm_grad bidirectional %dy, %x, %wi, %wh, %b tape %tape : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>, !nn.tensor<[B, T, 24], f32>
+  nn.return %y, %dx, %dwi : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>
 }
