@@ -5,16 +5,17 @@
 // LibriSpeech train-clean-100 utterances, compiled by nn with packing off
 // and on and measured in one run. Then the GEMM of that tail (N packed rows
 // x 512 -> V) three ways on the same shape: nn's generated loops
-// (blas=false), nn's default artifact (which calls CBLAS), and OpenBLAS
-// sgemm called directly. OpenBLAS runs on --threads threads (default 1),
-// the same for every variant. The loss tail also runs forward+backward
+// (blas=false), nn's default artifact (which calls the --gemm-library,
+// oneDNN unless told), and OpenBLAS sgemm called directly. Everything runs
+// on --threads threads (default 1). The loss tail also runs forward+backward
 // (gradients of W, b and the frontier input), and example 1 (BLSTM) runs
 // forward and forward+backward; every variant reports the peak of its
 // large buffers. The train step of example 1 at B = 32 (forward, backward
 // and Adam in one artifact, nn/Train.h) runs packed and padded, against
 // forward+backward alone on the same batch, in frames per second.
 //
-//   build/bin/nn-bench [--lengths FILE] [--threads N] [--benchmark_*]
+//   build/bin/nn-bench [--lengths FILE] [--threads N] [--no-threaded-code]
+//                      [--gemm-library onednn|openblas] [--benchmark_*]
 //   build/bin/nn-bench --emit-tail V     prints the loss tail model
 //
 // docs/performance.md records the figures and the command.
@@ -38,6 +39,11 @@
 #include <sstream>
 
 extern "C" void openblas_set_num_threads(int);
+// The runtime's f32 GEMM (runtime/device/OneDnnGemm.cpp).
+extern "C" void nn_cpu_sgemm(const char *origin, int order, int transA,
+                             int transB, int m, int n, int k, float alpha,
+                             int64_t a, int lda, int64_t b, int ldb, float beta,
+                             int64_t c, int ldc);
 
 using namespace nn::bench;
 
@@ -64,6 +70,9 @@ std::string gemmSource(int vocabulary) {
 /// compiles every artifact without them, to compare in separate runs).
 bool gThreadedCode = true;
 
+/// The f32 GEMM library of every artifact (--gemm-library onednn|openblas).
+std::string gGemmLibrary = "onednn";
+
 /// How the loss tail is compiled: unfused, or fused (nn-fuse-loss-tail)
 /// with its gradient in the forward's sweep or recomputed.
 enum class Fusion { Unfused = 0, Sweep = 1, Recompute = 2 };
@@ -85,6 +94,7 @@ nn::Executable compile(const std::string &source, bool pack, bool blas,
   options.training = training;
   options.trainStep = trainStep;
   options.threads = gThreadedCode;
+  options.gemmLibrary = gGemmLibrary;
   options.saveLstmTape = saveLstmTape;
   nn::Executable exe;
   absl::StatusOr<nn::Artifact> artifact =
@@ -284,8 +294,22 @@ void benchBlstmLayers(benchmark::State &state) {
                             : "BLSTM layers fwd+bwd, recomputed");
 }
 
+/// One row-major GEMM on the artifacts' library (--gemm-library): the
+/// runtime's oneDNN entry point that artifacts call, or OpenBLAS.
+void blstmGemm(CBLAS_ORDER order, CBLAS_TRANSPOSE transA,
+               CBLAS_TRANSPOSE transB, int m, int n, int k, float alpha,
+               const float *a, int lda, const float *b, int ldb, float beta,
+               float *c, int ldc) {
+  if (gGemmLibrary == "onednn")
+    nn_cpu_sgemm("benchBlstmGemms", order, transA, transB, m, n, k, alpha,
+                 (int64_t)a, lda, (int64_t)b, ldb, beta, (int64_t)c, ldc);
+  else
+    cblas_sgemm(order, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                ldc);
+}
+
 /// The GEMMs nn's LSTM lowering runs for benchBlstmLayers, alone, called
-/// directly on OpenBLAS (docs/performance.md, "BLSTM"): per layer and
+/// directly on the same library (docs/performance.md, "BLSTM"): per layer and
 /// direction, the input projection of all B x T_max padded frames and
 /// T_max recurrent [B, 256] x [256, 1024] products; with range(0) = 1
 /// also the backward's T_max [B, 1024] x [1024, 256] products, the weight
@@ -317,26 +341,26 @@ void benchBlstmGemms(benchmark::State &state) {
     for (int layer = 0; layer < 2; ++layer) {
       int64_t in = kBlstmInput[layer];
       for (int direction = 0; direction < 2; ++direction) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, G, in, 1.0f,
-                    x.data(), in, w.data(), in, 0.0f, gates.data(), G);
+        blstmGemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, G, in, 1.0f,
+                  x.data(), in, w.data(), in, 0.0f, gates.data(), G);
         for (int64_t t = 0; t < steps; ++t)
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, G, H, 1.0f,
-                      h.data() + t * B * H, H, wh.data(), H, 1.0f,
-                      gates.data() + t * B * G, G);
+          blstmGemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, G, H, 1.0f,
+                    h.data() + t * B * H, H, wh.data(), H, 1.0f,
+                    gates.data() + t * B * G, G);
         if (!backward)
           continue;
         for (int64_t t = 0; t < steps; ++t)
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, G, 1.0f,
-                      gates.data() + t * B * G, G, wh.data(), H, 0.0f,
-                      h.data() + t * B * H, H);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, in, rows, 1.0f,
-                    gates.data(), G, x.data(), in, 0.0f, dW.data(), in);
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, H, rows, 1.0f,
-                    gates.data(), G, h.data(), H, 0.0f, dW.data(), H);
+          blstmGemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, G, 1.0f,
+                    gates.data() + t * B * G, G, wh.data(), H, 0.0f,
+                    h.data() + t * B * H, H);
+        blstmGemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, in, rows, 1.0f,
+                  gates.data(), G, x.data(), in, 0.0f, dW.data(), in);
+        blstmGemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, H, rows, 1.0f,
+                  gates.data(), G, h.data(), H, 0.0f, dW.data(), H);
         if (layer == 1)
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, in, G,
-                      1.0f, gates.data(), G, w.data(), in,
-                      direction ? 1.0f : 0.0f, dx.data(), in);
+          blstmGemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, in, G,
+                    1.0f, gates.data(), G, w.data(), in,
+                    direction ? 1.0f : 0.0f, dx.data(), in);
       }
     }
     benchmark::DoNotOptimize(dx.data());
@@ -439,7 +463,8 @@ void benchNnGemm(benchmark::State &state) {
       state.SkipWithError(std::string(status.message()).c_str());
   }
   gemmCounters(state, vocabulary);
-  state.SetLabel(blas ? "nn artifact (cblas)" : "nn generated loops");
+  state.SetLabel(blas ? "nn artifact (" + gGemmLibrary + ")"
+                      : "nn generated loops");
 }
 
 void benchOpenBlasSgemm(benchmark::State &state) {
@@ -514,6 +539,8 @@ int main(int argc, char **argv) {
       threads = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--no-threaded-code"))
       gThreadedCode = false;
+    else if (!std::strcmp(argv[i], "--gemm-library") && i + 1 < argc)
+      gGemmLibrary = argv[++i];
     else
       rest.push_back(argv[i]);
   }
@@ -531,9 +558,10 @@ int main(int argc, char **argv) {
     std::printf("%s%d", b ? "," : "", gLengths[b]);
   std::printf("\n");
   std::printf("B = %d, T_max = %lld, N = %lld, N / (B * T_max) = %.4f, "
-              "OpenBLAS threads = %d\n",
+              "threads = %d, GEMM library %s\n",
               kBatch, (long long)gPadded, (long long)gFrames,
-              (double)gFrames / (kBatch * gPadded), threads);
+              (double)gFrames / (kBatch * gPadded), threads,
+              gGemmLibrary.c_str());
   int restCount = rest.size();
   benchmark::Initialize(&restCount, rest.data());
   // A mistyped flag (say --num-threads for --threads) would otherwise run

@@ -146,6 +146,11 @@ compileModule(ModuleOp module, MLIRContext &context,
     pipelineOptions.clipNorm = optimizer.clipNorm;
   }
   pipelineOptions.blas = options.blas;
+  if (options.gemmLibrary != "onednn" && options.gemmLibrary != "openblas")
+    return absl::InvalidArgumentError("unknown GEMM library '" +
+                                      options.gemmLibrary +
+                                      "' (expected onednn or openblas)");
+  pipelineOptions.gemmLibrary = options.gemmLibrary;
   pipelineOptions.chip = options.gpuChip;
   pipelineOptions.gpuFormat = options.gpuBinary == "cubin" ? "bin" : "isa";
   PassManager optimize(&context);
@@ -216,8 +221,7 @@ compileModule(ModuleOp module, MLIRContext &context,
                                  ec.message());
     path = temp.str().str();
   }
-  absl::Status status = ::nn::compiler::emitSharedObject(*llvmModule, path,
-                                                         /*withBlas=*/!gpu);
+  absl::Status status = ::nn::compiler::emitSharedObject(*llvmModule, path);
   if (!status.ok()) {
     if (temporary)
       llvm::sys::fs::remove(path);

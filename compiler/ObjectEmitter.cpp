@@ -19,8 +19,7 @@
 using llvm::StringRef;
 
 absl::Status nn::compiler::emitSharedObject(llvm::Module &module,
-                                            const std::string &path,
-                                            bool withBlas) {
+                                            const std::string &path) {
   static bool initialized = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
@@ -86,17 +85,21 @@ absl::Status nn::compiler::emitSharedObject(llvm::Module &module,
     return absl::InternalError("no C compiler driver 'cc' on PATH to link the "
                                "artifact (install gcc)");
   std::string message;
-  // GPU artifacts call cuBLAS through the runtime, not OpenBLAS.
   std::vector<StringRef> arguments{*linker, "-shared", "-o", path,
                                    objectPath.str()};
-  if (withBlas)
+  // CBLAS calls (f64 GEMMs, or every GEMM with gemm-library=openblas) link
+  // OpenBLAS; oneDNN and cuBLAS GEMMs go through the runtime. Threaded
+  // loops call LLVM's OpenMP runtime (__kmpc_fork_call), the one the
+  // runtime library links too: one pool, one thread setting.
+  bool blas = false, openmp = false;
+  for (const llvm::Function &function : module) {
+    if (!function.isDeclaration())
+      continue;
+    blas |= function.getName().starts_with("cblas_");
+    openmp |= function.getName().starts_with("__kmpc_");
+  }
+  if (blas)
     arguments.push_back("-lopenblas");
-  // Threaded loops call LLVM's OpenMP runtime (__kmpc_fork_call), the one
-  // the runtime library links too: one pool, one thread setting.
-  bool openmp = false;
-  for (const llvm::Function &function : module)
-    openmp |=
-        function.isDeclaration() && function.getName().starts_with("__kmpc_");
   std::string ompDir = std::string("-L") + NN_OPENMP_LIBRARY_DIR;
   std::string ompRpath = std::string("-Wl,-rpath,") + NN_OPENMP_LIBRARY_DIR;
   if (openmp) {

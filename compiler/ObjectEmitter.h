@@ -20,9 +20,11 @@ class Module;
 
 namespace nn::compiler {
 
-/// Writes `module` as a shared object to `path`; `withBlas` links OpenBLAS.
-absl::Status emitSharedObject(llvm::Module &module, const std::string &path,
-                              bool withBlas);
+/// Writes `module` as a shared object to `path`, linked with the
+/// libraries its declarations call: OpenBLAS for `cblas_*`, LLVM's OpenMP
+/// runtime for `__kmpc_*`. The runtime's entry points (`nn_cpu_*`,
+/// `nn_cuda_*`, the allocator) resolve when the runtime loads it.
+absl::Status emitSharedObject(llvm::Module &module, const std::string &path);
 
 } // namespace nn::compiler
 

@@ -55,7 +55,7 @@ def NNCopiesToLinalg : Pass<"nn-copies-to-linalg", "::mlir::ModuleOp"> {
 }
 
 def NNGemmToBlas : Pass<"nn-gemm-to-blas", "::mlir::ModuleOp"> {
-  let summary = "Calls cblas_sgemm / cblas_dgemm for the GEMMs of nn layers";
+  let summary = "Calls a BLAS GEMM (OpenBLAS, oneDNN or cuBLAS) for the GEMMs of nn layers";
   let description = [{
     Runs on bufferized IR. Replaces `linalg.matmul_transpose_b` and the
     contraction `y(p..., o) += x(p..., i) * w(o, i)` that `nn.linear` lowers
@@ -65,13 +65,17 @@ def NNGemmToBlas : Pass<"nn-gemm-to-blas", "::mlir::ModuleOp"> {
     axes collapse into rows. Others stay loops. docs/performance.md has
     the measurement behind this choice.
 
-    With `runtime=cuda` the callee is the runtime's cuBLAS entry point
-    (`nn_cuda_sgemm` / `nn_cuda_dgemm`, same arguments after a pointer to
-    a string that names the nn op and its location, for error messages).
+    With `runtime=onednn` f32 GEMMs call the runtime's `nn_cpu_sgemm`
+    (oneDNN's sgemm, on the OpenMP threads of the generated loops; f64
+    GEMMs stay CBLAS calls), with `runtime=cuda` the runtime's cuBLAS entry
+    points (`nn_cuda_sgemm` / `nn_cuda_dgemm`): the same arguments after a
+    pointer to a string that names the nn op and its location, for error
+    messages.
   }];
   let options = [
     Option<"runtime", "runtime", "std::string", /*default=*/"\"cblas\"",
-           "Which GEMM to call: cblas (CPU) or cuda (the runtime's cuBLAS)">
+           "Which GEMM to call: cblas (OpenBLAS), onednn (the runtime's "
+           "oneDNN sgemm) or cuda (the runtime's cuBLAS)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

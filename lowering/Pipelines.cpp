@@ -119,8 +119,13 @@ void nn::buildToBuffersPipeline(OpPassManager &pm) {
 
 void nn::buildCpuCodegenPipeline(OpPassManager &pm,
                                  const NNPipelineOptions &options) {
-  if (options.blas)
-    pm.addPass(createNNGemmToBlas());
+  if (options.blas) {
+    // oneDNN's sgemm at AVX-512 width, OpenBLAS limited to AVX2 here
+    // (docs/performance.md, "GEMM providers").
+    NNGemmToBlasOptions gemm;
+    gemm.runtime = options.gemmLibrary == "openblas" ? "cblas" : "onednn";
+    pm.addPass(createNNGemmToBlas(gemm));
+  }
   if (options.threads) {
     // One level of threads per loop nest, where the work pays for them
     // (docs/performance.md, "Threads").

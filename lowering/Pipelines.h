@@ -9,7 +9,7 @@
 //                   nn-train-step with an optimizer)
 //   nn-to-buffers   nn -> linalg/tensor -> bufferized memrefs; shared by
 //                   every target
-//   nn-cpu-codegen  bufferized linalg -> CBLAS calls (unless blas=false)
+//   nn-cpu-codegen  bufferized linalg -> BLAS calls (unless blas=false)
 //                   and loops -> LLVM dialect
 //   nn-cpu          all three
 //   nn-gpu-codegen  bufferized linalg -> cuBLAS calls + gpu kernels ->
@@ -101,8 +101,14 @@ struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> blas{
       *this, "blas",
-      llvm::cl::desc("Call CBLAS for GEMMs (else generated loops)"),
+      llvm::cl::desc("Call a BLAS for GEMMs (else generated loops)"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> gemmLibrary{
+      *this, "gemm-library",
+      llvm::cl::desc("CPU, with blas: the f32 GEMM library, onednn (the "
+                     "runtime's, on the generated loops' OpenMP threads) or "
+                     "openblas; f64 GEMMs call OpenBLAS either way"),
+      llvm::cl::init("onednn")};
   PassOptions::Option<std::string> chip{
       *this, "chip",
       llvm::cl::desc("GPU target: the NVIDIA SM architecture (sm_80, sm_90)"),

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 namespace {
@@ -85,24 +86,38 @@ BlockCache &cache() {
   return instance;
 }
 
-/// The guard of the run on this thread, and the size that failed.
+/// The guard of the run on this thread, and why it ended early: the size
+/// that failed, or a runtime entry point's message.
 thread_local std::jmp_buf *allocationGuard = nullptr;
 thread_local size_t failedAllocation = 0;
+thread_local std::string guardError;
 
 } // namespace
 
-size_t nn::runtime::callWithAllocationGuard(void (*entry)(void **),
-                                            void **argv) {
+nn::runtime::GuardedCall
+nn::runtime::callWithAllocationGuard(void (*entry)(void **), void **argv) {
   std::jmp_buf guard;
   std::jmp_buf *outer = allocationGuard;
+  GuardedCall result;
   if (setjmp(guard) != 0) {
     allocationGuard = outer;
-    return failedAllocation;
+    result.failedAllocation = failedAllocation;
+    std::swap(result.error, guardError);
+    failedAllocation = 0;
+    return result;
   }
   allocationGuard = &guard;
   entry(argv);
   allocationGuard = outer;
-  return 0;
+  return result;
+}
+
+bool nn::runtime::failGuardedCall(const char *message) {
+  if (!allocationGuard)
+    return false;
+  guardError = message;
+  failedAllocation = 0;
+  std::longjmp(*allocationGuard, 1);
 }
 
 extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {

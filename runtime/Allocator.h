@@ -15,6 +15,7 @@
 #define NN_RUNTIME_ALLOCATOR_H
 
 #include <cstddef>
+#include <string>
 
 extern "C" {
 void *_mlir_memref_to_llvm_alloc(size_t size);
@@ -28,11 +29,28 @@ constexpr size_t kCachedBlockBytes = 1 << 20;
 /// At most this many bytes stay cached; beyond it freed blocks are released.
 constexpr size_t kCacheLimitBytes = size_t(1) << 30;
 
-/// Calls `entry(argv)`. When an allocation the artifact asks for fails, the
-/// call unwinds out of the artifact (its frames hold no C++ objects; the
-/// buffers it had allocated are leaked) and returns the size that failed;
-/// 0 when the entry returned normally. Nests; one guard per thread.
-size_t callWithAllocationGuard(void (*entry)(void **), void **argv);
+/// How a guarded call of an artifact's entry ended.
+struct GuardedCall {
+  /// Nonzero: an allocation of this many bytes failed.
+  size_t failedAllocation = 0;
+  /// Non-empty: a runtime entry point the artifact called failed
+  /// (failGuardedCall), with this message.
+  std::string error;
+  bool ok() const { return failedAllocation == 0 && error.empty(); }
+};
+
+/// Calls `entry(argv)`. When an allocation the artifact asks for fails, or
+/// a runtime entry point it calls gives up (failGuardedCall), the call
+/// unwinds out of the artifact (its frames hold no C++ objects; the
+/// buffers it had allocated are leaked) and says why. Nests; one guard per
+/// thread.
+GuardedCall callWithAllocationGuard(void (*entry)(void **), void **argv);
+
+/// Ends the guarded call running on this thread with `message`, unwinding
+/// to callWithAllocationGuard; returns false when none runs (the caller
+/// must then fail on its own). The caller's frame must hold no objects
+/// with destructors.
+bool failGuardedCall(const char *message);
 
 /// Bytes currently held in the cache (for tests).
 size_t cachedBytes();

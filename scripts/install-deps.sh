@@ -9,6 +9,8 @@ packages=(
   libgtest-dev libopenblas-dev zlib1g-dev libabsl-dev
   # LLVM's OpenMP runtime: threaded generated loops (docs/performance.md).
   libomp-19-dev
+  # oneDNN: the f32 GEMMs of CPU artifacts, loaded by the runtime.
+  libdnnl2
   # Fuzz targets and the sanitizer build (clang's libFuzzer, ASan, UBSan).
   clang-14 libclang-rt-14-dev
   # Test and benchmark tooling only.

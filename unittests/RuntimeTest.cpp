@@ -296,15 +296,65 @@ extern "C" void fakeEntry(void **argv) {
 TEST(AllocatorTest, AFailedAllocationEndsTheRunWithItsSize) {
   int reached = 0;
   void *argv[] = {(void *)(intptr_t)64, &reached};
-  EXPECT_EQ(nn::runtime::callWithAllocationGuard(fakeEntry, argv), 0u);
+  EXPECT_TRUE(nn::runtime::callWithAllocationGuard(fakeEntry, argv).ok());
   EXPECT_EQ(reached, 1);
   reached = 0;
   size_t huge = size_t(1) << 62;
   argv[0] = (void *)(intptr_t)huge;
-  EXPECT_EQ(nn::runtime::callWithAllocationGuard(fakeEntry, argv), huge);
+  nn::runtime::GuardedCall call =
+      nn::runtime::callWithAllocationGuard(fakeEntry, argv);
+  EXPECT_EQ(call.failedAllocation, huge);
+  EXPECT_EQ(call.error, "");
   EXPECT_EQ(reached, 0);
   // Outside a guarded run a failed allocation is a null pointer.
   EXPECT_EQ(_mlir_memref_to_llvm_alloc(huge), nullptr);
+}
+
+extern "C" void nn_cpu_sgemm(const char *origin, int order, int transA,
+                             int transB, int m, int n, int k, float alpha,
+                             int64_t a, int lda, int64_t b, int ldb, float beta,
+                             int64_t c, int ldc);
+
+/// Stands in for an artifact whose f32 GEMM (C[2, 3] = A[2, 4] B[3, 4]^T,
+/// row-major) argv[0] describes: its A's leading dimension.
+extern "C" void gemmEntry(void **argv) {
+  auto *matrices = (float *)argv[1];
+  nn_cpu_sgemm("nn.linear at model.mlir:3:5", 101, 111, 112, 2, 3, 4, 1.0f,
+               (int64_t)matrices, (int)(intptr_t)argv[0],
+               (int64_t)(matrices + 8), 4, 0.0f, (int64_t)(matrices + 20), 3);
+  *(int *)argv[2] = 1;
+}
+
+/// The runtime's oneDNN GEMM computes what a plain double loop does, and a
+/// call oneDNN rejects ends the run with the op's name instead of leaving
+/// C as it was.
+TEST(OneDnnGemmTest, ComputesTheProductAndNamesTheOpWhenRejected) {
+  std::vector<float> m(26);
+  for (int i = 0; i < 20; ++i)
+    m[i] = 0.25f * (i % 7) - 0.5f;
+  int reached = 0;
+  void *argv[] = {(void *)(intptr_t)4, m.data(), &reached};
+  nn::runtime::GuardedCall call =
+      nn::runtime::callWithAllocationGuard(gemmEntry, argv);
+  ASSERT_TRUE(call.ok()) << call.error;
+  EXPECT_EQ(reached, 1);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) {
+      double want = 0;
+      for (int k = 0; k < 4; ++k)
+        want += (double)m[i * 4 + k] * m[8 + j * 4 + k];
+      EXPECT_NEAR(m[20 + i * 3 + j], want, 1e-6) << i << ", " << j;
+    }
+  // lda = 1 < K = 4: invalid arguments.
+  reached = 0;
+  argv[0] = (void *)(intptr_t)1;
+  call = nn::runtime::callWithAllocationGuard(gemmEntry, argv);
+  EXPECT_EQ(reached, 0);
+  EXPECT_EQ(call.failedAllocation, 0u);
+  EXPECT_NE(call.error.find("GEMM of nn.linear at model.mlir:3:5 failed in "
+                            "oneDNN (dnnl_sgemm status 2: invalid arguments"),
+            std::string::npos)
+      << call.error;
 }
 
 TEST(AllocatorTest, LargeBlocksAreReusedSmallOnesAreNot) {

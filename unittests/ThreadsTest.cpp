@@ -3,11 +3,11 @@
 // Threads split only the outermost parallel loop of a loop nest: each
 // output element is computed by one thread, its reductions in the same
 // order, so an artifact compiled with threads computes what one compiled
-// without does, bit for bit. OpenBLAS on two threads sums a GEMM's
-// products in another order than on one: there the bound is 2e-6 of each
-// tensor's largest entry (float32 reassociation); with generated GEMMs
-// two threads change no bit. Checked on every
-// example forward+backward, and on the fused loss tail packed and padded,
+// without does, bit for bit. The GEMM library (oneDNN, or OpenBLAS) on
+// two threads sums a GEMM's products in another order than on one: there
+// the bound is 2e-6 of each tensor's largest entry (float32
+// reassociation); with generated GEMMs two threads change no bit. Checked on
+// every example forward+backward, and on the fused loss tail packed and padded,
 // at sizes whose loops pass the threading threshold.
 //
 //===----------------------------------------------------------------------===//
@@ -79,14 +79,15 @@ void checkThreads(const std::string &source, const RunInputs &inputs,
     expectSame(one, none, 0.0);
   }
   {
-    // OpenBLAS on two threads sums a GEMM's products in another order
-    // (measured: at most 6e-7 of the tensor's largest entry).
+    // The GEMM library on two threads sums a GEMM's products in another
+    // order (measured with OpenBLAS: at most 6e-7 of the tensor's largest
+    // entry).
     SCOPED_TRACE("one thread vs two");
     expectSame(one, two, 2e-6);
   }
   if (!loopGemms)
     return;
-  // Without OpenBLAS every loop is generated: two threads change no bit.
+  // Without a BLAS every loop is generated: two threads change no bit.
   CompileOptions loops = threaded;
   loops.blas = false;
   Executable generated = compileOrDie(source, loops);
@@ -118,7 +119,7 @@ TEST_P(ThreadsTest, ThreadsChangeOnlyGemmSummationOrder) {
                std::string(GetParam()) != "blstm_ce_ctc.mlir");
 }
 
-/// The fused loss tail (its row passes threaded, its GEMMs OpenBLAS's),
+/// The fused loss tail (its row passes threaded, its GEMMs the library's),
 /// packed and padded, with its input's gradient.
 TEST(ThreadsFusedTailTest, ThreadsChangeOnlyGemmSummationOrder) {
   const char *source = R"(

@@ -81,9 +81,14 @@ struct CompileOptions {
   /// threads (OpenMP; nn::setNumThreads says how many); false keeps every
   /// generated loop on the calling thread.
   bool threads = true;
-  /// Call CBLAS (OpenBLAS) for GEMMs; false keeps generated loops, which
-  /// the benchmark measures against it.
+  /// Call a BLAS for GEMMs; false keeps generated loops, which the
+  /// benchmark measures against it.
   bool blas = true;
+  /// CPU, with blas: the library of f32 GEMMs, "onednn" (the runtime's,
+  /// on the OpenMP threads of the generated loops) or "openblas". f64
+  /// GEMMs call OpenBLAS either way (docs/performance.md, "GEMM
+  /// providers").
+  std::string gemmLibrary = "onednn";
   /// "cpu", or "cuda": kernels for an NVIDIA GPU (PTX through NVVM), GEMMs
   /// through cuBLAS, run by the runtime's CUDA backend. Compiling needs no
   /// GPU; running does.

@@ -5,10 +5,13 @@
 // declaration in builtin types (memref arguments would expand into
 // descriptors). Debian's OpenBLAS uses 32-bit ints (LP64).
 //
-// With runtime=cuda the callee is the runtime's `nn_cuda_sgemm` /
-// `nn_cuda_dgemm` (cuBLAS on device pointers), which takes the same
-// arguments after a leading pointer to a string naming the nn op, for its
-// error messages.
+// With runtime=onednn (the CPU default) f32 GEMMs call the runtime's
+// `nn_cpu_sgemm` (oneDNN's sgemm, on the same OpenMP threads as the
+// generated loops) and f64 GEMMs OpenBLAS's `cblas_dgemm` (oneDNN has no
+// f64 GEMM). With runtime=cuda the callee is the runtime's `nn_cuda_sgemm` /
+// `nn_cuda_dgemm` (cuBLAS on device pointers). The runtime's entry points
+// take the CBLAS arguments after a leading pointer to a string naming the
+// nn op, for their error messages.
 //
 //===----------------------------------------------------------------------===//
 
@@ -190,26 +193,33 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
 
   using NNGemmToBlasBase::NNGemmToBlasBase;
 
-  bool onCuda() const { return runtime == "cuda"; }
-
-  LogicalResult initialize(MLIRContext *) override {
-    if (runtime != "cblas" && runtime != "cuda")
-      return emitError(UnknownLoc::get(&getContext()),
+  LogicalResult initialize(MLIRContext *context) override {
+    // (No operation yet: getContext() would dereference a null one.)
+    if (runtime != "cblas" && runtime != "onednn" && runtime != "cuda")
+      return emitError(UnknownLoc::get(context),
                        "nn-gemm-to-blas: unknown runtime '" + runtime +
-                           "' (expected cblas or cuda)");
+                           "' (expected cblas, onednn or cuda)");
     return success();
   }
 
+  /// Whether GEMMs of `element` call one of the runtime's entry points
+  /// (which take the op's origin first) rather than CBLAS.
+  bool callsRuntime(Type element) const {
+    return runtime == "cuda" || (runtime == "onednn" && element.isF32());
+  }
+
   func::FuncOp declare(ModuleOp module, Type element) {
-    std::string name = std::string(onCuda() ? "nn_cuda_" : "cblas_") +
-                       (element.isF32() ? "sgemm" : "dgemm");
+    std::string prefix = "cblas_";
+    if (callsRuntime(element))
+      prefix = runtime == "cuda" ? "nn_cuda_" : "nn_cpu_";
+    std::string name = prefix + (element.isF32() ? "sgemm" : "dgemm");
     if (auto existing = module.lookupSymbol<func::FuncOp>(name))
       return existing;
     OpBuilder builder = OpBuilder::atBlockBegin(module.getBody());
     Type i32 = builder.getI32Type(), i64 = builder.getI64Type();
     SmallVector<Type> arguments{i32, i32, i32, i32, i32,     i32, element,
                                 i64, i32, i64, i32, element, i64, i32};
-    if (onCuda())
+    if (callsRuntime(element))
       arguments.insert(arguments.begin(),
                        LLVM::LLVMPointerType::get(builder.getContext()));
     auto type = builder.getFunctionType(arguments, {});
@@ -297,11 +307,14 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
                                  beta,
                                  cPtr,
                                  toI32(ldc)};
-    if (onCuda())
+    // The runtime reads the origin as a C string: the global holds its NUL
+    // (createGlobalString stores exactly the bytes it is given).
+    if (callsRuntime(element))
       arguments.insert(arguments.begin(),
                        LLVM::createGlobalString(
                            loc, b, "nn_gemm_origin_" + std::to_string(sites++),
-                           nn::describeOrigin(loc), LLVM::Linkage::Internal));
+                           nn::describeOrigin(loc) + std::string(1, '\0'),
+                           LLVM::Linkage::Internal));
     b.create<func::CallOp>(loc, cblas, arguments);
     op->erase();
   }

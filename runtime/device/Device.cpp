@@ -58,12 +58,15 @@ public:
     std::swap(status, staging);
     if (!status.ok())
       return status;
-    if (size_t failed = callWithAllocationGuard(entry, argv))
+    GuardedCall call = callWithAllocationGuard(entry, argv);
+    if (call.failedAllocation)
       return absl::ResourceExhaustedError(
           "out of memory: running @" + graph + " needed a buffer of " +
-          std::to_string(failed) +
+          std::to_string(call.failedAllocation) +
           " bytes that could not be allocated (are the inputs larger than "
           "intended?)");
+    if (!call.error.empty())
+      return absl::InternalError("running @" + graph + ": " + call.error);
     return absl::OkStatus();
   }
   void fail(const absl::Status &status) override {

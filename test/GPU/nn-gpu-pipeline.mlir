@@ -22,7 +22,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
 }
 
 // CHECK: module attributes {gpu.container_module, nn.host_visible_args = {g = array<i64: 2>}}
-// CHECK-DAG: llvm.mlir.global internal constant @nn_gemm_origin_0("nn.linear at {{.*}}nn-gpu-pipeline.mlir:18:8")
+// CHECK-DAG: llvm.mlir.global internal constant @nn_gemm_origin_0("nn.linear at {{.*}}nn-gpu-pipeline.mlir:18:8\00")
 // CHECK-DAG: llvm.func @nn_cuda_sgemm(!llvm.ptr, i32, i32, i32, i32, i32, i32, f32, i64, i32, i64, i32, f32, i64, i32)
 // CHECK-LABEL: llvm.func @g(
 // CHECK-NOT: memref.

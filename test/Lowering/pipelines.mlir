@@ -17,12 +17,12 @@
 // NOTHREADS-NOT: omp.
 
 // By default the tail fuses: a loop over blocks of rows whose GEMM reads a
-// block of the packed input (strided rows) and calls CBLAS.
+// block of the packed input (strided rows) and calls the GEMM library.
 // FUSED-LABEL: func.func @tail
 // FUSED: scf.for
 // FUSED: linalg.matmul_transpose_b ins({{.+}} : memref<?x8xf32, strided<[8, 1], offset: ?>>, memref<6x8xf32>)
 // FUSEDCPU: llvm.func @tail
-// FUSEDCPU: llvm.call @cblas_sgemm
+// FUSEDCPU: llvm.call @nn_cpu_sgemm
 
 // PACK: nn.pack
 // PACK: nn.mark_loss {{.+}} : !nn.tensor<[N_T], f32>
@@ -39,9 +39,10 @@
 // CPU-NOT: memrefCopy
 // CPU-NOT: llvm.intr.exp
 // CPU-NOT: llvm.intr.log
-// CPU: llvm.func @cblas_sgemm
+// f32 GEMMs call the runtime's oneDNN sgemm (gemm-library=onednn).
+// CPU: llvm.func @nn_cpu_sgemm
 // CPU: llvm.func @tail
-// CPU: llvm.call @cblas_sgemm
+// CPU: llvm.call @nn_cpu_sgemm
 // CPU: llvm.func @_mlir_ciface_tail
 
 // BUFFERS: arith.addf {{.+}} fastmath<reassoc>

@@ -1,0 +1,128 @@
+//===- OneDnnGemm.cpp - f32 GEMMs of CPU artifacts, on oneDNN -------------===//
+//
+// CPU artifacts compiled with gemm-library=onednn (the default) call
+// `nn_cpu_sgemm` for their f32 GEMMs, with CBLAS's arguments after a
+// string naming the nn op. It runs oneDNN's `dnnl_sgemm`, loaded on first
+// use with dlopen, so the runtime loads and runs everything else without
+// Debian's libdnnl2 and says what is missing when a GEMM needs it.
+//
+// Threads: oneDNN is built on GNU OpenMP, whose GOMP_* entry points LLVM's
+// libomp provides too. Loading libomp globally before oneDNN binds
+// oneDNN's parallel regions to libomp, the runtime of the generated loops:
+// one pool of threads, governed by the one omp_set_num_threads that
+// nn::setNumThreads makes before each run (docs/lowering.md, "Threads").
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Runtime.h"
+#include "runtime/Allocator.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+
+namespace {
+
+// CBLAS's enum values (cblas.h).
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;
+
+using DnnlSgemm = int (*)(char, char, int64_t, int64_t, int64_t, float,
+                          const float *, int64_t, const float *, int64_t, float,
+                          float *, int64_t);
+
+/// oneDNN's sgemm, or why it could not be loaded.
+struct OneDnn {
+  DnnlSgemm sgemm = nullptr;
+  void (*setThreads)(int) = nullptr;
+  char error[512] = "";
+};
+
+const OneDnn &oneDnn() {
+  static const OneDnn loaded = [] {
+    OneDnn d;
+    void *openmp = dlopen("libomp.so.5", RTLD_NOW | RTLD_GLOBAL);
+    if (!openmp) {
+      std::snprintf(d.error, sizeof(d.error),
+                    "cannot load LLVM's OpenMP runtime libomp.so.5 for "
+                    "oneDNN's threads (Debian: libomp5-19): %s",
+                    dlerror());
+      return d;
+    }
+    void *library = dlopen("libdnnl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+      std::snprintf(d.error, sizeof(d.error),
+                    "cannot load oneDNN (libdnnl.so.2; Debian: libdnnl2), "
+                    "which f32 GEMMs of this artifact call: %s",
+                    dlerror());
+      return d;
+    }
+    d.sgemm = (DnnlSgemm)dlsym(library, "dnnl_sgemm");
+    d.setThreads = (void (*)(int))dlsym(openmp, "omp_set_num_threads");
+    if (!d.sgemm || !d.setThreads)
+      std::snprintf(d.error, sizeof(d.error),
+                    "libdnnl.so.2 has no dnnl_sgemm, or libomp.so.5 no "
+                    "omp_set_num_threads");
+    return d;
+  }();
+  return loaded;
+}
+
+/// Ends the run with `message` (which must outlive the unwinding: a
+/// thread-local buffer); outside a guarded run there is no caller to
+/// report to, so it prints and aborts.
+[[noreturn]] void fail(const char *message) {
+  nn::runtime::failGuardedCall(message);
+  std::fprintf(stderr, "nn runtime: %s\n", message);
+  std::abort();
+}
+
+} // namespace
+
+// NOLINTBEGIN(readability-identifier-naming): the names generated code
+// calls.
+
+/// C = alpha op(A) op(B) + beta C, row-major, with CBLAS's arguments;
+/// `origin` names the nn op for error messages.
+extern "C" __attribute__((visibility("default"))) void
+nn_cpu_sgemm(const char *origin, int order, int transA, int transB, int m,
+             int n, int k, float alpha, int64_t a, int lda, int64_t b, int ldb,
+             float beta, int64_t c, int ldc) {
+  static thread_local char message[768];
+  const OneDnn &library = oneDnn();
+  if (!library.sgemm) {
+    std::snprintf(message, sizeof(message), "GEMM of %s: %s", origin,
+                  library.error);
+    fail(message);
+  }
+  // The run set this thread's OpenMP threads only if the artifact has
+  // threaded loops (it then links libomp); a GEMM-only artifact does not.
+  if (int threads = nn::numThreads(); threads > 0)
+    library.setThreads(threads);
+  auto transpose = [](int t) { return t == kTrans ? 'T' : 'N'; };
+  if (order != kRowMajor || (transA != kTrans && transA != kNoTrans) ||
+      (transB != kTrans && transB != kNoTrans)) {
+    std::snprintf(message, sizeof(message),
+                  "GEMM of %s: unsupported layout (order %d, transposes %d, "
+                  "%d)",
+                  origin, order, transA, transB);
+    fail(message);
+  }
+  int status = library.sgemm(transpose(transA), transpose(transB), m, n, k,
+                             alpha, (const float *)a, lda, (const float *)b,
+                             ldb, beta, (float *)c, ldc);
+  if (status != 0) {
+    // dnnl_status_t: 1 out of memory, 2 invalid arguments.
+    std::snprintf(message, sizeof(message),
+                  "GEMM of %s failed in oneDNN (dnnl_sgemm status %d%s; "
+                  "M = %d, N = %d, K = %d)",
+                  origin, status,
+                  status == 1   ? ": out of memory"
+                  : status == 2 ? ": invalid arguments"
+                                : "",
+                  m, n, k);
+    fail(message);
+  }
+}
+
+// NOLINTEND(readability-identifier-naming)
