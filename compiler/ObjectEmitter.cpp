@@ -90,7 +90,7 @@ absl::Status nn::compiler::emitSharedObject(llvm::Module &module,
   // CBLAS calls (f64 GEMMs, or every GEMM with gemm-library=openblas) link
   // OpenBLAS; oneDNN and cuBLAS GEMMs go through the runtime. Threaded
   // loops call LLVM's OpenMP runtime (__kmpc_fork_call), the one the
-  // runtime library links too: one pool, one thread setting.
+  // runtime loads for oneDNN's threads too: one pool, one thread setting.
   bool blas = false, openmp = false;
   for (const llvm::Function &function : module) {
     if (!function.isDeclaration())

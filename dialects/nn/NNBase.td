@@ -62,6 +62,13 @@ def NN_LstmDirection : I32EnumAttr<"LstmDirection", "direction of an LSTM", [
   let cppNamespace = "::mlir::nn";
 }
 
+def NN_AlignTopology : I32EnumAttr<"AlignTopology",
+    "the state graph of a forced alignment", [
+    I32EnumAttrCase<"ctc", 0>,
+    I32EnumAttrCase<"rna", 1>]> {
+  let cppNamespace = "::mlir::nn";
+}
+
 def NN_PoolKind : I32EnumAttr<"PoolKind", "pooling over time", [
     I32EnumAttrCase<"max", 0>,
     I32EnumAttrCase<"avg", 1>]> {

@@ -356,6 +356,24 @@ LogicalResult MseOp::inferReturnTypes(MLIRContext *,
   return inferPerPositionLoss(location, operands, inferred);
 }
 
+LogicalResult ViterbiAlignOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  FailureOr<NNTensorType> scores =
+      inferenceOperand(location, operands, 0, "scores");
+  if (failed(scores))
+    return failure();
+  if (scores->getRank() < 2)
+    return emitOptionalError(location, "scores must be [B, T, V], got ",
+                             *scores);
+  inferred.push_back(NNTensorType::get(scores->getDims().take_front(2),
+                                       IntegerType::get(context, 32)));
+  inferred.push_back(NNTensorType::get(scores->getDims().take_front(1),
+                                       scores->getElementType()));
+  return success();
+}
+
 LogicalResult CtcLossOp::inferReturnTypes(MLIRContext *,
                                           std::optional<Location> location,
                                           ValueRange operands, DictionaryAttr,
@@ -1047,6 +1065,14 @@ int64_t CtcLossOp::getReservedClass(OpOperand &operand) {
   return operand.get() == getLabels() ? (int64_t)getBlank() : -1;
 }
 
+int64_t ViterbiAlignOp::getNumClasses(OpOperand &operand) {
+  return operand.get() == getLabels() ? featureSize(tensorOf(getScores())) : 0;
+}
+
+int64_t ViterbiAlignOp::getReservedClass(OpOperand &operand) {
+  return operand.get() == getLabels() ? (int64_t)getBlank() : -1;
+}
+
 int64_t EmbeddingOp::getNumClasses(OpOperand &operand) {
   return operand.get() == getIndices() ? tensorOf(getTable()).getStaticSize(0)
                                        : 0;
@@ -1166,16 +1192,17 @@ LogicalResult MseOp::verify() {
                            prediction.getElementType());
 }
 
-/// The checks nn.ctc_loss and nn.ctc_loss_grad share; returns the dims
+/// The checks nn.ctc_loss, nn.ctc_loss_grad and nn.viterbi_align share
+/// (`name` names the score operand); returns the dims
 /// of the per-sequence loss.
 static FailureOr<ArrayRef<Attribute>>
-verifyCtcOperands(Operation *op, Value logits, Value labels, int64_t blank) {
+verifyCtcOperands(Operation *op, Value logits, Value labels, int64_t blank,
+                  StringRef name = "logits") {
   FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
-  FailureOr<Positions> frames =
-      requirePaddedFrames(op, *context, logits, "logits");
-  if (failed(frames) || failed(requireOneFeatureAxis(op, logits, "logits")))
+  FailureOr<Positions> frames = requirePaddedFrames(op, *context, logits, name);
+  if (failed(frames) || failed(requireOneFeatureAxis(op, logits, name)))
     return failure();
   FailureOr<Positions> labelPositions = context->positions(labels);
   if (failed(labelPositions))
@@ -1187,8 +1214,8 @@ verifyCtcOperands(Operation *op, Value logits, Value labels, int64_t blank) {
            << "labels must be [batch, label sequence], got " << labelType;
   if (labelPositions->batch != frames->batch)
     return op->emitOpError()
-           << "labels batch '" << labelPositions->batch
-           << "' differs from the logits batch '" << frames->batch << "'";
+           << "labels batch '" << labelPositions->batch << "' differs from the "
+           << name << " batch '" << frames->batch << "'";
   int64_t classes = featureSize(tensorOf(logits));
   if (blank < 0 || blank >= classes)
     return op->emitOpError()
@@ -1203,6 +1230,25 @@ LogicalResult CtcLossOp::verify() {
     return failure();
   return requireResultDims(*this, *dims,
                            tensorOf(getLogits()).getElementType());
+}
+
+LogicalResult ViterbiAlignOp::verify() {
+  FailureOr<ArrayRef<Attribute>> batch =
+      verifyCtcOperands(*this, getScores(), getLabels(),
+                        static_cast<int64_t>(getBlank()), "scores");
+  if (failed(batch))
+    return failure();
+  NNTensorType scores = tensorOf(getScores());
+  auto alignment = NNTensorType::get(scores.getDims().take_front(2),
+                                     IntegerType::get(getContext(), 32));
+  if (tensorOf(getAlignment()) != alignment)
+    return emitOpError() << "alignment must be " << alignment << ", got "
+                         << getAlignment().getType();
+  auto score = NNTensorType::get(*batch, scores.getElementType());
+  if (tensorOf(getScore()) != score)
+    return emitOpError() << "score must be " << score << ", got "
+                         << getScore().getType();
+  return success();
 }
 
 LogicalResult CtcLossGradOp::verify() {

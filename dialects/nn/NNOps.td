@@ -672,6 +672,48 @@ def NN_CtcLossOp : NN_SequenceMixingOp<"ctc_loss", [
   let hasVerifier = 1;
 }
 
+def NN_ViterbiAlignOp : NN_SequenceMixingOp<"viterbi_align", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_ClassIndexOpInterface, ["getReservedClass"]>]> {
+  let summary = "Viterbi forced alignment of label sequences to frames";
+  let description = [{
+    The best path through a topology's state graph, per sequence: `scores`
+    `[B, T, V]` (logits, or log-probs with `from log_probs`; the path is
+    the same for both, since every path takes each frame's normalizer
+    once) and `labels` `[B, U]` integer over an independent sequence dim
+    `U`, `blank` in `[0, V)`. Results: `alignment` `[B, T]` i32, the class
+    each frame emits on the best path (blank included), -1 on padded
+    frames; `score` `[B]`, the path's summed log-probabilities.
+
+    Topologies: `ctc`, states blank, l1, blank, l2, ..., blank, each frame
+    staying, moving one state on, or skipping a blank between two
+    different labels, ending in the last label or the blank after it;
+    `rna` (recurrent neural aligner), one emission per frame, the blank
+    or the next label, no loop: U labels need T >= U frames. A sequence no
+    path fits (too few frames: T < U + repeated neighbours for `ctc`) gets
+    score -inf and -1 on every frame: flagged, never a made-up path.
+
+    Ties go to the predecessor with the higher state index, so that every
+    label is emitted as early as the best score allows: staying before
+    moving on before skipping; at the last frame, the final blank before
+    the last label (docs/sequence-training.md).
+
+    ```mlir
+    %a, %s = nn.viterbi_align %lp, %labels from log_probs topology ctc blank 0
+        : !nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, U], i32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$scores, NN_IntegerTensor:$labels,
+                       NN_LossInput:$input_kind, NN_AlignTopology:$topology,
+                       I64Attr:$blank);
+  let results = (outs NN_Tensor:$alignment, NN_Tensor:$score);
+  let assemblyFormat = [{
+    $scores `,` $labels `from` $input_kind `topology` $topology `blank` $blank
+    attr-dict `:` qualified(type($scores)) `,` qualified(type($labels))
+  }];
+  let hasVerifier = 1;
+}
+
 def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
   let summary = "declares a per-position loss value as a named loss";
   let description = [{

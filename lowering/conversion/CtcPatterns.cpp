@@ -5,7 +5,10 @@
 // Each frame is one linalg.generic over the states (a kernel on the GPU).
 // The loss is the forward recursion (alpha); its gradient adds the
 // backward recursion (beta) and scatters each state's posterior onto the
-// class it emits.
+// class it emits. Viterbi forced alignment (nn.viterbi_align) runs the
+// same per-sequence loop with max for logaddexp over the CTC states or
+// the RNA ones (U + 1: the labels emitted so far), records each frame's
+// chosen moves and walks them back from the best final state.
 //
 //===----------------------------------------------------------------------===//
 
@@ -381,10 +384,200 @@ public:
   }
 };
 
+/// nn.viterbi_align. Per sequence, frame t's generic computes for every
+/// state the best score of a path ending there and the move that reached
+/// it (0 stay, 1 from the state before, 2 the CTC skip), kept per frame in
+/// a [T, states] table; ties keep the lower move (the predecessor with the
+/// higher state index). A virtual start in state 0 before frame 0 makes
+/// frame 0 the same recurrence. The backtrace writes each frame's class
+/// from the last frame down; an infeasible sequence (best score -inf)
+/// runs none and keeps -1 on every frame.
+class ViterbiAlignConversion : public NNConversionPattern<ViterbiAlignOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(ViterbiAlignOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    NNTensorType scoresType = typeOf(op.getScores());
+    NNTensorType labelsType = typeOf(op.getLabels());
+    Type element = scoresType.getElementType();
+    Type i32 = b.getI32Type();
+    Value logProbs = adaptor.getScores();
+    if (op.getInputKind() == LossInput::logits)
+      logProbs = lb.logSoftmax(logProbs);
+    Value labels = adaptor.getLabels();
+    Value frameLengths = lb.getDims().lengths(scoresType.getDimName(1));
+    Value labelLengths = lb.getDims().lengths(labelsType.getDimName(1));
+    Value batch = lb.getDims().size(scoresType.getDimName(0));
+    Value time = lb.getDims().size(scoresType.getDimName(1));
+    Value labelPad = lb.getDims().size(labelsType.getDimName(1));
+    int64_t classes = scoresType.getStaticSize(2);
+    auto blank = static_cast<int64_t>(op.getBlank());
+    bool rna = op.getTopology() == AlignTopology::rna;
+    Scalar outer{b, loc};
+    Value states =
+        rna ? outer.add(labelPad, outer.idx(1))
+            : outer.add(outer.mul(labelPad, outer.idx(2)), outer.idx(1));
+    Value alignment = lb.filled(lb.sizes(typeOf(op.getAlignment())), i32, -1.0);
+    Value bestScores = lb.empty(lb.sizes(typeOf(op.getScore())), element);
+    auto vectorType = [&](Type t) {
+      return RankedTensorType::get({ShapedType::kDynamic}, t);
+    };
+
+    auto batchLoop = b.create<scf::ForOp>(
+        loc, outer.idx(0), batch, outer.idx(1),
+        ValueRange{alignment, bestScores},
+        [&](OpBuilder &nb, Location l, Value bi, ValueRange bState) {
+          Scalar s{nb, l};
+          Value frames =
+              s.toIndex(nb.create<tensor::ExtractOp>(l, frameLengths, bi));
+          Value labelCount =
+              s.toIndex(nb.create<tensor::ExtractOp>(l, labelLengths, bi));
+          CtcStates graph{labels, bi, labelPad, classes, blank};
+          // Label u of this sequence (clamped: padded labels only feed
+          // states past the last one, which nothing reads).
+          auto labelAt = [&](Scalar &q, Value u) {
+            u = q.minI(q.maxI(u, q.idx(0)),
+                       q.maxI(q.sub(labelPad, q.idx(1)), q.idx(0)));
+            Value label =
+                q.b.create<tensor::ExtractOp>(q.loc, labels, ValueRange{bi, u});
+            return q.clampIndex(label, q.idx(classes));
+          };
+          Value start =
+              stateVector(nb, l, states, element, [&](Scalar &q, Value st) {
+                return q.select(
+                    q.b.create<arith::CmpIOp>(q.loc, arith::CmpIPredicate::eq,
+                                              st, q.idx(0)),
+                    q.f(element, 0.0), q.f(element, kNegInf));
+              });
+          Value noMoves = nb.create<tensor::EmptyOp>(
+              l, ArrayRef<int64_t>{ShapedType::kDynamic, ShapedType::kDynamic},
+              i32, ValueRange{time, states});
+          auto forward = nb.create<scf::ForOp>(
+              l, s.idx(0), frames, s.idx(1), ValueRange{start, noMoves},
+              [&](OpBuilder &tb, Location tl, Value t, ValueRange carried) {
+                Value prev = carried[0];
+                Value deltaInit = tb.create<tensor::EmptyOp>(
+                    tl, ArrayRef<int64_t>{ShapedType::kDynamic}, element,
+                    states);
+                Value moveInit = tb.create<tensor::EmptyOp>(
+                    tl, ArrayRef<int64_t>{ShapedType::kDynamic}, i32, states);
+                AffineMap identity = tb.getMultiDimIdentityMap(1);
+                auto step = tb.create<linalg::GenericOp>(
+                    tl, TypeRange{vectorType(element), vectorType(i32)},
+                    ValueRange{}, ValueRange{deltaInit, moveInit},
+                    ArrayRef<AffineMap>{identity, identity},
+                    ArrayRef<IteratorType>{IteratorType::parallel},
+                    [&](OpBuilder &gb, Location gl, ValueRange) {
+                      Scalar q{gb, gl};
+                      Value st = q.index(0);
+                      auto emit = [&](Value c) {
+                        return gb.create<tensor::ExtractOp>(
+                            gl, logProbs, ValueRange{bi, t, c});
+                      };
+                      Value stay = gb.create<tensor::ExtractOp>(gl, prev, st);
+                      Value fromPrev =
+                          readOrNegInf(q, prev, q.sub(st, q.idx(1)),
+                                       q.ge(st, q.idx(1)), element);
+                      SmallVector<Value, 3> candidates;
+                      if (rna) {
+                        // Staying emits the blank, moving on label st - 1.
+                        candidates = {
+                            q.add(stay, emit(q.idx(blank))),
+                            q.add(fromPrev,
+                                  emit(labelAt(q, q.sub(st, q.idx(1)))))};
+                      } else {
+                        Value hasSkip =
+                            q.andI(graph.isLabel(q, st), q.ge(st, q.idx(2)));
+                        Value skipState =
+                            q.select(hasSkip, q.sub(st, q.idx(2)), q.idx(0));
+                        hasSkip =
+                            q.andI(hasSkip, graph.canSkip(q, st, skipState));
+                        Value fromSkip =
+                            readOrNegInf(q, prev, skipState, hasSkip, element);
+                        Value e = emit(graph.classOf(q, st));
+                        candidates = {q.add(stay, e), q.add(fromPrev, e),
+                                      q.add(fromSkip, e)};
+                      }
+                      Value best = candidates[0];
+                      Value move = q.i32(0);
+                      for (auto [k, candidate] :
+                           llvm::enumerate(ArrayRef(candidates).drop_front())) {
+                        Value better = gb.create<arith::CmpFOp>(
+                            gl, arith::CmpFPredicate::OGT, candidate, best);
+                        best = q.select(better, candidate, best);
+                        move = q.select(better, q.i32(k + 1), move);
+                      }
+                      gb.create<linalg::YieldOp>(gl, ValueRange{best, move});
+                    });
+                Value moves = tb.create<tensor::InsertSliceOp>(
+                    tl, step.getResult(1), carried[1],
+                    ArrayRef<OpFoldResult>{t, tb.getIndexAttr(0)},
+                    ArrayRef<OpFoldResult>{tb.getIndexAttr(1), states},
+                    ArrayRef<OpFoldResult>{tb.getIndexAttr(1),
+                                           tb.getIndexAttr(1)});
+                tb.create<scf::YieldOp>(tl,
+                                        ValueRange{step.getResult(0), moves});
+              });
+          Value last = forward.getResult(0), moves = forward.getResult(1);
+          // The best final state: RNA's state U; CTC's final blank, or the
+          // last label when it scores strictly higher.
+          Value finalState, score;
+          if (rna) {
+            finalState = labelCount;
+            score = nb.create<tensor::ExtractOp>(l, last, labelCount);
+          } else {
+            Value lastBlank = s.mul(labelCount, s.idx(2));
+            Value blankScore = nb.create<tensor::ExtractOp>(l, last, lastBlank);
+            Value lastLabel = s.sub(lastBlank, s.idx(1));
+            Value labelScore = readOrNegInf(s, last, lastLabel,
+                                            s.ge(lastBlank, s.idx(1)), element);
+            Value useLabel = nb.create<arith::CmpFOp>(
+                l, arith::CmpFPredicate::OGT, labelScore, blankScore);
+            finalState = s.select(useLabel, lastLabel, lastBlank);
+            score = s.select(useLabel, labelScore, blankScore);
+          }
+          Value feasible = nb.create<arith::CmpFOp>(
+              l, arith::CmpFPredicate::OGT, score, s.f(element, kNegInf));
+          Value traced = s.select(feasible, frames, s.idx(0));
+          auto backtrace = nb.create<scf::ForOp>(
+              l, s.idx(0), traced, s.idx(1), ValueRange{finalState, bState[0]},
+              [&](OpBuilder &tb, Location tl, Value step, ValueRange carried) {
+                Scalar q{tb, tl};
+                Value t = q.sub(q.sub(frames, q.idx(1)), step);
+                Value st = carried[0];
+                Value move = q.toIndex(
+                    tb.create<tensor::ExtractOp>(tl, moves, ValueRange{t, st}));
+                Value emitted;
+                if (rna)
+                  emitted = q.select(
+                      tb.create<arith::CmpIOp>(tl, arith::CmpIPredicate::eq,
+                                               move, q.idx(0)),
+                      q.idx(blank), labelAt(q, q.sub(st, q.idx(1))));
+                else
+                  emitted = graph.classOf(q, st);
+                Value label = tb.create<arith::IndexCastOp>(tl, i32, emitted);
+                Value written = tb.create<tensor::InsertOp>(
+                    tl, label, carried[1], ValueRange{bi, t});
+                tb.create<scf::YieldOp>(tl,
+                                        ValueRange{q.sub(st, move), written});
+              });
+          Value scored = nb.create<tensor::InsertOp>(l, score, bState[1], bi);
+          nb.create<scf::YieldOp>(l,
+                                  ValueRange{backtrace.getResult(1), scored});
+        });
+    return SmallVector<Value>{batchLoop.getResult(0), batchLoop.getResult(1)};
+  }
+};
+
 } // namespace
 
 void nn::populateCtcConversionPatterns(const TypeConverter &converter,
                                        ConversionState &state,
                                        RewritePatternSet &patterns) {
-  patterns.add<CtcLossConversion, CtcLossGradConversion>(converter, state);
+  patterns
+      .add<CtcLossConversion, CtcLossGradConversion, ViterbiAlignConversion>(
+          converter, state);
 }

@@ -312,7 +312,9 @@ absl::Status Evaluator::run(
     auto in = [&](unsigned i) -> const Array & {
       return f.values[op.getOperand(i)];
     };
-    auto set = [&](Array a) { f.values[op.getResult(0)] = std::move(a); };
+    auto set = [&](Array a, unsigned result = 0) {
+      f.values[op.getResult(result)] = std::move(a);
+    };
     absl::Status status;
     llvm::TypeSwitch<Operation *>(&op)
         .Case([&](ir::ParamRefOp ref) {
@@ -718,6 +720,83 @@ absl::Status Evaluator::run(
             y.data[b] = loss;
           }
           set(y);
+        })
+        .Case([&](ir::ViterbiAlignOp align) {
+          // Written from the op's description: the best path, ties to the
+          // predecessor with the higher state index, -1 and -inf when no
+          // path fits.
+          Array lp = align.getInputKind() == ir::LossInput::logits
+                         ? logSoftmax(in(0))
+                         : in(0);
+          const Array &labels = in(1);
+          const auto &frames =
+              f.lengths.at(typeOf(align.getScores()).getDimName(1).str());
+          const auto &labelCounts =
+              f.lengths.at(typeOf(align.getLabels()).getDimName(1).str());
+          int64_t batch = lp.shape[0], time = lp.shape[1],
+                  classes = lp.shape[2], blank = align.getBlank();
+          bool rna = align.getTopology() == ir::AlignTopology::rna;
+          Array path = zeros({batch, time}), best = zeros({batch});
+          std::fill(path.data.begin(), path.data.end(), -1.0);
+          for (int64_t b = 0; b < batch; ++b) {
+            int64_t u = labelCounts[b];
+            auto label = [&](int64_t k) {
+              return (int64_t)labels.data[b * labels.shape[1] + k];
+            };
+            auto logProb = [&](int64_t t, int64_t c) {
+              return lp.data[(b * time + t) * classes + c];
+            };
+            // CTC state s emits blank (even) or label s / 2 (odd); RNA
+            // state k has emitted k labels.
+            int64_t states = rna ? u + 1 : 2 * u + 1;
+            auto ctcClass = [&](int64_t s) {
+              return s % 2 ? label(s / 2) : blank;
+            };
+            std::vector<double> delta(states, -kInf);
+            delta[0] = 0; // before frame 0
+            std::vector<std::vector<int>> moves(frames[b],
+                                                std::vector<int>(states));
+            for (int64_t t = 0; t < frames[b]; ++t) {
+              std::vector<double> next(states, -kInf);
+              for (int64_t s = 0; s < states; ++s) {
+                std::vector<double> from(3, -kInf);
+                if (rna) {
+                  from[0] = delta[s] + logProb(t, blank);
+                  if (s >= 1)
+                    from[1] = delta[s - 1] + logProb(t, label(s - 1));
+                } else {
+                  double e = logProb(t, ctcClass(s));
+                  from[0] = delta[s] + e;
+                  if (s >= 1)
+                    from[1] = delta[s - 1] + e;
+                  if (s >= 2 && s % 2 && label(s / 2) != label(s / 2 - 1))
+                    from[2] = delta[s - 2] + e;
+                }
+                int move = 0;
+                for (int k = 1; k < 3; ++k)
+                  if (from[k] > from[move])
+                    move = k;
+                next[s] = from[move];
+                moves[t][s] = move;
+              }
+              delta = next;
+            }
+            int64_t last = states - 1;
+            if (!rna && u > 0 && delta[last - 1] > delta[last])
+              last = last - 1;
+            best.data[b] = delta[last];
+            if (delta[last] == -kInf)
+              continue;
+            for (int64_t t = frames[b] - 1; t >= 0; --t) {
+              int move = moves[t][last];
+              int64_t c =
+                  rna ? (move == 0 ? blank : label(last - 1)) : ctcClass(last);
+              path.data[b * time + t] = (double)c;
+              last -= move;
+            }
+          }
+          set(path, 0);
+          set(best, 1);
         })
         .Case([&](ir::MarkLossOp mark) {
           losses.emplace_back(

@@ -746,6 +746,38 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B
 
 // -----
 
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  // expected-error @+1 {{blank 7 is not a class in [0, 5)}}
+  %a, %s = nn.viterbi_align %l, %y from log_probs topology rna blank 7 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[N, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{scores must be padded frames [batch, sequence, ...] (a packed value cannot be used here), got '!nn.tensor<[N, 5], f32>'}}
+  %a, %s = "nn.viterbi_align"(%l, %y) {input_kind = 1 : i32, topology = 0 : i32, blank = 0} : (!nn.tensor<[N, 5], f32>, !nn.tensor<[B, U], i32>) -> (!nn.tensor<[N], i32>, !nn.tensor<[B], f32>)
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  // expected-error @+1 {{alignment must be '!nn.tensor<[B, T], i32>', got '!nn.tensor<[B, T], f32>'}}
+  %a, %s = "nn.viterbi_align"(%l, %y) {input_kind = 1 : i32, topology = 0 : i32, blank = 0} : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B, T], f32>, !nn.tensor<[B], f32>)
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  // expected-error @+1 {{score must be '!nn.tensor<[B], f32>', got '!nn.tensor<[B, T], f32>'}}
+  %a, %s = "nn.viterbi_align"(%l, %y) {input_kind = 1 : i32, topology = 0 : i32, blank = 0} : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B, T], f32>)
+  nn.return
+}
+
+// -----
+
 nn.graph @g(%l: !nn.tensor<[N, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), C: batch, V: seq(C), N: packed(B, T)] {
   // expected-error @+1 {{logits must be padded frames [batch, sequence, ...] (a packed value cannot be used here), got '!nn.tensor<[N, 5], f32>'}}
   %c = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[N, 5], f32>, !nn.tensor<[B, U], i32>

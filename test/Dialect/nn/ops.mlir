@@ -93,6 +93,10 @@ nn.graph @losses(%logits: !nn.tensor<[B, T, 5], f32>, %targets: !nn.tensor<[B, T
   %ctc = nn.ctc_loss %logits, %labels from logits blank 4 zero_infinity : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // CHECK: nn.ctc_loss %{{.+}}, %{{.+}} from log_probs blank 0 :
   %ctc2 = nn.ctc_loss %logits, %labels from log_probs blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
+  // CHECK: %{{.+}}, %{{.+}} = nn.viterbi_align %{{.+}}, %{{.+}} from log_probs topology ctc blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
+  %path, %best = nn.viterbi_align %logits, %labels from log_probs topology ctc blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
+  // CHECK: nn.viterbi_align %{{.+}}, %{{.+}} from logits topology rna blank 4 :
+  %rpath, %rbest = nn.viterbi_align %logits, %labels from logits topology rna blank 4 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // CHECK: nn.mark_loss %[[CE]] as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   // CHECK: nn.mark_loss %[[CES]] as "ce_smoothed" normalize sum scale 0.000000e+00 as_error {use_normalized_loss = false} : !nn.tensor<[B, T], f32>
