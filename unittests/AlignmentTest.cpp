@@ -231,6 +231,55 @@ TEST(ViterbiAlignTest, TiesFollowTheRuleAsTheReferenceDoes) {
   }
 }
 
+/// Packed scores [N, V] (frames of all sequences back to back) align as
+/// the padded ones do: the packed alignment unpacked is the padded one,
+/// bit for bit, and so are the scores.
+TEST(ViterbiAlignTest, PackedMatchesPadded) {
+  const char *source = R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  %p = nn.pack %x : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[N, 3], f32>
+  %ca, %cs = nn.viterbi_align %p, %y from log_probs topology ctc blank 0 : !nn.tensor<[N, 3], f32>, !nn.tensor<[B, U], i32>
+  %ra, %rs = nn.viterbi_align %p, %y from log_probs topology rna blank 0 : !nn.tensor<[N, 3], f32>, !nn.tensor<[B, U], i32>
+  %la, %ls = nn.viterbi_align %p, %y from logits topology ctc blank 0 : !nn.tensor<[N, 3], f32>, !nn.tensor<[B, U], i32>
+  %uc = nn.unpack %ca : !nn.tensor<[N], i32> -> !nn.tensor<[B, T], i32>
+  %ur = nn.unpack %ra : !nn.tensor<[N], i32> -> !nn.tensor<[B, T], i32>
+  %ul = nn.unpack %la : !nn.tensor<[N], i32> -> !nn.tensor<[B, T], i32>
+  nn.return %uc, %cs, %ur, %rs, %ul, %ls : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+}
+)";
+  Executable packed = compileOrDie(source, /*pack=*/false);
+  Executable padded = compileOrDie(kSource, /*pack=*/false);
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<double> uniform(-3.0, 0.0);
+  for (int round = 0; round < 5; ++round) {
+    std::vector<std::vector<double>> scores(kSequences.size());
+    for (auto &s : scores) {
+      s.resize(kTime * kClasses);
+      for (double &v : s)
+        v = round % 2 ? uniform(rng) : -0.5 * (1 + rng() % 3);
+    }
+    RunInputs inputs = inputsFor(scores);
+    RunResult a, b;
+    ASSERT_TRUE(packed.run(inputs, a).ok());
+    ASSERT_TRUE(padded.run(inputs, b).ok());
+    for (int result = 0; result < 6; ++result) {
+      const Tensor &x = a.outputs[result].second, &y = b.outputs[result].second;
+      ASSERT_EQ(x.shape(), y.shape());
+      for (int64_t i = 0; i < x.numElements(); ++i) {
+        // Unpack fills padded frames with 0, the padded op with -1.
+        int64_t b = i / kTime, t = i % kTime;
+        if (result % 2 == 0 && t >= kSequences[b].frames)
+          continue;
+        EXPECT_EQ(x.at(i), y.at(i)) << "result " << result << ", " << i;
+      }
+    }
+  }
+}
+
 /// The rule itself, on a case small enough to read: CTC, one label "1" in
 /// three frames whose scores are all equal. Paths 1 - -, - 1 -, - - 1,
 /// 1 1 -, - 1 1, 1 1 1 tie; emitting as early as possible picks 1 - -.

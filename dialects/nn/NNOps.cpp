@@ -360,16 +360,21 @@ LogicalResult ViterbiAlignOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> location, ValueRange operands,
     DictionaryAttr, OpaqueProperties, RegionRange,
     SmallVectorImpl<Type> &inferred) {
+  // The alignment has the scores' positions ([B, T] or packed [N]), the
+  // score one value per sequence of the labels' batch.
   FailureOr<NNTensorType> scores =
       inferenceOperand(location, operands, 0, "scores");
-  if (failed(scores))
+  FailureOr<NNTensorType> labels =
+      inferenceOperand(location, operands, 1, "labels");
+  if (failed(scores) || failed(labels))
     return failure();
-  if (scores->getRank() < 2)
-    return emitOptionalError(location, "scores must be [B, T, V], got ",
-                             *scores);
-  inferred.push_back(NNTensorType::get(scores->getDims().take_front(2),
+  if (scores->getRank() < 2 || labels->getRank() == 0)
+    return emitOptionalError(location, "scores must be [B, T, V] or [N, V] ",
+                             "and labels [B, U], got ", *scores, " and ",
+                             *labels);
+  inferred.push_back(NNTensorType::get(scores->getDims().drop_back(),
                                        IntegerType::get(context, 32)));
-  inferred.push_back(NNTensorType::get(scores->getDims().take_front(1),
+  inferred.push_back(NNTensorType::get(labels->getDims().take_front(1),
                                        scores->getElementType()));
   return success();
 }
@@ -1193,15 +1198,19 @@ LogicalResult MseOp::verify() {
 }
 
 /// The checks nn.ctc_loss, nn.ctc_loss_grad and nn.viterbi_align share
-/// (`name` names the score operand); returns the dims
-/// of the per-sequence loss.
+/// (`name` names the score operand, which may be packed frames with
+/// `allowPacked`); returns the dims of the per-sequence loss, `[B]`.
 static FailureOr<ArrayRef<Attribute>>
 verifyCtcOperands(Operation *op, Value logits, Value labels, int64_t blank,
-                  StringRef name = "logits") {
+                  StringRef name = "logits", bool allowPacked = false) {
   FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
-  FailureOr<Positions> frames = requirePaddedFrames(op, *context, logits, name);
+  FailureOr<Positions> frames = context->positions(logits);
+  if (failed(frames))
+    return failure();
+  if (!allowPacked || frames->kind != PositionKind::Packed)
+    frames = requirePaddedFrames(op, *context, logits, name);
   if (failed(frames) || failed(requireOneFeatureAxis(op, logits, name)))
     return failure();
   FailureOr<Positions> labelPositions = context->positions(labels);
@@ -1220,7 +1229,7 @@ verifyCtcOperands(Operation *op, Value logits, Value labels, int64_t blank,
   if (blank < 0 || blank >= classes)
     return op->emitOpError()
            << "blank " << blank << " is not a class in [0, " << classes << ")";
-  return tensorOf(logits).getDims().take_front(1);
+  return labelType.getDims().take_front(1);
 }
 
 LogicalResult CtcLossOp::verify() {
@@ -1233,13 +1242,13 @@ LogicalResult CtcLossOp::verify() {
 }
 
 LogicalResult ViterbiAlignOp::verify() {
-  FailureOr<ArrayRef<Attribute>> batch =
-      verifyCtcOperands(*this, getScores(), getLabels(),
-                        static_cast<int64_t>(getBlank()), "scores");
+  FailureOr<ArrayRef<Attribute>> batch = verifyCtcOperands(
+      *this, getScores(), getLabels(), static_cast<int64_t>(getBlank()),
+      "scores", /*allowPacked=*/true);
   if (failed(batch))
     return failure();
   NNTensorType scores = tensorOf(getScores());
-  auto alignment = NNTensorType::get(scores.getDims().take_front(2),
+  auto alignment = NNTensorType::get(scores.getDims().drop_back(),
                                      IntegerType::get(getContext(), 32));
   if (tensorOf(getAlignment()) != alignment)
     return emitOpError() << "alignment must be " << alignment << ", got "

@@ -678,12 +678,14 @@ def NN_ViterbiAlignOp : NN_SequenceMixingOp<"viterbi_align", [
   let summary = "Viterbi forced alignment of label sequences to frames";
   let description = [{
     The best path through a topology's state graph, per sequence: `scores`
-    `[B, T, V]` (logits, or log-probs with `from log_probs`; the path is
+    `[B, T, V]` or packed `[N, V]` (logits, or log-probs with
+    `from log_probs`; the path is
     the same for both, since every path takes each frame's normalizer
     once) and `labels` `[B, U]` integer over an independent sequence dim
-    `U`, `blank` in `[0, V)`. Results: `alignment` `[B, T]` i32, the class
-    each frame emits on the best path (blank included), -1 on padded
-    frames; `score` `[B]`, the path's summed log-probabilities.
+    `U`, `blank` in `[0, V)`. Results: `alignment` on the scores' positions
+    (`[B, T]` or `[N]`) i32, the class each frame emits on the best path
+    (blank included), -1 on padded frames; `score` `[B]`, the path's
+    summed log-probabilities.
 
     Topologies: `ctc`, states blank, l1, blank, l2, ..., blank, each frame
     staying, moving one state on, or skipping a blank between two

@@ -391,7 +391,9 @@ public:
 /// higher state index). A virtual start in state 0 before frame 0 makes
 /// frame 0 the same recurrence. The backtrace writes each frame's class
 /// from the last frame down; an infeasible sequence (best score -inf)
-/// runs none and keeps -1 on every frame.
+/// runs none and keeps -1 on every frame. Packed scores [N, V] (and
+/// alignment [N]) hold sequence b's frames at rows offset_b + t, the
+/// offset carried by the batch loop.
 class ViterbiAlignConversion : public NNConversionPattern<ViterbiAlignOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -408,12 +410,22 @@ public:
     if (op.getInputKind() == LossInput::logits)
       logProbs = lb.logSoftmax(logProbs);
     Value labels = adaptor.getLabels();
-    Value frameLengths = lb.getDims().lengths(scoresType.getDimName(1));
+    // Packed scores [N, V]: sequence b's frames are rows offset_b + t.
+    bool packed = scoresType.getRank() == 2;
+    StringRef batchName = scoresType.getDimName(0), sequenceName;
+    if (packed) {
+      DimDeclAttr decl = lb.getDims().getDecls().lookup(batchName);
+      batchName = decl.getBatch().getValue();
+      sequenceName = decl.getSource().getValue();
+    } else {
+      sequenceName = scoresType.getDimName(1);
+    }
+    Value frameLengths = lb.getDims().lengths(sequenceName);
     Value labelLengths = lb.getDims().lengths(labelsType.getDimName(1));
-    Value batch = lb.getDims().size(scoresType.getDimName(0));
-    Value time = lb.getDims().size(scoresType.getDimName(1));
+    Value batch = lb.getDims().size(batchName);
+    Value time = lb.getDims().size(sequenceName);
     Value labelPad = lb.getDims().size(labelsType.getDimName(1));
-    int64_t classes = scoresType.getStaticSize(2);
+    int64_t classes = scoresType.getStaticSize(scoresType.getRank() - 1);
     auto blank = static_cast<int64_t>(op.getBlank());
     bool rna = op.getTopology() == AlignTopology::rna;
     Scalar outer{b, loc};
@@ -428,11 +440,18 @@ public:
 
     auto batchLoop = b.create<scf::ForOp>(
         loc, outer.idx(0), batch, outer.idx(1),
-        ValueRange{alignment, bestScores},
+        ValueRange{alignment, bestScores, outer.idx(0)},
         [&](OpBuilder &nb, Location l, Value bi, ValueRange bState) {
           Scalar s{nb, l};
           Value frames =
               s.toIndex(nb.create<tensor::ExtractOp>(l, frameLengths, bi));
+          Value offset = bState[2];
+          // Where frame t of this sequence is, in the scores and in the
+          // alignment.
+          auto position = [&](Scalar &q, Value t) {
+            return packed ? SmallVector<Value>{q.add(offset, t)}
+                          : SmallVector<Value>{bi, t};
+          };
           Value labelCount =
               s.toIndex(nb.create<tensor::ExtractOp>(l, labelLengths, bi));
           CtcStates graph{labels, bi, labelPad, classes, blank};
@@ -474,8 +493,9 @@ public:
                       Scalar q{gb, gl};
                       Value st = q.index(0);
                       auto emit = [&](Value c) {
-                        return gb.create<tensor::ExtractOp>(
-                            gl, logProbs, ValueRange{bi, t, c});
+                        SmallVector<Value> at = position(q, t);
+                        at.push_back(c);
+                        return gb.create<tensor::ExtractOp>(gl, logProbs, at);
                       };
                       Value stay = gb.create<tensor::ExtractOp>(gl, prev, st);
                       Value fromPrev =
@@ -560,13 +580,13 @@ public:
                   emitted = graph.classOf(q, st);
                 Value label = tb.create<arith::IndexCastOp>(tl, i32, emitted);
                 Value written = tb.create<tensor::InsertOp>(
-                    tl, label, carried[1], ValueRange{bi, t});
+                    tl, label, carried[1], position(q, t));
                 tb.create<scf::YieldOp>(tl,
                                         ValueRange{q.sub(st, move), written});
               });
           Value scored = nb.create<tensor::InsertOp>(l, score, bState[1], bi);
-          nb.create<scf::YieldOp>(l,
-                                  ValueRange{backtrace.getResult(1), scored});
+          nb.create<scf::YieldOp>(l, ValueRange{backtrace.getResult(1), scored,
+                                                s.add(offset, frames)});
         });
     return SmallVector<Value>{batchLoop.getResult(0), batchLoop.getResult(1)};
   }

@@ -754,9 +754,17 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B
 
 // -----
 
-nn.graph @g(%l: !nn.tensor<[N, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  // expected-error @+1 {{scores must be padded frames [batch, sequence, ...] (a packed value cannot be used here), got '!nn.tensor<[N, 5], f32>'}}
-  %a, %s = "nn.viterbi_align"(%l, %y) {input_kind = 1 : i32, topology = 0 : i32, blank = 0} : (!nn.tensor<[N, 5], f32>, !nn.tensor<[B, U], i32>) -> (!nn.tensor<[N], i32>, !nn.tensor<[B], f32>)
+nn.graph @g(%l: !nn.tensor<[B, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, U: seq(B)] {
+  // expected-error @+1 {{scores must be padded frames [batch, sequence, ...], got '!nn.tensor<[B, 5], f32>'}}
+  %a, %s = "nn.viterbi_align"(%l, %y) {input_kind = 1 : i32, topology = 0 : i32, blank = 0} : (!nn.tensor<[B, 5], f32>, !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B], i32>, !nn.tensor<[B], f32>)
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[N, 5], f32>, %y: !nn.tensor<[C, U], i32>) dims [B: batch, T: seq(B), C: batch, U: seq(C), N: packed(B, T)] {
+  // expected-error @+1 {{labels batch 'C' differs from the scores batch 'B'}}
+  %a, %s = nn.viterbi_align %l, %y from log_probs topology ctc blank 0 : !nn.tensor<[N, 5], f32>, !nn.tensor<[C, U], i32>
   nn.return
 }
 
