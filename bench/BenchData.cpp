@@ -6,8 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-std::vector<int32_t> nn::bench::gLengths;
-int64_t nn::bench::gPadded = 0, nn::bench::gFrames = 0;
+std::vector<int32_t> nn::bench::gLengths, nn::bench::gLabelLengths;
+int64_t nn::bench::gPadded = 0, nn::bench::gFrames = 0,
+        nn::bench::gLabelPadded = 0;
 
 std::string nn::bench::defaultLengthsPath() {
   return std::string(NN_SOURCE_DIR) +
@@ -65,20 +66,26 @@ nn::RunInputs nn::bench::tailInputs(int vocabulary) {
 
 bool nn::bench::loadLengths(const std::string &path) {
   std::ifstream file(path);
-  std::vector<int32_t> all;
+  std::vector<std::pair<int32_t, int32_t>> all;
   for (std::string line; std::getline(file, line);) {
     if (line.empty() || line[0] == '#')
       continue;
-    all.push_back(std::stoi(line));
+    std::istringstream fields(line);
+    int32_t frames = 0, labels = 0;
+    fields >> frames >> labels;
+    all.emplace_back(frames, labels);
   }
   if (all.empty())
     return false;
   std::mt19937 rng(2024);
   std::uniform_int_distribution<size_t> pick(0, all.size() - 1);
   for (int b = 0; b < kBatch; ++b) {
-    gLengths.push_back(all[pick(rng)]);
-    gPadded = std::max<int64_t>(gPadded, gLengths.back());
-    gFrames += gLengths.back();
+    auto [frames, labels] = all[pick(rng)];
+    gLengths.push_back(frames);
+    gLabelLengths.push_back(labels);
+    gPadded = std::max<int64_t>(gPadded, frames);
+    gFrames += frames;
+    gLabelPadded = std::max<int64_t>(gLabelPadded, labels);
   }
   return true;
 }

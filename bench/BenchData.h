@@ -19,11 +19,13 @@ namespace nn::bench {
 
 constexpr int kBatch = 32, kHidden = 512;
 
-/// The batch: lengths, their maximum and their sum (set by loadLengths).
-extern std::vector<int32_t> gLengths;
-extern int64_t gPadded, gFrames;
+/// The batch: lengths, their maximum and their sum (set by loadLengths),
+/// and the utterances' label counts (the file's second column, 0 where it
+/// has none) with their maximum.
+extern std::vector<int32_t> gLengths, gLabelLengths;
+extern int64_t gPadded, gFrames, gLabelPadded;
 
-/// Samples kBatch lengths from a file of utterance lengths, one per line.
+/// Samples kBatch utterances from a file of lengths, `T [U]` per line.
 bool loadLengths(const std::string &path);
 /// The default lengths file (../shared/data next to the repository).
 std::string defaultLengthsPath();

@@ -369,6 +369,40 @@ void benchBlstmGemms(benchmark::State &state) {
   state.SetLabel(backward ? "their GEMMs fwd+bwd" : "their GEMMs fwd");
 }
 
+/// Viterbi forced alignment (nn.viterbi_align, CTC topology, from logits)
+/// of the batch at V = 500 against labels of each utterance's own length
+/// U (the lengths file's second column), padded scores; counts real
+/// frames per second (docs/sequence-training.md).
+void benchViterbiAlign(benchmark::State &state) {
+  constexpr int kVocabulary = 500;
+  std::string scores = "!nn.tensor<[B, T, 500], f32>";
+  std::string labels = "!nn.tensor<[B, U], i32>";
+  std::string source =
+      "nn.graph @align(%x: " + scores + ", %y: " + labels +
+      ") -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>) dims [B: batch, "
+      "T: seq(B), U: seq(B)] {\n  %a, %s = nn.viterbi_align %x, %y from "
+      "logits topology ctc blank 0 : " +
+      scores + ", " + labels +
+      "\n  nn.return %a, %s : !nn.tensor<[B, T], i32>, !nn.tensor<[B], "
+      "f32>\n}\n";
+  nn::Executable exe = compile(source, false, true);
+  std::mt19937 rng(7);
+  nn::RunInputs inputs;
+  inputs.lengths["T"] = gLengths;
+  inputs.lengths["U"] = gLabelLengths;
+  inputs.inputs["x"] =
+      randomTensor(nn::DType::f32, {kBatch, gPadded, kVocabulary}, rng, 1.0);
+  nn::Tensor y(nn::DType::i32, {kBatch, std::max<int64_t>(gLabelPadded, 1)});
+  for (int64_t i = 0; i < y.numElements(); ++i)
+    y.data<int32_t>()[i] = 1 + (int32_t)(rng() % (kVocabulary - 1));
+  inputs.inputs["y"] = y;
+  nn::RunResult result;
+  runMeasured(state, exe, inputs, result);
+  state.counters["frames_per_s"] = benchmark::Counter(
+      (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
+  state.SetLabel("viterbi_align ctc, V = 500");
+}
+
 std::string exampleSource() {
   std::ifstream file(std::string(NN_SOURCE_DIR) +
                      "/examples/blstm_ce_ctc.mlir");
@@ -504,6 +538,7 @@ BENCHMARK(benchBlstmGemms)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK(benchViterbiAlign)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(benchOpFamily)
     ->DenseRange(0, 3)
     ->Unit(benchmark::kMillisecond)
