@@ -280,6 +280,47 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
   }
 }
 
+/// A batch without any labels (U = 0 everywhere; the runtime still wants
+/// a padded size of at least 1, so the state graphs always have a label
+/// to read and select away). Every frame aligns to the blank, and the CTC
+/// loss is minus the blanks' log-probabilities.
+TEST(ViterbiAlignTest, ABatchWithoutLabelsAlignsToBlanks) {
+  const char *source = R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), U: seq(B)] {
+  %ca, %cs = nn.viterbi_align %x, %y from log_probs topology ctc blank 0 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>
+  %ra, %rs = nn.viterbi_align %x, %y from log_probs topology rna blank 0 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>
+  %l = nn.ctc_loss %x, %y from log_probs blank 0 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>
+  nn.return %ca, %cs, %ra, %rs, %l : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
+}
+)";
+  Executable exe = compileOrDie(source, /*pack=*/false);
+  RunInputs inputs;
+  inputs.lengths["T"] = {3, 0};
+  inputs.lengths["U"] = {0, 0};
+  std::vector<float> x(2 * 3 * 3, -2.0f);
+  for (int t = 0; t < 3; ++t)
+    x[t * 3] = -0.25f * (t + 1); // the blanks of sequence 0
+  inputs.inputs["x"] = Tensor::of<float>(DType::f32, {2, 3, 3}, x);
+  inputs.inputs["y"] = Tensor::of<int32_t>(DType::i32, {2, 1}, {2, 1});
+  RunResult got;
+  absl::Status status = exe.run(inputs, got);
+  ASSERT_TRUE(status.ok()) << status.message();
+  for (int result : {0, 2}) {
+    const Tensor &path = got.outputs[result].second;
+    for (int t = 0; t < 3; ++t) {
+      EXPECT_EQ(path.data<int32_t>()[t], 0) << result << ", frame " << t;
+      EXPECT_EQ(path.data<int32_t>()[3 + t], -1) << result << ", frame " << t;
+    }
+    EXPECT_EQ(got.outputs[result + 1].second.at(0), -1.5);
+    EXPECT_EQ(got.outputs[result + 1].second.at(1), 0.0);
+  }
+  EXPECT_NEAR(got.outputs[4].second.at(0), 1.5, 1e-6);
+  EXPECT_EQ(got.outputs[4].second.at(1), 0.0);
+}
+
 /// The rule itself, on a case small enough to read: CTC, one label "1" in
 /// three frames whose scores are all equal. Paths 1 - -, - 1 -, - - 1,
 /// 1 1 -, - 1 1, 1 1 1 tie; emitting as early as possible picks 1 - -.
