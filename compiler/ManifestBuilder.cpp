@@ -145,12 +145,15 @@ namespace nn::compiler {
       if (decl.isDerived()) {
         dim.source = decl.getSource().str();
         dim.factor = decl.getFactor();
+        dim.offset = decl.getOffset();
       }
       break;
     case ir::DimKind::packed:
       dim.kind = ::nn::DimInfo::Kind::packed;
       dim.batch = decl.getBatch().str();
       dim.sequence = decl.getSource().str();
+      if (decl.isGridPacked())
+        dim.inner = decl.getInner().str();
       break;
     }
     manifest.dims.push_back(dim);

@@ -94,9 +94,10 @@ StringAttr GraphPacker::getOrDeclarePackedDim(StringRef batch,
   std::string name = ("N_" + sequence).str();
   for (unsigned suffix = 1; table.lookup(name); ++suffix)
     name = ("N_" + sequence + "_" + Twine(suffix)).str();
-  auto decl = DimDeclAttr::get(context, StringAttr::get(context, name),
-                               DimKind::packed, StringAttr::get(context, batch),
-                               StringAttr::get(context, sequence), 0);
+  auto decl =
+      DimDeclAttr::get(context, StringAttr::get(context, name), DimKind::packed,
+                       StringAttr::get(context, batch),
+                       StringAttr::get(context, sequence), 0, 0, StringAttr());
   SmallVector<Attribute> dims(graph.getDims().getValue());
   dims.push_back(decl);
   graph.setDimsAttr(ArrayAttr::get(context, dims));

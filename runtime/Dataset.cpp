@@ -243,7 +243,8 @@ absl::Status Dataset::addShard(const std::string &path,
     shard.data.push_back(std::move(data));
     shard.offsets.push_back(std::move(offsets));
   }
-  // Lengths of derived dims follow from their source: ceil(len / k).
+  // Lengths of derived dims follow from their source: ceil(len / k) or
+  // len + c.
   for (const auto &[dim, lengths] : dimLengths) {
     const DimInfo *info = manifest.findDim(dim);
     if (info->source.empty())
@@ -252,13 +253,12 @@ absl::Status Dataset::addShard(const std::string &path,
     if (source == dimLengths.end())
       continue;
     for (size_t u = 0; u < lengths.size(); ++u) {
-      int64_t expected = (source->second[u] + info->factor - 1) / info->factor;
+      int64_t expected = info->deriveLength(source->second[u]);
       if (lengths[u] != expected)
         return fail("utterance " + std::to_string(u) + ": '" + dimOwner[dim] +
                     "' has length " + std::to_string(lengths[u]) + " along '" +
-                    dim + "' = ceil(" + info->source + " / " +
-                    std::to_string(info->factor) + "), expected " +
-                    std::to_string(expected));
+                    dim + "' = " + derivedFormula(*info, info->source) +
+                    ", expected " + std::to_string(expected));
     }
   }
   int32_t index = (int32_t)shards.size();

@@ -459,13 +459,16 @@ absl::Status Executable::Impl::bind(const RunInputs &given, Bound &bound,
     if (derived)
       return absl::InvalidArgumentError(
           source[dim.name] + " gives dim '" + dim.name + "' size " +
-          std::to_string(it->second) + ", expected ceil(" +
-          std::to_string(bound.sizes[dim.source]) + " / " +
-          std::to_string(dim.factor) + ") = " + std::to_string(expected));
+          std::to_string(it->second) + ", expected " +
+          derivedFormula(dim, bound.sizes[dim.source]) + " = " +
+          std::to_string(expected));
     return absl::InvalidArgumentError(
         source[dim.name] + " gives packed dim '" + dim.name + "' size " +
-        std::to_string(it->second) + ", but the lengths of '" + dim.sequence +
-        "' sum to " + std::to_string(expected));
+        std::to_string(it->second) + ", but " +
+        (dim.inner.empty() ? "the lengths of '" + dim.sequence + "' sum to "
+                           : "the products of the lengths of '" + dim.sequence +
+                                 "' and '" + dim.inner + "' sum to ") +
+        std::to_string(expected));
   }
 
   // Parameters: presence, dtype and exact shape.

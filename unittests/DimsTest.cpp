@@ -105,6 +105,37 @@ TEST_F(DimsTest, TableLooksUpKindsAndDerivedAndPackedDims) {
   EXPECT_FALSE(dims.findPacked("B", "T"));
 }
 
+TEST_F(DimsTest, TableHasOffsetDimsAndGridPackedDims) {
+  // A transducer: the prediction network's U + 1 axis, the joint's grid.
+  DimTable dims =
+      table({"B: batch", "T: seq(B)", "U: seq(B)", "U1: seq(B) = U + 1",
+             "J: packed(B, T, U1)", "N: packed(B, T)"});
+  EXPECT_TRUE(succeeded(dims.verify([&] { return emit(); })));
+  EXPECT_TRUE(dims.lookup("U1").isDerived());
+  EXPECT_EQ(dims.lookup("U1").deriveLength(3), 4);
+  EXPECT_EQ(dims.lookup("U1").deriveLength(0), 1);
+  EXPECT_EQ(dims.findDerived("U", 1, 1).getName().getValue(), "U1");
+  EXPECT_FALSE(dims.findDerived("U", 2));
+  EXPECT_TRUE(dims.lookup("J").isGridPacked());
+  EXPECT_FALSE(dims.lookup("N").isGridPacked());
+  // One-axis and grid packing are looked up apart.
+  EXPECT_EQ(dims.findPacked("B", "T").getName().getValue(), "N");
+  EXPECT_EQ(dims.findPacked("B", "T", "U1").getName().getValue(), "J");
+  EXPECT_FALSE(dims.findPacked("B", "U1", "T"));
+  auto type = NNTensorType::get(&context, {"J", ""}, {0, 8},
+                                Float32Type::get(&context));
+  FailureOr<Positions> positions =
+      classifyPositions(type, dims, [&] { return emit(); });
+  ASSERT_TRUE(succeeded(positions));
+  EXPECT_EQ(positions->kind, PositionKind::Packed);
+  EXPECT_EQ(positions->sequences, (SmallVector<StringRef, 2>{"T", "U1"}));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  dims.lookup("J").printBody(os);
+  dims.lookup("U1").printBody(os << "; ");
+  EXPECT_EQ(os.str(), "J: packed(B, T, U1); U1: seq(B) = U + 1");
+}
+
 TEST_F(DimsTest, TableRejectsForwardReferences) {
   DimTable dims = table({"T: seq(B)", "B: batch"});
   EXPECT_TRUE(failed(dims.verify([&] { return emit(); })));

@@ -55,19 +55,22 @@ bool DimTable::isPacked(StringRef name) const {
   return decl && decl.getKind() == DimKind::packed;
 }
 
-DimDeclAttr DimTable::findPacked(StringRef batch, StringRef sequence) const {
+DimDeclAttr DimTable::findPacked(StringRef batch, StringRef sequence,
+                                 StringRef inner) const {
   for (DimDeclAttr decl : decls)
     if (decl.getKind() == DimKind::packed &&
         decl.getBatch().getValue() == batch &&
-        decl.getSource().getValue() == sequence)
+        decl.getSource().getValue() == sequence &&
+        (decl.getInner() ? decl.getInner().getValue() : StringRef()) == inner)
       return decl;
   return {};
 }
 
-DimDeclAttr DimTable::findDerived(StringRef source, int64_t factor) const {
+DimDeclAttr DimTable::findDerived(StringRef source, int64_t factor,
+                                  int64_t offset) const {
   for (DimDeclAttr decl : decls)
     if (decl.isDerived() && decl.getSource().getValue() == source &&
-        decl.getFactor() == factor)
+        decl.getFactor() == factor && decl.getOffset() == offset)
       return decl;
   return {};
 }
@@ -101,10 +104,15 @@ LogicalResult DimTable::verify(EmitErrorFn emitError) const {
         return emitError() << "dim '" << name << "': its source '"
                            << source.getValue() << "' is a sequence of "
                            << "another batch than '" << batch.getValue() << "'";
-      if (decl.getFactor() < 2)
+      if (decl.getOffset() == 0 && decl.getFactor() < 2)
         return emitError() << "dim '" << name
                            << "': ceildiv factor must be at least 2, got "
                            << decl.getFactor();
+      if (decl.getOffset() != 0 &&
+          (decl.getFactor() != 1 || decl.getOffset() < 1))
+        return emitError() << "dim '" << name
+                           << "': an offset must be at least 1, got "
+                           << decl.getOffset();
       break;
     }
     case DimKind::packed: {
@@ -118,14 +126,20 @@ LogicalResult DimTable::verify(EmitErrorFn emitError) const {
         return emitError() << "dim '" << name << "': '" << source.getValue()
                            << "' is not a sequence dim of '" << batch.getValue()
                            << "' declared before it";
-      if (findPacked(batch.getValue(), source.getValue()) != decl)
-        return emitError() << "dims '"
-                           << findPacked(batch.getValue(), source.getValue())
-                                  .getName()
-                                  .getValue()
+      StringRef inner = decl.getInner() ? decl.getInner().getValue() : "";
+      if (decl.getInner() &&
+          (!declaredBefore(decl.getInner()) || !isSequence(inner) ||
+           lookup(inner).getBatch() != batch || inner == source.getValue()))
+        return emitError() << "dim '" << name << "': '" << inner
+                           << "' is not a second sequence dim of '"
+                           << batch.getValue() << "' declared before it";
+      DimDeclAttr first =
+          findPacked(batch.getValue(), source.getValue(), inner);
+      if (first != decl)
+        return emitError() << "dims '" << first.getName().getValue()
                            << "' and '" << name << "' both pack ("
                            << batch.getValue() << ", " << source.getValue()
-                           << ")";
+                           << (inner.empty() ? "" : ", ") << inner << ")";
       break;
     }
     }
@@ -180,6 +194,8 @@ FailureOr<Positions> mlir::nn::classifyPositions(NNTensorType type,
     positions.packed = first.getName().getValue();
     positions.batch = first.getBatch().getValue();
     positions.sequences.push_back(first.getSource().getValue());
+    if (first.isGridPacked())
+      positions.sequences.push_back(first.getInner().getValue());
     return positions;
   }
   if (first.getKind() != DimKind::batch)
@@ -289,7 +305,10 @@ LogicalResult DimBinding::verifyKinds(EmitErrorFn emitError) {
     // the same way.
     if (calleeDecl.isDerived() &&
         (!callerDecl.isDerived() ||
-         calleeDecl.getFactor() != callerDecl.getFactor()))
+         calleeDecl.getFactor() != callerDecl.getFactor() ||
+         calleeDecl.getOffset() != callerDecl.getOffset()))
+      return mismatch();
+    if (calleeDecl.isGridPacked() != callerDecl.isGridPacked())
       return mismatch();
     if (calleeDecl.getBatch() && failed(bind(calleeDecl.getBatch().getValue(),
                                              callerDecl.getBatch().getValue(),
@@ -300,6 +319,11 @@ LogicalResult DimBinding::verifyKinds(EmitErrorFn emitError) {
     if (followSource && failed(bind(calleeDecl.getSource().getValue(),
                                     callerDecl.getSource().getValue(),
                                     "dim binding", emitError)))
+      return failure();
+    if (calleeDecl.isGridPacked() &&
+        failed(bind(calleeDecl.getInner().getValue(),
+                    callerDecl.getInner().getValue(), "dim binding",
+                    emitError)))
       return failure();
   }
   return success();

@@ -40,16 +40,21 @@ public:
   bool isSequence(StringRef name) const;
   bool isPacked(StringRef name) const;
 
-  /// The dim declared `packed(batch, sequence)`, or null.
-  DimDeclAttr findPacked(StringRef batch, StringRef sequence) const;
-  /// The dim declared `seq(...) = ceildiv(source, factor)`, or null.
-  DimDeclAttr findDerived(StringRef source, int64_t factor) const;
+  /// The dim declared `packed(batch, sequence)`, or, with `inner`,
+  /// `packed(batch, sequence, inner)`; null if there is none.
+  DimDeclAttr findPacked(StringRef batch, StringRef sequence,
+                         StringRef inner = {}) const;
+  /// The dim declared `seq(...) = ceildiv(source, factor)` (offset 0) or
+  /// `seq(...) = source + offset` (factor 1), or null.
+  DimDeclAttr findDerived(StringRef source, int64_t factor,
+                          int64_t offset = 0) const;
 
   ArrayRef<DimDeclAttr> getDecls() const { return decls; }
 
   /// Checks the declarations: unique names, each reference names an
-  /// earlier dim of the right kind, derived factors of at least 2, at most
-  /// one packed dim per (batch, sequence).
+  /// earlier dim of the right kind, derived dims `ceildiv` by at least 2
+  /// or `+` at least 1, at most one packed dim per (batch, sequence) and
+  /// per (batch, sequence, inner).
   LogicalResult verify(EmitErrorFn emitError) const;
 
 private:
@@ -74,7 +79,8 @@ struct Positions {
   PositionKind kind = PositionKind::None;
   /// The batch dim (for packed: the batch that N packs).
   StringRef batch;
-  /// Padded: the sequence dims after the batch. Packed: the one it packs.
+  /// Padded: the sequence dims after the batch. Packed: the one it packs
+  /// (two for a grid-packed dim: the outer one, then the inner one).
   SmallVector<StringRef, 2> sequences;
   /// Packed: the packed dim N.
   StringRef packed;

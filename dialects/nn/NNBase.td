@@ -62,6 +62,13 @@ def NN_LstmDirection : I32EnumAttr<"LstmDirection", "direction of an LSTM", [
   let cppNamespace = "::mlir::nn";
 }
 
+def NN_TransducerTopology : I32EnumAttr<"TransducerTopology",
+    "the lattice of a transducer loss over the (t, u) grid", [
+    I32EnumAttrCase<"rnnt", 0>,
+    I32EnumAttrCase<"rna", 1>]> {
+  let cppNamespace = "::mlir::nn";
+}
+
 def NN_AlignTopology : I32EnumAttr<"AlignTopology",
     "the state graph of a forced alignment", [
     I32EnumAttrCase<"ctc", 0>,
@@ -233,24 +240,42 @@ def NN_DimDeclAttr : AttrDef<NN_Dialect, "DimDecl"> {
   let mnemonic = "dim";
   let summary = "the declaration of one named dim of a graph";
   let description = [{
-    `B: batch`, `T: seq(B)`, `T2: seq(B) = ceildiv(T, 2)` or
-    `N: packed(B, T)`. Graphs print their list of these without the
-    `#nn.dim<...>` wrapper.
+    `B: batch`, `T: seq(B)`, `T2: seq(B) = ceildiv(T, 2)`,
+    `U1: seq(B) = U + 1`, `N: packed(B, T)` or `J: packed(B, T, U1)`.
+    Graphs print their list of these without the `#nn.dim<...>` wrapper.
+
+    A derived sequence dim has the lengths `ceildiv(source, factor) +
+    offset`: `ceildiv(T, k)` is factor k >= 2 and offset 0, `U + c` is
+    factor 1 and offset c >= 1. A packed dim packs one sequence dim (its
+    size is the sum of the lengths) or, with `inner`, the grid of two
+    (the sum over the batch of `len(source) * len(inner)`: a transducer
+    joint's valid (t, u) pairs, t-major within each sequence).
   }];
   let parameters = (ins
     "::mlir::StringAttr":$name,
     "::mlir::nn::DimKind":$kind,
     OptionalParameter<"::mlir::StringAttr">:$batch,
     OptionalParameter<"::mlir::StringAttr">:$source,
-    DefaultValuedParameter<"int64_t", "0">:$factor);
+    DefaultValuedParameter<"int64_t", "0">:$factor,
+    DefaultValuedParameter<"int64_t", "0">:$offset,
+    OptionalParameter<"::mlir::StringAttr">:$inner);
   let hasCustomAssemblyFormat = 1;
   let extraClassDeclaration = [{
     /// Parses `NAME: KIND...`, the text inside `#nn.dim<...>`.
     static DimDeclAttr parseBody(::mlir::AsmParser &parser);
     void printBody(::llvm::raw_ostream &os) const;
-    /// A sequence dim computed from another one (`ceildiv(T, k)`).
+    /// A sequence dim computed from another one (`ceildiv(T, k)` or
+    /// `U + c`).
     bool isDerived() const {
       return getKind() == DimKind::seq && getSource();
+    }
+    /// A packed dim over the (source, inner) grid of two sequence dims.
+    bool isGridPacked() const {
+      return getKind() == DimKind::packed && getInner();
+    }
+    /// The length a derived dim has for a source length `n`.
+    int64_t deriveLength(int64_t n) const {
+      return (n + getFactor() - 1) / getFactor() + getOffset();
     }
   }];
 }

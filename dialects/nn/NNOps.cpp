@@ -396,6 +396,23 @@ LogicalResult CtcLossOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+LogicalResult TransducerLossOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  FailureOr<NNTensorType> joint =
+      inferenceOperand(location, operands, 0, "joint");
+  FailureOr<NNTensorType> labels =
+      inferenceOperand(location, operands, 1, "labels");
+  if (failed(joint) || failed(labels))
+    return failure();
+  if (labels->getRank() == 0)
+    return emitOptionalError(location, "labels must be [B, U], got ", *labels);
+  inferred.push_back(NNTensorType::get(labels->getDims().take_front(1),
+                                       joint->getElementType()));
+  return success();
+}
+
 /// Requires a value with feature axes to have exactly one, static, after its
 /// position axes: `[P..., F]`.
 static LogicalResult requireOneFeatureAxis(Operation *op, Value value,
@@ -743,7 +760,24 @@ LogicalResult DropoutOp::verify() {
       return emitOpError() << "seed must be a scalar !nn.tensor<[], i32>, got "
                            << type;
   }
-  return verifyUnaryFrameWise(*this, false);
+  if (failed(verifyUnaryFrameWise(*this, false)))
+    return failure();
+  // The mask is keyed by (sequence, frame); a row of a grid-packed joint
+  // has two frame indices.
+  FailureOr<DimTable> table = DimTable::forOp(*this);
+  if (failed(table))
+    return failure();
+  FailureOr<Positions> positions = classifyPositions(
+      tensorOf(getInput()), *table, [&] { return emitOpError(); });
+  if (failed(positions))
+    return failure();
+  if (positions->kind == PositionKind::Packed &&
+      positions->sequences.size() != 1)
+    return emitOpError() << "input over the grid-packed dim '"
+                         << positions->packed
+                         << "' is not supported; apply dropout before "
+                            "nn.transducer_join";
+  return success();
 }
 
 LogicalResult LinearOp::verify() {
@@ -1034,6 +1068,7 @@ bool LinearCrossEntropyTrainOp::isPerFrameLoss() { return true; }
 bool FrameErrorOp::isPerFrameLoss() { return true; }
 bool MseOp::isPerFrameLoss() { return true; }
 bool CtcLossOp::isPerFrameLoss() { return false; }
+bool TransducerLossOp::isPerFrameLoss() { return false; }
 
 //===----------------------------------------------------------------------===//
 // Class indices
@@ -1075,6 +1110,14 @@ int64_t ViterbiAlignOp::getNumClasses(OpOperand &operand) {
 }
 
 int64_t ViterbiAlignOp::getReservedClass(OpOperand &operand) {
+  return operand.get() == getLabels() ? (int64_t)getBlank() : -1;
+}
+
+int64_t TransducerLossOp::getNumClasses(OpOperand &operand) {
+  return operand.get() == getLabels() ? featureSize(tensorOf(getJoint())) : 0;
+}
+
+int64_t TransducerLossOp::getReservedClass(OpOperand &operand) {
   return operand.get() == getLabels() ? (int64_t)getBlank() : -1;
 }
 
@@ -1272,6 +1315,190 @@ LogicalResult CtcLossGradOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Transducers
+//===----------------------------------------------------------------------===//
+
+/// Requires `labels` to be `[B, U]` integer labels over one sequence dim and
+/// returns their positions.
+static FailureOr<Positions>
+requireLabels(Operation *op, const DimContext &context, Value labels) {
+  FailureOr<Positions> positions = context.positions(labels);
+  if (failed(positions))
+    return failure();
+  NNTensorType type = tensorOf(labels);
+  if (positions->kind != PositionKind::Padded ||
+      positions->sequences.size() != 1 || type.getRank() != 2 ||
+      !type.getElementType().isSignlessInteger())
+    return op->emitOpError()
+           << "labels must be integer [batch, label sequence], got " << type;
+  return positions;
+}
+
+/// Requires `dim` to be declared `seq(B) = labelDim + 1`: the prediction
+/// network's axis, the start symbol and then the labels.
+static LogicalResult requireLabelPlusOne(Operation *op,
+                                         const DimContext &context,
+                                         StringRef dim, StringRef labelDim,
+                                         StringRef what) {
+  DimDeclAttr decl = context.getTable().lookup(dim);
+  if (decl && decl.isDerived() && decl.getSource().getValue() == labelDim &&
+      decl.getFactor() == 1 && decl.getOffset() == 1)
+    return success();
+  InFlightDiagnostic diag = op->emitOpError();
+  diag << what << " '" << dim << "' must be declared 'seq(...) = " << labelDim
+       << " + 1' (the start symbol, then the labels)";
+  if (DimDeclAttr expected = context.getTable().findDerived(labelDim, 1, 1))
+    diag << " (did you mean '" << expected.getName().getValue() << "'?)";
+  return diag;
+}
+
+LogicalResult PrependStartOp::verify() {
+  FailureOr<DimContext> context = DimContext::get(*this);
+  if (failed(context))
+    return failure();
+  FailureOr<Positions> in = requireLabels(*this, *context, getLabels());
+  if (failed(in))
+    return failure();
+  if (getStart() < 0)
+    return emitOpError() << "start " << getStart()
+                         << " is not a class index (negative)";
+  NNTensorType labels = tensorOf(getLabels()), result = tensorOf(getResult());
+  FailureOr<Positions> out = context->positions(getResult());
+  if (failed(out))
+    return failure();
+  if (out->kind != PositionKind::Padded || out->sequences.size() != 1 ||
+      result.getRank() != 2 || out->batch != in->batch ||
+      result.getElementType() != labels.getElementType())
+    return emitOpError() << "result must be [" << in->batch
+                         << ", U1] of the labels' element type, got " << result;
+  return requireLabelPlusOne(*this, *context, out->sequences[0],
+                             in->sequences[0], "result axis");
+}
+
+/// The types of a transducer join: `encoder` [B, T, D] and `prediction`
+/// [B, U1, D] padded over two different sequence dims of one batch, and
+/// `joint` [J, D] with J = packed(B, T, U1) or [B, T, U1, D].
+static LogicalResult verifyJoinTypes(Operation *op, Value encoder,
+                                     Value prediction, Value joint,
+                                     StringRef jointName) {
+  FailureOr<DimContext> context = DimContext::get(op);
+  if (failed(context))
+    return failure();
+  FailureOr<Positions> enc =
+      requirePaddedFrames(op, *context, encoder, "encoder");
+  if (failed(enc))
+    return failure();
+  FailureOr<Positions> pred =
+      requirePaddedFrames(op, *context, prediction, "prediction");
+  if (failed(pred) || failed(requireOneFeatureAxis(op, encoder, "encoder")) ||
+      failed(requireOneFeatureAxis(op, prediction, "prediction")))
+    return failure();
+  NNTensorType encType = tensorOf(encoder), predType = tensorOf(prediction),
+               jointType = tensorOf(joint);
+  if (pred->batch != enc->batch || pred->sequences[0] == enc->sequences[0])
+    return op->emitOpError()
+           << "prediction must be over a second sequence dim of the "
+              "encoder's batch '"
+           << enc->batch << "', got " << predType;
+  if (featureSize(encType) != featureSize(predType) ||
+      encType.getElementType() != predType.getElementType())
+    return op->emitOpError()
+           << "encoder " << encType << " and prediction " << predType
+           << " must have the same feature size and element "
+              "type";
+  StringRef frames = enc->sequences[0], states = pred->sequences[0];
+  SmallVector<Attribute> padded{encType.getDims()[0], encType.getDims()[1],
+                                predType.getDims()[1], encType.getDims()[2]};
+  if (jointType == NNTensorType::get(padded, encType.getElementType()))
+    return success();
+  DimDeclAttr grid = context->getTable().findPacked(enc->batch, frames, states);
+  if (grid) {
+    SmallVector<Attribute> packed{grid.getName(), encType.getDims()[2]};
+    if (jointType == NNTensorType::get(packed, encType.getElementType()))
+      return success();
+  }
+  InFlightDiagnostic diag = op->emitOpError();
+  diag << jointName << " must be packed [J, " << featureSize(encType)
+       << "] with J declared 'packed(" << enc->batch << ", " << frames << ", "
+       << states << ")'";
+  if (grid)
+    diag << " ('" << grid.getName().getValue() << "')";
+  diag << " or padded " << NNTensorType::get(padded, encType.getElementType())
+       << ", got " << jointType;
+  return diag;
+}
+
+LogicalResult TransducerJoinOp::verify() {
+  return verifyJoinTypes(*this, getEncoder(), getPrediction(), getResult(),
+                         "result");
+}
+
+LogicalResult TransducerJoinGradOp::verify() {
+  if (failed(verifyJoinTypes(*this, getEncoder(), getPrediction(), getGrad(),
+                             "grad")))
+    return failure();
+  return success();
+}
+
+/// The checks nn.transducer_loss and its gradient share; returns the dims
+/// of the per-sequence loss, `[B]`.
+static FailureOr<ArrayRef<Attribute>> verifyTransducerOperands(Operation *op,
+                                                               Value joint,
+                                                               Value labels,
+                                                               int64_t blank) {
+  FailureOr<DimContext> context = DimContext::get(op);
+  if (failed(context))
+    return failure();
+  FailureOr<Positions> grid = context->positions(joint);
+  FailureOr<Positions> labelPositions = requireLabels(op, *context, labels);
+  if (failed(grid) || failed(labelPositions) ||
+      failed(requireOneFeatureAxis(op, joint, "joint")))
+    return failure();
+  NNTensorType jointType = tensorOf(joint);
+  bool packed = grid->kind == PositionKind::Packed;
+  if (grid->sequences.size() != 2 ||
+      (!packed && grid->kind != PositionKind::Padded))
+    return op->emitOpError()
+           << "joint must be over the (frame, label + 1) grid: packed [J, V] "
+              "with J declared 'packed(B, T, U1)', or padded [B, T, U1, V]; "
+              "got "
+           << jointType;
+  if (grid->batch != labelPositions->batch)
+    return op->emitOpError()
+           << "labels batch '" << labelPositions->batch
+           << "' differs from the joint's batch '" << grid->batch << "'";
+  if (failed(requireLabelPlusOne(op, *context, grid->sequences[1],
+                                 labelPositions->sequences[0],
+                                 "the joint's label axis")))
+    return failure();
+  int64_t classes = featureSize(jointType);
+  if (blank < 0 || blank >= classes)
+    return op->emitOpError()
+           << "blank " << blank << " is not a class in [0, " << classes << ")";
+  return tensorOf(labels).getDims().take_front(1);
+}
+
+LogicalResult TransducerLossOp::verify() {
+  FailureOr<ArrayRef<Attribute>> dims = verifyTransducerOperands(
+      *this, getJoint(), getLabels(), static_cast<int64_t>(getBlank()));
+  if (failed(dims))
+    return failure();
+  return requireResultDims(*this, *dims, tensorOf(getJoint()).getElementType());
+}
+
+LogicalResult TransducerLossGradOp::verify() {
+  FailureOr<ArrayRef<Attribute>> dims = verifyTransducerOperands(
+      *this, getJoint(), getLabels(), static_cast<int64_t>(getBlank()));
+  if (failed(dims))
+    return failure();
+  auto want = NNTensorType::get(*dims, tensorOf(getJoint()).getElementType());
+  if (tensorOf(getGrad()) != want)
+    return emitOpError() << "grad must be the loss's type " << want << ", got "
+                         << tensorOf(getGrad());
+  return success();
+}
+
 /// The normalization of a loss value: what `nn.mark_loss` and
 /// `nn.loss_terms` both require of `loss` and the custom factor.
 static LogicalResult verifyLossNormalization(Operation *op, Value loss,
@@ -1365,6 +1592,11 @@ static LogicalResult verifyPackPair(Operation *op, Value padded, Value packed) {
     return op->emitOpError()
            << packedRole << " must be packed frames [N, ...], "
            << "got " << packedType;
+  if (out->sequences.size() != 1)
+    return op->emitOpError()
+           << packedRole << " is over the grid-packed dim '" << out->packed
+           << "'; nn.pack and nn.unpack pack one sequence dim (a joint's "
+              "grid comes from nn.transducer_join)";
   if (out->batch != in->batch || out->sequences[0] != in->sequences[0]) {
     DimDeclAttr expected =
         context->getTable().findPacked(in->batch, in->sequences[0]);

@@ -716,6 +716,100 @@ def NN_ViterbiAlignOp : NN_SequenceMixingOp<"viterbi_align", [
   let hasVerifier = 1;
 }
 
+def NN_PrependStartOp : NN_Op<"prepend_start", [Pure,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
+  let summary = "the prediction network's input: a start symbol, then the labels";
+  let description = [{
+    `labels` `[B, U]` integer, result `[B, U1]` of the same element type
+    with `U1` declared `seq(B) = U + 1`: position 0 holds `start` (the
+    blank, by convention), position u + 1 holds label u. A transducer's
+    prediction network (embedding and LSTM over `U1`) reads it; its output
+    at position u is the state after the first u labels.
+
+    ```mlir
+    %in = nn.prepend_start %labels start 0
+        : !nn.tensor<[B, U], i32> -> !nn.tensor<[B, U1], i32>
+    ```
+  }];
+  let arguments = (ins NN_IntegerTensor:$labels, I64Attr:$start);
+  let results = (outs NN_IntegerTensor:$result);
+  let assemblyFormat = [{
+    $labels `start` $start attr-dict `:` qualified(type($labels)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_TransducerJoinOp : NN_Op<"transducer_join", [Pure,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
+  let summary = "a transducer joint's input: encoder frame + prediction state";
+  let description = [{
+    `encoder` `[B, T, D]` and `prediction` `[B, U1, D]` (two sequence dims
+    of one batch) meet on every valid (t, u) pair: the result holds
+    `encoder[b, t] + prediction[b, u]`. It is either **packed** `[J, D]`
+    with `J` declared `packed(B, T, U1)`, only the `sum_b T_b * U1_b`
+    valid pairs (sequence by sequence, t-major: row `offset_b + t * U1_b +
+    u`), or padded `[B, T, U1, D]`, where pairs past a length are zero.
+    The joint network (tanh, linear to the vocabulary, a transducer loss)
+    then runs on the rows; packing is what keeps its `[*, V]` logits the
+    size of the valid grid.
+
+    ```mlir
+    %j = nn.transducer_join %enc, %pred : !nn.tensor<[B, T, 512], f32>,
+        !nn.tensor<[B, U1, 512], f32> -> !nn.tensor<[J, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$encoder, NN_FloatTensor:$prediction);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $encoder `,` $prediction attr-dict `:` qualified(type($encoder)) `,`
+    qualified(type($prediction)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_TransducerLossOp : NN_SequenceMixingOp<"transducer_loss", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>,
+    DeclareOpInterfaceMethods<NN_LossOpInterface>,
+    DeclareOpInterfaceMethods<NN_ClassIndexOpInterface, ["getReservedClass"]>]> {
+  let summary = "per-sequence RNN-T or RNA loss, -log p(labels | input)";
+  let description = [{
+    `joint` holds the joint network's output for every (t, u) pair:
+    packed `[J, V]` with `J: packed(B, T, U1)` or padded `[B, T, U1, V]`,
+    `U1` declared `seq(B) = U + 1` over the labels' dim; logits (the
+    log-softmax over V is fused into the loss and its gradient), or
+    log-probs with `from log_probs`. `labels` `[B, U]` integer, `blank` in
+    `[0, V)`. The result `[B]` is -log of the sum over the topology's
+    paths from (0, 0) to (T, U), in log space:
+
+    * `rnnt` (Graves 2012): at (t, u) the blank moves to (t + 1, u), label
+      u + 1 to (t, u + 1); a path ends with the blank at (T - 1, U).
+    * `rna` (recurrent neural aligner, monotonic): one emission per frame;
+      the blank moves to (t + 1, u), label u + 1 to (t + 1, u + 1). U
+      labels need T >= U frames.
+
+    An impossible sequence (rna with T < U, or T = 0) gives +inf, or 0
+    with `zero_infinity`.
+
+    ```mlir
+    %l = nn.transducer_loss %logits, %labels from logits topology rnnt blank 0
+        : !nn.tensor<[J, 500], f32>, !nn.tensor<[B, U], i32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$joint, NN_IntegerTensor:$labels,
+                       NN_LossInput:$input_kind,
+                       NN_TransducerTopology:$topology, I64Attr:$blank,
+                       UnitAttr:$zero_infinity);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $joint `,` $labels `from` $input_kind `topology` $topology `blank` $blank
+    (`zero_infinity` $zero_infinity^)? attr-dict `:`
+    qualified(type($joint)) `,` qualified(type($labels))
+  }];
+  let hasVerifier = 1;
+}
+
 def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
   let summary = "declares a per-position loss value as a named loss";
   let description = [{
@@ -1360,6 +1454,62 @@ def NN_CtcLossGradOp : NN_Op<"ctc_loss_grad", [Pure,
     $grad `,` $logits `,` $labels `from` $input_kind `blank` $blank
     (`zero_infinity` $zero_infinity^)? attr-dict `:` qualified(type($grad))
     `,` qualified(type($logits)) `,` qualified(type($labels))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_TransducerJoinGradOp : NN_Op<"transducer_join_grad", [Pure]> {
+  let summary = "the input gradients of nn.transducer_join";
+  let description = [{
+    `grad` has the join's result type; the results have the types of its
+    encoder and prediction operands: the encoder frame (b, t) gets the sum
+    of `grad` over u < U1_b, the prediction state (b, u) the sum over
+    t < T_b; positions past a length get 0.
+
+    ```mlir
+    %de, %dp = nn.transducer_join_grad %dj : !nn.tensor<[J, 512], f32>
+        -> !nn.tensor<[B, T, 512], f32>, !nn.tensor<[B, U1, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad);
+  let results = (outs NN_FloatTensor:$encoder, NN_FloatTensor:$prediction);
+  let assemblyFormat = [{
+    $grad attr-dict `:` qualified(type($grad)) `->` qualified(type($encoder))
+    `,` qualified(type($prediction))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_TransducerLossGradOp : NN_Op<"transducer_loss_grad", [Pure,
+    AllTypesMatch<["joint", "result"]>]> {
+  let summary = "the joint gradient of nn.transducer_loss (forward-backward)";
+  let description = [{
+    `grad` `[B]` is the gradient of a transducer_loss's per-sequence
+    result; the other operands and attributes are the loss's. With
+    `alpha`, `beta` the log-space forward and backward variables and
+    `gamma_k(t, u)` the posterior of emitting class k at (t, u), the
+    result at a valid row is `grad * (occ(t, u) * softmax(joint) -
+    gamma)`, where `occ(t, u) = exp(alpha + beta - log p)` is the row's
+    total posterior, from logits, and `-grad * gamma` from log-probs.
+    Rows no path visits and padded rows get 0; an impossible sequence
+    gets 0 with `zero_infinity` and NaN without it.
+
+    ```mlir
+    %dj = nn.transducer_loss_grad %g, %logits, %labels from logits
+        topology rnnt blank 0 : !nn.tensor<[B], f32>,
+        !nn.tensor<[J, 500], f32>, !nn.tensor<[B, U], i32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$joint,
+                       NN_IntegerTensor:$labels, NN_LossInput:$input_kind,
+                       NN_TransducerTopology:$topology, I64Attr:$blank,
+                       UnitAttr:$zero_infinity);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $joint `,` $labels `from` $input_kind `topology` $topology
+    `blank` $blank (`zero_infinity` $zero_infinity^)? attr-dict `:`
+    qualified(type($grad)) `,` qualified(type($joint)) `,`
+    qualified(type($labels))
   }];
   let hasVerifier = 1;
 }

@@ -156,8 +156,8 @@ DimDeclAttr DimDeclAttr::parseBody(AsmParser &parser) {
     out = StringAttr::get(context, name);
     return success();
   };
-  StringAttr name, batch, source;
-  int64_t factor = 0;
+  StringAttr name, batch, source, inner;
+  int64_t factor = 0, offset = 0;
   StringRef kindName;
   SMLoc kindLoc;
   if (parseName(name) || parser.parseColon())
@@ -178,20 +178,36 @@ DimDeclAttr DimDeclAttr::parseBody(AsmParser &parser) {
   case DimKind::seq:
     if (parser.parseLParen() || parseName(batch) || parser.parseRParen())
       return {};
-    if (succeeded(parser.parseOptionalEqual())) {
-      if (parser.parseKeyword("ceildiv") || parser.parseLParen() ||
-          parseName(source) || parser.parseComma() ||
+    if (failed(parser.parseOptionalEqual()))
+      break;
+    // `ceildiv(S, k)` or `S + c`.
+    if (succeeded(parser.parseOptionalKeyword("ceildiv"))) {
+      if (parser.parseLParen() || parseName(source) || parser.parseComma() ||
           parser.parseInteger(factor) || parser.parseRParen())
         return {};
+      break;
+    }
+    factor = 1;
+    if (parseName(source) || parser.parseOptionalPlus() ||
+        parser.parseInteger(offset)) {
+      parser.emitError(parser.getCurrentLocation(),
+                       "expected 'ceildiv(SOURCE, FACTOR)' or 'SOURCE + "
+                       "OFFSET' after '='");
+      return {};
     }
     break;
   case DimKind::packed:
     if (parser.parseLParen() || parseName(batch) || parser.parseComma() ||
-        parseName(source) || parser.parseRParen())
+        parseName(source))
+      return {};
+    if (succeeded(parser.parseOptionalComma()) && parseName(inner))
+      return {};
+    if (parser.parseRParen())
       return {};
     break;
   }
-  return DimDeclAttr::get(context, name, *kind, batch, source, factor);
+  return DimDeclAttr::get(context, name, *kind, batch, source, factor, offset,
+                          inner);
 }
 
 void DimDeclAttr::printBody(raw_ostream &os) const {
@@ -201,12 +217,17 @@ void DimDeclAttr::printBody(raw_ostream &os) const {
     break;
   case DimKind::seq:
     os << "(" << getBatch().getValue() << ")";
-    if (isDerived())
+    if (isDerived() && getOffset() == 0)
       os << " = ceildiv(" << getSource().getValue() << ", " << getFactor()
          << ")";
+    else if (isDerived())
+      os << " = " << getSource().getValue() << " + " << getOffset();
     break;
   case DimKind::packed:
-    os << "(" << getBatch().getValue() << ", " << getSource().getValue() << ")";
+    os << "(" << getBatch().getValue() << ", " << getSource().getValue();
+    if (isGridPacked())
+      os << ", " << getInner().getValue();
+    os << ")";
     break;
   }
 }

@@ -188,6 +188,46 @@ LogicalResult CtcLossOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+LogicalResult
+TransducerLossOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                           SmallVectorImpl<Value> &operandGradients) {
+  Value dl = resultGradients[0];
+  operandGradients.push_back(
+      dl ? b.create<TransducerLossGradOp>(
+                getLoc(), getJoint().getType(), dl, getJoint(), getLabels(),
+                getInputKind(), getTopology(), getBlank(), getZeroInfinity())
+               .getResult()
+         : Value());
+  // Labels are class indices: not differentiable.
+  operandGradients.push_back(Value());
+  return success();
+}
+
+/// The encoder frame gets the sum over u, the prediction state the sum
+/// over t: one op computes both.
+LogicalResult
+TransducerJoinOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                           SmallVectorImpl<Value> &operandGradients) {
+  Value dj = resultGradients[0];
+  if (!dj) {
+    operandGradients.append(2, Value());
+    return success();
+  }
+  auto grad = b.create<TransducerJoinGradOp>(getLoc(), getEncoder().getType(),
+                                             getPrediction().getType(), dj);
+  operandGradients.push_back(grad.getEncoder());
+  operandGradients.push_back(grad.getPrediction());
+  return success();
+}
+
+LogicalResult
+PrependStartOp::buildVjp(OpBuilder &, ValueRange,
+                         SmallVectorImpl<Value> &operandGradients) {
+  // Integer labels: no gradient.
+  operandGradients.push_back(Value());
+  return success();
+}
+
 /// Each input's gradient is its slice of the result's.
 LogicalResult ConcatOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
                                  SmallVectorImpl<Value> &operandGradients) {

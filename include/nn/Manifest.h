@@ -50,12 +50,29 @@ struct DimInfo {
   enum class Kind { batch, seq, packed } kind;
   std::string name;
   std::string batch;
-  /// Derived sequence dims: the source dim and the factor.
+  /// Derived sequence dims: the source dim; lengths are
+  /// ceildiv(source, factor) + offset.
   std::string source;
   int64_t factor = 0;
-  /// Packed dims: the sequence dim they pack.
+  /// Packed dims: the sequence dim they pack; for a grid (a transducer
+  /// joint's valid (t, u) pairs) also `inner`: the size is the sum of
+  /// len(sequence) * len(inner).
   std::string sequence;
+  int64_t offset = 0;
+  std::string inner;
+
+  /// The length of a derived dim for a source length `n`.
+  int64_t deriveLength(int64_t n) const {
+    return (n + factor - 1) / factor + offset;
+  }
 };
+
+/// How a derived dim follows from `source` (a name or a number), for
+/// messages: "ceil(T / 2)" or "U + 1".
+std::string derivedFormula(const DimInfo &dim, const std::string &source);
+inline std::string derivedFormula(const DimInfo &dim, int64_t source) {
+  return derivedFormula(dim, std::to_string(source));
+}
 
 struct TensorInfo {
   std::string name;

@@ -26,20 +26,48 @@ void bindComputedDims(LinalgBuilder &b, BoundDims &dims) {
   Location loc = b.getLoc();
   for (DimDeclAttr dim : dims.getDecls().getDecls()) {
     if (dim.isDerived()) {
+      // ceildiv(source, factor) + offset, for the size and each length.
       const DimValue &source = dims.lookup(dim.getSource().getValue());
-      int64_t factor = dim.getFactor();
-      Value k = builder.create<arith::ConstantIndexOp>(loc, factor);
+      int64_t factor = dim.getFactor(), offset = dim.getOffset();
+      Scalar outer = b.scalar();
       DimValue value;
-      value.size = builder.create<arith::CeilDivUIOp>(loc, source.size, k);
+      value.size = source.size;
+      if (factor != 1)
+        value.size = builder.create<arith::CeilDivUIOp>(loc, source.size,
+                                                        outer.idx(factor));
+      value.size = outer.add(value.size, outer.idx(offset));
       auto lengthsType = cast<RankedTensorType>(source.lengths.getType());
       value.lengths = b.map(
           NNTensorType::get(builder.getContext(), {dim.getBatch().getValue()},
                             {0}, lengthsType.getElementType()),
           source.lengths, [&](Scalar &s, ValueRange args) {
-            Value kI32 = s.b.create<arith::ConstantIntOp>(s.loc, factor, 32);
-            return s.b.create<arith::CeilDivSIOp>(s.loc, args[0], kI32);
+            Value length = args[0];
+            if (factor != 1)
+              length = s.b.create<arith::CeilDivSIOp>(
+                  s.loc, length,
+                  s.b.create<arith::ConstantIntOp>(s.loc, factor, 32));
+            return s.b.create<arith::AddIOp>(
+                s.loc, length,
+                s.b.create<arith::ConstantIntOp>(s.loc, offset, 32));
           });
       dims.bind(dim.getName().getValue(), value);
+    } else if (dim.isGridPacked()) {
+      // J = sum over the batch of len(source) * len(inner).
+      Value outerLengths = dims.lengths(dim.getSource().getValue());
+      Value innerLengths = dims.lengths(dim.getInner().getValue());
+      Value batch = dims.size(dim.getBatch().getValue());
+      Scalar outer = b.scalar();
+      auto sum = builder.create<scf::ForOp>(
+          loc, outer.idx(0), batch, outer.idx(1), ValueRange{outer.idx(0)},
+          [&](OpBuilder &nested, Location l, Value i, ValueRange acc) {
+            Scalar s{nested, l};
+            Value rows =
+                s.toIndex(nested.create<tensor::ExtractOp>(l, outerLengths, i));
+            Value columns =
+                s.toIndex(nested.create<tensor::ExtractOp>(l, innerLengths, i));
+            nested.create<scf::YieldOp>(l, s.add(acc[0], s.mul(rows, columns)));
+          });
+      dims.bind(dim.getName().getValue(), DimValue{sum.getResult(0), {}});
     } else if (dim.getKind() == DimKind::packed) {
       // N = sum of the lengths of the packed sequence dim.
       Value lengths = dims.lengths(dim.getSource().getValue());

@@ -44,6 +44,7 @@ void nn::populateNNToLinalgConversionPatterns(const TypeConverter &converter,
   populateConvPoolReduceConversionPatterns(converter, state, patterns);
   populateLossConversionPatterns(converter, state, patterns);
   populateCtcConversionPatterns(converter, state, patterns);
+  populateTransducerConversionPatterns(converter, state, patterns);
   populateLossTailConversionPatterns(converter, state, patterns);
   populatePackConversionPatterns(converter, state, patterns);
   populateOptimizerConversionPatterns(converter, state, patterns);

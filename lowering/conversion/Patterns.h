@@ -130,6 +130,11 @@ Value inverseNormalization(LinalgBuilder &lb, const Positions &positions,
 void populateCtcConversionPatterns(const TypeConverter &converter,
                                    ConversionState &state,
                                    RewritePatternSet &patterns);
+/// Transducers: prepend_start, transducer_join, transducer_loss and their
+/// gradients.
+void populateTransducerConversionPatterns(const TypeConverter &converter,
+                                          ConversionState &state,
+                                          RewritePatternSet &patterns);
 /// Layouts of sequence data: pack, unpack, broadcast_seq.
 void populatePackConversionPatterns(const TypeConverter &converter,
                                     ConversionState &state,

@@ -104,6 +104,12 @@ std::string axisToken(const Axis &axis) {
 
 } // namespace
 
+std::string nn::derivedFormula(const DimInfo &dim, const std::string &source) {
+  if (dim.offset != 0)
+    return source + " + " + std::to_string(dim.offset);
+  return "ceil(" + source + " / " + std::to_string(dim.factor) + ")";
+}
+
 const DimInfo *Manifest::findDim(const std::string &name) const {
   for (const DimInfo &dim : dims)
     if (dim.name == name)
@@ -126,9 +132,13 @@ std::string Manifest::serialize() const {
       os << " seq " << encode(dim.batch);
       if (!dim.source.empty())
         os << " " << encode(dim.source) << " " << dim.factor;
+      if (dim.offset != 0)
+        os << " " << dim.offset;
       break;
     case DimInfo::Kind::packed:
       os << " packed " << encode(dim.batch) << " " << encode(dim.sequence);
+      if (!dim.inner.empty())
+        os << " " << encode(dim.inner);
       break;
     }
     os << "\n";
@@ -273,15 +283,20 @@ absl::Status Manifest::parse(const std::string &text, Manifest &manifest) {
       bool ok = name(1, dim.name);
       if (t[2] == "batch" && t.size() == 3) {
         dim.kind = DimInfo::Kind::batch;
-      } else if (t[2] == "seq" && (t.size() == 4 || t.size() == 6)) {
+      } else if (t[2] == "seq" && t.size() >= 4 && t.size() <= 7 &&
+                 t.size() != 5) {
         dim.kind = DimInfo::Kind::seq;
         ok = ok && name(3, dim.batch);
-        if (t.size() == 6)
+        if (t.size() >= 6)
           ok =
               ok && name(4, dim.source) && integer(5, dim.factor, 1, INT32_MAX);
-      } else if (t[2] == "packed" && t.size() == 5) {
+        if (t.size() == 7)
+          ok = ok && integer(6, dim.offset, 1, INT32_MAX);
+      } else if (t[2] == "packed" && (t.size() == 5 || t.size() == 6)) {
         dim.kind = DimInfo::Kind::packed;
         ok = ok && name(3, dim.batch) && name(4, dim.sequence);
+        if (t.size() == 6)
+          ok = ok && name(5, dim.inner);
       } else {
         return fail("bad dim record");
       }
@@ -410,6 +425,12 @@ absl::Status Manifest::verify() const {
     if (dim.kind == DimInfo::Kind::seq && !dim.source.empty() && dim.factor < 1)
       return fail(what + ": derived with factor " + std::to_string(dim.factor) +
                   " (must be at least 1)");
+    if (!dim.inner.empty() &&
+        (dim.inner == dim.sequence || !earlier(dim.inner, DimInfo::Kind::seq) ||
+         declared[dim.inner]->batch != dim.batch))
+      return fail(what + ": '" + dim.inner +
+                  "' is not a second sequence dim of the same batch declared "
+                  "before it");
   }
   // Every batch and root sequence dim is an argument, once.
   std::set<std::string> roots;
@@ -547,14 +568,18 @@ bool DimValues::isValid(const std::vector<Axis> &axes,
 void nn::deriveDims(const Manifest &manifest, DimValues &values) {
   for (const DimInfo &dim : manifest.dims) {
     if (dim.kind == DimInfo::Kind::seq && !dim.source.empty()) {
-      auto ceilDiv = [&](int64_t n) {
-        return (n + dim.factor - 1) / dim.factor;
-      };
-      values.sizes[dim.name] = ceilDiv(values.sizes[dim.source]);
+      values.sizes[dim.name] = dim.deriveLength(values.sizes[dim.source]);
       std::vector<int32_t> &lengths = values.lengths[dim.name];
       lengths.clear();
       for (int32_t length : values.lengths[dim.source])
-        lengths.push_back((int32_t)ceilDiv(length));
+        lengths.push_back((int32_t)dim.deriveLength(length));
+    } else if (dim.kind == DimInfo::Kind::packed && !dim.inner.empty()) {
+      const std::vector<int32_t> &rows = values.lengths[dim.sequence];
+      const std::vector<int32_t> &columns = values.lengths[dim.inner];
+      int64_t total = 0;
+      for (size_t b = 0; b < rows.size() && b < columns.size(); ++b)
+        total += (int64_t)rows[b] * columns[b];
+      values.sizes[dim.name] = total;
     } else if (dim.kind == DimInfo::Kind::packed) {
       int64_t total = 0;
       for (int32_t length : values.lengths[dim.sequence])

@@ -292,12 +292,18 @@ absl::Status Evaluator::run(
   for (ir::DimDeclAttr decl : f.table.getDecls()) {
     std::string name = decl.getName().str();
     if (decl.isDerived()) {
-      int64_t k = decl.getFactor();
       std::string source = decl.getSource().str();
-      f.sizes[name] = (f.sizes.at(source) + k - 1) / k;
+      f.sizes[name] = decl.deriveLength(f.sizes.at(source));
       f.lengths[name].clear();
       for (int64_t l : f.lengths.at(source))
-        f.lengths[name].push_back((l + k - 1) / k);
+        f.lengths[name].push_back(decl.deriveLength(l));
+    } else if (decl.isGridPacked()) {
+      const std::vector<int64_t> &rows = f.lengths.at(decl.getSource().str());
+      const std::vector<int64_t> &columns = f.lengths.at(decl.getInner().str());
+      int64_t total = 0;
+      for (size_t b = 0; b < rows.size(); ++b)
+        total += rows[b] * columns[b];
+      f.sizes[name] = total;
     } else if (decl.getKind() == ir::DimKind::packed) {
       int64_t total = 0;
       for (int64_t l : f.lengths.at(decl.getSource().str()))

@@ -1192,3 +1192,80 @@ nn.graph @g(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B], i32>) dims [B: b
   %e = nn.frame_error %x, %y : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B], i32>
   nn.return
 }
+
+// -----
+
+// expected-error @+1 {{dim 'U1': an offset must be at least 1, got -1}}
+nn.graph @g() dims [B: batch, U: seq(B), U1: seq(B) = U + -1] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{dim 'J': 'T' is not a second sequence dim of 'B' declared before it}}
+nn.graph @g() dims [B: batch, T: seq(B), J: packed(B, T, T)] {
+  nn.return
+}
+
+// -----
+
+// expected-error @+1 {{dims 'J' and 'K' both pack (B, T, U)}}
+nn.graph @g() dims [B: batch, T: seq(B), U: seq(B), J: packed(B, T, U), K: packed(B, T, U)] {
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%y: !nn.tensor<[B, U], i32>) dims [B: batch, U: seq(B), V: seq(B), U1: seq(B) = U + 1] {
+  // expected-error @+1 {{result axis 'V' must be declared 'seq(...) = U + 1' (the start symbol, then the labels) (did you mean 'U1'?)}}
+  %s = nn.prepend_start %y start 0 : !nn.tensor<[B, U], i32> -> !nn.tensor<[B, V], i32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1), N: packed(B, T)] {
+  // expected-error @+1 {{result must be packed [J, 4] with J declared 'packed(B, T, U1)' ('J') or padded '!nn.tensor<[B, T, U1, 4], f32>', got '!nn.tensor<[N, 4], f32>'}}
+  %j = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[N, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{prediction must be over a second sequence dim of the encoder's batch 'B', got '!nn.tensor<[B, T, 4], f32>'}}
+  %j = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%j: !nn.tensor<[B, T, U, 4], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1] {
+  // expected-error @+1 {{the joint's label axis 'U' must be declared 'seq(...) = U + 1' (the start symbol, then the labels) (did you mean 'U1'?)}}
+  %l = nn.transducer_loss %j, %y from logits topology rnnt blank 0 : !nn.tensor<[B, T, U, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%j: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  // expected-error @+1 {{joint must be over the (frame, label + 1) grid: packed [J, V] with J declared 'packed(B, T, U1)', or padded [B, T, U1, V]; got '!nn.tensor<[B, T, 4], f32>'}}
+  %l = nn.transducer_loss %j, %y from logits topology rna blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%j: !nn.tensor<[B, T, U1, 4], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1] {
+  // expected-error @+1 {{blank 4 is not a class in [0, 4)}}
+  %l = nn.transducer_loss %j, %y from logits topology rna blank 4 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+  // expected-error @+1 {{result is over the grid-packed dim 'J'; nn.pack and nn.unpack pack one sequence dim (a joint's grid comes from nn.transducer_join)}}
+  %p = nn.pack %x : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[J, 4], f32>
+  nn.return
+}

@@ -246,3 +246,26 @@ nn.graph @frame_error(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, T], i32
   nn.mark_loss %e as "fer" normalize per_frame as_error : !nn.tensor<[B, T], f32>
   nn.return
 }
+
+// Transducers: the prediction network's U + 1 axis and the joint's grid,
+// packed and padded.
+// CHECK-LABEL: nn.graph @transducer
+// CHECK-SAME: dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)]
+nn.graph @transducer(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>, %y: !nn.tensor<[B, U], i32>, %g: !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+  // CHECK: nn.prepend_start %{{.+}} start 0 : !nn.tensor<[B, U], i32> -> !nn.tensor<[B, U1], i32>
+  %s = nn.prepend_start %y start 0 : !nn.tensor<[B, U], i32> -> !nn.tensor<[B, U1], i32>
+  // CHECK: %[[JP:.+]] = nn.transducer_join %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[J, 4], f32>
+  %jp = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[J, 4], f32>
+  // CHECK: nn.transducer_join %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[B, T, U1, 4], f32>
+  %jd = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[B, T, U1, 4], f32>
+  // CHECK: nn.transducer_loss %[[JP]], %{{.+}} from logits topology rnnt blank 0 zero_infinity : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
+  %l = nn.transducer_loss %jp, %y from logits topology rnnt blank 0 zero_infinity : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
+  // CHECK: nn.transducer_loss %{{.+}}, %{{.+}} from log_probs topology rna blank 3 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
+  %l2 = nn.transducer_loss %jd, %y from log_probs topology rna blank 3 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
+  // CHECK: %[[DJ:.+]] = nn.transducer_loss_grad %{{.+}}, %[[JP]], %{{.+}} from logits topology rnnt blank 0 : !nn.tensor<[B], f32>, !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
+  %dj = nn.transducer_loss_grad %g, %jp, %y from logits topology rnnt blank 0 : !nn.tensor<[B], f32>, !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
+  // CHECK: nn.transducer_join_grad %[[DJ]] : !nn.tensor<[J, 4], f32> -> !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>
+  %de, %dp = nn.transducer_join_grad %dj : !nn.tensor<[J, 4], f32> -> !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>
+  nn.return
+}

@@ -1,0 +1,702 @@
+//===- TransducerPatterns.cpp - transducer join, losses and gradients -----===//
+//
+// A transducer's joint lives on the (t, u) grid of each sequence: T_b
+// frames by U1_b = U_b + 1 prediction states. Packed, the grid is the
+// rows `offset_b + t * U1_b + u` of a [J, D] value (J = sum T_b * U1_b);
+// padded, it is [B, T, U1, D].
+//
+// nn.transducer_join writes encoder + prediction on every valid pair (per
+// sequence, one generic over its rows when packed); its gradient sums the
+// rows back over u (encoder) and t (prediction).
+//
+// nn.transducer_loss reads the joint's logits through their row
+// log-sum-exp (the log-softmax is never materialized) and runs the
+// forward recursion over the grid per sequence, in float64, as scalar
+// loops: the recursion touches two classes per row, so its cost is the
+// grid, not the vocabulary. The gradient runs the forward recursion into
+// a table and the backward one into a vector, writes each row's total
+// posterior and its blank and label posteriors, and one generic over
+// [rows, V] turns them into `occ * softmax - gamma`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/conversion/Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::nn;
+
+using utils::IteratorType;
+
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
+
+using LoopBody =
+    function_ref<SmallVector<Value>(Scalar &, Value iv, ValueRange carried)>;
+
+/// scf.for from `lower` to `upper` carrying `init`; returns the results.
+SmallVector<Value> forLoop(Scalar &s, Value lower, Value upper, ValueRange init,
+                           LoopBody body) {
+  auto loop = s.b.create<scf::ForOp>(
+      s.loc, lower, upper, s.idx(1), init,
+      [&](OpBuilder &nb, Location l, Value iv, ValueRange carried) {
+        Scalar q{nb, l};
+        nb.create<scf::YieldOp>(l, body(q, iv, carried));
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+Value extract(Scalar &q, Value tensor, ValueRange indices) {
+  return q.b.create<tensor::ExtractOp>(q.loc, tensor, indices);
+}
+
+Value insert(Scalar &q, Value scalar, Value tensor, ValueRange indices) {
+  return q.b.create<tensor::InsertOp>(q.loc, scalar, tensor, indices);
+}
+
+Value eq(Scalar &q, Value x, Value y) {
+  return q.b.create<arith::CmpIOp>(q.loc, arith::CmpIPredicate::eq, x, y);
+}
+
+/// Whether `v` is packed over a grid (`[J, ...]`) rather than padded.
+bool isGridPacked(const LinalgBuilder &lb, NNTensorType type) {
+  return type.getNumPositionDims() == 1 &&
+         lb.getDims().getDecls().isPacked(type.getDimName(0));
+}
+
+/// The shape of `type` without its feature axis: one entry per row.
+NNTensorType rowType(NNTensorType type, Type element) {
+  return NNTensorType::get(type.getDims().drop_back(), element);
+}
+
+//===----------------------------------------------------------------------===//
+// The grid of one sequence
+//===----------------------------------------------------------------------===//
+
+/// Where sequence `batchIndex`'s (t, u) rows are and what they emit.
+struct SequenceGrid {
+  bool packed;
+  Value batchIndex;
+  /// Packed: the first row of the sequence.
+  Value offset;
+  Value frames;  // T_b
+  Value columns; // U1_b = U_b + 1
+  Value labels;  // [B, U] labels
+  Value joint;   // [rows..., V] logits or log-probs
+  Value lse;     // [rows...] log-sum-exp of each row; null for log-probs
+  Value classes; // V, index
+  int64_t blank;
+
+  SmallVector<Value> row(Scalar &q, Value t, Value u) const {
+    if (packed)
+      return {q.add(offset, q.add(q.mul(t, columns), u))};
+    return {batchIndex, t, u};
+  }
+  /// log p(class | t, u) in float64.
+  Value logProb(Scalar &q, Value t, Value u, Value cls) const {
+    SmallVector<Value> at = row(q, t, u);
+    SmallVector<Value> full(at);
+    full.push_back(cls);
+    Value x = q.toF64(extract(q, joint, full));
+    return lse ? q.sub(x, q.toF64(extract(q, lse, at))) : x;
+  }
+  Value blankLogProb(Scalar &q, Value t, Value u) const {
+    return logProb(q, t, u, q.idx(blank));
+  }
+  /// Label u + 1 (index u) at (t, u); u < U_b. Clamped: the runtime
+  /// rejects labels outside [0, V) at valid positions.
+  Value labelLogProb(Scalar &q, Value t, Value u) const {
+    return logProb(q, t, u, q.clampIndex(label(q, u), classes));
+  }
+  Value label(Scalar &q, Value u) const {
+    return extract(q, labels, {batchIndex, u});
+  }
+};
+
+/// max(i - 1, 0): a read index that is safe when `i` is 0 (its value is
+/// then discarded).
+Value before(Scalar &q, Value i) {
+  return q.maxI(q.sub(i, q.idx(1)), q.idx(0));
+}
+
+/// The forward recursion of one sequence. Writes alpha into `table`
+/// ([rows, U1pad] f64) when given, else keeps one vector `alpha`
+/// ([U1pad]); returns log p(labels) and the updated tensor.
+///
+/// rnnt: alpha(t, u) = logaddexp(alpha(t-1, u) + blank(t-1, u),
+///                               alpha(t, u-1) + label(t, u-1)),
+///       alpha(0, 0) = 0, log p = alpha(T-1, U) + blank(T-1, U).
+/// rna:  alpha_t(u) = logaddexp(alpha_{t-1}(u) + blank(t-1, u),
+///                              alpha_{t-1}(u-1) + label(t-1, u-1)),
+///       alpha_0 = [0, -inf, ...], log p = alpha_T(U).
+std::pair<Value, Value> forward(Scalar &s, const SequenceGrid &g,
+                                TransducerTopology topology, Value state,
+                                bool isTable) {
+  Type f64 = s.b.getF64Type();
+  Value negInf = s.f(f64, kNegInf);
+  Value last = s.sub(g.columns, s.idx(1)); // U
+  auto at = [&](Scalar &q, Value t, Value u) -> SmallVector<Value> {
+    if (isTable)
+      return {t, u};
+    return {u};
+  };
+  if (topology == TransducerTopology::rnnt) {
+    SmallVector<Value> rows = forLoop(
+        s, s.idx(0), g.frames, {state}, [&](Scalar &q, Value t, ValueRange c) {
+          return forLoop(
+              q, q.idx(0), g.columns, {c[0]},
+              [&](Scalar &r, Value u, ValueRange a) -> SmallVector<Value> {
+                Value tPrev = before(r, t), uPrev = before(r, u);
+                Value hasBelow = r.ge(t, r.idx(1));
+                Value hasLeft = r.ge(u, r.idx(1));
+                Value below = r.add(extract(r, a[0], at(r, tPrev, u)),
+                                    g.blankLogProb(r, tPrev, u));
+                Value start = r.select(eq(r, u, r.idx(0)), r.f(f64, 0.0),
+                                       r.f(f64, kNegInf));
+                below = r.select(hasBelow, below, start);
+                Value left = r.add(extract(r, a[0], at(r, t, uPrev)),
+                                   g.labelLogProb(r, t, uPrev));
+                left = r.select(hasLeft, left, r.f(f64, kNegInf));
+                return {insert(r, r.logAddExp(below, left), a[0], at(r, t, u))};
+              });
+        });
+    Value tLast = before(s, g.frames);
+    Value end = s.add(extract(s, rows[0], at(s, tLast, last)),
+                      g.blankLogProb(s, tLast, last));
+    return {s.select(s.ge(g.frames, s.idx(1)), end, negInf), rows[0]};
+  }
+  // rna: row 0 is the start; frame t - 1 leads from row t - 1 to row t.
+  SmallVector<Value> init =
+      forLoop(s, s.idx(0), g.columns, {state},
+              [&](Scalar &q, Value u, ValueRange a) -> SmallVector<Value> {
+                Value v = q.select(eq(q, u, q.idx(0)), q.f(f64, 0.0),
+                                   q.f(f64, kNegInf));
+                return {insert(q, v, a[0], at(q, q.idx(0), u))};
+              });
+  SmallVector<Value> rows = forLoop(
+      s, s.idx(1), s.add(g.frames, s.idx(1)), init,
+      [&](Scalar &q, Value t, ValueRange c) {
+        Value tPrev = q.sub(t, q.idx(1));
+        // In place over a vector: u descending reads alpha_{t-1}(u - 1)
+        // before it is overwritten.
+        return forLoop(
+            q, q.idx(0), g.columns, {c[0]},
+            [&](Scalar &r, Value step, ValueRange a) -> SmallVector<Value> {
+              Value u = r.sub(last, step);
+              Value uPrev = before(r, u);
+              Value stay = r.add(extract(r, a[0], at(r, tPrev, u)),
+                                 g.blankLogProb(r, tPrev, u));
+              Value move = r.add(extract(r, a[0], at(r, tPrev, uPrev)),
+                                 g.labelLogProb(r, tPrev, uPrev));
+              move = r.select(r.ge(u, r.idx(1)), move, r.f(f64, kNegInf));
+              return {insert(r, r.logAddExp(stay, move), a[0], at(r, t, u))};
+            });
+      });
+  return {extract(s, rows[0], at(s, g.frames, last)), rows[0]};
+}
+
+/// What both loss patterns read: the joint's row log-sum-exp, labels,
+/// lengths and sizes.
+struct TransducerInputs {
+  bool packed;
+  Value joint, lse, labels, frameLengths, labelLengths, batch, framePad,
+      labelPad, classes;
+};
+
+template <typename OpTy, typename Adaptor>
+TransducerInputs transducerInputs(OpTy op, Adaptor adaptor, LinalgBuilder &lb) {
+  NNTensorType jointType = typeOf(op.getJoint());
+  NNTensorType labelsType = typeOf(op.getLabels());
+  const BoundDims &dims = lb.getDims();
+  TransducerInputs in;
+  in.packed = isGridPacked(lb, jointType);
+  in.joint = adaptor.getJoint();
+  if (op.getInputKind() == LossInput::logits) {
+    auto [max, sum] = lb.rowMaxAndSumExp(in.joint);
+    in.lse = lb.map(
+        rowType(jointType, jointType.getElementType()), {max, sum},
+        [](Scalar &s, ValueRange a) { return s.add(a[0], s.log(a[1])); });
+  }
+  in.labels = adaptor.getLabels();
+  StringRef batch = labelsType.getDimName(0),
+            labelDim = labelsType.getDimName(1);
+  DimDeclAttr grid = in.packed ? dims.getDecls().lookup(jointType.getDimName(0))
+                               : DimDeclAttr();
+  StringRef frameDim =
+      in.packed ? grid.getSource().getValue() : jointType.getDimName(1);
+  in.frameLengths = dims.lengths(frameDim);
+  in.labelLengths = dims.lengths(labelDim);
+  in.batch = dims.size(batch);
+  in.framePad = dims.size(frameDim);
+  in.labelPad = dims.size(labelDim);
+  Scalar s = lb.scalar();
+  in.classes = s.idx(jointType.getStaticSize(jointType.getRank() - 1));
+  return in;
+}
+
+/// The grid of sequence `bi`, its row offset `offset` when packed.
+SequenceGrid sequenceGrid(Scalar &s, const TransducerInputs &in, Value bi,
+                          Value offset, int64_t blank) {
+  SequenceGrid g;
+  g.packed = in.packed;
+  g.batchIndex = bi;
+  g.offset = offset;
+  g.frames = s.toIndex(extract(s, in.frameLengths, {bi}));
+  g.columns = s.add(s.toIndex(extract(s, in.labelLengths, {bi})), s.idx(1));
+  g.labels = in.labels;
+  g.joint = in.joint;
+  g.lse = in.lse;
+  g.classes = in.classes;
+  g.blank = blank;
+  return g;
+}
+
+Value emptyF64(Scalar &s, ValueRange sizes) {
+  SmallVector<int64_t> shape(sizes.size(), ShapedType::kDynamic);
+  return s.b.create<tensor::EmptyOp>(s.loc, shape, s.b.getF64Type(), sizes);
+}
+
+//===----------------------------------------------------------------------===//
+// Loss
+//===----------------------------------------------------------------------===//
+
+class TransducerLossConversion : public NNConversionPattern<TransducerLossOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(TransducerLossOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    TransducerInputs in = transducerInputs(op, adaptor, lb);
+    Scalar outer = lb.scalar();
+    Value losses = lb.empty(lb.sizes(type), element);
+    Value alpha = emptyF64(outer, {outer.add(in.labelPad, outer.idx(1))});
+    SmallVector<Value> results =
+        forLoop(outer, outer.idx(0), in.batch, {losses, alpha, outer.idx(0)},
+                [&](Scalar &s, Value bi, ValueRange c) -> SmallVector<Value> {
+                  SequenceGrid g = sequenceGrid(s, in, bi, c[2], op.getBlank());
+                  auto [logP, vector] =
+                      forward(s, g, op.getTopology(), c[1], /*isTable=*/false);
+                  Value loss = s.neg(logP);
+                  if (op.getZeroInfinity())
+                    loss = s.select(s.feq(logP, s.f(logP.getType(), kNegInf)),
+                                    s.f(logP.getType(), 0.0), loss);
+                  loss = s.b.create<arith::TruncFOp>(s.loc, element, loss);
+                  return {insert(s, loss, c[0], {bi}), vector,
+                          s.add(c[2], s.mul(g.frames, g.columns))};
+                });
+    return SmallVector<Value>{results[0]};
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Gradient
+//===----------------------------------------------------------------------===//
+
+/// Per sequence: alpha into a table, then the backward recursion from the
+/// last row down into one vector, beta, writing at each (t, u) the row's
+/// posteriors of the blank and of the next label, times the sequence's
+/// incoming gradient, and their sum. A last generic over [rows, V] forms
+/// `occ * softmax - gamma` (or `-gamma` from log-probs).
+class TransducerLossGradConversion
+    : public NNConversionPattern<TransducerLossGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(TransducerLossGradOp op,
+                                      OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType jointType = typeOf(op.getJoint());
+    Type element = jointType.getElementType();
+    TransducerInputs in = transducerInputs(op, adaptor, lb);
+    TransducerTopology topology = op.getTopology();
+    bool rnnt = topology == TransducerTopology::rnnt;
+    Scalar outer = lb.scalar();
+    SmallVector<OpFoldResult> rowShape = lb.sizes(rowType(jointType, element));
+    Value occupancy = lb.filled(rowShape, element, 0.0);
+    Value blankPost = lb.filled(rowShape, element, 0.0);
+    Value labelPost = lb.filled(rowShape, element, 0.0);
+    Value rowLabels = lb.filled(rowShape, b.getI32Type(), -1);
+    Value columnsPad = outer.add(in.labelPad, outer.idx(1));
+    Value table =
+        emptyF64(outer, {outer.add(in.framePad, outer.idx(1)), columnsPad});
+    Value beta = emptyF64(outer, {columnsPad});
+    Value grad = adaptor.getGrad();
+
+    SmallVector<Value> results = forLoop(
+        outer, outer.idx(0), in.batch,
+        {occupancy, blankPost, labelPost, rowLabels, table, beta, outer.idx(0)},
+        [&](Scalar &s, Value bi, ValueRange c) -> SmallVector<Value> {
+          Type f64 = s.b.getF64Type();
+          SequenceGrid g = sequenceGrid(s, in, bi, c[6], op.getBlank());
+          auto [logP, alphas] = forward(s, g, topology, c[4], /*isTable=*/true);
+          Value last = s.sub(g.columns, s.idx(1));
+          Value feasible = s.b.create<arith::CmpFOp>(
+              s.loc, arith::CmpFPredicate::OGT, logP, s.f(f64, kNegInf));
+          // An impossible sequence: zero with zero_infinity, else NaN.
+          Value scale = s.toF64(extract(s, grad, {bi}));
+          double impossible = op.getZeroInfinity()
+                                  ? 0.0
+                                  : std::numeric_limits<double>::quiet_NaN();
+          scale = s.select(feasible, scale, s.f(f64, impossible));
+          Value safeLogP = s.select(feasible, logP, s.f(f64, 0.0));
+          auto posterior = [&](Scalar &q, Value logTerm) {
+            Value p = q.exp(q.sub(logTerm, safeLogP));
+            return q.mul(q.select(feasible, p, q.f(f64, 0.0)), scale);
+          };
+          auto toElement = [&](Scalar &q, Value v) -> Value {
+            return q.b.create<arith::TruncFOp>(q.loc, element, v);
+          };
+          // beta before the last frame: rna's final vector, [.., 0 at U];
+          // rnnt reads none (the end is the blank at (T - 1, U)).
+          SmallVector<Value> betaInit = forLoop(
+              s, s.idx(0), g.columns, {c[5]},
+              [&](Scalar &q, Value u, ValueRange a) -> SmallVector<Value> {
+                Value v =
+                    q.select(eq(q, u, last), q.f(f64, 0.0), q.f(f64, kNegInf));
+                return {insert(q, v, a[0], {u})};
+              });
+          SmallVector<Value> rows = forLoop(
+              s, s.idx(0), g.frames, {c[0], c[1], c[2], c[3], betaInit[0]},
+              [&](Scalar &q, Value step, ValueRange tc) {
+                Value t = q.sub(q.sub(g.frames, q.idx(1)), step);
+                Value hasNext = q.lt(q.add(t, q.idx(1)), g.frames);
+                // rnnt: u descending (beta(t, u + 1) is this row's, already
+                // written); rna: u ascending (beta_{t+1}(u + 1) is still
+                // the next row's).
+                return forLoop(
+                    q, q.idx(0), g.columns, tc,
+                    [&](Scalar &r, Value iu,
+                        ValueRange a) -> SmallVector<Value> {
+                      Value u = rnnt ? r.sub(last, iu) : iu;
+                      Value hasLabel = r.lt(u, last);
+                      Value uNext = r.minI(r.add(u, r.idx(1)), last);
+                      Value betaHere = extract(r, a[4], {u});
+                      Value betaRight = extract(r, a[4], {uNext});
+                      Value afterBlank = betaHere;
+                      if (rnnt) {
+                        Value end = r.select(eq(r, u, last), r.f(f64, 0.0),
+                                             r.f(f64, kNegInf));
+                        afterBlank = r.select(hasNext, betaHere, end);
+                      }
+                      Value blankTerm =
+                          r.add(g.blankLogProb(r, t, u), afterBlank);
+                      Value labelTerm = r.select(
+                          hasLabel, r.add(g.labelLogProb(r, t, u), betaRight),
+                          r.f(f64, kNegInf));
+                      Value alpha = extract(r, alphas, {t, u});
+                      Value pBlank = posterior(r, r.add(alpha, blankTerm));
+                      Value pLabel = posterior(r, r.add(alpha, labelTerm));
+                      SmallVector<Value> at = g.row(r, t, u);
+                      Value label = r.select(
+                          hasLabel, g.label(r, r.minI(u, before(r, last))),
+                          r.i32(-1));
+                      Value nextBeta = r.logAddExp(blankTerm, labelTerm);
+                      return {insert(r, toElement(r, r.add(pBlank, pLabel)),
+                                     a[0], at),
+                              insert(r, toElement(r, pBlank), a[1], at),
+                              insert(r, toElement(r, pLabel), a[2], at),
+                              insert(r, label, a[3], at),
+                              insert(r, nextBeta, a[4], {u})};
+                    });
+              });
+          return {rows[0],
+                  rows[1],
+                  rows[2],
+                  rows[3],
+                  alphas,
+                  rows[4],
+                  s.add(c[6], s.mul(g.frames, g.columns))};
+        });
+
+    // [rows, V]: occ * softmax - gamma (from log-probs: -gamma).
+    unsigned rank = jointType.getRank();
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    AffineMap rowMap = identity.dropResult(rank - 1);
+    bool fromLogits = op.getInputKind() == LossInput::logits;
+    SmallVector<Value> inputs{in.joint, results[0], results[1], results[2],
+                              results[3]};
+    if (fromLogits)
+      inputs.push_back(in.lse);
+    SmallVector<AffineMap> maps{identity, rowMap, rowMap, rowMap, rowMap};
+    if (fromLogits)
+      maps.push_back(rowMap);
+    maps.push_back(identity);
+    Value init = lb.empty(lb.sizes(jointType), element);
+    int64_t blank = op.getBlank();
+    Value result = lb.generic(
+        init.getType(), inputs, init, maps,
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange args) {
+          Scalar q{nested, l};
+          Value k = q.index(rank - 1);
+          Value zero = q.f(element, 0.0);
+          Value gamma =
+              q.add(q.select(eq(q, k, q.idx(blank)), args[2], zero),
+                    q.select(eq(q, k, q.toIndex(args[4])), args[3], zero));
+          Value value = q.neg(gamma);
+          if (fromLogits)
+            value =
+                q.sub(q.mul(args[1], q.exp(q.sub(args[0], args[5]))), gamma);
+          // No posterior (padding, rows no path visits): exactly 0, even
+          // where the joint holds NaN.
+          value = q.select(q.feq(args[1], zero), zero, value);
+          nested.create<linalg::YieldOp>(l, value);
+        });
+    return SmallVector<Value>{result};
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Join and its gradient
+//===----------------------------------------------------------------------===//
+
+/// The per-sequence lengths and sizes a join reads.
+struct JoinDims {
+  bool packed;
+  Value frameLengths, stateLengths, batch;
+};
+
+JoinDims joinDims(LinalgBuilder &lb, NNTensorType encoder,
+                  NNTensorType prediction, NNTensorType joint) {
+  JoinDims d;
+  d.packed = isGridPacked(lb, joint);
+  d.frameLengths = lb.getDims().lengths(encoder.getDimName(1));
+  d.stateLengths = lb.getDims().lengths(prediction.getDimName(1));
+  d.batch = lb.getDims().size(encoder.getDimName(0));
+  return d;
+}
+
+/// A generic with no inputs over `sizes` writing into `init`, its body
+/// `fn(q)` (read the loop indices with q.index).
+Value indexGeneric(LinalgBuilder &lb, Value init, unsigned rank,
+                   ArrayRef<IteratorType> iterators, ArrayRef<AffineMap> maps,
+                   function_ref<Value(Scalar &, Value acc)> fn) {
+  return lb.generic(init.getType(), {}, init, maps, iterators,
+                    [&](OpBuilder &nested, Location l, ValueRange args) {
+                      Scalar q{nested, l};
+                      nested.create<linalg::YieldOp>(l, fn(q, args[0]));
+                    });
+}
+
+class TransducerJoinConversion : public NNConversionPattern<TransducerJoinOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(TransducerJoinOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    JoinDims d =
+        joinDims(lb, typeOf(op.getEncoder()), typeOf(op.getPrediction()), type);
+    Value enc = adaptor.getEncoder(), pred = adaptor.getPrediction();
+    Value result = lb.empty(lb.sizes(type), element);
+    int64_t features = type.getStaticSize(type.getRank() - 1);
+    if (!d.packed) {
+      // [B, T, U1, D], zero past either length.
+      AffineMap id = b.getMultiDimIdentityMap(4);
+      Value joined = indexGeneric(
+          lb, result, 4, SmallVector<IteratorType>(4, IteratorType::parallel),
+          {id}, [&](Scalar &q, Value) {
+            Value bi = q.index(0), t = q.index(1), u = q.index(2),
+                  f = q.index(3);
+            Value valid =
+                q.andI(q.lt(t, q.toIndex(extract(q, d.frameLengths, {bi}))),
+                       q.lt(u, q.toIndex(extract(q, d.stateLengths, {bi}))));
+            Value sum = q.add(extract(q, enc, {bi, t, f}),
+                              extract(q, pred, {bi, u, f}));
+            return q.select(valid, sum, q.f(element, 0.0));
+          });
+      return SmallVector<Value>{joined};
+    }
+    // Packed: per sequence, one generic over its T_b * U1_b rows.
+    Scalar outer{b, loc};
+    SmallVector<Value> results = forLoop(
+        outer, outer.idx(0), d.batch, {result, outer.idx(0)},
+        [&](Scalar &s, Value bi, ValueRange c) -> SmallVector<Value> {
+          Value frames = s.toIndex(extract(s, d.frameLengths, {bi}));
+          Value columns = s.toIndex(extract(s, d.stateLengths, {bi}));
+          Value rows = s.mul(frames, columns);
+          Value block = s.b.create<tensor::EmptyOp>(
+              s.loc, ArrayRef<int64_t>{ShapedType::kDynamic, features}, element,
+              ValueRange{rows});
+          LinalgBuilder inner(s.b, s.loc, lb.getDims());
+          AffineMap id = s.b.getMultiDimIdentityMap(2);
+          Value filled = indexGeneric(
+              inner, block, 2,
+              SmallVector<IteratorType>(2, IteratorType::parallel), {id},
+              [&](Scalar &q, Value) {
+                Value j = q.index(0), f = q.index(1);
+                Value t = q.b.create<arith::DivUIOp>(q.loc, j, columns);
+                Value u = q.b.create<arith::RemUIOp>(q.loc, j, columns);
+                return q.add(extract(q, enc, {bi, t, f}),
+                             extract(q, pred, {bi, u, f}));
+              });
+          Value written = s.b.create<tensor::InsertSliceOp>(
+              s.loc, filled, c[0],
+              ArrayRef<OpFoldResult>{c[1], s.b.getIndexAttr(0)},
+              ArrayRef<OpFoldResult>{rows, s.b.getIndexAttr(features)},
+              ArrayRef<OpFoldResult>{s.b.getIndexAttr(1), s.b.getIndexAttr(1)});
+          return {written, s.add(c[1], rows)};
+        });
+    return SmallVector<Value>{results[0]};
+  }
+};
+
+class TransducerJoinGradConversion
+    : public NNConversionPattern<TransducerJoinGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(TransducerJoinGradOp op,
+                                      OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    NNTensorType encType = typeOf(op.getEncoder());
+    NNTensorType predType = typeOf(op.getPrediction());
+    Type element = encType.getElementType();
+    JoinDims d = joinDims(lb, encType, predType, typeOf(op.getGrad()));
+    Value g = adaptor.getGrad();
+    Value encGrad = lb.filled(lb.sizes(encType), element, 0.0);
+    Value predGrad = lb.filled(lb.sizes(predType), element, 0.0);
+    int64_t features = encType.getStaticSize(2);
+    SmallVector<IteratorType> reduce{
+        IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
+        IteratorType::reduction};
+    if (!d.packed) {
+      // Loops (b, outer, d, inner): the sum over `inner` of valid rows.
+      Value frames = lb.getDims().size(encType.getDimName(1));
+      Value states = lb.getDims().size(predType.getDimName(1));
+      auto sumOver = [&](Value init, Value innerSize, bool overStates) {
+        Value sized = b.create<tensor::EmptyOp>(
+            loc,
+            ArrayRef<int64_t>{ShapedType::kDynamic, ShapedType::kDynamic,
+                              features, ShapedType::kDynamic},
+            element,
+            ValueRange{d.batch, overStates ? frames : states, innerSize});
+        // The inner extent comes from a shape-only operand.
+        AffineMap id4 = b.getMultiDimIdentityMap(4);
+        AffineMap out = id4.dropResult(3);
+        return lb.generic(
+            init.getType(), {sized}, init, {id4, out}, reduce,
+            [&](OpBuilder &nested, Location l, ValueRange args) {
+              Scalar q{nested, l};
+              Value bi = q.index(0), o = q.index(1), f = q.index(2),
+                    i = q.index(3);
+              Value t = overStates ? o : i, u = overStates ? i : o;
+              Value valid =
+                  q.andI(q.lt(t, q.toIndex(extract(q, d.frameLengths, {bi}))),
+                         q.lt(u, q.toIndex(extract(q, d.stateLengths, {bi}))));
+              Value term = q.select(valid, extract(q, g, {bi, t, u, f}),
+                                    q.f(element, 0.0));
+              nested.create<linalg::YieldOp>(l, q.add(args[1], term));
+            });
+      };
+      return SmallVector<Value>{sumOver(encGrad, states, true),
+                                sumOver(predGrad, frames, false)};
+    }
+    // Packed: per sequence, [T_b, D] summed over u and [U1_b, D] over t.
+    Scalar outer{b, loc};
+    SmallVector<Value> results = forLoop(
+        outer, outer.idx(0), d.batch, {encGrad, predGrad, outer.idx(0)},
+        [&](Scalar &s, Value bi, ValueRange c) -> SmallVector<Value> {
+          Value frames = s.toIndex(extract(s, d.frameLengths, {bi}));
+          Value columns = s.toIndex(extract(s, d.stateLengths, {bi}));
+          LinalgBuilder inner(s.b, s.loc, lb.getDims());
+          auto sumRows = [&](Value outerSize, Value innerSize, bool overStates,
+                             Value into) {
+            Value sized = s.b.create<tensor::EmptyOp>(
+                s.loc,
+                ArrayRef<int64_t>{ShapedType::kDynamic, features,
+                                  ShapedType::kDynamic},
+                element, ValueRange{outerSize, innerSize});
+            Value init = inner.filled({outerSize, s.b.getIndexAttr(features)},
+                                      element, 0.0);
+            AffineMap id3 = s.b.getMultiDimIdentityMap(3);
+            Value summed = inner.generic(
+                init.getType(), {sized}, init, {id3, id3.dropResult(2)},
+                {IteratorType::parallel, IteratorType::parallel,
+                 IteratorType::reduction},
+                [&](OpBuilder &nested, Location l, ValueRange args) {
+                  Scalar q{nested, l};
+                  Value o = q.index(0), f = q.index(1), i = q.index(2);
+                  Value t = overStates ? o : i, u = overStates ? i : o;
+                  Value row = q.add(c[2], q.add(q.mul(t, columns), u));
+                  nested.create<linalg::YieldOp>(
+                      l, q.add(args[1], extract(q, g, {row, f})));
+                });
+            return s.b
+                .create<tensor::InsertSliceOp>(
+                    s.loc, summed, into,
+                    ArrayRef<OpFoldResult>{bi, s.b.getIndexAttr(0),
+                                           s.b.getIndexAttr(0)},
+                    ArrayRef<OpFoldResult>{s.b.getIndexAttr(1), outerSize,
+                                           s.b.getIndexAttr(features)},
+                    ArrayRef<OpFoldResult>{s.b.getIndexAttr(1),
+                                           s.b.getIndexAttr(1),
+                                           s.b.getIndexAttr(1)})
+                .getResult();
+          };
+          return {sumRows(frames, columns, true, c[0]),
+                  sumRows(columns, frames, false, c[1]),
+                  s.add(c[2], s.mul(frames, columns))};
+        });
+    return SmallVector<Value>{results[0], results[1]};
+  }
+};
+
+/// [B, U1]: start, then the labels; start again on padding (so that an
+/// embedding of padded positions reads a valid class).
+class PrependStartConversion : public NNConversionPattern<PrependStartOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(PrependStartOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    NNTensorType type = typeOf(op.getResult());
+    NNTensorType labelsType = typeOf(op.getLabels());
+    Value labels = adaptor.getLabels();
+    Value lengths = lb.getDims().lengths(labelsType.getDimName(1));
+    Value init = lb.empty(lb.sizes(type), type.getElementType());
+    int64_t start = op.getStart();
+    AffineMap id = lb.getBuilder().getMultiDimIdentityMap(2);
+    Value result = indexGeneric(
+        lb, init, 2, {IteratorType::parallel, IteratorType::parallel}, {id},
+        [&](Scalar &q, Value) {
+          Value bi = q.index(0), u = q.index(1);
+          Value count = q.toIndex(extract(q, lengths, {bi}));
+          Value inside =
+              q.andI(q.ge(u, q.idx(1)), q.lt(q.sub(u, q.idx(1)), count));
+          Value label = extract(q, labels, {bi, before(q, u)});
+          Value startValue = q.b.create<arith::ConstantOp>(
+              q.loc, type.getElementType(),
+              q.b.getIntegerAttr(type.getElementType(), start));
+          return q.select(inside, label, startValue);
+        });
+    return SmallVector<Value>{result};
+  }
+};
+
+} // namespace
+
+void nn::populateTransducerConversionPatterns(const TypeConverter &converter,
+                                              ConversionState &state,
+                                              RewritePatternSet &patterns) {
+  patterns.add<TransducerLossConversion, TransducerLossGradConversion,
+               TransducerJoinConversion, TransducerJoinGradConversion,
+               PrependStartConversion>(converter, state);
+}

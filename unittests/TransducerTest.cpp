@@ -1,0 +1,335 @@
+//===- TransducerTest.cpp - RNN-T and RNA losses against float64 ----------===//
+//
+// nn.transducer_join, nn.transducer_loss and their gradients, compiled and
+// run on chosen sequences (labels with room, U = T, too few frames for RNA,
+// no labels, no frames, one frame), with the joint packed and padded and
+// NaN in every padded encoder and prediction position:
+//   * the losses against a float64 forward recursion written here from
+//     Graves 2012 (RNN-T) and its monotonic variant (RNA), that recursion
+//     itself checked against the sum over every path by enumeration;
+//   * the encoder and prediction gradients against central differences of
+//     that float64 loss, through the join (joint = encoder + prediction);
+//   * packed against padded joint; zero_infinity as for CTC.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExecutionUtil.h"
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+
+using namespace nn;
+using namespace nn::testing;
+
+namespace {
+
+constexpr int64_t kClasses = 4, kBlank = 0, kTime = 5, kLabels = 3;
+constexpr int64_t kStates = kLabels + 1;
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Sequence {
+  int32_t frames;
+  std::vector<int32_t> labels;
+};
+
+const std::vector<Sequence> kSequences{
+    {4, {1, 2}},    // room for blanks
+    {3, {3, 3, 1}}, // U = T: RNA has one path; a repeat
+    {2, {1, 2, 3}}, // too few frames for RNA
+    {1, {}},        // one frame, no labels
+    {5, {2}},       //
+    {0, {}},        // no frames: RNN-T has no path, RNA the empty one
+    {5, {1, 1, 2}}, //
+    {1, {3}},       // one frame, one label
+};
+
+/// The graph: the joint packed and padded, loss and gradients of both.
+std::string source(const std::string &topology, bool zeroInfinity) {
+  std::string zi = zeroInfinity ? " zero_infinity" : "";
+  std::string attrs = " from logits topology " + topology + " blank 0" + zi;
+  const char *e = "!nn.tensor<[B, T, 4], f32>";
+  const char *p = "!nn.tensor<[B, U1, 4], f32>";
+  const char *y = "!nn.tensor<[B, U], i32>";
+  const char *jp = "!nn.tensor<[J, 4], f32>";
+  const char *jd = "!nn.tensor<[B, T, U1, 4], f32>";
+  const char *l = "!nn.tensor<[B], f32>";
+  std::string s;
+  s += std::string("nn.graph @g(%g: ") + l + ", %e: " + e + ", %p: " + p +
+       ", %y: " + y + ")\n    -> (" + l + ", " + l + ", " + e + ", " + p +
+       ", " + e + ", " + p + ")\n";
+  s += "    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, "
+       "J: packed(B, T, U1)] {\n";
+  for (auto [name, type] : {std::pair{"p", jp}, std::pair{"d", jd}}) {
+    std::string n = name;
+    s += "  %j" + n + " = nn.transducer_join %e, %p : " + e + ", " + p +
+         " -> " + type + "\n";
+    s += "  %l" + n + " = nn.transducer_loss %j" + n + ", %y" + attrs + " : " +
+         type + ", " + y + "\n";
+    s += "  %g" + n + " = nn.transducer_loss_grad %g, %j" + n + ", %y" + attrs +
+         " : " + l + ", " + type + ", " + y + "\n";
+    s += "  %e" + n + ", %p" + n + " = nn.transducer_join_grad %g" + n + " : " +
+         type + " -> " + e + ", " + p + "\n";
+  }
+  s += std::string("  nn.return %lp, %ld, %ep, %pp, %ed, %pd : ") + l + ", " +
+       l + ", " + e + ", " + p + ", " + e + ", " + p + "\n}\n";
+  return s;
+}
+
+/// One sequence's inputs in float64: encoder [T][V], prediction [U+1][V].
+struct SequenceData {
+  std::vector<std::vector<double>> encoder, prediction;
+};
+
+/// log-softmax of encoder[t] + prediction[u].
+std::vector<double> logProbs(const SequenceData &d, int64_t t, int64_t u) {
+  std::vector<double> z(kClasses), out(kClasses);
+  double max = kNegInf, sum = 0;
+  for (int64_t k = 0; k < kClasses; ++k) {
+    z[k] = d.encoder[t][k] + d.prediction[u][k];
+    max = std::max(max, z[k]);
+  }
+  for (int64_t k = 0; k < kClasses; ++k)
+    sum += std::exp(z[k] - max);
+  for (int64_t k = 0; k < kClasses; ++k)
+    out[k] = z[k] - max - std::log(sum);
+  return out;
+}
+
+double logAdd(double a, double b) {
+  if (a == kNegInf)
+    return b;
+  if (b == kNegInf)
+    return a;
+  double m = std::max(a, b);
+  return m + std::log(std::exp(a - m) + std::exp(b - m));
+}
+
+/// -log p(labels) by the forward recursion; +inf when no path exists.
+double referenceLoss(const SequenceData &d, const Sequence &s, bool rna) {
+  int64_t T = s.frames, U = s.labels.size();
+  auto blank = [&](int64_t t, int64_t u) { return logProbs(d, t, u)[kBlank]; };
+  auto label = [&](int64_t t, int64_t u) {
+    return logProbs(d, t, u)[s.labels[u]];
+  };
+  if (!rna) {
+    // Graves 2012: alpha(t, u) over t < T, u <= U.
+    if (T == 0)
+      return kInf;
+    std::vector<std::vector<double>> alpha(T,
+                                           std::vector<double>(U + 1, kNegInf));
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t u = 0; u <= U; ++u) {
+        double a = t == 0 && u == 0 ? 0.0 : kNegInf;
+        if (t > 0)
+          a = logAdd(a, alpha[t - 1][u] + blank(t - 1, u));
+        if (u > 0)
+          a = logAdd(a, alpha[t][u - 1] + label(t, u - 1));
+        alpha[t][u] = a;
+      }
+    return -(alpha[T - 1][U] + blank(T - 1, U));
+  }
+  // RNA: alpha_t(u) after t frames, one emission per frame.
+  std::vector<double> alpha(U + 1, kNegInf);
+  alpha[0] = 0;
+  for (int64_t t = 0; t < T; ++t) {
+    std::vector<double> next(U + 1, kNegInf);
+    for (int64_t u = 0; u <= U; ++u) {
+      next[u] = alpha[u] + blank(t, u);
+      if (u > 0)
+        next[u] = logAdd(next[u], alpha[u - 1] + label(t, u - 1));
+    }
+    alpha = next;
+  }
+  return alpha[U] == kNegInf ? kInf : -alpha[U];
+}
+
+/// -log of the sum over every path, enumerated: RNN-T arranges U labels
+/// and T - 1 blanks before a final blank; RNA places U labels among T
+/// frames.
+double bruteForceLoss(const SequenceData &d, const Sequence &s, bool rna) {
+  int64_t T = s.frames, U = s.labels.size();
+  int64_t moves = rna ? T : T - 1 + U;
+  if (moves < 0 || (rna && T < U))
+    return kInf;
+  double total = kNegInf;
+  for (int64_t mask = 0; mask < (int64_t{1} << moves); ++mask) {
+    if (__builtin_popcountll(mask) != U)
+      continue;
+    int64_t t = 0, u = 0;
+    double score = 0;
+    for (int64_t m = 0; m < moves; ++m) {
+      std::vector<double> lp = logProbs(d, t, u);
+      if (mask >> m & 1) {
+        score += lp[s.labels[u]];
+        ++u;
+        if (rna)
+          ++t;
+      } else {
+        score += lp[kBlank];
+        ++t;
+      }
+    }
+    if (!rna)
+      score += logProbs(d, T - 1, U)[kBlank];
+    total = logAdd(total, score);
+  }
+  return -total;
+}
+
+struct Case {
+  std::vector<SequenceData> data;
+  std::vector<double> scale; // the incoming gradient per sequence
+};
+
+Case randomCase(std::mt19937 &rng) {
+  std::uniform_real_distribution<double> uniform(-2.0, 2.0);
+  std::uniform_real_distribution<double> positive(0.5, 1.5);
+  Case c;
+  for (const Sequence &s : kSequences) {
+    SequenceData d;
+    d.encoder.assign(s.frames, std::vector<double>(kClasses));
+    d.prediction.assign(s.labels.size() + 1, std::vector<double>(kClasses));
+    for (auto *rows : {&d.encoder, &d.prediction})
+      for (auto &row : *rows)
+        for (double &v : row)
+          v = (float)uniform(rng); // what the f32 input holds
+    c.data.push_back(d);
+    c.scale.push_back((float)positive(rng));
+  }
+  return c;
+}
+
+RunInputs inputsFor(const Case &c) {
+  int64_t batch = kSequences.size();
+  float nan = std::numeric_limits<float>::quiet_NaN();
+  RunInputs inputs;
+  Tensor g(DType::f32, {batch});
+  Tensor e(DType::f32, {batch, kTime, kClasses});
+  Tensor p(DType::f32, {batch, kStates, kClasses});
+  Tensor y(DType::i32, {batch, kLabels});
+  for (int64_t b = 0; b < batch; ++b) {
+    const Sequence &s = kSequences[b];
+    inputs.lengths["T"].push_back(s.frames);
+    inputs.lengths["U"].push_back(s.labels.size());
+    g.data<float>()[b] = (float)c.scale[b];
+    for (int64_t t = 0; t < kTime; ++t)
+      for (int64_t k = 0; k < kClasses; ++k)
+        e.data<float>()[(b * kTime + t) * kClasses + k] =
+            t < s.frames ? (float)c.data[b].encoder[t][k] : nan;
+    for (int64_t u = 0; u < kStates; ++u)
+      for (int64_t k = 0; k < kClasses; ++k)
+        p.data<float>()[(b * kStates + u) * kClasses + k] =
+            u <= (int64_t)s.labels.size() ? (float)c.data[b].prediction[u][k]
+                                          : nan;
+    for (int64_t u = 0; u < kLabels; ++u)
+      y.data<int32_t>()[b * kLabels + u] =
+          u < (int64_t)s.labels.size() ? s.labels[u] : 1;
+  }
+  inputs.inputs["g"] = g;
+  inputs.inputs["e"] = e;
+  inputs.inputs["p"] = p;
+  inputs.inputs["y"] = y;
+  return inputs;
+}
+
+/// Central differences of the float64 loss in each encoder and prediction
+/// value of sequence b, times its incoming gradient.
+SequenceData referenceGradient(const Case &c, int64_t b, bool rna) {
+  SequenceData d = c.data[b], grad = c.data[b];
+  const double h = 1e-5;
+  for (auto [values, out] : {std::pair{&d.encoder, &grad.encoder},
+                             std::pair{&d.prediction, &grad.prediction}})
+    for (size_t i = 0; i < values->size(); ++i)
+      for (int64_t k = 0; k < kClasses; ++k) {
+        double keep = (*values)[i][k];
+        (*values)[i][k] = keep + h;
+        double up = referenceLoss(d, kSequences[b], rna);
+        (*values)[i][k] = keep - h;
+        double down = referenceLoss(d, kSequences[b], rna);
+        (*values)[i][k] = keep;
+        (*out)[i][k] = c.scale[b] * (up - down) / (2 * h);
+      }
+  return grad;
+}
+
+class TransducerLossTest
+    : public ::testing::TestWithParam<std::tuple<const char *, bool>> {};
+
+TEST_P(TransducerLossTest, MatchesFloat64RecursionPackedAndPadded) {
+  auto [topology, zeroInfinity] = GetParam();
+  bool rna = std::string(topology) == "rna";
+  std::string graph = source(topology, zeroInfinity);
+  SCOPED_TRACE(graph);
+  Executable exe = compileOrDie(graph, /*pack=*/false);
+  std::mt19937 rng(rna ? 21 : 20);
+  for (int round = 0; round < 5; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Case c = randomCase(rng);
+    RunResult got;
+    absl::Status status = exe.run(inputsFor(c), got);
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_EQ(got.outputs.size(), 6u);
+    for (size_t b = 0; b < kSequences.size(); ++b) {
+      SCOPED_TRACE("sequence " + std::to_string(b));
+      const Sequence &s = kSequences[b];
+      double want = referenceLoss(c.data[b], s, rna);
+      // The recursion is the sum over paths.
+      double paths = bruteForceLoss(c.data[b], s, rna);
+      ASSERT_TRUE(close(want, paths, 1e-12)) << want << " vs " << paths;
+      bool impossible = std::isinf(want);
+      double expected = impossible && zeroInfinity ? 0.0 : want;
+      for (int which : {0, 1}) {
+        double loss = got.outputs[which].second.at(b);
+        EXPECT_TRUE(close(loss, expected, 1e-5))
+            << (which ? "padded " : "packed ") << loss << " vs " << expected;
+      }
+      // Packed and padded joints: the same arithmetic per sequence.
+      EXPECT_EQ(got.outputs[0].second.at(b), got.outputs[1].second.at(b));
+
+      SequenceData grad = referenceGradient(c, b, rna);
+      for (int which : {2, 4}) {
+        const Tensor &de = got.outputs[which].second;
+        const Tensor &dp = got.outputs[which + 1].second;
+        std::string kind = which == 2 ? "packed" : "padded";
+        auto check = [&](const Tensor &t, int64_t rows, int64_t valid,
+                         const std::vector<std::vector<double>> &ref,
+                         const char *what) {
+          for (int64_t i = 0; i < rows; ++i)
+            for (int64_t k = 0; k < kClasses; ++k) {
+              float v = t.data<float>()[(b * rows + i) * kClasses + k];
+              SCOPED_TRACE(kind + " " + what + " [" + std::to_string(i) + ", " +
+                           std::to_string(k) + "]");
+              if (i >= valid)
+                EXPECT_EQ(v, 0.0f) << "padding";
+              else if (impossible && !zeroInfinity)
+                EXPECT_TRUE(std::isnan(v)) << v;
+              else if (impossible)
+                EXPECT_EQ(v, 0.0f);
+              else
+                EXPECT_TRUE(close(v, ref[i][k], 1e-5, 1e-6))
+                    << v << " vs " << ref[i][k];
+            }
+        };
+        check(de, kTime, s.frames, grad.encoder, "encoder");
+        int64_t states = s.labels.size() + 1;
+        // No frames: the prediction states meet no frame, gradient 0.
+        check(dp, kStates, s.frames == 0 ? 0 : states, grad.prediction,
+              "prediction");
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Topologies, TransducerLossTest,
+                         ::testing::Combine(::testing::Values("rnnt", "rna"),
+                                            ::testing::Bool()),
+                         [](const auto &info) {
+                           return std::string(std::get<0>(info.param)) +
+                                  (std::get<1>(info.param) ? "ZeroInfinity"
+                                                           : "");
+                         });
+
+} // namespace
