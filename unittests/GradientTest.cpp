@@ -248,6 +248,37 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
   nn.mark_loss %ctc2 as "ctc2" normalize sum scale 5.000000e-01 : !nn.tensor<[B], f32>
   nn.return
 })"},
+    // A transducer: prediction network (start symbol, embedding, LSTM
+    // over U + 1) and encoder meet in the packed joint; RNN-T and RNA
+    // (zero_infinity: sequences without frames have no RNN-T path).
+    {"transducer", R"(
+nn.parameter @emb : !nn.tensor<[4, 3], f32>
+nn.parameter @wi : !nn.tensor<[12, 3], f32>
+nn.parameter @wh : !nn.tensor<[12, 3], f32>
+nn.parameter @bl : !nn.tensor<[12], f32>
+nn.parameter @we : !nn.tensor<[3, 3], f32>
+nn.parameter @wo : !nn.tensor<[4, 3], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+  %emb = nn.param_ref @emb : !nn.tensor<[4, 3], f32>
+  %wi = nn.param_ref @wi : !nn.tensor<[12, 3], f32>
+  %wh = nn.param_ref @wh : !nn.tensor<[12, 3], f32>
+  %bl = nn.param_ref @bl : !nn.tensor<[12], f32>
+  %we = nn.param_ref @we : !nn.tensor<[3, 3], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[4, 3], f32>
+  %s = nn.prepend_start %y start 0 : !nn.tensor<[B, U], i32> -> !nn.tensor<[B, U1], i32>
+  %e = nn.embedding %s, %emb : !nn.tensor<[B, U1], i32>, !nn.tensor<[4, 3], f32>
+  %p = nn.lstm forward %e, %wi, %wh, %bl : !nn.tensor<[B, U1, 3], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12], f32>
+  %enc = nn.linear %x, %we : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[3, 3], f32>
+  %j = nn.transducer_join %enc, %p : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U1, 3], f32> -> !nn.tensor<[J, 3], f32>
+  %a = nn.tanh %j : !nn.tensor<[J, 3], f32>
+  %z = nn.linear %a, %wo : !nn.tensor<[J, 3], f32>, !nn.tensor<[4, 3], f32>
+  %l = nn.transducer_loss %z, %y from logits topology rnnt blank 0 zero_infinity : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %l as "rnnt" normalize per_sequence : !nn.tensor<[B], f32>
+  %r = nn.transducer_loss %z, %y from logits topology rna blank 0 zero_infinity : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %r as "rna" normalize sum scale 5.000000e-01 : !nn.tensor<[B], f32>
+  nn.return
+})"},
     // Calls: @model has a loss of its own, seeded inside its companion;
     // @proj is called on the data input (no input gradient wanted) and on
     // a computed value (its companion returns the input gradient), and

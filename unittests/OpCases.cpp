@@ -145,6 +145,23 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %l: !nn.tensor<[B, U], i32>, %k: !nn
   nn.mark_loss %z, %k as "ctc_zi" normalize custom : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
   nn.return
 })"},
+    {"transducer", R"(
+nn.graph @g(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>, %l: !nn.tensor<[B, U], i32>, %g: !nn.tensor<[B], f32>)
+    -> (!nn.tensor<[B, U1], i32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T, U1, 4], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+  %s = nn.prepend_start %l start 0 : !nn.tensor<[B, U], i32> -> !nn.tensor<[B, U1], i32>
+  %j = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[J, 4], f32>
+  %r = nn.transducer_loss %j, %l from logits topology rnnt blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %r as "rnnt" normalize per_sequence : !nn.tensor<[B], f32>
+  %dj = nn.transducer_loss_grad %g, %j, %l from logits topology rnnt blank 0 : !nn.tensor<[B], f32>, !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
+  %de, %dp = nn.transducer_join_grad %dj : !nn.tensor<[J, 4], f32> -> !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>
+  %jd = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[B, T, U1, 4], f32>
+  %lp = nn.log_softmax %jd : !nn.tensor<[B, T, U1, 4], f32>
+  %a = nn.transducer_loss %lp, %l from log_probs topology rna blank 3 zero_infinity : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %a as "rna" normalize per_sequence : !nn.tensor<[B], f32>
+  %da = nn.transducer_loss_grad %g, %lp, %l from log_probs topology rna blank 3 zero_infinity : !nn.tensor<[B], f32>, !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.return %s, %de, %dp, %da : !nn.tensor<[B, U1], i32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T, U1, 4], f32>
+})"},
     {"pack_unpack", R"(
 nn.graph @g(%x: !nn.tensor<[B, T, 3], i32>, %y: !nn.tensor<[B, T, 2], f32>)
     -> (!nn.tensor<[N, 3], i32>, !nn.tensor<[B, T, 2], f32>)
