@@ -58,7 +58,10 @@ struct DimInfo {
   /// joint's valid (t, u) pairs) also `inner`: the size is the sum of
   /// len(sequence) * len(inner).
   std::string sequence;
+  /// Derived sequence dims: added after the ceildiv (`U + 1` is factor 1,
+  /// offset 1).
   int64_t offset = 0;
+  /// Grid-packed dims: the second (inner) sequence dim.
   std::string inner;
 
   /// The length of a derived dim for a source length `n`.
