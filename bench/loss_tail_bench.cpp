@@ -32,6 +32,7 @@
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -403,6 +404,82 @@ void benchViterbiAlign(benchmark::State &state) {
   state.SetLabel("viterbi_align ctc, V = 500");
 }
 
+/// The RNN-T loss tail of a transducer at B = 30 (the first 30 utterances
+/// of the batch, with their own T and U): encoder [B, T, 512] and
+/// prediction [B, U + 1, 512] meet in the joint, then tanh, linear to
+/// V = 500, the RNN-T loss (log-softmax fused); forward and backward (the
+/// gradients of the joint's weight and of both inputs). range(0) = 1
+/// computes the joint packed ([J, D], J = sum T (U + 1) rows), 0 padded
+/// ([B, T_max, U_max + 1, D]). Reports the peak of the large buffers, the
+/// joint's rows and the valid fraction of the padded grid
+/// (docs/sequence-training.md).
+constexpr int kTransducerBatch = 30, kTransducerVocabulary = 500;
+
+std::string transducerSource(bool packed) {
+  std::string rows = packed ? "J" : "B, T, U1";
+  std::string d = std::to_string(kHidden),
+              v = std::to_string(kTransducerVocabulary);
+  std::string h = "!nn.tensor<[" + rows + ", " + d + "], f32>";
+  std::string z = "!nn.tensor<[" + rows + ", " + v + "], f32>";
+  std::string w = "!nn.tensor<[" + v + ", " + d + "], f32>";
+  std::string e = "!nn.tensor<[B, T, " + d + "], f32>";
+  std::string p = "!nn.tensor<[B, U1, " + d + "], f32>";
+  return "nn.parameter @w : " + w + "\n" + "nn.graph @rnnt(%e: " + e +
+         ", %p: " + p +
+         ", %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: "
+         "seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {\n" +
+         "  %w = nn.param_ref @w : " + w + "\n" +
+         "  %j = nn.transducer_join %e, %p : " + e + ", " + p + " -> " + h +
+         "\n" + "  %h = nn.tanh %j : " + h + "\n" +
+         "  %z = nn.linear %h, %w : " + h + ", " + w + "\n" +
+         "  %l = nn.transducer_loss %z, %y from logits topology rnnt blank 0 "
+         ": " +
+         z + ", !nn.tensor<[B, U], i32>\n" +
+         "  nn.mark_loss %l as \"rnnt\" normalize per_sequence : "
+         "!nn.tensor<[B], f32>\n  nn.return\n}\n";
+}
+
+void benchTransducer(benchmark::State &state) {
+  bool packed = state.range(0);
+  nn::Executable exe = compile(transducerSource(packed), false, true,
+                               /*grads=*/true, {"e", "p"});
+  std::vector<int32_t> frames(gLengths.begin(),
+                              gLengths.begin() + kTransducerBatch);
+  std::vector<int32_t> labels(gLabelLengths.begin(),
+                              gLabelLengths.begin() + kTransducerBatch);
+  int64_t timeMax = 0, labelMax = 0, valid = 0;
+  for (int b = 0; b < kTransducerBatch; ++b) {
+    timeMax = std::max<int64_t>(timeMax, frames[b]);
+    labelMax = std::max<int64_t>(labelMax, labels[b]);
+    valid += (int64_t)frames[b] * (labels[b] + 1);
+  }
+  std::mt19937 rng(11);
+  nn::RunInputs inputs;
+  inputs.lengths["T"] = frames;
+  inputs.lengths["U"] = labels;
+  inputs.inputs["e"] = randomTensor(
+      nn::DType::f32, {kTransducerBatch, timeMax, kHidden}, rng, 0.5);
+  inputs.inputs["p"] = randomTensor(
+      nn::DType::f32, {kTransducerBatch, labelMax + 1, kHidden}, rng, 0.5);
+  nn::Tensor y(nn::DType::i32,
+               {kTransducerBatch, std::max<int64_t>(labelMax, 1)});
+  for (int64_t i = 0; i < y.numElements(); ++i)
+    y.data<int32_t>()[i] = 1 + (int32_t)(rng() % (kTransducerVocabulary - 1));
+  inputs.inputs["y"] = y;
+  inputs.parameters["w"] =
+      randomTensor(nn::DType::f32, {kTransducerVocabulary, kHidden}, rng,
+                   1.0 / std::sqrt(kHidden));
+  nn::RunResult result;
+  runMeasured(state, exe, inputs, result);
+  int64_t padded = kTransducerBatch * timeMax * (labelMax + 1);
+  state.counters["joint_rows"] = packed ? valid : padded;
+  state.counters["valid_fraction"] = (double)valid / padded;
+  if (!result.losses.empty())
+    state.counters["loss"] = result.losses.at(0).normalized;
+  state.SetLabel(std::string(packed ? "packed" : "padded") +
+                 " joint, rnnt fwd+bwd, B = 30, V = 500, D = 512");
+}
+
 std::string exampleSource() {
   std::ifstream file(std::string(NN_SOURCE_DIR) +
                      "/examples/blstm_ce_ctc.mlir");
@@ -539,6 +616,12 @@ BENCHMARK(benchBlstmGemms)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchViterbiAlign)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(benchTransducer)
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1);
 BENCHMARK(benchOpFamily)
     ->DenseRange(0, 3)
     ->Unit(benchmark::kMillisecond)

@@ -63,7 +63,9 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
     Operation *user = use.getOwner();
     if (auto indexing = dyn_cast<ir::ClassIndexOpInterface>(user)) {
       merge({indexing.getNumClasses(use), indexing.getReservedClass(use)});
-    } else if (isa<ir::PackOp, ir::UnpackOp>(user)) {
+    } else if (isa<ir::PackOp, ir::UnpackOp, ir::PrependStartOp>(user)) {
+      // The same classes in another layout (prepend_start: after a start
+      // symbol, for the prediction network's embedding).
       merge(classBound(user->getResult(0), symbols, depth + 1));
     } else if (auto call = dyn_cast<ir::CallOp>(user)) {
       auto callee = symbols.lookup<ir::GraphOp>(call.getCallee());

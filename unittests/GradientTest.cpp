@@ -279,6 +279,29 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
   nn.mark_loss %r as "rna" normalize sum scale 5.000000e-01 : !nn.tensor<[B], f32>
   nn.return
 })"},
+    // Frame-wise training on an RNA alignment: each frame's joint input is
+    // the encoder frame plus the prediction state it is in.
+    {"rna_frame_wise", R"(
+nn.parameter @emb : !nn.tensor<[4, 3], f32>
+nn.parameter @we : !nn.tensor<[3, 3], f32>
+nn.parameter @wo : !nn.tensor<[4, 3], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>, %a: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1] {
+  %emb = nn.param_ref @emb : !nn.tensor<[4, 3], f32>
+  %we = nn.param_ref @we : !nn.tensor<[3, 3], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[4, 3], f32>
+  %s = nn.prepend_start %y start 0 : !nn.tensor<[B, U], i32> -> !nn.tensor<[B, U1], i32>
+  %p = nn.embedding %s, %emb : !nn.tensor<[B, U1], i32>, !nn.tensor<[4, 3], f32>
+  %q = nn.tanh %p : !nn.tensor<[B, U1, 3], f32>
+  %g = nn.gather_states %q, %a blank 0 : !nn.tensor<[B, U1, 3], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[B, T, 3], f32>
+  %enc = nn.linear %x, %we : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[3, 3], f32>
+  %j = nn.add %enc, %g : !nn.tensor<[B, T, 3], f32>
+  %h = nn.tanh %j : !nn.tensor<[B, T, 3], f32>
+  %z = nn.linear %h, %wo : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %ce = nn.cross_entropy %z, %a from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})"},
     // Calls: @model has a loss of its own, seeded inside its companion;
     // @proj is called on the data input (no input gradient wanted) and on
     // a computed value (its companion returns the input gradient), and

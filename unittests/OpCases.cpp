@@ -162,6 +162,14 @@ nn.graph @g(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>, %l:
   %da = nn.transducer_loss_grad %g, %lp, %l from log_probs topology rna blank 3 zero_infinity : !nn.tensor<[B], f32>, !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
   nn.return %s, %de, %dp, %da : !nn.tensor<[B, U1], i32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T, U1, 4], f32>
 })"},
+    {"gather_states", R"(
+nn.graph @g(%s: !nn.tensor<[B, U1, 3], f32>, %a: !nn.tensor<[B, T], i32>, %dg: !nn.tensor<[B, T, 3], f32>)
+    -> (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U1, 3], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1] {
+  %g = nn.gather_states %s, %a blank 0 : !nn.tensor<[B, U1, 3], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[B, T, 3], f32>
+  %ds = nn.gather_states_grad %dg, %a blank 0 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[B, U1, 3], f32>
+  nn.return %g, %ds : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U1, 3], f32>
+})"},
     {"pack_unpack", R"(
 nn.graph @g(%x: !nn.tensor<[B, T, 3], i32>, %y: !nn.tensor<[B, T, 2], f32>)
     -> (!nn.tensor<[N, 3], i32>, !nn.tensor<[B, T, 2], f32>)

@@ -383,9 +383,9 @@ TEST(TransducerModelTest, PackedJointTrainsLikeThePaddedOne) {
   Executable padded = compileOrDie(modelSource("B, T, U1"), options);
   for (uint32_t seed : {1u, 2u, 3u}) {
     SCOPED_TRACE("seed " + std::to_string(seed));
-    RunInputs inputs = makeInputs(packed.manifest(), seed,
-                                  LengthPattern::Mixed, /*batch=*/4,
-                                  /*padded=*/6);
+    RunInputs inputs =
+        makeInputs(packed.manifest(), seed, LengthPattern::Mixed, /*batch=*/4,
+                   /*padded=*/6);
     // Labels are classes 1..4: class 0 is the blank.
     RunResult a, b;
     absl::Status sa = packed.run(inputs, a), sb = padded.run(inputs, b);

@@ -1441,6 +1441,46 @@ LogicalResult TransducerJoinGradOp::verify() {
   return success();
 }
 
+/// The types of a gather of prediction states: `states` [B, U1, D] padded
+/// over one sequence dim, `alignment` [B, T] integer over another,
+/// `gathered` [B, T, D] of the states' element type.
+static LogicalResult verifyGatherTypes(Operation *op, Value states,
+                                       Value alignment, Value gathered) {
+  FailureOr<DimContext> context = DimContext::get(op);
+  if (failed(context))
+    return failure();
+  FailureOr<Positions> in = requirePaddedFrames(op, *context, states, "states");
+  if (failed(in) || failed(requireOneFeatureAxis(op, states, "states")))
+    return failure();
+  FailureOr<Positions> frames = context->positions(alignment);
+  if (failed(frames))
+    return failure();
+  NNTensorType statesType = tensorOf(states),
+               alignmentType = tensorOf(alignment);
+  if (frames->kind != PositionKind::Padded || frames->sequences.size() != 1 ||
+      alignmentType.getRank() != 2 ||
+      !alignmentType.getElementType().isSignlessInteger() ||
+      frames->batch != in->batch || frames->sequences[0] == in->sequences[0])
+    return op->emitOpError() << "alignment must be integer [" << in->batch
+                             << ", T] over a frame dim other than the states' '"
+                             << in->sequences[0] << "', got " << alignmentType;
+  SmallVector<Attribute> dims(alignmentType.getDims());
+  dims.push_back(statesType.getDims()[2]);
+  auto want = NNTensorType::get(dims, statesType.getElementType());
+  if (tensorOf(gathered) != want)
+    return op->emitOpError() << "gathered states must be " << want << ", got "
+                             << gathered.getType();
+  return success();
+}
+
+LogicalResult GatherStatesOp::verify() {
+  return verifyGatherTypes(*this, getStates(), getAlignment(), getResult());
+}
+
+LogicalResult GatherStatesGradOp::verify() {
+  return verifyGatherTypes(*this, getResult(), getAlignment(), getGrad());
+}
+
 /// The checks nn.transducer_loss and its gradient share; returns the dims
 /// of the per-sequence loss, `[B]`.
 static FailureOr<ArrayRef<Attribute>> verifyTransducerOperands(Operation *op,

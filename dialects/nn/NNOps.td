@@ -768,6 +768,37 @@ def NN_TransducerJoinOp : NN_Op<"transducer_join", [Pure,
   let hasVerifier = 1;
 }
 
+def NN_GatherStatesOp : NN_SequenceMixingOp<"gather_states", [
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
+  let summary = "the prediction state each frame of an RNA alignment is in";
+  let description = [{
+    For frame-wise training on a fixed RNA alignment: `states` `[B, U1, D]`
+    (the prediction network's output over `U1 = U + 1`) and `alignment`
+    `[B, T]` integer (nn.viterbi_align's, topology rna: each frame emits
+    the blank or the next label). The result `[B, T, D]` holds, at frame
+    t, the state after the labels emitted before t: `states[b, n_t]` with
+    `n_t` the number of frames before t whose class is neither `blank`
+    nor negative (-1 marks padding and infeasible sequences), clamped to
+    `U1_b - 1`. Frames past a sequence's length get 0. The joint is then
+    evaluated only on the path: `encoder + gather_states`, frame-wise.
+
+    ```mlir
+    %g = nn.gather_states %pred, %align blank 0
+        : !nn.tensor<[B, U1, 512], f32>, !nn.tensor<[B, T], i32>
+        -> !nn.tensor<[B, T, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$states, NN_IntegerTensor:$alignment,
+                       I64Attr:$blank);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $states `,` $alignment `blank` $blank attr-dict `:`
+    qualified(type($states)) `,` qualified(type($alignment)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
 def NN_TransducerLossOp : NN_SequenceMixingOp<"transducer_loss", [
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<NN_VjpOpInterface>,
@@ -1476,6 +1507,29 @@ def NN_TransducerJoinGradOp : NN_Op<"transducer_join_grad", [Pure]> {
   let assemblyFormat = [{
     $grad attr-dict `:` qualified(type($grad)) `->` qualified(type($encoder))
     `,` qualified(type($prediction))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_GatherStatesGradOp : NN_Op<"gather_states_grad", [Pure]> {
+  let summary = "the states gradient of nn.gather_states: a scatter-add";
+  let description = [{
+    `grad` `[B, T, D]` has the gather's result type; the result has the
+    type of its states operand: state (b, u) gets the sum of `grad` over
+    the valid frames that gathered it.
+
+    ```mlir
+    %ds = nn.gather_states_grad %dg, %align blank 0
+        : !nn.tensor<[B, T, 512], f32>, !nn.tensor<[B, T], i32>
+        -> !nn.tensor<[B, U1, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_IntegerTensor:$alignment,
+                       I64Attr:$blank);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $alignment `blank` $blank attr-dict `:` qualified(type($grad))
+    `,` qualified(type($alignment)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;
 }

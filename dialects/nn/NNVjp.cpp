@@ -221,6 +221,20 @@ TransducerJoinOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
 }
 
 LogicalResult
+GatherStatesOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                         SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  operandGradients.push_back(
+      dy ? b.create<GatherStatesGradOp>(getLoc(), getStates().getType(), dy,
+                                        getAlignment(), getBlank())
+               .getResult()
+         : Value());
+  // The alignment is integer: no gradient.
+  operandGradients.push_back(Value());
+  return success();
+}
+
+LogicalResult
 PrependStartOp::buildVjp(OpBuilder &, ValueRange,
                          SmallVectorImpl<Value> &operandGradients) {
   // Integer labels: no gradient.

@@ -282,6 +282,28 @@ void lstmGrad(const Array &x, const std::vector<int64_t> &len, const Array &dy,
   }
 }
 
+/// For each frame of an RNA alignment [B, T], the prediction state it is
+/// in: the labels emitted on the frames before it (classes neither blank
+/// nor negative), at most U1_b - 1; -1 on padded frames.
+std::vector<int64_t> gatheredStates(const Frame &f, Value states,
+                                    Value alignmentValue,
+                                    const Array &alignment, int64_t blank) {
+  const auto &frames = f.lengths.at(typeOf(alignmentValue).getDimName(1).str());
+  const auto &counts = f.lengths.at(typeOf(states).getDimName(1).str());
+  int64_t batch = alignment.shape[0], time = alignment.shape[1];
+  std::vector<int64_t> positions(batch * time, -1);
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t emitted = 0;
+    for (int64_t t = 0; t < frames[b]; ++t) {
+      positions[b * time + t] = std::min(emitted, counts[b] - 1);
+      auto cls = (int64_t)alignment.data[b * time + t];
+      if (cls != blank && cls >= 0)
+        ++emitted;
+    }
+  }
+  return positions;
+}
+
 /// The (t, u) rows of a transducer joint: packed (sequence by sequence,
 /// t-major) or padded [B, T, U1, ...].
 struct TransducerGrid {
@@ -393,7 +415,9 @@ struct TransducerLattice {
     s.labels = grid.columns[b] - 1;
     s.rna = rna;
     int64_t T = s.frames, U = s.labels;
-    auto blankAt = [&](int64_t t, int64_t u) { return lp(rowOf[b][t][u], blank); };
+    auto blankAt = [&](int64_t t, int64_t u) {
+      return lp(rowOf[b][t][u], blank);
+    };
     auto labelAt = [&](int64_t t, int64_t u) {
       return lp(rowOf[b][t][u], label(b, u));
     };
@@ -1057,23 +1081,22 @@ absl::Status Evaluator::run(
         })
         .Case([&](ir::PrependStartOp prepend) {
           const Array &labels = in(0);
-          const auto &counts = f.lengths.at(
-              typeOf(prepend.getLabels()).getDimName(1).str());
+          const auto &counts =
+              f.lengths.at(typeOf(prepend.getLabels()).getDimName(1).str());
           int64_t batch = labels.shape[0], width = labels.shape[1];
           Array y = zeros({batch, width + 1});
           for (int64_t b = 0; b < batch; ++b)
             for (int64_t u = 0; u <= width; ++u)
-              y.data[b * (width + 1) + u] =
-                  u >= 1 && u <= counts[b] ? labels.data[b * width + u - 1]
-                                           : (double)prepend.getStart();
+              y.data[b * (width + 1) + u] = u >= 1 && u <= counts[b]
+                                                ? labels.data[b * width + u - 1]
+                                                : (double)prepend.getStart();
           set(y);
         })
         .Case([&](ir::TransducerJoinOp join) {
           const Array &e = in(0), &p = in(1);
-          TransducerGrid grid(f, typeOf(join.getEncoder()),
-                              typeOf(join.getPrediction()),
-                              typeOf(join.getResult()), e.shape[0], e.shape[1],
-                              p.shape[1]);
+          TransducerGrid grid(
+              f, typeOf(join.getEncoder()), typeOf(join.getPrediction()),
+              typeOf(join.getResult()), e.shape[0], e.shape[1], p.shape[1]);
           int64_t width = e.shape[2];
           Array y = zeros(grid.shape(width));
           grid.forEachRow([&](int64_t b, int64_t t, int64_t u, int64_t row) {
@@ -1094,7 +1117,8 @@ absl::Status Evaluator::run(
           TransducerGrid grid(f, encType, predType, typeOf(grad.getGrad()),
                               batch, time, states);
           int64_t width = g.shape.back();
-          Array de = zeros({batch, time, width}), dp = zeros({batch, states, width});
+          Array de = zeros({batch, time, width}),
+                dp = zeros({batch, states, width});
           grid.forEachRow([&](int64_t b, int64_t t, int64_t u, int64_t row) {
             for (int64_t d = 0; d < width; ++d) {
               de.data[(b * time + t) * width + d] += g.data[row * width + d];
@@ -1104,9 +1128,45 @@ absl::Status Evaluator::run(
           set(de, 0);
           set(dp, 1);
         })
+        .Case([&](ir::GatherStatesOp gather) {
+          const Array &states = in(0), &alignment = in(1);
+          std::vector<int64_t> positions =
+              gatheredStates(f, gather.getStates(), gather.getAlignment(),
+                             alignment, gather.getBlank());
+          int64_t batch = alignment.shape[0], time = alignment.shape[1],
+                  width = states.shape[2], rows = states.shape[1];
+          Array y = zeros({batch, time, width});
+          for (int64_t b = 0; b < batch; ++b)
+            for (int64_t t = 0; t < time; ++t) {
+              int64_t u = positions[b * time + t];
+              for (int64_t d = 0; d < width && u >= 0; ++d)
+                y.data[(b * time + t) * width + d] =
+                    states.data[(b * rows + u) * width + d];
+            }
+          set(y);
+        })
+        .Case([&](ir::GatherStatesGradOp grad) {
+          const Array &g = in(0), &alignment = in(1);
+          std::vector<int64_t> positions =
+              gatheredStates(f, grad.getResult(), grad.getAlignment(),
+                             alignment, grad.getBlank());
+          ir::NNTensorType type = typeOf(grad.getResult());
+          int64_t batch = alignment.shape[0], time = alignment.shape[1],
+                  width = g.shape[2],
+                  rows = f.sizes.at(type.getDimName(1).str());
+          Array y = zeros({batch, rows, width});
+          for (int64_t b = 0; b < batch; ++b)
+            for (int64_t t = 0; t < time; ++t) {
+              int64_t u = positions[b * time + t];
+              for (int64_t d = 0; d < width && u >= 0; ++d)
+                y.data[(b * rows + u) * width + d] +=
+                    g.data[(b * time + t) * width + d];
+            }
+          set(y);
+        })
         .Case([&](ir::TransducerLossOp loss) {
-          TransducerLattice lattice(f, loss.getJoint(), loss.getLabels(),
-                                    in(0), in(1), loss.getInputKind(),
+          TransducerLattice lattice(f, loss.getJoint(), loss.getLabels(), in(0),
+                                    in(1), loss.getInputKind(),
                                     loss.getTopology(), loss.getBlank());
           Array y = zeros({lattice.batch});
           for (int64_t b = 0; b < lattice.batch; ++b) {
@@ -1117,8 +1177,8 @@ absl::Status Evaluator::run(
         })
         .Case([&](ir::TransducerLossGradOp grad) {
           const Array &g = in(0);
-          TransducerLattice lattice(f, grad.getJoint(), grad.getLabels(),
-                                    in(1), in(2), grad.getInputKind(),
+          TransducerLattice lattice(f, grad.getJoint(), grad.getLabels(), in(1),
+                                    in(2), grad.getInputKind(),
                                     grad.getTopology(), grad.getBlank());
           bool fromLogits = grad.getInputKind() == ir::LossInput::logits;
           int64_t classes = lattice.classes;
@@ -1139,9 +1199,9 @@ absl::Status Evaluator::run(
                 return;
               }
               // gamma_k: the paths through (t, u) that emit k there.
-              double gBlank = std::exp(s.alpha[t][u] +
-                                       lattice.lp(row, lattice.blank) +
-                                       s.afterBlank(t, u) - s.logP);
+              double gBlank =
+                  std::exp(s.alpha[t][u] + lattice.lp(row, lattice.blank) +
+                           s.afterBlank(t, u) - s.logP);
               double gLabel =
                   u < s.labels ? std::exp(s.alpha[t][u] +
                                           lattice.lp(row, lattice.label(b, u)) +
@@ -1149,10 +1209,9 @@ absl::Status Evaluator::run(
                                : 0.0;
               double occupancy = gBlank + gLabel;
               for (int64_t k = 0; k < classes; ++k) {
-                double gamma = (k == lattice.blank ? gBlank : 0.0) +
-                               (u < s.labels && k == lattice.label(b, u)
-                                    ? gLabel
-                                    : 0.0);
+                double gamma =
+                    (k == lattice.blank ? gBlank : 0.0) +
+                    (u < s.labels && k == lattice.label(b, u) ? gLabel : 0.0);
                 double soft =
                     fromLogits ? occupancy * std::exp(lattice.lp(row, k)) : 0;
                 out[k] = g.data[b] * (soft - gamma);

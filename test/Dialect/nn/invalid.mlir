@@ -1269,3 +1269,19 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B)
   %p = nn.pack %x : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[J, 4], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%s: !nn.tensor<[B, T, 4], f32>, %a: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{alignment must be integer [B, T] over a frame dim other than the states' 'T', got '!nn.tensor<[B, T], i32>'}}
+  %x = nn.gather_states %s, %a blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%s: !nn.tensor<[B, U1, 4], f32>, %a: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1] {
+  // expected-error @+1 {{gathered states must be '!nn.tensor<[B, T, 4], f32>', got '!nn.tensor<[B, T, 3], f32>'}}
+  %x = nn.gather_states %s, %a blank 0 : !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[B, T, 3], f32>
+  nn.return
+}

@@ -269,3 +269,13 @@ nn.graph @transducer(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], 
   %de, %dp = nn.transducer_join_grad %dj : !nn.tensor<[J, 4], f32> -> !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>
   nn.return
 }
+
+// CHECK-LABEL: nn.graph @gather_states
+nn.graph @gather_states(%s: !nn.tensor<[B, U1, 4], f32>, %a: !nn.tensor<[B, T], i32>, %g: !nn.tensor<[B, T, 4], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1] {
+  // CHECK: nn.gather_states %{{.+}}, %{{.+}} blank 0 : !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[B, T, 4], f32>
+  %x = nn.gather_states %s, %a blank 0 : !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[B, T, 4], f32>
+  // CHECK: nn.gather_states_grad %{{.+}}, %{{.+}} blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[B, U1, 4], f32>
+  %d = nn.gather_states_grad %g, %a blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[B, U1, 4], f32>
+  nn.return
+}
