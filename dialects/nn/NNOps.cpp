@@ -1303,16 +1303,24 @@ LogicalResult ViterbiAlignOp::verify() {
   return success();
 }
 
+/// A per-sequence loss's gradient `grad` must have the loss's type: `dims`
+/// (`[B]`) of the scores' element type.
+static LogicalResult requireLossGradType(Operation *op, Value grad,
+                                         ArrayRef<Attribute> dims,
+                                         Value scores) {
+  auto want = NNTensorType::get(dims, tensorOf(scores).getElementType());
+  if (tensorOf(grad) != want)
+    return op->emitOpError() << "grad must be the loss's type " << want
+                             << ", got " << tensorOf(grad);
+  return success();
+}
+
 LogicalResult CtcLossGradOp::verify() {
   FailureOr<ArrayRef<Attribute>> dims = verifyCtcOperands(
       *this, getLogits(), getLabels(), static_cast<int64_t>(getBlank()));
   if (failed(dims))
     return failure();
-  auto want = NNTensorType::get(*dims, tensorOf(getLogits()).getElementType());
-  if (tensorOf(getGrad()) != want)
-    return emitOpError() << "grad must be the loss's type " << want << ", got "
-                         << tensorOf(getGrad());
-  return success();
+  return requireLossGradType(*this, getGrad(), *dims, getLogits());
 }
 
 //===----------------------------------------------------------------------===//
@@ -1435,10 +1443,8 @@ LogicalResult TransducerJoinOp::verify() {
 }
 
 LogicalResult TransducerJoinGradOp::verify() {
-  if (failed(verifyJoinTypes(*this, getEncoder(), getPrediction(), getGrad(),
-                             "grad")))
-    return failure();
-  return success();
+  return verifyJoinTypes(*this, getEncoder(), getPrediction(), getGrad(),
+                         "grad");
 }
 
 /// The types of a gather of prediction states: `states` [B, U1, D] padded
@@ -1532,11 +1538,7 @@ LogicalResult TransducerLossGradOp::verify() {
       *this, getJoint(), getLabels(), static_cast<int64_t>(getBlank()));
   if (failed(dims))
     return failure();
-  auto want = NNTensorType::get(*dims, tensorOf(getJoint()).getElementType());
-  if (tensorOf(getGrad()) != want)
-    return emitOpError() << "grad must be the loss's type " << want << ", got "
-                         << tensorOf(getGrad());
-  return success();
+  return requireLossGradType(*this, getGrad(), *dims, getJoint());
 }
 
 /// The normalization of a loss value: what `nn.mark_loss` and

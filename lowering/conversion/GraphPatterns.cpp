@@ -51,10 +51,13 @@ void bindComputedDims(LinalgBuilder &b, BoundDims &dims) {
                 s.b.create<arith::ConstantIntOp>(s.loc, offset, 32));
           });
       dims.bind(dim.getName().getValue(), value);
-    } else if (dim.isGridPacked()) {
-      // J = sum over the batch of len(source) * len(inner).
-      Value outerLengths = dims.lengths(dim.getSource().getValue());
-      Value innerLengths = dims.lengths(dim.getInner().getValue());
+    } else if (dim.getKind() == DimKind::packed) {
+      // N = sum of the lengths of the packed sequence dim; a grid J sums
+      // len(source) * len(inner).
+      Value lengths = dims.lengths(dim.getSource().getValue());
+      Value inner = dim.isGridPacked()
+                        ? dims.lengths(dim.getInner().getValue())
+                        : Value();
       Value batch = dims.size(dim.getBatch().getValue());
       Scalar outer = b.scalar();
       auto sum = builder.create<scf::ForOp>(
@@ -62,23 +65,11 @@ void bindComputedDims(LinalgBuilder &b, BoundDims &dims) {
           [&](OpBuilder &nested, Location l, Value i, ValueRange acc) {
             Scalar s{nested, l};
             Value rows =
-                s.toIndex(nested.create<tensor::ExtractOp>(l, outerLengths, i));
-            Value columns =
-                s.toIndex(nested.create<tensor::ExtractOp>(l, innerLengths, i));
-            nested.create<scf::YieldOp>(l, s.add(acc[0], s.mul(rows, columns)));
-          });
-      dims.bind(dim.getName().getValue(), DimValue{sum.getResult(0), {}});
-    } else if (dim.getKind() == DimKind::packed) {
-      // N = sum of the lengths of the packed sequence dim.
-      Value lengths = dims.lengths(dim.getSource().getValue());
-      Value batch = dims.size(dim.getBatch().getValue());
-      Scalar outer = b.scalar();
-      auto sum = builder.create<scf::ForOp>(
-          loc, outer.idx(0), batch, outer.idx(1), ValueRange{outer.idx(0)},
-          [&](OpBuilder &nested, Location l, Value i, ValueRange acc) {
-            Scalar s{nested, l};
-            Value length = nested.create<tensor::ExtractOp>(l, lengths, i);
-            nested.create<scf::YieldOp>(l, s.add(acc[0], s.toIndex(length)));
+                s.toIndex(nested.create<tensor::ExtractOp>(l, lengths, i));
+            if (inner)
+              rows = s.mul(rows, s.toIndex(nested.create<tensor::ExtractOp>(
+                                     l, inner, i)));
+            nested.create<scf::YieldOp>(l, s.add(acc[0], rows));
           });
       dims.bind(dim.getName().getValue(), DimValue{sum.getResult(0), {}});
     }

@@ -1285,3 +1285,19 @@ nn.graph @g(%s: !nn.tensor<[B, U1, 4], f32>, %a: !nn.tensor<[B, T], i32>) dims [
   %x = nn.gather_states %s, %a blank 0 : !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[B, T, 3], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%g: !nn.tensor<[B, T], f32>, %j: !nn.tensor<[B, T, U1, 4], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1] {
+  // expected-error @+1 {{grad must be the loss's type '!nn.tensor<[B], f32>', got '!nn.tensor<[B, T], f32>'}}
+  %d = nn.transducer_loss_grad %g, %j, %y from logits topology rnnt blank 0 : !nn.tensor<[B, T], f32>, !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%g: !nn.tensor<[J, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+  // expected-error @+1 {{prediction must be over a second sequence dim of the encoder's batch 'B', got '!nn.tensor<[B, T, 4], f32>'}}
+  %de, %dp = nn.transducer_join_grad %g : !nn.tensor<[J, 4], f32> -> !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
