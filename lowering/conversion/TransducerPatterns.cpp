@@ -122,8 +122,12 @@ struct SequenceGrid {
   Value labelLogProb(Scalar &q, Value t, Value u) const {
     return logProb(q, t, u, q.clampIndex(label(q, u), classes));
   }
+  /// Label index u of the sequence, u clamped into [0, U_b): callers
+  /// read it unconditionally and discard it where u = U_b (which may be
+  /// the padded label count, one past the labels' last column).
   Value label(Scalar &q, Value u) const {
-    return extract(q, labels, {batchIndex, u});
+    Value lastLabel = q.maxI(q.sub(columns, q.idx(2)), q.idx(0));
+    return extract(q, labels, {batchIndex, q.minI(u, lastLabel)});
   }
 };
 
@@ -421,9 +425,8 @@ public:
                       Value pBlank = posterior(r, r.add(alpha, blankTerm));
                       Value pLabel = posterior(r, r.add(alpha, labelTerm));
                       SmallVector<Value> at = g.row(r, t, u);
-                      Value label = r.select(
-                          hasLabel, g.label(r, r.minI(u, before(r, last))),
-                          r.i32(-1));
+                      Value label =
+                          r.select(hasLabel, g.label(r, u), r.i32(-1));
                       Value nextBeta = r.logAddExp(blankTerm, labelTerm);
                       return {insert(r, toElement(r, r.add(pBlank, pLabel)),
                                      a[0], at),
