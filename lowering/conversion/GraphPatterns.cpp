@@ -55,9 +55,8 @@ void bindComputedDims(LinalgBuilder &b, BoundDims &dims) {
       // N = sum of the lengths of the packed sequence dim; a grid J sums
       // len(source) * len(inner).
       Value lengths = dims.lengths(dim.getSource().getValue());
-      Value inner = dim.isGridPacked()
-                        ? dims.lengths(dim.getInner().getValue())
-                        : Value();
+      Value inner = dim.isGridPacked() ? dims.lengths(dim.getInner().getValue())
+                                       : Value();
       Value batch = dims.size(dim.getBatch().getValue());
       Scalar outer = b.scalar();
       auto sum = builder.create<scf::ForOp>(
