@@ -18,30 +18,6 @@ bool isTrainStepScalar(const std::string &name) {
   return name == "learning_rate" || name == "step" || name == "dropout_seed";
 }
 
-/// The shards of `path`: the file itself, or a directory's *.npz in name
-/// order.
-absl::StatusOr<std::vector<std::string>> shardPaths(const std::string &path) {
-  struct stat info;
-  if (stat(path.c_str(), &info) != 0)
-    return absl::NotFoundError("cannot open dataset '" + path + "'");
-  if (!S_ISDIR(info.st_mode))
-    return std::vector<std::string>{path};
-  std::vector<std::string> found;
-  if (DIR *dir = opendir(path.c_str())) {
-    while (dirent *entry = readdir(dir)) {
-      std::string name = entry->d_name;
-      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npz") == 0)
-        found.push_back(path + "/" + name);
-    }
-    closedir(dir);
-  }
-  std::sort(found.begin(), found.end());
-  if (found.empty())
-    return absl::InvalidArgumentError("dataset directory '" + path +
-                                      "' holds no .npz shards");
-  return found;
-}
-
 /// A length array: rank 1, i32 or i64, entries >= 0.
 absl::Status readLengths(const Tensor &tensor, const std::string &what,
                          std::vector<int64_t> &lengths) {
@@ -66,8 +42,39 @@ absl::Status readLengths(const Tensor &tensor, const std::string &what,
 
 } // namespace
 
+absl::StatusOr<std::vector<std::string>>
+Dataset::shardPaths(const std::string &path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0)
+    return absl::NotFoundError("cannot open dataset '" + path + "'");
+  if (!S_ISDIR(info.st_mode))
+    return std::vector<std::string>{path};
+  std::vector<std::string> found;
+  if (DIR *dir = opendir(path.c_str())) {
+    while (dirent *entry = readdir(dir)) {
+      std::string name = entry->d_name;
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npz") == 0)
+        found.push_back(path + "/" + name);
+    }
+    closedir(dir);
+  }
+  std::sort(found.begin(), found.end());
+  if (found.empty())
+    return absl::InvalidArgumentError("dataset directory '" + path +
+                                      "' holds no .npz shards");
+  return found;
+}
+
 absl::StatusOr<Dataset> Dataset::load(const std::string &path,
                                       const Manifest &manifest) {
+  return load(std::vector<std::string>{path}, manifest);
+}
+
+absl::StatusOr<Dataset> Dataset::load(const std::vector<std::string> &paths,
+                                      const Manifest &manifest) {
+  if (paths.empty())
+    return absl::InvalidArgumentError("no dataset given");
+  const std::string &path = paths.front();
   Dataset dataset;
   for (const TensorInfo &input : manifest.inputs) {
     if (isTrainStepScalar(input.name))
@@ -120,28 +127,61 @@ absl::StatusOr<Dataset> Dataset::load(const std::string &path,
           "', which no other input carries: a dataset cannot give its "
           "lengths");
   }
-  absl::StatusOr<std::vector<std::string>> paths = shardPaths(path);
-  if (!paths.ok())
-    return paths.status();
-  for (const std::string &shard : *paths)
-    if (absl::Status status = dataset.addShard(shard, manifest); !status.ok())
+  // The shards of the dataset and of each overlay, matched by position.
+  std::vector<std::vector<std::string>> files;
+  for (const std::string &source : paths) {
+    absl::StatusOr<std::vector<std::string>> shards = shardPaths(source);
+    if (!shards.ok())
+      return shards.status();
+    if (!files.empty() && shards->size() != files.front().size())
+      return absl::InvalidArgumentError(
+          "overlay '" + source + "' has " + std::to_string(shards->size()) +
+          " shards, dataset '" + path + "' " +
+          std::to_string(files.front().size()) +
+          ": an overlay adds arrays to each shard's utterances");
+    files.push_back(std::move(*shards));
+  }
+  for (size_t k = 0; k < files.front().size(); ++k) {
+    std::vector<std::string> shardFiles;
+    std::map<std::string, Tensor> members;
+    std::map<std::string, std::string> holder;
+    for (const std::vector<std::string> &source : files) {
+      const std::string &file = source[k];
+      std::map<std::string, Tensor> arrays;
+      if (absl::Status status = readNpz(file, arrays); !status.ok())
+        return status;
+      for (auto &[name, tensor] : arrays) {
+        auto [at, added] = holder.emplace(name, file);
+        if (!added)
+          return absl::InvalidArgumentError(
+              "'" + file + "' and '" + at->second + "' both hold '" + name +
+              "': an overlay may only add arrays");
+        members[name] = std::move(tensor);
+      }
+      shardFiles.push_back(file);
+    }
+    if (absl::Status status =
+            dataset.addShard(shardFiles, std::move(members), manifest);
+        !status.ok())
       return status;
+  }
   if (dataset.utterances.empty())
     return absl::InvalidArgumentError("dataset '" + path +
                                       "' holds no utterances");
   return dataset;
 }
 
-absl::Status Dataset::addShard(const std::string &path,
+absl::Status Dataset::addShard(const std::vector<std::string> &files,
+                               std::map<std::string, Tensor> members,
                                const Manifest &manifest) {
-  std::map<std::string, Tensor> members;
-  if (absl::Status status = readNpz(path, members); !status.ok())
-    return status;
-  auto fail = [&](const std::string &why) {
-    return absl::InvalidArgumentError("dataset shard '" + path + "': " + why);
-  };
   Shard shard;
-  shard.path = path;
+  shard.path = files.front();
+  shard.described = "dataset shard '" + files.front() + "'";
+  for (size_t i = 1; i < files.size(); ++i)
+    shard.described += (i == 1 ? " with overlay '" : ", '") + files[i] + "'";
+  auto fail = [&](const std::string &why) {
+    return absl::InvalidArgumentError(shard.described + ": " + why);
+  };
   int64_t count = -1;
   std::map<std::string, std::vector<int64_t>> dimLengths;
   std::map<std::string, std::string> dimOwner;
@@ -180,10 +220,9 @@ absl::Status Dataset::addShard(const std::string &path,
       if (lengthsFound == members.end())
         return fail("no array '" + array.name + ".lengths' giving the " +
                     "length of each utterance in '" + array.name + "'");
-      if (absl::Status status = readLengths(lengthsFound->second,
-                                            "dataset shard '" + path + "': '" +
-                                                array.name + ".lengths'",
-                                            lengths);
+      if (absl::Status status = readLengths(
+              lengthsFound->second,
+              shard.described + ": '" + array.name + ".lengths'", lengths);
           !status.ok())
         return status;
     }
@@ -261,6 +300,7 @@ absl::Status Dataset::addShard(const std::string &path,
                     ", expected " + std::to_string(expected));
     }
   }
+  shard.utterances = std::max<int64_t>(count, 0);
   int32_t index = (int32_t)shards.size();
   const std::vector<int64_t> *batching =
       batchingDim.empty() ? nullptr : &dimLengths[batchingDim];

@@ -137,6 +137,85 @@ TEST_F(DatasetTest, BatchesHoldTheUtterancesPadded) {
             (std::vector<int64_t>{2, 3}));
 }
 
+// An overlay adds arrays to the dataset's utterances, shard by shard: here
+// frame targets written apart from the features (what an alignment stage
+// writes next to the data).
+TEST_F(DatasetTest, OverlaysAddArraysToEachShard) {
+  auto first = shard({4, 2}, {2, 1}), second = shard({5}, {3});
+  // Moves the frame targets out of `arrays` into an overlay shard.
+  auto splitTargets = [](std::map<std::string, Tensor> &arrays) {
+    std::map<std::string, Tensor> targets;
+    for (const char *name : {"frame_labels", "frame_labels.lengths"}) {
+      targets[name] = std::move(arrays.at(name));
+      arrays.erase(name);
+    }
+    return targets;
+  };
+  auto firstTargets = splitTargets(first), secondTargets = splitTargets(second);
+  std::string data = dir + "/data", overlay = dir + "/data.align";
+  mkdir(data.c_str(), 0755);
+  mkdir(overlay.c_str(), 0755);
+  write("data/shard-0.npz", first);
+  write("data/shard-1.npz", second);
+  write("data.align/shard-0.npz", firstTargets);
+  std::string lastOverlay = write("data.align/shard-1.npz", secondTargets);
+
+  absl::StatusOr<Dataset> plain = Dataset::load(data, model());
+  ASSERT_FALSE(plain.ok());
+  EXPECT_EQ(plain.status().message(),
+            "dataset shard '" + data +
+                "/shard-0.npz': no array 'frame_labels' for the graph input "
+                "[B, T] i32");
+  absl::StatusOr<Dataset> both = Dataset::load({data, overlay}, model());
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  ASSERT_EQ(both->size(), 3);
+  ASSERT_EQ(both->shardCount(), 2);
+  EXPECT_EQ(both->shardPath(1), data + "/shard-1.npz");
+  EXPECT_EQ(both->shardUtterances(0), 2);
+  EXPECT_EQ(both->shardUtterances(1), 1);
+  RunInputs batch = both->batch({2, 1});
+  // frame_labels of utterance u at frame t is (u + t) % 5, u counted
+  // within its shard.
+  const Tensor &targets = batch.inputs.at("frame_labels");
+  ASSERT_EQ(targets.shape(), (std::vector<int64_t>{2, 5}));
+  EXPECT_EQ(targets.at(3), 3.0);
+  EXPECT_EQ(targets.at(5 + 1), 2.0);
+  EXPECT_EQ(targets.at(5 + 2), -1.0);
+
+  // An overlay's shard whose utterances differ, one that repeats an
+  // array, and one with another shard count.
+  auto shorter = secondTargets;
+  shorter["frame_labels.lengths"] = Tensor::of<int32_t>(DType::i32, {1}, {4});
+  shorter["frame_labels"] = Tensor(DType::i32, {4});
+  write("data.align/shard-1.npz", shorter);
+  absl::StatusOr<Dataset> mismatched = Dataset::load({data, overlay}, model());
+  ASSERT_FALSE(mismatched.ok());
+  EXPECT_EQ(mismatched.status().message(),
+            "dataset shard '" + data + "/shard-1.npz' with overlay '" +
+                lastOverlay +
+                "': utterance 0: 'frame_labels' has length 4 but 'features' "
+                "5 along the shared dim 'T'");
+  auto repeated = secondTargets;
+  repeated["weight"] = Tensor(DType::f32, {1});
+  write("data.align/shard-1.npz", repeated);
+  absl::StatusOr<Dataset> clash = Dataset::load({data, overlay}, model());
+  ASSERT_FALSE(clash.ok());
+  EXPECT_EQ(clash.status().message(),
+            "'" + lastOverlay + "' and '" + data +
+                "/shard-1.npz' both hold 'weight': an overlay may only add "
+                "arrays");
+  std::remove(lastOverlay.c_str());
+  absl::StatusOr<Dataset> fewer = Dataset::load({data, overlay}, model());
+  ASSERT_FALSE(fewer.ok());
+  EXPECT_EQ(fewer.status().message(),
+            "overlay '" + overlay + "' has 1 shards, dataset '" + data +
+                "' 2: an overlay adds arrays to each shard's utterances");
+  rmdir(overlay.c_str());
+  std::remove((data + "/shard-0.npz").c_str());
+  std::remove((data + "/shard-1.npz").c_str());
+  rmdir(data.c_str());
+}
+
 TEST_F(DatasetTest, EpochBatchesRespectBudgetsAndCoverEveryUtterance) {
   std::vector<int32_t> frames, labels;
   for (int u = 0; u < 200; ++u) {

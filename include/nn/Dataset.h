@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,18 @@ public:
   /// the file, the array and the utterance.
   static absl::StatusOr<Dataset> load(const std::string &path,
                                       const Manifest &manifest);
+  /// The dataset `paths[0]` with the arrays of overlays `paths[1..]`
+  /// added: each overlay has as many shards as the dataset, and its k-th
+  /// shard (in name order) holds arrays of the k-th shard's utterances,
+  /// under names the dataset does not use. What the alignment stage of a
+  /// stage file writes next to the data (docs/sequence-training.md).
+  static absl::StatusOr<Dataset> load(const std::vector<std::string> &paths,
+                                      const Manifest &manifest);
+
+  /// The shards of `path` as load() reads them: the file itself, or a
+  /// directory's *.npz files in name order.
+  static absl::StatusOr<std::vector<std::string>>
+  shardPaths(const std::string &path);
 
   int64_t size() const { return (int64_t)utterances.size(); }
   /// The length of utterance `u` along the batching dim: the first root
@@ -49,6 +62,16 @@ public:
   int64_t length(int64_t u) const { return utterances[u].length; }
   /// The batching dim's name ("" when the graph has no sequence dim).
   const std::string &lengthDim() const { return batchingDim; }
+  /// The shards in load order and the utterances of each; utterance
+  /// indices run shard by shard in file order.
+  int64_t shardCount() const { return (int64_t)shards.size(); }
+  /// The dataset's own file of shard `shard` (not its overlays').
+  const std::string &shardPath(int64_t shard) const {
+    return shards[shard].path;
+  }
+  int64_t shardUtterances(int64_t shard) const {
+    return shards[shard].utterances;
+  }
   /// The padded batch of `members` as graph inputs and lengths. Padding
   /// holds 0 (floats) and -1 (integers).
   RunInputs batch(const std::vector<int64_t> &members) const;
@@ -66,10 +89,13 @@ private:
     std::vector<int64_t> trailing;
   };
   struct Shard {
-    std::string path;
+    /// The dataset's file; `described` names it with its overlays in
+    /// errors.
+    std::string path, described;
     /// Per array: the data and each utterance's first row.
     std::vector<Tensor> data;
     std::vector<std::vector<int64_t>> offsets;
+    int64_t utterances = 0;
   };
   struct Utterance {
     int32_t shard = 0;
@@ -77,7 +103,11 @@ private:
     int64_t length = 1;
   };
 
-  absl::Status addShard(const std::string &path, const Manifest &manifest);
+  /// Checks the arrays of one shard (`members`, from `files`) against
+  /// the graph's inputs and adds its utterances.
+  absl::Status addShard(const std::vector<std::string> &files,
+                        std::map<std::string, Tensor> members,
+                        const Manifest &manifest);
 
   std::vector<Array> arrays;
   std::vector<Shard> shards;
