@@ -29,10 +29,15 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/APFloat.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <cmath>
+#include <map>
+#include <set>
 
 using namespace mlir;
 namespace ir = mlir::nn;
@@ -60,6 +65,39 @@ absl::Status fail(const std::string &what, const std::string &diagnostics,
   while (!message.empty() && message.back() == '\n')
     message.pop_back();
   return absl::Status(code, message);
+}
+
+/// Makes exactly `trained` train (at their scales, where given) and every
+/// other marked loss report only.
+absl::Status
+selectTrainedLosses(ModuleOp module,
+                    const std::vector<::nn::TrainedLoss> &trained) {
+  if (trained.empty())
+    return absl::OkStatus();
+  std::map<std::string, const ::nn::TrainedLoss *> wanted;
+  for (const ::nn::TrainedLoss &loss : trained)
+    if (!wanted.emplace(loss.name, &loss).second)
+      return absl::InvalidArgumentError("loss '" + loss.name +
+                                        "' is listed twice");
+  std::set<std::string> marked;
+  module.walk([&](ir::MarkLossOp mark) {
+    std::string name = mark.getName().str();
+    marked.insert(name);
+    auto found = wanted.find(name);
+    mark.setAsError(found == wanted.end());
+    if (found != wanted.end() && !std::isnan(found->second->scale))
+      mark.setScale(APFloat(found->second->scale));
+  });
+  for (const ::nn::TrainedLoss &loss : trained)
+    if (!marked.count(loss.name)) {
+      std::string list;
+      for (const std::string &name : marked)
+        list += (list.empty() ? "" : ", ") + name;
+      return absl::InvalidArgumentError(
+          "loss '" + loss.name + "' is marked nowhere in the model (" +
+          (list.empty() ? "it marks no loss" : "it marks " + list) + ")");
+    }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<::nn::Artifact>
@@ -115,6 +153,9 @@ compileModule(ModuleOp module, MLIRContext &context,
     }
   }
   std::string graphName = entry.getSymName().str();
+  if (absl::Status status = selectTrainedLosses(module, options.trainedLosses);
+      !status.ok())
+    return status;
 
   ir::NNPipelineOptions pipelineOptions;
   pipelineOptions.pack = options.pack;

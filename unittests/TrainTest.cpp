@@ -701,6 +701,55 @@ TEST(ConvergenceTest, CtcLossBelowThreshold) {
   EXPECT_LT(after, 2.5) << "from " << before;
 }
 
+// CompileOptions::trainedLosses picks what trains: the others are only
+// reported, and parameters only they reach are not updated.
+TEST(TrainStepTest, TrainedLossesChooseWhatTrains) {
+  CompileOptions options;
+  options.grads = true;
+  options.trainStep = true;
+  options.trainedLosses = {{"ctc", 2.0}};
+  Executable exe = compileOrDie(kSegmentModel, options);
+  std::map<std::string, const LossInfo *> losses;
+  for (const LossInfo &loss : exe.manifest().losses)
+    losses[loss.name] = &loss;
+  ASSERT_EQ(losses.size(), 3u);
+  EXPECT_FALSE(losses.at("ctc")->asError);
+  EXPECT_EQ(losses.at("ctc")->scale, 2.0);
+  EXPECT_TRUE(losses.at("ce")->asError);
+  EXPECT_TRUE(losses.at("fer")->asError);
+
+  SegmentBinding task = bindOrDie(exe.manifest());
+  TrainState state;
+  ASSERT_TRUE(initializeParameters(exe.manifest(), 4, state.parameters).ok());
+  TrainState before = state;
+  std::vector<StepReport> reports = train(exe, task, 4, 1e-2, 1, state);
+  ASSERT_EQ(reports.size(), 1u);
+  // The objective is 2 x ctc alone.
+  EXPECT_NEAR(reports[0].objective, 2 * lossNamed(reports[0].losses, "ctc"),
+              1e-6 * reports[0].objective);
+  auto changed = [&](const std::string &name) {
+    const Tensor &a = before.parameters.at(name),
+                 &b = state.parameters.at(name);
+    return std::memcmp(a.raw(), b.raw(), a.sizeInBytes()) != 0;
+  };
+  EXPECT_TRUE(changed("ctc.w"));
+  EXPECT_TRUE(changed("lstm.w_ih"));
+  EXPECT_FALSE(changed("out.w"));
+
+  options.trainedLosses = {{"ctx"}};
+  absl::StatusOr<Artifact> unknown =
+      compileSource(kSegmentModel, "model.mlir", options);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().message(),
+            "loss 'ctx' is marked nowhere in the model (it marks ce, ctc, "
+            "fer)");
+  options.trainedLosses = {{"ce"}, {"ce"}};
+  absl::StatusOr<Artifact> twice =
+      compileSource(kSegmentModel, "model.mlir", options);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().message(), "loss 'ce' is listed twice");
+}
+
 //===----------------------------------------------------------------------===//
 // The sequence-training recipe (issue 15), through the C++ API
 //===----------------------------------------------------------------------===//

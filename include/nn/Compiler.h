@@ -22,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,13 @@ struct OptimizerOptions {
   double weightDecay = 0;
   /// Clip the gradients to this global norm; 0 is off.
   double clipNorm = 0;
+};
+
+/// A loss that trains, and its scale (NaN: the scale its nn.mark_loss
+/// gives).
+struct TrainedLoss {
+  std::string name;
+  double scale = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct CompileOptions {
@@ -101,6 +109,10 @@ struct CompileOptions {
   /// cuda: when set, each kernel module's PTX (or cubin) is also written
   /// to this directory as <kernel>.ptx / <kernel>.cubin.
   std::string gpuCodeDir;
+  /// When not empty: exactly these losses train, at their scales; every
+  /// other marked loss is only reported (as if marked as_error). Each
+  /// must be marked somewhere in the model. Empty: as marked.
+  std::vector<TrainedLoss> trainedLosses;
   /// The graph to compile; empty picks the one graph no other graph calls
   /// (an error when there are several).
   std::string entry;
