@@ -365,6 +365,36 @@ RunInputs Dataset::batch(const std::vector<int64_t> &members) const {
   return inputs;
 }
 
+std::map<std::string, Tensor>
+nn::concatenateUtterances(const std::vector<UtteranceArrays> &utterances,
+                          size_t begin, size_t end) {
+  std::map<std::string, Tensor> arrays;
+  if (begin >= end)
+    return arrays;
+  for (const auto &[name, first] : utterances[begin]) {
+    int64_t rows = 0;
+    for (size_t u = begin; u < end; ++u)
+      rows += first.rank() ? utterances[u].at(name).shape()[0] : 1;
+    std::vector<int64_t> shape{rows};
+    if (first.rank())
+      shape.insert(shape.end(), first.shape().begin() + 1, first.shape().end());
+    Tensor data(first.dtype(), shape);
+    Tensor lengths(DType::i32, {(int64_t)(end - begin)});
+    size_t at = 0;
+    for (size_t u = begin; u < end; ++u) {
+      const Tensor &part = utterances[u].at(name);
+      std::memcpy((char *)data.raw() + at, part.raw(), part.sizeInBytes());
+      at += part.sizeInBytes();
+      lengths.data<int32_t>()[u - begin] =
+          (int32_t)(part.rank() ? part.shape()[0] : 1);
+    }
+    arrays[name] = std::move(data);
+    if (first.rank())
+      arrays[name + ".lengths"] = std::move(lengths);
+  }
+  return arrays;
+}
+
 std::vector<std::vector<int64_t>>
 nn::epochBatches(const Dataset &dataset, const BatchingOptions &options,
                  int64_t epoch) {

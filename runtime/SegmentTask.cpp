@@ -82,6 +82,22 @@ nn::sampleSegmentUtterance(const SegmentTask &task,
   return u;
 }
 
+std::map<std::string, Tensor>
+nn::segmentArrays(const SegmentTask &task, const SegmentUtterance &utterance) {
+  std::map<std::string, Tensor> arrays;
+  arrays["features"] = Tensor::of<float>(
+      DType::f32, {utterance.frames, task.features}, utterance.features);
+  arrays["frame_labels"] = Tensor::of<int32_t>(DType::i32, {utterance.frames},
+                                               utterance.frameLabels);
+  auto count = (int64_t)utterance.labels.size();
+  arrays["labels"] = Tensor::of<int32_t>(DType::i32, {count}, utterance.labels);
+  std::vector<int32_t> bounds;
+  for (auto [begin, end] : utterance.segments)
+    bounds.insert(bounds.end(), {begin, end});
+  arrays["segments"] = Tensor::of<int32_t>(DType::i32, {count, 2}, bounds);
+  return arrays;
+}
+
 RunInputs nn::segmentBatch(const SegmentTask &task, int64_t batch,
                            std::mt19937 &rng, const std::string &frameDim,
                            const std::string &labelDim,

@@ -115,6 +115,19 @@ private:
   std::string batchingDim;
 };
 
+/// One utterance's arrays by name, as a dataset stores them: an array of
+/// rank >= 1 along its first axis (for a graph input [B, T, ...]), or a
+/// rank-0 value (for [B]).
+using UtteranceArrays = std::map<std::string, Tensor>;
+
+/// The arrays of one shard holding `utterances[begin, end)`: each name's
+/// arrays concatenated along axis 0 with NAME.lengths, rank-0 values
+/// stacked. Every utterance has the first one's names, dtypes and
+/// trailing sizes (the caller checks).
+std::map<std::string, Tensor>
+concatenateUtterances(const std::vector<UtteranceArrays> &utterances,
+                      size_t begin, size_t end);
+
 struct BatchingOptions {
   /// At most this many sequences per batch.
   int64_t maxSequences = 16;

@@ -20,6 +20,7 @@
 
 #include "nn/Runtime.h"
 
+#include <map>
 #include <random>
 #include <string>
 #include <utility>
@@ -75,6 +76,12 @@ struct SegmentUtterance {
 SegmentUtterance sampleSegmentUtterance(const SegmentTask &task,
                                         const std::vector<float> &prototypes,
                                         std::mt19937 &rng);
+
+/// An utterance as a dataset stores it (nn/Dataset.h): "features" [T, F]
+/// f32, "frame_labels" [T] i32, "labels" [U] i32 and "segments" [U, 2]
+/// i32 (each segment's first frame and the frame after its last).
+std::map<std::string, Tensor> segmentArrays(const SegmentTask &task,
+                                            const SegmentUtterance &utterance);
 
 /// A padded batch of `batch` utterances as graph inputs: "features"
 /// [B, T, F] f32, "frame_labels" [B, T] i32 and "labels" [B, U] i32,

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nn/Dataset.h"
 #include "nn/Npy.h"
 #include "nn/SegmentTask.h"
 
@@ -73,13 +74,10 @@ int fail(const absl::Status &status) {
   return 1;
 }
 
-/// One utterance: its arrays by name.
-using Utterance = std::map<std::string, nn::Tensor>;
-
 /// Writes `items` as shards: one file, or shard-<k>.npz files in a
 /// directory with --shard-utterances.
 absl::Status writeShards(const std::vector<std::string> &ids,
-                         const std::vector<Utterance> &items) {
+                         const std::vector<nn::UtteranceArrays> &items) {
   size_t per = shardUtterances ? (size_t)shardUtterances : items.size();
   if (shardUtterances)
     if (std::error_code ec = llvm::sys::fs::create_directories(output))
@@ -88,29 +86,6 @@ absl::Status writeShards(const std::vector<std::string> &ids,
   for (size_t begin = 0, shard = 0; begin < items.size();
        begin += per, ++shard) {
     size_t end = std::min(items.size(), begin + per);
-    std::map<std::string, nn::Tensor> arrays;
-    for (const auto &[name, first] : items[begin]) {
-      std::vector<int64_t> shape = first.shape();
-      int64_t rows = 0;
-      for (size_t u = begin; u < end; ++u)
-        rows += first.rank() ? items[u].at(name).shape()[0] : 1;
-      std::vector<int64_t> total{rows};
-      if (first.rank())
-        total.insert(total.end(), shape.begin() + 1, shape.end());
-      nn::Tensor data(first.dtype(), total);
-      nn::Tensor lengths(nn::DType::i32, {(int64_t)(end - begin)});
-      size_t at = 0;
-      for (size_t u = begin; u < end; ++u) {
-        const nn::Tensor &part = items[u].at(name);
-        std::memcpy((char *)data.raw() + at, part.raw(), part.sizeInBytes());
-        at += part.sizeInBytes();
-        lengths.data<int32_t>()[u - begin] =
-            (int32_t)(part.rank() ? part.shape()[0] : 1);
-      }
-      arrays[name] = std::move(data);
-      if (first.rank())
-        arrays[name + ".lengths"] = std::move(lengths);
-    }
     std::string path = output;
     if (shardUtterances) {
       char name[32];
@@ -119,7 +94,9 @@ absl::Status writeShards(const std::vector<std::string> &ids,
       llvm::sys::path::append(joined, name);
       path = joined.str().str();
     }
-    if (absl::Status status = nn::writeNpz(path, arrays); !status.ok())
+    if (absl::Status status =
+            nn::writeNpz(path, nn::concatenateUtterances(items, begin, end));
+        !status.ok())
       return status;
   }
   llvm::outs() << "wrote " << items.size() << " utterances ("
@@ -152,12 +129,12 @@ absl::Status convert() {
                                       "' holds no <utterance>.<array>.npy "
                                       "files");
   std::vector<std::string> ids;
-  std::vector<Utterance> items;
+  std::vector<nn::UtteranceArrays> items;
   const std::map<std::string, std::string> *first = nullptr;
   for (const auto &[id, arrays] : files) {
     if (!first)
       first = &arrays;
-    Utterance item;
+    nn::UtteranceArrays item;
     for (const auto &[name, path] : *first) {
       auto found = arrays.find(name);
       if (found == arrays.end())
@@ -206,22 +183,11 @@ absl::Status synthesize() {
   std::vector<float> prototypes = task.prototypes();
   std::mt19937 rng(seed + 1);
   std::vector<std::string> ids;
-  std::vector<Utterance> items;
+  std::vector<nn::UtteranceArrays> items;
   for (unsigned u = 0; u < utterances; ++u) {
     nn::SegmentUtterance sample =
         nn::sampleSegmentUtterance(task, prototypes, rng);
-    Utterance item;
-    item["features"] = nn::Tensor::of<float>(
-        nn::DType::f32, {sample.frames, (int64_t)features}, sample.features);
-    item["frame_labels"] = nn::Tensor::of<int32_t>(
-        nn::DType::i32, {sample.frames}, sample.frameLabels);
-    item["labels"] = nn::Tensor::of<int32_t>(
-        nn::DType::i32, {(int64_t)sample.labels.size()}, sample.labels);
-    std::vector<int32_t> bounds;
-    for (auto [begin, end] : sample.segments)
-      bounds.insert(bounds.end(), {begin, end});
-    item["segments"] = nn::Tensor::of<int32_t>(
-        nn::DType::i32, {(int64_t)sample.segments.size(), 2}, bounds);
+    nn::UtteranceArrays item = nn::segmentArrays(task, sample);
     char id[32];
     std::snprintf(id, sizeof(id), "utt%06u", u);
     ids.push_back(id);
