@@ -1,0 +1,90 @@
+//===- training/Stages.h - multi-stage training from a stage file -*- C++
+//-*-===//
+//
+// The speech recipe in one command (`nn-train --stages FILE`): full-sum
+// training, Viterbi alignment of the data with its parameters, frame-wise
+// training on the alignments, each a stage of a JSON file that states its
+// graph, losses, epochs, optimizer and schedule, and what it reads and
+// writes. docs/sequence-training.md has the format and an example.
+//
+//   absl::StatusOr<std::unique_ptr<StagePipeline>> pipeline =
+//       StagePipeline::load("recipe.json");
+//   (*pipeline)->prepare(output);   // everything checked, nothing run
+//   (*pipeline)->run(output, finished);
+//
+// Things pass between stages by name: datasets (declared under "data", or
+// written by an align stage: the dataset with an alignment overlay next
+// to it) and parameters (written by a train stage, read by later train
+// stages to start from and by align stages). Each stage's outputs live in
+// the work directory, with a `done.json` written last that holds the
+// stage's fingerprint (its settings, its graph's text and the
+// fingerprints of what it reads): a rerun skips a stage whose outputs
+// match, and redoes one whose inputs or settings changed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_TRAINING_STAGES_H
+#define NN_TRAINING_STAGES_H
+
+#include "training/Trainer.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nn::training {
+
+/// What one stage did, for callers and tests.
+struct StageReport {
+  std::string name, kind;
+  /// Done in an earlier run (its outputs kept).
+  bool skipped = false;
+  /// Train stages: the dev losses before the first step (when the stage
+  /// starts from another stage's parameters) and after the last one, as
+  /// training uses them (normalized or summed as marked); empty without a
+  /// dev set or when skipped.
+  std::vector<std::pair<std::string, double>> devAtStart, devAtEnd;
+  /// Align stages: per dataset aligned, the overlay written and counts.
+  struct Aligned {
+    std::string data, writes, overlay;
+    int64_t utterances = 0, frames = 0;
+  };
+  std::vector<Aligned> aligned;
+  /// Align stages with a prior: log p(class) as estimated.
+  std::vector<double> logPrior;
+};
+
+class StagePipeline {
+public:
+  /// Reads and checks a stage file: JSON syntax, known keys and their
+  /// types, stage names, reads and writes in order, graph files present.
+  /// Errors name the file and the key (`stages[2].reads.init`).
+  static absl::StatusOr<std::unique_ptr<StagePipeline>>
+  load(const std::string &path);
+  ~StagePipeline();
+
+  /// Compiles every stage's graph and checks what the stages hand each
+  /// other before anything runs: every graph input is an array of the
+  /// dataset it reads, shared parameters have one shape, an align graph
+  /// returns [B, T] i32 alignments and finds all its parameters in what it
+  /// reads.
+  absl::Status prepare(const OutputOptions &output);
+  /// Runs the stages in order, skipping those done before. `finished` is
+  /// false when Ctrl-C stopped a train stage (its checkpoint saved; the
+  /// same command continues it).
+  absl::Status run(const OutputOptions &output, bool &finished);
+
+  const std::string &workDir() const;
+  const std::vector<StageReport> &reports() const;
+
+  struct Impl;
+
+private:
+  explicit StagePipeline(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl;
+};
+
+} // namespace nn::training
+
+#endif // NN_TRAINING_STAGES_H

@@ -1,0 +1,172 @@
+//===- training/Trainer.h - one model's training run -------------*- C++
+//-*-===//
+//
+// The training loop behind `nn-train MODEL.mlir` and behind each train
+// stage of a stage file (training/Stages.h): compile the model into a
+// train step and an evaluation graph, draw batches (a dataset on disk or
+// the synthetic segment task), run the steps, evaluate the dev set,
+// checkpoint, and report progress (JSON lines, plain lines or a progress
+// bar). Batch `n` and its dropout seed follow from (seed, n) alone, so a
+// resumed run continues exactly where its checkpoint left off
+// (docs/training.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_TRAINING_TRAINER_H
+#define NN_TRAINING_TRAINER_H
+
+#include "nn/Compiler.h"
+#include "nn/Dataset.h"
+#include "nn/LearningRate.h"
+#include "nn/Runtime.h"
+#include "nn/Train.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace nn::training {
+
+/// Where a run's batches come from: dataset paths, or the synthetic task.
+struct DataOptions {
+  /// A dataset: its shards (a file or a directory of .npz files), then
+  /// any overlays whose shards add arrays to the same utterances
+  /// (Dataset::load). Empty with `synthetic`.
+  std::vector<std::string> train;
+  /// Dev data, evaluated after each epoch (optional).
+  std::vector<std::string> dev;
+  /// "segments", or empty.
+  std::string synthetic;
+  /// The synthetic task: per-feature noise, classes (0: all the model's
+  /// targets index), dev batches, batches per epoch.
+  double noise = 0.5;
+  unsigned classes = 0;
+  unsigned devBatches = 4;
+  unsigned epochSteps = 100;
+  /// Batching: sequences per batch (at most, with a dataset), padded
+  /// frames per batch (0: no budget), bucketing and shuffling.
+  unsigned batchSize = 16;
+  unsigned maxFrames = 0;
+  bool bucket = true;
+  bool shuffle = true;
+};
+
+/// How a run reports: one JSON object per step and dev evaluation, plain
+/// lines, or (on a terminal, neither asked for) a progress bar.
+struct OutputOptions {
+  bool json = false;
+  bool verbose = false;
+  unsigned logEvery = 1;
+  bool bar = false;
+  /// Put first in every JSON object (`"stage": "ctc", `) and before every
+  /// plain line (`[ctc] `); empty for a plain run.
+  std::string jsonPrefix, linePrefix;
+};
+
+struct TrainOptions {
+  std::string modelPath;
+  /// The train step's compile options (grads, training and trainStep are
+  /// set by the trainer); the evaluation graph takes the same without
+  /// them.
+  CompileOptions compile;
+  /// Keep both artifacts in this directory (train-step.so, eval.so).
+  std::string emitArtifacts;
+  DataOptions data;
+  /// Batches to train on; 0: `epochs` epochs.
+  int64_t steps = 0;
+  int64_t epochs = 1;
+  uint64_t seed = 0;
+  LearningRateSchedule schedule;
+  /// A non-finite loss or gradient norm: "stop" or "skip" the batch.
+  std::string onNonFinite = "stop";
+  /// Checkpoints: step-<N>.npz in `saveDir` every `saveEvery` batches
+  /// (0: each epoch) and at the end, the last `keep` kept.
+  std::string saveDir;
+  unsigned saveEvery = 0;
+  unsigned keep = 3;
+  /// Continue from a checkpoint (a file, or the latest of a directory).
+  std::string resume;
+  /// Start from the parameters of this .npz (by name; every one must be a
+  /// parameter of the model).
+  std::string initFrom;
+  /// Start from these parameters (by name; the caller keeps only those the
+  /// model has, with its shapes). Applied before `initFrom` and `resume`.
+  std::map<std::string, Tensor> initialParameters;
+  /// Evaluate the dev set before the first step too (what the starting
+  /// parameters score).
+  bool evaluateAtStart = false;
+  OutputOptions output;
+};
+
+/// Set by Ctrl-C (installInterruptHandler): the trainer finishes its step,
+/// saves a checkpoint and returns.
+bool interrupted();
+/// Ctrl-C sets interrupted(); a second one at least two seconds later ends
+/// the process at once.
+void installInterruptHandler();
+
+/// The 64-bit mix of a run's seed, a stream tag and a counter: the seed of
+/// one batch's data or dropout mask.
+uint64_t streamSeed(uint64_t seed, uint64_t tag, uint64_t counter);
+
+/// "ce 1.2345 fer 0.0312": each loss's value as training uses it.
+std::string lossesText(const Manifest &manifest,
+                       const std::vector<LossValue> &losses);
+/// {"ce": 1.2345, ...}
+std::string lossesJson(const Manifest &manifest,
+                       const std::vector<LossValue> &losses);
+
+class Trainer {
+public:
+  explicit Trainer(TrainOptions options);
+  ~Trainer();
+
+  /// Compiles the train step and the evaluation graph and loads them.
+  absl::Status compile();
+  const Manifest &trainManifest() const;
+  const Manifest &evalManifest() const;
+
+  /// The options run() uses; a caller may still change what the run
+  /// starts from (initialParameters, initFrom, resume) after compile().
+  TrainOptions &mutableOptions() { return options; }
+
+  /// Binds the data, sets up the parameters (fresh, initial, --init-from,
+  /// resumed) and trains. `finished` is false when Ctrl-C stopped the run
+  /// (a checkpoint was saved).
+  absl::Status run(bool &finished);
+
+  /// The dev losses before the first step (with evaluateAtStart) and after
+  /// the last evaluation; empty without a dev set.
+  const std::vector<LossValue> &devAtStart() const { return startLosses; }
+  const std::vector<LossValue> &devAtEnd() const { return lastLosses; }
+  /// Where checkpoints went (`saveDir`; after Ctrl-C without one,
+  /// nn-train-interrupted).
+  const std::string &checkpointDir() const { return options.saveDir; }
+  /// The batches skipped for a non-finite loss.
+  int64_t skippedBatches() const { return skipped; }
+  /// The state after run(): every parameter (model and optimizer state),
+  /// current on the host.
+  const TrainState &state() const { return trainState; }
+
+private:
+  class BatchSource;
+  absl::Status setUpState();
+  absl::Status evaluate(int64_t atBatch, bool atStart);
+  absl::Status save();
+  void progress(const StepReport &report, int64_t frames, double seconds);
+
+  TrainOptions options;
+  std::unique_ptr<Artifact> trainCompiled, evalCompiled;
+  Executable trainStep, evalGraph;
+  std::unique_ptr<BatchSource> source;
+  std::vector<RunInputs> devSet;
+  TrainState trainState;
+  int64_t totalSteps = 0, skipped = 0;
+  std::vector<LossValue> epochLosses, startLosses, lastLosses;
+  int64_t epochFrames = 0, epochBatches = 0;
+  double epochSeconds = 0;
+};
+
+} // namespace nn::training
+
+#endif // NN_TRAINING_TRAINER_H
