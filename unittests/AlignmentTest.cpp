@@ -57,16 +57,18 @@ const std::vector<Sequence> kSequences{
 };
 
 /// The best path by enumeration of all kClasses^T frame labellings; the
-/// frames' classes and the score, or -inf (no path).
+/// frames' classes and the score, or -inf (no path). With a prior, the
+/// best path by log-probability minus the prior of each frame's class,
+/// scored by its log-probability.
 std::pair<std::vector<int64_t>, double>
 bruteForce(const std::vector<double> &logProbs, const Sequence &sequence,
-           bool rna) {
+           bool rna, const std::vector<double> &prior = {}) {
   int64_t frames = sequence.frames;
   int64_t paths = 1;
   for (int64_t t = 0; t < frames; ++t)
     paths *= kClasses;
   std::vector<int64_t> best;
-  double bestScore = kNegInf;
+  double bestScore = kNegInf, bestSearched = kNegInf;
   std::vector<int64_t> path(frames);
   for (int64_t code = 0; code < paths; ++code) {
     int64_t rest = code;
@@ -83,10 +85,14 @@ bruteForce(const std::vector<double> &logProbs, const Sequence &sequence,
     }
     if (emitted != sequence.labels)
       continue;
-    double score = 0;
-    for (int64_t t = 0; t < frames; ++t)
+    double score = 0, searched = 0;
+    for (int64_t t = 0; t < frames; ++t) {
       score += logProbs[t * kClasses + path[t]];
-    if (score > bestScore) {
+      searched += logProbs[t * kClasses + path[t]] -
+                  (prior.empty() ? 0.0 : prior[path[t]]);
+    }
+    if (searched > bestSearched) {
+      bestSearched = searched;
       bestScore = score;
       best = path;
     }
@@ -229,6 +235,82 @@ TEST(ViterbiAlignTest, TiesFollowTheRuleAsTheReferenceDoes) {
       }
     }
   }
+}
+
+/// A prior: each class's value is subtracted from its log-probability in
+/// the search, and the score is the chosen path's log-probability. Here a
+/// prior that favours the labels over the blank (as a scaled log prior
+/// of a blank-heavy model does) against brute force, and on exact values
+/// against the reference evaluator.
+TEST(ViterbiAlignTest, PriorShiftsTheSearchNotTheScore) {
+  const char *source = R"(
+nn.parameter @prior : !nn.tensor<[3], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), U: seq(B)] {
+  %p = nn.param_ref @prior : !nn.tensor<[3], f32>
+  %ca, %cs = nn.viterbi_align %x, %y from log_probs topology ctc blank 0 prior %p : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>, !nn.tensor<[3], f32>
+  %ra, %rs = nn.viterbi_align %x, %y from log_probs topology rna blank 0 prior %p : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>, !nn.tensor<[3], f32>
+  %la, %ls = nn.viterbi_align %x, %y from logits topology ctc blank 0 prior %p : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>, !nn.tensor<[3], f32>
+  nn.return %ca, %cs, %ra, %rs, %la, %ls : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+}
+)";
+  Executable exe = compileOrDie(source, /*pack=*/false);
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<double> uniform(-3.0, 0.0);
+  const std::vector<double> prior = {-0.25, -2.0, -1.5};
+  Tensor priorTensor = Tensor::of<float>(
+      DType::f32, {3}, std::vector<float>(prior.begin(), prior.end()));
+  int changed = 0;
+  for (int round = 0; round < 20; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    std::vector<std::vector<double>> scores(kSequences.size());
+    for (auto &s : scores) {
+      s.resize(kTime * kClasses);
+      for (double &v : s)
+        v = (float)uniform(rng);
+    }
+    RunInputs inputs = inputsFor(scores);
+    inputs.parameters["prior"] = priorTensor;
+    RunResult got;
+    absl::Status status = exe.run(inputs, got);
+    ASSERT_TRUE(status.ok()) << status.message();
+    for (size_t b = 0; b < kSequences.size(); ++b) {
+      auto [ctc, ctcScore] = bruteForce(scores[b], kSequences[b], false, prior);
+      expectPath(got, 0, b, ctc, ctcScore, 1e-5);
+      changed += ctc != bruteForce(scores[b], kSequences[b], false).first;
+      auto [rna, rnaScore] = bruteForce(scores[b], kSequences[b], true, prior);
+      expectPath(got, 2, b, rna, rnaScore, 1e-5);
+      auto [fromLogits, logitsScore] =
+          bruteForce(logSoftmax(scores[b]), kSequences[b], false, prior);
+      expectPath(got, 4, b, fromLogits, logitsScore, 1e-5);
+    }
+    // Exact values: the reference's programme, tie for tie.
+    for (auto &s : scores)
+      for (double &v : s)
+        v = -0.5 * (1 + rng() % 3);
+    inputs = inputsFor(scores);
+    inputs.parameters["prior"] = priorTensor;
+    ASSERT_TRUE(exe.run(inputs, got).ok());
+    reference::Result want;
+    status = reference::evaluate(source, "g", inputs, want);
+    ASSERT_TRUE(status.ok()) << status.message();
+    for (int result : {0, 2}) {
+      for (size_t b = 0; b < kSequences.size(); ++b) {
+        std::vector<int64_t> wantPath;
+        for (int64_t t = 0; t < kSequences[b].frames; ++t)
+          wantPath.push_back((int64_t)want.outputs[result].data[b * kTime + t]);
+        double score = want.outputs[result + 1].data[b];
+        if (score == kNegInf)
+          wantPath.clear();
+        expectPath(got, result, b, wantPath, score, 1e-6);
+      }
+    }
+  }
+  // The prior matters: it moved some CTC paths.
+  EXPECT_GT(changed, 10);
 }
 
 /// Packed scores [N, V] (frames of all sequences back to back) align as

@@ -1300,6 +1300,13 @@ LogicalResult ViterbiAlignOp::verify() {
   if (tensorOf(getScore()) != score)
     return emitOpError() << "score must be " << score << ", got "
                          << getScore().getType();
+  if (Value prior = getPrior()) {
+    auto classes = cast<IntegerAttr>(scores.getDims().back());
+    auto want = NNTensorType::get({classes}, scores.getElementType());
+    if (tensorOf(prior) != want)
+      return emitOpError() << "prior must be " << want
+                           << " (one value per class), got " << prior.getType();
+  }
   return success();
 }
 

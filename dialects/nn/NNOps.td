@@ -700,18 +700,29 @@ def NN_ViterbiAlignOp : NN_SequenceMixingOp<"viterbi_align", [
     moving on before skipping; at the last frame, the final blank before
     the last label (docs/sequence-training.md).
 
+    With `prior %p` (`[V]`, the scores' element type), the search scores
+    class c on every frame by its log-probability minus `p[c]`: with `p` a
+    scaled log prior, the alignment is less peaky (labels keep more of
+    their frames, the blank fewer). The `score` stays the chosen path's
+    log-probability, without the prior.
+
     ```mlir
     %a, %s = nn.viterbi_align %lp, %labels from log_probs topology ctc blank 0
         : !nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, U], i32>
+    %b, %t = nn.viterbi_align %z, %labels from logits topology ctc blank 0
+        prior %p : !nn.tensor<[B, T, 500], f32>, !nn.tensor<[B, U], i32>,
+        !nn.tensor<[500], f32>
     ```
   }];
   let arguments = (ins NN_FloatTensor:$scores, NN_IntegerTensor:$labels,
+                       Optional<NN_FloatTensor>:$prior,
                        NN_LossInput:$input_kind, NN_AlignTopology:$topology,
                        I64Attr:$blank);
   let results = (outs NN_Tensor:$alignment, NN_Tensor:$score);
   let assemblyFormat = [{
     $scores `,` $labels `from` $input_kind `topology` $topology `blank` $blank
-    attr-dict `:` qualified(type($scores)) `,` qualified(type($labels))
+    (`prior` $prior^)? attr-dict `:` qualified(type($scores)) `,`
+    qualified(type($labels)) (`,` qualified(type($prior))^)?
   }];
   let hasVerifier = 1;
 }

@@ -393,7 +393,10 @@ public:
 /// from the last frame down; an infeasible sequence (best score -inf)
 /// runs none and keeps -1 on every frame. Packed scores [N, V] (and
 /// alignment [N]) hold sequence b's frames at rows offset_b + t, the
-/// offset carried by the batch loop.
+/// offset carried by the batch loop. With a prior, the search reads each
+/// class's log-probability minus its prior value, and the backtrace adds
+/// the path's prior values back, so the score is the path's
+/// log-probability.
 class ViterbiAlignConversion : public NNConversionPattern<ViterbiAlignOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -410,6 +413,7 @@ public:
     if (op.getInputKind() == LossInput::logits)
       logProbs = lb.logSoftmax(logProbs);
     Value labels = adaptor.getLabels();
+    Value prior = adaptor.getPrior();
     // Packed scores [N, V]: sequence b's frames are rows offset_b + t.
     bool packed = scoresType.getRank() == 2;
     StringRef batchName = scoresType.getDimName(0), sequenceName;
@@ -492,10 +496,15 @@ public:
                     [&](OpBuilder &gb, Location gl, ValueRange) {
                       Scalar q{gb, gl};
                       Value st = q.index(0);
-                      auto emit = [&](Value c) {
+                      auto emit = [&](Value c) -> Value {
                         SmallVector<Value> at = position(q, t);
                         at.push_back(c);
-                        return gb.create<tensor::ExtractOp>(gl, logProbs, at);
+                        Value lp =
+                            gb.create<tensor::ExtractOp>(gl, logProbs, at);
+                        if (!prior)
+                          return lp;
+                        return q.sub(lp, gb.create<tensor::ExtractOp>(
+                                             gl, prior, ValueRange{c}));
                       };
                       Value stay = gb.create<tensor::ExtractOp>(gl, prev, st);
                       Value fromPrev =
@@ -563,7 +572,8 @@ public:
               l, arith::CmpFPredicate::OGT, score, s.f(element, kNegInf));
           Value traced = s.select(feasible, frames, s.idx(0));
           auto backtrace = nb.create<scf::ForOp>(
-              l, s.idx(0), traced, s.idx(1), ValueRange{finalState, bState[0]},
+              l, s.idx(0), traced, s.idx(1),
+              ValueRange{finalState, bState[0], s.f(element, 0.0)},
               [&](OpBuilder &tb, Location tl, Value step, ValueRange carried) {
                 Scalar q{tb, tl};
                 Value t = q.sub(q.sub(frames, q.idx(1)), step);
@@ -581,9 +591,16 @@ public:
                 Value label = tb.create<arith::IndexCastOp>(tl, i32, emitted);
                 Value written = tb.create<tensor::InsertOp>(
                     tl, label, carried[1], position(q, t));
-                tb.create<scf::YieldOp>(tl,
-                                        ValueRange{q.sub(st, move), written});
+                Value priorSum = carried[2];
+                if (prior)
+                  priorSum =
+                      q.add(priorSum, tb.create<tensor::ExtractOp>(
+                                          tl, prior, ValueRange{emitted}));
+                tb.create<scf::YieldOp>(
+                    tl, ValueRange{q.sub(st, move), written, priorSum});
               });
+          if (prior)
+            score = s.add(score, backtrace.getResult(2));
           Value scored = nb.create<tensor::InsertOp>(l, score, bState[1], bi);
           nb.create<scf::YieldOp>(l, ValueRange{backtrace.getResult(1), scored,
                                                 s.add(offset, frames)});

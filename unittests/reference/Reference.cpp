@@ -921,11 +921,13 @@ absl::Status Evaluator::run(
         .Case([&](ir::ViterbiAlignOp align) {
           // Written from the op's description: the best path, ties to the
           // predecessor with the higher state index, -1 and -inf when no
-          // path fits.
+          // path fits; a prior's values subtracted in the search, the
+          // score the path's log-probability.
           Array lp = align.getInputKind() == ir::LossInput::logits
                          ? logSoftmax(in(0))
                          : in(0);
           const Array &labels = in(1);
+          bool hasPrior = (bool)align.getPrior();
           const auto &frames =
               f.lengths.at(typeOf(align.getScores()).getDimName(1).str());
           const auto &labelCounts =
@@ -940,8 +942,11 @@ absl::Status Evaluator::run(
             auto label = [&](int64_t k) {
               return (int64_t)labels.data[b * labels.shape[1] + k];
             };
-            auto logProb = [&](int64_t t, int64_t c) {
+            auto pathLogProb = [&](int64_t t, int64_t c) {
               return lp.data[(b * time + t) * classes + c];
+            };
+            auto logProb = [&](int64_t t, int64_t c) {
+              return pathLogProb(t, c) - (hasPrior ? in(2).data[c] : 0.0);
             };
             // CTC state s emits blank (even) or label s / 2 (odd); RNA
             // state k has emitted k labels.
@@ -984,13 +989,17 @@ absl::Status Evaluator::run(
             best.data[b] = delta[last];
             if (delta[last] == -kInf)
               continue;
+            double score = 0;
             for (int64_t t = frames[b] - 1; t >= 0; --t) {
               int move = moves[t][last];
               int64_t c =
                   rna ? (move == 0 ? blank : label(last - 1)) : ctcClass(last);
               path.data[b * time + t] = (double)c;
+              score += pathLogProb(t, c);
               last -= move;
             }
+            if (hasPrior)
+              best.data[b] = score;
           }
           set(path, 0);
           set(best, 1);

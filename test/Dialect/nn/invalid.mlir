@@ -778,6 +778,16 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B
 
 // -----
 
+nn.parameter @prior : !nn.tensor<[4], f32>
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  %p = nn.param_ref @prior : !nn.tensor<[4], f32>
+  // expected-error @+1 {{prior must be '!nn.tensor<[5], f32>' (one value per class), got '!nn.tensor<[4], f32>'}}
+  %a, %s = nn.viterbi_align %l, %y from logits topology ctc blank 0 prior %p : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>, !nn.tensor<[4], f32>
+  nn.return
+}
+
+// -----
+
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B)] {
   // expected-error @+1 {{score must be '!nn.tensor<[B], f32>', got '!nn.tensor<[B, T], f32>'}}
   %a, %s = "nn.viterbi_align"(%l, %y) {input_kind = 1 : i32, topology = 0 : i32, blank = 0} : (!nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B, T], f32>)

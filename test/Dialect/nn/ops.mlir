@@ -3,6 +3,7 @@
 // RUN: nn-opt %s --mlir-print-op-generic | nn-opt | FileCheck %s
 
 // CHECK: nn.parameter @w : !nn.tensor<[16, 8], f32>
+nn.parameter @prior : !nn.tensor<[5], f32>
 nn.parameter @w : !nn.tensor<[16, 8], f32>
 
 // CHECK-LABEL: nn.graph @frame_wise
@@ -97,6 +98,9 @@ nn.graph @losses(%logits: !nn.tensor<[B, T, 5], f32>, %targets: !nn.tensor<[B, T
   %path, %best = nn.viterbi_align %logits, %labels from log_probs topology ctc blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // CHECK: nn.viterbi_align %{{.+}}, %{{.+}} from logits topology rna blank 4 :
   %rpath, %rbest = nn.viterbi_align %logits, %labels from logits topology rna blank 4 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
+  // CHECK: nn.viterbi_align %{{.+}}, %{{.+}} from logits topology ctc blank 0 prior %{{.+}} : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>, !nn.tensor<[5], f32>
+  %prior = nn.param_ref @prior : !nn.tensor<[5], f32>
+  %ppath, %pbest = nn.viterbi_align %logits, %labels from logits topology ctc blank 0 prior %prior : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>, !nn.tensor<[5], f32>
   // CHECK: nn.mark_loss %[[CE]] as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   // CHECK: nn.mark_loss %[[CES]] as "ce_smoothed" normalize sum scale 0.000000e+00 as_error {use_normalized_loss = false} : !nn.tensor<[B, T], f32>
