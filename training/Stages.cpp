@@ -345,7 +345,7 @@ const std::vector<StageReport> &StagePipeline::reports() const {
 }
 
 absl::StatusOr<std::unique_ptr<StagePipeline>>
-StagePipeline::load(const std::string &path) {
+StagePipeline::load(const std::string &path, const std::string &workDir) {
   auto buffer = llvm::MemoryBuffer::getFile(path);
   if (!buffer)
     return absl::NotFoundError("cannot read stage file '" + path +
@@ -359,6 +359,7 @@ StagePipeline::load(const std::string &path) {
   llvm::SmallString<256> dir(path);
   llvm::sys::path::remove_filename(dir);
   impl->baseDir = dir.empty() ? "." : dir.str().str();
+  impl->workDir = workDir;
   if (absl::Status status = impl->parse(*root); !status.ok())
     return status;
   return std::unique_ptr<StagePipeline>(new StagePipeline(std::move(impl)));
@@ -381,14 +382,15 @@ absl::Status StagePipeline::Impl::parse(const json::Value &root) {
   std::string work;
   if (absl::Status status = top.string("work_dir", work); !status.ok())
     return status;
-  if (work.empty()) {
+  if (!workDir.empty()) {
+    // The caller's choice wins.
+  } else if (work.empty()) {
     llvm::SmallString<256> stem(file);
     llvm::sys::path::replace_extension(stem, "work");
-    work = stem.str().str();
+    workDir = stem.str().str();
   } else {
-    work = resolve(work);
+    workDir = resolve(work);
   }
-  workDir = work;
   if (absl::Status status = parseData(top); !status.ok())
     return status;
   const json::Value *list = object->get("stages");
@@ -1364,7 +1366,8 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
     if (!output.json)
       llvm::errs() << prefix << "prior of '" << stage.readData.front()
                    << "' (class frequencies on its best paths): " << text
-                   << "; scale " << stage.priorScale << "\n";
+                   << "; scale " << llvm::format("%g", stage.priorScale)
+                   << "\n";
   }
 
   for (size_t d = 0; d < stage.readData.size(); ++d) {

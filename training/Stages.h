@@ -60,8 +60,10 @@ public:
   /// Reads and checks a stage file: JSON syntax, known keys and their
   /// types, stage names, reads and writes in order, graph files present.
   /// Errors name the file and the key (`stages[2].reads.init`).
+  /// `workDir`, when given, replaces the file's work_dir (default: the
+  /// file's path with the extension .work).
   static absl::StatusOr<std::unique_ptr<StagePipeline>>
-  load(const std::string &path);
+  load(const std::string &path, const std::string &workDir = "");
   ~StagePipeline();
 
   /// Compiles every stage's graph and checks what the stages hand each

@@ -43,6 +43,11 @@ static cl::opt<std::string>
                         "training; docs/sequence-training.md) instead of "
                         "training one model"),
                cl::cat(modelCategory));
+static cl::opt<std::string>
+    workDir("work-dir",
+            cl::desc("--stages: keep the stages' outputs here instead of the "
+                     "stage file's work_dir"),
+            cl::cat(modelCategory));
 static cl::opt<std::string> entry("entry",
                                   cl::desc("Graph to train (default: the one "
                                            "graph no other graph calls)"),
@@ -374,7 +379,7 @@ int runStages() {
         "--stages takes every setting from the stage file; drop " + list));
   }
   absl::StatusOr<std::unique_ptr<training::StagePipeline>> pipeline =
-      training::StagePipeline::load(stagesPath);
+      training::StagePipeline::load(stagesPath, workDir);
   if (!pipeline.ok())
     return fail(pipeline.status());
   training::OutputOptions output = outputOptions();
@@ -402,6 +407,8 @@ int main(int argc, char **argv) {
   nn::setNumThreads((int)numThreads);
   if (!stagesPath.empty())
     return runStages();
+  if (!workDir.empty())
+    return fail(absl::InvalidArgumentError("--work-dir goes with --stages"));
   if (modelPath.empty())
     return fail(absl::InvalidArgumentError(
         "give a model (nn-train MODEL.mlir ...) or a stage file (--stages "

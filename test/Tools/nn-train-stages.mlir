@@ -1,0 +1,65 @@
+// nn-train --stages: a stage file's stages run in order (CTC, alignment,
+// frame-wise CE on small graphs), outputs in the work directory and the
+// alignments next to the data; a rerun skips what is done, a changed
+// stage reruns with what follows it; errors come before anything runs.
+// (The recipe's figures are StagesTest's, on examples/recipe.)
+// REQUIRES: numpy
+// RUN: rm -rf %t && mkdir -p %t && cp %S/Inputs/stages/* %t/
+// RUN: nn-train --stages %t/stages.json 2>&1 | FileCheck %s --check-prefix=FIRST
+// FIRST: nn-train: compiling stages[0] ('ctc'), ctc.mlir
+// FIRST: nn-train: synthesizing data 'dev' (8 utterances of the segment task) in {{.*}}stages.work/data/dev
+// FIRST: nn-train: stage 1/3 'ctc' (train, ctc.mlir): losses ctc, 1 epochs on 'train', dev 'dev'
+// FIRST: [ctc] dev after step 2: ctc {{[0-9.]+}}
+// FIRST: [ctc] parameters 'ctc' in {{.*}}stages.work/ctc/parameters.npz
+// FIRST: nn-train: stage 2/3 'align' (align, align.mlir): 2 datasets with 'ctc'
+// FIRST: [align] prior of 'train' (class frequencies on its best paths): {{([0-9.]+ ){7}[0-9.]+}}; scale 0.5
+// FIRST: [align] aligned 'train' (32 utterances, {{[0-9]+}} frames, {{[0-9]+}} frames/s): 'train_aligned' in {{.*}}stages.work/data/train.align
+// FIRST: [align] aligned 'dev' (8 utterances,
+// FIRST: nn-train: stage 3/3 'ce' (train, ce.mlir): losses ce, 1 epochs on 'train_aligned', dev 'dev_aligned', from 'ctc'
+// FIRST: [ce] starts from 'ctc': 1 of 1 parameters shared, 0 new
+// FIRST: [ce] dev before step 1: ce {{[0-9.]+}} fer {{[0-9.]+}}
+// FIRST: [ce] dev after step 2: ce {{[0-9.]+}} fer {{[0-9.]+}}
+// FIRST: nn-train: all 3 stages done (3 ran, 0 done before); outputs in {{.*}}stages.work
+// RUN: %python %S/Inputs/check-alignment-overlay.py %t/stages.work/data/train %t/stages.work/data/train.align 8 | FileCheck %s --check-prefix=OVERLAY
+// OVERLAY: 1 shards, 32 utterances, {{[0-9]+}} frames aligned
+// RUN: %python -c "import numpy as np, sys; z = np.load(sys.argv[1]); print(sorted(z.files))" %t/stages.work/ce/parameters.npz | FileCheck %s --check-prefix=PARAMS
+// PARAMS: ['out.w']
+
+// A rerun skips every stage; --json gives one event per stage.
+// RUN: nn-train --stages %t/stages.json --json > %t/rerun.json
+// RUN: FileCheck %s --check-prefix=AGAIN < %t/rerun.json
+// AGAIN: {"stage": "ctc", "event": "skipped"}
+// AGAIN-NEXT: {"stage": "align", "event": "skipped"}
+// AGAIN-NEXT: {"stage": "ce", "event": "skipped"}
+
+// Changing the last stage reruns it alone; changing the alignment reruns
+// the alignment and the stage that reads it, not the CTC stage.
+// RUN: sed -i 's/"momentum": 0.9/"momentum": 0.5/' %t/stages.json
+// RUN: nn-train --stages %t/stages.json --json > %t/ce.json
+// RUN: FileCheck %s --check-prefix=CHANGED-CE < %t/ce.json
+// CHANGED-CE: {"stage": "ctc", "event": "skipped"}
+// CHANGED-CE-NEXT: {"stage": "align", "event": "skipped"}
+// CHANGED-CE-NEXT: {"stage": "ce", "event": "start", "index": 3, "of": 3, "kind": "train"}
+// CHANGED-CE: {"stage": "ce", "eval": "dev", "step": 0, "losses": {"ce": {{[0-9.e+-]+}}, "fer": {{[0-9.e+-]+}}}}
+// CHANGED-CE-NEXT: {"stage": "ce", "step": 1, "lr": 0.001, "grad_norm": {{[0-9.e+-]+}}, "losses": {"ce": {{[0-9.e+-]+}}, "fer": {{[0-9.e+-]+}}}, "frames": {{[0-9]+}}, "applied": true}
+// CHANGED-CE: {"stage": "ce", "event": "done"}
+// RUN: sed -i 's/"scale": 0.5/"scale": 1.0/' %t/stages.json
+// RUN: nn-train --stages %t/stages.json --json > %t/align.json
+// RUN: FileCheck %s --check-prefix=CHANGED-ALIGN < %t/align.json
+// CHANGED-ALIGN: {"stage": "ctc", "event": "skipped"}
+// CHANGED-ALIGN-NEXT: {"stage": "align", "event": "start", "index": 2, "of": 3, "kind": "align"}
+// CHANGED-ALIGN-NEXT: {"stage": "align", "event": "aligned", "data": "train", "writes": "train_aligned", "utterances": 32, "frames": {{[0-9]+}}, "path": "{{.*}}stages.work/data/train.align"}
+// CHANGED-ALIGN: {"stage": "ce", "event": "start"
+// CHANGED-ALIGN: {"stage": "ce", "event": "done"}
+
+// Errors, before anything runs.
+// RUN: not nn-train --stages %t/stages.json --steps 3 %s 2>&1 | FileCheck %s --check-prefix=FLAGS
+// FLAGS: nn-train: --stages takes every setting from the stage file; drop <model.mlir>, --steps
+// RUN: not nn-train --stages %t/missing.json 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: nn-train: cannot read stage file '{{.*}}missing.json':
+// RUN: sed 's/"init": "ctc"/"init": "ce"/' %t/stages.json > %t/cycle.json
+// RUN: not nn-train --stages %t/cycle.json --work-dir %t/never 2>&1 | FileCheck %s --check-prefix=ORDER
+// ORDER: nn-train: {{.*}}cycle.json: stages[2] ('ce').reads.init: 'ce' is written by no earlier stage and is not declared data (known before this stage: ctc, dev, dev_aligned, train, train_aligned)
+// RUN: not ls %t/never
+// RUN: not nn-train %t/ctc.mlir --work-dir %t/w 2>&1 | FileCheck %s --check-prefix=WORKDIR
+// WORKDIR: nn-train: --work-dir goes with --stages

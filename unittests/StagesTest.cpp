@@ -1,0 +1,303 @@
+//===- StagesTest.cpp - stage files: the recipe, reruns and bad files -----===//
+//
+// The shipped recipe (examples/recipe: CTC, Viterbi alignment with a
+// prior, frame-wise CE) run from its stage file on the synthetic segment
+// task with fixed seeds, checked against the task's truth: each label's
+// aligned frames start inside its true segment, and the frame-wise stage
+// ends with a lower dev frame error than the CTC model it started from.
+// Then reruns (nothing done twice) and bad stage files (each a clear error
+// before anything runs).
+//
+//===----------------------------------------------------------------------===//
+
+#include "training/Stages.h"
+#include "nn/Npy.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace nn;
+using namespace nn::training;
+
+namespace {
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string recipeDir() {
+  return std::string(NN_SOURCE_DIR) + "/examples/recipe";
+}
+
+/// A fresh directory for one test.
+std::string scratch(const std::string &name) {
+  std::string dir =
+      ::testing::TempDir() + "stages-" + name + "-" + std::to_string(getpid());
+  llvm::sys::fs::remove_directories(dir);
+  llvm::sys::fs::create_directories(dir);
+  return dir;
+}
+
+double lossIn(const std::vector<std::pair<std::string, double>> &losses,
+              const std::string &name) {
+  for (const auto &[loss, value] : losses)
+    if (loss == name)
+      return value;
+  ADD_FAILURE() << "no loss " << name;
+  return NAN;
+}
+
+const StageReport &reportOf(const StagePipeline &pipeline,
+                            const std::string &name) {
+  for (const StageReport &report : pipeline.reports())
+    if (report.name == name)
+      return report;
+  static StageReport none;
+  ADD_FAILURE() << "no stage " << name;
+  return none;
+}
+
+/// The share of labels whose aligned frames (the first frame of the
+/// label's run: a class after the blank or after another class) start
+/// inside the label's true segment, from an alignment overlay shard and
+/// the data shard it belongs to (the task's "segments").
+double labelsInsideSegments(const std::string &overlay, const std::string &data,
+                            int64_t &labels) {
+  std::map<std::string, Tensor> aligned, truth;
+  EXPECT_TRUE(readNpz(overlay, aligned).ok());
+  EXPECT_TRUE(readNpz(data, truth).ok());
+  const Tensor &path = aligned.at("alignment");
+  const Tensor &frames = aligned.at("alignment.lengths");
+  const Tensor &segments = truth.at("segments");
+  const Tensor &counts = truth.at("segments.lengths");
+  int64_t row = 0, segment = 0, inside = 0;
+  labels = 0;
+  for (int64_t u = 0; u < frames.numElements(); ++u) {
+    std::vector<int64_t> starts;
+    int32_t previous = 0;
+    for (int64_t t = 0; t < frames.at(u); ++t) {
+      int32_t cls = path.data<int32_t>()[row + t];
+      EXPECT_GE(cls, 0) << "utterance " << u << ": a feasible path";
+      if (cls > 0 && cls != previous)
+        starts.push_back(t);
+      previous = cls;
+    }
+    EXPECT_EQ((int64_t)starts.size(), (int64_t)counts.at(u))
+        << "utterance " << u << ": one run per label";
+    for (int64_t i = 0; i < counts.at(u) && i < (int64_t)starts.size(); ++i) {
+      int64_t begin = (int64_t)segments.at(2 * (segment + i));
+      int64_t end = (int64_t)segments.at(2 * (segment + i) + 1);
+      inside += starts[i] >= begin && starts[i] < end;
+      ++labels;
+    }
+    row += (int64_t)frames.at(u);
+    segment += (int64_t)counts.at(u);
+  }
+  return labels ? (double)inside / (double)labels : 0.0;
+}
+
+/// Runs a stage file quietly; `finished` on success.
+absl::Status runStages(const std::string &file, const std::string &work,
+                       std::unique_ptr<StagePipeline> &pipeline) {
+  absl::StatusOr<std::unique_ptr<StagePipeline>> loaded =
+      StagePipeline::load(file, work);
+  if (!loaded.ok())
+    return loaded.status();
+  pipeline = std::move(*loaded);
+  OutputOptions quiet;
+  bool finished = false;
+  if (absl::Status status = pipeline->prepare(quiet); !status.ok())
+    return status;
+  if (absl::Status status = pipeline->run(quiet, finished); !status.ok())
+    return status;
+  EXPECT_TRUE(finished);
+  return absl::OkStatus();
+}
+
+TEST(StagesTest, CtcAlignFrameWiseRecipe) {
+  std::string work = scratch("recipe");
+  std::unique_ptr<StagePipeline> pipeline;
+  absl::Status status = runStages(recipeDir() + "/recipe.json", work, pipeline);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(pipeline->reports().size(), 3u);
+  for (const StageReport &report : pipeline->reports())
+    EXPECT_FALSE(report.skipped) << report.name;
+
+  // Stage 2: the alignments, next to the data, against the true segments.
+  const StageReport &align = reportOf(*pipeline, "align");
+  ASSERT_EQ(align.aligned.size(), 2u);
+  EXPECT_EQ(align.aligned[0].overlay, work + "/data/train.align");
+  ASSERT_EQ(align.logPrior.size(), 8u);
+  EXPECT_GT(align.logPrior[0], align.logPrior[1]) << "the blank is the most "
+                                                     "frequent class";
+  int64_t devLabels = 0, trainLabels = 0;
+  double devInside =
+      labelsInsideSegments(work + "/data/dev.align/shard-00000.npz",
+                           work + "/data/dev/shard-00000.npz", devLabels);
+  double trainInside =
+      labelsInsideSegments(work + "/data/train.align/shard-00000.npz",
+                           work + "/data/train/shard-00000.npz", trainLabels);
+  EXPECT_GT(devLabels, 400);
+  EXPECT_GE(devInside, 0.9) << devLabels << " dev labels";
+  EXPECT_GE(trainInside, 0.9) << trainLabels << " train labels";
+
+  // Dev frame error rates. Stage 3 starts from the CTC parameters: its
+  // first dev evaluation is the CTC model's on stage 3's yardsticks (the
+  // alignments it trains on, and the task's true frame labels, which
+  // stage 1 also reports).
+  const StageReport &ctc = reportOf(*pipeline, "ctc");
+  const StageReport &ce = reportOf(*pipeline, "ce");
+  double ctcTrue = lossIn(ctc.devAtEnd, "fer_true");
+  double startTrue = lossIn(ce.devAtStart, "fer_true");
+  double startAligned = lossIn(ce.devAtStart, "fer");
+  double endTrue = lossIn(ce.devAtEnd, "fer_true");
+  double endAligned = lossIn(ce.devAtEnd, "fer");
+  EXPECT_EQ(startTrue, ctcTrue) << "stage 3 starts from stage 1's model";
+  EXPECT_LT(endAligned, startAligned);
+  EXPECT_LT(endTrue, ctcTrue);
+  std::printf("labels starting inside their segment: dev %.3f (%lld), train "
+              "%.3f (%lld); dev frame error against the alignments: CTC "
+              "model %.4f, after CE %.4f; against the true frame labels: CTC "
+              "model %.4f, after CE %.4f\n",
+              devInside, (long long)devLabels, trainInside,
+              (long long)trainLabels, startAligned, endAligned, ctcTrue,
+              endTrue);
+
+  // A rerun does nothing again: every stage is skipped, outputs kept.
+  std::string parameters = readFile(work + "/ce/parameters.npz");
+  std::unique_ptr<StagePipeline> again;
+  status = runStages(recipeDir() + "/recipe.json", work, again);
+  ASSERT_TRUE(status.ok()) << status.message();
+  for (const StageReport &report : again->reports())
+    EXPECT_TRUE(report.skipped) << report.name;
+  EXPECT_EQ(readFile(work + "/ce/parameters.npz"), parameters);
+  llvm::sys::fs::remove_directories(work);
+}
+
+/// `text` with the first `from` replaced by `to` (which must be there).
+std::string replaced(std::string text, const std::string &from,
+                     const std::string &to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos)
+    text.replace(at, from.size(), to);
+  return text;
+}
+
+/// The recipe's three stages on small graphs (a linear layer instead of
+/// the BLSTM: they compile in a fraction of the time) and less data, as
+/// the lit test of nn-train --stages runs them.
+std::string tinyDir() {
+  return std::string(NN_SOURCE_DIR) + "/test/Tools/Inputs/stages";
+}
+
+/// The error of loading and preparing stage file `text` in `dir`; empty
+/// when there is none.
+std::string stageError(const std::string &dir, const std::string &text) {
+  std::string path = dir + "/stages.json";
+  std::ofstream(path) << text;
+  absl::StatusOr<std::unique_ptr<StagePipeline>> pipeline =
+      StagePipeline::load(path);
+  if (!pipeline.ok())
+    return std::string(pipeline.status().message());
+  absl::Status status = (*pipeline)->prepare(OutputOptions());
+  return status.ok() ? "" : std::string(status.message());
+}
+
+TEST(StagesTest, BadStageFilesAreErrorsBeforeAnythingRuns) {
+  std::string dir = scratch("bad");
+  std::string path = dir + "/stages.json";
+  for (const char *graph : {"ctc.mlir", "align.mlir", "ce.mlir"})
+    std::ofstream(dir + "/" + graph) << readFile(tinyDir() + "/" + graph);
+  std::string stages = readFile(tinyDir() + "/stages.json");
+  // ce.mlir with an output layer of other width: a shape conflict.
+  std::string wide = readFile(tinyDir() + "/ce.mlir");
+  while (wide.find("[8, 16]") != std::string::npos)
+    wide = replaced(wide, "[8, 16]", "[8, 24]");
+  wide = replaced(wide, "%features: !nn.tensor<[B, T, 16], f32>",
+                  "%features: !nn.tensor<[B, T, 24], f32>");
+  wide = replaced(wide, "nn.linear %features, %w : !nn.tensor<[B, T, 16], f32>",
+                  "nn.linear %features, %w : !nn.tensor<[B, T, 24], f32>");
+  std::ofstream(dir + "/wide.mlir") << wide;
+  ASSERT_EQ(stageError(dir, stages), "");
+
+  struct Case {
+    std::string from, to, error;
+  };
+  std::vector<Case> cases = {
+      {"\"seed\": 1,", "\"seed\": 1,,",
+       path + ": not valid JSON: [2:13, byte="},
+      {"\"stages\"", "\"stage\"",
+       path + ": stage: unknown key (did you mean 'stages'?); expected "
+              "description, seed, work_dir, data, stages"},
+      {"\"epochs\": 1, \"lr\"", "\"epoch\": 1, \"lr\"",
+       path + ": stages[0] ('ctc').epoch: unknown key (did you mean "
+              "'epochs'?)"},
+      {"\"epochs\": 1, \"lr\"", "\"epochs\": 1, \"steps\": 5, \"lr\"",
+       path + ": stages[0] ('ctc'): give \"epochs\" or \"steps\", one of them"},
+      {"\"kind\": \"align\"", "\"kind\": \"realign\"",
+       path + ": stages[1] ('align').kind: unknown kind 'realign' (expected "
+              "train or align)"},
+      {"\"align.mlir\"", "\"missing.mlir\"",
+       path + ": stages[1] ('align').graph: no file '" + dir +
+           "/missing.mlir'"},
+      {"\"name\": \"align\"", "\"name\": \"ctc\"",
+       path + ": stages[1].name: 'ctc' names stages[0] ('ctc') too"},
+      {"\"kind\": \"sgd\"", "\"kind\": \"lion\"",
+       path + ": stages[2] ('ce').optimizer.kind: unknown optimizer 'lion' "
+              "(expected sgd, adam or adamw)"},
+      {"\"train\": \"train_aligned\"", "\"train\": \"train_aligend\"",
+       path + ": stages[2] ('ce').reads.train: 'train_aligend' is written by "
+              "no earlier stage and is not declared data (known before this "
+              "stage: ctc, dev, dev_aligned, train, train_aligned)"},
+      {"\"parameters\": \"ctc\", \"data\"",
+       "\"parameters\": \"train\", \"data\"",
+       path + ": stages[1] ('align').reads.parameters: 'train' is a dataset, "
+              "not parameters"},
+      {"\"writes\": {\"parameters\": \"ce\"}",
+       "\"writes\": {\"parameters\": \"dev_aligned\"}",
+       path + ": stages[2] ('ce').writes.parameters: 'dev_aligned' is already "
+              "written by stages[1] ('align')"},
+      {"[\"train_aligned\", \"dev_aligned\"]", "[\"train_aligned\"]",
+       path + ": stages[1] ('align').writes.data: names 1 datasets for the 2 "
+              "it aligns (one each, in order)"},
+      {"\"classes\": 8, \"task_seed\": 3, \"seed\": 2",
+       "\"classes\": 1, \"task_seed\": 3, \"seed\": 2",
+       path + ": data.dev.synthesize.classes: must be an integer >= 2"},
+      // Found by compiling the graphs.
+      {"\"losses\": [\"ce\"]", "\"losses\": [\"cee\"]",
+       path + ": stages[2] ('ce'): loss 'cee' is marked nowhere in the model "
+              "(it marks ce, fer)"},
+      {"\"train\": \"train_aligned\"", "\"train\": \"train\"",
+       path + ": stages[2] ('ce'): graph @ce reads input 'alignment', which "
+              "dataset 'train' does not hold (it holds features, "
+              "frame_labels, labels, segments)"},
+      {"\"parameter\": \"prior\"", "\"parameter\": \"log_prior\"",
+       path + ": stages[1] ('align'): graph @align reads parameter 'prior', "
+              "which 'ctc' (from stages[0] ('ctc')) does not hold"},
+      {"\"ce.mlir\"", "\"wide.mlir\"",
+       path + ": stages[2] ('ce'): parameter 'out.w' is [8, 24] f32 in graph "
+              "@ce, but [8, 16] f32 in 'ctc' (from stages[0] ('ctc'))"},
+      {"\"graph\": \"align.mlir\"", "\"graph\": \"ctc.mlir\"",
+       path + ": stages[1] ('align'): graph @ctc must return the alignment "
+              "first, [B, T] i32 over a sequence dim"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.to);
+    std::string error = stageError(dir, replaced(stages, c.from, c.to));
+    EXPECT_EQ(error.substr(0, c.error.size()), c.error) << error;
+  }
+  // Nothing ran: no stage wrote anything, no data was synthesized.
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/stages.work"));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+} // namespace
