@@ -10,10 +10,14 @@
 //   * the encoder and prediction gradients against central differences of
 //     that float64 loss, through the join (joint = encoder + prediction);
 //   * packed against padded joint; zero_infinity as for CTC.
+// nn.transducer_align: the best RNA path against every path enumerated,
+// packed and padded, from logits and log-probs; ties against the float64
+// reference evaluator.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ExecutionUtil.h"
+#include "reference/Reference.h"
 
 #include <cmath>
 #include <functional>
@@ -412,6 +416,176 @@ TEST(TransducerModelTest, PackedJointTrainsLikeThePaddedOne) {
             << name << "[" << i << "]: " << ga.at(i) << " vs " << gb.at(i);
     }
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Alignment
+//===----------------------------------------------------------------------===//
+
+/// The joint packed and padded, aligned from logits, and padded taken as
+/// log-probs as it is (the search needs no normalized scores).
+const char *kAlignSource = R"(
+nn.graph @g(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>, %y: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+  %jp = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[J, 4], f32>
+  %jd = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[B, T, U1, 4], f32>
+  %ap, %sp = nn.transducer_align %jp, %y from logits topology rna blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+  %ad, %sd = nn.transducer_align %jd, %y from logits topology rna blank 0 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+  %al, %sl = nn.transducer_align %jd, %y from log_probs topology rna blank 0 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+  nn.return %ap, %sp, %ad, %sd, %al, %sl : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+}
+)";
+
+/// inputsFor(c) without the loss test's incoming gradient.
+RunInputs alignInputsFor(const Case &c) {
+  RunInputs inputs = inputsFor(c);
+  inputs.inputs.erase("g");
+  return inputs;
+}
+
+/// The best RNA path by enumeration: every choice of the U frames that
+/// emit the labels; each frame's class and the path's log-probability,
+/// or -inf and no classes. Of equally scoring paths the first wins, in
+/// the order of the masks of emitting frames: labels as early as
+/// possible. `best` receives how many paths have the best score.
+std::pair<std::vector<int64_t>, double> bestPathByEnumeration(
+    const std::function<std::vector<double>(int64_t, int64_t)> &logProbsAt,
+    const Sequence &s, int *best = nullptr) {
+  int64_t T = s.frames, U = s.labels.size();
+  std::vector<int64_t> bestPath;
+  double bestScore = kNegInf;
+  for (int64_t mask = 0; mask < (int64_t{1} << T); ++mask) {
+    if (__builtin_popcountll(mask) != U)
+      continue;
+    std::vector<int64_t> path;
+    double score = 0;
+    for (int64_t t = 0, u = 0; t < T; ++t) {
+      std::vector<double> lp = logProbsAt(t, u);
+      bool emits = mask >> t & 1;
+      path.push_back(emits ? s.labels[u] : kBlank);
+      score += emits ? lp[s.labels[u]] : lp[kBlank];
+      u += emits;
+    }
+    if (score > bestScore) {
+      bestScore = score;
+      bestPath = path;
+      if (best)
+        *best = 0;
+    }
+    if (best && score == bestScore)
+      ++*best;
+  }
+  return {bestPath, bestScore};
+}
+
+/// The joint's row (t, u) as it is: encoder[t] + prediction[u].
+std::function<std::vector<double>(int64_t, int64_t)>
+jointAt(const SequenceData &d) {
+  return [&d](int64_t t, int64_t u) {
+    std::vector<double> row(kClasses);
+    for (int64_t k = 0; k < kClasses; ++k)
+      row[k] = d.encoder[t][k] + d.prediction[u][k];
+    return row;
+  };
+}
+
+void expectAlignment(const RunResult &got, int first, int64_t b,
+                     const std::vector<int64_t> &path, double score,
+                     double tolerance) {
+  const Tensor &alignment = got.outputs[first].second;
+  double value = got.outputs[first + 1].second.at(b);
+  SCOPED_TRACE("result " + std::to_string(first));
+  if (score == kNegInf)
+    EXPECT_EQ(value, kNegInf);
+  else
+    EXPECT_TRUE(close(value, score, tolerance, tolerance))
+        << value << " vs " << score;
+  for (int64_t t = 0; t < kTime; ++t)
+    EXPECT_EQ(alignment.data<int32_t>()[b * kTime + t],
+              t < (int64_t)path.size() ? path[t] : -1)
+        << "frame " << t;
+}
+
+TEST(TransducerAlignTest, MatchesEveryPathPackedAndPadded) {
+  Executable exe = compileOrDie(kAlignSource, /*pack=*/false);
+  std::mt19937 rng(33);
+  for (int round = 0; round < 10; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Case c = randomCase(rng);
+    RunResult got;
+    absl::Status status = exe.run(alignInputsFor(c), got);
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_EQ(got.outputs.size(), 6u);
+    for (size_t b = 0; b < kSequences.size(); ++b) {
+      SCOPED_TRACE("sequence " + std::to_string(b));
+      auto [path, score] = bestPathByEnumeration(
+          [&](int64_t t, int64_t u) { return logProbs(c.data[b], t, u); },
+          kSequences[b]);
+      for (int first : {0, 2})
+        expectAlignment(got, first, b, path, score, 1e-5);
+      auto [raw, rawScore] =
+          bestPathByEnumeration(jointAt(c.data[b]), kSequences[b]);
+      expectAlignment(got, 4, b, raw, rawScore, 1e-5);
+      // Packed and padded joints: the same arithmetic.
+      EXPECT_EQ(got.outputs[1].second.at(b), got.outputs[3].second.at(b));
+    }
+  }
+  // Sequence 2 (3 labels, 2 frames) has no path; 5 (no frames, no labels)
+  // the empty one.
+  RunResult got;
+  ASSERT_TRUE(exe.run(alignInputsFor(randomCase(rng)), got).ok());
+  EXPECT_EQ(got.outputs[1].second.at(2), kNegInf);
+  EXPECT_EQ(got.outputs[1].second.at(5), 0.0);
+}
+
+/// Exact values (sums of them are exact in float64): many tied paths, and
+/// the compiled op breaks each tie as the reference evaluator, written
+/// from the op's rule (the blank wins), does.
+TEST(TransducerAlignTest, TiesGoToTheBlankAsInTheReference) {
+  Executable exe = compileOrDie(kAlignSource, /*pack=*/false);
+  std::mt19937 rng(34);
+  const double levels[] = {-0.5, -1.0, -1.5};
+  int tied = 0;
+  for (int round = 0; round < 20; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Case c = randomCase(rng);
+    for (SequenceData &d : c.data) {
+      for (auto &row : d.encoder)
+        for (double &v : row)
+          v = levels[rng() % 3];
+      for (auto &row : d.prediction)
+        for (double &v : row)
+          v = levels[rng() % 3];
+    }
+    RunInputs inputs = alignInputsFor(c);
+    RunResult got;
+    ASSERT_TRUE(exe.run(inputs, got).ok());
+    reference::Result want;
+    absl::Status status = reference::evaluate(kAlignSource, "g", inputs, want);
+    ASSERT_TRUE(status.ok()) << status.message();
+    for (size_t b = 0; b < kSequences.size(); ++b) {
+      SCOPED_TRACE("sequence " + std::to_string(b));
+      // From log-probs (result 4) the scores are the joint's own sums:
+      // exact, so ties are exact and the rule decides.
+      std::vector<int64_t> path;
+      for (int64_t t = 0; t < kSequences[b].frames; ++t)
+        path.push_back((int64_t)want.outputs[4].data[b * kTime + t]);
+      double score = want.outputs[5].data[b];
+      if (score == kNegInf)
+        path.clear();
+      expectAlignment(got, 4, b, path, score, 1e-6);
+      // The enumeration's first best path is the rule's too (labels as
+      // early as possible); count the sequences where several paths tied.
+      int best = 0;
+      auto [enumerated, bestScore] =
+          bestPathByEnumeration(jointAt(c.data[b]), kSequences[b], &best);
+      EXPECT_EQ(bestScore, score);
+      EXPECT_EQ(enumerated, path);
+      tied += best > 1;
+    }
+  }
+  EXPECT_GT(tied, 20) << "ties the rule had to break";
 }
 
 } // namespace

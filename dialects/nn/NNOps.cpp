@@ -1121,6 +1121,14 @@ int64_t TransducerLossOp::getReservedClass(OpOperand &operand) {
   return operand.get() == getLabels() ? (int64_t)getBlank() : -1;
 }
 
+int64_t TransducerAlignOp::getNumClasses(OpOperand &operand) {
+  return operand.get() == getLabels() ? featureSize(tensorOf(getJoint())) : 0;
+}
+
+int64_t TransducerAlignOp::getReservedClass(OpOperand &operand) {
+  return operand.get() == getLabels() ? (int64_t)getBlank() : -1;
+}
+
 int64_t EmbeddingOp::getNumClasses(OpOperand &operand) {
   return operand.get() == getIndices() ? tensorOf(getTable()).getStaticSize(0)
                                        : 0;
@@ -1538,6 +1546,33 @@ LogicalResult TransducerLossOp::verify() {
   if (failed(dims))
     return failure();
   return requireResultDims(*this, *dims, tensorOf(getJoint()).getElementType());
+}
+
+LogicalResult TransducerAlignOp::verify() {
+  if (getTopology() != TransducerTopology::rna)
+    return emitOpError("aligns the rna topology only: an rnnt path emits "
+                       "labels without consuming frames, so it has no "
+                       "class per frame");
+  FailureOr<ArrayRef<Attribute>> batch = verifyTransducerOperands(
+      *this, getJoint(), getLabels(), static_cast<int64_t>(getBlank()));
+  if (failed(batch))
+    return failure();
+  // The frames: the grid's first sequence dim.
+  FailureOr<DimContext> context = DimContext::get(*this);
+  FailureOr<Positions> grid = context->positions(getJoint());
+  Attribute frames = StringAttr::get(getContext(), grid->sequences[0]);
+  SmallVector<Attribute> dims(*batch);
+  dims.push_back(frames);
+  auto alignment = NNTensorType::get(dims, IntegerType::get(getContext(), 32));
+  if (tensorOf(getAlignment()) != alignment)
+    return emitOpError() << "alignment must be " << alignment
+                         << " (a class per frame), got "
+                         << getAlignment().getType();
+  auto score = NNTensorType::get(*batch, tensorOf(getJoint()).getElementType());
+  if (tensorOf(getScore()) != score)
+    return emitOpError() << "score must be " << score << ", got "
+                         << getScore().getType();
+  return success();
 }
 
 LogicalResult TransducerLossGradOp::verify() {

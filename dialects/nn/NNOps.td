@@ -852,6 +852,45 @@ def NN_TransducerLossOp : NN_SequenceMixingOp<"transducer_loss", [
   let hasVerifier = 1;
 }
 
+def NN_TransducerAlignOp : NN_SequenceMixingOp<"transducer_align", [
+    DeclareOpInterfaceMethods<NN_ClassIndexOpInterface, ["getReservedClass"]>]> {
+  let summary = "Viterbi forced alignment over a transducer's (frame, label) grid";
+  let description = [{
+    The best RNA path of each sequence through a transducer joint: `joint`
+    packed `[J, V]` (`J: packed(B, T, U1)`) or padded `[B, T, U1, V]` as
+    for `nn.transducer_loss` (logits, the log-softmax fused, or log-probs
+    with `from log_probs`), `labels` `[B, U]`, `blank` in `[0, V)`. At
+    (t, u) a frame emits the blank, to (t + 1, u), or label u + 1, to
+    (t + 1, u + 1), each scored by the joint's row (t, u): unlike
+    `nn.viterbi_align ... topology rna` on frame scores, the scores depend
+    on the labels emitted before. Only `rna` has one emission per frame;
+    `rnnt` is rejected.
+
+    Results: `alignment` `[B, T]` i32, the class each frame emits on the
+    best path (the blank or the next label; -1 on padded frames);
+    `score` `[B]`, the path's log-probability. A sequence with T < U (no
+    path) gets -inf and -1 on every frame. Ties go to the blank, so that
+    each label is emitted as early as the best score allows (as
+    `nn.viterbi_align` breaks them).
+
+    ```mlir
+    %a, %s = nn.transducer_align %logits, %labels from logits topology rna
+        blank 0 : !nn.tensor<[J, 500], f32>, !nn.tensor<[B, U], i32>
+        -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$joint, NN_IntegerTensor:$labels,
+                       NN_LossInput:$input_kind,
+                       NN_TransducerTopology:$topology, I64Attr:$blank);
+  let results = (outs NN_Tensor:$alignment, NN_Tensor:$score);
+  let assemblyFormat = [{
+    $joint `,` $labels `from` $input_kind `topology` $topology `blank` $blank
+    attr-dict `:` qualified(type($joint)) `,` qualified(type($labels)) `->`
+    qualified(type($alignment)) `,` qualified(type($score))
+  }];
+  let hasVerifier = 1;
+}
+
 def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
   let summary = "declares a per-position loss value as a named loss";
   let description = [{

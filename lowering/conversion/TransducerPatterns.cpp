@@ -13,6 +13,9 @@
 // the prediction state each frame is in (the labels emitted before it);
 // its gradient scatters back.
 //
+// nn.transducer_align runs the same recursion with max for logaddexp and
+// traces the best RNA path back.
+//
 // nn.transducer_loss reads the joint's logits through their row
 // log-sum-exp (the log-softmax is never materialized) and runs the
 // forward recursion over the grid per sequence, in float64, as scalar
@@ -321,6 +324,98 @@ public:
                           s.add(c[2], s.mul(g.frames, g.columns))};
                 });
     return SmallVector<Value>{results[0]};
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Alignment
+//===----------------------------------------------------------------------===//
+
+/// nn.transducer_align (rna). Per sequence, the forward recursion with max
+/// for logaddexp fills delta, a [T + 1, U + 1] float64 table (row t: the
+/// best score of having emitted u labels in t frames); the backtrace from
+/// (T, U) recomputes each step's two candidates from the table, exactly as
+/// the forward compared them, and writes the emitted class per frame.
+/// Ties keep the blank (staying), as nn.viterbi_align's rna does.
+class TransducerAlignConversion
+    : public NNConversionPattern<TransducerAlignOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(TransducerAlignOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    NNTensorType alignmentType = typeOf(op.getAlignment());
+    NNTensorType scoreType = typeOf(op.getScore());
+    Type element = scoreType.getElementType();
+    TransducerInputs in = transducerInputs(op, adaptor, lb);
+    Scalar outer = lb.scalar();
+    Type i32 = outer.b.getI32Type(), f64 = outer.b.getF64Type();
+    Value alignment = lb.filled(lb.sizes(alignmentType), i32, -1.0);
+    Value scores = lb.empty(lb.sizes(scoreType), element);
+    Value table = emptyF64(outer, {outer.add(in.framePad, outer.idx(1)),
+                                   outer.add(in.labelPad, outer.idx(1))});
+    int64_t blank = op.getBlank();
+    SmallVector<Value> results = forLoop(
+        outer, outer.idx(0), in.batch, {alignment, scores, table, outer.idx(0)},
+        [&](Scalar &s, Value bi, ValueRange c) -> SmallVector<Value> {
+          SequenceGrid g = sequenceGrid(s, in, bi, c[3], blank);
+          Value last = s.sub(g.columns, s.idx(1)); // U
+          // The two ways into (t, u): the blank from (t - 1, u), label u
+          // from (t - 1, u - 1).
+          auto candidates = [&](Scalar &q, Value delta, Value t, Value u) {
+            Value tPrev = q.sub(t, q.idx(1)), uPrev = before(q, u);
+            Value stay = q.add(extract(q, delta, {tPrev, u}),
+                               g.blankLogProb(q, tPrev, u));
+            Value move = q.add(extract(q, delta, {tPrev, uPrev}),
+                               g.labelLogProb(q, tPrev, uPrev));
+            move = q.select(q.ge(u, q.idx(1)), move, q.f(f64, kNegInf));
+            return std::make_pair(stay, move);
+          };
+          auto better = [&](Scalar &q, Value move, Value stay) {
+            return q.b.create<arith::CmpFOp>(q.loc, arith::CmpFPredicate::OGT,
+                                             move, stay);
+          };
+          SmallVector<Value> delta = forLoop(
+              s, s.idx(0), g.columns, {c[2]},
+              [&](Scalar &q, Value u, ValueRange a) -> SmallVector<Value> {
+                Value v = q.select(eq(q, u, q.idx(0)), q.f(f64, 0.0),
+                                   q.f(f64, kNegInf));
+                return {insert(q, v, a[0], {q.idx(0), u})};
+              });
+          delta = forLoop(s, s.idx(1), s.add(g.frames, s.idx(1)), delta,
+                          [&](Scalar &q, Value t, ValueRange a) {
+                            return forLoop(
+                                q, q.idx(0), g.columns, a,
+                                [&](Scalar &r, Value u,
+                                    ValueRange d) -> SmallVector<Value> {
+                                  auto [stay, move] = candidates(r, d[0], t, u);
+                                  Value best = r.select(better(r, move, stay),
+                                                        move, stay);
+                                  return {insert(r, best, d[0], {t, u})};
+                                });
+                          });
+          Value best = extract(s, delta[0], {g.frames, last});
+          Value feasible = s.b.create<arith::CmpFOp>(
+              s.loc, arith::CmpFPredicate::OGT, best, s.f(f64, kNegInf));
+          Value traced = s.select(feasible, g.frames, s.idx(0));
+          SmallVector<Value> path = forLoop(
+              s, s.idx(0), traced, {last, c[0]},
+              [&](Scalar &q, Value step, ValueRange a) -> SmallVector<Value> {
+                Value t = q.sub(g.frames, step), u = a[0];
+                auto [stay, move] = candidates(q, delta[0], t, u);
+                Value emits = better(q, move, stay);
+                Value label = g.label(q, before(q, u));
+                if (label.getType() != i32)
+                  label = q.b.create<arith::TruncIOp>(q.loc, i32, label);
+                Value cls = q.select(emits, label, q.i32(blank));
+                Value written = insert(q, cls, a[1], {bi, q.sub(t, q.idx(1))});
+                return {q.select(emits, before(q, u), u), written};
+              });
+          Value score = s.b.create<arith::TruncFOp>(s.loc, element, best);
+          return {path[1], insert(s, score, c[1], {bi}), delta[0],
+                  s.add(c[3], s.mul(g.frames, g.columns))};
+        });
+    return SmallVector<Value>{results[0], results[1]};
   }
 };
 
@@ -841,7 +936,8 @@ void nn::populateTransducerConversionPatterns(const TypeConverter &converter,
                                               ConversionState &state,
                                               RewritePatternSet &patterns) {
   patterns.add<TransducerLossConversion, TransducerLossGradConversion,
-               TransducerJoinConversion, TransducerJoinGradConversion,
-               PrependStartConversion, GatherStatesConversion,
-               GatherStatesGradConversion>(converter, state);
+               TransducerAlignConversion, TransducerJoinConversion,
+               TransducerJoinGradConversion, PrependStartConversion,
+               GatherStatesConversion, GatherStatesGradConversion>(converter,
+                                                                   state);
 }

@@ -409,6 +409,37 @@ struct TransducerLattice {
     return m == -kInf ? -kInf : m + std::log(std::exp(a - m) + std::exp(b - m));
   }
 
+  /// The best RNA path of sequence b (written from nn.transducer_align's
+  /// description: ties to the blank): each frame's class, and its
+  /// log-probability; -inf and no classes when no path fits.
+  std::pair<std::vector<int64_t>, double> bestPath(int64_t b) const {
+    int64_t T = grid.frames[b], U = grid.columns[b] - 1;
+    // best[t][u]: the best score of emitting u labels in t frames.
+    std::vector<std::vector<double>> best(T + 1,
+                                          std::vector<double>(U + 1, -kInf));
+    best[0][0] = 0;
+    auto stay = [&](int64_t t, int64_t u) {
+      return best[t - 1][u] + lp(rowOf[b][t - 1][u], blank);
+    };
+    auto move = [&](int64_t t, int64_t u) {
+      return u == 0 ? -kInf
+                    : best[t - 1][u - 1] +
+                          lp(rowOf[b][t - 1][u - 1], label(b, u - 1));
+    };
+    for (int64_t t = 1; t <= T; ++t)
+      for (int64_t u = 0; u <= U; ++u)
+        best[t][u] = std::max(stay(t, u), move(t, u));
+    if (best[T][U] == -kInf)
+      return {{}, -kInf};
+    std::vector<int64_t> path(T);
+    for (int64_t t = T, u = U; t >= 1; --t) {
+      bool emits = move(t, u) > stay(t, u);
+      path[t - 1] = emits ? label(b, u - 1) : blank;
+      u -= emits;
+    }
+    return {path, best[T][U]};
+  }
+
   Solution solve(int64_t b) const {
     Solution s;
     s.frames = grid.frames[b];
@@ -1183,6 +1214,22 @@ absl::Status Evaluator::run(
             y.data[b] = logP == -kInf && loss.getZeroInfinity() ? 0.0 : -logP;
           }
           set(y);
+        })
+        .Case([&](ir::TransducerAlignOp align) {
+          TransducerLattice lattice(f, align.getJoint(), align.getLabels(),
+                                    in(0), in(1), align.getInputKind(),
+                                    align.getTopology(), align.getBlank());
+          std::vector<int64_t> shape = f.shape(typeOf(align.getAlignment()));
+          Array path = zeros(shape), score = zeros({lattice.batch});
+          std::fill(path.data.begin(), path.data.end(), -1.0);
+          for (int64_t b = 0; b < lattice.batch; ++b) {
+            auto [classes, best] = lattice.bestPath(b);
+            for (size_t t = 0; t < classes.size(); ++t)
+              path.data[b * shape[1] + t] = (double)classes[t];
+            score.data[b] = best;
+          }
+          set(path, 0);
+          set(score, 1);
         })
         .Case([&](ir::TransducerLossGradOp grad) {
           const Array &g = in(0);

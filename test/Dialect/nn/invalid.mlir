@@ -1274,6 +1274,38 @@ nn.graph @g(%j: !nn.tensor<[B, T, U1, 4], f32>, %y: !nn.tensor<[B, U], i32>) dim
 
 // -----
 
+nn.graph @g(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+  // expected-error @+1 {{aligns the rna topology only: an rnnt path emits labels without consuming frames, so it has no class per frame}}
+  %a, %s = nn.transducer_align %j, %y from logits topology rnnt blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+  // expected-error @+1 {{alignment must be '!nn.tensor<[B, T], i32>' (a class per frame), got '!nn.tensor<[B, U1], i32>'}}
+  %a, %s = nn.transducer_align %j, %y from logits topology rna blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, U1], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%j: !nn.tensor<[B, T, U1, 4], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1] {
+  // expected-error @+1 {{score must be '!nn.tensor<[B], f32>', got '!nn.tensor<[B], f64>'}}
+  %a, %s = nn.transducer_align %j, %y from log_probs topology rna blank 0 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f64>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%j: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  // expected-error @+1 {{joint must be over the (frame, label + 1) grid}}
+  %a, %s = nn.transducer_align %j, %y from logits topology rna blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
   // expected-error @+1 {{result is over the grid-packed dim 'J'; nn.pack and nn.unpack pack one sequence dim (a joint's grid comes from nn.transducer_join)}}
   %p = nn.pack %x : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[J, 4], f32>

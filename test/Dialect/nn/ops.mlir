@@ -267,6 +267,10 @@ nn.graph @transducer(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], 
   %l = nn.transducer_loss %jp, %y from logits topology rnnt blank 0 zero_infinity : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
   // CHECK: nn.transducer_loss %{{.+}}, %{{.+}} from log_probs topology rna blank 3 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
   %l2 = nn.transducer_loss %jd, %y from log_probs topology rna blank 3 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
+  // CHECK: nn.transducer_align %[[JP]], %{{.+}} from logits topology rna blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+  %al, %as = nn.transducer_align %jp, %y from logits topology rna blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+  // CHECK: nn.transducer_align %{{.+}}, %{{.+}} from log_probs topology rna blank 3 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+  %dl, %ds = nn.transducer_align %jd, %y from log_probs topology rna blank 3 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
   // CHECK: %[[DJ:.+]] = nn.transducer_loss_grad %{{.+}}, %[[JP]], %{{.+}} from logits topology rnnt blank 0 : !nn.tensor<[B], f32>, !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
   %dj = nn.transducer_loss_grad %g, %jp, %y from logits topology rnnt blank 0 : !nn.tensor<[B], f32>, !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
   // CHECK: nn.transducer_join_grad %[[DJ]] : !nn.tensor<[J, 4], f32> -> !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>
