@@ -85,6 +85,9 @@ struct Stage {
   std::string alignDim;
   int64_t classes = 0;
   uint64_t fingerprint = 0;
+  /// Done in an earlier run with this fingerprint, its outputs there: not
+  /// compiled, not run.
+  bool done = false;
 };
 
 /// A name stages pass: a dataset or a set of parameters.
@@ -100,6 +103,9 @@ struct Entity {
   /// parameters (its evaluation graph's).
   std::string parametersPath;
   const std::vector<TensorInfo> *parameters = nullptr;
+  /// What `parameters` points to when the producer was done before (read
+  /// from its parameters file, not compiled).
+  std::vector<TensorInfo> savedParameters;
   uint64_t fingerprint = 0;
 };
 
@@ -272,6 +278,22 @@ public:
   const json::Object &object;
 };
 
+/// The fingerprint a done.json (or a fingerprint file) records, or "".
+std::string recordedFingerprint(const std::string &path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return "";
+  llvm::Expected<json::Value> value = json::parse((*buffer)->getBuffer());
+  if (!value) {
+    llvm::consumeError(value.takeError());
+    return "";
+  }
+  const json::Object *object = value->getAsObject();
+  std::optional<llvm::StringRef> found =
+      object ? object->getString("fingerprint") : std::nullopt;
+  return found ? found->str() : "";
+}
+
 /// A name things are known by: letters, digits, '_', '-' and '.', so that
 /// it can name a directory.
 bool validName(const std::string &name) {
@@ -306,6 +328,8 @@ struct StagePipeline::Impl {
   absl::Status resolveNames();
 
   absl::Status prepareData();
+  uint64_t fingerprintOfStage(const Stage &stage) const;
+  bool adoptDoneStage(Stage &stage);
   absl::Status prepareTrain(Stage &stage, const OutputOptions &output);
   absl::Status prepareAlign(Stage &stage);
   absl::Status requireArrays(const Stage &stage, const std::string &dataName,
@@ -1029,11 +1053,68 @@ absl::Status StagePipeline::Impl::prepareAlign(Stage &stage) {
   return absl::OkStatus();
 }
 
+/// The stage's settings and graph, and the fingerprints of what it reads.
+uint64_t StagePipeline::Impl::fingerprintOfStage(const Stage &stage) const {
+  auto buffer = llvm::MemoryBuffer::getFile(stage.graphPath);
+  std::string reads;
+  for (const std::string &name :
+       {stage.readTrain, stage.readDev, stage.readInit, stage.readParameters})
+    if (!name.empty())
+      reads += name + "=" + hex(entities.at(name).fingerprint) + ";";
+  for (const std::string &name : stage.readData)
+    reads += name + "=" + hex(entities.at(name).fingerprint) + ";";
+  return fingerprintOf({stage.spec,
+                        buffer ? (*buffer)->getBuffer().str() : std::string(),
+                        reads, std::to_string(seed)});
+}
+
+/// Whether an earlier run finished `stage` as it stands (its done.json
+/// holds its fingerprint) and left its outputs; if so, what later stages
+/// need to know of them comes from the outputs, and the stage is neither
+/// compiled nor run. Its own checks passed when it ran: the same settings,
+/// graph and inputs pass them again.
+bool StagePipeline::Impl::adoptDoneStage(Stage &stage) {
+  if (recordedFingerprint(doneMarker(stage.dir)) != hex(stage.fingerprint))
+    return false;
+  if (stage.kind == StageKind::train) {
+    Entity &written = entities.at(stage.writeParameters);
+    TrainState saved;
+    if (!loadCheckpoint(written.parametersPath, saved).ok())
+      return false;
+    written.savedParameters.clear();
+    for (const auto &[name, tensor] : saved.parameters) {
+      TensorInfo info;
+      info.name = name;
+      info.dtype = tensor.dtype();
+      for (int64_t size : tensor.shape())
+        info.axes.push_back({"", size});
+      written.savedParameters.push_back(std::move(info));
+    }
+    written.parameters = &written.savedParameters;
+    return true;
+  }
+  for (size_t d = 0; d < stage.writeData.size(); ++d) {
+    Entity &written = entities.at(stage.writeData[d]);
+    if (!llvm::sys::fs::is_directory(written.paths.back()))
+      return false;
+    written.arrays = entities.at(stage.readData[d]).arrays;
+    written.arrays.insert(stage.array);
+  }
+  return true;
+}
+
 absl::Status StagePipeline::prepare(const OutputOptions &output) {
   Impl &p = *impl;
   if (absl::Status status = p.prepareData(); !status.ok())
     return status;
   for (Stage &stage : p.stages) {
+    stage.fingerprint = p.fingerprintOfStage(stage);
+    for (auto &[name, entity] : p.entities)
+      if (entity.producer >= 0 && &p.stages[entity.producer] == &stage)
+        entity.fingerprint = fingerprintOf({hex(stage.fingerprint), name});
+    stage.done = p.adoptDoneStage(stage);
+    if (stage.done)
+      continue;
     if (!output.json)
       llvm::errs() << "nn-train: compiling " << stage.where << ", "
                    << llvm::sys::path::filename(stage.graphPath) << "\n";
@@ -1042,21 +1123,6 @@ absl::Status StagePipeline::prepare(const OutputOptions &output) {
                               : p.prepareAlign(stage);
     if (!status.ok())
       return status;
-    // The fingerprint: the stage's settings and graph, and what it reads.
-    auto buffer = llvm::MemoryBuffer::getFile(stage.graphPath);
-    std::string reads;
-    for (const std::string &name :
-         {stage.readTrain, stage.readDev, stage.readInit, stage.readParameters})
-      if (!name.empty())
-        reads += name + "=" + hex(p.entities.at(name).fingerprint) + ";";
-    for (const std::string &name : stage.readData)
-      reads += name + "=" + hex(p.entities.at(name).fingerprint) + ";";
-    stage.fingerprint = fingerprintOf(
-        {stage.spec, buffer ? (*buffer)->getBuffer().str() : std::string(),
-         reads, std::to_string(p.seed)});
-    for (auto &[name, entity] : p.entities)
-      if (entity.producer >= 0 && &p.stages[entity.producer] == &stage)
-        entity.fingerprint = fingerprintOf({hex(stage.fingerprint), name});
   }
   p.prepared = true;
   return absl::OkStatus();
@@ -1067,22 +1133,6 @@ absl::Status StagePipeline::prepare(const OutputOptions &output) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-/// The fingerprint a done.json (or a fingerprint file) records, or "".
-std::string recordedFingerprint(const std::string &path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return "";
-  llvm::Expected<json::Value> value = json::parse((*buffer)->getBuffer());
-  if (!value) {
-    llvm::consumeError(value.takeError());
-    return "";
-  }
-  const json::Object *object = value->getAsObject();
-  std::optional<llvm::StringRef> found =
-      object ? object->getString("fingerprint") : std::nullopt;
-  return found ? found->str() : "";
-}
 
 absl::Status writeFingerprint(const std::string &path, uint64_t fingerprint,
                               const std::string &what) {
@@ -1445,7 +1495,7 @@ absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
     std::string marker = p.doneMarker(stage.dir);
     std::string position =
         std::to_string(i + 1) + "/" + std::to_string(p.stages.size());
-    if (recordedFingerprint(marker) == hex(stage.fingerprint)) {
+    if (stage.done) {
       report.skipped = true;
       if (!output.json)
         llvm::errs() << "nn-train: stage " << position << " '" << stage.name

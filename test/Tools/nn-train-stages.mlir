@@ -25,7 +25,12 @@
 // RUN: %python -c "import numpy as np, sys; z = np.load(sys.argv[1]); print(sorted(z.files))" %t/stages.work/ce/parameters.npz | FileCheck %s --check-prefix=PARAMS
 // PARAMS: ['out.w']
 
-// A rerun skips every stage; --json gives one event per stage.
+// A rerun skips every stage, without compiling them; --json gives one
+// event per stage.
+// RUN: nn-train --stages %t/stages.json 2>&1 | FileCheck %s --check-prefix=DONE
+// DONE-NOT: compiling
+// DONE: nn-train: stage 1/3 'ctc' (train): done in an earlier run, skipped
+// DONE: nn-train: all 3 stages done (0 ran, 3 done before)
 // RUN: nn-train --stages %t/stages.json --json > %t/rerun.json
 // RUN: FileCheck %s --check-prefix=AGAIN < %t/rerun.json
 // AGAIN: {"stage": "ctc", "event": "skipped"}
@@ -51,6 +56,12 @@
 // CHANGED-ALIGN-NEXT: {"stage": "align", "event": "aligned", "data": "train", "writes": "train_aligned", "utterances": 32, "frames": {{[0-9]+}}, "path": "{{.*}}stages.work/data/train.align"}
 // CHANGED-ALIGN: {"stage": "ce", "event": "start"
 // CHANGED-ALIGN: {"stage": "ce", "event": "done"}
+
+// A stage whose outputs are gone runs again.
+// RUN: rm %t/stages.work/ce/parameters.npz
+// RUN: nn-train --stages %t/stages.json 2>&1 | FileCheck %s --check-prefix=GONE
+// GONE: nn-train: compiling stages[2] ('ce'), ce.mlir
+// GONE: nn-train: all 3 stages done (1 ran, 2 done before)
 
 // Errors, before anything runs.
 // RUN: not nn-train --stages %t/stages.json --steps 3 %s 2>&1 | FileCheck %s --check-prefix=FLAGS
