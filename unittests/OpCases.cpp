@@ -162,6 +162,18 @@ nn.graph @g(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>, %l:
   %da = nn.transducer_loss_grad %g, %lp, %l from log_probs topology rna blank 3 zero_infinity : !nn.tensor<[B], f32>, !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
   nn.return %s, %de, %dp, %da : !nn.tensor<[B, U1], i32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T, U1, 4], f32>
 })"},
+    {"alignment", R"(
+nn.parameter @prior : !nn.tensor<[4], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>, %l: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+  %pr = nn.param_ref @prior : !nn.tensor<[4], f32>
+  %ca, %cs = nn.viterbi_align %x, %l from logits topology ctc blank 0 prior %pr : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>, !nn.tensor<[4], f32>
+  %ra, %rs = nn.viterbi_align %x, %l from log_probs topology rna blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>
+  %j = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[J, 4], f32>
+  %ta, %ts = nn.transducer_align %j, %l from logits topology rna blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+  nn.return %ca, %cs, %ra, %rs, %ta, %ts : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+})"},
     {"gather_states", R"(
 nn.graph @g(%s: !nn.tensor<[B, U1, 3], f32>, %a: !nn.tensor<[B, T], i32>, %dg: !nn.tensor<[B, T, 3], f32>)
     -> (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U1, 3], f32>)
