@@ -934,6 +934,7 @@ absl::Status StagePipeline::Impl::prepareTrain(Stage &stage,
   options.output.jsonPrefix =
       "\"stage\": " + tools::jsonString(stage.name) + ", ";
   options.output.linePrefix = "[" + stage.name + "] ";
+  options.output.jsonEvents = true;
   stage.trainer = std::make_unique<Trainer>(std::move(options));
   if (absl::Status status = stage.trainer->compile(); !status.ok())
     return withContext(status, file + ": " + stage.where + ": ");
@@ -1545,8 +1546,13 @@ absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
     if (!status.ok())
       return status;
     p.reports.push_back(std::move(report));
-    if (!stageFinished)
+    if (!stageFinished) {
+      llvm::errs() << "nn-train: stage '" << stage.name
+                   << "' interrupted after step "
+                   << stage.trainer->state().batches << "; checkpoint in "
+                   << stage.trainer->checkpointDir() << "\n";
       return absl::OkStatus();
+    }
     if (absl::Status status =
             writeFingerprint(marker, stage.fingerprint, stage.name);
         !status.ok())

@@ -329,10 +329,15 @@ absl::Status Trainer::setUpState() {
             manifest, loaded, /*resume=*/true, "'" + path + "'", trainState);
         !status.ok())
       return status;
-    if (!options.output.json)
-      llvm::errs() << options.output.linePrefix << "nn-train: resumed from "
-                   << path << " at batch " << trainState.batches << " ("
+    const OutputOptions &out = options.output;
+    if (!out.json)
+      llvm::errs() << out.linePrefix << "nn-train: resumed from " << path
+                   << " at batch " << trainState.batches << " ("
                    << trainState.step << " updates)\n";
+    else if (out.jsonEvents)
+      llvm::outs() << "{" << out.jsonPrefix
+                   << "\"event\": \"resumed\", \"step\": " << trainState.batches
+                   << ", \"from\": " << tools::jsonString(path) << "}\n";
   }
   return absl::OkStatus();
 }

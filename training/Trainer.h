@@ -61,6 +61,10 @@ struct OutputOptions {
   /// Put first in every JSON object (`"stage": "ctc", `) and before every
   /// plain line (`[ctc] `); empty for a plain run.
   std::string jsonPrefix, linePrefix;
+  /// JSON: also an object when the run resumes from a checkpoint
+  /// (`"event": "resumed"`), as stage runs report events; a plain run's
+  /// JSON holds steps and dev evaluations only (its contract).
+  bool jsonEvents = false;
 };
 
 struct TrainOptions {

@@ -63,6 +63,18 @@
 // GONE: nn-train: compiling stages[2] ('ce'), ce.mlir
 // GONE: nn-train: all 3 stages done (1 ran, 2 done before)
 
+// Ctrl-C during a stage saves its checkpoint and stops (130); the same
+// command resumes the stage from it.
+// RUN: sed 's/"epochs": 1, "lr": "constant:peak=1e-2"/"steps": 100000000, "lr": "constant:peak=1e-2"/' %t/stages.json > %t/long.json
+// RUN: not %python %S/Inputs/interrupt-after-first-line.py nn-train --stages %t/long.json --work-dir %t/long.work --json 2> %t/interrupt.log
+// RUN: FileCheck %s --check-prefix=INTERRUPT < %t/interrupt.log
+// INTERRUPT: nn-train: stage 'ctc' interrupted after step {{[0-9]+}}; checkpoint in {{.*}}long.work/ctc/checkpoints
+// INTERRUPT-NEXT: nn-train: interrupted; the same command continues from the checkpoint
+// RUN: not %python %S/Inputs/interrupt-after-first-line.py nn-train --stages %t/long.json --work-dir %t/long.work --json > %t/resume.json
+// RUN: FileCheck %s --check-prefix=RESUME < %t/resume.json
+// RESUME: {"stage": "ctc", "event": "start", "index": 1, "of": 3, "kind": "train"}
+// RESUME-NEXT: {"stage": "ctc", "event": "resumed", "step": {{[0-9]+}}, "from": "{{.*}}long.work/ctc/checkpoints/step-{{[0-9]+}}.npz"}
+
 // Errors, before anything runs.
 // RUN: not nn-train --stages %t/stages.json --steps 3 %s 2>&1 | FileCheck %s --check-prefix=FLAGS
 // FLAGS: nn-train: --stages takes every setting from the stage file; drop <model.mlir>, --steps

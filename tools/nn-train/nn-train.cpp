@@ -390,8 +390,8 @@ int runStages() {
   if (absl::Status status = (*pipeline)->run(output, finished); !status.ok())
     return fail(status);
   if (!finished) {
-    llvm::errs() << "nn-train: interrupted; the checkpoint is in "
-                 << (*pipeline)->workDir() << " (the same command continues)\n";
+    llvm::errs() << "nn-train: interrupted; the same command continues "
+                    "from the checkpoint\n";
     return 130;
   }
   return 0;
