@@ -372,18 +372,23 @@ void benchBlstmGemms(benchmark::State &state) {
 
 /// Viterbi forced alignment (nn.viterbi_align, CTC topology, from logits)
 /// of the batch at V = 500 against labels of each utterance's own length
-/// U (the lengths file's second column), padded scores; counts real
-/// frames per second (docs/sequence-training.md).
+/// U (the lengths file's second column), padded scores; range(0) = 1 with
+/// a prior. Counts real frames per second (docs/sequence-training.md).
 void benchViterbiAlign(benchmark::State &state) {
   constexpr int kVocabulary = 500;
+  bool prior = state.range(0);
   std::string scores = "!nn.tensor<[B, T, 500], f32>";
   std::string labels = "!nn.tensor<[B, U], i32>";
+  std::string priorType = "!nn.tensor<[500], f32>";
   std::string source =
+      (prior ? "nn.parameter @prior : " + priorType + "\n" : "") +
       "nn.graph @align(%x: " + scores + ", %y: " + labels +
       ") -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>) dims [B: batch, "
-      "T: seq(B), U: seq(B)] {\n  %a, %s = nn.viterbi_align %x, %y from "
-      "logits topology ctc blank 0 : " +
-      scores + ", " + labels +
+      "T: seq(B), U: seq(B)] {\n" +
+      (prior ? "  %p = nn.param_ref @prior : " + priorType + "\n" : "") +
+      "  %a, %s = nn.viterbi_align %x, %y from logits topology ctc blank 0" +
+      (prior ? " prior %p" : "") + " : " + scores + ", " + labels +
+      (prior ? ", " + priorType : "") +
       "\n  nn.return %a, %s : !nn.tensor<[B, T], i32>, !nn.tensor<[B], "
       "f32>\n}\n";
   nn::Executable exe = compile(source, false, true);
@@ -397,11 +402,15 @@ void benchViterbiAlign(benchmark::State &state) {
   for (int64_t i = 0; i < y.numElements(); ++i)
     y.data<int32_t>()[i] = 1 + (int32_t)(rng() % (kVocabulary - 1));
   inputs.inputs["y"] = y;
+  if (prior)
+    inputs.parameters["prior"] =
+        randomTensor(nn::DType::f32, {kVocabulary}, rng, 1.0);
   nn::RunResult result;
   runMeasured(state, exe, inputs, result);
   state.counters["frames_per_s"] = benchmark::Counter(
       (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
-  state.SetLabel("viterbi_align ctc, V = 500");
+  state.SetLabel(std::string("viterbi_align ctc, V = 500") +
+                 (prior ? ", prior" : ""));
 }
 
 /// The RNN-T loss tail of a transducer at B = 30 (the first 30 utterances
@@ -478,6 +487,55 @@ void benchTransducer(benchmark::State &state) {
     state.counters["loss"] = result.losses.at(0).normalized;
   state.SetLabel(std::string(packed ? "packed" : "padded") +
                  " joint, rnnt fwd+bwd, B = 30, V = 500, D = 512");
+}
+
+/// nn.transducer_align over the same joint as benchTransducer (packed, B
+/// = 30, V = 500, D = 512): join, tanh, linear to V and the RNA alignment
+/// (log-softmax fused), forward only. Counts frames per second.
+void benchTransducerAlign(benchmark::State &state) {
+  std::string source = transducerSource(/*packed=*/true);
+  std::string loss = source.substr(source.find("  %l = nn.transducer_loss"));
+  source.replace(source.find(loss), loss.size(),
+                 "  %a, %s = nn.transducer_align %z, %y from logits topology "
+                 "rna blank 0 : !nn.tensor<[J, 500], f32>, !nn.tensor<[B, U], "
+                 "i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>\n"
+                 "  nn.return %a, %s : !nn.tensor<[B, T], i32>, "
+                 "!nn.tensor<[B], f32>\n}\n");
+  source.replace(source.find(") dims [B: batch"), 1,
+                 ") -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)");
+  nn::Executable exe = compile(source, false, true);
+  std::vector<int32_t> frames(gLengths.begin(),
+                              gLengths.begin() + kTransducerBatch);
+  std::vector<int32_t> labels(gLabelLengths.begin(),
+                              gLabelLengths.begin() + kTransducerBatch);
+  int64_t timeMax = 0, labelMax = 0, frameCount = 0;
+  for (int b = 0; b < kTransducerBatch; ++b) {
+    timeMax = std::max<int64_t>(timeMax, frames[b]);
+    labelMax = std::max<int64_t>(labelMax, labels[b]);
+    frameCount += frames[b];
+  }
+  std::mt19937 rng(11);
+  nn::RunInputs inputs;
+  inputs.lengths["T"] = frames;
+  inputs.lengths["U"] = labels;
+  inputs.inputs["e"] = randomTensor(
+      nn::DType::f32, {kTransducerBatch, timeMax, kHidden}, rng, 0.5);
+  inputs.inputs["p"] = randomTensor(
+      nn::DType::f32, {kTransducerBatch, labelMax + 1, kHidden}, rng, 0.5);
+  nn::Tensor y(nn::DType::i32,
+               {kTransducerBatch, std::max<int64_t>(labelMax, 1)});
+  for (int64_t i = 0; i < y.numElements(); ++i)
+    y.data<int32_t>()[i] = 1 + (int32_t)(rng() % (kTransducerVocabulary - 1));
+  inputs.inputs["y"] = y;
+  inputs.parameters["w"] =
+      randomTensor(nn::DType::f32, {kTransducerVocabulary, kHidden}, rng,
+                   1.0 / std::sqrt(kHidden));
+  nn::RunResult result;
+  runMeasured(state, exe, inputs, result);
+  state.counters["frames_per_s"] = benchmark::Counter(
+      (double)frameCount * state.iterations(), benchmark::Counter::kIsRate);
+  state.SetLabel("transducer_align rna, packed joint, B = 30, V = 500, "
+                 "D = 512");
 }
 
 std::string exampleSource() {
@@ -615,7 +673,15 @@ BENCHMARK(benchBlstmGemms)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK(benchViterbiAlign)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(benchViterbiAlign)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(benchTransducerAlign)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(2);
 BENCHMARK(benchTransducer)
     ->Arg(1)
     ->Arg(0)
