@@ -7,6 +7,7 @@
 #                                     the GPU benchmark (nn-gpu-bench)
 #   scripts/gpu-check.sh bundle DIR   here (no GPU needed): compile every
 #                                     example (forward, and with gradients),
+#                                     the stage recipes' alignment graphs,
 #                                     example 1's train step and the loss
 #                                     tail for cuda,
 #                                     run them on the CPU for the expected
@@ -24,11 +25,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${NN_BUILD_DIR:-build}
 EXAMPLES=(blstm_ce_ctc conv_encoder_decoupled_loss shared_tail_two_losses)
+# The alignment graphs of the stage recipes (nn.viterbi_align with a
+# prior; nn.transducer_align over a packed joint), forward only.
+declare -A ALIGNERS=([recipe-align]=examples/recipe/align.mlir
+                     [recipe-rna-align]=examples/recipe-rna/align.mlir)
 # Seeded synthetic batches per example (U: label lengths for CTC).
 SHAPE=(--batch 6 --min-len 20 --max-len 60 --seed 3)
 # Label lengths each example's CTC can align (T6 = T / 6 in example 2).
 declare -A LABELS=([blstm_ce_ctc]="--dim-len U=2:8"
-                   [conv_encoder_decoupled_loss]="--dim-len Uc=1:3")
+                   [conv_encoder_decoupled_loss]="--dim-len Uc=1:3"
+                   [recipe-align]="--dim-len U=2:8"
+                   [recipe-rna-align]="--dim-len U=2:8")
 # shape EXAMPLE: the nn-exec flags of its synthetic batch.
 shape() { echo "${SHAPE[*]} ${LABELS[$1]:-}"; }
 
@@ -102,6 +109,19 @@ bundle() {
           >"$dir/$name.expected.json"
         rm "$dir/$name.cpu.so"
       done
+    done
+  done
+  for name in "${!ALIGNERS[@]}"; do
+    for pack in pack no-pack; do
+      local flag=(); [[ $pack == no-pack ]] && flag=(--no-pack)
+      "$BUILD/bin/nn-run" "${ALIGNERS[$name]}" "${flag[@]}" --compile-only \
+        --target=cuda --emit-artifact="$dir/$name.$pack.fwd.cuda.so" >/dev/null
+      "$BUILD/bin/nn-run" "${ALIGNERS[$name]}" "${flag[@]}" --compile-only \
+        --emit-artifact="$dir/$name.cpu.so" >/dev/null
+      # shellcheck disable=SC2046 # shape prints words
+      "$BUILD/bin/nn-exec" "$dir/$name.cpu.so" $(shape "$name") --json \
+        >"$dir/$name.$pack.fwd.expected.json"
+      rm "$dir/$name.cpu.so"
     done
   done
   # Example 1's train step (Adam, dropout), packed and padded: the CPU's
@@ -198,6 +218,22 @@ full() {
         failed=1
       fi
     done
+  done
+  for name in "${!ALIGNERS[@]}"; do
+    echo "== $name cuda vs cpu"
+    "$BUILD/bin/nn-run" "${ALIGNERS[$name]}" --compile-only \
+      --emit-artifact="$dir/cpu.so" >/dev/null
+    "$BUILD/bin/nn-run" "${ALIGNERS[$name]}" --compile-only --target=cuda \
+      --emit-artifact="$dir/cuda.so" >/dev/null
+    # shellcheck disable=SC2046
+    "$BUILD/bin/nn-exec" "$dir/cpu.so" $(shape "$name") --json >"$dir/cpu.json"
+    # shellcheck disable=SC2046
+    if "$BUILD/bin/nn-exec" "$dir/cuda.so" $(shape "$name") --json \
+         >"$dir/cuda.json"; then
+      compare "$dir/cpu.json" "$dir/cuda.json" || failed=1
+    else
+      failed=1
+    fi
   done
   for pack in pack no-pack; do
     local flag=(); [[ $pack == no-pack ]] && flag=(--no-pack)
