@@ -448,41 +448,57 @@ std::string transducerSource(bool packed) {
          "!nn.tensor<[B], f32>\n  nn.return\n}\n";
 }
 
-void benchTransducer(benchmark::State &state) {
-  bool packed = state.range(0);
-  nn::Executable exe = compile(transducerSource(packed), false, true,
-                               /*grads=*/true, {"e", "p"});
+/// The first 30 utterances of the batch as a transducer's inputs: encoder
+/// `e` [B, T, 512] and prediction `p` [B, U + 1, 512] at random, labels `y`
+/// of each utterance's own U, the joint's weight `w`; with the padded
+/// sizes, the valid (t, u) pairs and the frames.
+struct TransducerBatch {
+  nn::RunInputs inputs;
+  int64_t timeMax = 0, labelMax = 0, validPairs = 0, frames = 0;
+};
+
+TransducerBatch transducerBatch() {
+  TransducerBatch batch;
   std::vector<int32_t> frames(gLengths.begin(),
                               gLengths.begin() + kTransducerBatch);
   std::vector<int32_t> labels(gLabelLengths.begin(),
                               gLabelLengths.begin() + kTransducerBatch);
-  int64_t timeMax = 0, labelMax = 0, valid = 0;
   for (int b = 0; b < kTransducerBatch; ++b) {
-    timeMax = std::max<int64_t>(timeMax, frames[b]);
-    labelMax = std::max<int64_t>(labelMax, labels[b]);
-    valid += (int64_t)frames[b] * (labels[b] + 1);
+    batch.timeMax = std::max<int64_t>(batch.timeMax, frames[b]);
+    batch.labelMax = std::max<int64_t>(batch.labelMax, labels[b]);
+    batch.validPairs += (int64_t)frames[b] * (labels[b] + 1);
+    batch.frames += frames[b];
   }
   std::mt19937 rng(11);
-  nn::RunInputs inputs;
+  nn::RunInputs &inputs = batch.inputs;
   inputs.lengths["T"] = frames;
   inputs.lengths["U"] = labels;
   inputs.inputs["e"] = randomTensor(
-      nn::DType::f32, {kTransducerBatch, timeMax, kHidden}, rng, 0.5);
-  inputs.inputs["p"] = randomTensor(
-      nn::DType::f32, {kTransducerBatch, labelMax + 1, kHidden}, rng, 0.5);
+      nn::DType::f32, {kTransducerBatch, batch.timeMax, kHidden}, rng, 0.5);
+  inputs.inputs["p"] =
+      randomTensor(nn::DType::f32,
+                   {kTransducerBatch, batch.labelMax + 1, kHidden}, rng, 0.5);
   nn::Tensor y(nn::DType::i32,
-               {kTransducerBatch, std::max<int64_t>(labelMax, 1)});
+               {kTransducerBatch, std::max<int64_t>(batch.labelMax, 1)});
   for (int64_t i = 0; i < y.numElements(); ++i)
     y.data<int32_t>()[i] = 1 + (int32_t)(rng() % (kTransducerVocabulary - 1));
   inputs.inputs["y"] = y;
   inputs.parameters["w"] =
       randomTensor(nn::DType::f32, {kTransducerVocabulary, kHidden}, rng,
                    1.0 / std::sqrt(kHidden));
+  return batch;
+}
+
+void benchTransducer(benchmark::State &state) {
+  bool packed = state.range(0);
+  nn::Executable exe = compile(transducerSource(packed), false, true,
+                               /*grads=*/true, {"e", "p"});
+  TransducerBatch batch = transducerBatch();
   nn::RunResult result;
-  runMeasured(state, exe, inputs, result);
-  int64_t padded = kTransducerBatch * timeMax * (labelMax + 1);
-  state.counters["joint_rows"] = packed ? valid : padded;
-  state.counters["valid_fraction"] = (double)valid / padded;
+  runMeasured(state, exe, batch.inputs, result);
+  int64_t padded = kTransducerBatch * batch.timeMax * (batch.labelMax + 1);
+  state.counters["joint_rows"] = packed ? batch.validPairs : padded;
+  state.counters["valid_fraction"] = (double)batch.validPairs / padded;
   if (!result.losses.empty())
     state.counters["loss"] = result.losses.at(0).normalized;
   state.SetLabel(std::string(packed ? "packed" : "padded") +
@@ -504,36 +520,11 @@ void benchTransducerAlign(benchmark::State &state) {
   source.replace(source.find(") dims [B: batch"), 1,
                  ") -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)");
   nn::Executable exe = compile(source, false, true);
-  std::vector<int32_t> frames(gLengths.begin(),
-                              gLengths.begin() + kTransducerBatch);
-  std::vector<int32_t> labels(gLabelLengths.begin(),
-                              gLabelLengths.begin() + kTransducerBatch);
-  int64_t timeMax = 0, labelMax = 0, frameCount = 0;
-  for (int b = 0; b < kTransducerBatch; ++b) {
-    timeMax = std::max<int64_t>(timeMax, frames[b]);
-    labelMax = std::max<int64_t>(labelMax, labels[b]);
-    frameCount += frames[b];
-  }
-  std::mt19937 rng(11);
-  nn::RunInputs inputs;
-  inputs.lengths["T"] = frames;
-  inputs.lengths["U"] = labels;
-  inputs.inputs["e"] = randomTensor(
-      nn::DType::f32, {kTransducerBatch, timeMax, kHidden}, rng, 0.5);
-  inputs.inputs["p"] = randomTensor(
-      nn::DType::f32, {kTransducerBatch, labelMax + 1, kHidden}, rng, 0.5);
-  nn::Tensor y(nn::DType::i32,
-               {kTransducerBatch, std::max<int64_t>(labelMax, 1)});
-  for (int64_t i = 0; i < y.numElements(); ++i)
-    y.data<int32_t>()[i] = 1 + (int32_t)(rng() % (kTransducerVocabulary - 1));
-  inputs.inputs["y"] = y;
-  inputs.parameters["w"] =
-      randomTensor(nn::DType::f32, {kTransducerVocabulary, kHidden}, rng,
-                   1.0 / std::sqrt(kHidden));
+  TransducerBatch batch = transducerBatch();
   nn::RunResult result;
-  runMeasured(state, exe, inputs, result);
+  runMeasured(state, exe, batch.inputs, result);
   state.counters["frames_per_s"] = benchmark::Counter(
-      (double)frameCount * state.iterations(), benchmark::Counter::kIsRate);
+      (double)batch.frames * state.iterations(), benchmark::Counter::kIsRate);
   state.SetLabel("transducer_align rna, packed joint, B = 30, V = 500, "
                  "D = 512");
 }
