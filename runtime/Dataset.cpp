@@ -145,12 +145,18 @@ absl::StatusOr<Dataset> Dataset::load(const std::vector<std::string> &paths,
     std::vector<std::string> shardFiles;
     std::map<std::string, Tensor> members;
     std::map<std::string, std::string> holder;
+    std::vector<std::pair<std::string, Tensor>> keeps;
     for (const std::vector<std::string> &source : files) {
       const std::string &file = source[k];
       std::map<std::string, Tensor> arrays;
       if (absl::Status status = readNpz(file, arrays); !status.ok())
         return status;
       for (auto &[name, tensor] : arrays) {
+        // Every source may leave utterances out: kept by all of them.
+        if (name == kKeepArray) {
+          keeps.emplace_back(file, std::move(tensor));
+          continue;
+        }
         auto [at, added] = holder.emplace(name, file);
         if (!added)
           return absl::InvalidArgumentError(
@@ -161,19 +167,24 @@ absl::StatusOr<Dataset> Dataset::load(const std::vector<std::string> &paths,
       shardFiles.push_back(file);
     }
     if (absl::Status status =
-            dataset.addShard(shardFiles, std::move(members), manifest);
+            dataset.addShard(shardFiles, std::move(members), keeps, manifest);
         !status.ok())
       return status;
   }
   if (dataset.utterances.empty())
-    return absl::InvalidArgumentError("dataset '" + path +
-                                      "' holds no utterances");
+    return absl::InvalidArgumentError(
+        "dataset '" + path + "' holds no utterances" +
+        (dataset.leftOutCount ? " (" + std::to_string(dataset.leftOutCount) +
+                                    " left out by '" + kKeepArray + "')"
+                              : std::string()));
   return dataset;
 }
 
-absl::Status Dataset::addShard(const std::vector<std::string> &files,
-                               std::map<std::string, Tensor> members,
-                               const Manifest &manifest) {
+absl::Status
+Dataset::addShard(const std::vector<std::string> &files,
+                  std::map<std::string, Tensor> members,
+                  const std::vector<std::pair<std::string, Tensor>> &keeps,
+                  const Manifest &manifest) {
   Shard shard;
   shard.path = files.front();
   shard.described = "dataset shard '" + files.front() + "'";
@@ -182,6 +193,30 @@ absl::Status Dataset::addShard(const std::vector<std::string> &files,
   auto fail = [&](const std::string &why) {
     return absl::InvalidArgumentError(shard.described + ": " + why);
   };
+  // Which utterances stay (every source's nn.keep says 1); the others
+  // are neither checked nor batched.
+  std::vector<bool> keep;
+  for (const auto &[file, flags] : keeps) {
+    std::string what = "'" + file + "': '" + kKeepArray + "'";
+    if (flags.rank() != 1 ||
+        (flags.dtype() != DType::i32 && flags.dtype() != DType::i64))
+      return fail(what + " must be a vector of i32 or i64, got " +
+                  toString(flags.dtype()) + " " + shapeText(flags.shape()));
+    if (!keep.empty() && (int64_t)keep.size() != flags.numElements())
+      return fail(what + " holds " + std::to_string(flags.numElements()) +
+                  " utterances, another source's " +
+                  std::to_string(keep.size()));
+    keep.resize(flags.numElements(), true);
+    for (int64_t u = 0; u < flags.numElements(); ++u) {
+      double flag = flags.at(u);
+      if (flag != 0 && flag != 1)
+        return fail(what + " holds " + std::to_string((int64_t)flag) +
+                    " for utterance " + std::to_string(u) +
+                    " (1 keeps it, 0 leaves it out)");
+      keep[u] = keep[u] && flag == 1;
+    }
+  }
+  auto kept = [&](int64_t u) { return keep.empty() || keep[u]; };
   int64_t count = -1;
   std::map<std::string, std::vector<int64_t>> dimLengths;
   std::map<std::string, std::string> dimOwner;
@@ -231,6 +266,10 @@ absl::Status Dataset::addShard(const std::vector<std::string> &files,
                   std::to_string(lengths.size()) + " utterances, '" +
                   arrays.front().name + "' " + std::to_string(count));
     count = (int64_t)lengths.size();
+    if (!keep.empty() && (int64_t)keep.size() != count)
+      return fail("'" + std::string(kKeepArray) + "' holds " +
+                  std::to_string(keep.size()) + " utterances, '" + array.name +
+                  "' " + std::to_string(count));
     std::vector<int64_t> offsets(count + 1, 0);
     for (int64_t u = 0; u < count; ++u)
       offsets[u + 1] = offsets[u] + lengths[u];
@@ -245,7 +284,7 @@ absl::Status Dataset::addShard(const std::vector<std::string> &files,
       } else {
         const std::vector<int64_t> &other = dimLengths[array.dim];
         for (int64_t u = 0; u < count; ++u)
-          if (other[u] != lengths[u])
+          if (kept(u) && other[u] != lengths[u])
             return fail("utterance " + std::to_string(u) + ": '" + array.name +
                         "' has length " + std::to_string(lengths[u]) +
                         " but '" + owner->second + "' " +
@@ -262,7 +301,9 @@ absl::Status Dataset::addShard(const std::vector<std::string> &files,
     if (input && input->classes > 0) {
       int64_t rowSize =
           data.numElements() / std::max<int64_t>(offsets.back(), 1);
-      for (int64_t u = 0; u < count; ++u)
+      for (int64_t u = 0; u < count; ++u) {
+        if (!kept(u))
+          continue;
         for (int64_t i = offsets[u] * rowSize; i < offsets[u + 1] * rowSize;
              ++i) {
           double value = data.at(i);
@@ -278,6 +319,7 @@ absl::Status Dataset::addShard(const std::vector<std::string> &files,
                              : ", outside [0, " +
                                    std::to_string(input->classes) + ")"));
         }
+      }
     }
     shard.data.push_back(std::move(data));
     shard.offsets.push_back(std::move(offsets));
@@ -293,7 +335,7 @@ absl::Status Dataset::addShard(const std::vector<std::string> &files,
       continue;
     for (size_t u = 0; u < lengths.size(); ++u) {
       int64_t expected = info->deriveLength(source->second[u]);
-      if (lengths[u] != expected)
+      if (kept((int64_t)u) && lengths[u] != expected)
         return fail("utterance " + std::to_string(u) + ": '" + dimOwner[dim] +
                     "' has length " + std::to_string(lengths[u]) + " along '" +
                     dim + "' = " + derivedFormula(*info, info->source) +
@@ -304,8 +346,12 @@ absl::Status Dataset::addShard(const std::vector<std::string> &files,
   int32_t index = (int32_t)shards.size();
   const std::vector<int64_t> *batching =
       batchingDim.empty() ? nullptr : &dimLengths[batchingDim];
-  for (int64_t u = 0; u < count; ++u)
-    utterances.push_back({index, u, batching ? (*batching)[u] : 1});
+  for (int64_t u = 0; u < count; ++u) {
+    if (kept(u))
+      utterances.push_back({index, u, batching ? (*batching)[u] : 1});
+    else
+      ++leftOutCount;
+  }
   shards.push_back(std::move(shard));
   return absl::OkStatus();
 }

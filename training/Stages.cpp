@@ -75,6 +75,9 @@ struct Stage {
   std::string array = "alignment";
   std::string priorParameter;
   double priorScale = 0;
+  /// Utterances no path fits: an error, or left out of the written
+  /// dataset (its nn.keep says 0).
+  bool skipInfeasible = false;
 
   // Prepared.
   std::string dir;
@@ -340,12 +343,10 @@ struct StagePipeline::Impl {
                         StageReport &report, bool &finished);
   absl::Status runAlign(Stage &stage, const OutputOptions &output,
                         StageReport &report);
-  absl::Status
-  align(Stage &stage, const std::string &dataName,
-        const std::map<std::string, Tensor> &parameters,
-        std::vector<std::vector<int32_t>> &paths, std::vector<float> &scores,
-        int64_t &frames,
-        std::vector<std::pair<std::string, int64_t>> *shards = nullptr);
+  struct Alignment;
+  absl::Status align(Stage &stage, const std::string &dataName,
+                     const std::map<std::string, Tensor> &parameters,
+                     Alignment &out);
 
   std::string resolve(const std::string &path) const {
     if (llvm::sys::path::is_absolute(path))
@@ -690,13 +691,21 @@ absl::Status StagePipeline::Impl::parseTrainStage(const ObjectReader &reader,
 
 absl::Status StagePipeline::Impl::parseAlignStage(const ObjectReader &reader,
                                                   Stage &stage) {
-  if (absl::Status status =
-          reader.onlyKeys({"name", "kind", "graph", "entry", "batch_size",
-                           "max_frames", "reads", "writes", "array", "prior"});
+  if (absl::Status status = reader.onlyKeys(
+          {"name", "kind", "graph", "entry", "batch_size", "max_frames",
+           "reads", "writes", "array", "prior", "infeasible"});
       !status.ok())
     return status;
   if (absl::Status status = reader.string("array", stage.array); !status.ok())
     return status;
+  std::string infeasible = "error";
+  if (absl::Status status = reader.string("infeasible", infeasible);
+      !status.ok())
+    return status;
+  if (infeasible != "error" && infeasible != "skip")
+    return reader.error("infeasible",
+                        "must be error or skip, got '" + infeasible + "'");
+  stage.skipInfeasible = infeasible == "skip";
   const json::Object *prior = nullptr, *reads = nullptr, *writes = nullptr;
   if (absl::Status status = reader.child("prior", prior); !status.ok())
     return status;
@@ -1290,31 +1299,43 @@ absl::Status StagePipeline::Impl::runTrain(Stage &stage,
   return absl::OkStatus();
 }
 
-/// Aligns every utterance of dataset `dataName`: paths[u] (the alignment's
-/// frames) and scores[u] (the best path's score, NaN when the graph
-/// returns none); `shards` receives the dataset's shards and their
-/// utterance counts.
-absl::Status StagePipeline::Impl::align(
-    Stage &stage, const std::string &dataName,
-    const std::map<std::string, Tensor> &parameters,
-    std::vector<std::vector<int32_t>> &paths, std::vector<float> &scores,
-    int64_t &frames, std::vector<std::pair<std::string, int64_t>> *shards) {
+/// One dataset aligned: per utterance of the dataset (those an nn.keep
+/// left out are not there), its classes per frame, the best path's score
+/// (NaN when the graph returns none), whether a path fits and where the
+/// utterance is (shard, position); the dataset's shards with every
+/// utterance they hold.
+struct StagePipeline::Impl::Alignment {
+  std::vector<std::vector<int32_t>> paths;
+  std::vector<float> scores;
+  std::vector<bool> feasible;
+  std::vector<std::pair<int64_t, int64_t>> origins;
+  std::vector<std::pair<std::string, int64_t>> shards;
+  int64_t frames = 0, infeasible = 0;
+  /// The first few utterances no path fits, for messages.
+  std::vector<std::string> examples;
+};
+
+absl::Status
+StagePipeline::Impl::align(Stage &stage, const std::string &dataName,
+                           const std::map<std::string, Tensor> &parameters,
+                           Alignment &out) {
   const Manifest &manifest = stage.alignGraph.manifest();
   absl::StatusOr<Dataset> dataset =
       Dataset::load(entities.at(dataName).paths, manifest);
   if (!dataset.ok())
     return withContext(dataset.status(), stage.where + ": ");
-  if (shards)
-    for (int64_t k = 0; k < dataset->shardCount(); ++k)
-      shards->emplace_back(dataset->shardPath(k), dataset->shardUtterances(k));
-  paths.assign(dataset->size(), {});
-  scores.assign(dataset->size(), NAN);
-  frames = 0;
+  out = Alignment();
+  for (int64_t k = 0; k < dataset->shardCount(); ++k)
+    out.shards.emplace_back(dataset->shardPath(k), dataset->shardUtterances(k));
+  out.paths.assign(dataset->size(), {});
+  out.scores.assign(dataset->size(), NAN);
+  out.feasible.assign(dataset->size(), true);
+  for (int64_t u = 0; u < dataset->size(); ++u)
+    out.origins.push_back(dataset->origin(u));
   BatchingOptions batching;
   batching.maxSequences = stage.batchSize;
   batching.maxFrames = stage.maxFrames;
   batching.shuffle = false;
-  std::vector<std::string> infeasible;
   for (const std::vector<int64_t> &members :
        epochBatches(*dataset, batching, 0)) {
     RunInputs inputs = dataset->batch(members);
@@ -1331,33 +1352,40 @@ absl::Status StagePipeline::Impl::align(
     const std::vector<int32_t> &lengths = dims.lengths.at(stage.alignDim);
     int64_t time = alignment.shape()[1];
     for (size_t b = 0; b < members.size(); ++b) {
+      int64_t u = members[b];
       const int32_t *row = alignment.data<int32_t>() + b * time;
-      std::vector<int32_t> &path = paths[members[b]];
+      std::vector<int32_t> &path = out.paths[u];
       path.assign(row, row + lengths[b]);
-      frames += lengths[b];
       if (result.outputs.size() > 1)
-        scores[members[b]] = (float)result.outputs[1].second.at((int64_t)b);
-      bool feasible = std::none_of(path.begin(), path.end(),
-                                   [](int32_t c) { return c < 0; });
-      if (!feasible && infeasible.size() < 5) {
-        // Name the utterance by its shard and position there.
-        int64_t u = members[b], shard = 0;
-        while (u >= dataset->shardUtterances(shard))
-          u -= dataset->shardUtterances(shard++);
-        infeasible.push_back("utterance " + std::to_string(u) + " of '" +
-                             dataset->shardPath(shard) + "' (" +
-                             std::to_string(lengths[b]) + " frames)");
+        out.scores[u] = (float)result.outputs[1].second.at((int64_t)b);
+      // An infeasible sequence's frames are all -1 and its score -inf
+      // (which alone tells one without frames).
+      out.feasible[u] = std::none_of(path.begin(), path.end(),
+                                     [](int32_t c) { return c < 0; }) &&
+                        !(std::isinf(out.scores[u]) && out.scores[u] < 0);
+      if (out.feasible[u]) {
+        out.frames += lengths[b];
+        continue;
+      }
+      if (++out.infeasible <= 5) {
+        auto [shard, index] = out.origins[u];
+        out.examples.push_back("utterance " + std::to_string(index) + " of '" +
+                               dataset->shardPath(shard) + "' (" +
+                               std::to_string(lengths[b]) + " frames)");
       }
     }
   }
-  if (!infeasible.empty()) {
+  if (out.infeasible && !stage.skipInfeasible) {
     std::string list;
-    for (const std::string &what : infeasible)
+    for (const std::string &what : out.examples)
       list += (list.empty() ? "" : "; ") + what;
     return absl::InvalidArgumentError(
-        stage.where + ": no alignment path fits " + list +
-        ": too few frames for the labels; remove such utterances from '" +
-        dataName + "'");
+        stage.where + ": no alignment path fits " +
+        std::to_string(out.infeasible) + " utterances of '" + dataName +
+        "' (too few frames for their labels): " + list +
+        (out.infeasible > 5 ? "; ..." : "") +
+        ". Fix the data, or set \"infeasible\": \"skip\" to leave them out "
+        "of what the stage writes");
   }
   return absl::OkStatus();
 }
@@ -1383,19 +1411,17 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
     // scale x log p(class) subtracted spreads labels over more of their
     // frames (docs/sequence-training.md).
     parameters[stage.priorParameter] = Tensor(DType::f32, {stage.classes});
-    std::vector<std::vector<int32_t>> paths;
-    std::vector<float> scores;
-    int64_t frames = 0;
-    if (absl::Status status = align(stage, stage.readData.front(), parameters,
-                                    paths, scores, frames);
+    Alignment unscaled;
+    if (absl::Status status =
+            align(stage, stage.readData.front(), parameters, unscaled);
         !status.ok())
       return status;
     std::vector<double> counts(stage.classes, 1.0);
-    for (const std::vector<int32_t> &path : paths)
-      for (int32_t c : path)
-        if (c >= 0 && c < stage.classes)
+    for (size_t u = 0; u < unscaled.paths.size(); ++u)
+      for (int32_t c : unscaled.paths[u])
+        if (unscaled.feasible[u] && c >= 0 && c < stage.classes)
           counts[c] += 1;
-    double total = (double)frames + (double)stage.classes;
+    double total = (double)unscaled.frames + (double)stage.classes;
     Tensor &prior = parameters[stage.priorParameter];
     report.logPrior.clear();
     std::string text;
@@ -1423,54 +1449,77 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
 
   for (size_t d = 0; d < stage.readData.size(); ++d) {
     auto start = std::chrono::steady_clock::now();
-    std::vector<std::vector<int32_t>> paths;
-    std::vector<float> scores;
-    std::vector<std::pair<std::string, int64_t>> shards;
-    int64_t frames = 0;
-    if (absl::Status status = align(stage, stage.readData[d], parameters, paths,
-                                    scores, frames, &shards);
+    Alignment aligned;
+    if (absl::Status status =
+            align(stage, stage.readData[d], parameters, aligned);
         !status.ok())
       return status;
     const Entity &written = entities.at(stage.writeData[d]);
     const std::string &overlay = written.paths.back();
     if (absl::Status status = createDirectory(overlay); !status.ok())
       return status;
-    std::vector<UtteranceArrays> utterances;
-    for (size_t u = 0; u < paths.size(); ++u) {
-      UtteranceArrays arrays;
-      arrays[stage.array] =
-          Tensor::of<int32_t>(DType::i32, {(int64_t)paths[u].size()}, paths[u]);
-      arrays[stage.array + ".score"] =
-          Tensor::of<float>(DType::f32, {}, {scores[u]});
-      utterances.push_back(std::move(arrays));
+    // One overlay shard per shard of the data, named like it, with every
+    // utterance the shard holds: those left out (no path now, or an
+    // nn.keep before) get no frames and nn.keep 0.
+    std::vector<std::vector<UtteranceArrays>> shardUtterances;
+    for (const auto &[path, count] : aligned.shards) {
+      UtteranceArrays leftOut;
+      leftOut[stage.array] = Tensor(DType::i32, {0});
+      leftOut[stage.array + ".score"] =
+          Tensor::of<float>(DType::f32, {}, {NAN});
+      leftOut[kKeepArray] = Tensor::of<int32_t>(DType::i32, {}, {0});
+      shardUtterances.emplace_back(count, leftOut);
     }
-    // One overlay shard per shard of the data, named like it; utterances
-    // run shard by shard.
-    size_t begin = 0;
-    for (const auto &[shard, count] : shards) {
-      std::string path = overlay + "/" + llvm::sys::path::filename(shard).str();
+    int64_t kept = 0;
+    for (size_t u = 0; u < aligned.paths.size(); ++u) {
+      if (!aligned.feasible[u])
+        continue;
+      auto [shard, index] = aligned.origins[u];
+      UtteranceArrays &arrays = shardUtterances[shard][index];
+      arrays[stage.array] = Tensor::of<int32_t>(
+          DType::i32, {(int64_t)aligned.paths[u].size()}, aligned.paths[u]);
+      arrays[stage.array + ".score"] =
+          Tensor::of<float>(DType::f32, {}, {aligned.scores[u]});
+      arrays[kKeepArray] = Tensor::of<int32_t>(DType::i32, {}, {1});
+      ++kept;
+    }
+    for (size_t k = 0; k < aligned.shards.size(); ++k) {
+      const std::vector<UtteranceArrays> &utterances = shardUtterances[k];
+      std::string path =
+          overlay + "/" +
+          llvm::sys::path::filename(aligned.shards[k].first).str();
       if (absl::Status status = writeNpzAtomically(
-              path, concatenateUtterances(utterances, begin, begin + count));
+              path, concatenateUtterances(utterances, 0, utterances.size()));
           !status.ok())
         return status;
-      begin += count;
     }
     report.aligned.push_back({stage.readData[d], stage.writeData[d], overlay,
-                              (int64_t)paths.size(), frames});
+                              kept, aligned.frames, aligned.infeasible});
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
-    if (!output.json)
+    if (!output.json) {
       llvm::errs() << prefix << "aligned '" << stage.readData[d] << "' ("
-                   << paths.size() << " utterances, " << frames << " frames, "
-                   << llvm::format("%.0f", frames / std::max(seconds, 1e-9))
+                   << kept << " utterances, " << aligned.frames << " frames, "
+                   << llvm::format("%.0f",
+                                   aligned.frames / std::max(seconds, 1e-9))
                    << " frames/s): '" << stage.writeData[d] << "' in "
                    << overlay << "\n";
+      if (aligned.infeasible) {
+        std::string list;
+        for (const std::string &what : aligned.examples)
+          list += (list.empty() ? "" : "; ") + what;
+        llvm::errs() << prefix << aligned.infeasible
+                     << " utterances no path fits left out: " << list
+                     << (aligned.infeasible > 5 ? "; ..." : "") << "\n";
+      }
+    }
     event(output, stage.name, "aligned",
           ", \"data\": " + tools::jsonString(stage.readData[d]) +
               ", \"writes\": " + tools::jsonString(stage.writeData[d]) +
-              ", \"utterances\": " + std::to_string(paths.size()) +
-              ", \"frames\": " + std::to_string(frames) +
+              ", \"utterances\": " + std::to_string(kept) +
+              ", \"left_out\": " + std::to_string(aligned.infeasible) +
+              ", \"frames\": " + std::to_string(aligned.frames) +
               ", \"path\": " + tools::jsonString(overlay));
   }
   return absl::OkStatus();

@@ -45,10 +45,12 @@ struct StageReport {
   /// training uses them (normalized or summed as marked); empty without a
   /// dev set or when skipped.
   std::vector<std::pair<std::string, double>> devAtStart, devAtEnd;
-  /// Align stages: per dataset aligned, the overlay written and counts.
+  /// Align stages: per dataset aligned, the overlay written, the
+  /// utterances and frames aligned and the utterances no path fits (left
+  /// out with "infeasible": "skip").
   struct Aligned {
     std::string data, writes, overlay;
-    int64_t utterances = 0, frames = 0;
+    int64_t utterances = 0, frames = 0, leftOut = 0;
   };
   std::vector<Aligned> aligned;
   /// Align stages with a prior: log p(class) as estimated.

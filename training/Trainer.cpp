@@ -119,6 +119,10 @@ public:
   int64_t batchesIn(int64_t epochs);
   /// The dev set's batches.
   std::vector<RunInputs> devSet();
+  /// The utterances nn.keep left out of the training and dev data.
+  int64_t leftOut() const {
+    return (dataset ? dataset->leftOut() : 0) + (dev ? dev->leftOut() : 0);
+  }
   int64_t frames(const RunInputs &batch) const {
     int64_t total = 0;
     auto found = batch.lengths.find(frameDim);
@@ -459,6 +463,10 @@ absl::Status Trainer::run(bool &finished) {
       !status.ok())
     return status;
   devSet = source->devSet();
+  if (source->leftOut() && !out.json)
+    llvm::errs() << out.linePrefix << "nn-train: " << source->leftOut()
+                 << " utterances left out of the data (their '" << kKeepArray
+                 << "' is 0)\n";
   if (absl::Status status = setUpState(); !status.ok())
     return status;
 

@@ -216,6 +216,57 @@ TEST_F(DatasetTest, OverlaysAddArraysToEachShard) {
   rmdir(data.c_str());
 }
 
+// nn.keep leaves utterances out: they are neither checked nor batched, and
+// every source's nn.keep must keep an utterance.
+TEST_F(DatasetTest, KeepLeavesUtterancesOut) {
+  auto arrays = shard({4, 2, 3}, {2, 1, 1});
+  // Utterance 1 would fail every check: its targets are out of range and
+  // its half_labels too short.
+  arrays["frame_labels"].data<int32_t>()[4] = 9;
+  arrays["half_labels.lengths"] =
+      Tensor::of<int32_t>(DType::i32, {3}, {2, 0, 2});
+  arrays["half_labels"] = Tensor(DType::i32, {4});
+  arrays[kKeepArray] = Tensor::of<int32_t>(DType::i32, {3}, {1, 0, 1});
+  std::string path = write("kept.npz", arrays);
+  absl::StatusOr<Dataset> dataset = Dataset::load(path, model());
+  ASSERT_TRUE(dataset.ok()) << dataset.status().message();
+  EXPECT_EQ(dataset->size(), 2);
+  EXPECT_EQ(dataset->leftOut(), 1);
+  EXPECT_EQ(dataset->shardUtterances(0), 3);
+  EXPECT_EQ(dataset->origin(1), (std::pair<int64_t, int64_t>{0, 2}));
+  RunInputs batch = dataset->batch({0, 1});
+  EXPECT_EQ(batch.lengths.at("T"), (std::vector<int32_t>{4, 3}));
+  EXPECT_EQ(batch.inputs.at("weight").at(1), 2.0);
+
+  // A second source's nn.keep leaves utterance 0 out too.
+  std::string overlayDir = dir + "/kept.more";
+  mkdir(overlayDir.c_str(), 0755);
+  std::string overlay =
+      write("kept.more/kept.npz",
+            {{kKeepArray, Tensor::of<int32_t>(DType::i32, {3}, {0, 1, 1})}});
+  absl::StatusOr<Dataset> both = Dataset::load({path, overlayDir}, model());
+  ASSERT_TRUE(both.ok()) << both.status().message();
+  EXPECT_EQ(both->size(), 1);
+  EXPECT_EQ(both->leftOut(), 2);
+
+  auto bad = arrays;
+  bad[kKeepArray] = Tensor::of<int32_t>(DType::i32, {3}, {1, 2, 1});
+  EXPECT_EQ(loadError(bad), "dataset shard '" + dir + "/bad.npz': '" + dir +
+                                "/bad.npz': 'nn.keep' holds 2 for utterance 1 "
+                                "(1 keeps it, 0 leaves it out)");
+  bad[kKeepArray] = Tensor::of<int32_t>(DType::i32, {2}, {1, 1});
+  EXPECT_EQ(loadError(bad), "dataset shard '" + dir +
+                                "/bad.npz': 'nn.keep' holds 2 utterances, "
+                                "'features' 3");
+  bad[kKeepArray] = Tensor::of<int32_t>(DType::i32, {3}, {0, 0, 0});
+  bad["frame_labels"].data<int32_t>()[4] = 1;
+  EXPECT_EQ(loadError(bad), "dataset '" + dir +
+                                "/bad.npz' holds no utterances (3 left out "
+                                "by 'nn.keep')");
+  std::remove(overlay.c_str());
+  rmdir(overlayDir.c_str());
+}
+
 TEST_F(DatasetTest, EpochBatchesRespectBudgetsAndCoverEveryUtterance) {
   std::vector<int32_t> frames, labels;
   for (int u = 0; u < 200; ++u) {

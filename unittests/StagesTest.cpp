@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "training/Stages.h"
+#include "nn/Dataset.h"
 #include "nn/Npy.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -18,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <unistd.h>
 
@@ -248,6 +250,82 @@ std::string stageError(const std::string &dir, const std::string &text) {
     return std::string(pipeline.status().message());
   absl::Status status = (*pipeline)->prepare(OutputOptions());
   return status.ok() ? "" : std::string(status.message());
+}
+
+/// Utterances no alignment path fits (more labels than frames): an error
+/// naming them by default; with "infeasible": "skip" the align stage
+/// leaves them out of what it writes (nn.keep 0) and the next stage
+/// trains on the others.
+TEST(StagesTest, InfeasibleUtterancesAreAnErrorOrLeftOut) {
+  std::string dir = scratch("infeasible");
+  for (const char *graph : {"ctc.mlir", "align.mlir", "ce.mlir"})
+    std::ofstream(dir + "/" + graph) << readFile(tinyDir() + "/" + graph);
+  // 20 utterances; 7 and 13 have 3 frames for 5 labels.
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal;
+  std::vector<UtteranceArrays> utterances;
+  for (int u = 0; u < 20; ++u) {
+    bool infeasible = u == 7 || u == 13;
+    int64_t frames = infeasible ? 3 : 12 + u % 5, labels = infeasible ? 5 : 3;
+    std::vector<float> features(frames * 16);
+    for (float &v : features)
+      v = normal(rng);
+    std::vector<int32_t> sequence;
+    for (int64_t i = 0; i < labels; ++i)
+      sequence.push_back(1 + (int32_t)((u + i) % 7));
+    utterances.push_back(
+        {{"features", Tensor::of<float>(DType::f32, {frames, 16}, features)},
+         {"labels", Tensor::of<int32_t>(DType::i32, {labels}, sequence)}});
+  }
+  ASSERT_TRUE(writeNpz(dir + "/data.npz",
+                       concatenateUtterances(utterances, 0, utterances.size()))
+                  .ok());
+  std::string stages = R"({
+  "data": {"train": {"path": "data.npz"}},
+  "stages": [
+    {"name": "ctc", "kind": "train", "graph": "ctc.mlir", "losses": ["ctc"],
+     "steps": 2, "reads": {"train": "train"}, "writes": {"parameters": "ctc"}},
+    {"name": "align", "kind": "align", "graph": "align.mlir", INFEASIBLE
+     "prior": {"parameter": "prior", "scale": 0.5},
+     "reads": {"parameters": "ctc", "data": ["train"]},
+     "writes": {"data": ["train_aligned"]}},
+    {"name": "ce", "kind": "train", "graph": "ce.mlir", "losses": ["ce"],
+     "steps": 2, "reads": {"train": "train_aligned", "init": "ctc"},
+     "writes": {"parameters": "ce"}}
+  ]
+})";
+  std::string path = dir + "/stages.json";
+  std::ofstream(path) << replaced(stages, "INFEASIBLE", "");
+  std::unique_ptr<StagePipeline> pipeline;
+  absl::Status status = runStages(path, dir + "/work", pipeline);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.message(),
+            "stages[1] ('align'): no alignment path fits 2 utterances of "
+            "'train' (too few frames for their labels): utterance 7 of '" +
+                dir + "/data.npz' (3 frames); utterance 13 of '" + dir +
+                "/data.npz' (3 frames). Fix the data, or set \"infeasible\": "
+                "\"skip\" to leave them out of what the stage writes");
+
+  std::ofstream(path) << replaced(stages, "INFEASIBLE",
+                                  "\"infeasible\": \"skip\",");
+  status = runStages(path, dir + "/work", pipeline);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const StageReport &align = reportOf(*pipeline, "align");
+  ASSERT_EQ(align.aligned.size(), 1u);
+  EXPECT_EQ(align.aligned[0].utterances, 18);
+  EXPECT_EQ(align.aligned[0].leftOut, 2);
+  std::map<std::string, Tensor> overlay;
+  ASSERT_TRUE(readNpz(dir + "/data.align/data.npz", overlay).ok());
+  const Tensor &keep = overlay.at(kKeepArray);
+  const Tensor &lengths = overlay.at("alignment.lengths");
+  ASSERT_EQ(keep.numElements(), 20);
+  for (int64_t u = 0; u < 20; ++u) {
+    bool left = u == 7 || u == 13;
+    EXPECT_EQ(keep.at(u), left ? 0.0 : 1.0) << u;
+    EXPECT_EQ(lengths.at(u), left ? 0.0 : (double)(12 + u % 5)) << u;
+  }
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/work/ce/parameters.npz"));
+  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST(StagesTest, BadStageFilesAreErrorsBeforeAnythingRuns) {

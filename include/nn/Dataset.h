@@ -9,6 +9,10 @@
 //   NAME.lengths   [utterances] i32: each utterance's length along axis 0
 //   NAME           [utterances, ...] for a per-utterance input [B, ...]
 //
+// An array named `nn.keep` ([utterances] integer, 0 or 1) leaves the
+// utterances with 0 out: an align stage marks those no alignment path
+// fits.
+//
 // `nn-data convert` writes shards from a folder of per-utterance .npy
 // files. Loading reads every shard and checks it against the model before
 // anything trains; batches then follow RETURNN/fairseq practice: budgets
@@ -56,14 +60,17 @@ public:
   static absl::StatusOr<std::vector<std::string>>
   shardPaths(const std::string &path);
 
+  /// The utterances batches draw from (those `nn.keep` left in).
   int64_t size() const { return (int64_t)utterances.size(); }
+  /// The utterances `nn.keep` left out.
+  int64_t leftOut() const { return leftOutCount; }
   /// The length of utterance `u` along the batching dim: the first root
   /// sequence dim of the graph (its frames), or 1 without one.
   int64_t length(int64_t u) const { return utterances[u].length; }
   /// The batching dim's name ("" when the graph has no sequence dim).
   const std::string &lengthDim() const { return batchingDim; }
-  /// The shards in load order and the utterances of each; utterance
-  /// indices run shard by shard in file order.
+  /// The shards in load order and the utterances each holds (those left
+  /// out too); the dataset's utterances run shard by shard in file order.
   int64_t shardCount() const { return (int64_t)shards.size(); }
   /// The dataset's own file of shard `shard` (not its overlays').
   const std::string &shardPath(int64_t shard) const {
@@ -71,6 +78,11 @@ public:
   }
   int64_t shardUtterances(int64_t shard) const {
     return shards[shard].utterances;
+  }
+  /// Where utterance `u` is: its shard and its position in the shard's
+  /// arrays.
+  std::pair<int64_t, int64_t> origin(int64_t u) const {
+    return {utterances[u].shard, utterances[u].index};
   }
   /// The padded batch of `members` as graph inputs and lengths. Padding
   /// holds 0 (floats) and -1 (integers).
@@ -103,17 +115,24 @@ private:
     int64_t length = 1;
   };
 
-  /// Checks the arrays of one shard (`members`, from `files`) against
-  /// the graph's inputs and adds its utterances.
-  absl::Status addShard(const std::vector<std::string> &files,
-                        std::map<std::string, Tensor> members,
-                        const Manifest &manifest);
+  /// Checks the arrays of one shard (`members`, from `files`; `keeps`,
+  /// each source's nn.keep) against the graph's inputs and adds the
+  /// utterances every nn.keep keeps.
+  absl::Status
+  addShard(const std::vector<std::string> &files,
+           std::map<std::string, Tensor> members,
+           const std::vector<std::pair<std::string, Tensor>> &keeps,
+           const Manifest &manifest);
 
   std::vector<Array> arrays;
   std::vector<Shard> shards;
   std::vector<Utterance> utterances;
   std::string batchingDim;
+  int64_t leftOutCount = 0;
 };
+
+/// The per-utterance array that leaves utterances out of a dataset.
+constexpr const char *kKeepArray = "nn.keep";
 
 /// One utterance's arrays by name, as a dataset stores them: an array of
 /// rank >= 1 along its first axis (for a graph input [B, T, ...]), or a

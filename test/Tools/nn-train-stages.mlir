@@ -21,7 +21,7 @@
 // FIRST: [ce] dev after step 2: ce {{[0-9.]+}} fer {{[0-9.]+}}
 // FIRST: nn-train: all 3 stages done (3 ran, 0 done before); outputs in {{.*}}stages.work
 // RUN: %python %S/Inputs/check-alignment-overlay.py %t/stages.work/data/train %t/stages.work/data/train.align 8 | FileCheck %s --check-prefix=OVERLAY
-// OVERLAY: 1 shards, 32 utterances, {{[0-9]+}} frames aligned
+// OVERLAY: 1 shards, 32 utterances, {{[0-9]+}} frames aligned, 0 left out
 // RUN: %python -c "import numpy as np, sys; z = np.load(sys.argv[1]); print(sorted(z.files))" %t/stages.work/ce/parameters.npz | FileCheck %s --check-prefix=PARAMS
 // PARAMS: ['out.w']
 
@@ -53,7 +53,7 @@
 // RUN: FileCheck %s --check-prefix=CHANGED-ALIGN < %t/align.json
 // CHANGED-ALIGN: {"stage": "ctc", "event": "skipped"}
 // CHANGED-ALIGN-NEXT: {"stage": "align", "event": "start", "index": 2, "of": 3, "kind": "align"}
-// CHANGED-ALIGN-NEXT: {"stage": "align", "event": "aligned", "data": "train", "writes": "train_aligned", "utterances": 32, "frames": {{[0-9]+}}, "path": "{{.*}}stages.work/data/train.align"}
+// CHANGED-ALIGN-NEXT: {"stage": "align", "event": "aligned", "data": "train", "writes": "train_aligned", "utterances": 32, "left_out": 0, "frames": {{[0-9]+}}, "path": "{{.*}}stages.work/data/train.align"}
 // CHANGED-ALIGN: {"stage": "ce", "event": "start"
 // CHANGED-ALIGN: {"stage": "ce", "event": "done"}
 
