@@ -159,18 +159,25 @@ void expectPath(const RunResult &got, int first, int64_t b,
   }
 }
 
+/// Scores for every sequence, uniform in [-3, 0) and rounded to what the
+/// f32 input holds.
+std::vector<std::vector<double>> randomScores(std::mt19937 &rng) {
+  std::uniform_real_distribution<double> uniform(-3.0, 0.0);
+  std::vector<std::vector<double>> scores(kSequences.size());
+  for (auto &s : scores) {
+    s.resize(kTime * kClasses);
+    for (double &v : s)
+      v = (float)uniform(rng);
+  }
+  return scores;
+}
+
 TEST(ViterbiAlignTest, MatchesBruteForceOnEveryBoundary) {
   Executable exe = compileOrDie(kSource, /*pack=*/false);
   std::mt19937 rng(5);
-  std::uniform_real_distribution<double> uniform(-3.0, 0.0);
   for (int round = 0; round < 20; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    std::vector<std::vector<double>> scores(kSequences.size());
-    for (auto &s : scores) {
-      s.resize(kTime * kClasses);
-      for (double &v : s)
-        v = (float)uniform(rng); // what the f32 input holds
-    }
+    std::vector<std::vector<double>> scores = randomScores(rng);
     RunResult got;
     absl::Status status = exe.run(inputsFor(scores), got);
     ASSERT_TRUE(status.ok()) << status.message();
@@ -259,19 +266,13 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
 )";
   Executable exe = compileOrDie(source, /*pack=*/false);
   std::mt19937 rng(21);
-  std::uniform_real_distribution<double> uniform(-3.0, 0.0);
   const std::vector<double> prior = {-0.25, -2.0, -1.5};
   Tensor priorTensor = Tensor::of<float>(
       DType::f32, {3}, std::vector<float>(prior.begin(), prior.end()));
   int changed = 0;
   for (int round = 0; round < 20; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    std::vector<std::vector<double>> scores(kSequences.size());
-    for (auto &s : scores) {
-      s.resize(kTime * kClasses);
-      for (double &v : s)
-        v = (float)uniform(rng);
-    }
+    std::vector<std::vector<double>> scores = randomScores(rng);
     RunInputs inputs = inputsFor(scores);
     inputs.parameters["prior"] = priorTensor;
     RunResult got;
