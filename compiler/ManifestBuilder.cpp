@@ -196,6 +196,8 @@ namespace nn::compiler {
       name = "update:" + updated.str();
     else if (graph.getResultAttr(index, "nn.grad_norm"))
       name = "grad_norm";
+    else if (graph.getResultAttr(index, "nn.updated_norm"))
+      name = "updated_norm";
     else if (auto input = graph.getResultAttrOfType<StringAttr>(
                  index, "nn.gradient_of_input"))
       name = "grad_input:" + input.str();

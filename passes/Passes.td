@@ -157,12 +157,15 @@ def NNTrainStep : Pass<"nn-train-step", "::mlir::ModuleOp"> {
     `optimizer/<slot>/<parameter>`: `velocity` (momentum), `adam_m`,
     `adam_v`. The graph then computes `nn.global_norm` of all gradients
     (the result marked `nn.grad_norm`), with `clip-norm` their
-    `nn.clip_factor`, and one update op per parameter. Its results become
-    the norm, then the new value of each parameter and state parameter
-    (result attribute `nn.update = "<parameter>"`), then any input
-    gradients; the graph's own results and the parameter gradients are
-    dropped. The runtime swaps the updates in for the parameters between
-    steps. docs/training.md.
+    `nn.clip_factor`, one update op per parameter, and the `nn.global_norm`
+    of all the updated values (marked `nn.updated_norm`: finite exactly
+    when every new parameter and state value is). Its results become the
+    gradient norm, the updated norm, then the new value of each parameter
+    and state parameter (result attribute `nn.update = "<parameter>"`),
+    then any input gradients; the graph's own results and the parameter
+    gradients are dropped. The runtime swaps the updates in for the
+    parameters between steps when the losses and both norms are finite.
+    docs/training.md.
   }];
   let dependentDialects = ["::mlir::nn::NNDialect"];
   let options = [

@@ -6,8 +6,9 @@
 // parameters and optimizer state, computed by the update ops from the
 // gradients, the optimizer state (new parameters, so that checkpoints and
 // the runtime treat them like any other) and the scalar inputs
-// `learning_rate` and `step`. Nothing per step leaves the device but the
-// norm and the losses; the runtime swaps the updated tensors in.
+// `learning_rate` and `step`, and the norm of all the updated values.
+// Nothing per step leaves the device but the two norms and the losses;
+// the runtime swaps the updated tensors in when everything is finite.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +30,7 @@ using namespace mlir::nn;
 static constexpr StringLiteral kGradientAttr = "nn.gradient";
 static constexpr StringLiteral kGradientOfInputAttr = "nn.gradient_of_input";
 static constexpr StringLiteral kGradNormAttr = "nn.grad_norm";
+static constexpr StringLiteral kUpdatedNormAttr = "nn.updated_norm";
 static constexpr StringLiteral kUpdateAttr = "nn.update";
 static constexpr StringLiteral kOptimizerStateAttr = "nn.optimizer_state";
 
@@ -57,10 +59,12 @@ LogicalResult NNTrainStepPass::checkOptions(ModuleOp module) {
     return fail("nesterov needs sgd with a momentum");
   if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1))
     return fail("beta1 and beta2 must lie in [0, 1)");
-  if (!(epsilon > 0))
-    return fail("epsilon must be positive");
-  if (!(weightDecay >= 0))
-    return fail("weight-decay must not be negative");
+  // An infinite epsilon or decay freezes or wipes the parameters with
+  // every gradient finite: no step would ever look wrong.
+  if (!(epsilon > 0) || std::isinf(epsilon))
+    return fail("epsilon must be a finite number > 0");
+  if (!(weightDecay >= 0) || std::isinf(weightDecay))
+    return fail("weight-decay must be a finite number >= 0");
   if (!(clipNorm >= 0) || std::isinf(clipNorm))
     return fail("clip-norm must be a finite number >= 0 (0: off)");
   return success();
@@ -197,6 +201,18 @@ void NNTrainStepPass::runOnOperation() {
       addResult(update.getNewParam(), parameter);
     }
   }
+  // The norm of everything the step writes back: the runtime applies the
+  // step only when it is finite, so that no update (an overflowing
+  // learning rate, an Adam moment past the float range) leaves a
+  // non-finite parameter or state behind. Sums of squares accumulate in
+  // f64, so every finite f32 value keeps the norm finite short of the
+  // f32 range itself.
+  SmallVector<Value> updated(results.begin() + 1, results.end());
+  Value updatedNorm = builder.create<GlobalNormOp>(loc, f32Scalar, updated);
+  results.insert(results.begin() + 1, updatedNorm);
+  resultAttrs.insert(resultAttrs.begin() + 1,
+                     builder.getDictionaryAttr(builder.getNamedAttr(
+                         kUpdatedNormAttr, builder.getUnitAttr())));
   for (auto [value, attrs] : inputGradients) {
     results.push_back(value);
     resultAttrs.push_back(attrs);

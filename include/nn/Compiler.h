@@ -80,8 +80,9 @@ struct CompileOptions {
   /// Compile one train step (needs grads): the entry takes the inputs
   /// "learning_rate" ([] f32) and, for Adam, "step" ([] i32), reads the
   /// optimizer state as parameters "optimizer/<slot>/<parameter>" and
-  /// returns the output "grad_norm" and "update:<parameter>" for every
-  /// parameter and state parameter, instead of the graph's own results
+  /// returns the outputs "grad_norm", "updated_norm" (the global norm of
+  /// every updated value) and "update:<parameter>" for every parameter
+  /// and state parameter, instead of the graph's own results
   /// and the gradients (nn/Train.h runs it).
   bool trainStep = false;
   OptimizerOptions optimizer;

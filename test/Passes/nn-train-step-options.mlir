@@ -2,12 +2,18 @@
 // RUN: not nn-opt %s --nn-autodiff --nn-train-step="optimizer=adam nesterov=true" 2>&1 | FileCheck %s --check-prefix=NESTEROV
 // RUN: not nn-opt %s --nn-autodiff --nn-train-step="clip-norm=-1" 2>&1 | FileCheck %s --check-prefix=CLIP
 // RUN: not nn-opt %s --nn-autodiff --nn-train-step="optimizer=sgd momentum=1" 2>&1 | FileCheck %s --check-prefix=MOMENTUM
+// RUN: not nn-opt %s --nn-autodiff --nn-train-step="epsilon=inf" 2>&1 | FileCheck %s --check-prefix=EPSILON
+// RUN: not nn-opt %s --nn-autodiff --nn-train-step="weight-decay=inf" 2>&1 | FileCheck %s --check-prefix=DECAY
 
 // The pass's options are checked before anything changes.
 // KIND: nn-train-step: unknown optimizer 'lion' (expected sgd, adam or adamw)
 // NESTEROV: nn-train-step: nesterov needs sgd with a momentum
 // CLIP: nn-train-step: clip-norm must be a finite number >= 0 (0: off)
 // MOMENTUM: nn-train-step: momentum must lie in [0, 1)
+// An infinite epsilon freezes every parameter, an infinite decay wipes
+// them, with every gradient finite.
+// EPSILON: nn-train-step: epsilon must be a finite number > 0
+// DECAY: nn-train-step: weight-decay must be a finite number >= 0
 nn.parameter @w : !nn.tensor<[3, 4], f32>
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
     dims [B: batch, T: seq(B)] {

@@ -6,7 +6,9 @@
 // One train step: the gradients feed the updates, the graph's own result
 // (the logits) and the gradients are no longer returned, the optimizer
 // state becomes zero-initialized parameters next to each parameter, and
-// the step reads the learning rate (and, for Adam, the step number).
+// the step reads the learning rate (and, for Adam, the step number). It
+// returns the norm of every updated value too, which is finite exactly
+// when they all are.
 
 // ADAM: nn.parameter @w : !nn.tensor<[3, 4], f32>
 // ADAM-NEXT: nn.parameter @"optimizer/adam_m/w" {nn.optimizer_state} : !nn.tensor<[3, 4], f32>
@@ -15,7 +17,7 @@
 // ADAM-NEXT: nn.parameter @"optimizer/adam_m/b" {nn.optimizer_state}
 // ADAM-NEXT: nn.parameter @"optimizer/adam_v/b" {nn.optimizer_state}
 // ADAM: nn.graph @tail(%x: {{.+}}, %y: {{.+}}, %learning_rate: !nn.tensor<[], f32>, %step: !nn.tensor<[], i32>)
-// ADAM-SAME: -> (!nn.tensor<[], f32> {nn.grad_norm}, !nn.tensor<[3, 4], f32> {nn.update = "w"}, !nn.tensor<[3, 4], f32> {nn.update = "optimizer/adam_m/w"}, !nn.tensor<[3, 4], f32> {nn.update = "optimizer/adam_v/w"}, !nn.tensor<[3], f32> {nn.update = "b"}, !nn.tensor<[3], f32> {nn.update = "optimizer/adam_m/b"}, !nn.tensor<[3], f32> {nn.update = "optimizer/adam_v/b"})
+// ADAM-SAME: -> (!nn.tensor<[], f32> {nn.grad_norm}, !nn.tensor<[], f32> {nn.updated_norm}, !nn.tensor<[3, 4], f32> {nn.update = "w"}, !nn.tensor<[3, 4], f32> {nn.update = "optimizer/adam_m/w"}, !nn.tensor<[3, 4], f32> {nn.update = "optimizer/adam_v/w"}, !nn.tensor<[3], f32> {nn.update = "b"}, !nn.tensor<[3], f32> {nn.update = "optimizer/adam_m/b"}, !nn.tensor<[3], f32> {nn.update = "optimizer/adam_v/b"})
 // ADAM: %[[DW:.+]] = nn.linear_grad_weight
 // ADAM: %[[DB:.+]] = nn.sum_positions
 // ADAM: %[[NORM:.+]] = nn.global_norm %[[DW]], %[[DB]] : !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>
@@ -23,8 +25,9 @@
 // ADAM: %[[M:.+]] = nn.param_ref @"optimizer/adam_m/w"
 // ADAM: %[[V:.+]] = nn.param_ref @"optimizer/adam_v/w"
 // ADAM: %[[P:.+]], %[[M1:.+]], %[[V1:.+]] = nn.adam_update %{{.+}}, %[[DW]], %[[M]], %[[V]] lr %learning_rate step %step beta1 9.000000e-01 beta2 0.99899999999999999 epsilon 1.000000e-08 : !nn.tensor<[3, 4], f32>
-// ADAM: nn.adam_update %{{.+}}, %[[DB]],
-// ADAM: nn.return %[[NORM]], %[[P]], %[[M1]], %[[V1]],
+// ADAM: %[[PB:.+]], %[[MB:.+]], %[[VB:.+]] = nn.adam_update %{{.+}}, %[[DB]],
+// ADAM: %[[UPDATED:.+]] = nn.global_norm %[[P]], %[[M1]], %[[V1]], %[[PB]], %[[MB]], %[[VB]] :
+// ADAM: nn.return %[[NORM]], %[[UPDATED]], %[[P]], %[[M1]], %[[V1]],
 
 // ADAMW: nn.graph @tail(
 // ADAMW: %[[NORM:.+]] = nn.global_norm
@@ -33,7 +36,7 @@
 
 // SGD-NOT: optimizer/
 // SGD: nn.graph @tail({{.+}}, %learning_rate: !nn.tensor<[], f32>)
-// SGD-SAME: -> (!nn.tensor<[], f32> {nn.grad_norm}, !nn.tensor<[3, 4], f32> {nn.update = "w"}, !nn.tensor<[3], f32> {nn.update = "b"})
+// SGD-SAME: -> (!nn.tensor<[], f32> {nn.grad_norm}, !nn.tensor<[], f32> {nn.updated_norm}, !nn.tensor<[3, 4], f32> {nn.update = "w"}, !nn.tensor<[3], f32> {nn.update = "b"})
 // SGD: nn.sgd_update %{{.+}}, %{{.+}} lr %learning_rate : !nn.tensor<[3, 4], f32>
 
 // MOMENTUM: nn.parameter @"optimizer/velocity/w" {nn.optimizer_state}
