@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 
 using namespace nn;
@@ -13,10 +14,15 @@ using namespace nn;
 /// What is wrong with `s`, or "".
 static std::string problem(const LearningRateSchedule &s) {
   using Decay = LearningRateSchedule::Decay;
-  if (!(s.peak > 0) || !std::isfinite(s.peak))
-    return "peak must be a positive number";
-  if (!(s.final >= 0) || !std::isfinite(s.final))
-    return "final must be a number >= 0";
+  // The train step reads its learning rate as f32: a larger value would
+  // arrive as infinity.
+  constexpr double kMaxRate = std::numeric_limits<float>::max();
+  if (!(s.peak > 0) || !(s.peak <= kMaxRate))
+    return "peak must be a positive number at most 3.4e38 (the train "
+           "step's learning rate is f32)";
+  if (!(s.final >= 0) || !(s.final <= kMaxRate))
+    return "final must be a number in [0, 3.4e38] (the train step's "
+           "learning rate is f32)";
   if (s.warmup < 0)
     return "warmup must be >= 0 steps";
   if ((s.decay == Decay::linear || s.decay == Decay::cosine) &&

@@ -88,6 +88,16 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
   const Manifest &manifest = executable.manifest();
   if (absl::Status status = checkTrainStep(manifest); !status.ok())
     return status;
+  if (state.step < 0 || state.step >= kMaxTrainSteps)
+    return absl::OutOfRangeError(
+        "the update counter is at " + std::to_string(state.step) +
+        "; a train step counts at most " + std::to_string(kMaxTrainSteps) +
+        " updates (Adam's step input is i32)");
+  if (state.batches < state.step || state.batches >= kMaxTrainSteps)
+    return absl::OutOfRangeError(
+        "the batch counter is at " + std::to_string(state.batches) + " with " +
+        std::to_string(state.step) + " updates; a step needs it in [updates, " +
+        std::to_string(kMaxTrainSteps) + ")");
   report = StepReport();
   report.step = state.step + 1;
   report.learningRate = learningRate;
@@ -132,18 +142,24 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
       return status;
     }
   }
-  // The update is applied only when the objective and the gradient norm
-  // are finite.
+  // The update is applied only when the objective, the gradient norm and
+  // the norm of the updated values are finite: finite gradients can still
+  // give non-finite parameters (a huge learning rate, an Adam moment past
+  // the float range), which must never replace the state.
   auto accept = [&](const RunResult &result) {
     report.losses = result.losses;
     for (const LossValue &loss : result.losses)
       if (!loss.asError)
         report.objective += loss.scale * lossValue(manifest, loss);
-    for (const auto &[name, tensor] : result.outputs)
+    bool updatedFinite = true;
+    for (const auto &[name, tensor] : result.outputs) {
       if (name == "grad_norm")
         report.gradNorm = tensor.at(0);
-    report.applied =
-        std::isfinite(report.objective) && std::isfinite(report.gradNorm);
+      else if (name == "updated_norm")
+        updatedFinite = std::isfinite(report.updatedNorm = tensor.at(0));
+    }
+    report.applied = std::isfinite(report.objective) &&
+                     std::isfinite(report.gradNorm) && updatedFinite;
     return report.applied;
   };
   RunResult result;
@@ -180,6 +196,12 @@ absl::Status nn::saveCheckpoint(const std::string &path,
   if (state.resident)
     if (absl::Status status = state.resident->fetch(arrays); !status.ok())
       return status;
+  // Training never applies a non-finite update, so a non-finite value
+  // here came from elsewhere (a caller's state); a checkpoint holding it
+  // would poison every run that starts from it.
+  if (absl::Status status = checkFinite(arrays, "cannot save '" + path + "'");
+      !status.ok())
+    return status;
   arrays[kCheckpointStepKey] =
       Tensor::of<int64_t>(DType::i64, {}, {state.step});
   arrays[kCheckpointBatchesKey] =
@@ -200,18 +222,27 @@ absl::Status nn::loadCheckpoint(const std::string &path, TrainState &state) {
   std::map<std::string, Tensor> arrays;
   if (absl::Status status = readNpz(path, arrays); !status.ok())
     return status;
+  std::string what = "checkpoint '" + path + "'";
+  // The counters are read as integers (a double would round 2^63 - 1 up
+  // past the range) and bounded by what a train step counts.
   auto count = [&](const char *key, int64_t &out) {
     auto found = arrays.find(key);
     if (found == arrays.end())
       return absl::OkStatus();
     const Tensor &value = found->second;
-    if (value.rank() != 0 ||
-        (value.dtype() != DType::i64 && value.dtype() != DType::i32) ||
-        value.at(0) < 0)
-      return absl::InvalidArgumentError("checkpoint '" + path + "': '" + key +
-                                        "' is not a non-negative integer "
-                                        "scalar");
-    out = (int64_t)value.at(0);
+    int64_t number = -1;
+    if (value.rank() == 0 && value.dtype() == DType::i64)
+      number = value.data<int64_t>()[0];
+    else if (value.rank() == 0 && value.dtype() == DType::i32)
+      number = value.data<int32_t>()[0];
+    else
+      return absl::InvalidArgumentError(what + ": '" + key +
+                                        "' is not an i64 or i32 scalar");
+    if (number < 0 || number > kMaxTrainSteps)
+      return absl::OutOfRangeError(what + ": '" + key + "' is " +
+                                   std::to_string(number) + ", outside [0, " +
+                                   std::to_string(kMaxTrainSteps) + "]");
+    out = number;
     arrays.erase(found);
     return absl::OkStatus();
   };
@@ -223,7 +254,42 @@ absl::Status nn::loadCheckpoint(const std::string &path, TrainState &state) {
     return status;
   if (!hasBatches)
     state.batches = state.step;
+  if (state.batches < state.step)
+    return absl::InvalidArgumentError(
+        what + ": '" + kCheckpointBatchesKey + "' (" +
+        std::to_string(state.batches) + ") is below '" + kCheckpointStepKey +
+        "' (" + std::to_string(state.step) + "): every update used a batch");
+  if (absl::Status status = checkFinite(arrays, what); !status.ok())
+    return status;
   state.parameters = std::move(arrays);
+  return absl::OkStatus();
+}
+
+bool nn::isOptimizerState(const std::string &name) {
+  return name.rfind("optimizer/", 0) == 0;
+}
+
+absl::Status nn::checkFinite(const std::map<std::string, Tensor> &arrays,
+                             const std::string &what) {
+  for (const auto &[name, tensor] : arrays) {
+    if (tensor.dtype() != DType::f32 && tensor.dtype() != DType::f64)
+      continue;
+    int64_t count = tensor.numElements(), bad = 0, first = -1;
+    for (int64_t i = 0; i < count; ++i) {
+      double value = tensor.dtype() == DType::f32
+                         ? (double)tensor.data<float>()[i]
+                         : tensor.data<double>()[i];
+      if (!std::isfinite(value)) {
+        if (bad++ == 0)
+          first = i;
+      }
+    }
+    if (bad)
+      return absl::InvalidArgumentError(
+          what + ": '" + name + "' holds " + std::to_string(bad) +
+          " non-finite values (NaN or infinite; the first at flat index " +
+          std::to_string(first) + ")");
+  }
   return absl::OkStatus();
 }
 
@@ -233,7 +299,14 @@ absl::Status nn::restoreParameters(const Manifest &manifest,
   std::map<std::string, const TensorInfo *> known;
   for (const TensorInfo &info : manifest.parameters)
     known[info.name] = &info;
+  // Only a resumed run continues the optimizer's state; any other start
+  // takes the model's parameters and the state starts at zero.
+  auto taken = [&](const std::string &name) {
+    return resume || !isOptimizerState(name);
+  };
   for (const auto &[name, tensor] : checkpoint.parameters) {
+    if (!taken(name))
+      continue;
     auto found = known.find(name);
     if (found == known.end())
       return absl::InvalidArgumentError(what + " holds '" + name +
@@ -257,7 +330,8 @@ absl::Status nn::restoreParameters(const Manifest &manifest,
   // The parameters change: a resident copy would be stale.
   state.resident.reset();
   for (const auto &[name, tensor] : checkpoint.parameters)
-    state.parameters[name] = tensor;
+    if (taken(name))
+      state.parameters[name] = tensor;
   if (resume) {
     state.step = checkpoint.step;
     state.batches = checkpoint.batches;

@@ -81,19 +81,29 @@ TEST(LearningRateTest, BadSchedulesAreClearErrors) {
   EXPECT_EQ(error("constant:peak"),
             "learning-rate schedule 'constant:peak': expected key=value, got "
             "'peak'");
-  EXPECT_EQ(error("constant:peak=0"), "learning-rate schedule "
-                                      "'constant:peak=0': peak must be a "
-                                      "positive number");
-  EXPECT_EQ(error("constant:peak=nan"), "learning-rate schedule "
-                                        "'constant:peak=nan': peak must be "
-                                        "a positive number");
+  const std::string peakRange =
+      "peak must be a positive number at most 3.4e38 (the train step's "
+      "learning rate is f32)";
+  EXPECT_EQ(error("constant:peak=0"),
+            "learning-rate schedule 'constant:peak=0': " + peakRange);
+  EXPECT_EQ(error("constant:peak=nan"),
+            "learning-rate schedule 'constant:peak=nan': " + peakRange);
+  // Finite doubles that would reach the train step as f32 infinity.
+  EXPECT_EQ(error("constant:peak=1e39"),
+            "learning-rate schedule 'constant:peak=1e39': " + peakRange);
+  EXPECT_EQ(error("cosine:peak=1e-3,total=10,final=1e300"),
+            "learning-rate schedule 'cosine:peak=1e-3,total=10,final=1e300': "
+            "final must be a number in [0, 3.4e38] (the train step's "
+            "learning rate is f32)");
+  EXPECT_TRUE(LearningRateSchedule::parse("constant:peak=3e38").ok());
   EXPECT_EQ(error("constant:warmup=-1"), "learning-rate schedule "
                                          "'constant:warmup=-1': warmup must "
                                          "be >= 0 steps");
   LearningRateSchedule direct;
   direct.final = -1;
   EXPECT_EQ(direct.validate().message(),
-            "learning-rate schedule: final must be a number >= 0");
+            "learning-rate schedule: final must be a number in [0, 3.4e38] "
+            "(the train step's learning rate is f32)");
 }
 
 } // namespace

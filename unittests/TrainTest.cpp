@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <unistd.h>
 
 using namespace nn;
@@ -542,6 +543,160 @@ TEST(TrainStepTest, CheckpointsAreCheckedAgainstTheModel) {
   status = loadCheckpoint("/nonexistent/c.npz", loaded);
   EXPECT_FALSE(status.ok());
   EXPECT_NE(status.message().find("/nonexistent/c.npz"), std::string::npos);
+}
+
+/// One linear layer and frame-wise CE: the smallest train step.
+const char *kLinearModel = R"(
+nn.parameter @"out.w" : !nn.tensor<[4, 3], f32>
+nn.graph @g(%features: !nn.tensor<[B, T, 3], f32>, %frame_labels: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @"out.w" : !nn.tensor<[4, 3], f32>
+  %l = nn.linear %features, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %ce = nn.cross_entropy %l, %frame_labels from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})";
+
+RunInputs linearBatch() {
+  RunInputs batch;
+  batch.inputs["features"] =
+      Tensor::of<float>(DType::f32, {1, 2, 3}, {1, 2, 3, -1, 0.5f, 2});
+  batch.inputs["frame_labels"] =
+      Tensor::of<int32_t>(DType::i32, {1, 2}, {1, 3});
+  batch.lengths["T"] = {2};
+  return batch;
+}
+
+/// Finite losses and gradients can still give non-finite parameters or
+/// optimizer state (a learning rate near the f32 range); such a step is
+/// not applied, whatever the optimizer.
+TEST(TrainStepTest, NonFiniteUpdatesAreNotApplied) {
+  for (const char *kind : {"sgd", "adam"}) {
+    SCOPED_TRACE(kind);
+    OptimizerOptions optimizer;
+    optimizer.kind = kind;
+    Executable exe = compileStep(kLinearModel, true, optimizer);
+    TrainState state;
+    ASSERT_TRUE(initializeParameters(exe.manifest(), 1, state.parameters).ok());
+    state.parameters.at("out.w").data<float>()[0] = 3e38f;
+    TrainState before = state;
+    StepReport report;
+    ASSERT_TRUE(runTrainStep(exe, linearBatch(), 3e38, 1, state, report).ok());
+    EXPECT_TRUE(std::isfinite(report.objective));
+    EXPECT_TRUE(std::isfinite(report.gradNorm));
+    EXPECT_FALSE(std::isfinite(report.updatedNorm));
+    EXPECT_FALSE(report.applied);
+    EXPECT_EQ(state.step, 0);
+    EXPECT_EQ(state.batches, 1);
+    for (const auto &[name, tensor] : before.parameters)
+      EXPECT_EQ(std::memcmp(tensor.raw(), state.parameters.at(name).raw(),
+                            tensor.sizeInBytes()),
+                0)
+          << name;
+    // An ordinary step is applied and says what it wrote.
+    ASSERT_TRUE(runTrainStep(exe, linearBatch(), 1e-2, 1, before, report).ok());
+    EXPECT_TRUE(report.applied);
+    EXPECT_GT(report.updatedNorm, 0);
+  }
+}
+
+/// Counters a train step cannot continue from are refused: at load, and
+/// when a caller's state holds them.
+TEST(TrainStepTest, HostileCheckpointsAreRefusedAtLoad) {
+  OptimizerOptions adam;
+  Executable exe = compileStep(kLinearModel, true, adam);
+  const Manifest &manifest = exe.manifest();
+  std::string path =
+      ::testing::TempDir() + "hostile-" + std::to_string(getpid()) + ".npz";
+  std::map<std::string, Tensor> arrays;
+  ASSERT_TRUE(initializeParameters(manifest, 1, arrays).ok());
+  auto loadError = [&](const std::map<std::string, Tensor> &contents) {
+    EXPECT_TRUE(writeNpz(path, contents).ok());
+    TrainState loaded;
+    absl::Status status = loadCheckpoint(path, loaded);
+    return status.ok() ? std::string() : std::string(status.message());
+  };
+  auto with = [&](const char *key, int64_t value) {
+    std::map<std::string, Tensor> contents = arrays;
+    contents[key] = Tensor::of<int64_t>(DType::i64, {}, {value});
+    return contents;
+  };
+  std::string what = "checkpoint '" + path + "'";
+  EXPECT_EQ(loadError(with(kCheckpointBatchesKey,
+                           std::numeric_limits<int64_t>::max())),
+            what + ": 'nn.train.batches' is 9223372036854775807, outside [0, "
+                   "2147483647]");
+  EXPECT_EQ(loadError(with(kCheckpointStepKey, int64_t(1) << 31)),
+            what + ": 'nn.train.step' is 2147483648, outside [0, 2147483647]");
+  std::map<std::string, Tensor> fewer = with(kCheckpointStepKey, 5);
+  fewer[kCheckpointBatchesKey] = Tensor::of<int64_t>(DType::i64, {}, {4});
+  EXPECT_EQ(loadError(fewer),
+            what + ": 'nn.train.batches' (4) is below 'nn.train.step' (5): "
+                   "every update used a batch");
+  std::map<std::string, Tensor> fractional = arrays;
+  fractional[kCheckpointStepKey] = Tensor::of<double>(DType::f64, {}, {2.5});
+  EXPECT_EQ(loadError(fractional),
+            what + ": 'nn.train.step' is not an i64 or i32 scalar");
+  std::map<std::string, Tensor> poisoned = arrays;
+  poisoned.at("optimizer/adam_v/out.w").data<float>()[5] = NAN;
+  poisoned.at("optimizer/adam_v/out.w").data<float>()[7] = INFINITY;
+  EXPECT_EQ(loadError(poisoned),
+            what + ": 'optimizer/adam_v/out.w' holds 2 non-finite values (NaN "
+                   "or infinite; the first at flat index 5)");
+  EXPECT_EQ(loadError(with(kCheckpointStepKey, 2147483647)), "");
+
+  // Nor is a non-finite state ever saved.
+  TrainState state;
+  state.parameters = poisoned;
+  absl::Status saved = saveCheckpoint(path, state);
+  EXPECT_EQ(saved.message(),
+            "cannot save '" + path +
+                "': 'optimizer/adam_v/out.w' holds 2 non-finite values (NaN "
+                "or infinite; the first at flat index 5)");
+
+  // A state at the counter's limit stops instead of wrapping Adam's i32
+  // step.
+  state.parameters = arrays;
+  state.step = state.batches = kMaxTrainSteps;
+  StepReport report;
+  absl::Status stepped =
+      runTrainStep(exe, linearBatch(), 1e-3, 1, state, report);
+  EXPECT_EQ(stepped.message(),
+            "the update counter is at 2147483647; a train step counts at most "
+            "2147483647 updates (Adam's step input is i32)");
+  std::remove(path.c_str());
+}
+
+/// Starting from a file (--init-from, a stage's parameters) takes its
+/// model parameters only: the optimizer state starts at zero.
+TEST(TrainStepTest, InitFromIgnoresOptimizerState) {
+  Executable exe = compileStep(kLinearModel, true, OptimizerOptions());
+  const Manifest &manifest = exe.manifest();
+  TrainState fresh, file;
+  ASSERT_TRUE(initializeParameters(manifest, 1, fresh.parameters).ok());
+  ASSERT_TRUE(initializeParameters(manifest, 2, file.parameters).ok());
+  // A second moment no run could have written: negative.
+  for (int64_t i = 0; i < 12; ++i)
+    file.parameters.at("optimizer/adam_v/out.w").data<float>()[i] = -1;
+  file.step = file.batches = 9;
+  TrainState started = fresh;
+  ASSERT_TRUE(
+      restoreParameters(manifest, file, /*resume=*/false, "'f'", started).ok());
+  EXPECT_EQ(std::memcmp(started.parameters.at("out.w").raw(),
+                        file.parameters.at("out.w").raw(), 12 * 4),
+            0);
+  for (int64_t i = 0; i < 12; ++i)
+    EXPECT_EQ(started.parameters.at("optimizer/adam_v/out.w").at(i), 0.0);
+  EXPECT_EQ(started.step, 0);
+  StepReport report;
+  ASSERT_TRUE(runTrainStep(exe, linearBatch(), 1e-3, 1, started, report).ok());
+  EXPECT_TRUE(report.applied);
+  // Resuming continues the state as it is.
+  TrainState resumed = fresh;
+  ASSERT_TRUE(
+      restoreParameters(manifest, file, /*resume=*/true, "'f'", resumed).ok());
+  EXPECT_EQ(resumed.parameters.at("optimizer/adam_v/out.w").at(0), -1.0);
+  EXPECT_EQ(resumed.step, 9);
 }
 
 TEST(TrainStepTest, SegmentTaskBindsOnlyItsInputs) {

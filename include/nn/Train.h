@@ -52,6 +52,11 @@ absl::Status initializeParameters(const Manifest &manifest, uint64_t seed,
 /// holds the values of before that step until syncToHost() brings the
 /// current ones back (before evaluating or saving). Copies of a TrainState
 /// share the resident tensors. On the CPU `parameters` is always current.
+/// The most updates (and batches) a run counts: Adam's `step` input is
+/// i32. Checkpoints with larger counters are refused, and a step at the
+/// limit is an error rather than a wrapped counter.
+constexpr int64_t kMaxTrainSteps = 2147483647;
+
 struct TrainState {
   std::map<std::string, Tensor> parameters;
   int64_t step = 0;
@@ -70,12 +75,16 @@ struct StepReport {
   double learningRate = 0;
   /// The global L2 norm of the gradients, before clipping.
   double gradNorm = 0;
+  /// The global L2 norm of every value the step computed to write back
+  /// (parameters and optimizer state); 0 for steps compiled without it.
+  double updatedNorm = 0;
   std::vector<LossValue> losses;
   /// The trained objective: the sum of scale x value over the losses that
   /// are not as_error, value being normalized or summed as marked.
   double objective = 0;
-  /// Whether the update was applied: the objective and the gradient norm
-  /// were finite. Otherwise the state is as before the step.
+  /// Whether the update was applied: the objective, the gradient norm and
+  /// the updated values' norm were finite. Otherwise the state is as
+  /// before the step.
   bool applied = false;
 };
 
@@ -90,7 +99,8 @@ double lossValue(const Manifest &manifest, const LossValue &loss);
 /// parameters come from `state`): fills in the inputs learning_rate, step
 /// and dropout_seed the step declares, counts the batch in state.batches
 /// and applies the update to `state` (state.step counts it) when the
-/// objective and gradient norm are finite (report.applied).
+/// objective, the gradient norm and the updated values are finite
+/// (report.applied). Counters at kMaxTrainSteps are an error.
 absl::Status runTrainStep(const Executable &executable, RunInputs batch,
                           double learningRate, uint32_t dropoutSeed,
                           TrainState &state, StepReport &report);
@@ -99,21 +109,35 @@ absl::Status runTrainStep(const Executable &executable, RunInputs batch,
 /// reads: each parameter under its name, the update count under
 /// kCheckpointStepKey and the batch count under kCheckpointBatchesKey
 /// (int64, shape []). It writes a temporary file next to `path` and
-/// renames it, so a crash never leaves a torn checkpoint.
+/// renames it, so a crash never leaves a torn checkpoint. A state with a
+/// NaN or infinite value is an error naming the parameter (nothing is
+/// written).
 absl::Status saveCheckpoint(const std::string &path, const TrainState &state);
 /// Reads a checkpoint; any .npz of float parameters is one (the counts are
 /// 0 when it has none; the batches equal the steps when only those are
-/// there).
+/// there). Errors: counters that are not integer scalars in
+/// [0, kMaxTrainSteps], fewer batches than updates, and any NaN or
+/// infinite value (naming the array).
 absl::Status loadCheckpoint(const std::string &path, TrainState &state);
 constexpr const char *kCheckpointStepKey = "nn.train.step";
 constexpr const char *kCheckpointBatchesKey = "nn.train.batches";
 
+/// Whether `name` is optimizer state ("optimizer/<slot>/<parameter>",
+/// CompileOptions::trainStep) rather than a model parameter.
+bool isOptimizerState(const std::string &name);
+
+/// An error naming the first float array of `arrays` that holds a NaN or
+/// an infinity (and how many), prefixed by `what`; OK otherwise.
+absl::Status checkFinite(const std::map<std::string, Tensor> &arrays,
+                         const std::string &what);
+
 /// Overrides the parameters in `state` that `checkpoint` holds, checking
 /// each one's dtype and shape against `manifest`. With `resume`, every
 /// parameter of the manifest and nothing else must be there (an exact
-/// continuation); otherwise parameters it lacks keep their values and
-/// names the manifest does not know are errors. `what` names the
-/// checkpoint in errors.
+/// continuation); otherwise only model parameters are taken (optimizer
+/// state in the file is ignored and starts from `state`'s, zero when
+/// fresh), parameters it lacks keep their values and names the manifest
+/// does not know are errors. `what` names the checkpoint in errors.
 absl::Status restoreParameters(const Manifest &manifest,
                                const TrainState &checkpoint, bool resume,
                                const std::string &what, TrainState &state);
