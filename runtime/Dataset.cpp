@@ -18,9 +18,11 @@ bool isTrainStepScalar(const std::string &name) {
   return name == "learning_rate" || name == "step" || name == "dropout_seed";
 }
 
-/// A length array: rank 1, i32 or i64, entries >= 0.
+/// A length array: rank 1, i32 or i64, entries >= 0 that add up to at
+/// most `rows` (checked as they add up, so that no sum wraps). Read as
+/// integers: a double rounds 2^63 - 1 up past the range.
 absl::Status readLengths(const Tensor &tensor, const std::string &what,
-                         std::vector<int64_t> &lengths) {
+                         int64_t rows, std::vector<int64_t> &lengths) {
   if (tensor.rank() != 1 ||
       (tensor.dtype() != DType::i32 && tensor.dtype() != DType::i64))
     return absl::InvalidArgumentError(what +
@@ -29,13 +31,22 @@ absl::Status readLengths(const Tensor &tensor, const std::string &what,
                                       toString(tensor.dtype()) + " " +
                                       shapeText(tensor.shape()));
   lengths.resize(tensor.numElements());
+  int64_t total = 0;
   for (int64_t i = 0; i < tensor.numElements(); ++i) {
-    double value = tensor.at(i);
+    int64_t value = tensor.dtype() == DType::i64 ? tensor.data<int64_t>()[i]
+                                                 : tensor.data<int32_t>()[i];
     if (value < 0)
       return absl::InvalidArgumentError(what + " gives utterance " +
                                         std::to_string(i) +
                                         " a negative length");
-    lengths[i] = (int64_t)value;
+    if (value > rows - total)
+      return absl::InvalidArgumentError(
+          what + " gives utterance " + std::to_string(i) + " length " +
+          std::to_string(value) + ", past the " + std::to_string(rows) +
+          " rows of the array (the lengths before it add up to " +
+          std::to_string(total) + ")");
+    total += value;
+    lengths[i] = value;
   }
   return absl::OkStatus();
 }
@@ -171,12 +182,19 @@ absl::StatusOr<Dataset> Dataset::load(const std::vector<std::string> &paths,
         !status.ok())
       return status;
   }
-  if (dataset.utterances.empty())
-    return absl::InvalidArgumentError(
-        "dataset '" + path + "' holds no utterances" +
-        (dataset.leftOutCount ? " (" + std::to_string(dataset.leftOutCount) +
-                                    " left out by '" + kKeepArray + "')"
-                              : std::string()));
+  if (dataset.utterances.empty()) {
+    std::string why;
+    if (dataset.leftOutCount)
+      why = std::to_string(dataset.leftOutCount) + " left out by '" +
+            kKeepArray + "'";
+    if (dataset.withoutFramesCount)
+      why += (why.empty() ? "" : ", ") +
+             std::to_string(dataset.withoutFramesCount) +
+             " without frames along '" + dataset.batchingDim + "'";
+    return absl::InvalidArgumentError("dataset '" + path +
+                                      "' holds no utterances" +
+                                      (why.empty() ? "" : " (" + why + ")"));
+  }
   return dataset;
 }
 
@@ -255,9 +273,10 @@ Dataset::addShard(const std::vector<std::string> &files,
       if (lengthsFound == members.end())
         return fail("no array '" + array.name + ".lengths' giving the " +
                     "length of each utterance in '" + array.name + "'");
-      if (absl::Status status = readLengths(
-              lengthsFound->second,
-              shard.described + ": '" + array.name + ".lengths'", lengths);
+      if (absl::Status status =
+              readLengths(lengthsFound->second,
+                          shard.described + ": '" + array.name + ".lengths'",
+                          data.rank() ? data.shape()[0] : 0, lengths);
           !status.ok())
         return status;
     }
@@ -346,11 +365,17 @@ Dataset::addShard(const std::vector<std::string> &files,
   int32_t index = (int32_t)shards.size();
   const std::vector<int64_t> *batching =
       batchingDim.empty() ? nullptr : &dimLengths[batchingDim];
+  // An utterance without frames has nothing to train or evaluate on (a
+  // label sequence no frames can emit), and a batch of only such
+  // utterances would have no padded frame: it is left out, and counted.
   for (int64_t u = 0; u < count; ++u) {
-    if (kept(u))
-      utterances.push_back({index, u, batching ? (*batching)[u] : 1});
-    else
+    int64_t length = batching ? (*batching)[u] : 1;
+    if (!kept(u))
       ++leftOutCount;
+    else if (length == 0)
+      ++withoutFramesCount;
+    else
+      utterances.push_back({index, u, length});
   }
   shards.push_back(std::move(shard));
   return absl::OkStatus();
@@ -373,7 +398,9 @@ RunInputs Dataset::batch(const std::vector<int64_t> &members) const {
       lengths.push_back((int32_t)length);
       longest = std::max(longest, length);
     }
-    padded[array.dim] = longest;
+    // A batch of utterances without labels still has a padded position:
+    // nothing reads it, and every tensor keeps an extent of at least 1.
+    padded[array.dim] = std::max<int64_t>(longest, 1);
   }
   for (size_t a = 0; a < arrays.size(); ++a) {
     const Array &array = arrays[a];

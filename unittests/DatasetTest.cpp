@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <set>
 #include <sys/stat.h>
@@ -353,10 +354,16 @@ TEST_F(DatasetTest, BadDataIsAnErrorNamingTheFileArrayAndUtterance) {
   overrun["features.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {4, 3});
   EXPECT_EQ(loadError(overrun),
             "dataset shard '" + bad +
-                "': the lengths in 'features.lengths' add up to 7 rows, but "
+                "': 'features.lengths' gives utterance 1 length 3, past the 6 "
+                "rows of the array (the lengths before it add up to 4)");
+  auto underrun = arrays;
+  underrun["features.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {4, 1});
+  EXPECT_EQ(loadError(underrun),
+            "dataset shard '" + bad +
+                "': the lengths in 'features.lengths' add up to 5 rows, but "
                 "'features' has 6");
   auto negative = arrays;
-  negative["labels.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {4, -1});
+  negative["labels.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {3, -1});
   EXPECT_EQ(loadError(negative), "dataset shard '" + bad +
                                      "': 'labels.lengths' gives utterance 1 a "
                                      "negative length");
@@ -398,12 +405,70 @@ TEST_F(DatasetTest, BadDataIsAnErrorNamingTheFileArrayAndUtterance) {
                 "ceil(T / 2), expected 2");
   auto nothing = shard({}, {});
   EXPECT_EQ(loadError(nothing), "dataset '" + bad + "' holds no utterances");
+  auto noFrames = shard({0, 0}, {0, 0});
+  EXPECT_EQ(loadError(noFrames), "dataset '" + bad +
+                                     "' holds no utterances (2 without frames "
+                                     "along 'T')");
 
   std::ofstream(bad) << "not a zip archive";
   absl::StatusOr<Dataset> corrupt = Dataset::load(bad, model());
   ASSERT_FALSE(corrupt.ok());
   EXPECT_NE(corrupt.status().message().find(bad), std::string::npos)
       << corrupt.status().message();
+}
+
+/// Lengths that add up past the array only modulo 2^64 (or that a double
+/// rounds out of range) are errors, not utterances that read outside
+/// their array.
+TEST_F(DatasetTest, LengthsThatWrapAreErrors) {
+  Manifest m;
+  m.graph = "g";
+  m.dims = {{DimInfo::Kind::batch, "B", "", "", 0, ""},
+            {DimInfo::Kind::seq, "T", "B", "", 0, ""}};
+  m.rootDims = {"B", "T"};
+  m.inputs = {{"x", DType::f32, {Axis{"B", -1}, Axis{"T", -1}}}};
+  std::map<std::string, Tensor> arrays;
+  arrays["x"] = Tensor(DType::f32, {0});
+  const int64_t quarter = int64_t(1) << 62;
+  arrays["x.lengths"] = Tensor::of<int64_t>(
+      DType::i64, {4}, {quarter, quarter, quarter, quarter});
+  std::string path = write("wrap.npz", arrays);
+  absl::StatusOr<Dataset> wrapped = Dataset::load(path, m);
+  ASSERT_FALSE(wrapped.ok());
+  EXPECT_EQ(wrapped.status().message(),
+            "dataset shard '" + path +
+                "': 'x.lengths' gives utterance 0 length 4611686018427387904, "
+                "past the 0 rows of the array (the lengths before it add up "
+                "to 0)");
+  arrays["x"] = Tensor(DType::f32, {3});
+  arrays["x.lengths"] = Tensor::of<int64_t>(
+      DType::i64, {2}, {std::numeric_limits<int64_t>::max(), 4});
+  path = write("max.npz", arrays);
+  absl::StatusOr<Dataset> largest = Dataset::load(path, m);
+  ASSERT_FALSE(largest.ok());
+  EXPECT_NE(
+      largest.status().message().find(
+          "gives utterance 0 length 9223372036854775807, past the 3 rows"),
+      std::string::npos)
+      << largest.status().message();
+}
+
+/// Utterances without frames are left out (counted); a batch whose
+/// utterances have no labels still pads its label axis to one position.
+TEST_F(DatasetTest, EmptyUtterancesNeverMakeAnEmptyBatch) {
+  std::string path = write("empty.npz", shard({4, 0, 3, 0}, {2, 1, 0, 0}));
+  absl::StatusOr<Dataset> loaded = Dataset::load(path, model());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->size(), 2);
+  EXPECT_EQ(loaded->withoutFrames(), 2);
+  EXPECT_EQ(loaded->origin(1), std::make_pair(int64_t(0), int64_t(2)));
+  // Utterance 2 of the file (the second kept) has no labels.
+  RunInputs batch = loaded->batch({1});
+  EXPECT_EQ(batch.lengths.at("U"), std::vector<int32_t>{0});
+  EXPECT_EQ(batch.inputs.at("labels").shape(), (std::vector<int64_t>{1, 1}));
+  EXPECT_EQ(batch.inputs.at("labels").data<int32_t>()[0], -1);
+  EXPECT_EQ(batch.inputs.at("features").shape(),
+            (std::vector<int64_t>{1, 3, 3}));
 }
 
 } // namespace

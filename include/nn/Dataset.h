@@ -64,6 +64,9 @@ public:
   int64_t size() const { return (int64_t)utterances.size(); }
   /// The utterances `nn.keep` left out.
   int64_t leftOut() const { return leftOutCount; }
+  /// The utterances left out for having no frames along the batching dim
+  /// (nothing to train on; a batch of them would have no padded frame).
+  int64_t withoutFrames() const { return withoutFramesCount; }
   /// The length of utterance `u` along the batching dim: the first root
   /// sequence dim of the graph (its frames), or 1 without one.
   int64_t length(int64_t u) const { return utterances[u].length; }
@@ -85,7 +88,8 @@ public:
     return {utterances[u].shard, utterances[u].index};
   }
   /// The padded batch of `members` as graph inputs and lengths. Padding
-  /// holds 0 (floats) and -1 (integers).
+  /// holds 0 (floats) and -1 (integers); every sequence axis is padded to
+  /// at least 1 (a batch whose utterances have no labels).
   RunInputs batch(const std::vector<int64_t> &members) const;
 
 private:
@@ -128,7 +132,7 @@ private:
   std::vector<Shard> shards;
   std::vector<Utterance> utterances;
   std::string batchingDim;
-  int64_t leftOutCount = 0;
+  int64_t leftOutCount = 0, withoutFramesCount = 0;
 };
 
 /// The per-utterance array that leaves utterances out of a dataset.
