@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
+#include <unistd.h>
 
 using namespace nn;
 
@@ -28,8 +31,36 @@ absl::Status SegmentTask::validate() const {
     return bad("maxSilence must be at least 1 (equal neighbours need a "
                "silence between them), got " +
                std::to_string(maxSilence));
-  if (!(noise >= 0))
-    return bad("noise must be >= 0");
+  if (!(noise >= 0) || !(noise <= kMaxNoise)) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%g", noise);
+    return bad(std::string("noise must be a number in [0, 1e6], got ") + text);
+  }
+  if (classes > std::numeric_limits<int32_t>::max())
+    return bad("classes must fit i32 labels, got " + std::to_string(classes));
+  return absl::OkStatus();
+}
+
+absl::Status SegmentTask::checkSize(int64_t utterances) const {
+  // Doubles: the products of hostile sizes overflow 64-bit integers.
+  double frames = (double)maxLabels * (double)maxFrames +
+                  (double)(maxLabels + 1) * (double)maxSilence;
+  double perUtterance =
+      frames * ((double)features * 4 + 8) + (double)maxLabels * 12;
+  // Written from per-utterance arrays concatenated into shards: twice.
+  double bytes = (double)classes * (double)features * 4 +
+                 2 * (double)utterances * perUtterance;
+  double memory = (double)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE);
+  if (utterances < 0 || !(bytes <= memory / 2)) {
+    char text[256];
+    std::snprintf(text, sizeof(text),
+                  "segment task: %lld utterances of up to %.0f frames of "
+                  "%lld features (and %lld class prototypes) take up to "
+                  "%.3g GiB, more than half of this machine's %.3g GiB",
+                  (long long)utterances, frames, (long long)features,
+                  (long long)classes, bytes / (1 << 30), memory / (1 << 30));
+    return absl::InvalidArgumentError(text);
+  }
   return absl::OkStatus();
 }
 

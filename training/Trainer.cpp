@@ -5,6 +5,8 @@
 
 #include "tools/common/Json.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
@@ -47,18 +49,35 @@ std::string checkpointName(int64_t batches) {
   return name;
 }
 
-/// The step-<N>.npz files of `dir`, oldest first.
+/// The batch count a checkpoint's name gives (step-<N>.npz), or -1 for
+/// any other name.
+int64_t checkpointNumber(llvm::StringRef name) {
+  if (!name.consume_front("step-") || !name.consume_back(".npz") ||
+      name.empty() || !llvm::all_of(name, llvm::isDigit))
+    return -1;
+  uint64_t number = 0;
+  if (name.getAsInteger(10, number) || number > (uint64_t)kMaxTrainSteps)
+    return -1;
+  return (int64_t)number;
+}
+
+/// The step-<N>.npz files of `dir` (regular files, not links), oldest
+/// first by N as a number: names sort as strings only while N has eight
+/// digits.
 std::vector<std::string> checkpointsIn(const std::string &dir) {
-  std::vector<std::string> found;
+  std::vector<std::pair<int64_t, std::string>> found;
   std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec)) {
-    llvm::StringRef name = llvm::sys::path::filename(it->path());
-    if (name.starts_with("step-") && name.ends_with(".npz"))
-      found.push_back(it->path());
+  for (llvm::sys::fs::directory_iterator it(dir, ec, /*follow=*/false), end;
+       it != end && !ec; it.increment(ec)) {
+    int64_t number = checkpointNumber(llvm::sys::path::filename(it->path()));
+    if (number >= 0 && it->type() == llvm::sys::fs::file_type::regular_file)
+      found.emplace_back(number, it->path());
   }
   std::sort(found.begin(), found.end());
-  return found;
+  std::vector<std::string> paths;
+  for (auto &[number, path] : found)
+    paths.push_back(std::move(path));
+  return paths;
 }
 
 } // namespace
@@ -115,13 +134,21 @@ public:
   absl::Status setUp(const Manifest &train, const Manifest &eval);
   /// Batch `n` and whether it is the last of its epoch.
   RunInputs batch(int64_t n, bool &epochEnd);
-  /// The batches of `epochs` epochs.
-  int64_t batchesIn(int64_t epochs);
+  /// The epoch (from 0) batch `n` belongs to.
+  int64_t epochOf(int64_t n);
+  /// The batches of the first epoch (epochs of a dataset differ a little:
+  /// budgets cut them differently).
+  int64_t firstEpochBatches();
   /// The dev set's batches.
   std::vector<RunInputs> devSet();
   /// The utterances nn.keep left out of the training and dev data.
   int64_t leftOut() const {
     return (dataset ? dataset->leftOut() : 0) + (dev ? dev->leftOut() : 0);
+  }
+  /// The utterances left out for having no frames.
+  int64_t withoutFrames() const {
+    return (dataset ? dataset->withoutFrames() : 0) +
+           (dev ? dev->withoutFrames() : 0);
   }
   int64_t frames(const RunInputs &batch) const {
     int64_t total = 0;
@@ -142,6 +169,8 @@ public:
 private:
   /// The batches of epoch `epoch` (cached: one epoch at a time).
   const std::vector<std::vector<int64_t>> &epochList(int64_t epoch);
+  /// Extends epochStarts until it covers batch `n`.
+  void coverBatch(int64_t n);
 
   const DataOptions &data;
   uint64_t seed;
@@ -151,6 +180,10 @@ private:
   std::string frameDim;
   int64_t cachedEpoch = -1;
   std::vector<std::vector<int64_t>> cached;
+  /// epochStarts[e]: the number of the first batch of epoch e, for the
+  /// epochs seen so far (and one past the last of them), so that a batch
+  /// is found without walking every epoch before it again.
+  std::vector<int64_t> epochStarts{0};
 };
 
 absl::Status Trainer::BatchSource::setUp(const Manifest &train,
@@ -214,13 +247,24 @@ Trainer::BatchSource::epochList(int64_t epoch) {
   return cached;
 }
 
-int64_t Trainer::BatchSource::batchesIn(int64_t epochCount) {
+void Trainer::BatchSource::coverBatch(int64_t n) {
+  while (n >= epochStarts.back()) {
+    int64_t epoch = (int64_t)epochStarts.size() - 1;
+    epochStarts.push_back(epochStarts.back() +
+                          (int64_t)epochList(epoch).size());
+  }
+}
+
+int64_t Trainer::BatchSource::epochOf(int64_t n) {
   if (!dataset)
-    return epochCount * data.epochSteps;
-  int64_t total = 0;
-  for (int64_t e = 0; e < epochCount; ++e)
-    total += (int64_t)epochList(e).size();
-  return total;
+    return n / data.epochSteps;
+  coverBatch(n);
+  return std::upper_bound(epochStarts.begin(), epochStarts.end(), n) -
+         epochStarts.begin() - 1;
+}
+
+int64_t Trainer::BatchSource::firstEpochBatches() {
+  return dataset ? (int64_t)epochList(0).size() : (int64_t)data.epochSteps;
 }
 
 RunInputs Trainer::BatchSource::batch(int64_t n, bool &epochEnd) {
@@ -229,11 +273,7 @@ RunInputs Trainer::BatchSource::batch(int64_t n, bool &epochEnd) {
     std::mt19937 rng((uint32_t)streamSeed(seed, kTrainData, n));
     return segmentBatchFor(binding, data.batchSize, rng);
   }
-  // Epochs differ in their batch count (budgets cut them differently):
-  // walk them from the first.
-  int64_t epoch = 0, first = 0;
-  while (n >= first + (int64_t)epochList(epoch).size())
-    first += (int64_t)epochList(epoch++).size();
+  int64_t epoch = epochOf(n), first = epochStarts[epoch];
   const std::vector<std::vector<int64_t>> &list = epochList(epoch);
   epochEnd = n - first + 1 == (int64_t)list.size();
   return dataset->batch(list[n - first]);
@@ -262,6 +302,7 @@ std::vector<RunInputs> Trainer::BatchSource::devSet() {
 
 Trainer::Trainer(TrainOptions options) : options(std::move(options)) {}
 Trainer::~Trainer() = default;
+FileRecorder::~FileRecorder() = default;
 
 const Manifest &Trainer::trainManifest() const { return trainStep.manifest(); }
 const Manifest &Trainer::evalManifest() const { return evalGraph.manifest(); }
@@ -390,12 +431,73 @@ absl::Status Trainer::save() {
     return status;
   llvm::SmallString<256> path(dir);
   llvm::sys::path::append(path, checkpointName(trainState.batches));
+  if (options.files)
+    if (absl::Status status = options.files->record(path.str().str());
+        !status.ok())
+      return status;
   if (absl::Status status = saveCheckpoint(path.str().str(), trainState);
       !status.ok())
     return status;
+  // The directory holds this run's checkpoints only (checkSaveDir), so
+  // the oldest by batch count go; the newest, just written, always stays.
   std::vector<std::string> found = checkpointsIn(dir);
-  for (size_t i = 0; i + options.keep < found.size(); ++i)
-    llvm::sys::fs::remove(found[i]);
+  for (size_t i = 0; i + std::max(options.keep, 1u) < found.size(); ++i)
+    if (absl::Status status = removeFile(found[i]); !status.ok())
+      return status;
+  return absl::OkStatus();
+}
+
+absl::Status Trainer::removeFile(const std::string &path) {
+  if (options.files)
+    return options.files->remove(path);
+  if (std::error_code ec = llvm::sys::fs::remove(path))
+    return absl::InternalError("cannot remove '" + path + "': " + ec.message());
+  return absl::OkStatus();
+}
+
+absl::Status Trainer::checkSaveDir() {
+  const std::string &dir = options.saveDir;
+  if (options.keep == 0)
+    return absl::InvalidArgumentError(
+        "--keep 0 would delete every checkpoint, the last one too; keep at "
+        "least 1");
+  for (const char *key : {kCheckpointStepKey, kCheckpointBatchesKey})
+    for (const TensorInfo &info : trainStep.manifest().parameters)
+      if (info.name == key)
+        return absl::InvalidArgumentError(
+            "graph @" + trainStep.manifest().graph +
+            " has a parameter named '" + key +
+            "', the key checkpoints keep a count under; rename it");
+  if (dir.empty())
+    return absl::OkStatus();
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(dir, status, /*follow=*/true)) {
+    if (status.type() != llvm::sys::fs::file_type::directory_file)
+      return absl::InvalidArgumentError("--save '" + dir +
+                                        "' exists and is not a directory");
+  }
+  std::vector<std::string> found = checkpointsIn(dir);
+  if (found.empty())
+    return absl::OkStatus();
+  // Checkpoints of another run: a fresh run must neither delete them
+  // (retention) nor leave them for a later --resume to continue.
+  bool resumingHere = false;
+  if (!options.resume.empty()) {
+    std::string from = options.resume;
+    if (!llvm::sys::fs::is_directory(from))
+      from = llvm::sys::path::parent_path(from).str();
+    if (from.empty())
+      from = ".";
+    resumingHere = llvm::sys::fs::equivalent(from, dir);
+  }
+  if (!resumingHere)
+    return absl::FailedPreconditionError(
+        "--save '" + dir + "' holds checkpoints of another run (" +
+        llvm::sys::path::filename(found.back()).str() +
+        (found.size() > 1 ? " and " + std::to_string(found.size() - 1) + " more"
+                          : std::string()) +
+        "): --resume " + dir +
+        " continues that run; or save to another directory");
   return absl::OkStatus();
 }
 
@@ -438,8 +540,8 @@ void Trainer::progress(const StepReport &report, int64_t frames,
     averages += text;
   }
   constexpr int kWidth = 24;
-  int filled =
-      (int)(kWidth * trainState.batches / std::max<int64_t>(totalSteps, 1));
+  int filled = (int)std::min<int64_t>(
+      kWidth, kWidth * trainState.batches / std::max<int64_t>(totalSteps, 1));
   llvm::errs() << "\r" << out.linePrefix << "[" << std::string(filled, '=')
                << std::string(kWidth - filled, ' ') << "] "
                << trainState.batches << "/" << totalSteps << averages
@@ -467,16 +569,40 @@ absl::Status Trainer::run(bool &finished) {
     llvm::errs() << out.linePrefix << "nn-train: " << source->leftOut()
                  << " utterances left out of the data (their '" << kKeepArray
                  << "' is 0)\n";
+  if (source->withoutFrames() && !out.json)
+    llvm::errs() << out.linePrefix << "nn-train: " << source->withoutFrames()
+                 << " utterances without frames left out of the data\n";
+  if (options.steps < 0 || options.steps > kMaxTrainSteps)
+    return absl::InvalidArgumentError(
+        "--steps " + std::to_string(options.steps) + " is outside [0, " +
+        std::to_string(kMaxTrainSteps) + "], the batches a run counts");
+  // An epoch count whose batches no run can count is an error now, not
+  // after a first epoch (or, walking the epochs, never).
+  int64_t perEpoch = source->firstEpochBatches();
+  if (!options.steps &&
+      (options.epochs < 1 ||
+       options.epochs > kMaxTrainSteps / std::max<int64_t>(perEpoch, 1)))
+    return absl::InvalidArgumentError(
+        "--epochs " + std::to_string(options.epochs) + " of " +
+        std::to_string(perEpoch) + " batches each is outside [1, " +
+        std::to_string(kMaxTrainSteps) + "] batches, what a run counts");
+  if (absl::Status status = checkSaveDir(); !status.ok())
+    return status;
   if (absl::Status status = setUpState(); !status.ok())
     return status;
 
-  totalSteps =
-      options.steps ? options.steps : source->batchesIn(options.epochs);
+  // Epochs differ a little in their batch count: the bar's total is the
+  // first epoch's count times the epochs.
+  totalSteps = options.steps ? options.steps : options.epochs * perEpoch;
+  auto finishedAt = [&](int64_t batches) {
+    return options.steps ? batches >= options.steps
+                         : source->epochOf(batches) >= options.epochs;
+  };
   if (options.evaluateAtStart && trainState.batches == 0)
     if (absl::Status status = evaluate(0, /*atStart=*/true); !status.ok())
       return status;
   const Manifest &manifest = trainStep.manifest();
-  while (trainState.batches < totalSteps && !interrupted()) {
+  while (!finishedAt(trainState.batches) && !interrupted()) {
     uint64_t batchNumber = trainState.batches;
     bool epochEnd = false;
     RunInputs batch = source->batch((int64_t)batchNumber, epochEnd);
@@ -494,12 +620,14 @@ absl::Status Trainer::run(bool &finished) {
       return withContext(
           status, "step " + std::to_string(trainState.batches + 1) + ": ");
     if (!report.applied) {
-      std::string what = "step " + std::to_string(trainState.batches) +
-                         ": the training loss or gradient norm is not "
-                         "finite (objective " +
-                         std::to_string(report.objective) + ", grad_norm " +
-                         std::to_string(report.gradNorm) + ") on " +
-                         source->describe((int64_t)batchNumber);
+      std::string what =
+          "step " + std::to_string(trainState.batches) +
+          ": the training loss, the gradient norm or the updated "
+          "parameters are not finite (objective " +
+          std::to_string(report.objective) + ", grad_norm " +
+          std::to_string(report.gradNorm) + ", updated_norm " +
+          std::to_string(report.updatedNorm) + ") on " +
+          source->describe((int64_t)batchNumber);
       if (options.onNonFinite == "stop") {
         progress(report, frames, seconds);
         return absl::InvalidArgumentError(
@@ -525,7 +653,7 @@ absl::Status Trainer::run(bool &finished) {
       found->sum += lossValue(manifest, loss);
     }
     progress(report, frames, seconds);
-    bool last = trainState.batches == totalSteps;
+    bool last = finishedAt(trainState.batches);
     if (epochEnd || last)
       if (absl::Status status = evaluate(trainState.batches, false);
           !status.ok())
@@ -545,8 +673,14 @@ absl::Status Trainer::run(bool &finished) {
   if (out.bar)
     llvm::errs() << "\n";
   if (interrupted()) {
-    if (options.saveDir.empty())
-      options.saveDir = "nn-train-interrupted";
+    // Without --save, a directory of its own: never one holding another
+    // run's checkpoints, which retention would delete.
+    for (int k = 1; options.saveDir.empty(); ++k) {
+      std::string dir = "nn-train-interrupted" +
+                        (k == 1 ? std::string() : "-" + std::to_string(k));
+      if (checkpointsIn(dir).empty() && !llvm::sys::fs::is_regular_file(dir))
+        options.saveDir = dir;
+    }
     return save();
   }
   if (absl::Status status = syncToHost(trainState); !status.ok())

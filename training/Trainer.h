@@ -67,6 +67,19 @@ struct OutputOptions {
   bool jsonEvents = false;
 };
 
+/// The owner of a directory a run writes into (a stage's work directory,
+/// training/WorkDir.h): each file is recorded before it is written and
+/// removed through the owner, so that the owner knows every file the
+/// directory holds and never removes one it did not write.
+class FileRecorder {
+public:
+  virtual ~FileRecorder();
+  /// `path` is about to be written (with `path`.partial first).
+  virtual absl::Status record(const std::string &path) = 0;
+  /// Removes `path`, a file recorded before.
+  virtual absl::Status remove(const std::string &path) = 0;
+};
+
 struct TrainOptions {
   std::string modelPath;
   /// The train step's compile options (grads, training and trainStep are
@@ -84,10 +97,14 @@ struct TrainOptions {
   /// A non-finite loss or gradient norm: "stop" or "skip" the batch.
   std::string onNonFinite = "stop";
   /// Checkpoints: step-<N>.npz in `saveDir` every `saveEvery` batches
-  /// (0: each epoch) and at the end, the last `keep` kept.
+  /// (0: each epoch) and at the end, the last `keep` (>= 1) kept by N.
+  /// A run that does not resume from `saveDir` refuses one that holds
+  /// checkpoints already (another run's).
   std::string saveDir;
   unsigned saveEvery = 0;
   unsigned keep = 3;
+  /// Set when another owns `saveDir` (not owned by the options).
+  FileRecorder *files = nullptr;
   /// Continue from a checkpoint (a file, or the latest of a directory).
   std::string resume;
   /// Start from the parameters of this .npz (by name; every one must be a
@@ -156,7 +173,10 @@ private:
   class BatchSource;
   absl::Status setUpState();
   absl::Status evaluate(int64_t atBatch, bool atStart);
+  /// Before training: --keep, --save and the names checkpoints reserve.
+  absl::Status checkSaveDir();
   absl::Status save();
+  absl::Status removeFile(const std::string &path);
   void progress(const StepReport &report, int64_t frames, double seconds);
 
   TrainOptions options;

@@ -45,7 +45,35 @@ TEST(SegmentTaskTest, InvalidFieldsAreNamed) {
   EXPECT_FALSE(t.validate().ok());
   t = task();
   t.noise = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_EQ(t.validate().message(), "segment task: noise must be >= 0");
+  EXPECT_EQ(t.validate().message(),
+            "segment task: noise must be a number in [0, 1e6], got nan");
+  // Finite noise whose features would not be: float32 holds up to 3.4e38.
+  t.noise = 1e308;
+  EXPECT_EQ(t.validate().message(),
+            "segment task: noise must be a number in [0, 1e6], got 1e+308");
+  t.noise = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(t.validate().ok());
+  t = task();
+  t.classes = int64_t(1) << 31;
+  EXPECT_EQ(t.validate().message(),
+            "segment task: classes must fit i32 labels, got 2147483648");
+}
+
+TEST(SegmentTaskTest, SizesBeyondTheMachineAreNamed) {
+  SegmentTask t = task();
+  EXPECT_TRUE(t.checkSize(1000).ok());
+  absl::Status status = t.checkSize(int64_t(1) << 40);
+  EXPECT_NE(status.message().find("segment task: 1099511627776 utterances of "
+                                  "up to 66 frames of 8 features"),
+            std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("more than half of this machine's"),
+            std::string::npos);
+  // Products that overflow 64-bit integers are still caught.
+  t.features = int64_t(1) << 40;
+  t.classes = int64_t(1) << 30;
+  EXPECT_FALSE(t.checkSize(1).ok());
+  EXPECT_FALSE(task().checkSize(-1).ok());
 }
 
 TEST(SegmentTaskTest, SegmentsFrameLabelsAndLabelsAgree) {

@@ -54,8 +54,16 @@ struct SegmentTask {
   /// own generator).
   uint32_t seed = 0;
 
-  /// An error naming the first invalid field, or OK.
+  /// An error naming the first invalid field, or OK. Besides the ranges
+  /// above: classes fit i32 labels and noise is at most kMaxNoise.
   absl::Status validate() const;
+  /// An error when `utterances` utterances of the task (at their longest)
+  /// and its prototypes would take more than half of this machine's
+  /// memory, naming the sizes; OK otherwise.
+  absl::Status checkSize(int64_t utterances) const;
+  /// Beyond this the features are noise alone, and their squares come
+  /// near float32's range.
+  static constexpr double kMaxNoise = 1e6;
   /// The class prototypes, [classes, features] row-major.
   std::vector<float> prototypes() const;
 };

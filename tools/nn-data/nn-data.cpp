@@ -14,6 +14,7 @@
 #include "nn/Dataset.h"
 #include "nn/Npy.h"
 #include "nn/SegmentTask.h"
+#include "tools/common/Flags.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -55,9 +56,9 @@ static cl::opt<unsigned> classes("classes", cl::init(10),
 static cl::opt<unsigned> utterances("utterances", cl::init(64),
                                     cl::desc("Utterances to write"),
                                     cl::sub(synthesizeCommand));
-static cl::opt<double> noise("noise", cl::init(0.5),
-                             cl::desc("Per-feature noise"),
-                             cl::sub(synthesizeCommand));
+static nn::tools::FiniteDouble noise("noise", cl::init(0.5),
+                                     cl::desc("Per-feature noise"),
+                                     cl::sub(synthesizeCommand));
 static cl::opt<unsigned>
     taskSeed("task-seed", cl::init(0),
              cl::desc("Seeds the task (its class prototypes): a train and a "
@@ -119,6 +120,14 @@ absl::Status convert() {
     if (array.empty())
       return absl::InvalidArgumentError(
           "'" + it->path() + "' is not named <utterance>.<array>.npy");
+    // The format keeps NAME's lengths in NAME.lengths (and which
+    // utterances a dataset keeps in nn.keep, a scalar per utterance): an
+    // input array of such a name would replace the computed lengths.
+    if (array.ends_with(".lengths"))
+      return absl::InvalidArgumentError(
+          "'" + it->path() + "': the array name '" + array.str() +
+          "' ends in '.lengths', which the dataset format reserves for the "
+          "lengths nn-data computes; rename the file");
     files[id.str()][array.str()] = it->path();
   }
   if (ec)
@@ -180,6 +189,8 @@ absl::Status synthesize() {
   task.seed = taskSeed;
   if (absl::Status status = task.validate(); !status.ok())
     return status;
+  if (absl::Status status = task.checkSize(utterances); !status.ok())
+    return status;
   std::vector<float> prototypes = task.prototypes();
   std::mt19937 rng(seed + 1);
   std::vector<std::string> ids;
@@ -202,6 +213,11 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv,
                               "nn-data: write datasets for nn-train\n");
+  for (cl::SubCommand *command : {&convertCommand, &synthesizeCommand})
+    if (*command)
+      if (std::string flag = nn::tools::repeatedFlag(*command); !flag.empty())
+        return fail(absl::InvalidArgumentError(
+            flag + " is given more than once; give it once"));
   absl::Status status;
   if (convertCommand)
     status = convert();

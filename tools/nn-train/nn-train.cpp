@@ -20,6 +20,8 @@
 #include "training/Stages.h"
 #include "training/Trainer.h"
 
+#include "tools/common/Flags.h"
+
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -124,7 +126,7 @@ static cl::opt<bool>
 static cl::opt<bool> noShuffle("no-shuffle",
                                cl::desc("--data: keep the file order"),
                                cl::cat(dataCategory));
-static cl::opt<double>
+static nn::tools::FiniteDouble
     noise("noise", cl::init(0.5),
           cl::desc("segments: per-feature noise (relative to the class "
                    "prototypes' spread)"),
@@ -165,23 +167,25 @@ static cl::opt<std::string> lr(
              "linear, cosine or inverse_sqrt with peak, final, warmup, total "
              "(e.g. cosine:peak=1e-3,warmup=100,total=2000)"),
     cl::cat(trainCategory));
-static cl::opt<double> momentum("momentum", cl::init(0.0),
-                                cl::desc("sgd: momentum"),
-                                cl::cat(trainCategory));
+static nn::tools::FiniteDouble momentum("momentum", cl::init(0.0),
+                                        cl::desc("sgd: momentum"),
+                                        cl::cat(trainCategory));
 static cl::opt<bool> nesterov("nesterov", cl::desc("sgd: Nesterov momentum"),
                               cl::cat(trainCategory));
-static cl::opt<double> beta1("beta1", cl::init(0.9), cl::desc("adam(w)"),
-                             cl::cat(trainCategory));
-static cl::opt<double> beta2("beta2", cl::init(0.999), cl::desc("adam(w)"),
-                             cl::cat(trainCategory));
-static cl::opt<double> epsilon("epsilon", cl::init(1e-8), cl::desc("adam(w)"),
-                               cl::cat(trainCategory));
-static cl::opt<double>
+static nn::tools::FiniteDouble
+    beta1("beta1", cl::init(0.9), cl::desc("adam(w)"), cl::cat(trainCategory));
+static nn::tools::FiniteDouble beta2("beta2", cl::init(0.999),
+                                     cl::desc("adam(w)"),
+                                     cl::cat(trainCategory));
+static nn::tools::FiniteDouble epsilon("epsilon", cl::init(1e-8),
+                                       cl::desc("adam(w)"),
+                                       cl::cat(trainCategory));
+static nn::tools::FiniteDouble
     weightDecay("weight-decay", cl::init(0.0),
                 cl::desc("L2 coefficient (sgd, adam) or decoupled decay "
                          "(adamw)"),
                 cl::cat(trainCategory));
-static cl::opt<double>
+static nn::tools::FiniteDouble
     clipNorm("clip-norm", cl::init(0.0),
              cl::desc("Clip gradients to this global norm (0: off)"),
              cl::cat(trainCategory));
@@ -404,6 +408,9 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions({&modelCategory, &dataCategory, &trainCategory,
                             &checkpointCategory, &outputCategory});
   cl::ParseCommandLineOptions(argc, argv, "nn-train: train an nn model\n");
+  if (std::string flag = nn::tools::repeatedFlag(); !flag.empty())
+    return fail(absl::InvalidArgumentError(
+        flag + " is given more than once; give it once"));
   nn::setNumThreads((int)numThreads);
   if (!stagesPath.empty())
     return runStages();
