@@ -26,6 +26,21 @@
 // RUN: %python %S/Inputs/make_utterances.py %t/partial --drop labels
 // RUN: not nn-data convert %t/partial %t/partial.npz 2>&1 | FileCheck %s --check-prefix=PARTIAL
 // PARTIAL: nn-data: utterance 'utt05' has no 'labels' (utterance 'utt00' has)
+// An input array may not take the name of the lengths nn-data computes.
+// RUN: cp -r %t/utterances %t/reserved
+// RUN: %python -c "import numpy as np, sys; np.save(sys.argv[1], np.array([1], np.int32))" %t/reserved/utt00.features.lengths.npy
+// RUN: not nn-data convert %t/reserved %t/reserved.npz 2>&1 | FileCheck %s --check-prefix=RESERVED
+// RESERVED: nn-data: '{{.+}}utt00.features.lengths.npy': the array name 'features.lengths' ends in '.lengths', which the dataset format reserves for the lengths nn-data computes; rename the file
+// Noise and sizes the features or the machine cannot hold.
+// RUN: not nn-data synthesize %t/inf.npz --noise inf 2>&1 | FileCheck %s --check-prefix=NOISE-INF
+// NOISE-INF: nn-data: for the --noise option: 'inf' is not a finite number
+// RUN: not nn-data synthesize %t/huge.npz --noise 1e308 2>&1 | FileCheck %s --check-prefix=NOISE-HUGE
+// NOISE-HUGE: nn-data: segment task: noise must be a number in [0, 1e6], got 1e+308
+// RUN: not nn-data synthesize %t/many.npz --features 80 --utterances 4000000000 2>&1 | FileCheck %s --check-prefix=TOO-MANY
+// TOO-MANY: nn-data: segment task: 4000000000 utterances of up to 66 frames of 80 features (and 10 class prototypes) take up to {{.+}} GiB, more than half of this machine's {{.+}} GiB
+// RUN: not nn-data synthesize %t/twice.npz --seed 1 --seed 2 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: nn-data: --seed is given more than once; give it once
+// RUN: not ls %t/inf.npz %t/huge.npz %t/many.npz %t/twice.npz %t/reserved.npz
 // RUN: not nn-train %S/Inputs/segments-small.mlir --data %t/missing.npz 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: nn-train: cannot open dataset '{{.+}}missing.npz'
 // RUN: nn-data synthesize %t/wide.npz --features 13 --classes 6 --utterances 2
