@@ -1,9 +1,9 @@
 //===- Stages.cpp - multi-stage training from a stage file ----------------===//
 //
-// Three parts: reading the file (keys, types, names, reads and writes in
-// order), preparing (compiling every graph and checking what stages hand
-// each other), and running (synthesizing declared data, then each stage
-// unless its done.json matches its fingerprint).
+// Two parts after reading the file (training/StageFile.h): preparing
+// (compiling every graph and checking what stages hand each other) and
+// running (synthesizing declared data, then each stage unless its
+// done.json matches its fingerprint).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +11,8 @@
 
 #include "nn/Npy.h"
 #include "tools/common/Json.h"
+#include "training/StageFile.h"
+#include "training/WorkDir.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -32,55 +34,9 @@ namespace json = llvm::json;
 
 namespace {
 
-//===----------------------------------------------------------------------===//
-// What a stage file declares
-//===----------------------------------------------------------------------===//
-
-/// A dataset named under "data": on disk, or synthesized into the work
-/// directory on the first run.
-struct DataDecl {
-  std::string name;
-  std::string path;
-  bool synthesize = false;
-  SegmentTask task;
-  int64_t utterances = 0;
-  uint32_t seed = 0;
-  /// The declaration as canonical JSON (part of fingerprints).
-  std::string spec;
-};
-
-enum class StageKind { train, align };
-
-struct Stage {
-  std::string name, where;
-  StageKind kind = StageKind::train;
-  std::string graphPath, entry;
-  /// The stage's object as canonical JSON (part of its fingerprint).
-  std::string spec;
-  unsigned batchSize = 16, maxFrames = 0;
-
-  // Train stages.
-  std::vector<TrainedLoss> losses;
-  int64_t epochs = 0, steps = 0;
-  bool bucket = true, shuffle = true, pack = true;
-  OptimizerOptions optimizer;
-  LearningRateSchedule schedule;
-  uint64_t seed = 0;
-  std::string onNonFinite = "stop";
-  std::string readTrain, readDev, readInit, writeParameters;
-
-  // Align stages.
-  std::string readParameters;
-  std::vector<std::string> readData, writeData;
-  std::string array = "alignment";
-  std::string priorParameter;
-  double priorScale = 0;
-  /// Utterances no path fits: an error, or left out of the written
-  /// dataset (its nn.keep says 0).
-  bool skipInfeasible = false;
-
-  // Prepared.
-  std::string dir;
+/// A stage as the file gives it, and what preparing it made.
+struct Stage : StageSpec {
+  explicit Stage(StageSpec spec) : StageSpec(std::move(spec)) {}
   std::unique_ptr<Trainer> trainer;
   std::unique_ptr<Artifact> alignArtifact;
   Executable alignGraph;
@@ -93,29 +49,6 @@ struct Stage {
   bool done = false;
 };
 
-/// A name stages pass: a dataset or a set of parameters.
-struct Entity {
-  enum class Kind { dataset, parameters } kind = Kind::dataset;
-  /// The stage that writes it; -1 for data declared under "data".
-  int producer = -1;
-  /// Datasets: the files (the dataset, then its overlays).
-  std::vector<std::string> paths;
-  /// Datasets: the arrays each utterance will have (known in prepare()).
-  std::set<std::string> arrays;
-  /// Parameters: the file the producer writes and the producer's model
-  /// parameters (its evaluation graph's).
-  std::string parametersPath;
-  const std::vector<TensorInfo> *parameters = nullptr;
-  /// What `parameters` points to when the producer was done before (read
-  /// from its parameters file, not compiled).
-  std::vector<TensorInfo> savedParameters;
-  uint64_t fingerprint = 0;
-};
-
-const char *kindName(Entity::Kind kind) {
-  return kind == Entity::Kind::dataset ? "a dataset" : "parameters";
-}
-
 /// FNV-1a over several strings, each closed by a 0 byte.
 uint64_t fingerprintOf(std::initializer_list<std::string> parts) {
   std::string all;
@@ -127,159 +60,6 @@ uint64_t fingerprintOf(std::initializer_list<std::string> parts) {
 }
 
 std::string hex(uint64_t value) { return llvm::utohexstr(value, true, 16); }
-
-std::string canonical(const json::Value &value) {
-  std::string text;
-  llvm::raw_string_ostream stream(text);
-  stream << value;
-  return text;
-}
-
-//===----------------------------------------------------------------------===//
-// Reading the file
-//===----------------------------------------------------------------------===//
-
-/// Typed access to a JSON object with errors naming the file and key.
-class ObjectReader {
-public:
-  ObjectReader(const std::string &file, std::string where,
-               const json::Object &object)
-      : file(file), where(std::move(where)), object(object) {}
-
-  absl::Status error(const std::string &key, const std::string &why) const {
-    std::string at = where;
-    if (!key.empty())
-      at += (at.empty() ? "" : ".") + key;
-    return absl::InvalidArgumentError(file + ": " + at + ": " + why);
-  }
-
-  /// Every key is one of `allowed`.
-  absl::Status onlyKeys(std::initializer_list<llvm::StringRef> allowed) const {
-    for (const auto &entry : object) {
-      llvm::StringRef key = entry.first;
-      if (llvm::is_contained(allowed, key))
-        continue;
-      std::string closest;
-      unsigned best = 3;
-      for (llvm::StringRef candidate : allowed) {
-        unsigned distance = key.edit_distance(candidate);
-        if (distance < best) {
-          best = distance;
-          closest = candidate.str();
-        }
-      }
-      std::string list;
-      for (llvm::StringRef candidate : allowed)
-        list += (list.empty() ? "" : ", ") + candidate.str();
-      return error(key.str(), "unknown key" +
-                                  (closest.empty()
-                                       ? std::string()
-                                       : " (did you mean '" + closest + "'?)") +
-                                  "; expected " + list);
-    }
-    return absl::OkStatus();
-  }
-
-  bool has(llvm::StringRef key) const { return object.get(key) != nullptr; }
-
-  absl::Status string(llvm::StringRef key, std::string &value,
-                      bool required = false) const {
-    const json::Value *found = object.get(key);
-    if (!found)
-      return required ? error(key.str(), "missing") : absl::OkStatus();
-    std::optional<llvm::StringRef> text = found->getAsString();
-    if (!text || text->empty())
-      return error(key.str(), "must be a non-empty string");
-    value = text->str();
-    return absl::OkStatus();
-  }
-
-  absl::Status integer(llvm::StringRef key, int64_t &value, int64_t minimum,
-                       bool required = false) const {
-    const json::Value *found = object.get(key);
-    if (!found)
-      return required ? error(key.str(), "missing") : absl::OkStatus();
-    std::optional<int64_t> number = found->getAsInteger();
-    if (!number || *number < minimum)
-      return error(key.str(),
-                   "must be an integer >= " + std::to_string(minimum));
-    value = *number;
-    return absl::OkStatus();
-  }
-
-  absl::Status unsignedInt(llvm::StringRef key, unsigned &value,
-                           int64_t minimum) const {
-    int64_t wide = value;
-    if (absl::Status status = integer(key, wide, minimum); !status.ok())
-      return status;
-    if (wide > std::numeric_limits<int32_t>::max())
-      return error(key.str(), "is too large");
-    value = (unsigned)wide;
-    return absl::OkStatus();
-  }
-
-  absl::Status number(llvm::StringRef key, double &value) const {
-    const json::Value *found = object.get(key);
-    if (!found)
-      return absl::OkStatus();
-    std::optional<double> parsed = found->getAsNumber();
-    if (!parsed || !std::isfinite(*parsed))
-      return error(key.str(), "must be a finite number");
-    value = *parsed;
-    return absl::OkStatus();
-  }
-
-  absl::Status boolean(llvm::StringRef key, bool &value) const {
-    const json::Value *found = object.get(key);
-    if (!found)
-      return absl::OkStatus();
-    std::optional<bool> parsed = found->getAsBoolean();
-    if (!parsed)
-      return error(key.str(), "must be true or false");
-    value = *parsed;
-    return absl::OkStatus();
-  }
-
-  /// The object under `key` (null, and OK, when absent).
-  absl::Status child(llvm::StringRef key, const json::Object *&value,
-                     bool required = false) const {
-    value = nullptr;
-    const json::Value *found = object.get(key);
-    if (!found)
-      return required ? error(key.str(), "missing") : absl::OkStatus();
-    value = found->getAsObject();
-    if (!value)
-      return error(key.str(), "must be an object");
-    return absl::OkStatus();
-  }
-
-  /// A list of non-empty strings.
-  absl::Status strings(llvm::StringRef key, std::vector<std::string> &value,
-                       bool required = false) const {
-    const json::Value *found = object.get(key);
-    if (!found)
-      return required ? error(key.str(), "missing") : absl::OkStatus();
-    const json::Array *list = found->getAsArray();
-    if (!list || list->empty())
-      return error(key.str(), "must be a non-empty list of names");
-    value.clear();
-    for (const json::Value &item : *list) {
-      std::optional<llvm::StringRef> text = item.getAsString();
-      if (!text || text->empty())
-        return error(key.str(), "must be a non-empty list of names");
-      value.push_back(text->str());
-    }
-    return absl::OkStatus();
-  }
-
-  std::string at(llvm::StringRef key) const {
-    return where.empty() ? key.str() : where + "." + key.str();
-  }
-
-  const std::string &file;
-  std::string where;
-  const json::Object &object;
-};
 
 /// The fingerprint a done.json (or a fingerprint file) records, or "".
 std::string recordedFingerprint(const std::string &path) {
@@ -297,17 +77,6 @@ std::string recordedFingerprint(const std::string &path) {
   return found ? found->str() : "";
 }
 
-/// A name things are known by: letters, digits, '_', '-' and '.', so that
-/// it can name a directory.
-bool validName(const std::string &name) {
-  if (name.empty() || name == "." || name == ".." || name == "data")
-    return false;
-  for (char c : name)
-    if (!llvm::isAlnum(c) && c != '_' && c != '-' && c != '.')
-      return false;
-  return true;
-}
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -322,13 +91,20 @@ struct StagePipeline::Impl {
   std::map<std::string, Entity> entities;
   std::vector<StageReport> reports;
   bool prepared = false;
+  /// The work directory, and the overlay directories outside it: every
+  /// file a stage writes is recorded in the one that holds it first.
+  std::unique_ptr<WorkDir> work;
+  std::map<std::string, std::unique_ptr<WorkDir>> overlays;
 
-  absl::Status parse(const json::Value &root);
-  absl::Status parseData(const ObjectReader &top);
-  absl::Status parseStage(const json::Object &object, size_t index);
-  absl::Status parseTrainStage(const ObjectReader &reader, Stage &stage);
-  absl::Status parseAlignStage(const ObjectReader &reader, Stage &stage);
-  absl::Status resolveNames();
+  absl::Status openDirectories();
+  /// The owner of `path`: the work directory or an overlay directory.
+  WorkDir &ownerOf(const std::string &path);
+  /// Writes a file (arrays, or text) after recording it with its owner.
+  absl::Status writeArrays(const std::string &path,
+                           const std::map<std::string, Tensor> &arrays);
+  absl::Status writeText(const std::string &path, const std::string &text);
+  /// Removes a file a stage wrote, if it is there.
+  absl::Status removeIfThere(const std::string &path);
 
   absl::Status prepareData();
   uint64_t fingerprintOfStage(const Stage &stage) const;
@@ -348,13 +124,6 @@ struct StagePipeline::Impl {
                      const std::map<std::string, Tensor> &parameters,
                      Alignment &out);
 
-  std::string resolve(const std::string &path) const {
-    if (llvm::sys::path::is_absolute(path))
-      return path;
-    llvm::SmallString<256> joined(baseDir);
-    llvm::sys::path::append(joined, path);
-    return joined.str().str();
-  }
   std::string doneMarker(const std::string &dir) const {
     return dir + "/done.json";
   }
@@ -371,476 +140,19 @@ const std::vector<StageReport> &StagePipeline::reports() const {
 
 absl::StatusOr<std::unique_ptr<StagePipeline>>
 StagePipeline::load(const std::string &path, const std::string &workDir) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return absl::NotFoundError("cannot read stage file '" + path +
-                               "': " + buffer.getError().message());
-  llvm::Expected<json::Value> root = json::parse((*buffer)->getBuffer());
-  if (!root)
-    return absl::InvalidArgumentError(
-        path + ": not valid JSON: " + llvm::toString(root.takeError()));
+  absl::StatusOr<StageFile> read = StageFile::read(path, workDir);
+  if (!read.ok())
+    return read.status();
   auto impl = std::make_unique<Impl>();
-  impl->file = path;
-  llvm::SmallString<256> dir(path);
-  llvm::sys::path::remove_filename(dir);
-  impl->baseDir = dir.empty() ? "." : dir.str().str();
-  impl->workDir = workDir;
-  if (absl::Status status = impl->parse(*root); !status.ok())
-    return status;
+  impl->file = read->file;
+  impl->baseDir = read->baseDir;
+  impl->workDir = read->workDir;
+  impl->seed = read->seed;
+  impl->data = std::move(read->data);
+  impl->entities = std::move(read->entities);
+  for (StageSpec &spec : read->stages)
+    impl->stages.emplace_back(std::move(spec));
   return std::unique_ptr<StagePipeline>(new StagePipeline(std::move(impl)));
-}
-
-absl::Status StagePipeline::Impl::parse(const json::Value &root) {
-  const json::Object *object = root.getAsObject();
-  if (!object)
-    return absl::InvalidArgumentError(
-        file + ": the stage file must be a JSON object with \"stages\"");
-  ObjectReader top(file, "", *object);
-  if (absl::Status status =
-          top.onlyKeys({"description", "seed", "work_dir", "data", "stages"});
-      !status.ok())
-    return status;
-  int64_t topSeed = 0;
-  if (absl::Status status = top.integer("seed", topSeed, 0); !status.ok())
-    return status;
-  seed = (uint64_t)topSeed;
-  std::string work;
-  if (absl::Status status = top.string("work_dir", work); !status.ok())
-    return status;
-  if (!workDir.empty()) {
-    // The caller's choice wins.
-  } else if (work.empty()) {
-    llvm::SmallString<256> stem(file);
-    llvm::sys::path::replace_extension(stem, "work");
-    workDir = stem.str().str();
-  } else {
-    workDir = resolve(work);
-  }
-  if (absl::Status status = parseData(top); !status.ok())
-    return status;
-  const json::Value *list = object->get("stages");
-  if (!list)
-    return top.error("stages", "missing");
-  const json::Array *array = list->getAsArray();
-  if (!array || array->empty())
-    return top.error("stages", "must be a non-empty list of stages");
-  for (size_t i = 0; i < array->size(); ++i) {
-    const json::Object *stage = (*array)[i].getAsObject();
-    if (!stage)
-      return top.error("stages[" + std::to_string(i) + "]",
-                       "must be an object");
-    if (absl::Status status = parseStage(*stage, i); !status.ok())
-      return status;
-  }
-  return resolveNames();
-}
-
-absl::Status StagePipeline::Impl::parseData(const ObjectReader &top) {
-  const json::Object *object = nullptr;
-  if (absl::Status status = top.child("data", object); !status.ok())
-    return status;
-  if (!object)
-    return absl::OkStatus();
-  // Sorted by name, so that the order of the file does not matter.
-  std::vector<std::string> names;
-  for (const auto &entry : *object)
-    names.push_back(entry.first.str());
-  std::sort(names.begin(), names.end());
-  for (const std::string &name : names) {
-    ObjectReader holder(file, "data", *object);
-    const json::Object *entry = nullptr;
-    if (absl::Status status = holder.child(name, entry); !status.ok())
-      return status;
-    if (!validName(name))
-      return holder.error(name, "a name is letters, digits, '_', '-' and "
-                                "'.' (and not 'data')");
-    ObjectReader reader(file, holder.at(name), *entry);
-    if (absl::Status status = reader.onlyKeys({"path", "synthesize"});
-        !status.ok())
-      return status;
-    DataDecl decl;
-    decl.name = name;
-    decl.spec = canonical(json::Value(json::Object(*entry)));
-    const json::Object *synthetic = nullptr;
-    if (absl::Status status = reader.child("synthesize", synthetic);
-        !status.ok())
-      return status;
-    if (reader.has("path") == (synthetic != nullptr))
-      return reader.error("", "give \"path\" (a dataset) or \"synthesize\" "
-                              "(the segment task), one of them");
-    if (synthetic) {
-      ObjectReader task(file, reader.at("synthesize"), *synthetic);
-      if (absl::Status status =
-              task.onlyKeys({"task", "utterances", "features", "classes",
-                             "noise", "task_seed", "seed"});
-          !status.ok())
-        return status;
-      std::string kind = "segments";
-      int64_t utterances = 0, features = 0, classes = 0, taskSeed = 0,
-              dataSeed = 0;
-      absl::Status status = task.string("task", kind);
-      if (status.ok() && kind != "segments")
-        status = task.error("task",
-                            "unknown task '" + kind + "' (expected segments)");
-      if (status.ok())
-        status = task.integer("utterances", utterances, 1, true);
-      if (status.ok())
-        status = task.integer("features", features, 1, true);
-      if (status.ok())
-        status = task.integer("classes", classes, 2, true);
-      if (status.ok())
-        status = task.number("noise", decl.task.noise);
-      if (status.ok())
-        status = task.integer("task_seed", taskSeed, 0);
-      if (status.ok())
-        status = task.integer("seed", dataSeed, 0);
-      if (!status.ok())
-        return status;
-      decl.synthesize = true;
-      decl.utterances = utterances;
-      decl.task.features = features;
-      decl.task.classes = classes;
-      decl.task.seed = (uint32_t)taskSeed;
-      decl.seed = (uint32_t)dataSeed;
-      if (absl::Status valid = decl.task.validate(); !valid.ok())
-        return task.error("", std::string(valid.message()));
-      decl.path = workDir + "/data/" + name;
-    } else {
-      std::string path;
-      if (absl::Status status = reader.string("path", path); !status.ok())
-        return status;
-      decl.path = resolve(path);
-    }
-    data.push_back(std::move(decl));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status StagePipeline::Impl::parseStage(const json::Object &object,
-                                             size_t index) {
-  Stage stage;
-  stage.where = "stages[" + std::to_string(index) + "]";
-  ObjectReader first(file, stage.where, object);
-  if (absl::Status status = first.string("name", stage.name, true);
-      !status.ok())
-    return status;
-  if (!validName(stage.name))
-    return first.error("name", "a name is letters, digits, '_', '-' and '.' "
-                               "(and not 'data'), got '" +
-                                   stage.name + "'");
-  for (const Stage &other : stages)
-    if (other.name == stage.name)
-      return first.error("name",
-                         "'" + stage.name + "' names " + other.where + " too");
-  stage.where += " ('" + stage.name + "')";
-  ObjectReader reader(file, stage.where, object);
-  std::string kind;
-  if (absl::Status status = reader.string("kind", kind, true); !status.ok())
-    return status;
-  if (kind == "train")
-    stage.kind = StageKind::train;
-  else if (kind == "align")
-    stage.kind = StageKind::align;
-  else
-    return reader.error("kind", "unknown kind '" + kind +
-                                    "' (expected train or align)");
-  std::string graph;
-  if (absl::Status status = reader.string("graph", graph, true); !status.ok())
-    return status;
-  stage.graphPath = resolve(graph);
-  if (!llvm::sys::fs::is_regular_file(stage.graphPath))
-    return reader.error("graph", "no file '" + stage.graphPath + "'");
-  if (absl::Status status = reader.string("entry", stage.entry); !status.ok())
-    return status;
-  if (absl::Status status =
-          reader.unsignedInt("batch_size", stage.batchSize, 1);
-      !status.ok())
-    return status;
-  if (absl::Status status =
-          reader.unsignedInt("max_frames", stage.maxFrames, 0);
-      !status.ok())
-    return status;
-  stage.spec = canonical(json::Value(json::Object(object)));
-  stage.dir = workDir + "/" + stage.name;
-  absl::Status status = stage.kind == StageKind::train
-                            ? parseTrainStage(reader, stage)
-                            : parseAlignStage(reader, stage);
-  if (!status.ok())
-    return status;
-  stages.push_back(std::move(stage));
-  return absl::OkStatus();
-}
-
-absl::Status StagePipeline::Impl::parseTrainStage(const ObjectReader &reader,
-                                                  Stage &stage) {
-  if (absl::Status status = reader.onlyKeys(
-          {"name", "kind", "graph", "entry", "losses", "epochs", "steps",
-           "batch_size", "max_frames", "bucket", "shuffle", "optimizer", "lr",
-           "pack", "seed", "on_nonfinite", "reads", "writes"});
-      !status.ok())
-    return status;
-  // Losses: a list of names (scales as marked) or names with scales.
-  const json::Value *losses = reader.object.get("losses");
-  if (!losses)
-    return reader.error("losses", "missing: name the losses that train");
-  if (const json::Object *scaled = losses->getAsObject()) {
-    for (const auto &entry : *scaled) {
-      std::optional<double> scale = entry.second.getAsNumber();
-      if (!scale || !std::isfinite(*scale))
-        return reader.error("losses." + entry.first.str(),
-                            "must be a finite scale");
-      stage.losses.push_back({entry.first.str(), *scale});
-    }
-    std::sort(stage.losses.begin(), stage.losses.end(),
-              [](const TrainedLoss &a, const TrainedLoss &b) {
-                return a.name < b.name;
-              });
-    if (stage.losses.empty())
-      return reader.error("losses", "names no loss");
-  } else {
-    std::vector<std::string> names;
-    if (absl::Status status = reader.strings("losses", names, true);
-        !status.ok())
-      return reader.error("losses", "must be a list of loss names or an "
-                                    "object of loss names and scales");
-    for (const std::string &name : names)
-      stage.losses.push_back({name});
-  }
-  if (reader.has("epochs") == reader.has("steps"))
-    return reader.error("", "give \"epochs\" or \"steps\", one of them");
-  if (absl::Status status = reader.integer("epochs", stage.epochs, 1);
-      !status.ok())
-    return status;
-  if (absl::Status status = reader.integer("steps", stage.steps, 1);
-      !status.ok())
-    return status;
-  for (auto [key, flag] :
-       {std::pair<const char *, bool *>{"bucket", &stage.bucket},
-        {"shuffle", &stage.shuffle},
-        {"pack", &stage.pack}})
-    if (absl::Status status = reader.boolean(key, *flag); !status.ok())
-      return status;
-  int64_t stageSeed = (int64_t)seed;
-  if (absl::Status status = reader.integer("seed", stageSeed, 0); !status.ok())
-    return status;
-  stage.seed = (uint64_t)stageSeed;
-  if (absl::Status status = reader.string("on_nonfinite", stage.onNonFinite);
-      !status.ok())
-    return status;
-  if (stage.onNonFinite != "stop" && stage.onNonFinite != "skip")
-    return reader.error("on_nonfinite", "must be stop or skip");
-  std::string lr = "constant:peak=1e-3";
-  if (absl::Status status = reader.string("lr", lr); !status.ok())
-    return status;
-  absl::StatusOr<LearningRateSchedule> schedule =
-      LearningRateSchedule::parse(lr);
-  if (!schedule.ok())
-    return reader.error("lr", std::string(schedule.status().message()));
-  stage.schedule = *schedule;
-
-  const json::Object *optimizer = nullptr;
-  if (absl::Status status = reader.child("optimizer", optimizer); !status.ok())
-    return status;
-  if (optimizer) {
-    ObjectReader opt(file, reader.at("optimizer"), *optimizer);
-    OptimizerOptions &o = stage.optimizer;
-    absl::Status status =
-        opt.onlyKeys({"kind", "momentum", "nesterov", "beta1", "beta2",
-                      "epsilon", "weight_decay", "clip_norm"});
-    if (status.ok())
-      status = opt.string("kind", o.kind);
-    if (status.ok() && o.kind != "sgd" && o.kind != "adam" && o.kind != "adamw")
-      status = opt.error("kind", "unknown optimizer '" + o.kind +
-                                     "' (expected sgd, adam or adamw)");
-    for (auto [key, value] :
-         {std::pair<const char *, double *>{"momentum", &o.momentum},
-          {"beta1", &o.beta1},
-          {"beta2", &o.beta2},
-          {"epsilon", &o.epsilon},
-          {"weight_decay", &o.weightDecay},
-          {"clip_norm", &o.clipNorm}})
-      if (status.ok())
-        status = opt.number(key, *value);
-    if (status.ok())
-      status = opt.boolean("nesterov", o.nesterov);
-    if (!status.ok())
-      return status;
-  }
-
-  const json::Object *reads = nullptr, *writes = nullptr;
-  if (absl::Status status = reader.child("reads", reads, true); !status.ok())
-    return status;
-  ObjectReader in(file, reader.at("reads"), *reads);
-  absl::Status status = in.onlyKeys({"train", "dev", "init"});
-  if (status.ok())
-    status = in.string("train", stage.readTrain, true);
-  if (status.ok())
-    status = in.string("dev", stage.readDev);
-  if (status.ok())
-    status = in.string("init", stage.readInit);
-  if (status.ok())
-    status = reader.child("writes", writes, true);
-  if (!status.ok())
-    return status;
-  ObjectReader out(file, reader.at("writes"), *writes);
-  status = out.onlyKeys({"parameters"});
-  if (status.ok())
-    status = out.string("parameters", stage.writeParameters, true);
-  return status;
-}
-
-absl::Status StagePipeline::Impl::parseAlignStage(const ObjectReader &reader,
-                                                  Stage &stage) {
-  if (absl::Status status = reader.onlyKeys(
-          {"name", "kind", "graph", "entry", "batch_size", "max_frames",
-           "reads", "writes", "array", "prior", "infeasible"});
-      !status.ok())
-    return status;
-  if (absl::Status status = reader.string("array", stage.array); !status.ok())
-    return status;
-  std::string infeasible = "error";
-  if (absl::Status status = reader.string("infeasible", infeasible);
-      !status.ok())
-    return status;
-  if (infeasible != "error" && infeasible != "skip")
-    return reader.error("infeasible",
-                        "must be error or skip, got '" + infeasible + "'");
-  stage.skipInfeasible = infeasible == "skip";
-  const json::Object *prior = nullptr, *reads = nullptr, *writes = nullptr;
-  if (absl::Status status = reader.child("prior", prior); !status.ok())
-    return status;
-  if (prior) {
-    ObjectReader p(file, reader.at("prior"), *prior);
-    absl::Status status = p.onlyKeys({"parameter", "scale"});
-    if (status.ok())
-      status = p.string("parameter", stage.priorParameter, true);
-    if (status.ok() && !p.has("scale"))
-      status = p.error("scale", "missing");
-    if (status.ok())
-      status = p.number("scale", stage.priorScale);
-    if (!status.ok())
-      return status;
-  }
-  if (absl::Status status = reader.child("reads", reads, true); !status.ok())
-    return status;
-  ObjectReader in(file, reader.at("reads"), *reads);
-  absl::Status status = in.onlyKeys({"parameters", "data"});
-  if (status.ok())
-    status = in.string("parameters", stage.readParameters, true);
-  if (status.ok())
-    status = in.strings("data", stage.readData, true);
-  if (status.ok())
-    status = reader.child("writes", writes, true);
-  if (!status.ok())
-    return status;
-  ObjectReader out(file, reader.at("writes"), *writes);
-  status = out.onlyKeys({"data"});
-  if (status.ok())
-    status = out.strings("data", stage.writeData, true);
-  if (status.ok() && stage.writeData.size() != stage.readData.size())
-    status =
-        out.error("data", "names " + std::to_string(stage.writeData.size()) +
-                              " datasets for the " +
-                              std::to_string(stage.readData.size()) +
-                              " it aligns (one each, in order)");
-  return status;
-}
-
-/// Every read names what declared data or an earlier stage writes, of the
-/// right kind; every name is written once.
-absl::Status StagePipeline::Impl::resolveNames() {
-  for (const DataDecl &decl : data) {
-    Entity &entity = entities[decl.name];
-    entity.kind = Entity::Kind::dataset;
-    entity.paths = {decl.path};
-  }
-  auto fail = [&](const Stage &stage, const std::string &key,
-                  const std::string &why) {
-    return absl::InvalidArgumentError(file + ": " + stage.where + "." + key +
-                                      ": " + why);
-  };
-  for (size_t i = 0; i < stages.size(); ++i) {
-    Stage &stage = stages[i];
-    auto read = [&](const std::string &key, const std::string &name,
-                    Entity::Kind kind) -> absl::Status {
-      if (name.empty())
-        return absl::OkStatus();
-      auto found = entities.find(name);
-      if (found == entities.end()) {
-        std::string known;
-        for (const auto &[other, entity] : entities)
-          known += (known.empty() ? "" : ", ") + other;
-        return fail(stage, key,
-                    "'" + name +
-                        "' is written by no earlier stage and is not "
-                        "declared data (known before this stage: " +
-                        (known.empty() ? "nothing" : known) + ")");
-      }
-      if (found->second.kind != kind)
-        return fail(stage, key,
-                    "'" + name + "' is " + kindName(found->second.kind) +
-                        ", not " + kindName(kind));
-      return absl::OkStatus();
-    };
-    auto write = [&](const std::string &key,
-                     const std::string &name) -> absl::StatusOr<Entity *> {
-      if (!validName(name))
-        return fail(stage, key,
-                    "a name is letters, digits, '_', '-' and '.', got '" +
-                        name + "'");
-      auto found = entities.find(name);
-      if (found != entities.end())
-        return fail(
-            stage, key,
-            "'" + name + "' is already " +
-                (found->second.producer < 0
-                     ? std::string("declared data")
-                     : "written by " + stages[found->second.producer].where));
-      Entity &entity = entities[name];
-      entity.producer = (int)i;
-      return &entity;
-    };
-    absl::Status status = absl::OkStatus();
-    if (stage.kind == StageKind::train) {
-      status = read("reads.train", stage.readTrain, Entity::Kind::dataset);
-      if (status.ok())
-        status = read("reads.dev", stage.readDev, Entity::Kind::dataset);
-      if (status.ok())
-        status = read("reads.init", stage.readInit, Entity::Kind::parameters);
-      if (!status.ok())
-        return status;
-      absl::StatusOr<Entity *> written =
-          write("writes.parameters", stage.writeParameters);
-      if (!written.ok())
-        return written.status();
-      (*written)->kind = Entity::Kind::parameters;
-      (*written)->parametersPath = stage.dir + "/parameters.npz";
-      continue;
-    }
-    status = read("reads.parameters", stage.readParameters,
-                  Entity::Kind::parameters);
-    for (size_t d = 0; status.ok() && d < stage.readData.size(); ++d)
-      status = read("reads.data", stage.readData[d], Entity::Kind::dataset);
-    if (!status.ok())
-      return status;
-    for (size_t d = 0; d < stage.writeData.size(); ++d) {
-      absl::StatusOr<Entity *> written =
-          write("writes.data", stage.writeData[d]);
-      if (!written.ok())
-        return written.status();
-      // The dataset it aligns with an overlay next to its own files.
-      const Entity &source = entities.at(stage.readData[d]);
-      std::string base = source.paths.front();
-      while (base.size() > 1 && base.back() == '/')
-        base.pop_back();
-      if (llvm::StringRef(base).ends_with(".npz"))
-        base.resize(base.size() - 4);
-      (*written)->kind = Entity::Kind::dataset;
-      (*written)->paths = source.paths;
-      (*written)->paths.push_back(base + "." + stage.name);
-    }
-  }
-  return absl::OkStatus();
 }
 
 //===----------------------------------------------------------------------===//
@@ -1113,8 +425,69 @@ bool StagePipeline::Impl::adoptDoneStage(Stage &stage) {
   return true;
 }
 
+absl::Status StagePipeline::Impl::openDirectories() {
+  absl::StatusOr<std::unique_ptr<WorkDir>> opened =
+      WorkDir::open(workDir, "work directory");
+  if (!opened.ok())
+    return withContext(opened.status(), file + ": ");
+  work = std::move(*opened);
+  // Overlays next to data outside the work directory are directories of
+  // their own, with their own lists.
+  for (const Stage &stage : stages)
+    for (const std::string &name : stage.writeData) {
+      const std::string &overlay = entities.at(name).paths.back();
+      if (work->contains(overlay))
+        continue;
+      absl::StatusOr<std::unique_ptr<WorkDir>> own =
+          WorkDir::open(overlay, "alignment overlay directory");
+      if (!own.ok())
+        return withContext(own.status(), file + ": " + stage.where + ": ");
+      overlays[overlay] = std::move(*own);
+    }
+  return absl::OkStatus();
+}
+
+WorkDir &StagePipeline::Impl::ownerOf(const std::string &path) {
+  for (auto &[root, owner] : overlays)
+    if (path == root || owner->contains(path))
+      return *owner;
+  return *work;
+}
+
+absl::Status
+StagePipeline::Impl::writeArrays(const std::string &path,
+                                 const std::map<std::string, Tensor> &arrays) {
+  if (absl::Status status = ownerOf(path).record(path); !status.ok())
+    return status;
+  std::string partial = path + ".partial";
+  if (absl::Status status = writeNpz(partial, arrays); !status.ok())
+    return status;
+  if (std::error_code ec = llvm::sys::fs::rename(partial, path)) {
+    llvm::sys::fs::remove(partial);
+    return absl::InternalError("cannot write '" + path + "': " + ec.message());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StagePipeline::Impl::writeText(const std::string &path,
+                                            const std::string &text) {
+  if (absl::Status status = ownerOf(path).record(path); !status.ok())
+    return status;
+  return writeFileAtomically(path, text);
+}
+
+absl::Status StagePipeline::Impl::removeIfThere(const std::string &path) {
+  if (!llvm::sys::fs::exists(path) && !llvm::sys::fs::exists(path + ".partial"))
+    return absl::OkStatus();
+  return ownerOf(path).remove(path);
+}
+
 absl::Status StagePipeline::prepare(const OutputOptions &output) {
   Impl &p = *impl;
+  // Before anything is compiled: the directories stages write are
+  // nn-train's own (training/WorkDir.h).
+  if (absl::Status status = p.openDirectories(); !status.ok())
+    return status;
   if (absl::Status status = p.prepareData(); !status.ok())
     return status;
   for (Stage &stage : p.stages) {
@@ -1144,38 +517,10 @@ absl::Status StagePipeline::prepare(const OutputOptions &output) {
 
 namespace {
 
-absl::Status writeFingerprint(const std::string &path, uint64_t fingerprint,
-                              const std::string &what) {
-  std::string partial = path + ".partial";
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream out(partial, ec);
-    if (ec)
-      return absl::InternalError("cannot write '" + partial +
-                                 "': " + ec.message());
-    out << "{\"fingerprint\": \"" << hex(fingerprint)
-        << "\", \"stage\": " << tools::jsonString(what) << "}\n";
-  }
-  if (std::error_code ec = llvm::sys::fs::rename(partial, path))
-    return absl::InternalError("cannot write '" + path + "': " + ec.message());
-  return absl::OkStatus();
-}
-
-absl::Status createDirectory(const std::string &dir) {
-  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return absl::InternalError("cannot create '" + dir + "': " + ec.message());
-  return absl::OkStatus();
-}
-
-/// Writes `arrays` to `path` through a temporary file.
-absl::Status writeNpzAtomically(const std::string &path,
-                                const std::map<std::string, Tensor> &arrays) {
-  std::string partial = path + ".partial";
-  if (absl::Status status = writeNpz(partial, arrays); !status.ok())
-    return status;
-  if (std::error_code ec = llvm::sys::fs::rename(partial, path))
-    return absl::InternalError("cannot write '" + path + "': " + ec.message());
-  return absl::OkStatus();
+/// The contents of a done.json or a checkpoint fingerprint file.
+std::string fingerprintText(uint64_t fingerprint, const std::string &what) {
+  return "{\"fingerprint\": \"" + hex(fingerprint) +
+         "\", \"stage\": " + tools::jsonString(what) + "}\n";
 }
 
 void event(const OutputOptions &output, const std::string &stage,
@@ -1207,7 +552,7 @@ absl::Status StagePipeline::Impl::synthesize(const DataDecl &decl,
     llvm::errs() << "nn-train: synthesizing data '" << decl.name << "' ("
                  << decl.utterances << " utterances of the segment task) in "
                  << decl.path << "\n";
-  if (absl::Status status = createDirectory(decl.path); !status.ok())
+  if (absl::Status status = work->createDirectory(decl.path); !status.ok())
     return status;
   std::vector<float> prototypes = decl.task.prototypes();
   std::mt19937 rng(decl.seed + 1);
@@ -1215,15 +560,16 @@ absl::Status StagePipeline::Impl::synthesize(const DataDecl &decl,
   for (int64_t u = 0; u < decl.utterances; ++u)
     utterances.push_back(segmentArrays(
         decl.task, sampleSegmentUtterance(decl.task, prototypes, rng)));
-  if (absl::Status status = writeNpzAtomically(
-          decl.path + "/shard-00000.npz",
-          concatenateUtterances(utterances, 0, utterances.size()));
+  if (absl::Status status =
+          writeArrays(decl.path + "/shard-00000.npz",
+                      concatenateUtterances(utterances, 0, utterances.size()));
       !status.ok())
     return status;
   event(output, decl.name, "synthesized",
         ", \"utterances\": " + std::to_string(decl.utterances) +
             ", \"path\": " + tools::jsonString(decl.path));
-  return writeFingerprint(marker, entity.fingerprint, "data." + decl.name);
+  return writeText(marker,
+                   fingerprintText(entity.fingerprint, "data." + decl.name));
 }
 
 absl::Status StagePipeline::Impl::runTrain(Stage &stage,
@@ -1242,17 +588,20 @@ absl::Status StagePipeline::Impl::runTrain(Stage &stage,
        it != end && !ec; it.increment(ec))
     hasCheckpoint |= llvm::StringRef(it->path()).ends_with(".npz");
   if (!resumable) {
-    llvm::sys::fs::remove_directories(checkpoints);
+    // What the stage wrote there before, and nothing else (WorkDir).
+    if (absl::Status status = work->removeUnder(checkpoints); !status.ok())
+      return status;
     hasCheckpoint = false;
   }
-  if (absl::Status status = createDirectory(checkpoints); !status.ok())
+  if (absl::Status status = work->createDirectory(checkpoints); !status.ok())
     return status;
   if (absl::Status status =
-          writeFingerprint(stamp, stage.fingerprint, stage.name);
+          writeText(stamp, fingerprintText(stage.fingerprint, stage.name));
       !status.ok())
     return status;
 
   TrainOptions &options = trainer.mutableOptions();
+  options.files = work.get();
   if (hasCheckpoint) {
     options.resume = checkpoints;
   } else if (!stage.readInit.empty()) {
@@ -1288,8 +637,7 @@ absl::Status StagePipeline::Impl::runTrain(Stage &stage,
   for (const TensorInfo &info : eval.parameters)
     parameters[info.name] = trainer.state().parameters.at(info.name);
   const Entity &written = entities.at(stage.writeParameters);
-  if (absl::Status status =
-          writeNpzAtomically(written.parametersPath, parameters);
+  if (absl::Status status = writeArrays(written.parametersPath, parameters);
       !status.ok())
     return status;
   if (!output.json)
@@ -1434,10 +782,8 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
                     counts[c] / total);
       text += value;
     }
-    if (absl::Status status = createDirectory(stage.dir); !status.ok())
-      return status;
-    if (absl::Status status = writeNpzAtomically(
-            stage.dir + "/prior.npz", {{stage.priorParameter, prior}});
+    if (absl::Status status = writeArrays(stage.dir + "/prior.npz",
+                                          {{stage.priorParameter, prior}});
         !status.ok())
       return status;
     if (!output.json)
@@ -1456,7 +802,10 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
       return status;
     const Entity &written = entities.at(stage.writeData[d]);
     const std::string &overlay = written.paths.back();
-    if (absl::Status status = createDirectory(overlay); !status.ok())
+    // The overlay holds this alignment's shards alone: what an earlier
+    // run wrote there goes first (a dataset with fewer shards now).
+    if (absl::Status status = ownerOf(overlay).removeUnder(overlay);
+        !status.ok())
       return status;
     // One overlay shard per shard of the data, named like it, with every
     // utterance the shard holds: those left out (no path now, or an
@@ -1488,7 +837,7 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
       std::string path =
           overlay + "/" +
           llvm::sys::path::filename(aligned.shards[k].first).str();
-      if (absl::Status status = writeNpzAtomically(
+      if (absl::Status status = writeArrays(
               path, concatenateUtterances(utterances, 0, utterances.size()));
           !status.ok())
         return status;
@@ -1557,7 +906,8 @@ absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
     }
     // A stale marker (other settings or inputs) goes before the stage
     // runs again.
-    llvm::sys::fs::remove(marker);
+    if (absl::Status status = p.removeIfThere(marker); !status.ok())
+      return status;
     if (!output.json) {
       llvm::errs() << "nn-train: stage " << position << " '" << stage.name
                    << "' (" << report.kind << ", "
@@ -1586,7 +936,7 @@ absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
           ", \"index\": " + std::to_string(i + 1) +
               ", \"of\": " + std::to_string(p.stages.size()) +
               ", \"kind\": " + tools::jsonString(report.kind));
-    if (absl::Status status = createDirectory(stage.dir); !status.ok())
+    if (absl::Status status = p.work->createDirectory(stage.dir); !status.ok())
       return status;
     bool stageFinished = true;
     absl::Status status = stage.kind == StageKind::train
@@ -1603,7 +953,7 @@ absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
       return absl::OkStatus();
     }
     if (absl::Status status =
-            writeFingerprint(marker, stage.fingerprint, stage.name);
+            p.writeText(marker, fingerprintText(stage.fingerprint, stage.name));
         !status.ok())
       return status;
     event(output, stage.name, "done");

@@ -387,7 +387,43 @@ TEST(StagesTest, BadStageFilesAreErrorsBeforeAnythingRuns) {
               "it aligns (one each, in order)"},
       {"\"classes\": 8, \"task_seed\": 3, \"seed\": 2",
        "\"classes\": 1, \"task_seed\": 3, \"seed\": 2",
-       path + ": data.dev.synthesize.classes: must be an integer >= 2"},
+       path + ": data.dev.synthesize.classes: must be an integer in [2, "
+              "2147483647]"},
+      // A repeated key would silently win.
+      {"\"epochs\": 1, \"lr\"", "\"epochs\": 1, \"epochs\": 1000000000, \"lr\"",
+       path +
+           ":9:19: the key 'epochs' is given twice in one object (first "
+           "at " +
+           path + ":9:6); JSON would keep only the last"},
+      // Numbers no run can hold.
+      {"\"utterances\": 32", "\"utterances\": 100000000",
+       path + ": data.train.synthesize.utterances: segment task: 100000000 "
+              "utterances of up to 66 frames of 16 features"},
+      {"\"utterances\": 32", "\"utterances\": 1e12",
+       path + ": data.train.synthesize.utterances: must be an integer in [1, "
+              "2147483647]"},
+      {"\"features\": 16, \"classes\": 8, \"task_seed\": 3, \"seed\": 1",
+       "\"features\": 2147483647, \"classes\": 8, \"task_seed\": 3, \"seed\": "
+       "1",
+       path + ": data.train.synthesize.utterances: segment task: 32 "
+              "utterances of up to 66 frames of 2147483647 features"},
+      {"\"epochs\": 1, \"lr\"", "\"epochs\": 1e9, \"lr\"",
+       path + ": stages[0] ('ctc').epochs: must be an integer in [1, 1000000]"},
+      {"\"losses\": [\"ctc\"]", "\"losses\": {\"ctc\": -1}",
+       path + ": stages[0] ('ctc').losses.ctc: must be a finite scale >= 0"},
+      {"\"scale\": 0.5", "\"scale\": 1e308",
+       path + ": stages[1] ('align').prior.scale: must be a number in [0, "
+              "1000]"},
+      // An overlay on top of a declared dataset would overwrite it.
+      {"\"dev\": {\"synthesize\"",
+       "\"train.align\": {\"synthesize\": {\"utterances\": 4, \"features\": "
+       "16, \"classes\": 8}}, \"dev\": {\"synthesize\"",
+       path +
+           ": stages[1] ('align').writes.data: the alignments of 'train' "
+           "would be written to '" +
+           dir +
+           "/stages.work/data/train.align', "
+           "which is dataset 'train.align'"},
       // Found by compiling the graphs.
       {"\"losses\": [\"ce\"]", "\"losses\": [\"cee\"]",
        path + ": stages[2] ('ce'): loss 'cee' is marked nowhere in the model "
@@ -413,6 +449,33 @@ TEST(StagesTest, BadStageFilesAreErrorsBeforeAnythingRuns) {
   }
   // Nothing ran: no stage wrote anything, no data was synthesized.
   EXPECT_FALSE(llvm::sys::fs::exists(dir + "/stages.work"));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+/// --work-dir into a tree that holds a user's files is refused before
+/// anything is compiled, naming what is there, and nothing in it changes.
+TEST(StagesTest, WorkDirsHoldingOtherFilesAreRefused) {
+  std::string dir = scratch("tree");
+  for (const char *graph : {"ctc.mlir", "align.mlir", "ce.mlir"})
+    std::ofstream(dir + "/" + graph) << readFile(tinyDir() + "/" + graph);
+  std::string path = dir + "/stages.json";
+  std::ofstream(path) << readFile(tinyDir() + "/stages.json");
+  std::string tree = dir + "/home";
+  llvm::sys::fs::create_directories(tree + "/ctc/checkpoints");
+  std::ofstream(tree + "/ctc/checkpoints/thesis.tex") << "years of work";
+  std::ofstream(tree + "/notes.txt") << "more";
+  absl::StatusOr<std::unique_ptr<StagePipeline>> pipeline =
+      StagePipeline::load(path, tree);
+  ASSERT_TRUE(pipeline.ok()) << pipeline.status().message();
+  absl::Status status = (*pipeline)->prepare(OutputOptions());
+  EXPECT_EQ(status.message(),
+            path + ": the work directory '" + tree +
+                "' holds 'ctc/', 'notes.txt', which nn-train did not write "
+                "there: it writes, replaces and removes files in it, so it "
+                "takes only a new or empty directory or one it wrote; move "
+                "them away or choose another directory");
+  EXPECT_EQ(readFile(tree + "/ctc/checkpoints/thesis.tex"), "years of work");
+  EXPECT_FALSE(llvm::sys::fs::exists(tree + "/.nn-written.json"));
   llvm::sys::fs::remove_directories(dir);
 }
 

@@ -86,3 +86,16 @@
 // RUN: not ls %t/never
 // RUN: not nn-train %t/ctc.mlir --work-dir %t/w 2>&1 | FileCheck %s --check-prefix=WORKDIR
 // WORKDIR: nn-train: --work-dir goes with --stages
+
+// A --work-dir that holds what nn-train did not write is refused before
+// anything compiles, naming it; nothing in it changes. A stage file that
+// repeats a key is an error naming both places.
+// RUN: mkdir -p %t/home/ctc/checkpoints && echo mine > %t/home/ctc/checkpoints/thesis.tex
+// RUN: not nn-train --stages %t/stages.json --work-dir %t/home 2>&1 | FileCheck %s --check-prefix=FOREIGN
+// FOREIGN: nn-train: {{.*}}stages.json: the work directory '{{.*}}home' holds 'ctc/', which nn-train did not write there: it writes, replaces and removes files in it, so it takes only a new or empty directory or one it wrote; move them away or choose another directory
+// RUN: FileCheck %s --check-prefix=MINE < %t/home/ctc/checkpoints/thesis.tex
+// MINE: mine
+// RUN: sed 's/"epochs": 1, "lr": "constant:peak=1e-2"/"epochs": 1, "epochs": 1000000000, "lr": "constant:peak=1e-2"/' %t/stages.json > %t/twice.json
+// RUN: not nn-train --stages %t/twice.json --work-dir %t/never 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: nn-train: {{.*}}twice.json:{{[0-9]+}}:{{[0-9]+}}: the key 'epochs' is given twice in one object (first at {{.*}}twice.json:{{[0-9]+}}:{{[0-9]+}}); JSON would keep only the last
+// RUN: not ls %t/never

@@ -1,0 +1,132 @@
+//===- training/StageFile.h - what a stage file declares ---------*- C++
+//-*-===//
+//
+// Reading a stage file (docs/sequence-training.md) into what it declares,
+// with every check that needs no compiled graph: JSON syntax (repeated
+// keys and deep nesting are errors, training/JsonFile.h), known keys and
+// their types, every number within what a run can hold, stage names,
+// reads and writes in order, graph files present, and the directories
+// stages write never being another dataset's. Stages.h prepares and runs
+// what this returns; the fuzz target reads stage files through it alone.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_TRAINING_STAGEFILE_H
+#define NN_TRAINING_STAGEFILE_H
+
+#include "nn/Compiler.h"
+#include "nn/LearningRate.h"
+#include "nn/Manifest.h"
+#include "nn/SegmentTask.h"
+
+#include "absl/status/statusor.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace nn::training {
+
+/// A dataset named under "data": on disk, or synthesized into the work
+/// directory on the first run.
+struct DataDecl {
+  std::string name;
+  std::string path;
+  bool synthesize = false;
+  SegmentTask task;
+  int64_t utterances = 0;
+  uint32_t seed = 0;
+  /// The declaration as canonical JSON (part of fingerprints).
+  std::string spec;
+};
+
+enum class StageKind { train, align };
+
+/// One stage's settings as the file gives them.
+struct StageSpec {
+  std::string name, where;
+  StageKind kind = StageKind::train;
+  std::string graphPath, entry;
+  /// The stage's object as canonical JSON (part of its fingerprint).
+  std::string spec;
+  unsigned batchSize = 16, maxFrames = 0;
+  /// WORK/NAME: the stage's own outputs.
+  std::string dir;
+
+  // Train stages.
+  std::vector<TrainedLoss> losses;
+  int64_t epochs = 0, steps = 0;
+  bool bucket = true, shuffle = true, pack = true;
+  OptimizerOptions optimizer;
+  LearningRateSchedule schedule;
+  uint64_t seed = 0;
+  std::string onNonFinite = "stop";
+  std::string readTrain, readDev, readInit, writeParameters;
+
+  // Align stages.
+  std::string readParameters;
+  std::vector<std::string> readData, writeData;
+  std::string array = "alignment";
+  std::string priorParameter;
+  double priorScale = 0;
+  /// Utterances no path fits: an error, or left out of the written
+  /// dataset (its nn.keep says 0).
+  bool skipInfeasible = false;
+};
+
+/// A name stages pass: a dataset or a set of parameters.
+struct Entity {
+  enum class Kind { dataset, parameters } kind = Kind::dataset;
+  /// The stage that writes it; -1 for data declared under "data".
+  int producer = -1;
+  /// Datasets: the files (the dataset, then its overlays).
+  std::vector<std::string> paths;
+  /// Datasets: the arrays each utterance will have (known in prepare()).
+  std::set<std::string> arrays;
+  /// Parameters: the file the producer writes and the producer's model
+  /// parameters (its evaluation graph's).
+  std::string parametersPath;
+  const std::vector<TensorInfo> *parameters = nullptr;
+  /// What `parameters` points to when the producer was done before (read
+  /// from its parameters file, not compiled).
+  std::vector<TensorInfo> savedParameters;
+  uint64_t fingerprint = 0;
+};
+
+/// The most epochs a train stage may ask for (the run bounds them again by
+/// the batches it counts, kMaxTrainSteps).
+constexpr int64_t kMaxEpochs = 1000000;
+
+/// The largest prior scale an align stage takes: the scaled log prior is
+/// added on every frame of a path, and scales that help lie in [0, 1].
+constexpr double kMaxPriorScale = 1000;
+
+/// A stage file as read and checked.
+struct StageFile {
+  /// The file, the directory its relative paths start from, and the work
+  /// directory (the caller's, the file's work_dir, or FILE.work).
+  std::string file, baseDir, workDir;
+  uint64_t seed = 0;
+  std::vector<DataDecl> data;
+  std::vector<StageSpec> stages;
+  /// Every name declared or written, as the last stage sees them.
+  std::map<std::string, Entity> entities;
+
+  /// Reads the file at `path` (a regular file of at most kMaxStageFileBytes).
+  static absl::StatusOr<StageFile> read(const std::string &path,
+                                        const std::string &workDir = "");
+  /// Parses `text` as the contents of the file `path` (whose directory
+  /// relative paths start from; the file itself need not exist).
+  static absl::StatusOr<StageFile> parse(llvm::StringRef text,
+                                         const std::string &path,
+                                         const std::string &workDir = "");
+};
+
+/// The largest stage file read (a stage file is a page or two).
+constexpr int64_t kMaxStageFileBytes = 16 << 20;
+
+} // namespace nn::training
+
+#endif // NN_TRAINING_STAGEFILE_H
