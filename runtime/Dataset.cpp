@@ -81,11 +81,7 @@ absl::StatusOr<Dataset> Dataset::load(const std::string &path,
   return load(std::vector<std::string>{path}, manifest);
 }
 
-absl::StatusOr<Dataset> Dataset::load(const std::vector<std::string> &paths,
-                                      const Manifest &manifest) {
-  if (paths.empty())
-    return absl::InvalidArgumentError("no dataset given");
-  const std::string &path = paths.front();
+absl::StatusOr<Dataset> Dataset::forModel(const Manifest &manifest) {
   Dataset dataset;
   for (const TensorInfo &input : manifest.inputs) {
     if (isTrainStepScalar(input.name))
@@ -138,6 +134,60 @@ absl::StatusOr<Dataset> Dataset::load(const std::vector<std::string> &paths,
           "', which no other input carries: a dataset cannot give its "
           "lengths");
   }
+  return dataset;
+}
+
+absl::Status Dataset::addShard(std::vector<SourceArrays> sources,
+                               const Manifest &manifest) {
+  std::vector<std::string> shardFiles;
+  std::map<std::string, Tensor> members;
+  std::map<std::string, std::string> holder;
+  std::vector<std::pair<std::string, Tensor>> keeps;
+  for (auto &[file, arrays] : sources) {
+    for (auto &[name, tensor] : arrays) {
+      // Every source may leave utterances out: kept by all of them.
+      if (name == kKeepArray) {
+        keeps.emplace_back(file, std::move(tensor));
+        continue;
+      }
+      auto [at, added] = holder.emplace(name, file);
+      if (!added)
+        return absl::InvalidArgumentError("'" + file + "' and '" + at->second +
+                                          "' both hold '" + name +
+                                          "': an overlay may only add arrays");
+      members[name] = std::move(tensor);
+    }
+    shardFiles.push_back(file);
+  }
+  if (shardFiles.empty())
+    return absl::InvalidArgumentError("a shard needs at least one source");
+  return addShard(shardFiles, std::move(members), keeps, manifest);
+}
+
+absl::Status Dataset::finish(const std::string &path) const {
+  if (utterances.empty()) {
+    std::string why;
+    if (leftOutCount)
+      why = std::to_string(leftOutCount) + " left out by '" + kKeepArray + "'";
+    if (withoutFramesCount)
+      why += (why.empty() ? "" : ", ") + std::to_string(withoutFramesCount) +
+             " without frames along '" + batchingDim + "'";
+    return absl::InvalidArgumentError("dataset '" + path +
+                                      "' holds no utterances" +
+                                      (why.empty() ? "" : " (" + why + ")"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Dataset> Dataset::load(const std::vector<std::string> &paths,
+                                      const Manifest &manifest) {
+  if (paths.empty())
+    return absl::InvalidArgumentError("no dataset given");
+  const std::string &path = paths.front();
+  absl::StatusOr<Dataset> made = forModel(manifest);
+  if (!made.ok())
+    return made.status();
+  Dataset &dataset = *made;
   // The shards of the dataset and of each overlay, matched by position.
   std::vector<std::vector<std::string>> files;
   for (const std::string &source : paths) {
@@ -153,49 +203,20 @@ absl::StatusOr<Dataset> Dataset::load(const std::vector<std::string> &paths,
     files.push_back(std::move(*shards));
   }
   for (size_t k = 0; k < files.front().size(); ++k) {
-    std::vector<std::string> shardFiles;
-    std::map<std::string, Tensor> members;
-    std::map<std::string, std::string> holder;
-    std::vector<std::pair<std::string, Tensor>> keeps;
+    std::vector<SourceArrays> sources;
     for (const std::vector<std::string> &source : files) {
-      const std::string &file = source[k];
-      std::map<std::string, Tensor> arrays;
-      if (absl::Status status = readNpz(file, arrays); !status.ok())
+      sources.emplace_back(source[k], std::map<std::string, Tensor>());
+      if (absl::Status status = readNpz(source[k], sources.back().second);
+          !status.ok())
         return status;
-      for (auto &[name, tensor] : arrays) {
-        // Every source may leave utterances out: kept by all of them.
-        if (name == kKeepArray) {
-          keeps.emplace_back(file, std::move(tensor));
-          continue;
-        }
-        auto [at, added] = holder.emplace(name, file);
-        if (!added)
-          return absl::InvalidArgumentError(
-              "'" + file + "' and '" + at->second + "' both hold '" + name +
-              "': an overlay may only add arrays");
-        members[name] = std::move(tensor);
-      }
-      shardFiles.push_back(file);
     }
-    if (absl::Status status =
-            dataset.addShard(shardFiles, std::move(members), keeps, manifest);
+    if (absl::Status status = dataset.addShard(std::move(sources), manifest);
         !status.ok())
       return status;
   }
-  if (dataset.utterances.empty()) {
-    std::string why;
-    if (dataset.leftOutCount)
-      why = std::to_string(dataset.leftOutCount) + " left out by '" +
-            kKeepArray + "'";
-    if (dataset.withoutFramesCount)
-      why += (why.empty() ? "" : ", ") +
-             std::to_string(dataset.withoutFramesCount) +
-             " without frames along '" + dataset.batchingDim + "'";
-    return absl::InvalidArgumentError("dataset '" + path +
-                                      "' holds no utterances" +
-                                      (why.empty() ? "" : " (" + why + ")"));
-  }
-  return dataset;
+  if (absl::Status status = dataset.finish(path); !status.ok())
+    return status;
+  return made;
 }
 
 absl::Status

@@ -222,7 +222,14 @@ absl::Status nn::loadCheckpoint(const std::string &path, TrainState &state) {
   std::map<std::string, Tensor> arrays;
   if (absl::Status status = readNpz(path, arrays); !status.ok())
     return status;
-  std::string what = "checkpoint '" + path + "'";
+  return checkpointFromArrays(std::move(arrays), "checkpoint '" + path + "'",
+                              state);
+}
+
+absl::Status nn::checkpointFromArrays(std::map<std::string, Tensor> arrays,
+                                      const std::string &what,
+                                      TrainState &state) {
+  state = TrainState();
   // The counters are read as integers (a double would round 2^63 - 1 up
   // past the range) and bounded by what a train step counts.
   auto count = [&](const char *key, int64_t &out) {

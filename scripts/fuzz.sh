@@ -21,6 +21,7 @@ if [ ! -f "$build/build.ninja" ]; then
 fi
 cmake -S . -B "$build" -DNN_FUZZ_SMOKE_SECONDS="$seconds" >/dev/null
 cmake --build "$build" --target nn-fuzz-npy nn-fuzz-npz nn-fuzz-manifest \
-  nn-fuzz-ir nn-runtime-tests nn-not-an-artifact nn-exec
+  nn-fuzz-ir nn-fuzz-stages nn-fuzz-dataset nn-fuzz-checkpoint \
+  nn-runtime-tests nn-not-an-artifact nn-exec
 cd "$build"
 ctest --output-on-failure -j"$(nproc)" -L 'runtime|sanitize|fuzz'

@@ -55,6 +55,17 @@ public:
   static absl::StatusOr<Dataset> load(const std::vector<std::string> &paths,
                                       const Manifest &manifest);
 
+  /// load() in parts, for data that is not in files (and the fuzz target):
+  /// an empty dataset for `manifest`'s inputs; then each shard from its
+  /// sources' arrays (the dataset's, then its overlays', each with the
+  /// file name errors give), checked as load() checks them; then finish()
+  /// (an error when no utterance is left; `path` names the dataset).
+  using SourceArrays = std::pair<std::string, std::map<std::string, Tensor>>;
+  static absl::StatusOr<Dataset> forModel(const Manifest &manifest);
+  absl::Status addShard(std::vector<SourceArrays> sources,
+                        const Manifest &manifest);
+  absl::Status finish(const std::string &path) const;
+
   /// The shards of `path` as load() reads them: the file itself, or a
   /// directory's *.npz files in name order.
   static absl::StatusOr<std::vector<std::string>>

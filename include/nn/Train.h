@@ -119,6 +119,10 @@ absl::Status saveCheckpoint(const std::string &path, const TrainState &state);
 /// [0, kMaxTrainSteps], fewer batches than updates, and any NaN or
 /// infinite value (naming the array).
 absl::Status loadCheckpoint(const std::string &path, TrainState &state);
+/// loadCheckpoint's checks on arrays already read; `what` names them in
+/// errors ("checkpoint 'ckpt/step-00000100.npz'").
+absl::Status checkpointFromArrays(std::map<std::string, Tensor> arrays,
+                                  const std::string &what, TrainState &state);
 constexpr const char *kCheckpointStepKey = "nn.train.step";
 constexpr const char *kCheckpointBatchesKey = "nn.train.batches";
 
