@@ -598,6 +598,7 @@ absl::Status Trainer::run(bool &finished) {
     return options.steps ? batches >= options.steps
                          : source->epochOf(batches) >= options.epochs;
   };
+  const int64_t firstBatch = trainState.batches;
   if (options.evaluateAtStart && trainState.batches == 0)
     if (absl::Status status = evaluate(0, /*atStart=*/true); !status.ok())
       return status;
@@ -688,6 +689,14 @@ absl::Status Trainer::run(bool &finished) {
   if (skipped && !out.json)
     llvm::errs() << out.linePrefix << "nn-train: skipped " << skipped
                  << " batches with a non-finite loss\n";
+  // A run that skipped every batch trained nothing: saying "done" would
+  // hand the next stage (or the user) an untrained model.
+  if (skipped > 0 && skipped == trainState.batches - firstBatch)
+    return absl::InvalidArgumentError(
+        "every one of the " + std::to_string(skipped) +
+        " batches of this run was skipped (a non-finite loss, gradient norm "
+        "or update), so the parameters did not change; lower the learning "
+        "rate or check the data");
   finished = true;
   return absl::OkStatus();
 }

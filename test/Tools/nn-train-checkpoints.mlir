@@ -42,8 +42,11 @@
 // Non-finite updates are never applied nor saved: a learning rate near the
 // f32 range times gradients of about 1000 (features of that noise)
 // overflows the parameters while the losses and gradients are finite.
-// Skipped steps are counted, and the checkpoint stays finite.
-// RUN: nn-train %s --synthetic segments --noise 1000 --steps 3 --epoch-steps 3 --dev-batches 1 --batch-size 2 --optimizer sgd --lr constant:peak=3e38 --on-nonfinite skip --save %t/huge --json > %t/huge.json
+// Skipped steps are counted, the checkpoint stays finite, and a run that
+// skipped every step is an error (it trained nothing).
+// RUN: not nn-train %s --synthetic segments --noise 1000 --steps 3 --epoch-steps 3 --dev-batches 1 --batch-size 2 --optimizer sgd --lr constant:peak=3e38 --on-nonfinite skip --save %t/huge --json > %t/huge.json 2> %t/huge.err
+// RUN: FileCheck %s --check-prefix=NOTHING < %t/huge.err
+// NOTHING: nn-train: every one of the 3 batches of this run was skipped (a non-finite loss, gradient norm or update), so the parameters did not change; lower the learning rate or check the data
 // RUN: %python -c "import numpy as np, sys; z = np.load(sys.argv[1]); print('finite', all(np.isfinite(z[k]).all() for k in z.files))" %t/huge/step-00000003.npz | FileCheck %s --check-prefix=FINITE
 // FINITE: finite True
 // RUN: FileCheck %s --check-prefix=SKIPPED < %t/huge.json
