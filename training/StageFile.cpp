@@ -731,18 +731,6 @@ absl::Status Parser::resolveNames() {
 
 namespace {
 
-/// `path` absolute, without '.', '..' or a trailing '/': what two paths
-/// are compared as.
-std::string normalized(const std::string &path) {
-  llvm::SmallString<256> full(path);
-  llvm::sys::fs::make_absolute(full);
-  llvm::sys::path::remove_dots(full, /*remove_dot_dot=*/true);
-  std::string text = full.str().str();
-  while (text.size() > 1 && text.back() == '/')
-    text.pop_back();
-  return text;
-}
-
 /// How `path` relates to `other`: "" when apart.
 std::string overlap(const std::string &path, const std::string &other) {
   if (path == other)
@@ -756,14 +744,24 @@ std::string overlap(const std::string &path, const std::string &other) {
 
 } // namespace
 
+std::string nn::training::absolutePath(const std::string &path) {
+  llvm::SmallString<256> full(path);
+  llvm::sys::fs::make_absolute(full);
+  llvm::sys::path::remove_dots(full, /*remove_dot_dot=*/true);
+  std::string text = full.str().str();
+  while (text.size() > 1 && text.back() == '/')
+    text.pop_back();
+  return text;
+}
+
 /// The directories align stages write their overlays to are theirs alone:
 /// no dataset's files, no other overlay, and no declared data inside the
 /// work directory (whose every file nn-train wrote; training/WorkDir.h).
 absl::Status Parser::checkWrittenPaths() const {
-  std::string work = normalized(workDir);
+  std::string work = absolutePath(workDir);
   std::vector<std::pair<std::string, std::string>> datasets;
   for (const DataDecl &decl : data) {
-    std::string path = normalized(decl.path);
+    std::string path = absolutePath(decl.path);
     if (!decl.synthesize && !overlap(path, work).empty() &&
         overlap(path, work) != "holds")
       return absl::InvalidArgumentError(
@@ -776,7 +774,7 @@ absl::Status Parser::checkWrittenPaths() const {
   for (const StageSpec &stage : stages) {
     for (size_t d = 0; d < stage.writeData.size(); ++d) {
       const std::string &written = entities.at(stage.writeData[d]).paths.back();
-      std::string path = normalized(written);
+      std::string path = absolutePath(written);
       auto clash = [&](const std::pair<std::string, std::string> &other) {
         return absl::InvalidArgumentError(
             file + ": " + stage.where + ".writes.data: the alignments of '" +

@@ -124,6 +124,11 @@ struct StageFile {
                                          const std::string &workDir = "");
 };
 
+/// `path` absolute, without '.', '..' or a trailing '/', links not
+/// resolved: how the directories stages write are compared (a path is
+/// judged by how it is spelled, as the user spelled it).
+std::string absolutePath(const std::string &path);
+
 /// The largest stage file read (a stage file is a page or two).
 constexpr int64_t kMaxStageFileBytes = 16 << 20;
 

@@ -3,6 +3,7 @@
 #include "training/WorkDir.h"
 
 #include "tools/common/Json.h"
+#include "training/StageFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -25,18 +26,6 @@ namespace {
 
 std::string systemError(const std::string &what) {
   return what + ": " + std::strerror(errno);
-}
-
-/// `path` absolute and without '.' or '..' (lexically: links are not
-/// resolved, so a path is judged by how it is spelled under the root).
-std::string absolute(const std::string &path) {
-  llvm::SmallString<256> full(path);
-  llvm::sys::fs::make_absolute(full);
-  llvm::sys::path::remove_dots(full, /*remove_dot_dot=*/true);
-  std::string text = full.str().str();
-  while (text.size() > 1 && text.back() == '/')
-    text.pop_back();
-  return text;
 }
 
 /// The entries under `dir` (relative to the root as `prefix`) that `listed`
@@ -181,7 +170,7 @@ bool WorkDir::contains(const std::string &path) const {
 }
 
 absl::StatusOr<std::string> WorkDir::relative(const std::string &path) const {
-  std::string base = absolute(root_), full = absolute(path);
+  std::string base = absolutePath(root_), full = absolutePath(path);
   if (full == base)
     return std::string();
   if (full.size() <= base.size() + 1 ||

@@ -63,6 +63,16 @@ nn.graph @g(%p: !nn.tensor<[3, 4], f32>, %g: !nn.tensor<[3, 4], f32>,
 })";
 }
 
+/// Every tensor of `expected` is in `actual` with the same bits.
+void expectSameBits(const std::map<std::string, Tensor> &expected,
+                    const std::map<std::string, Tensor> &actual) {
+  for (const auto &[name, tensor] : expected)
+    EXPECT_EQ(
+        std::memcmp(tensor.raw(), actual.at(name).raw(), tensor.sizeInBytes()),
+        0)
+        << name;
+}
+
 const double kBeta1 = 0.9, kBeta2 = 0.99, kEps = 1e-8, kDecay = 0.1,
              kMomentum = 0.8;
 
@@ -488,11 +498,7 @@ TEST(TrainStepTest, ResumeFromCheckpointIsBitIdentical) {
       EXPECT_EQ(rest[s].losses[l].sum, whole[4 + s].losses[l].sum)
           << "step " << 5 + s << " loss " << rest[s].losses[l].name;
   EXPECT_EQ(resumed.step, straight.step);
-  for (const auto &[name, tensor] : straight.parameters)
-    EXPECT_EQ(std::memcmp(tensor.raw(), resumed.parameters.at(name).raw(),
-                          tensor.sizeInBytes()),
-              0)
-        << name;
+  expectSameBits(straight.parameters, resumed.parameters);
 }
 
 TEST(TrainStepTest, NonFiniteLossLeavesTheStateAlone) {
@@ -510,11 +516,7 @@ TEST(TrainStepTest, NonFiniteLossLeavesTheStateAlone) {
   EXPECT_TRUE(std::isnan(report.objective) || std::isnan(report.gradNorm));
   EXPECT_EQ(state.step, 0);
   EXPECT_EQ(state.batches, 1);
-  for (const auto &[name, tensor] : before.parameters)
-    EXPECT_EQ(std::memcmp(tensor.raw(), state.parameters.at(name).raw(),
-                          tensor.sizeInBytes()),
-              0)
-        << name;
+  expectSameBits(before.parameters, state.parameters);
 }
 
 TEST(TrainStepTest, CheckpointsAreCheckedAgainstTheModel) {
@@ -588,11 +590,7 @@ TEST(TrainStepTest, NonFiniteUpdatesAreNotApplied) {
     EXPECT_FALSE(report.applied);
     EXPECT_EQ(state.step, 0);
     EXPECT_EQ(state.batches, 1);
-    for (const auto &[name, tensor] : before.parameters)
-      EXPECT_EQ(std::memcmp(tensor.raw(), state.parameters.at(name).raw(),
-                            tensor.sizeInBytes()),
-                0)
-          << name;
+    expectSameBits(before.parameters, state.parameters);
     // An ordinary step is applied and says what it wrote.
     ASSERT_TRUE(runTrainStep(exe, linearBatch(), 1e-2, 1, before, report).ok());
     EXPECT_TRUE(report.applied);
