@@ -14,6 +14,7 @@
 
 #include "compiler/ManifestBuilder.h"
 #include "compiler/ObjectEmitter.h"
+#include "compiler/ScratchDir.h"
 
 #include "dialects/nn/NNOps.h"
 #include "lowering/Passes.h"
@@ -255,12 +256,11 @@ compileModule(ModuleOp module, MLIRContext &context,
   std::string path = options.artifactPath;
   bool temporary = path.empty();
   if (temporary) {
-    llvm::SmallString<128> temp;
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("nn-artifact", "so", temp))
-      return absl::InternalError("cannot create a temporary file: " +
-                                 ec.message());
-    path = temp.str().str();
+    absl::StatusOr<std::string> temp =
+        ::nn::compiler::createScratchFile("nn-artifact", "so");
+    if (!temp.ok())
+      return temp.status();
+    path = *temp;
   }
   absl::Status status = ::nn::compiler::emitSharedObject(*llvmModule, path);
   if (!status.ok()) {

@@ -1,6 +1,7 @@
 //===- ObjectEmitter.cpp - LLVM IR to a shared object ---------------------===//
 
 #include "compiler/ObjectEmitter.h"
+#include "compiler/ScratchDir.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -62,11 +63,11 @@ absl::Status nn::compiler::emitSharedObject(llvm::Module &module,
   passBuilder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3)
       .run(module, mam);
 
-  llvm::SmallString<128> objectPath;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("nn-artifact", "o", objectPath))
-    return absl::InternalError("cannot create a temporary file: " +
-                               ec.message());
+  absl::StatusOr<std::string> scratch =
+      nn::compiler::createScratchFile("nn-artifact", "o");
+  if (!scratch.ok())
+    return scratch.status();
+  llvm::SmallString<128> objectPath(*scratch);
   llvm::FileRemover removeObject(objectPath);
   {
     std::error_code ec;

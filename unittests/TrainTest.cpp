@@ -183,12 +183,14 @@ TEST_P(UpdateTest, MatchesFloat64Formula) {
       EXPECT_TRUE(close(result.outputs[0].second.at(i), p[i], 1e-5, 1e-7))
           << c.name << " param " << i << " at step " << t << ": "
           << result.outputs[0].second.at(i) << " vs " << p[i];
-      if (c.states >= 1)
+      if (c.states >= 1) {
         EXPECT_TRUE(close(result.outputs[1].second.at(i), m[i], 1e-5, 1e-7))
             << c.name << " state 0, element " << i << " at step " << t;
-      if (c.states >= 2)
+      }
+      if (c.states >= 2) {
         EXPECT_TRUE(close(result.outputs[2].second.at(i), v[i], 1e-5, 1e-9))
             << c.name << " state 1, element " << i << " at step " << t;
+      }
     }
     // Continue from the compiled values, as a train step would.
     for (int i = 0; i < 12; ++i) {

@@ -118,7 +118,9 @@ struct CompileOptions {
   /// (an error when there are several).
   std::string entry;
   /// Where to keep the artifact (.so); empty writes a temporary file that
-  /// the Artifact removes when it goes away.
+  /// the Artifact removes when it goes away. Temporary files live in a
+  /// per-process `$TMPDIR/nn-artifacts-XXXXXX` directory, removed at exit;
+  /// one left by a killed process is reclaimed by the next compile.
   std::string artifactPath;
 };
 
