@@ -18,6 +18,13 @@ bool isTrainStepScalar(const std::string &name) {
   return name == "learning_rate" || name == "step" || name == "dropout_seed";
 }
 
+/// Element `i` of an i32 or i64 tensor, exactly: through a double, large
+/// i64 values round out of the range (and their cast back is undefined).
+int64_t integerAt(const Tensor &tensor, int64_t i) {
+  return tensor.dtype() == DType::i64 ? tensor.data<int64_t>()[i]
+                                      : tensor.data<int32_t>()[i];
+}
+
 /// A length array: rank 1, i32 or i64, entries >= 0 that add up to at
 /// most `rows` (checked as they add up, so that no sum wraps). Read as
 /// integers: a double rounds 2^63 - 1 up past the range.
@@ -33,8 +40,7 @@ absl::Status readLengths(const Tensor &tensor, const std::string &what,
   lengths.resize(tensor.numElements());
   int64_t total = 0;
   for (int64_t i = 0; i < tensor.numElements(); ++i) {
-    int64_t value = tensor.dtype() == DType::i64 ? tensor.data<int64_t>()[i]
-                                                 : tensor.data<int32_t>()[i];
+    int64_t value = integerAt(tensor, i);
     if (value < 0)
       return absl::InvalidArgumentError(what + " gives utterance " +
                                         std::to_string(i) +
@@ -247,9 +253,9 @@ Dataset::addShard(const std::vector<std::string> &files,
                   std::to_string(keep.size()));
     keep.resize(flags.numElements(), true);
     for (int64_t u = 0; u < flags.numElements(); ++u) {
-      double flag = flags.at(u);
+      int64_t flag = integerAt(flags, u);
       if (flag != 0 && flag != 1)
-        return fail(what + " holds " + std::to_string((int64_t)flag) +
+        return fail(what + " holds " + std::to_string(flag) +
                     " for utterance " + std::to_string(u) +
                     " (1 keeps it, 0 leaves it out)");
       keep[u] = keep[u] && flag == 1;
@@ -338,7 +344,8 @@ Dataset::addShard(const std::vector<std::string> &files,
     for (const TensorInfo &info : manifest.inputs)
       if (info.name == array.name)
         input = &info;
-    if (input && input->classes > 0) {
+    if (input && input->classes > 0 &&
+        (data.dtype() == DType::i32 || data.dtype() == DType::i64)) {
       int64_t rowSize =
           data.numElements() / std::max<int64_t>(offsets.back(), 1);
       for (int64_t u = 0; u < count; ++u) {
@@ -346,14 +353,14 @@ Dataset::addShard(const std::vector<std::string> &files,
           continue;
         for (int64_t i = offsets[u] * rowSize; i < offsets[u + 1] * rowSize;
              ++i) {
-          double value = data.at(i);
-          if (value < 0 || value >= (double)input->classes ||
-              (int64_t)value == input->reservedClass)
+          int64_t value = integerAt(data, i);
+          if (value < 0 || value >= input->classes ||
+              value == input->reservedClass)
             return fail("utterance " + std::to_string(u) + ": '" + array.name +
-                        "' holds class " + std::to_string((int64_t)value) +
+                        "' holds class " + std::to_string(value) +
                         " at position " +
                         std::to_string(i / rowSize - offsets[u]) +
-                        ((int64_t)value == input->reservedClass && value >= 0 &&
+                        (value == input->reservedClass && value >= 0 &&
                                  value < input->classes
                              ? ", the reserved class (the CTC blank)"
                              : ", outside [0, " +

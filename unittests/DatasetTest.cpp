@@ -255,6 +255,13 @@ TEST_F(DatasetTest, KeepLeavesUtterancesOut) {
   EXPECT_EQ(loadError(bad), "dataset shard '" + dir + "/bad.npz': '" + dir +
                                 "/bad.npz': 'nn.keep' holds 2 for utterance 1 "
                                 "(1 keeps it, 0 leaves it out)");
+  // Read as integers: as a double, 2^63 - 1 rounds past the i64 range
+  // (found by nn-fuzz-dataset).
+  bad[kKeepArray] = Tensor::of<int64_t>(DType::i64, {3}, {1, INT64_MAX, 1});
+  EXPECT_EQ(loadError(bad), "dataset shard '" + dir + "/bad.npz': '" + dir +
+                                "/bad.npz': 'nn.keep' holds "
+                                "9223372036854775807 for utterance 1 "
+                                "(1 keeps it, 0 leaves it out)");
   bad[kKeepArray] = Tensor::of<int32_t>(DType::i32, {2}, {1, 1});
   EXPECT_EQ(loadError(bad), "dataset shard '" + dir +
                                 "/bad.npz': 'nn.keep' holds 2 utterances, "
