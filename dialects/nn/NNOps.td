@@ -1518,9 +1518,10 @@ def NN_CtcLossGradOp : NN_Op<"ctc_loss_grad", [Pure,
     posterior of class `c` at frame `t` (the log-space forward-backward
     occupancy of the states emitting `c`), the result at valid frames is
     `grad * (softmax(logits) - gamma)` from logits and `-grad * gamma`
-    from log-probs; padded frames get 0. A sequence whose labels cannot
-    be aligned (its loss is +inf) gets 0 with `zero_infinity` and NaN
-    without it.
+    from log-probs; padded frames get 0. A class whose log-probability is
+    -inf at a frame (a -inf logit) lies on no path, so `gamma` and the
+    result are 0 there. A sequence whose labels cannot be aligned (its
+    loss is +inf) gets 0 with `zero_infinity` and NaN without it.
 
     ```mlir
     %dx = nn.ctc_loss_grad %g, %logits, %labels from logits blank 0
