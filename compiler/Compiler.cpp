@@ -12,6 +12,7 @@
 
 #include "nn/Compiler.h"
 
+#include "compiler/LlvmTargets.h"
 #include "compiler/ManifestBuilder.h"
 #include "compiler/ObjectEmitter.h"
 
@@ -112,15 +113,17 @@ compileModule(ModuleOp module, MLIRContext &context,
     return absl::InvalidArgumentError("unknown GPU binary format '" +
                                       options.gpuBinary +
                                       "' (expected ptx or cubin)");
+  // The chip before the toolkit: a chip NVPTX does not know is wrong
+  // wherever the compiler runs (and LLVM aborts selecting code for it).
+  if (gpu)
+    if (absl::Status chip = ::nn::compiler::checkGpuChip(options.gpuChip);
+        !chip.ok())
+      return chip;
   if (gpu && ir::findCudaToolkit().empty())
     return absl::FailedPreconditionError(
         "the cuda target needs the CUDA toolkit's libdevice "
         "(nvvm/libdevice/libdevice.10.bc) for math in kernels: none under "
         "$CUDA_ROOT, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda");
-  if (gpu && !StringRef(options.gpuChip).starts_with("sm_"))
-    return absl::InvalidArgumentError(
-        "unknown GPU architecture '" + options.gpuChip +
-        "' (expected sm_NN, such as sm_80 or sm_90)");
   if (failed(verify(module)))
     return fail("the model does not verify", diagnostics.text);
 
