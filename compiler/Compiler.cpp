@@ -39,6 +39,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 
 using namespace mlir;
 namespace ir = mlir::nn;
@@ -76,10 +77,20 @@ selectTrainedLosses(ModuleOp module,
   if (trained.empty())
     return absl::OkStatus();
   std::map<std::string, const ::nn::TrainedLoss *> wanted;
-  for (const ::nn::TrainedLoss &loss : trained)
+  for (const ::nn::TrainedLoss &loss : trained) {
     if (!wanted.emplace(loss.name, &loss).second)
       return absl::InvalidArgumentError("loss '" + loss.name +
                                         "' is listed twice");
+    // NaN keeps the marked scale. The module was verified before the
+    // scales are set here, so they are checked as the verifier would:
+    // training minimizes scale * loss, and a negative scale trains the
+    // loss up.
+    if (!std::isnan(loss.scale) &&
+        (!std::isfinite(loss.scale) || loss.scale < 0))
+      return absl::InvalidArgumentError(
+          "loss '" + loss.name + "': scale must be finite and >= 0, got " +
+          (std::ostringstream() << loss.scale).str());
+  }
   std::set<std::string> marked;
   module.walk([&](ir::MarkLossOp mark) {
     std::string name = mark.getName().str();

@@ -898,8 +898,10 @@ def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
     masked; packed values have none). Its inverse normalization factor is
     the number of frames (`per_frame`), of sequences (`per_sequence`), 1
     (`sum`) or the sum of `custom_inv_norm_factor` (`custom`). `scale`
-    multiplies its contribution to the training objective (0 removes it),
-    which uses the normalized value unless `use_normalized_loss = false`;
+    (finite, >= 0: training minimizes the objective, and a negative scale
+    would train the loss up) multiplies its contribution to the training
+    objective (0 removes it), which uses the normalized value unless
+    `use_normalized_loss = false`;
     `as_error` losses are reported, never trained on. Loss names are unique
     per graph. `loss` must be produced by a loss op.
 
