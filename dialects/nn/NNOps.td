@@ -1599,7 +1599,9 @@ def NN_TransducerLossGradOp : NN_Op<"transducer_loss_grad", [Pure,
     gamma)`, where `occ(t, u) = exp(alpha + beta - log p)` is the row's
     total posterior, from logits, and `-grad * gamma` from log-probs.
     Rows no path visits and padded rows get 0; an impossible sequence
-    gets 0 with `zero_infinity` and NaN without it.
+    gets 0 with `zero_infinity` and NaN without it. `labels` has any
+    integer type the loss takes (graph inputs: i32 or i64), with the same
+    result bit for bit.
 
     ```mlir
     %dj = nn.transducer_loss_grad %g, %logits, %labels from logits
