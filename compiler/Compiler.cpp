@@ -12,6 +12,7 @@
 
 #include "nn/Compiler.h"
 
+#include "compiler/LlvmTargets.h"
 #include "compiler/ManifestBuilder.h"
 #include "compiler/ObjectEmitter.h"
 #include "compiler/ScratchDir.h"
@@ -39,6 +40,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <sstream>
 
 using namespace mlir;
 namespace ir = mlir::nn;
@@ -76,10 +78,20 @@ selectTrainedLosses(ModuleOp module,
   if (trained.empty())
     return absl::OkStatus();
   std::map<std::string, const ::nn::TrainedLoss *> wanted;
-  for (const ::nn::TrainedLoss &loss : trained)
+  for (const ::nn::TrainedLoss &loss : trained) {
     if (!wanted.emplace(loss.name, &loss).second)
       return absl::InvalidArgumentError("loss '" + loss.name +
                                         "' is listed twice");
+    // NaN keeps the marked scale. The module was verified before the
+    // scales are set here, so they are checked as the verifier would:
+    // training minimizes scale * loss, and a negative scale trains the
+    // loss up.
+    if (!std::isnan(loss.scale) &&
+        (!std::isfinite(loss.scale) || loss.scale < 0))
+      return absl::InvalidArgumentError(
+          "loss '" + loss.name + "': scale must be finite and >= 0, got " +
+          (std::ostringstream() << loss.scale).str());
+  }
   std::set<std::string> marked;
   module.walk([&](ir::MarkLossOp mark) {
     std::string name = mark.getName().str();
@@ -113,15 +125,17 @@ compileModule(ModuleOp module, MLIRContext &context,
     return absl::InvalidArgumentError("unknown GPU binary format '" +
                                       options.gpuBinary +
                                       "' (expected ptx or cubin)");
+  // The chip before the toolkit: a chip NVPTX does not know is wrong
+  // wherever the compiler runs (and LLVM aborts selecting code for it).
+  if (gpu)
+    if (absl::Status chip = ::nn::compiler::checkGpuChip(options.gpuChip);
+        !chip.ok())
+      return chip;
   if (gpu && ir::findCudaToolkit().empty())
     return absl::FailedPreconditionError(
         "the cuda target needs the CUDA toolkit's libdevice "
         "(nvvm/libdevice/libdevice.10.bc) for math in kernels: none under "
         "$CUDA_ROOT, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda");
-  if (gpu && !StringRef(options.gpuChip).starts_with("sm_"))
-    return absl::InvalidArgumentError(
-        "unknown GPU architecture '" + options.gpuChip +
-        "' (expected sm_NN, such as sm_80 or sm_90)");
   if (failed(verify(module)))
     return fail("the model does not verify", diagnostics.text);
 

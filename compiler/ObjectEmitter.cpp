@@ -1,6 +1,8 @@
 //===- ObjectEmitter.cpp - LLVM IR to a shared object ---------------------===//
 
 #include "compiler/ObjectEmitter.h"
+
+#include "compiler/LlvmTargets.h"
 #include "compiler/ScratchDir.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -21,12 +23,7 @@ using llvm::StringRef;
 
 absl::Status nn::compiler::emitSharedObject(llvm::Module &module,
                                             const std::string &path) {
-  static bool initialized = [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    return true;
-  }();
-  (void)initialized;
+  initializeLlvmTargets();
   std::string triple = llvm::sys::getDefaultTargetTriple();
   std::string error;
   const llvm::Target *target =

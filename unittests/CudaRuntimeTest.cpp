@@ -146,4 +146,35 @@ TEST(CudaCompileTest, BadGpuOptionsAreErrors) {
       << status.message();
 }
 
+/// A chip LLVM's NVPTX backend cannot compile the kernels for is an
+/// InvalidArgument naming it and listing valid ones, before anything is
+/// compiled (LLVM aborted "Cannot select: intrinsic" on sm_0 and sm_21):
+/// no toolkit needed. A valid chip still compiles where the toolkit is.
+TEST(CudaCompileTest, ChipsNvptxCannotCompileForAreErrors) {
+  CompileOptions options;
+  options.target = "cuda";
+  for (const char *chip : {"sm_0", "sm_abc", "sm_21", "sm_90b", ""}) {
+    SCOPED_TRACE(chip);
+    options.gpuChip = chip;
+    absl::Status status = compileSource(kTinyModel, "m.mlir", options).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument)
+        << status.message();
+    EXPECT_NE(status.message().find("unknown GPU architecture '" +
+                                    std::string(chip) + "'"),
+              std::string::npos)
+        << status.message();
+    EXPECT_NE(status.message().find("sm_30, "), std::string::npos)
+        << status.message();
+    EXPECT_NE(status.message().find("sm_90"), std::string::npos)
+        << status.message();
+  }
+  SKIP_WITHOUT_TOOLKIT();
+  for (const char *chip : {"sm_30", "sm_90", "sm_90a"}) {
+    SCOPED_TRACE(chip);
+    options.gpuChip = chip;
+    absl::Status status = compileSource(kTinyModel, "m.mlir", options).status();
+    EXPECT_TRUE(status.ok()) << status.message();
+  }
+}
+
 } // namespace

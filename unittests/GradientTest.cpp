@@ -23,6 +23,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
+#include <array>
 #include <limits>
 #include <random>
 
@@ -827,6 +828,127 @@ TEST_P(CtcGradientTest, BoundaryCasesMatchReferenceAndFiniteDifferences) {
 }
 
 INSTANTIATE_TEST_SUITE_P(ZeroInfinity, CtcGradientTest, ::testing::Bool());
+
+/// CTC with log-probabilities of -inf (classes the input rules out at a
+/// frame), both at a label of the sequence and at the blank, every
+/// sequence still feasible: alpha and beta are -inf at those states, and
+/// the gradient there must be 0, not the NaN of taking the -inf emission
+/// back out of their sum. From log-probs, and from logits with -inf
+/// logits. Against the float64 reference, itself checked against finite
+/// differences of its own loss at the finite entries.
+class CtcInfiniteLogProbTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(CtcInfiniteLogProbTest, GradientIsZeroWhereLogProbIsMinusInfinity) {
+  bool fromLogits = GetParam();
+  std::string kind = fromLogits ? "logits" : "log_probs";
+  std::string types = "!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>";
+  std::string dims = "dims [B: batch, T: seq(B), U: seq(B)]";
+  std::string source =
+      "nn.graph @g(%g: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T, 4], f32>, "
+      "%y: !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B], f32>, "
+      "!nn.tensor<[B, T, 4], f32>) " +
+      dims + " {\n  %l = nn.ctc_loss %x, %y from " + kind +
+      " blank 0 : " + types + "\n  %d = nn.ctc_loss_grad %g, %x, %y from " +
+      kind + " blank 0 : !nn.tensor<[B], f32>, " + types +
+      "\n  nn.return %l, %d : !nn.tensor<[B], f32>, "
+      "!nn.tensor<[B, T, 4], f32>\n}\n";
+  std::string lossSource =
+      "nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, U], "
+      "i32>) -> !nn.tensor<[B], f32> " +
+      dims + " {\n  %l = nn.ctc_loss %x, %y from " + kind +
+      " blank 0 : " + types + "\n  nn.return %l : !nn.tensor<[B], f32>\n}\n";
+  SCOPED_TRACE(source);
+  Executable exe = compileOrDie(source, /*pack=*/false);
+
+  // Padded T = 4, U = 2. Sequence 0, labels 1 2: label 2 ruled out at
+  // frame 0, the blank at frame 1, label 1 at frame 3, class 3 (no label)
+  // at frame 2; 1 1 2 2 still fits. Sequence 1, label 3 in 3 frames:
+  // the blank ruled out at frame 0, label 3 at frame 2; 3 - - fits.
+  const std::vector<int32_t> frames{4, 3}, labelCounts{2, 1};
+  const std::vector<std::vector<int32_t>> labels{{1, 2}, {3}};
+  const std::vector<std::array<int64_t, 3>> ruledOut{
+      {0, 0, 2}, {0, 1, 0}, {0, 3, 1}, {0, 2, 3}, {1, 0, 0}, {1, 2, 3}};
+  const double negInf = -std::numeric_limits<double>::infinity();
+  RunInputs inputs;
+  inputs.lengths["T"] = frames;
+  inputs.lengths["U"] = labelCounts;
+  inputs.inputs["g"] = Tensor::of<float>(DType::f32, {2}, {1.0f, -0.5f});
+  Tensor x(DType::f32, {2, 4, 4});
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uniform(fromLogits ? -2.0f : -3.0f,
+                                                fromLogits ? 2.0f : -0.1f);
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.data<float>()[i] = uniform(rng);
+  auto at = [](int64_t b, int64_t t, int64_t c) { return (b * 4 + t) * 4 + c; };
+  for (auto [b, t, c] : ruledOut)
+    x.data<float>()[at(b, t, c)] = static_cast<float>(negInf);
+  inputs.inputs["x"] = x;
+  Tensor y(DType::i32, {2, 2});
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t u = 0; u < 2; ++u)
+      y.data<int32_t>()[b * 2 + u] = u < labelCounts[b] ? labels[b][u] : 0;
+  inputs.inputs["y"] = y;
+
+  RunResult result;
+  absl::Status status = exe.run(inputs, result);
+  ASSERT_TRUE(status.ok()) << status.message();
+  reference::Result want;
+  status = reference::evaluate(source, "g", inputs, want);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const Tensor &loss = result.outputs.at(0).second;
+  const Tensor &got = result.outputs.at(1).second;
+  for (int64_t b = 0; b < 2; ++b) {
+    EXPECT_TRUE(std::isfinite(want.outputs[0].data[b])) << "infeasible";
+    EXPECT_TRUE(close(loss.at(b), want.outputs[0].data[b], 1e-5))
+        << "sequence " << b << ": loss " << loss.at(b) << ", reference "
+        << want.outputs[0].data[b];
+  }
+
+  RunInputs wide;
+  wide.lengths = inputs.lengths;
+  wide.inputs["y"] = y;
+  Tensor x64(DType::f64, {2, 4, 4});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x64.data<double>()[i] = x.at(i);
+  auto weightedLoss = [&](int64_t b) {
+    wide.inputs["x"] = x64;
+    reference::Result losses;
+    absl::Status s = reference::evaluate(lossSource, "g", wide, losses);
+    EXPECT_TRUE(s.ok()) << s.message();
+    return inputs.inputs["g"].at(b) * losses.outputs[0].data[b];
+  };
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t t = 0; t < 4; ++t)
+      for (int64_t c = 0; c < 4; ++c) {
+        SCOPED_TRACE("sequence " + std::to_string(b) + ", frame " +
+                     std::to_string(t) + ", class " + std::to_string(c));
+        int64_t i = at(b, t, c);
+        double compiled = got.at(i), reference = want.outputs[1].data[i];
+        EXPECT_TRUE(std::isfinite(compiled)) << compiled;
+        EXPECT_TRUE(std::isfinite(reference)) << reference;
+        if (t >= frames[b] || x.at(i) == negInf) {
+          EXPECT_EQ(compiled, 0.0);
+          EXPECT_EQ(reference, 0.0);
+          continue;
+        }
+        EXPECT_TRUE(close(compiled, reference, 1e-4, 1e-6))
+            << "compiled " << compiled << ", reference " << reference;
+        double saved = x64.data<double>()[i], h = 1e-6;
+        x64.data<double>()[i] = saved + h;
+        double up = weightedLoss(b);
+        x64.data<double>()[i] = saved - h;
+        double down = weightedLoss(b);
+        x64.data<double>()[i] = saved;
+        EXPECT_TRUE(close(reference, (up - down) / (2 * h), 1e-6, 1e-8))
+            << "reference " << reference << ", finite differences "
+            << (up - down) / (2 * h);
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(InputKind, CtcInfiniteLogProbTest, ::testing::Bool(),
+                         [](const auto &info) {
+                           return info.param ? "Logits" : "LogProbs";
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Families, GradientTest, ::testing::ValuesIn(kCases),
                          [](const auto &info) { return info.param.name; });

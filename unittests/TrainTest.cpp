@@ -856,6 +856,32 @@ TEST(ConvergenceTest, CtcLossBelowThreshold) {
   EXPECT_LT(after, 2.5) << "from " << before;
 }
 
+// A trained loss's scale must be finite and >= 0 (a negative one trains
+// the loss up): -1 compiled, and trained ctc upwards. NaN keeps the
+// marked scale; 0 is allowed (the loss reports but does not train).
+TEST(TrainStepTest, NegativeOrInfiniteTrainedLossScaleIsAnError) {
+  CompileOptions options;
+  options.grads = true;
+  options.trainStep = true;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (auto [scale, text] : {std::pair{-1.0, "-1"}, std::pair{-1e-30, "-1e-30"},
+                             std::pair{inf, "inf"}, std::pair{-inf, "-inf"}}) {
+    SCOPED_TRACE(text);
+    options.trainedLosses = {{"ce"}, {"ctc", scale}};
+    absl::StatusOr<Artifact> compiled =
+        compileSource(kSegmentModel, "model.mlir", options);
+    ASSERT_FALSE(compiled.ok());
+    EXPECT_EQ(compiled.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(compiled.status().message(),
+              std::string("loss 'ctc': scale must be finite and >= 0, got ") +
+                  text);
+  }
+  options.trainedLosses = {{"ce", 0.0}, {"ctc"}};
+  absl::StatusOr<Artifact> zero =
+      compileSource(kSegmentModel, "model.mlir", options);
+  EXPECT_TRUE(zero.ok()) << zero.status().message();
+}
+
 // CompileOptions::trainedLosses picks what trains: the others are only
 // reported, and parameters only they reach are not updated.
 TEST(TrainStepTest, TrainedLossesChooseWhatTrains) {

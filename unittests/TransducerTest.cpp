@@ -20,6 +20,7 @@
 #include "reference/Reference.h"
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <random>
@@ -51,12 +52,13 @@ const std::vector<Sequence> kSequences{
 };
 
 /// The graph: the joint packed and padded, loss and gradients of both.
-std::string source(const std::string &topology, bool zeroInfinity) {
+std::string source(const std::string &topology, bool zeroInfinity,
+                   const std::string &labelType = "i32") {
   std::string zi = zeroInfinity ? " zero_infinity" : "";
   std::string attrs = " from logits topology " + topology + " blank 0" + zi;
   const char *e = "!nn.tensor<[B, T, 4], f32>";
   const char *p = "!nn.tensor<[B, U1, 4], f32>";
-  const char *y = "!nn.tensor<[B, U], i32>";
+  std::string y = "!nn.tensor<[B, U], " + labelType + ">";
   const char *jp = "!nn.tensor<[J, 4], f32>";
   const char *jd = "!nn.tensor<[B, T, U1, 4], f32>";
   const char *l = "!nn.tensor<[B], f32>";
@@ -335,6 +337,51 @@ INSTANTIATE_TEST_SUITE_P(Topologies, TransducerLossTest,
                                   (std::get<1>(info.param) ? "ZeroInfinity"
                                                            : "");
                          });
+
+/// Every label type the verifier accepts lowers, forward and backward
+/// (the gradient's row labels are i32: i64 labels failed to lower), and
+/// the label type changes nothing: i64 labels give the losses and
+/// gradients of i32 ones bit for bit, packed and padded.
+class TransducerLabelTypeTest : public ::testing::TestWithParam<const char *> {
+};
+
+TEST_P(TransducerLabelTypeTest, I64LabelsMatchI32BitForBit) {
+  std::string topology = GetParam();
+  // zero_infinity: RNA's infeasible sequence gives 0, not NaN, so the
+  // check below that the gradients are not all zero can see them.
+  Executable narrow = compileOrDie(source(topology, true, "i32"), false);
+  Executable wide = compileOrDie(source(topology, true, "i64"), false);
+  std::mt19937 rng(topology == "rna" ? 31 : 30);
+  RunInputs inputs = inputsFor(randomCase(rng));
+  RunInputs wideInputs = inputs;
+  const Tensor &y = inputs.inputs.at("y");
+  Tensor y64(DType::i64, y.shape());
+  for (int64_t i = 0; i < y.numElements(); ++i)
+    y64.data<int64_t>()[i] = y.data<int32_t>()[i];
+  wideInputs.inputs["y"] = y64;
+  RunResult a, b;
+  absl::Status status = narrow.run(inputs, a);
+  ASSERT_TRUE(status.ok()) << status.message();
+  status = wide.run(wideInputs, b);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(a.outputs.size(), 6u);
+  ASSERT_EQ(b.outputs.size(), 6u);
+  for (size_t i = 0; i < a.outputs.size(); ++i) {
+    const Tensor &x = a.outputs[i].second, &z = b.outputs[i].second;
+    ASSERT_EQ(x.shape(), z.shape()) << "output " << i;
+    EXPECT_EQ(std::memcmp(x.raw(), z.raw(), x.sizeInBytes()), 0)
+        << "output " << i << " differs";
+  }
+  // Not vacuous: the losses are finite and the gradients not all zero.
+  EXPECT_TRUE(std::isfinite(a.outputs[0].second.at(0)));
+  double sum = 0;
+  for (int64_t i = 0; i < a.outputs[2].second.numElements(); ++i)
+    sum += std::fabs(a.outputs[2].second.at(i));
+  EXPECT_TRUE(std::isfinite(sum) && sum > 0.0) << sum;
+}
+
+INSTANTIATE_TEST_SUITE_P(Topologies, TransducerLabelTypeTest,
+                         ::testing::Values("rnnt", "rna"));
 
 /// A transducer: encoder projection, prediction network (start symbol,
 /// embedding, LSTM over U + 1), the joint (tanh, projection to V) on rows

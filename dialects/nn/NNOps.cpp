@@ -1643,6 +1643,11 @@ LogicalResult MarkLossOp::verify() {
   double scale = getScale().convertToDouble();
   if (!std::isfinite(scale))
     return emitOpError() << "scale must be finite, got " << scale;
+  // Training minimizes scale * loss: a negative scale would train the
+  // loss up.
+  if (scale < 0)
+    return emitOpError() << "scale must be >= 0 (a negative scale trains '"
+                         << getName() << "' up), got " << scale;
   return verifyLossNormalization(*this, getLoss(), getNormalization(),
                                  getCustomInvNormFactor());
 }

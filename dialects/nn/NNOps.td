@@ -898,8 +898,10 @@ def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
     masked; packed values have none). Its inverse normalization factor is
     the number of frames (`per_frame`), of sequences (`per_sequence`), 1
     (`sum`) or the sum of `custom_inv_norm_factor` (`custom`). `scale`
-    multiplies its contribution to the training objective (0 removes it),
-    which uses the normalized value unless `use_normalized_loss = false`;
+    (finite, >= 0: training minimizes the objective, and a negative scale
+    would train the loss up) multiplies its contribution to the training
+    objective (0 removes it), which uses the normalized value unless
+    `use_normalized_loss = false`;
     `as_error` losses are reported, never trained on. Loss names are unique
     per graph. `loss` must be produced by a loss op.
 
@@ -1518,9 +1520,10 @@ def NN_CtcLossGradOp : NN_Op<"ctc_loss_grad", [Pure,
     posterior of class `c` at frame `t` (the log-space forward-backward
     occupancy of the states emitting `c`), the result at valid frames is
     `grad * (softmax(logits) - gamma)` from logits and `-grad * gamma`
-    from log-probs; padded frames get 0. A sequence whose labels cannot
-    be aligned (its loss is +inf) gets 0 with `zero_infinity` and NaN
-    without it.
+    from log-probs; padded frames get 0. A class whose log-probability is
+    -inf at a frame (a -inf logit) lies on no path, so `gamma` and the
+    result are 0 there. A sequence whose labels cannot be aligned (its
+    loss is +inf) gets 0 with `zero_infinity` and NaN without it.
 
     ```mlir
     %dx = nn.ctc_loss_grad %g, %logits, %labels from logits blank 0
@@ -1596,7 +1599,9 @@ def NN_TransducerLossGradOp : NN_Op<"transducer_loss_grad", [Pure,
     gamma)`, where `occ(t, u) = exp(alpha + beta - log p)` is the row's
     total posterior, from logits, and `-grad * gamma` from log-probs.
     Rows no path visits and padded rows get 0; an impossible sequence
-    gets 0 with `zero_infinity` and NaN without it.
+    gets 0 with `zero_infinity` and NaN without it. `labels` has any
+    integer type the loss takes (graph inputs: i32 or i64), with the same
+    result bit for bit.
 
     ```mlir
     %dj = nn.transducer_loss_grad %g, %logits, %labels from logits

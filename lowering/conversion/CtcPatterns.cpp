@@ -223,9 +223,9 @@ public:
 /// Per sequence: the forward recursion keeps every frame's alpha
 /// ([frames, states]); the backward recursion runs from the last frame
 /// down, beta[t] including frame t's emission, and adds each state's
-/// posterior exp(alpha + beta - emit - log p) to the class it emits at
-/// frame t (a scalar loop over the 2U + 1 states: a scatter). A final map
-/// turns posteriors into the gradient.
+/// posterior exp(alpha + beta - emit - log p) (0 where emit is -inf) to
+/// the class it emits at frame t (a scalar loop over the 2U + 1 states: a
+/// scatter). A final map turns posteriors into the gradient.
 class CtcLossGradConversion : public NNConversionPattern<CtcLossGradOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -335,7 +335,13 @@ public:
                       Value c = graph.classOf(g, st);
                       Value emit = sb.create<tensor::ExtractOp>(
                           sl, in.logProbs, ValueRange{bi, t, c});
-                      Value p = g.exp(g.sub(g.sub(g.add(a, be), emit), logP));
+                      // alpha and beta both hold the emission: where it is
+                      // -inf (a class the input rules out at t) they are
+                      // -inf too and taking it back out gives NaN, but no
+                      // path passes there, so the posterior is 0.
+                      Value p = g.select(
+                          g.feq(emit, g.f(element, kNegInf)), g.f(element, 0.0),
+                          g.exp(g.sub(g.sub(g.add(a, be), emit), logP)));
                       Value old = sb.create<tensor::ExtractOp>(
                           sl, acc[0], ValueRange{bi, t, c});
                       sb.create<scf::YieldOp>(

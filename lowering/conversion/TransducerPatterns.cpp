@@ -132,6 +132,19 @@ struct SequenceGrid {
     Value lastLabel = q.maxI(q.sub(columns, q.idx(2)), q.idx(0));
     return extract(q, labels, {batchIndex, q.minI(u, lastLabel)});
   }
+  /// label(u) as i32, what alignments and the gradient's row labels hold
+  /// whatever integer type the labels have (classes fit: the runtime
+  /// rejects labels outside [0, V), V < 2^31).
+  Value labelI32(Scalar &q, Value u) const {
+    Value value = label(q, u);
+    Type i32 = q.b.getI32Type();
+    unsigned width = value.getType().getIntOrFloatBitWidth();
+    if (width > 32)
+      return q.b.create<arith::TruncIOp>(q.loc, i32, value);
+    if (width < 32)
+      return q.b.create<arith::ExtSIOp>(q.loc, i32, value);
+    return value;
+  }
 };
 
 /// max(i - 1, 0): a read index that is safe when `i` is 0 (its value is
@@ -404,9 +417,7 @@ public:
                 Value t = q.sub(g.frames, step), u = a[0];
                 auto [stay, move] = candidates(q, delta[0], t, u);
                 Value emits = better(q, move, stay);
-                Value label = g.label(q, before(q, u));
-                if (label.getType() != i32)
-                  label = q.b.create<arith::TruncIOp>(q.loc, i32, label);
+                Value label = g.labelI32(q, before(q, u));
                 Value cls = q.select(emits, label, q.i32(blank));
                 Value written = insert(q, cls, a[1], {bi, q.sub(t, q.idx(1))});
                 return {q.select(emits, before(q, u), u), written};
@@ -521,7 +532,7 @@ public:
                       Value pLabel = posterior(r, r.add(alpha, labelTerm));
                       SmallVector<Value> at = g.row(r, t, u);
                       Value label =
-                          r.select(hasLabel, g.label(r, u), r.i32(-1));
+                          r.select(hasLabel, g.labelI32(r, u), r.i32(-1));
                       Value nextBeta = r.logAddExp(blankTerm, labelTerm);
                       return {insert(r, toElement(r, r.add(pBlank, pLabel)),
                                      a[0], at),

@@ -1302,7 +1302,10 @@ absl::Status Evaluator::run(
             auto emit = [&](int64_t t, int64_t st) {
               return lp.data[(b * time + t) * classes + label(st)];
             };
-            // alpha[t][s] and beta[t][s] both include frame t's emission.
+            // alpha[t][s] includes frame t's emission, beta[t][s] only the
+            // frames after t: a state whose class has log-prob -inf at t
+            // then has posterior exp(-inf) = 0 (no path passes there), not
+            // the NaN of dividing its emission back out.
             std::vector<std::vector<double>> alpha(
                 n, std::vector<double>(states, -kInf)),
                 beta = alpha;
@@ -1326,13 +1329,16 @@ absl::Status Evaluator::run(
                 if (t == n - 1) {
                   sum = st >= states - 2 ? 0.0 : -kInf;
                 } else {
-                  sum = beta[t + 1][st];
+                  auto after = [&](int64_t to) {
+                    return beta[t + 1][to] + emit(t + 1, to);
+                  };
+                  sum = after(st);
                   if (st + 1 < states)
-                    sum = logAdd(sum, beta[t + 1][st + 1]);
+                    sum = logAdd(sum, after(st + 1));
                   if (st + 2 < states && st % 2 && label(st) != label(st + 2))
-                    sum = logAdd(sum, beta[t + 1][st + 2]);
+                    sum = logAdd(sum, after(st + 2));
                 }
-                beta[t][st] = sum + emit(t, st);
+                beta[t][st] = sum;
               }
             double logP;
             if (n == 0)
@@ -1353,8 +1359,7 @@ absl::Status Evaluator::run(
               }
               std::vector<double> gamma(classes, 0.0);
               for (int64_t st = 0; st < states; ++st)
-                gamma[label(st)] +=
-                    std::exp(alpha[t][st] + beta[t][st] - emit(t, st) - logP);
+                gamma[label(st)] += std::exp(alpha[t][st] + beta[t][st] - logP);
               for (int64_t c = 0; c < classes; ++c) {
                 double p = std::exp(lp.data[(b * time + t) * classes + c]);
                 row[c] = fromLogits ? g.data[b] * (p - gamma[c])

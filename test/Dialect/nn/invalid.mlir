@@ -842,6 +842,16 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn
 
 // -----
 
+// Training minimizes scale * loss: a negative scale would train it up.
+nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>) dims [B: batch, T: seq(B)] {
+  %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  // expected-error @+1 {{scale must be >= 0 (a negative scale trains 'ce' up), got -1.000000e+00}}
+  nn.mark_loss %ce as "ce" normalize sum scale -1.0 : !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
 nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %t: !nn.tensor<[B, T], i32>, %y: !nn.tensor<[B, U], i32>, %f: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   %ce = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
   %ctc = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
