@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Npy.h"
+#include "nn/File.h"
 
 #include <zlib.h>
 
@@ -25,22 +26,30 @@
 #include <cctype>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
+#include <unistd.h>
 
 using namespace nn;
 
 namespace {
 
+/// What one .npy or .npz file may hold: it is read whole, so one larger
+/// than the machine's memory could never be read (and a fault in the
+/// middle of a long read helps no one).
+uint64_t maxArrayFileBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return std::numeric_limits<uint64_t>::max();
+  return (uint64_t)pages * (uint64_t)pageSize;
+}
+
 absl::Status readFile(const std::string &path, std::string &bytes) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return absl::NotFoundError("cannot open '" + path + "'");
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  if (file.bad() || buffer.fail())
-    return absl::InvalidArgumentError("cannot read '" + path + "'");
-  bytes = buffer.str();
+  absl::StatusOr<std::string> read = readRegularFile(path, maxArrayFileBytes());
+  if (!read.ok())
+    return read.status();
+  bytes = std::move(*read);
   return absl::OkStatus();
 }
 

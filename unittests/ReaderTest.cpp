@@ -16,6 +16,9 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace nn;
 
@@ -314,6 +317,48 @@ TEST(NpyTest, ReadErrorsNameTheFile) {
   std::map<std::string, Tensor> arrays;
   EXPECT_CONTAINS(readNpz(fixture("numpy1-x.npy"), arrays).message(),
                   "numpy1-x.npy' is not an .npz archive");
+}
+
+/// Every reader refuses what is not a regular file, at once: a FIFO no one
+/// writes (a plain open waits for a writer), /dev/zero (never ends), a
+/// directory. In a child, so that a reader that blocks fails the test
+/// instead of hanging it.
+TEST(ReaderTest, RefusesWhatIsNotARegularFile) {
+  std::string dir =
+      ::testing::TempDir() + "/nn-reader-fifo-" + std::to_string(getpid());
+  mkdir(dir.c_str(), 0755);
+  std::string fifo = dir + "/x.npz";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(10);
+    Tensor tensor;
+    std::map<std::string, Tensor> arrays;
+    Executable exe;
+    auto says = [](const absl::Status &status, const std::string &what) {
+      return status.code() == absl::StatusCode::kInvalidArgument &&
+             std::string(status.message()).find(what) != std::string::npos;
+    };
+    bool ok = says(readNpy(fifo, tensor), "'" + fifo + "' is a FIFO") &&
+              says(readNpz(fifo, arrays), "'" + fifo + "' is a FIFO") &&
+              says(Executable::load(fifo, exe), "'" + fifo + "' is a FIFO") &&
+              says(readNpz("/dev/zero", arrays),
+                   "'/dev/zero' is a character device") &&
+              says(readNpy("/dev/zero", tensor),
+                   "'/dev/zero' is a character device") &&
+              says(Executable::load("/dev/zero", exe),
+                   "'/dev/zero' is a character device") &&
+              says(readNpz(dir, arrays), "'" + dir + "' is a directory");
+    _exit(ok ? 0 : 1);
+  }
+  int result = 0;
+  ASSERT_EQ(waitpid(child, &result, 0), child);
+  EXPECT_TRUE(WIFEXITED(result) && WEXITSTATUS(result) == 0)
+      << (WIFSIGNALED(result) ? "a reader blocked on the FIFO"
+                              : "a reader gave the wrong error");
+  unlink(fifo.c_str());
+  rmdir(dir.c_str());
 }
 
 //===----------------------------------------------------------------------===//
