@@ -466,14 +466,8 @@ StagePipeline::Impl::writeArrays(const std::string &path,
                                  const std::map<std::string, Tensor> &arrays) {
   if (absl::Status status = ownerOf(path).record(path); !status.ok())
     return status;
-  std::string partial = path + ".partial";
-  if (absl::Status status = writeNpz(partial, arrays); !status.ok())
-    return status;
-  if (std::error_code ec = llvm::sys::fs::rename(partial, path)) {
-    llvm::sys::fs::remove(partial);
-    return absl::InternalError("cannot write '" + path + "': " + ec.message());
-  }
-  return absl::OkStatus();
+  // Through `path`.partial (which the list allows beside `path`).
+  return writeNpz(path, arrays);
 }
 
 absl::Status StagePipeline::Impl::writeText(const std::string &path,
