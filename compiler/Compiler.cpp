@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Compiler.h"
+#include "nn/File.h"
 
 #include "compiler/LlvmTargets.h"
 #include "compiler/ManifestBuilder.h"
@@ -335,11 +336,11 @@ absl::StatusOr<Artifact> compileSource(const std::string &source,
 
 absl::StatusOr<Artifact> compileFile(const std::string &path,
                                      const ::nn::CompileOptions &options) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return absl::NotFoundError("cannot read '" + path +
-                               "': " + buffer.getError().message());
-  return compileSource((*buffer)->getBuffer().str(), path, options);
+  absl::StatusOr<std::string> source =
+      readRegularFile(path, kMaxModelFileBytes);
+  if (!source.ok())
+    return withContext(source.status(), "cannot read the model: ");
+  return compileSource(*source, path, options);
 }
 
 } // namespace nn

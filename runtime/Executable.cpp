@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nn/File.h"
 #include "nn/Runtime.h"
 
 #include "Allocator.h"
@@ -101,21 +102,19 @@ absl::Status checkSharedObject(const std::string &path) {
     return absl::InvalidArgumentError("cannot load artifact '" + path +
                                       "': " + why);
   };
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return absl::NotFoundError("cannot load artifact '" + path +
-                               "': " + std::strerror(errno));
-  struct stat info;
+  // A FIFO would block a plain open (and dlopen) until a writer came.
+  absl::StatusOr<FileHandle> file = openRegularFile(path);
+  if (!file.ok())
+    return withContext(file.status(), "cannot load artifact: ");
+  int fd = file->fd();
   Elf64_Ehdr header;
-  bool readable = fstat(fd, &info) == 0 &&
-                  pread(fd, &header, sizeof(header), 0) == sizeof(header);
-  uint64_t size = readable ? (uint64_t)info.st_size : 0;
+  bool readable = pread(fd, &header, sizeof(header), 0) == sizeof(header);
+  uint64_t size = readable ? file->size() : 0;
   auto within = [&](uint64_t offset, uint64_t bytes) {
     return offset <= size && bytes <= size - offset;
   };
   absl::Status status;
-  if (!readable || !S_ISREG(info.st_mode) ||
-      std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+  if (!readable || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
     status = fail("not an ELF shared object");
   else if (header.e_ident[EI_CLASS] != ELFCLASS64 ||
            header.e_ident[EI_DATA] != ELFDATA2LSB || header.e_type != ET_DYN ||
@@ -138,7 +137,6 @@ absl::Status checkSharedObject(const std::string &path) {
                     " lies past the end of the " + std::to_string(size) +
                     "-byte file)");
   }
-  close(fd);
   return status;
 }
 

@@ -18,29 +18,37 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Npy.h"
+#include "nn/File.h"
 
 #include <zlib.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstring>
-#include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
+#include <unistd.h>
 
 using namespace nn;
 
 namespace {
 
+/// What one .npy or .npz file may hold: it is read whole, so one larger
+/// than the machine's memory could never be read (and a fault in the
+/// middle of a long read helps no one).
+uint64_t maxArrayFileBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return std::numeric_limits<uint64_t>::max();
+  return (uint64_t)pages * (uint64_t)pageSize;
+}
+
 absl::Status readFile(const std::string &path, std::string &bytes) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return absl::NotFoundError("cannot open '" + path + "'");
-  std::ostringstream buffer;
-  buffer << file.rdbuf();
-  if (file.bad() || buffer.fail())
-    return absl::InvalidArgumentError("cannot read '" + path + "'");
-  bytes = buffer.str();
+  absl::StatusOr<std::string> read = readRegularFile(path, maxArrayFileBytes());
+  if (!read.ok())
+    return read.status();
+  bytes = std::move(*read);
   return absl::OkStatus();
 }
 
@@ -67,8 +75,9 @@ void put32(std::string &out, uint32_t v) {
   put16(out, v >> 16);
 }
 
-uint32_t crc32Of(const char *data, size_t size) {
-  uLong crc = crc32(0L, Z_NULL, 0);
+/// The CRC-32 of `data`, continuing `start` (the CRC of what precedes it).
+uint32_t crc32Of(const char *data, size_t size, uint32_t start = 0) {
+  uLong crc = start;
   // zlib takes at most uInt bytes per call.
   while (size > 0) {
     uInt chunk = (uInt)std::min<size_t>(size, 1u << 30);
@@ -548,7 +557,11 @@ absl::Status nn::readNpz(const std::string &path,
   return parseNpz(bytes, "'" + path + "'", arrays);
 }
 
-std::string nn::serializeNpy(const Tensor &tensor) {
+namespace {
+
+/// The .npy header of `tensor`: magic, version 1.0, the dict padded so
+/// that the data starts at a multiple of 64 bytes (as numpy.save does).
+std::string npyHeader(const Tensor &tensor) {
   const char *descr = tensor.dtype() == DType::f32   ? "<f4"
                       : tensor.dtype() == DType::f64 ? "<f8"
                       : tensor.dtype() == DType::i32 ? "<i4"
@@ -568,73 +581,127 @@ std::string nn::serializeNpy(const Tensor &tensor) {
   out += (char)0;
   put16(out, header.size());
   out += header;
+  return out;
+}
+
+/// One member of an archive being written: what its two headers need.
+struct ZipEntry {
+  std::string name, npyHeader;
+  const Tensor *tensor;
+  uint64_t size, offset;
+  uint32_t crc;
+};
+
+/// A local header (isCentral false) or a central directory record for a
+/// stored member, as numpy.savez writes them without zip64.
+std::string zipHeader(const ZipEntry &entry, bool isCentral) {
+  std::string to;
+  put32(to, isCentral ? 0x02014b50 : 0x04034b50);
+  if (isCentral)
+    put16(to, 20);
+  put16(to, 20);
+  put16(to, 0);    // flags
+  put16(to, 0);    // stored
+  put16(to, 0);    // time
+  put16(to, 0x21); // date
+  put32(to, entry.crc);
+  put32(to, (uint32_t)entry.size);
+  put32(to, (uint32_t)entry.size);
+  put16(to, (uint32_t)entry.name.size());
+  put16(to, 0); // extra
+  if (isCentral) {
+    put16(to, 0); // comment
+    put16(to, 0); // disk
+    put16(to, 0); // internal attributes
+    put32(to, 0); // external attributes
+    put32(to, (uint32_t)entry.offset);
+  }
+  return to + entry.name;
+}
+
+} // namespace
+
+std::string nn::serializeNpy(const Tensor &tensor) {
+  std::string out = npyHeader(tensor);
   out.append((const char *)tensor.raw(), tensor.sizeInBytes());
   return out;
 }
 
 absl::Status nn::writeNpy(const std::string &path, const Tensor &tensor) {
-  std::ofstream file(path, std::ios::binary);
-  file << serializeNpy(tensor);
-  if (!file)
-    return absl::InternalError("cannot write '" + path + "'");
-  return absl::OkStatus();
+  absl::StatusOr<OutputFile> file = OutputFile::create(path);
+  if (!file.ok())
+    return file.status();
+  if (absl::Status status = file->write(npyHeader(tensor)); !status.ok())
+    return status;
+  if (absl::Status status = file->write(tensor.raw(), tensor.sizeInBytes());
+      !status.ok())
+    return status;
+  return file->commit();
 }
 
 absl::Status nn::writeNpz(const std::string &path,
                           const std::map<std::string, Tensor> &arrays) {
-  std::string out, central;
-  uint16_t count = 0;
+  auto refuse = [&](const std::string &why) {
+    return absl::InvalidArgumentError("cannot write '" + path + "': " + why +
+                                      " (this writer makes no zip64 records)");
+  };
+  // Without zip64 a count is 16 bits and a size or offset 32, 0xffff and
+  // 0xffffffff being the markers for zip64 values: all of it is checked,
+  // from the sizes alone, before the first byte is written.
+  if (arrays.size() > 0xffff - 1)
+    return refuse(std::to_string(arrays.size()) +
+                  " arrays are more than a zip archive holds (65534)");
+  std::vector<ZipEntry> entries;
+  entries.reserve(arrays.size());
+  uint64_t at = 0, directorySize = 0;
   for (const auto &[key, tensor] : arrays) {
-    std::string data = serializeNpy(tensor);
-    std::string name = key + ".npy";
-    // This writer makes no zip64 records.
-    if (data.size() >= 0xffffffffu || out.size() >= 0xffffffffu - data.size())
-      return absl::InvalidArgumentError("cannot write '" + path + "': array '" +
-                                        key +
-                                        "' makes the archive exceed 4 GiB");
-    uint32_t offset = out.size();
-    uint32_t crc = crc32Of(data.data(), data.size());
-    auto header = [&](std::string &to, bool isCentral) {
-      put32(to, isCentral ? 0x02014b50 : 0x04034b50);
-      if (isCentral)
-        put16(to, 20);
-      put16(to, 20);
-      put16(to, 0);    // flags
-      put16(to, 0);    // stored
-      put16(to, 0);    // time
-      put16(to, 0x21); // date
-      put32(to, crc);
-      put32(to, data.size());
-      put32(to, data.size());
-      put16(to, name.size());
-      put16(to, 0); // extra
-      if (isCentral) {
-        put16(to, 0); // comment
-        put16(to, 0); // disk
-        put16(to, 0); // internal attributes
-        put32(to, 0); // external attributes
-        put32(to, offset);
-      }
-      to += name;
-    };
-    header(out, false);
-    out += data;
-    header(central, true);
-    ++count;
+    ZipEntry entry{key + ".npy", npyHeader(tensor), &tensor, 0, at, 0};
+    if (entry.name.size() > 0xffff)
+      return refuse("array name '" + printableName(key) + "' is " +
+                    std::to_string(key.size()) +
+                    " bytes, more than a zip member name holds");
+    entry.size = entry.npyHeader.size() + (uint64_t)tensor.sizeInBytes();
+    if (entry.size >= 0xffffffffu)
+      return refuse("array '" + printableName(key) + "' takes " +
+                    std::to_string(entry.size) + " bytes, 4 GiB or more");
+    at += 30 + entry.name.size() + entry.size;
+    directorySize += 46 + entry.name.size();
+    entries.push_back(std::move(entry));
   }
-  uint32_t centralOffset = out.size();
-  out += central;
-  put32(out, 0x06054b50);
-  put16(out, 0);
-  put16(out, 0);
-  put16(out, count);
-  put16(out, count);
-  put32(out, central.size());
-  put32(out, centralOffset);
-  put16(out, 0);
-  std::ofstream file(path, std::ios::binary);
-  file << out;
-  if (!file)
-    return absl::InternalError("cannot write '" + path + "'");
-  return absl::OkStatus();
+  if (at + directorySize + 22 >= 0xffffffffu)
+    return refuse("the archive would take " +
+                  std::to_string(at + directorySize + 22) +
+                  " bytes, 4 GiB or more");
+
+  // Each member straight from its tensor: the archive is never held in
+  // memory (a gradient archive is as large as the model).
+  absl::StatusOr<OutputFile> file = OutputFile::create(path);
+  if (!file.ok())
+    return file.status();
+  for (ZipEntry &entry : entries) {
+    entry.crc =
+        crc32Of((const char *)entry.tensor->raw(), entry.tensor->sizeInBytes(),
+                crc32Of(entry.npyHeader.data(), entry.npyHeader.size()));
+    for (const std::string &bytes : {zipHeader(entry, false), entry.npyHeader})
+      if (absl::Status status = file->write(bytes); !status.ok())
+        return status;
+    if (absl::Status status =
+            file->write(entry.tensor->raw(), entry.tensor->sizeInBytes());
+        !status.ok())
+      return status;
+  }
+  std::string directory;
+  for (const ZipEntry &entry : entries)
+    directory += zipHeader(entry, true);
+  put32(directory, 0x06054b50);
+  put16(directory, 0);
+  put16(directory, 0);
+  put16(directory, (uint32_t)entries.size());
+  put16(directory, (uint32_t)entries.size());
+  put32(directory, (uint32_t)directorySize);
+  put32(directory, (uint32_t)at);
+  put16(directory, 0);
+  if (absl::Status status = file->write(directory); !status.ok())
+    return status;
+  return file->commit();
 }

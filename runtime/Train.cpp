@@ -206,15 +206,9 @@ absl::Status nn::saveCheckpoint(const std::string &path,
       Tensor::of<int64_t>(DType::i64, {}, {state.step});
   arrays[kCheckpointBatchesKey] =
       Tensor::of<int64_t>(DType::i64, {}, {state.batches});
-  std::string temporary = path + ".partial";
-  if (absl::Status status = writeNpz(temporary, arrays); !status.ok())
-    return status;
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    unlink(temporary.c_str());
-    return absl::InternalError("cannot rename '" + temporary + "' to '" + path +
-                               "'");
-  }
-  return absl::OkStatus();
+  // writeNpz writes `path`.partial and renames it when it is complete: a
+  // crash or a full disk never leaves half a checkpoint under its name.
+  return writeNpz(path, arrays);
 }
 
 absl::Status nn::loadCheckpoint(const std::string &path, TrainState &state) {

@@ -2,13 +2,13 @@
 
 #include "training/StageFile.h"
 
+#include "nn/File.h"
 #include "nn/Train.h"
 #include "training/JsonFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -236,11 +236,11 @@ struct Parser {
 
 absl::StatusOr<StageFile> StageFile::read(const std::string &path,
                                           const std::string &workDir) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return absl::NotFoundError("cannot read stage file '" + path +
-                               "': " + buffer.getError().message());
-  return parse((*buffer)->getBuffer(), path, workDir);
+  // A FIFO or /dev/zero as the stage file would block or never end.
+  absl::StatusOr<std::string> text = readRegularFile(path, kMaxStageFileBytes);
+  if (!text.ok())
+    return withContext(text.status(), "stage file: ");
+  return parse(*text, path, workDir);
 }
 
 absl::StatusOr<StageFile> StageFile::parse(llvm::StringRef text,

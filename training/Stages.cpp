@@ -9,6 +9,7 @@
 
 #include "training/Stages.h"
 
+#include "nn/File.h"
 #include "nn/Npy.h"
 #include "tools/common/Json.h"
 #include "training/StageFile.h"
@@ -18,7 +19,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -61,12 +61,18 @@ uint64_t fingerprintOf(std::initializer_list<std::string> parts) {
 
 std::string hex(uint64_t value) { return llvm::utohexstr(value, true, 16); }
 
+/// The most a done.json or fingerprint file is read of (nn-train writes
+/// one short line).
+constexpr uint64_t kMaxRecordBytes = 1 << 20;
+
 /// The fingerprint a done.json (or a fingerprint file) records, or "".
 std::string recordedFingerprint(const std::string &path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
+  // Written by nn-train (a line); anything else, a FIFO or /dev/zero put
+  // there included, is no record and must not block or exhaust memory.
+  absl::StatusOr<std::string> text = readRegularFile(path, kMaxRecordBytes);
+  if (!text.ok())
     return "";
-  llvm::Expected<json::Value> value = json::parse((*buffer)->getBuffer());
+  llvm::Expected<json::Value> value = json::parse(*text);
   if (!value) {
     llvm::consumeError(value.takeError());
     return "";
@@ -377,7 +383,9 @@ absl::Status StagePipeline::Impl::prepareAlign(Stage &stage) {
 
 /// The stage's settings and graph, and the fingerprints of what it reads.
 uint64_t StagePipeline::Impl::fingerprintOfStage(const Stage &stage) const {
-  auto buffer = llvm::MemoryBuffer::getFile(stage.graphPath);
+  // Unreadable (or not a regular file): compiling it reports why.
+  absl::StatusOr<std::string> graph =
+      readRegularFile(stage.graphPath, kMaxModelFileBytes);
   std::string reads;
   for (const std::string &name :
        {stage.readTrain, stage.readDev, stage.readInit, stage.readParameters})
@@ -385,9 +393,8 @@ uint64_t StagePipeline::Impl::fingerprintOfStage(const Stage &stage) const {
       reads += name + "=" + hex(entities.at(name).fingerprint) + ";";
   for (const std::string &name : stage.readData)
     reads += name + "=" + hex(entities.at(name).fingerprint) + ";";
-  return fingerprintOf({stage.spec,
-                        buffer ? (*buffer)->getBuffer().str() : std::string(),
-                        reads, std::to_string(seed)});
+  return fingerprintOf({stage.spec, graph.ok() ? *graph : std::string(), reads,
+                        std::to_string(seed)});
 }
 
 /// Whether an earlier run finished `stage` as it stands (its done.json
@@ -459,14 +466,8 @@ StagePipeline::Impl::writeArrays(const std::string &path,
                                  const std::map<std::string, Tensor> &arrays) {
   if (absl::Status status = ownerOf(path).record(path); !status.ok())
     return status;
-  std::string partial = path + ".partial";
-  if (absl::Status status = writeNpz(partial, arrays); !status.ok())
-    return status;
-  if (std::error_code ec = llvm::sys::fs::rename(partial, path)) {
-    llvm::sys::fs::remove(partial);
-    return absl::InternalError("cannot write '" + path + "': " + ec.message());
-  }
-  return absl::OkStatus();
+  // Through `path`.partial (which the list allows beside `path`).
+  return writeNpz(path, arrays);
 }
 
 absl::Status StagePipeline::Impl::writeText(const std::string &path,

@@ -2,12 +2,12 @@
 
 #include "training/WorkDir.h"
 
+#include "nn/File.h"
 #include "tools/common/Json.h"
 #include "training/StageFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -126,11 +126,13 @@ WorkDir::open(const std::string &root, const std::string &what) {
                                       "' exists and is not a directory");
   std::string list = root + "/" + kListName;
   if (access(list.c_str(), F_OK) == 0) {
-    auto buffer = llvm::MemoryBuffer::getFile(list);
-    llvm::Expected<llvm::json::Value> value =
-        buffer ? llvm::json::parse((*buffer)->getBuffer())
-               : llvm::Expected<llvm::json::Value>(llvm::createStringError(
-                     buffer.getError(), buffer.getError().message()));
+    // A FIFO or device there would block or never end.
+    absl::StatusOr<std::string> listText = readRegularFile(list, kMaxListBytes);
+    if (!listText.ok())
+      return withContext(listText.status(), "the " + what + " '" + root +
+                                                "': cannot read its list of "
+                                                "what nn-train wrote: ");
+    llvm::Expected<llvm::json::Value> value = llvm::json::parse(*listText);
     const llvm::json::Array *names = nullptr;
     if (value)
       if (const llvm::json::Object *object = value->getAsObject())
@@ -257,9 +259,12 @@ static absl::Status removeRegular(const std::string &path) {
                                  systemError("cannot remove '" + path + "'"));
   if (!S_ISREG(info.st_mode))
     return absl::FailedPreconditionError(
-        "'" + path +
-        "' is no longer the file nn-train wrote (it is a link or a "
-        "directory now); not removing it");
+        "'" + path + "' is no longer the file nn-train wrote (it is " +
+        (S_ISLNK(info.st_mode)    ? "a symbolic link"
+         : S_ISDIR(info.st_mode)  ? "a directory"
+         : S_ISFIFO(info.st_mode) ? "a FIFO"
+                                  : "not a regular file") +
+        " now); not removing it");
   if (::unlink(path.c_str()) != 0)
     return absl::InternalError(systemError("cannot remove '" + path + "'"));
   return absl::OkStatus();

@@ -34,6 +34,8 @@ class WorkDir : public FileRecorder {
 public:
   /// The list's name at the root.
   static constexpr const char *kListName = ".nn-written.json";
+  /// The largest list read (a path per line: over a million files).
+  static constexpr uint64_t kMaxListBytes = 64 << 20;
 
   /// Takes `root` (created when first written to, if missing): an error
   /// when it exists and is not a directory, holds an entry the list does

@@ -10,12 +10,19 @@
 
 #include "nn/Npy.h"
 #include "nn/Runtime.h"
+#include "nn/Train.h"
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace nn;
 
@@ -314,6 +321,193 @@ TEST(NpyTest, ReadErrorsNameTheFile) {
   std::map<std::string, Tensor> arrays;
   EXPECT_CONTAINS(readNpz(fixture("numpy1-x.npy"), arrays).message(),
                   "numpy1-x.npy' is not an .npz archive");
+}
+
+/// Every reader refuses what is not a regular file, at once: a FIFO no one
+/// writes (a plain open waits for a writer), /dev/zero (never ends), a
+/// directory. In a child, so that a reader that blocks fails the test
+/// instead of hanging it.
+TEST(ReaderTest, RefusesWhatIsNotARegularFile) {
+  std::string dir =
+      ::testing::TempDir() + "/nn-reader-fifo-" + std::to_string(getpid());
+  mkdir(dir.c_str(), 0755);
+  std::string fifo = dir + "/x.npz";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(10);
+    Tensor tensor;
+    std::map<std::string, Tensor> arrays;
+    Executable exe;
+    auto says = [](const absl::Status &status, const std::string &what) {
+      return status.code() == absl::StatusCode::kInvalidArgument &&
+             std::string(status.message()).find(what) != std::string::npos;
+    };
+    bool ok = says(readNpy(fifo, tensor), "'" + fifo + "' is a FIFO") &&
+              says(readNpz(fifo, arrays), "'" + fifo + "' is a FIFO") &&
+              says(Executable::load(fifo, exe), "'" + fifo + "' is a FIFO") &&
+              says(readNpz("/dev/zero", arrays),
+                   "'/dev/zero' is a character device") &&
+              says(readNpy("/dev/zero", tensor),
+                   "'/dev/zero' is a character device") &&
+              says(Executable::load("/dev/zero", exe),
+                   "'/dev/zero' is a character device") &&
+              says(readNpz(dir, arrays), "'" + dir + "' is a directory");
+    _exit(ok ? 0 : 1);
+  }
+  int result = 0;
+  ASSERT_EQ(waitpid(child, &result, 0), child);
+  EXPECT_TRUE(WIFEXITED(result) && WEXITSTATUS(result) == 0)
+      << (WIFSIGNALED(result) ? "a reader blocked on the FIFO"
+                              : "a reader gave the wrong error");
+  unlink(fifo.c_str());
+  rmdir(dir.c_str());
+}
+
+//===----------------------------------------------------------------------===//
+// Writers
+//===----------------------------------------------------------------------===//
+
+/// The arrays nn-writer-golden.npz holds: written by the writer that built
+/// the whole archive in memory, before it streamed members to the file.
+std::map<std::string, Tensor> goldenArrays() {
+  std::map<std::string, Tensor> arrays;
+  arrays["a"] = Tensor::of<float>(DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6});
+  arrays["b"] = Tensor::of<double>(DType::f64, {4}, {0.5, -1, 2, 3});
+  arrays["c"] = Tensor::of<int32_t>(DType::i32, {1, 1, 2}, {7, -8});
+  arrays["d"] = Tensor::of<int64_t>(DType::i64, {}, {42});
+  arrays["e"] = Tensor(DType::f32, {0, 3});
+  arrays["grad:out.w"] =
+      Tensor::of<float>(DType::f32, {100}, std::vector<float>(100, 0.25f));
+  return arrays;
+}
+
+std::string writerScratch(const std::string &name) {
+  std::string dir = ::testing::TempDir() + "/nn-writer-" + name + "-" +
+                    std::to_string(getpid());
+  mkdir(dir.c_str(), 0755);
+  return dir;
+}
+
+bool pathExists(const std::string &path) {
+  struct stat info;
+  return lstat(path.c_str(), &info) == 0;
+}
+
+TEST(NpzWriterTest, StreamedArchivesAreByteIdenticalToTheOldWriter) {
+  std::string dir = writerScratch("golden");
+  std::map<std::string, Tensor> arrays = goldenArrays();
+  ASSERT_TRUE(writeNpz(dir + "/x.npz", arrays).ok());
+  EXPECT_EQ(readBytes(dir + "/x.npz"),
+            readBytes(fixture("nn-writer-golden.npz")));
+  EXPECT_FALSE(pathExists(dir + "/x.npz.partial"));
+  ASSERT_TRUE(writeNpy(dir + "/a.npy", arrays["a"]).ok());
+  EXPECT_EQ(readBytes(dir + "/a.npy"),
+            readBytes(fixture("nn-writer-golden.npy")));
+  std::map<std::string, Tensor> read;
+  ASSERT_TRUE(readNpz(dir + "/x.npz", read).ok());
+  ASSERT_EQ(read.size(), arrays.size());
+  for (const auto &[key, tensor] : arrays) {
+    EXPECT_EQ(read[key].shape(), tensor.shape()) << key;
+    ASSERT_EQ(read[key].sizeInBytes(), tensor.sizeInBytes()) << key;
+    EXPECT_EQ(std::memcmp(read[key].raw(), tensor.raw(), tensor.sizeInBytes()),
+              0)
+        << key;
+  }
+}
+
+/// A tensor of `bytes` zero bytes that costs no memory: pages of an
+/// anonymous mapping that is never touched (the size checks refuse it
+/// before any byte is read).
+Tensor untouchedTensor(uint64_t bytes) {
+  void *memory = mmap(nullptr, bytes, PROT_READ,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  EXPECT_NE(memory, MAP_FAILED);
+  std::shared_ptr<void> owner(memory, [bytes](void *at) { munmap(at, bytes); });
+  return Tensor::adopt(DType::f32, {(int64_t)(bytes / 4)}, memory, owner);
+}
+
+TEST(NpzWriterTest, RefusesWhatZipWithoutZip64CannotHold) {
+  std::string dir = writerScratch("limits");
+  std::string path = dir + "/x.npz";
+  auto refused = [&](const std::map<std::string, Tensor> &arrays) {
+    absl::Status status = writeNpz(path, arrays);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_FALSE(pathExists(path));
+    EXPECT_FALSE(pathExists(path + ".partial"));
+    return std::string(status.message());
+  };
+  std::map<std::string, Tensor> many;
+  for (int i = 0; i < 65535; ++i)
+    many["a" + std::to_string(i)] = Tensor(DType::f32, {0});
+  EXPECT_CONTAINS(refused(many),
+                  "cannot write '" + path +
+                      "': 65535 arrays are more than a zip archive holds "
+                      "(65534) (this writer makes no zip64 records)");
+  many.erase(many.begin());
+  ASSERT_TRUE(writeNpz(path, many).ok());
+  std::map<std::string, Tensor> read;
+  ASSERT_TRUE(readNpz(path, read).ok());
+  EXPECT_EQ(read.size(), 65534u);
+  unlink(path.c_str());
+
+  std::map<std::string, Tensor> longName;
+  longName[std::string(65532, 'n')] = Tensor(DType::f32, {1});
+  EXPECT_CONTAINS(refused(longName),
+                  "is 65532 bytes, more than a zip member name holds");
+  std::map<std::string, Tensor> large;
+  large["w"] = untouchedTensor(uint64_t{4} << 30);
+  EXPECT_CONTAINS(refused(large), "array 'w' takes 4294967424 bytes, 4 GiB or "
+                                  "more");
+  std::map<std::string, Tensor> total;
+  total["u"] = untouchedTensor(uint64_t{2} << 30);
+  total["v"] = untouchedTensor(uint64_t{2} << 30);
+  EXPECT_CONTAINS(refused(total), "the archive would take");
+}
+
+/// A full disk (the partial file is a link to /dev/full) and a write
+/// refused part way (RLIMIT_FSIZE, in a child): the error says why, and
+/// neither the file nor its partial file is left; a checkpoint likewise.
+TEST(NpzWriterTest, FailedWritesSayWhyAndLeaveNothing) {
+  std::string dir = writerScratch("full");
+  std::map<std::string, Tensor> arrays = goldenArrays();
+  std::string npz = dir + "/x.npz", npy = dir + "/x.npy",
+              checkpoint = dir + "/step-00000001.npz";
+  TrainState state;
+  state.parameters = arrays;
+  state.parameters.erase("e");
+  for (const std::string &path : {npz, npy, checkpoint}) {
+    ASSERT_EQ(symlink("/dev/full", (path + ".partial").c_str()), 0);
+    absl::Status status = path == npz   ? writeNpz(path, arrays)
+                          : path == npy ? writeNpy(path, arrays["a"])
+                                        : saveCheckpoint(path, state);
+    EXPECT_EQ(status.message(),
+              "cannot write '" + path + ".partial': No space left on device");
+    EXPECT_FALSE(pathExists(path + ".partial")) << path;
+    EXPECT_FALSE(pathExists(path)) << path;
+  }
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    rlimit limit{1000, 1000};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    absl::Status status = saveCheckpoint(checkpoint, state);
+    _exit(status.message() == "cannot write '" + checkpoint +
+                                  ".partial': File too large" &&
+                  !pathExists(checkpoint) &&
+                  !pathExists(checkpoint + ".partial")
+              ? 0
+              : 1);
+  }
+  int result = 0;
+  ASSERT_EQ(waitpid(child, &result, 0), child);
+  EXPECT_TRUE(WIFEXITED(result) && WEXITSTATUS(result) == 0);
+  ASSERT_TRUE(saveCheckpoint(checkpoint, state).ok());
+  TrainState loaded;
+  ASSERT_TRUE(loadCheckpoint(checkpoint, loaded).ok());
+  EXPECT_EQ(loaded.parameters.size(), state.parameters.size());
 }
 
 //===----------------------------------------------------------------------===//

@@ -416,7 +416,8 @@ TEST(CompilerTest, ErrorsNameTheProblem) {
   EXPECT_NE(status.message().find("no graph named @nope"), std::string::npos);
   status = compileFile("/nonexistent/model.mlir", CompileOptions()).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kNotFound);
-  EXPECT_NE(status.message().find("cannot read '/nonexistent/model.mlir'"),
+  EXPECT_NE(status.message().find("cannot read the model: cannot open "
+                                  "'/nonexistent/model.mlir'"),
             std::string::npos);
   Executable loaded;
   status = Executable::load("/nonexistent/x.so", loaded);

@@ -10,6 +10,7 @@
 
 #include "training/WorkDir.h"
 #include "training/JsonFile.h"
+#include "training/StageFile.h"
 #include "training/Stages.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -159,6 +160,54 @@ TEST(WorkDirTest, FailedWritesSayWhyAndLeaveNothing) {
   ASSERT_TRUE(writeFileAtomically(path, "{}\n").ok());
   EXPECT_EQ(readFile(path), "{}\n");
   llvm::sys::fs::remove_directories(dir);
+}
+
+/// The files nn-train reads back (its list, a stage file) are read only
+/// when regular and within their bounds: a FIFO put there fails at once
+/// (in a child, so a read that blocks fails instead of hanging), one too
+/// large by its size.
+TEST(WorkDirTest, ReadsOnlyRegularFilesWithinBounds) {
+  std::string root = scratch("fifo");
+  std::string list = root + "/" + WorkDir::kListName;
+  ASSERT_EQ(mkfifo(list.c_str(), 0644), 0);
+  std::string stages = root + "/stages.json";
+  ASSERT_EQ(mkfifo(stages.c_str(), 0644), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(10);
+    absl::StatusOr<std::unique_ptr<WorkDir>> opened =
+        WorkDir::open(root, "work directory");
+    absl::StatusOr<StageFile> read = StageFile::read(stages);
+    bool ok = !opened.ok() &&
+              opened.status().message() ==
+                  "the work directory '" + root +
+                      "': cannot read its list of what nn-train wrote: '" +
+                      list + "' is a FIFO, not a regular file" &&
+              !read.ok() &&
+              read.status().message() ==
+                  "stage file: '" + stages + "' is a FIFO, not a regular file";
+    _exit(ok ? 0 : 1);
+  }
+  int result = 0;
+  ASSERT_EQ(waitpid(child, &result, 0), child);
+  EXPECT_TRUE(WIFEXITED(result) && WEXITSTATUS(result) == 0)
+      << (WIFSIGNALED(result) ? "blocked on a FIFO" : "wrong error");
+  unlink(stages.c_str());
+  std::ofstream(stages) << std::string(kMaxStageFileBytes - 2, ' ') << "{}";
+  absl::StatusOr<StageFile> atLimit = StageFile::read(stages);
+  EXPECT_TRUE(atLimit.ok() ||
+              atLimit.status().message().find("too large") == std::string::npos)
+      << atLimit.status().message();
+  std::ofstream(stages, std::ios::app) << " ";
+  absl::StatusOr<StageFile> over = StageFile::read(stages);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().message(),
+            "stage file: '" + stages + "' is too large: " +
+                std::to_string(kMaxStageFileBytes + 1) + " bytes, more than " +
+                "the " + std::to_string(kMaxStageFileBytes) +
+                "-byte limit for this file");
+  llvm::sys::fs::remove_directories(root);
 }
 
 TEST(JsonFileTest, RepeatedKeysAndDeepNestingAreErrors) {

@@ -151,6 +151,14 @@ private:
 absl::StatusOr<Artifact> compileSource(const std::string &source,
                                        const std::string &bufferName,
                                        const CompileOptions &options);
+/// The largest model file compileFile reads: far past any graph written by
+/// hand or by an exporter (parameters live in .npz files, not in the IR),
+/// small enough that the parser's own memory stays within a machine's.
+constexpr uint64_t kMaxModelFileBytes = uint64_t{1} << 30;
+
+/// Compiles the MLIR file `path`: a regular file of at most
+/// kMaxModelFileBytes (a FIFO, a device or a directory is refused by what
+/// it is, before anything is read).
 absl::StatusOr<Artifact> compileFile(const std::string &path,
                                      const CompileOptions &options);
 

@@ -30,9 +30,17 @@ absl::Status readNpz(const std::string &path,
 absl::Status parseNpz(const std::string &bytes, const std::string &what,
                       std::map<std::string, Tensor> &arrays);
 
+/// The bytes of a .npy file holding `tensor` (version 1.0, as numpy.save).
 std::string serializeNpy(const Tensor &tensor);
+/// Writes `tensor` as a .npy file. Like writeNpz, through `path`.partial.
 absl::Status writeNpy(const std::string &path, const Tensor &tensor);
-/// Writes an uncompressed archive like numpy.savez.
+/// Writes an uncompressed archive like numpy.savez (without zip64), member
+/// by member straight from the tensors, to `path`.partial, which is
+/// fsync'd and renamed to `path` when complete (nn/File.h, OutputFile).
+/// Errors name the file and carry the system's reason ("No space left on
+/// device"); a failed write leaves neither file. Refused before anything
+/// is written: more than 65534 arrays, a name over 65531 bytes, an array
+/// of 4 GiB or more with its header, an archive of 4 GiB or more.
 absl::Status writeNpz(const std::string &path,
                       const std::map<std::string, Tensor> &arrays);
 

@@ -9,6 +9,9 @@
 // RUN: %if cuda-toolkit %{ nn-run %s --compile-only --target=cuda --emit-artifact=%t.cuda.so | FileCheck %s --check-prefix=CUDA %}
 // RUN: %if cuda-toolkit %{ env NN_CUDA_DRIVER=/nonexistent/libcuda.so.1 not nn-exec %t.cuda.so 2>&1 | FileCheck %s --check-prefix=NODRIVER %}
 // RUN: not nn-exec %t.missing.so 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: rm -f %t.fifo.so && mkfifo %t.fifo.so
+// RUN: not timeout 60 nn-exec %t.fifo.so 2>&1 | FileCheck %s --check-prefix=FIFO
+// RUN: not timeout 60 nn-exec /dev/zero 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: nn-exec %t.cpu.so --dim-len T=0:0 --json | FileCheck %s --check-prefix=DIMLEN
 // RUN: not nn-exec %t.cpu.so --dim-len T=5:2 2>&1 | FileCheck %s --check-prefix=BADRANGE
 // RUN: not nn-exec %t.cpu.so --dim-len Q=1:2 2>&1 | FileCheck %s --check-prefix=NODIM
@@ -29,6 +32,8 @@ nn.graph @tail(%x: !nn.tensor<[B, T, 6], f32>, %y: !nn.tensor<[B, T], i32>)
 // CUDA: kernel tail_k{{[0-9]+}}_cross_entropy (nn.cross_entropy at {{.*}}nn-exec.mlir:{{[0-9]+}}:9)
 // NODRIVER: nn-exec: cannot run @tail on the GPU: no GPU: cannot load the CUDA driver /nonexistent/libcuda.so.1
 // MISSING: nn-exec: cannot load artifact
+// FIFO: nn-exec: cannot load artifact: '{{.+}}.fifo.so' is a FIFO, not a regular file
+// ZERO: nn-exec: cannot load artifact: '/dev/zero' is a character device, not a regular file
 // Per-dim lengths: every sequence of T empty, so the loss sums nothing.
 // DIMLEN: "losses": [{"name": "ce", "sum": 0, "normalized": 0}]
 // BADRANGE: bad value 'T=5:2' for --dim-len

@@ -6,6 +6,13 @@
 // RUN: %python %S/Inputs/make_npz.py %t
 // RUN: nn-run %s --inputs %t/batch.npz --params %t/params.npz --grads %t/grads.npz --outputs %t/outputs.npz --json | FileCheck %s
 // RUN: %python %S/Inputs/check_grads.py %t/batch.npz %t/params.npz %t/grads.npz %t/outputs.npz
+// The archives, streamed to the file member by member, are valid zip files
+// to Python's own reader (every member's CRC checked) and leave no partial
+// file behind.
+// RUN: %python -c "import sys, zipfile; [print(sorted(zipfile.ZipFile(f).namelist()), zipfile.ZipFile(f).testzip()) for f in sys.argv[1:]]" %t/grads.npz %t/outputs.npz | FileCheck %s --check-prefix=ZIP
+// RUN: not ls %t/grads.npz.partial %t/outputs.npz.partial
+// ZIP: ['out.b.npy', 'out.w.npy'] None
+// ZIP-NEXT: ['lengths.T.npy', 'output0.npy'] None
 // RUN: nn-run %s --no-pack --inputs %t/batch.npz --params %t/params.npz --grads %t/grads-padded.npz --outputs %t/outputs-padded.npz
 // RUN: %python %S/Inputs/check_grads.py %t/batch.npz %t/params.npz %t/grads-padded.npz %t/outputs-padded.npz
 // CHECK: "gradients": [{"name": "out.w", "l2_norm": {{[0-9.e+-]+}}}, {"name": "out.b", "l2_norm": {{[0-9.e+-]+}}}]

@@ -7,6 +7,19 @@
 // RUN: not nn-run %s --min-len 7 --max-len 6 2>&1 | FileCheck %s --check-prefix=LENS
 // RUN: not nn-run %s --inputs %t.missing.npz 2>&1 | FileCheck %s --check-prefix=NOFILE
 // RUN: not nn-run %s --dim-len U=1:3 2>&1 | FileCheck %s --check-prefix=DIMLEN
+// Paths that are no regular files are refused at once by what they are: a
+// FIFO no one writes (a plain read would wait forever) and /dev/zero (it
+// never ends), as the model, an input archive, a parameter and a lengths
+// file.
+// RUN: rm -f %t.fifo && mkfifo %t.fifo
+// RUN: not timeout 60 nn-run %t.fifo 2>&1 | FileCheck %s --check-prefix=FIFO-MODEL
+// RUN: not timeout 60 nn-run /dev/zero 2>&1 | FileCheck %s --check-prefix=ZERO-MODEL
+// RUN: not timeout 60 nn-run %s --inputs %t.fifo 2>&1 | FileCheck %s --check-prefix=FIFO-INPUTS
+// RUN: not timeout 60 nn-run %s --inputs /dev/zero 2>&1 | FileCheck %s --check-prefix=ZERO-INPUTS
+// RUN: not timeout 60 nn-run %s --param w=/dev/zero 2>&1 | FileCheck %s --check-prefix=ZERO-PARAM
+// RUN: not timeout 60 nn-run %s --lengths-from %t.fifo 2>&1 | FileCheck %s --check-prefix=FIFO-LENGTHS
+// RUN: not timeout 60 nn-run %s --lengths-from /dev/zero 2>&1 | FileCheck %s --check-prefix=ZERO-LENGTHS
+// RUN: not timeout 60 nn-run %S 2>&1 | FileCheck %s --check-prefix=DIR-MODEL
 // RUN: nn-run %s --batch 4 --dim-len T=2:2 --json | FileCheck %s --check-prefix=FIXED
 // RUN: nn-run %s --batch 2 --emit-artifact %t.so > /dev/null
 // RUN: readelf -d %t.so | FileCheck %s --check-prefix=DEPS
@@ -20,6 +33,14 @@
 // LENS: nn-run: synthetic lengths of 'T': 7:6 is not a range (is --min-len above --max-len?)
 // NOFILE: nn-run: cannot open '{{.+}}.missing.npz'
 // DIMLEN: nn-run: --dim-len names 'U', which is not a root sequence dim of @g
+// FIFO-MODEL: nn-run: cannot read the model: '{{.+}}.fifo' is a FIFO, not a regular file
+// ZERO-MODEL: nn-run: cannot read the model: '/dev/zero' is a character device, not a regular file
+// FIFO-INPUTS: nn-run: '{{.+}}.fifo' is a FIFO, not a regular file
+// ZERO-INPUTS: nn-run: '/dev/zero' is a character device, not a regular file
+// ZERO-PARAM: nn-run: {{.*}}'/dev/zero' is a character device, not a regular file
+// FIFO-LENGTHS: nn-run: --lengths-from: '{{.+}}.fifo' is a FIFO, not a regular file
+// ZERO-LENGTHS: nn-run: --lengths-from: '/dev/zero' is a character device, not a regular file
+// DIR-MODEL: nn-run: cannot read the model: '{{.+}}' is a directory, not a regular file
 // FIXED: "frames_computed": 8, "frames_padded": 8
 // The artifact needs only libc (and libomp; its f32 GEMMs call the runtime's
 // oneDNN entry point, so it links no OpenBLAS), allocates through the

@@ -79,7 +79,17 @@
 // RUN: not nn-train --stages %t/stages.json --steps 3 %s 2>&1 | FileCheck %s --check-prefix=FLAGS
 // FLAGS: nn-train: --stages takes every setting from the stage file; drop <model.mlir>, --steps
 // RUN: not nn-train --stages %t/missing.json 2>&1 | FileCheck %s --check-prefix=MISSING
-// MISSING: nn-train: cannot read stage file '{{.*}}missing.json':
+// MISSING: nn-train: stage file: cannot open '{{.*}}missing.json': No such file or directory
+// A stage file that is a FIFO (no writer) or /dev/zero is refused at once
+// by what it is; one past 16 MiB by its size.
+// RUN: mkfifo %t/fifo.json
+// RUN: not timeout 60 nn-train --stages %t/fifo.json 2>&1 | FileCheck %s --check-prefix=FIFO
+// FIFO: nn-train: stage file: '{{.*}}fifo.json' is a FIFO, not a regular file
+// RUN: not timeout 60 nn-train --stages /dev/zero 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: nn-train: stage file: '/dev/zero' is a character device, not a regular file
+// RUN: %python -c "open('%t/huge.json', 'w').write(' ' * (16 << 20) + '{}')"
+// RUN: not nn-train --stages %t/huge.json 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: nn-train: stage file: '{{.*}}huge.json' is too large: 16777218 bytes, more than the 16777216-byte limit for this file
 // RUN: sed 's/"init": "ctc"/"init": "ce"/' %t/stages.json > %t/cycle.json
 // RUN: not nn-train --stages %t/cycle.json --work-dir %t/never 2>&1 | FileCheck %s --check-prefix=ORDER
 // ORDER: nn-train: {{.*}}cycle.json: stages[2] ('ce').reads.init: 'ce' is written by no earlier stage and is not declared data (known before this stage: ctc, dev, dev_aligned, train, train_aligned)
@@ -99,3 +109,10 @@
 // RUN: not nn-train --stages %t/twice.json --work-dir %t/never 2>&1 | FileCheck %s --check-prefix=TWICE
 // TWICE: nn-train: {{.*}}twice.json:{{[0-9]+}}:{{[0-9]+}}: the key 'epochs' is given twice in one object (first at {{.*}}twice.json:{{[0-9]+}}:{{[0-9]+}}); JSON would keep only the last
 // RUN: not ls %t/never
+
+// A stage's done.json replaced by a FIFO is no record, and not a file
+// nn-train wrote: an error naming it, not a read that waits forever for a
+// writer.
+// RUN: rm %t/stages.work/ce/done.json && mkfifo %t/stages.work/ce/done.json
+// RUN: not timeout 120 nn-train --stages %t/stages.json 2>&1 | FileCheck %s --check-prefix=FIFO-DONE
+// FIFO-DONE: nn-train: '{{.*}}stages.work/ce/done.json' is no longer the file nn-train wrote (it is a FIFO now); not removing it

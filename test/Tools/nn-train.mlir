@@ -36,6 +36,17 @@
 
 // Errors, before anything trains.
 // RUN: not nn-train %S/Inputs/segments-small.mlir --steps 1 2>&1 | FileCheck %s --check-prefix=NO-DATA
+// A FIFO (no writer) or /dev/zero as the model, the data or --init-from is
+// refused at once by what it is.
+// RUN: rm -f %t.fifo && mkfifo %t.fifo
+// RUN: not timeout 60 nn-train %t.fifo --synthetic segments --steps 1 2>&1 | FileCheck %s --check-prefix=FIFO-MODEL
+// FIFO-MODEL: nn-train: cannot read the model: '{{.+}}.fifo' is a FIFO, not a regular file
+// RUN: not timeout 60 nn-train %S/Inputs/segments-small.mlir --data /dev/zero --steps 1 2>&1 | FileCheck %s --check-prefix=ZERO-DATA
+// ZERO-DATA: nn-train: {{.*}}'/dev/zero' is a character device, not a regular file
+// RUN: not timeout 60 nn-train %S/Inputs/segments-small.mlir --data %t.fifo --steps 1 2>&1 | FileCheck %s --check-prefix=FIFO-DATA
+// FIFO-DATA: nn-train: {{.*}}'{{.+}}.fifo' is a FIFO, not a regular file
+// RUN: not timeout 60 nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 1 --init-from /dev/zero 2>&1 | FileCheck %s --check-prefix=ZERO-INIT
+// ZERO-INIT: nn-train: {{.*}}'/dev/zero' is a character device, not a regular file
 // NO-DATA: nn-train: no data: give --data DIR (nn-data writes datasets) or --synthetic segments
 // RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic words --steps 1 2>&1 | FileCheck %s --check-prefix=TASK
 // TASK: nn-train: unknown synthetic task 'words' (expected segments)

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Compiler.h"
+#include "nn/File.h"
 #include "nn/Npy.h"
 #include "nn/Runtime.h"
 #include "nn/Synthetic.h"
@@ -25,7 +26,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -168,6 +168,9 @@ static cl::opt<std::string> padValue(
 
 namespace {
 
+/// The largest --lengths-from file read (a short line per utterance).
+constexpr uint64_t kMaxLengthsFileBytes = 64 << 20;
+
 bool fail(const absl::Status &status) {
   llvm::errs() << "nn-run: " << std::string(status.message()) << "\n";
   return true;
@@ -182,9 +185,13 @@ syntheticLengths(const nn::Manifest &manifest, std::mt19937 &rng,
     if (manifest.findDim(root)->kind == nn::DimInfo::Kind::seq)
       sequences.push_back(root);
   if (!lengthsFrom.empty()) {
-    std::ifstream file(lengthsFrom);
-    if (!file)
-      return absl::InvalidArgumentError("cannot open '" + lengthsFrom + "'");
+    // A text file of a row per utterance; a FIFO or /dev/zero would block
+    // or fill memory with one endless line.
+    absl::StatusOr<std::string> text =
+        nn::readRegularFile(lengthsFrom, kMaxLengthsFileBytes);
+    if (!text.ok())
+      return nn::withContext(text.status(), "--lengths-from: ");
+    std::istringstream file(*text);
     std::vector<std::vector<int32_t>> rows;
     for (std::string line; std::getline(file, line);) {
       std::istringstream fields(line);
