@@ -77,40 +77,6 @@ void findUnlisted(const std::string &dir, const std::string &prefix,
 
 } // namespace
 
-absl::Status nn::training::writeFileAtomically(const std::string &path,
-                                               const std::string &contents) {
-  std::string partial = path + ".partial";
-  int fd =
-      ::open(partial.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return absl::InternalError(systemError("cannot write '" + partial + "'"));
-  auto fail = [&](const std::string &what) {
-    absl::Status status = absl::InternalError(systemError(what));
-    if (fd >= 0)
-      ::close(fd);
-    ::unlink(partial.c_str());
-    return status;
-  };
-  for (size_t done = 0; done < contents.size();) {
-    ssize_t wrote = ::write(fd, contents.data() + done, contents.size() - done);
-    if (wrote < 0 && errno == EINTR)
-      continue;
-    if (wrote <= 0)
-      return fail("cannot write '" + partial + "'");
-    done += (size_t)wrote;
-  }
-  // A full disk can surface only when the data reaches it.
-  if (::fsync(fd) != 0)
-    return fail("cannot write '" + partial + "'");
-  int closed = ::close(fd);
-  fd = -1;
-  if (closed != 0)
-    return fail("cannot write '" + partial + "'");
-  if (::rename(partial.c_str(), path.c_str()) != 0)
-    return fail("cannot rename '" + partial + "' to '" + path + "'");
-  return absl::OkStatus();
-}
-
 absl::StatusOr<std::unique_ptr<WorkDir>>
 WorkDir::open(const std::string &root, const std::string &what) {
   std::set<std::string> entries;

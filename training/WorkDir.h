@@ -14,12 +14,15 @@
 //
 // A file on the list may be missing (a run was killed before writing it)
 // or have a leftover FILE.partial next to it (killed while writing it).
+// Files are written whole or not at all, through nn/File.h's OutputFile
+// (writeFileAtomically, writeNpz).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef NN_TRAINING_WORKDIR_H
 #define NN_TRAINING_WORKDIR_H
 
+#include "nn/File.h"
 #include "training/Trainer.h"
 
 #include "absl/status/statusor.h"
@@ -76,12 +79,6 @@ private:
   /// Relative paths; directories end in '/'.
   std::set<std::string> entries;
 };
-
-/// Writes `contents` to `path` through `path`.partial, with every write,
-/// flush and rename checked: an error carries the system's reason ("No
-/// space left on device") and leaves no partial file.
-absl::Status writeFileAtomically(const std::string &path,
-                                 const std::string &contents);
 
 } // namespace nn::training
 

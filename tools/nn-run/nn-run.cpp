@@ -439,26 +439,44 @@ int main(int argc, char **argv) {
   auto ran = std::chrono::steady_clock::now();
   if (!status.ok())
     return fail(status);
-  std::vector<std::pair<std::string, nn::Tensor>> gradients;
-  for (const std::string &name : result.gradientNames())
-    gradients.emplace_back(name, *result.gradient(name));
-  for (const std::string &name : inputGrads)
-    if (const nn::Tensor *gradient = result.inputGradient(name))
-      gradients.emplace_back("input:" + name, *gradient);
   if (!outputsOut.empty()) {
     status = writeOutputs(manifest, executable, inputs, result);
     if (!status.ok())
       return fail(status);
   }
-  if (!gradsOut.empty()) {
-    std::map<std::string, nn::Tensor> arrays;
-    for (const auto &[name, tensor] : gradients) {
-      nn::Tensor f32(nn::DType::f32, tensor.shape());
-      for (int64_t i = 0; i < tensor.numElements(); ++i)
-        f32.data<float>()[i] = static_cast<float>(tensor.at(i));
-      arrays[name] = std::move(f32);
+  // The gradients are moved out of the result, not copied: at V = 10000
+  // the weight's alone is 20 MB, and the archive is written from them.
+  // Their norms are taken first, in their own dtype.
+  std::vector<std::pair<std::string, double>> gradientNorms;
+  std::map<std::string, nn::Tensor> gradients;
+  auto take = [&](const nn::Tensor *found, const std::string &key) {
+    for (auto &[outputName, tensor] : result.outputs) {
+      if (&tensor != found)
+        continue;
+      double squares = 0;
+      for (int64_t j = 0; j < tensor.numElements(); ++j)
+        squares += tensor.at(j) * tensor.at(j);
+      gradientNorms.emplace_back(key, std::sqrt(squares));
+      // The archive holds float32 (a no-op for the f32 gradients of an
+      // f32 model).
+      if (tensor.dtype() == nn::DType::f32) {
+        gradients[key] = std::move(tensor);
+      } else {
+        nn::Tensor f32(nn::DType::f32, tensor.shape());
+        for (int64_t i = 0; i < tensor.numElements(); ++i)
+          f32.data<float>()[i] = static_cast<float>(tensor.at(i));
+        gradients[key] = std::move(f32);
+        tensor = nn::Tensor();
+      }
+      return;
     }
-    status = nn::writeNpz(gradsOut, arrays);
+  };
+  for (const std::string &name : result.gradientNames())
+    take(result.gradient(name), name);
+  for (const std::string &name : inputGrads)
+    take(result.inputGradient(name), "input:" + name);
+  if (!gradsOut.empty()) {
+    status = nn::writeNpz(gradsOut, gradients);
     if (!status.ok())
       return fail(status);
   }
@@ -490,16 +508,11 @@ int main(int argc, char **argv) {
     llvm::outs() << "]";
     if (!gradsOut.empty()) {
       llvm::outs() << ", \"gradients\": [";
-      for (size_t i = 0; i < gradients.size(); ++i) {
-        double squares = 0;
-        const nn::Tensor &tensor = gradients[i].second;
-        for (int64_t j = 0; j < tensor.numElements(); ++j)
-          squares += tensor.at(j) * tensor.at(j);
+      for (size_t i = 0; i < gradientNorms.size(); ++i)
         llvm::outs() << (i ? ", " : "") << "{\"name\": "
-                     << nn::tools::jsonString(gradients[i].first)
+                     << nn::tools::jsonString(gradientNorms[i].first)
                      << ", \"l2_norm\": "
-                     << nn::tools::jsonNumber(std::sqrt(squares)) << "}";
-      }
+                     << nn::tools::jsonNumber(gradientNorms[i].second) << "}";
       llvm::outs() << "]";
     }
     llvm::outs() << "}\n";
