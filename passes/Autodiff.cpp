@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/utils/GraphUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -433,7 +434,7 @@ Differentiator::runCompanion(ArrayRef<std::pair<Value, Value>> seeds,
 }
 
 namespace {
-struct NNAutodiffPass : public nn::impl::NNAutodiffBase<NNAutodiffPass> {
+struct NNAutodiffPass : public mlir::nn::impl::NNAutodiffBase<NNAutodiffPass> {
   using NNAutodiffBase::NNAutodiffBase;
 
   void runOnOperation() override {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/utils/GraphUtils.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -22,7 +23,8 @@ using namespace mlir;
 using namespace mlir::nn;
 
 namespace {
-struct DropResultsPass : public nn::impl::NNDropResultsBase<DropResultsPass> {
+struct DropResultsPass
+    : public mlir::nn::impl::NNDropResultsBase<DropResultsPass> {
   using NNDropResultsBase::NNDropResultsBase;
 
   void runOnOperation() override {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/utils/GraphUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -27,7 +28,7 @@ static constexpr StringLiteral kSeedName = "dropout_seed";
 namespace {
 
 struct NNDropoutTrainingPass
-    : public nn::impl::NNDropoutTrainingBase<NNDropoutTrainingPass> {
+    : public mlir::nn::impl::NNDropoutTrainingBase<NNDropoutTrainingPass> {
   void runOnOperation() override;
 };
 

@@ -17,7 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "passes/Passes.h"
+#include "passes/utils/GraphUtils.h"
 
 namespace mlir::nn {
 #define DEBUG_TYPE "nn-convert-to-linalg"
@@ -31,7 +31,7 @@ using namespace mlir::nn;
 
 namespace {
 struct NNConvertToLinalgPass
-    : public nn::impl::NNConvertToLinalgBase<NNConvertToLinalgPass> {
+    : public mlir::nn::impl::NNConvertToLinalgBase<NNConvertToLinalgPass> {
   using NNConvertToLinalgBase::NNConvertToLinalgBase;
 
   void runOnOperation() override {

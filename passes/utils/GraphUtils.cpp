@@ -1,6 +1,6 @@
-//===- GraphUtils.cpp - graph-level helpers the nn passes share -----------===//
+//===- GraphUtils.cpp - graph-level helpers of passes and lowering --------===//
 
-#include "passes/Passes.h"
+#include "passes/utils/GraphUtils.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -9,8 +9,8 @@
 using namespace mlir;
 using namespace mlir::nn;
 
-FailureOr<GraphOp> nn::findEntryGraph(ModuleOp module, StringRef name,
-                                      StringRef pass) {
+FailureOr<GraphOp> mlir::nn::findEntryGraph(ModuleOp module, StringRef name,
+                                            StringRef pass) {
   SymbolTable symbols(module);
   if (!name.empty()) {
     if (auto graph = symbols.lookup<GraphOp>(name))
@@ -35,8 +35,8 @@ FailureOr<GraphOp> nn::findEntryGraph(ModuleOp module, StringRef name,
   return entry;
 }
 
-FailureOr<Value> nn::appendArgument(GraphOp graph, StringRef name, Type type,
-                                    StringRef pass) {
+FailureOr<Value> mlir::nn::appendArgument(GraphOp graph, StringRef name,
+                                          Type type, StringRef pass) {
   for (unsigned i = 0; i < graph.getNumArguments(); ++i)
     if (graph.getArgName(i) == name)
       return graph.emitError()
