@@ -35,7 +35,7 @@ namespace {
 
 nn::Executable compileForGpu(const std::string &source, bool pack) {
   nn::CompileOptions options;
-  options.pack = pack;
+  options.optimize.pack = pack;
   options.target = "cuda";
   nn::Executable exe;
   absl::StatusOr<nn::Artifact> artifact =

@@ -72,7 +72,7 @@ std::string gemmSource(int vocabulary) {
 bool gThreadedCode = true;
 
 /// The f32 GEMM library of every artifact (--gemm-library onednn|openblas).
-std::string gGemmLibrary = "onednn";
+nn::GemmLibrary gGemmLibrary = nn::GemmLibrary::onednn;
 
 /// How the loss tail is compiled: unfused, or fused (nn-fuse-loss-tail)
 /// with its gradient in the forward's sweep or recomputed.
@@ -85,18 +85,19 @@ nn::Executable compile(const std::string &source, bool pack, bool blas,
                        Fusion fusion = Fusion::Sweep,
                        bool saveLstmTape = true) {
   nn::CompileOptions options;
-  options.pack = pack;
-  options.fuseLossTail = fusion != Fusion::Unfused;
-  options.lossTailBackward =
-      fusion == Fusion::Recompute ? "recompute" : "sweep";
-  options.blas = blas;
+  options.optimize.pack = pack;
+  options.optimize.fuseLossTail = fusion != Fusion::Unfused;
+  options.optimize.lossTailBackward = fusion == Fusion::Recompute
+                                          ? nn::LossTailBackward::recompute
+                                          : nn::LossTailBackward::sweep;
+  options.codegen.blas = blas;
   options.grads = grads;
   options.inputGradients = std::move(inputGradients);
   options.training = training;
   options.trainStep = trainStep;
-  options.threads = gThreadedCode;
-  options.gemmLibrary = gGemmLibrary;
-  options.saveLstmTape = saveLstmTape;
+  options.cpu.threads = gThreadedCode;
+  options.cpu.gemmLibrary = gGemmLibrary;
+  options.optimize.saveLstmTape = saveLstmTape;
   nn::Executable exe;
   absl::StatusOr<nn::Artifact> artifact =
       nn::compileSource(source, "bench.mlir", options);
@@ -301,7 +302,7 @@ void blstmGemm(CBLAS_ORDER order, CBLAS_TRANSPOSE transA,
                CBLAS_TRANSPOSE transB, int m, int n, int k, float alpha,
                const float *a, int lda, const float *b, int ldb, float beta,
                float *c, int ldc) {
-  if (gGemmLibrary == "onednn")
+  if (gGemmLibrary == nn::GemmLibrary::onednn)
     nn_cpu_sgemm("benchBlstmGemms", order, transA, transB, m, n, k, alpha,
                  (int64_t)a, lda, (int64_t)b, ldb, beta, (int64_t)c, ldc);
   else
@@ -623,7 +624,8 @@ void benchNnGemm(benchmark::State &state) {
       state.SkipWithError(std::string(status.message()).c_str());
   }
   gemmCounters(state, vocabulary);
-  state.SetLabel(blas ? "nn artifact (" + gGemmLibrary + ")"
+  state.SetLabel(blas ? "nn artifact (" +
+                            std::string(nn::enumName(gGemmLibrary)) + ")"
                       : "nn generated loops");
 }
 
@@ -714,9 +716,16 @@ int main(int argc, char **argv) {
       threads = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--no-threaded-code"))
       gThreadedCode = false;
-    else if (!std::strcmp(argv[i], "--gemm-library") && i + 1 < argc)
-      gGemmLibrary = argv[++i];
-    else
+    else if (!std::strcmp(argv[i], "--gemm-library") && i + 1 < argc) {
+      std::optional<nn::GemmLibrary> library =
+          nn::parseEnum<nn::GemmLibrary>(argv[++i]);
+      if (!library) {
+        std::fprintf(stderr, "nn-bench: --gemm-library: %s\n",
+                     nn::unknownEnumMessage<nn::GemmLibrary>(argv[i]).c_str());
+        return 1;
+      }
+      gGemmLibrary = *library;
+    } else
       rest.push_back(argv[i]);
   }
   if (!loadLengths(lengths)) {
@@ -736,7 +745,7 @@ int main(int argc, char **argv) {
               "threads = %d, GEMM library %s\n",
               kBatch, (long long)gPadded, (long long)gFrames,
               (double)gFrames / (kBatch * gPadded), threads,
-              gGemmLibrary.c_str());
+              nn::enumName(gGemmLibrary));
   int restCount = rest.size();
   benchmark::Initialize(&restCount, rest.data());
   // A mistyped flag (say --num-threads for --threads) would otherwise run

@@ -13,10 +13,10 @@
 #include "nn/Compiler.h"
 #include "nn/File.h"
 
-#include "compiler/LlvmTargets.h"
 #include "compiler/ManifestBuilder.h"
 #include "compiler/ObjectEmitter.h"
 #include "compiler/ScratchDir.h"
+#include "compiler/Target.h"
 
 #include "dialects/nn/NNOps.h"
 #include "lowering/Passes.h"
@@ -118,25 +118,12 @@ absl::StatusOr<::nn::Artifact>
 compileModule(ModuleOp module, MLIRContext &context,
               DiagnosticCollector &diagnostics,
               const ::nn::CompileOptions &options) {
-  bool gpu = options.target == "cuda";
-  if (options.target != "cpu" && !gpu)
-    return absl::InvalidArgumentError("unknown target '" + options.target +
-                                      "' (expected cpu or cuda)");
-  if (gpu && options.gpuBinary != "ptx" && options.gpuBinary != "cubin")
-    return absl::InvalidArgumentError("unknown GPU binary format '" +
-                                      options.gpuBinary +
-                                      "' (expected ptx or cubin)");
-  // The chip before the toolkit: a chip NVPTX does not know is wrong
-  // wherever the compiler runs (and LLVM aborts selecting code for it).
-  if (gpu)
-    if (absl::Status chip = ::nn::compiler::checkGpuChip(options.gpuChip);
-        !chip.ok())
-      return chip;
-  if (gpu && ir::findCudaToolkit().empty())
-    return absl::FailedPreconditionError(
-        "the cuda target needs the CUDA toolkit's libdevice "
-        "(nvvm/libdevice/libdevice.10.bc) for math in kernels: none under "
-        "$CUDA_ROOT, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda");
+  absl::StatusOr<std::shared_ptr<const ::nn::compiler::Target>> target =
+      ::nn::compiler::lookupTarget(options.target);
+  if (!target.ok())
+    return target.status();
+  if (absl::Status status = (*target)->checkOptions(options); !status.ok())
+    return status;
   if (failed(verify(module)))
     return fail("the model does not verify", diagnostics.text);
 
@@ -173,45 +160,19 @@ compileModule(ModuleOp module, MLIRContext &context,
       !status.ok())
     return status;
 
-  ir::NNPipelineOptions pipelineOptions;
-  pipelineOptions.pack = options.pack;
-  pipelineOptions.fuseLossTail = options.fuseLossTail;
-  pipelineOptions.threads = options.threads;
-  if (options.lossTailBackward != "sweep" &&
-      options.lossTailBackward != "recompute")
-    return absl::InvalidArgumentError("unknown loss tail backward '" +
-                                      options.lossTailBackward +
-                                      "' (expected sweep or recompute)");
-  pipelineOptions.lossTailBackward = options.lossTailBackward;
-  pipelineOptions.saveLstmTape = options.saveLstmTape;
-  pipelineOptions.grads = options.grads;
-  pipelineOptions.training = options.training;
-  pipelineOptions.inputGrads = options.inputGradients;
-  pipelineOptions.graph = graphName;
-  if (options.trainStep) {
-    if (!options.grads)
-      return absl::InvalidArgumentError(
-          "a train step needs gradients (CompileOptions::grads)");
-    const ::nn::OptimizerOptions &optimizer = options.optimizer;
-    pipelineOptions.optimizer = optimizer.kind;
-    pipelineOptions.momentum = optimizer.momentum;
-    pipelineOptions.nesterov = optimizer.nesterov;
-    pipelineOptions.beta1 = optimizer.beta1;
-    pipelineOptions.beta2 = optimizer.beta2;
-    pipelineOptions.epsilon = optimizer.epsilon;
-    pipelineOptions.weightDecay = optimizer.weightDecay;
-    pipelineOptions.clipNorm = optimizer.clipNorm;
-  }
-  pipelineOptions.blas = options.blas;
-  if (options.gemmLibrary != "onednn" && options.gemmLibrary != "openblas")
-    return absl::InvalidArgumentError("unknown GEMM library '" +
-                                      options.gemmLibrary +
-                                      "' (expected onednn or openblas)");
-  pipelineOptions.gemmLibrary = options.gemmLibrary;
-  pipelineOptions.chip = options.gpuChip;
-  pipelineOptions.gpuFormat = options.gpuBinary == "cubin" ? "bin" : "isa";
+  if (options.trainStep && !options.grads)
+    return absl::InvalidArgumentError(
+        "a train step needs gradients (CompileOptions::grads)");
+  ir::PipelineSettings settings;
+  settings.request.training = options.training;
+  settings.request.grads = options.grads;
+  settings.request.inputGrads = options.inputGradients;
+  settings.request.trainStep = options.trainStep;
+  settings.request.graph = graphName;
+  settings.optimize = options.optimize;
+  settings.optimizer = options.optimizer;
   PassManager optimize(&context);
-  ir::buildOptimizePipeline(optimize, pipelineOptions);
+  ir::buildOptimizePipeline(optimize, settings);
   if (failed(optimize.run(module)))
     return fail("nn-level passes failed", diagnostics.text);
 
@@ -227,27 +188,13 @@ compileModule(ModuleOp module, MLIRContext &context,
 
   PassManager lower(&context);
   ir::buildToBuffersPipeline(lower);
-  if (gpu)
-    ir::buildGpuCodegenPipeline(lower, pipelineOptions);
-  else
-    ir::buildCpuCodegenPipeline(lower, pipelineOptions);
+  (*target)->buildCodegenPipeline(lower, options);
   if (failed(lower.run(module)))
     return fail("lowering failed", diagnostics.text);
-  if (gpu) {
-    manifest.target = "cuda";
-    absl::Status status =
-        ::nn::compiler::collectKernels(module, options.gpuCodeDir, manifest);
-    if (!status.ok())
-      return status;
-    // nn-gpu-place-buffers says which arguments host code reads.
-    if (auto placement =
-            module->getAttrOfType<DictionaryAttr>("nn.host_visible_args")) {
-      if (auto indices = placement.getAs<DenseI64ArrayAttr>(graphName))
-        manifest.hostVisibleArguments.assign(indices.asArrayRef().begin(),
-                                             indices.asArrayRef().end());
-      module->removeAttr("nn.host_visible_args");
-    }
-  }
+  if (absl::Status status =
+          (*target)->finishManifest(module, graphName, options, manifest);
+      !status.ok())
+    return status;
 
   // The exported symbols: the manifest, the entry wrapper, the manifest's
   // checksum and the entry's arity (nn-artifact-entry).
@@ -332,6 +279,10 @@ absl::StatusOr<Artifact> compileSource(const std::string &source,
   if (!module)
     return fail("cannot parse " + bufferName, diagnostics.text);
   return compileModule(*module, context, diagnostics, options);
+}
+
+std::vector<std::string> registeredTargets() {
+  return compiler::registeredTargets();
 }
 
 absl::StatusOr<Artifact> compileFile(const std::string &path,

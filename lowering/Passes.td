@@ -73,7 +73,8 @@ def NNGemmToBlas : Pass<"nn-gemm-to-blas", "::mlir::ModuleOp"> {
     messages.
   }];
   let options = [
-    Option<"runtime", "runtime", "std::string", /*default=*/"\"cblas\"",
+    Option<"runtime", "runtime", "::mlir::nn::GemmRuntime",
+           /*default=*/"::mlir::nn::GemmRuntime::cblas",
            "Which GEMM to call: cblas (OpenBLAS), onednn (the runtime's "
            "oneDNN sgemm) or cuda (the runtime's cuBLAS)">
   ];

@@ -23,6 +23,7 @@
 #include <cstdlib>
 
 using namespace mlir;
+using namespace mlir::nn;
 
 /// The host half of both targets: memrefs, control flow and arithmetic to
 /// the LLVM dialect. Buffers come from the runtime's allocator
@@ -47,57 +48,73 @@ static void buildHostToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertOpenMPToLLVMPass());
 }
 
-void nn::buildOptimizePipeline(OpPassManager &pm,
-                               const NNPipelineOptions &options) {
+mlir::nn::NNPipelineOptions::NNPipelineOptions() {
+  bound.declare(CompileRequest());
+  bound.declare(::nn::OptimizeOptions());
+  bound.declare(::nn::OptimizerOptions());
+  bound.declare(::nn::CodegenOptions());
+  bound.declare(::nn::CpuCodegenOptions());
+  bound.declare(::nn::GpuCodegenOptions());
+}
+
+PipelineSettings mlir::nn::NNPipelineOptions::settings() const {
+  PipelineSettings settings;
+  settings.request = bound.read<CompileRequest>();
+  settings.request.inputGrads.assign(inputGrads.begin(), inputGrads.end());
+  settings.optimize = bound.read<::nn::OptimizeOptions>();
+  settings.optimizer = bound.read<::nn::OptimizerOptions>();
+  settings.codegen = bound.read<::nn::CodegenOptions>();
+  settings.cpu = bound.read<::nn::CpuCodegenOptions>();
+  settings.gpu = bound.read<::nn::GpuCodegenOptions>();
+  return settings;
+}
+
+void mlir::nn::buildOptimizePipeline(OpPassManager &pm,
+                                     const PipelineSettings &settings) {
+  const CompileRequest &request = settings.request;
+  const ::nn::OptimizeOptions &optimize = settings.optimize;
+  bool trainStep = request.grads && request.trainStep;
   // A train step returns none of the graph's results: gone before packing
   // and fusion look at their uses.
-  if (options.grads && !options.optimizer.empty()) {
+  if (trainStep) {
     NNDropResultsOptions drop;
-    drop.graphName = options.graph;
+    drop.graphName = request.graph;
     pm.addPass(createNNDropResults(drop));
   }
   // Before packing: the seed is an argument like any other.
-  if (options.training)
+  if (request.training)
     pm.addPass(createNNDropoutTraining());
-  if (options.pack)
+  if (optimize.pack)
     pm.addPass(createNNPackBeforeLoss());
   // After packing (a packed tail fuses on packed rows), before autodiff
   // (the fused op's gradient never forms the logits either).
   NNFuseLossTailOptions fuse;
-  fuse.backward = options.lossTailBackward;
-  if (options.fuseLossTail)
+  fuse.backward = optimize.lossTailBackward;
+  if (optimize.fuseLossTail)
     pm.addPass(createNNFuseLossTail(fuse));
   // After packing: the backward of a packed tail runs on packed rows.
-  if (options.grads) {
+  if (request.grads) {
     NNAutodiffOptions autodiff;
-    autodiff.graphName = options.graph;
-    autodiff.inputNames = options.inputGrads;
+    autodiff.graphName = request.graph;
+    autodiff.inputNames = request.inputGrads;
     pm.addPass(createNNAutodiff(autodiff));
     // The LSTM backward reads its forward's tape.
-    if (options.saveLstmTape)
+    if (optimize.saveLstmTape)
       pm.addPass(createNNSaveLstmTape());
     // Each fused loss and its gradient merged into one sweep.
-    if (options.fuseLossTail)
+    if (optimize.fuseLossTail)
       pm.addPass(createNNFuseLossTail(fuse));
-    if (!options.optimizer.empty()) {
+    if (trainStep) {
       NNTrainStepOptions step;
-      step.graphName = options.graph;
-      step.optimizer = options.optimizer;
-      step.momentum = options.momentum;
-      step.nesterov = options.nesterov;
-      step.beta1 = options.beta1;
-      step.beta2 = options.beta2;
-      step.epsilon = options.epsilon;
-      step.weightDecay = options.weightDecay;
-      step.clipNorm = options.clipNorm;
-      pm.addPass(createNNTrainStep(step));
+      step.graphName = request.graph;
+      pm.addPass(createNNTrainStep(step, settings.optimizer));
     }
   }
   // nn folds (pack(unpack(p)), dropout with rate 0) and dead nn ops.
   pm.addPass(createCanonicalizerPass());
 }
 
-void nn::buildToBuffersPipeline(OpPassManager &pm) {
+void mlir::nn::buildToBuffersPipeline(OpPassManager &pm) {
   pm.addPass(createNNConvertToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -117,16 +134,19 @@ void nn::buildToBuffersPipeline(OpPassManager &pm) {
   pm.addPass(createNNCopiesToLinalg());
 }
 
-void nn::buildCpuCodegenPipeline(OpPassManager &pm,
-                                 const NNPipelineOptions &options) {
-  if (options.blas) {
+void mlir::nn::buildCpuCodegenPipeline(OpPassManager &pm,
+                                       const ::nn::CodegenOptions &codegen,
+                                       const ::nn::CpuCodegenOptions &cpu) {
+  if (codegen.blas) {
     // oneDNN's sgemm at AVX-512 width, OpenBLAS limited to AVX2 here
     // (docs/performance.md, "GEMM providers").
     NNGemmToBlasOptions gemm;
-    gemm.runtime = options.gemmLibrary == "openblas" ? "cblas" : "onednn";
+    gemm.runtime = cpu.gemmLibrary == ::nn::GemmLibrary::openblas
+                       ? GemmRuntime::cblas
+                       : GemmRuntime::onednn;
     pm.addPass(createNNGemmToBlas(gemm));
   }
-  if (options.threads) {
+  if (cpu.threads) {
     // One level of threads per loop nest, where the work pays for them
     // (docs/performance.md, "Threads").
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -146,7 +166,7 @@ void nn::buildCpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-std::string nn::findCudaToolkit(const std::string &given) {
+std::string mlir::nn::findCudaToolkit(const std::string &given) {
   if (!given.empty())
     return given;
   std::vector<std::string> candidates;
@@ -163,11 +183,12 @@ std::string nn::findCudaToolkit(const std::string &given) {
   return "";
 }
 
-void nn::buildGpuCodegenPipeline(OpPassManager &pm,
-                                 const NNPipelineOptions &options) {
-  if (options.blas) {
+void mlir::nn::buildGpuCodegenPipeline(OpPassManager &pm,
+                                       const ::nn::CodegenOptions &codegen,
+                                       const ::nn::GpuCodegenOptions &gpu) {
+  if (codegen.blas) {
     NNGemmToBlasOptions gemm;
-    gemm.runtime = "cuda";
+    gemm.runtime = GemmRuntime::cuda;
     pm.addPass(createNNGemmToBlas(gemm));
   }
   // Every copy becomes a kernel: host code must not touch device data in
@@ -186,7 +207,7 @@ void nn::buildGpuCodegenPipeline(OpPassManager &pm,
   // gpu.all_reduce lowering splits blocks: kernels must be a flat CFG.
   pm.addPass(createConvertSCFToCFPass());
   GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
+  target.chip = gpu.chip;
   // PTX ISA 8.0 (CUDA 12.0) covers sm_80 and sm_90.
   target.features = "+ptx80";
   target.optLevel = 3;
@@ -201,45 +222,53 @@ void nn::buildGpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = options.gpuFormat;
+  binary.compilationTarget =
+      gpu.binary == ::nn::GpuBinary::cubin ? "bin" : "isa";
   // Explicit, so that libdevice is linked whatever the environment says.
-  binary.toolkitPath = findCudaToolkit(options.cudaPath);
+  binary.toolkitPath = findCudaToolkit(gpu.toolkit);
   pm.addPass(createGpuModuleToBinaryPass(binary));
   // Host allocations are device buffers, allocated by the CUDA backend.
   pm.addPass(createNNGpuAllocators());
 }
 
-void nn::buildGpuPipeline(OpPassManager &pm, const NNPipelineOptions &options) {
-  buildOptimizePipeline(pm, options);
-  buildToBuffersPipeline(pm);
-  buildGpuCodegenPipeline(pm, options);
-}
-
-void nn::buildCpuPipeline(OpPassManager &pm, const NNPipelineOptions &options) {
-  buildOptimizePipeline(pm, options);
-  buildToBuffersPipeline(pm);
-  buildCpuCodegenPipeline(pm, options);
-}
-
-void nn::registerPipelines() {
+void mlir::nn::registerPipelines() {
   registerNNLoweringPasses();
   PassPipelineRegistration<NNPipelineOptions>(
       "nn-optimize", "nn-level passes (pack-before-loss unless pack=false)",
-      buildOptimizePipeline);
+      [](OpPassManager &pm, const NNPipelineOptions &options) {
+        buildOptimizePipeline(pm, options.settings());
+      });
   PassPipelineRegistration<>(
       "nn-to-buffers",
       "nn graphs to bufferized linalg on memrefs (shared by all targets)",
       buildToBuffersPipeline);
   PassPipelineRegistration<NNPipelineOptions>(
       "nn-cpu-codegen", "bufferized linalg to the LLVM dialect for CPUs",
-      buildCpuCodegenPipeline);
+      [](OpPassManager &pm, const NNPipelineOptions &options) {
+        PipelineSettings settings = options.settings();
+        buildCpuCodegenPipeline(pm, settings.codegen, settings.cpu);
+      });
   PassPipelineRegistration<NNPipelineOptions>(
-      "nn-cpu", "nn graphs to the LLVM dialect for CPUs", buildCpuPipeline);
+      "nn-cpu", "nn graphs to the LLVM dialect for CPUs",
+      [](OpPassManager &pm, const NNPipelineOptions &options) {
+        PipelineSettings settings = options.settings();
+        buildOptimizePipeline(pm, settings);
+        buildToBuffersPipeline(pm);
+        buildCpuCodegenPipeline(pm, settings.codegen, settings.cpu);
+      });
   PassPipelineRegistration<NNPipelineOptions>(
       "nn-gpu-codegen",
       "bufferized linalg to GPU kernels (gpu.binary) and host LLVM dialect",
-      buildGpuCodegenPipeline);
+      [](OpPassManager &pm, const NNPipelineOptions &options) {
+        PipelineSettings settings = options.settings();
+        buildGpuCodegenPipeline(pm, settings.codegen, settings.gpu);
+      });
   PassPipelineRegistration<NNPipelineOptions>(
       "nn-gpu", "nn graphs to GPU kernels and host LLVM dialect",
-      buildGpuPipeline);
+      [](OpPassManager &pm, const NNPipelineOptions &options) {
+        PipelineSettings settings = options.settings();
+        buildOptimizePipeline(pm, settings);
+        buildToBuffersPipeline(pm);
+        buildGpuCodegenPipeline(pm, settings.codegen, settings.gpu);
+      });
 }

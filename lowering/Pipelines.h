@@ -3,10 +3,11 @@
 // Every tool (nn-opt, nn-run, the compiler API) builds its pass manager
 // with these functions, so they all run the identical pipeline:
 //
-//   nn-optimize     nn-level passes (nn-dropout-training with
-//                   training=true, pack-before-loss unless pack=false,
+//   nn-optimize     nn-level passes (nn-drop-results for a train step,
+//                   nn-dropout-training with training=true,
+//                   pack-before-loss unless pack=false, fuse-loss-tail,
 //                   then nn-autodiff with grads=true, then
-//                   nn-train-step with an optimizer)
+//                   nn-train-step with train-step=true)
 //   nn-to-buffers   nn -> linalg/tensor -> bufferized memrefs; shared by
 //                   every target
 //   nn-cpu-codegen  bufferized linalg -> BLAS calls (unless blas=false)
@@ -16,114 +17,83 @@
 //                   host LLVM dialect + gpu.binary (PTX or cubin)
 //   nn-gpu          nn-optimize + nn-to-buffers + nn-gpu-codegen
 //
+// The builders take PipelineSettings: what to compile (gradients, a train
+// step) and the options structs of nn/Options.h, which declare every
+// tuning option once. NNPipelineOptions is the same as textual pipeline
+// options for nn-opt (`nn-cpu{gemm-library=openblas}`).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef NN_LOWERING_PIPELINES_H
 #define NN_LOWERING_PIPELINES_H
 
+#include "nn/Options.h"
+#include "support/PassOptionBinder.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
+#include <string>
+#include <vector>
+
 namespace mlir::nn {
 
-struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
-  PassOptions::Option<bool> pack{
-      *this, "pack",
-      llvm::cl::desc("Run each loss's frame-wise tail on packed frames"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> fuseLossTail{
-      *this, "fuse-loss-tail",
-      llvm::cl::desc("Fuse linear -> (log_softmax ->) cross_entropy into one "
-                     "op that never holds the logits (nn-fuse-loss-tail)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> saveLstmTape{
-      *this, "save-lstm-tape",
-      llvm::cl::desc("With grads: each LSTM's backward reads its forward's "
-                     "tape instead of running the forward again "
-                     "(nn-save-lstm-tape)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<std::string> lossTailBackward{
-      *this, "loss-tail-backward",
-      llvm::cl::desc("The fused tail's gradient: sweep (with the forward) or "
-                     "recompute (the logits again)"),
-      llvm::cl::init("sweep")};
-  PassOptions::Option<bool> training{
-      *this, "training",
-      llvm::cl::desc("Training mode: dropout draws its mask from a "
-                     "'dropout_seed' input (nn-dropout-training); else it is "
-                     "the identity"),
-      llvm::cl::init(false)};
-  PassOptions::Option<bool> grads{
-      *this, "grads",
-      llvm::cl::desc("Return the gradient of the training objective with "
-                     "respect to every parameter (nn-autodiff)"),
-      llvm::cl::init(false)};
-  PassOptions::ListOption<std::string> inputGrads{
+/// What the nn-level pipeline makes of the entry graph, beyond the options.
+struct CompileRequest {
+  /// Training mode: dropout draws its mask from a 'dropout_seed' input
+  /// (nn-dropout-training); else it is the identity.
+  bool training = false;
+  /// Return the gradient of the training objective with respect to every
+  /// parameter (nn-autodiff).
+  bool grads = false;
+  /// With grads: also these float inputs of the graph.
+  std::vector<std::string> inputGrads;
+  /// With grads: make the graph one optimizer step (nn-train-step).
+  bool trainStep = false;
+  /// The graph to compile (default: the one no graph calls).
+  std::string graph;
+
+  /// The options of the registered pipelines (`input-grads`, a list, is
+  /// declared by NNPipelineOptions itself).
+  template <typename Binder> void bindOptions(Binder &binder) {
+    binder.bind(training, {"training", "Training mode: dropout draws its mask "
+                                       "from a 'dropout_seed' input "
+                                       "(nn-dropout-training); else it is "
+                                       "the identity"});
+    binder.bind(grads, {"grads", "Return the gradient of the training "
+                                 "objective with respect to every parameter "
+                                 "(nn-autodiff)"});
+    binder.bind(trainStep, {"train-step", "With grads: make the graph one "
+                                          "optimizer step (nn-train-step)"});
+    binder.bind(graph, {"graph", "The graph to compile (default: the one no "
+                                 "graph calls)"});
+  }
+};
+
+/// Everything the pipeline builders read.
+struct PipelineSettings {
+  CompileRequest request;
+  ::nn::OptimizeOptions optimize;
+  ::nn::OptimizerOptions optimizer;
+  ::nn::CodegenOptions codegen;
+  ::nn::CpuCodegenOptions cpu;
+  ::nn::GpuCodegenOptions gpu;
+};
+
+/// PipelineSettings as the options of the registered pipelines.
+class NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
+public:
+  NNPipelineOptions();
+  /// The options as parsed (defaults where not given).
+  PipelineSettings settings() const;
+
+private:
+  ::nn::support::PassOptionBinder<mlir::detail::PassOptions> bound{*this};
+  // `input-grads` is a list, which binders do not take.
+  ListOption<std::string> inputGrads{
       *this, "input-grads",
       llvm::cl::desc("With grads: also return the gradient with respect to "
                      "these float inputs of the graph")};
-  PassOptions::Option<std::string> graph{
-      *this, "graph",
-      llvm::cl::desc("With grads: the graph to differentiate (default: the "
-                     "one no graph calls)"),
-      llvm::cl::init("")};
-  // With grads and an optimizer: nn-train-step's options.
-  PassOptions::Option<std::string> optimizer{
-      *this, "optimizer",
-      llvm::cl::desc("With grads: make the graph one train step of this "
-                     "optimizer (sgd, adam, adamw; nn-train-step)"),
-      llvm::cl::init("")};
-  PassOptions::Option<double> momentum{
-      *this, "momentum", llvm::cl::desc("sgd: the momentum (0: none)"),
-      llvm::cl::init(0.0)};
-  PassOptions::Option<bool> nesterov{*this, "nesterov",
-                                     llvm::cl::desc("sgd: Nesterov momentum"),
-                                     llvm::cl::init(false)};
-  PassOptions::Option<double> beta1{
-      *this, "beta1", llvm::cl::desc("adam(w): beta1"), llvm::cl::init(0.9)};
-  PassOptions::Option<double> beta2{
-      *this, "beta2", llvm::cl::desc("adam(w): beta2"), llvm::cl::init(0.999)};
-  PassOptions::Option<double> epsilon{*this, "epsilon",
-                                      llvm::cl::desc("adam(w): epsilon"),
-                                      llvm::cl::init(1e-8)};
-  PassOptions::Option<double> weightDecay{
-      *this, "weight-decay",
-      llvm::cl::desc("L2 coefficient (sgd, adam) or decoupled decay (adamw)"),
-      llvm::cl::init(0.0)};
-  PassOptions::Option<double> clipNorm{
-      *this, "clip-norm",
-      llvm::cl::desc("Clip gradients to this global norm (0: off)"),
-      llvm::cl::init(0.0)};
-  PassOptions::Option<bool> threads{
-      *this, "threads",
-      llvm::cl::desc("CPU: run the outermost parallel loop of each generated "
-                     "loop nest on OpenMP threads (nn-parallel-loops)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<bool> blas{
-      *this, "blas",
-      llvm::cl::desc("Call a BLAS for GEMMs (else generated loops)"),
-      llvm::cl::init(true)};
-  PassOptions::Option<std::string> gemmLibrary{
-      *this, "gemm-library",
-      llvm::cl::desc("CPU, with blas: the f32 GEMM library, onednn (the "
-                     "runtime's, on the generated loops' OpenMP threads) or "
-                     "openblas; f64 GEMMs call OpenBLAS either way"),
-      llvm::cl::init("onednn")};
-  PassOptions::Option<std::string> chip{
-      *this, "chip",
-      llvm::cl::desc("GPU target: the NVIDIA SM architecture (sm_80, sm_90)"),
-      llvm::cl::init("sm_90")};
-  PassOptions::Option<std::string> gpuFormat{
-      *this, "gpu-format",
-      llvm::cl::desc("Kernel image: isa (PTX, the driver compiles it at "
-                     "load), bin (cubin through ptxas) or fatbin"),
-      llvm::cl::init("isa")};
-  PassOptions::Option<std::string> cudaPath{
-      *this, "cuda-path",
-      llvm::cl::desc("CUDA toolkit for libdevice and ptxas (default: "
-                     "$CUDA_ROOT, $CUDA_HOME, $CUDA_PATH or /usr/local/cuda, "
-                     "the first holding libdevice)"),
-      llvm::cl::init("")};
 };
 
 /// The CUDA toolkit the GPU pipeline uses: `given` when set, else the first
@@ -132,14 +102,14 @@ struct NNPipelineOptions : public PassPipelineOptions<NNPipelineOptions> {
 /// kernels (expf, logf, tanhf) come from libdevice.
 std::string findCudaToolkit(const std::string &given = "");
 
-void buildOptimizePipeline(OpPassManager &pm, const NNPipelineOptions &options);
+void buildOptimizePipeline(OpPassManager &pm, const PipelineSettings &settings);
 void buildToBuffersPipeline(OpPassManager &pm);
 void buildCpuCodegenPipeline(OpPassManager &pm,
-                             const NNPipelineOptions &options);
-void buildCpuPipeline(OpPassManager &pm, const NNPipelineOptions &options);
+                             const ::nn::CodegenOptions &codegen,
+                             const ::nn::CpuCodegenOptions &cpu);
 void buildGpuCodegenPipeline(OpPassManager &pm,
-                             const NNPipelineOptions &options);
-void buildGpuPipeline(OpPassManager &pm, const NNPipelineOptions &options);
+                             const ::nn::CodegenOptions &codegen,
+                             const ::nn::GpuCodegenOptions &gpu);
 
 /// Registers the pipelines above (and the nn lowering passes) with the
 /// global registry, for nn-opt.

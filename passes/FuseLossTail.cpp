@@ -118,23 +118,15 @@ void mergeBackward(LinearCrossEntropyGradOp grad, bool emitRemarks) {
 }
 
 struct FuseLossTailPass
-    : public nn::impl::NNFuseLossTailBase<FuseLossTailPass> {
+    : public mlir::nn::impl::NNFuseLossTailBase<FuseLossTailPass> {
   using NNFuseLossTailBase::NNFuseLossTailBase;
-
-  LogicalResult initialize(MLIRContext *context) override {
-    if (backward != "sweep" && backward != "recompute")
-      return emitError(UnknownLoc::get(context))
-             << "nn-fuse-loss-tail: unknown backward '" << backward
-             << "' (expected sweep or recompute)";
-    return success();
-  }
 
   void runOnOperation() override {
     SmallVector<CrossEntropyOp> losses;
     getOperation().walk([&](CrossEntropyOp ce) { losses.push_back(ce); });
     for (CrossEntropyOp ce : losses)
       fuseForward(ce, emitRemarks);
-    if (backward != "sweep")
+    if (backward != ::nn::LossTailBackward::sweep)
       return;
     SmallVector<LinearCrossEntropyGradOp> grads;
     getOperation().walk(

@@ -225,7 +225,7 @@ LogicalResult GraphPacker::run(bool emitRemarks) {
 }
 
 struct PackBeforeLossPass
-    : public nn::impl::NNPackBeforeLossBase<PackBeforeLossPass> {
+    : public mlir::nn::impl::NNPackBeforeLossBase<PackBeforeLossPass> {
   using NNPackBeforeLossBase::NNPackBeforeLossBase;
 
   void runOnOperation() override {

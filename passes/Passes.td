@@ -51,7 +51,8 @@ def NNFuseLossTail : Pass<"nn-fuse-loss-tail", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::nn::NNDialect"];
   let options = [
-    Option<"backward", "backward", "std::string", /*default=*/"\"sweep\"",
+    Option<"backward", "backward", "::nn::LossTailBackward",
+           /*default=*/"::nn::OptimizeOptions().lossTailBackward",
            "How the gradient gets its logits: sweep (merged with the "
            "forward) or recompute">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
@@ -166,25 +167,15 @@ def NNTrainStep : Pass<"nn-train-step", "::mlir::ModuleOp"> {
     gradients are dropped. The runtime swaps the updates in for the
     parameters between steps when the losses and both norms are finite.
     docs/training.md.
+
+    Besides `graph`, the pass takes the options of `nn::OptimizerOptions`
+    (`optimizer=sgd momentum=0.9`, ...), declared once for every front end
+    in include/nn/Options.h; `nn-opt --help` lists them.
   }];
   let dependentDialects = ["::mlir::nn::NNDialect"];
   let options = [
     Option<"graphName", "graph", "std::string", /*default=*/"\"\"",
-           "The differentiated graph (default: the one no graph calls)">,
-    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adam\"",
-           "sgd, adam or adamw">,
-    Option<"momentum", "momentum", "double", /*default=*/"0.0",
-           "sgd: the momentum (0: none)">,
-    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
-           "sgd: Nesterov momentum">,
-    Option<"beta1", "beta1", "double", /*default=*/"0.9", "adam(w): beta1">,
-    Option<"beta2", "beta2", "double", /*default=*/"0.999", "adam(w): beta2">,
-    Option<"epsilon", "epsilon", "double", /*default=*/"1e-8",
-           "adam(w): epsilon">,
-    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
-           "L2 coefficient (sgd, adam) or decoupled decay (adamw)">,
-    Option<"clipNorm", "clip-norm", "double", /*default=*/"0.0",
-           "Scale gradients to this global norm when above it (0: off)">
+           "The differentiated graph (default: the one no graph calls)">
   ];
 }
 

@@ -41,7 +41,7 @@ template <typename Forward> Forward forwardOf(LstmGradOp grad) {
 }
 
 struct SaveLstmTapePass
-    : public nn::impl::NNSaveLstmTapeBase<SaveLstmTapePass> {
+    : public mlir::nn::impl::NNSaveLstmTapeBase<SaveLstmTapePass> {
   void runOnOperation() override {
     SmallVector<LstmGradOp> grads;
     getOperation().walk([&](LstmGradOp grad) {

@@ -13,6 +13,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/utils/GraphUtils.h"
+
+#include "support/PassOptionBinder.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -36,43 +39,63 @@ static constexpr StringLiteral kOptimizerStateAttr = "nn.optimizer_state";
 
 namespace {
 
-struct NNTrainStepPass : public nn::impl::NNTrainStepBase<NNTrainStepPass> {
-  using NNTrainStepBase::NNTrainStepBase;
+struct NNTrainStepPass
+    : public mlir::nn::impl::NNTrainStepBase<NNTrainStepPass> {
+  // The optimizer's options are declared once, in nn/Options.h; the pass
+  // holds them as pass options (after `graph`), and a copy (clonePass)
+  // declares them again in the same order before the values are copied.
+  NNTrainStepPass() { bound.declare(::nn::OptimizerOptions()); }
+  explicit NNTrainStepPass(const NNTrainStepOptions &options)
+      : NNTrainStepBase(options) {
+    bound.declare(::nn::OptimizerOptions());
+  }
+  NNTrainStepPass(const NNTrainStepPass &other) : NNTrainStepBase(other) {
+    bound.declare(::nn::OptimizerOptions());
+  }
+
+  void setOptimizer(const ::nn::OptimizerOptions &optimizer) {
+    bound.write(optimizer);
+  }
   void runOnOperation() override;
 
 private:
-  LogicalResult checkOptions(ModuleOp module);
+  LogicalResult checkOptions(ModuleOp module,
+                             const ::nn::OptimizerOptions &options);
+
+  ::nn::support::PassOptionBinder<Pass> bound{*this};
 };
 
 } // namespace
 
-LogicalResult NNTrainStepPass::checkOptions(ModuleOp module) {
+LogicalResult
+NNTrainStepPass::checkOptions(ModuleOp module,
+                              const ::nn::OptimizerOptions &options) {
   auto fail = [&](const Twine &message) {
     return module.emitError() << "nn-train-step: " << message;
   };
-  if (optimizer != "sgd" && optimizer != "adam" && optimizer != "adamw")
-    return fail("unknown optimizer '" + optimizer +
-                "' (expected sgd, adam or adamw)");
-  if (!(momentum >= 0 && momentum < 1))
+  if (!(options.momentum >= 0 && options.momentum < 1))
     return fail("momentum must lie in [0, 1)");
-  if (nesterov && (optimizer != "sgd" || momentum == 0))
+  if (options.nesterov &&
+      (options.kind != ::nn::OptimizerKind::sgd || options.momentum == 0))
     return fail("nesterov needs sgd with a momentum");
-  if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1))
+  if (!(options.beta1 >= 0 && options.beta1 < 1) ||
+      !(options.beta2 >= 0 && options.beta2 < 1))
     return fail("beta1 and beta2 must lie in [0, 1)");
   // An infinite epsilon or decay freezes or wipes the parameters with
   // every gradient finite: no step would ever look wrong.
-  if (!(epsilon > 0) || std::isinf(epsilon))
+  if (!(options.epsilon > 0) || std::isinf(options.epsilon))
     return fail("epsilon must be a finite number > 0");
-  if (!(weightDecay >= 0) || std::isinf(weightDecay))
+  if (!(options.weightDecay >= 0) || std::isinf(options.weightDecay))
     return fail("weight-decay must be a finite number >= 0");
-  if (!(clipNorm >= 0) || std::isinf(clipNorm))
+  if (!(options.clipNorm >= 0) || std::isinf(options.clipNorm))
     return fail("clip-norm must be a finite number >= 0 (0: off)");
   return success();
 }
 
 void NNTrainStepPass::runOnOperation() {
   ModuleOp module = getOperation();
-  if (failed(checkOptions(module)))
+  ::nn::OptimizerOptions options = bound.read<::nn::OptimizerOptions>();
+  if (failed(checkOptions(module, options)))
     return signalPassFailure();
   FailureOr<GraphOp> found = findEntryGraph(module, graphName, "nn-train-step");
   if (failed(found))
@@ -106,7 +129,7 @@ void NNTrainStepPass::runOnOperation() {
   auto f32Scalar = NNTensorType::get(ArrayRef<Attribute>{}, f32);
   auto i32Scalar =
       NNTensorType::get(ArrayRef<Attribute>{}, builder.getIntegerType(32));
-  bool adam = optimizer != "sgd";
+  bool adam = options.kind != ::nn::OptimizerKind::sgd;
   FailureOr<Value> lr =
       appendArgument(graph, "learning_rate", f32Scalar, "nn-train-step");
   if (failed(lr))
@@ -124,7 +147,7 @@ void NNTrainStepPass::runOnOperation() {
   SmallVector<StringRef> slots;
   if (adam)
     slots = {"adam_m", "adam_v"};
-  else if (momentum > 0)
+  else if (options.momentum > 0)
     slots = {"velocity"};
   SmallVector<SmallVector<ParameterOp>> states;
   for (auto [parameter, gradient] : gradients) {
@@ -158,9 +181,9 @@ void NNTrainStepPass::runOnOperation() {
     allGradients.push_back(entry.second);
   Value norm = builder.create<GlobalNormOp>(loc, f32Scalar, allGradients);
   Value scale;
-  if (clipNorm > 0)
-    scale = builder.create<ClipFactorOp>(loc, f32Scalar, norm,
-                                         builder.getF64FloatAttr(clipNorm));
+  if (options.clipNorm > 0)
+    scale = builder.create<ClipFactorOp>(
+        loc, f32Scalar, norm, builder.getF64FloatAttr(options.clipNorm));
 
   SmallVector<Value> results{norm};
   SmallVector<Attribute> resultAttrs{builder.getDictionaryAttr(
@@ -170,7 +193,7 @@ void NNTrainStepPass::runOnOperation() {
     resultAttrs.push_back(builder.getDictionaryAttr(
         builder.getNamedAttr(kUpdateAttr, target.getSymNameAttr())));
   };
-  auto decayAttr = builder.getF64FloatAttr(weightDecay);
+  auto decayAttr = builder.getF64FloatAttr(options.weightDecay);
   for (auto [entry, own] : llvm::zip(gradients, states)) {
     auto [parameter, gradient] = entry;
     // Read in a fixed order (argument evaluation order is not).
@@ -182,17 +205,19 @@ void NNTrainStepPass::runOnOperation() {
     if (adam) {
       auto update = builder.create<AdamUpdateOp>(
           loc, TypeRange{type, type, type}, param, gradient, state[0], state[1],
-          *lr, step, scale, builder.getF64FloatAttr(beta1),
-          builder.getF64FloatAttr(beta2), builder.getF64FloatAttr(epsilon),
-          decayAttr, optimizer == "adamw" ? builder.getUnitAttr() : UnitAttr());
+          *lr, step, scale, builder.getF64FloatAttr(options.beta1),
+          builder.getF64FloatAttr(options.beta2),
+          builder.getF64FloatAttr(options.epsilon), decayAttr,
+          options.kind == ::nn::OptimizerKind::adamw ? builder.getUnitAttr()
+                                                     : UnitAttr());
       addResult(update.getNewParam(), parameter);
       addResult(update.getNewM(), own[0]);
       addResult(update.getNewV(), own[1]);
-    } else if (momentum > 0) {
+    } else if (options.momentum > 0) {
       auto update = builder.create<MomentumUpdateOp>(
           loc, TypeRange{type, type}, param, gradient, state[0], *lr, scale,
-          builder.getF64FloatAttr(momentum),
-          nesterov ? builder.getUnitAttr() : UnitAttr(), decayAttr);
+          builder.getF64FloatAttr(options.momentum),
+          options.nesterov ? builder.getUnitAttr() : UnitAttr(), decayAttr);
       addResult(update.getNewParam(), parameter);
       addResult(update.getNewVelocity(), own[0]);
     } else {
@@ -226,4 +251,12 @@ void NNTrainStepPass::runOnOperation() {
   graph.setFunctionTypeAttr(TypeAttr::get(
       builder.getFunctionType(body.getArgumentTypes(), resultTypes)));
   graph.setResAttrsAttr(builder.getArrayAttr(resultAttrs));
+}
+
+std::unique_ptr<Pass>
+mlir::nn::createNNTrainStep(const NNTrainStepOptions &options,
+                            const ::nn::OptimizerOptions &optimizer) {
+  auto pass = std::make_unique<NNTrainStepPass>(options);
+  pass->setOptimizer(optimizer);
+  return pass;
 }

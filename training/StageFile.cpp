@@ -531,11 +531,15 @@ absl::Status Parser::parseTrainStage(const ObjectReader &reader,
     absl::Status status =
         opt.onlyKeys({"kind", "momentum", "nesterov", "beta1", "beta2",
                       "epsilon", "weight_decay", "clip_norm"});
+    std::string kind;
     if (status.ok())
-      status = opt.string("kind", o.kind);
-    if (status.ok() && o.kind != "sgd" && o.kind != "adam" && o.kind != "adamw")
-      status = opt.error("kind", "unknown optimizer '" + o.kind +
-                                     "' (expected sgd, adam or adamw)");
+      status = opt.string("kind", kind);
+    if (status.ok() && !kind.empty()) {
+      if (std::optional<OptimizerKind> parsed = parseEnum<OptimizerKind>(kind))
+        o.kind = *parsed;
+      else
+        status = opt.error("kind", unknownEnumMessage<OptimizerKind>(kind));
+    }
     for (auto [key, value] :
          {std::pair<const char *, double *>{"momentum", &o.momentum},
           {"beta1", &o.beta1},

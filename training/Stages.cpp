@@ -239,7 +239,7 @@ absl::Status StagePipeline::Impl::prepareTrain(Stage &stage,
   TrainOptions options;
   options.modelPath = stage.graphPath;
   options.compile.entry = stage.entry;
-  options.compile.pack = stage.pack;
+  options.compile.optimize.pack = stage.pack;
   options.compile.optimizer = stage.optimizer;
   options.compile.trainedLosses = stage.losses;
   options.data.train = entities.at(stage.readTrain).paths;

@@ -37,7 +37,7 @@ Executable nn::testing::compileOrDie(const std::string &source, bool pack,
                                      const std::string &target,
                                      const LoadOptions &load) {
   CompileOptions options;
-  options.pack = pack;
+  options.optimize.pack = pack;
   options.entry = entry;
   options.target = target;
   return compileOrDie(source, options, load);

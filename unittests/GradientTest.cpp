@@ -402,10 +402,10 @@ std::string differentiate(const std::string &source, bool pack) {
 Executable compileWithGrads(const std::string &source, bool pack,
                             bool training = false, bool saveLstmTape = true) {
   CompileOptions options;
-  options.pack = pack;
+  options.optimize.pack = pack;
   options.grads = true;
   options.training = training;
-  options.saveLstmTape = saveLstmTape;
+  options.optimize.saveLstmTape = saveLstmTape;
   return compileOrDie(source, options);
 }
 
@@ -583,9 +583,9 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T], i32>)
   CompileOptions options;
   options.grads = true;
   options.inputGradients = {"x"};
-  options.pack = false;
+  options.optimize.pack = false;
   Executable padded = compileOrDie(source, options);
-  options.pack = true;
+  options.optimize.pack = true;
   Executable packed = compileOrDie(source, options);
   const Manifest &manifest = padded.manifest();
   ASSERT_EQ(manifest.outputs.back().name, "grad_input:x");

@@ -93,12 +93,13 @@ enum class Variant { Unfused, Sweep, Recompute };
 
 CompileOptions optionsFor(Variant variant, bool pack) {
   CompileOptions options;
-  options.pack = pack;
+  options.optimize.pack = pack;
   options.grads = true;
   options.inputGradients = {"x"};
-  options.fuseLossTail = variant != Variant::Unfused;
-  options.lossTailBackward =
-      variant == Variant::Recompute ? "recompute" : "sweep";
+  options.optimize.fuseLossTail = variant != Variant::Unfused;
+  options.optimize.lossTailBackward = variant == Variant::Recompute
+                                          ? nn::LossTailBackward::recompute
+                                          : nn::LossTailBackward::sweep;
   return options;
 }
 
@@ -133,12 +134,13 @@ int countAfterOptimize(const std::string &source, Variant variant,
   if (!module)
     return -1;
   mlir::PassManager pm(&context);
-  mlir::nn::NNPipelineOptions options;
-  options.grads = true;
-  options.fuseLossTail = variant != Variant::Unfused;
-  options.lossTailBackward =
-      variant == Variant::Recompute ? "recompute" : "sweep";
-  mlir::nn::buildOptimizePipeline(pm, options);
+  mlir::nn::PipelineSettings settings;
+  settings.request.grads = true;
+  settings.optimize.fuseLossTail = variant != Variant::Unfused;
+  settings.optimize.lossTailBackward = variant == Variant::Recompute
+                                           ? nn::LossTailBackward::recompute
+                                           : nn::LossTailBackward::sweep;
+  mlir::nn::buildOptimizePipeline(pm, settings);
   if (mlir::failed(pm.run(*module)))
     return -1;
   int count = 0;

@@ -313,10 +313,10 @@ TEST_P(RandomGraphGradientTest, PackedGradientsMatchPadded) {
   CompileOptions options;
   options.grads = true;
   options.training = training;
-  options.gemmLibrary = "openblas";
-  options.pack = false;
+  options.cpu.gemmLibrary = nn::GemmLibrary::openblas;
+  options.optimize.pack = false;
   Executable padded = compileOrDie(source, options);
-  options.pack = true;
+  options.optimize.pack = true;
   Executable packed = compileOrDie(source, options);
   ASSERT_FALSE(::testing::Test::HasFailure());
   std::mt19937 sizes(seed);

@@ -58,9 +58,9 @@ void expectSame(const RunResult &a, const RunResult &b, double bound) {
 void checkThreads(const std::string &source, const RunInputs &inputs,
                   const CompileOptions &base, bool loopGemms) {
   CompileOptions threaded = base;
-  threaded.threads = true;
+  threaded.cpu.threads = true;
   CompileOptions single = base;
-  single.threads = false;
+  single.cpu.threads = false;
   Executable withThreads = compileOrDie(source, threaded);
   Executable without = compileOrDie(source, single);
   RunResult one, two, none;
@@ -89,7 +89,7 @@ void checkThreads(const std::string &source, const RunInputs &inputs,
     return;
   // Without a BLAS every loop is generated: two threads change no bit.
   CompileOptions loops = threaded;
-  loops.blas = false;
+  loops.codegen.blas = false;
   Executable generated = compileOrDie(source, loops);
   RunResult loopsOne, loopsTwo;
   setNumThreads(1);
@@ -138,7 +138,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 32], f32>, %y: !nn.tensor<[B, T], i32>)
   for (bool pack : {true, false}) {
     CompileOptions options;
     options.grads = true;
-    options.pack = pack;
+    options.optimize.pack = pack;
     options.inputGradients = {"x"};
     Executable probe = compileOrDie(source, options);
     RunInputs inputs =

@@ -391,7 +391,7 @@ nn.graph @am(%features: !nn.tensor<[B, T, 12], f32>,
 Executable compileStep(const std::string &source, bool pack,
                        const OptimizerOptions &optimizer) {
   CompileOptions options;
-  options.pack = pack;
+  options.optimize.pack = pack;
   options.grads = true;
   options.training = true;
   options.trainStep = true;
@@ -470,7 +470,7 @@ TEST(TrainStepTest, PackedAndPaddedTrajectoriesAgree) {
 
 TEST(TrainStepTest, ResumeFromCheckpointIsBitIdentical) {
   OptimizerOptions adamw;
-  adamw.kind = "adamw";
+  adamw.kind = OptimizerKind::adamw;
   adamw.weightDecay = 0.01;
   Executable exe = compileStep(kSegmentModel, true, adamw);
   SegmentBinding task = bindOrDie(exe.manifest());
@@ -575,8 +575,8 @@ RunInputs linearBatch() {
 /// optimizer state (a learning rate near the f32 range); such a step is
 /// not applied, whatever the optimizer.
 TEST(TrainStepTest, NonFiniteUpdatesAreNotApplied) {
-  for (const char *kind : {"sgd", "adam"}) {
-    SCOPED_TRACE(kind);
+  for (OptimizerKind kind : {OptimizerKind::sgd, OptimizerKind::adam}) {
+    SCOPED_TRACE(enumName(kind));
     OptimizerOptions optimizer;
     optimizer.kind = kind;
     Executable exe = compileStep(kLinearModel, true, optimizer);

@@ -429,7 +429,7 @@ TEST(TransducerModelTest, PackedJointTrainsLikeThePaddedOne) {
   CompileOptions options;
   options.grads = true;
   // GEMMs that round alike for any row count (see RandomGraphGradientTest).
-  options.gemmLibrary = "openblas";
+  options.cpu.gemmLibrary = nn::GemmLibrary::openblas;
   Executable packed = compileOrDie(modelSource("J"), options);
   Executable padded = compileOrDie(modelSource("B, T, U1"), options);
   for (uint32_t seed : {1u, 2u, 3u}) {

@@ -19,6 +19,7 @@
 #define NN_COMPILER_H
 
 #include "nn/Manifest.h"
+#include "nn/Options.h"
 
 #include "absl/status/statusor.h"
 
@@ -28,21 +29,6 @@
 
 namespace nn {
 
-/// How a train step updates the parameters (nn-train-step; the formulas
-/// are the update ops' descriptions, docs/training.md).
-struct OptimizerOptions {
-  /// "sgd", "adam" or "adamw".
-  std::string kind = "adam";
-  /// sgd: momentum (0: plain SGD) and Nesterov.
-  double momentum = 0;
-  bool nesterov = false;
-  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
-  /// L2 coefficient (sgd, adam) or decoupled decay (adamw).
-  double weightDecay = 0;
-  /// Clip the gradients to this global norm; 0 is off.
-  double clipNorm = 0;
-};
-
 /// A loss that trains, and its scale (NaN: the scale its nn.mark_loss
 /// gives).
 struct TrainedLoss {
@@ -50,20 +36,13 @@ struct TrainedLoss {
   double scale = std::numeric_limits<double>::quiet_NaN();
 };
 
+/// What to compile, for which target, and how. The tuning of each phase
+/// is one struct of nn/Options.h, declared there once for every front end
+/// (flags, pipeline options, stage files).
 struct CompileOptions {
-  /// Run each loss's frame-wise tail on packed frames (nn-pack-before-loss).
-  bool pack = true;
-  /// Fuse each loss tail linear -> (log_softmax ->) cross_entropy into one
-  /// op whose forward and backward never hold the [positions, classes]
-  /// logits (nn-fuse-loss-tail; docs/loss-tail.md).
-  bool fuseLossTail = true;
-  /// The fused tail's gradient: "sweep" (computed in the forward's sweep
-  /// over the logits) or "recompute" (a second sweep recomputes them).
-  std::string lossTailBackward = "sweep";
-  /// With grads: each LSTM's backward reads the cells and gates its
-  /// forward kept (nn-save-lstm-tape) instead of recomputing them; false
-  /// trades that time for the tape's memory (docs/autodiff.md).
-  bool saveLstmTape = true;
+  /// The graph to compile; empty picks the one graph no other graph calls
+  /// (an error when there are several).
+  std::string entry;
   /// Also return the gradient of the training objective with respect to
   /// every parameter that reaches it (nn-autodiff): outputs named
   /// "grad:<parameter>", after the graph's own results.
@@ -83,45 +62,37 @@ struct CompileOptions {
   /// returns the outputs "grad_norm", "updated_norm" (the global norm of
   /// every updated value) and "update:<parameter>" for every parameter
   /// and state parameter, instead of the graph's own results
-  /// and the gradients (nn/Train.h runs it).
+  /// and the gradients (nn/Train.h runs it). `optimizer` says how.
   bool trainStep = false;
-  OptimizerOptions optimizer;
-  /// CPU: run the outermost parallel loop of each generated loop nest on
-  /// threads (OpenMP; nn::setNumThreads says how many); false keeps every
-  /// generated loop on the calling thread.
-  bool threads = true;
-  /// Call a BLAS for GEMMs; false keeps generated loops, which the
-  /// benchmark measures against it.
-  bool blas = true;
-  /// CPU, with blas: the library of f32 GEMMs, "onednn" (the runtime's,
-  /// on the OpenMP threads of the generated loops) or "openblas". f64
-  /// GEMMs call OpenBLAS either way (docs/performance.md, "GEMM
-  /// providers").
-  std::string gemmLibrary = "onednn";
-  /// "cpu", or "cuda": kernels for an NVIDIA GPU (PTX through NVVM), GEMMs
-  /// through cuBLAS, run by the runtime's CUDA backend. Compiling needs no
-  /// GPU; running does.
-  std::string target = "cpu";
-  /// cuda: the SM architecture ("sm_80", "sm_90").
-  std::string gpuChip = "sm_90";
-  /// cuda: "ptx" (the driver compiles it when the artifact first runs) or
-  /// "cubin" (ptxas at compile time; needs the CUDA toolkit).
-  std::string gpuBinary = "ptx";
-  /// cuda: when set, each kernel module's PTX (or cubin) is also written
-  /// to this directory as <kernel>.ptx / <kernel>.cubin.
-  std::string gpuCodeDir;
   /// When not empty: exactly these losses train, at their scales; every
   /// other marked loss is only reported (as if marked as_error). Each
   /// must be marked somewhere in the model. Empty: as marked.
   std::vector<TrainedLoss> trainedLosses;
-  /// The graph to compile; empty picks the one graph no other graph calls
-  /// (an error when there are several).
-  std::string entry;
+
+  /// The target, by the name it is registered under (compiler/Target.h):
+  /// "cpu", or "cuda" (kernels for an NVIDIA GPU through NVVM, GEMMs
+  /// through cuBLAS, run by the runtime's CUDA backend; compiling needs no
+  /// GPU, running does).
+  std::string target = "cpu";
   /// Where to keep the artifact (.so); empty writes a temporary file that
   /// the Artifact removes when it goes away. Temporary files live in a
   /// per-process `$TMPDIR/nn-artifacts-XXXXXX` directory, removed at exit;
   /// one left by a killed process is reclaimed by the next compile.
   std::string artifactPath;
+  /// cuda: when set, each kernel module's PTX (or cubin) is also written
+  /// to this directory as <kernel>.ptx / <kernel>.cubin.
+  std::string gpuCodeDir;
+
+  /// The nn-level passes: packing, loss-tail fusion, the LSTM tape.
+  OptimizeOptions optimize;
+  /// The train step's optimizer.
+  OptimizerOptions optimizer;
+  /// Code generation on every target (BLAS calls).
+  CodegenOptions codegen;
+  /// The cpu target (threads, the f32 GEMM library).
+  CpuCodegenOptions cpu;
+  /// The cuda target (chip, binary format, toolkit).
+  GpuCodegenOptions gpu;
 };
 
 /// A compiled artifact: a shared object on disk and the manifest it embeds.
@@ -151,6 +122,10 @@ private:
 absl::StatusOr<Artifact> compileSource(const std::string &source,
                                        const std::string &bufferName,
                                        const CompileOptions &options);
+/// The names CompileOptions::target takes: the registered targets
+/// ("cpu", "cuda"), sorted.
+std::vector<std::string> registeredTargets();
+
 /// The largest model file compileFile reads: far past any graph written by
 /// hand or by an exporter (parameters live in .npz files, not in the IR),
 /// small enough that the parser's own memory stays within a machine's.

@@ -454,7 +454,7 @@ public:
 
 } // namespace
 
-void nn::populateConvPoolReduceConversionPatterns(
+void mlir::nn::populateConvPoolReduceConversionPatterns(
     const TypeConverter &converter, ConversionState &state,
     RewritePatternSet &patterns) {
   patterns.add<Conv1dConversion, Conv1dGradConversion, PoolConversion,

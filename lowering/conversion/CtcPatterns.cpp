@@ -617,9 +617,9 @@ public:
 
 } // namespace
 
-void nn::populateCtcConversionPatterns(const TypeConverter &converter,
-                                       ConversionState &state,
-                                       RewritePatternSet &patterns) {
+void mlir::nn::populateCtcConversionPatterns(const TypeConverter &converter,
+                                             ConversionState &state,
+                                             RewritePatternSet &patterns) {
   patterns
       .add<CtcLossConversion, CtcLossGradConversion, ViterbiAlignConversion>(
           converter, state);

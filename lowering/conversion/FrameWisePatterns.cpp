@@ -690,9 +690,9 @@ public:
 
 } // namespace
 
-void nn::populateFrameWiseConversionPatterns(const TypeConverter &converter,
-                                             ConversionState &state,
-                                             RewritePatternSet &patterns) {
+void mlir::nn::populateFrameWiseConversionPatterns(
+    const TypeConverter &converter, ConversionState &state,
+    RewritePatternSet &patterns) {
   patterns.add<LinearConversion, ElementwiseConversion<AddOp>,
                ElementwiseConversion<MulOp>, ElementwiseConversion<ReluOp>,
                ElementwiseConversion<TanhOp>, ElementwiseConversion<SigmoidOp>,

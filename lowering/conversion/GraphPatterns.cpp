@@ -217,9 +217,9 @@ public:
 
 } // namespace
 
-void nn::populateGraphConversionPatterns(const TypeConverter &converter,
-                                         ConversionState &state,
-                                         RewritePatternSet &patterns) {
+void mlir::nn::populateGraphConversionPatterns(const TypeConverter &converter,
+                                               ConversionState &state,
+                                               RewritePatternSet &patterns) {
   patterns.add<GraphConversion, ReturnConversion, CallConversion,
                ParamRefConversion>(converter, state);
   patterns.add<ParameterConversion>(converter, state.getContext());

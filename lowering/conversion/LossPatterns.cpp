@@ -379,9 +379,9 @@ public:
 
 } // namespace
 
-void nn::populateLossConversionPatterns(const TypeConverter &converter,
-                                        ConversionState &state,
-                                        RewritePatternSet &patterns) {
+void mlir::nn::populateLossConversionPatterns(const TypeConverter &converter,
+                                              ConversionState &state,
+                                              RewritePatternSet &patterns) {
   patterns.add<CrossEntropyConversion, FrameErrorConversion, MseConversion,
                LossTermsConversion, LossSeedConversion,
                CrossEntropyGradConversion, MseGradConversion>(converter, state);

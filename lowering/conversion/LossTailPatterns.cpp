@@ -564,9 +564,9 @@ public:
 
 } // namespace
 
-void nn::populateLossTailConversionPatterns(const TypeConverter &converter,
-                                            ConversionState &state,
-                                            RewritePatternSet &patterns) {
+void mlir::nn::populateLossTailConversionPatterns(
+    const TypeConverter &converter, ConversionState &state,
+    RewritePatternSet &patterns) {
   patterns.add<LinearCrossEntropyConversion, LinearCrossEntropyGradConversion,
                LinearCrossEntropyTrainConversion>(converter, state);
 }

@@ -288,9 +288,9 @@ public:
 
 } // namespace
 
-void nn::populateOptimizerConversionPatterns(const TypeConverter &converter,
-                                             ConversionState &state,
-                                             RewritePatternSet &patterns) {
+void mlir::nn::populateOptimizerConversionPatterns(
+    const TypeConverter &converter, ConversionState &state,
+    RewritePatternSet &patterns) {
   patterns.add<GlobalNormConversion, ClipFactorConversion, SgdUpdateConversion,
                MomentumUpdateConversion, AdamUpdateConversion>(converter,
                                                                state);

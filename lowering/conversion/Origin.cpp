@@ -30,18 +30,18 @@ Origin findOrigin(Location loc) {
 }
 } // namespace
 
-std::string nn::originOpName(Location loc, const std::string &fallback) {
+std::string mlir::nn::originOpName(Location loc, const std::string &fallback) {
   Origin origin = findOrigin(loc);
   return origin.op.empty() ? fallback : origin.op.substr(3);
 }
 
-std::string nn::describeOrigin(Location loc) {
+std::string mlir::nn::describeOrigin(Location loc) {
   Origin origin = findOrigin(loc);
   std::string op = origin.op.empty() ? "an nn op" : origin.op;
   return origin.place.empty() ? op : op + " at " + origin.place;
 }
 
-Location nn::originLoc(Operation *op) {
+Location mlir::nn::originLoc(Operation *op) {
   if (auto name = dyn_cast<NameLoc>(op->getLoc());
       name && name.getName().strref().starts_with("nn."))
     return name;

@@ -143,9 +143,9 @@ public:
 
 } // namespace
 
-void nn::populatePackConversionPatterns(const TypeConverter &converter,
-                                        ConversionState &state,
-                                        RewritePatternSet &patterns) {
+void mlir::nn::populatePackConversionPatterns(const TypeConverter &converter,
+                                              ConversionState &state,
+                                              RewritePatternSet &patterns) {
   patterns.add<PackConversion, UnpackConversion, BroadcastSeqConversion>(
       converter, state);
 }

@@ -35,9 +35,9 @@ const BoundDims *ConversionState::lookup(Operation *op) const {
   return it == byFunction.end() ? nullptr : it->second.get();
 }
 
-void nn::populateNNToLinalgConversionPatterns(const TypeConverter &converter,
-                                              ConversionState &state,
-                                              RewritePatternSet &patterns) {
+void mlir::nn::populateNNToLinalgConversionPatterns(
+    const TypeConverter &converter, ConversionState &state,
+    RewritePatternSet &patterns) {
   populateGraphConversionPatterns(converter, state, patterns);
   populateFrameWiseConversionPatterns(converter, state, patterns);
   populateRecurrentConversionPatterns(converter, state, patterns);

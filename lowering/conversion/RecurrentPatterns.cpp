@@ -516,9 +516,9 @@ public:
 
 } // namespace
 
-void nn::populateRecurrentConversionPatterns(const TypeConverter &converter,
-                                             ConversionState &state,
-                                             RewritePatternSet &patterns) {
+void mlir::nn::populateRecurrentConversionPatterns(
+    const TypeConverter &converter, ConversionState &state,
+    RewritePatternSet &patterns) {
   patterns.add<LstmConversion, LstmWithTapeConversion, LstmGradConversion>(
       converter, state);
 }

@@ -943,9 +943,9 @@ public:
 
 } // namespace
 
-void nn::populateTransducerConversionPatterns(const TypeConverter &converter,
-                                              ConversionState &state,
-                                              RewritePatternSet &patterns) {
+void mlir::nn::populateTransducerConversionPatterns(
+    const TypeConverter &converter, ConversionState &state,
+    RewritePatternSet &patterns) {
   patterns.add<TransducerLossConversion, TransducerLossGradConversion,
                TransducerAlignConversion, TransducerJoinConversion,
                TransducerJoinGradConversion, PrependStartConversion,

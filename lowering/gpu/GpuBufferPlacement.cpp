@@ -80,7 +80,7 @@ bool reachesGemm(Value index, int depth = 0) {
 }
 
 struct PlaceBuffersPass
-    : public nn::impl::NNGpuPlaceBuffersBase<PlaceBuffersPass> {
+    : public mlir::nn::impl::NNGpuPlaceBuffersBase<PlaceBuffersPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);

@@ -567,7 +567,8 @@ LogicalResult moveConstantsToDevice(ModuleOp module) {
   return success();
 }
 
-struct LinalgToGpuPass : public nn::impl::NNLinalgToGpuBase<LinalgToGpuPass> {
+struct LinalgToGpuPass
+    : public mlir::nn::impl::NNLinalgToGpuBase<LinalgToGpuPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(moveConstantsToDevice(module)))
@@ -591,7 +592,7 @@ struct LinalgToGpuPass : public nn::impl::NNLinalgToGpuBase<LinalgToGpuPass> {
       auto function = op->getParentOfType<FunctionOpInterface>();
       std::string name = (function ? function.getName().str() : "kernel") +
                          "_k" + std::to_string(counter++) + "_" +
-                         nn::originOpName(op.getLoc(), "linalg");
+                         mlir::nn::originOpName(op.getLoc(), "linalg");
       if (failed(KernelBuilder(op, name).build()))
         return signalPassFailure();
     }
@@ -601,7 +602,7 @@ struct LinalgToGpuPass : public nn::impl::NNLinalgToGpuBase<LinalgToGpuPass> {
 /// After gpu-kernel-outlining: gives each outlined kernel (and its
 /// gpu.module) the name its launch carries in a NameLoc.
 struct NameGpuKernelsPass
-    : public nn::impl::NNNameGpuKernelsBase<NameGpuKernelsPass> {
+    : public mlir::nn::impl::NNNameGpuKernelsBase<NameGpuKernelsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);

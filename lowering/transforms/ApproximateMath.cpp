@@ -27,7 +27,7 @@ using namespace mlir;
 
 namespace {
 struct ApproximateMathPass
-    : public nn::impl::NNApproximateMathBase<ApproximateMathPass> {
+    : public mlir::nn::impl::NNApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateMathPolynomialApproximationPatterns(patterns);
@@ -38,7 +38,7 @@ struct ApproximateMathPass
 };
 
 struct ExpandDivisionsPass
-    : public nn::impl::NNExpandDivisionsBase<ExpandDivisionsPass> {
+    : public mlir::nn::impl::NNExpandDivisionsBase<ExpandDivisionsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     arith::populateCeilFloorDivExpandOpsPatterns(patterns);

@@ -17,7 +17,7 @@ using namespace mlir;
 
 namespace {
 struct CopiesToLinalgPass
-    : public nn::impl::NNCopiesToLinalgBase<CopiesToLinalgPass> {
+    : public mlir::nn::impl::NNCopiesToLinalgBase<CopiesToLinalgPass> {
   using NNCopiesToLinalgBase::NNCopiesToLinalgBase;
 
   void runOnOperation() override {

@@ -174,7 +174,8 @@ std::optional<Gemm> match(Operation *op) {
   return gemm;
 }
 
-struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
+struct GemmToBlasPass
+    : public mlir::nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<std::pair<Operation *, Gemm>> gemms;
@@ -193,25 +194,17 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
 
   using NNGemmToBlasBase::NNGemmToBlasBase;
 
-  LogicalResult initialize(MLIRContext *context) override {
-    // (No operation yet: getContext() would dereference a null one.)
-    if (runtime != "cblas" && runtime != "onednn" && runtime != "cuda")
-      return emitError(UnknownLoc::get(context),
-                       "nn-gemm-to-blas: unknown runtime '" + runtime +
-                           "' (expected cblas, onednn or cuda)");
-    return success();
-  }
-
   /// Whether GEMMs of `element` call one of the runtime's entry points
   /// (which take the op's origin first) rather than CBLAS.
   bool callsRuntime(Type element) const {
-    return runtime == "cuda" || (runtime == "onednn" && element.isF32());
+    return runtime == mlir::nn::GemmRuntime::cuda ||
+           (runtime == mlir::nn::GemmRuntime::onednn && element.isF32());
   }
 
   func::FuncOp declare(ModuleOp module, Type element) {
     std::string prefix = "cblas_";
     if (callsRuntime(element))
-      prefix = runtime == "cuda" ? "nn_cuda_" : "nn_cpu_";
+      prefix = runtime == mlir::nn::GemmRuntime::cuda ? "nn_cuda_" : "nn_cpu_";
     std::string name = prefix + (element.isF32() ? "sgemm" : "dgemm");
     if (auto existing = module.lookupSymbol<func::FuncOp>(name))
       return existing;
@@ -313,7 +306,7 @@ struct GemmToBlasPass : public nn::impl::NNGemmToBlasBase<GemmToBlasPass> {
       arguments.insert(arguments.begin(),
                        LLVM::createGlobalString(
                            loc, b, "nn_gemm_origin_" + std::to_string(sites++),
-                           nn::describeOrigin(loc) + std::string(1, '\0'),
+                           mlir::nn::describeOrigin(loc) + std::string(1, '\0'),
                            LLVM::Linkage::Internal));
     b.create<func::CallOp>(loc, cblas, arguments);
     op->erase();

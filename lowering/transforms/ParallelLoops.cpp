@@ -210,7 +210,7 @@ Value innerWork(OpBuilder &builder, Location loc, Operation *at,
 }
 
 struct ParallelLoopsPass
-    : public nn::impl::NNParallelLoopsBase<ParallelLoopsPass> {
+    : public mlir::nn::impl::NNParallelLoopsBase<ParallelLoopsPass> {
   using NNParallelLoopsBase::NNParallelLoopsBase;
 
   void runOnOperation() override {
@@ -262,7 +262,8 @@ struct ParallelLoopsPass
 };
 
 struct RegisterAccumulatorsPass
-    : public nn::impl::NNRegisterAccumulatorsBase<RegisterAccumulatorsPass> {
+    : public mlir::nn::impl::NNRegisterAccumulatorsBase<
+          RegisterAccumulatorsPass> {
   void runOnOperation() override {
     LocalAliasAnalysis aliases;
     SmallVector<scf::ForOp> loops;
@@ -275,7 +276,7 @@ struct RegisterAccumulatorsPass
 
 /// Inlines each memref.alloca_scope that holds no alloca.
 struct InlineAllocaScopesPass
-    : public nn::impl::NNInlineAllocaScopesBase<InlineAllocaScopesPass> {
+    : public mlir::nn::impl::NNInlineAllocaScopesBase<InlineAllocaScopesPass> {
   void runOnOperation() override {
     SmallVector<memref::AllocaScopeOp> scopes;
     getOperation().walk([&](memref::AllocaScopeOp scope) {

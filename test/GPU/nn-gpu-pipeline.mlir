@@ -7,9 +7,9 @@
 // tail is left unfused here (ptxas-loss-tail.mlir compiles the fused one).
 // RUN: nn-opt %s --nn-gpu="fuse-loss-tail=false" | FileCheck %s
 // RUN: nn-opt %s --nn-optimize="fuse-loss-tail=false" --nn-to-buffers --nn-gpu-codegen | FileCheck %s
-// RUN: nn-opt %s --nn-gpu="chip=sm_80 fuse-loss-tail=false" | FileCheck %s --check-prefix=SM80
+// RUN: nn-opt %s --nn-gpu="gpu-chip=sm_80 fuse-loss-tail=false" | FileCheck %s --check-prefix=SM80
 // RUN: nn-opt %s --nn-gpu="blas=false fuse-loss-tail=false" | FileCheck %s --check-prefix=NOBLAS
-// RUN: %if ptxas %{ nn-opt %s --nn-gpu="gpu-format=bin fuse-loss-tail=false" | FileCheck %s --check-prefix=CUBIN %}
+// RUN: %if ptxas %{ nn-opt %s --nn-gpu="gpu-binary=cubin fuse-loss-tail=false" | FileCheck %s --check-prefix=CUBIN %}
 
 nn.parameter @w : !nn.tensor<[6, 4], f32>
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)

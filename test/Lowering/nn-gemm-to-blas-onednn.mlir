@@ -27,4 +27,4 @@ func.func @f64(%a: memref<?x8xf64>, %b: memref<6x8xf64>, %c: memref<?x6xf64>) {
   return
 }
 
-// UNKNOWN: nn-gemm-to-blas: unknown runtime 'mkl' (expected cblas, onednn or cuda)
+// UNKNOWN: for the --runtime option: unknown GEMM runtime 'mkl' (expected cblas, onednn or cuda)

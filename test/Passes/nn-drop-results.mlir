@@ -1,5 +1,5 @@
 // RUN: nn-opt %s --nn-drop-results | FileCheck %s
-// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize{grads=true optimizer=sgd})' | FileCheck %s --check-prefix=STEP
+// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize{grads=true train-step=true optimizer=sgd})' | FileCheck %s --check-prefix=STEP
 
 // The graph's own results go, with the pure ops only they used; the loss
 // stays. In a train step the loss tail whose logits were a result fuses.

@@ -7,7 +7,7 @@
 // What nn-fuse-loss-tail fuses, what it leaves alone and why; the second
 // RUN line shows it is idempotent. After nn-autodiff it merges a fused loss
 // with its gradient into one sweep (SWEEP), unless asked to recompute.
-// OPTION: nn-fuse-loss-tail: unknown backward 'twice' (expected sweep or recompute)
+// OPTION: for the --backward option: unknown loss tail backward 'twice' (expected sweep or recompute)
 
 // A padded linear with bias and CE from logits with label smoothing.
 // CHECK-LABEL: nn.graph @logits

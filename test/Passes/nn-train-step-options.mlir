@@ -6,7 +6,7 @@
 // RUN: not nn-opt %s --nn-autodiff --nn-train-step="weight-decay=inf" 2>&1 | FileCheck %s --check-prefix=DECAY
 
 // The pass's options are checked before anything changes.
-// KIND: nn-train-step: unknown optimizer 'lion' (expected sgd, adam or adamw)
+// KIND: for the --optimizer option: unknown optimizer 'lion' (expected sgd, adam or adamw)
 // NESTEROV: nn-train-step: nesterov needs sgd with a momentum
 // CLIP: nn-train-step: clip-norm must be a finite number >= 0 (0: off)
 // MOMENTUM: nn-train-step: momentum must lie in [0, 1)

@@ -53,7 +53,7 @@
 // RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --lr cosine:peak=-1 2>&1 | FileCheck %s --check-prefix=LR
 // LR: nn-train: --lr:
 // RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --optimizer lion 2>&1 | FileCheck %s --check-prefix=OPTIMIZER
-// OPTIMIZER: nn-train-step: unknown optimizer 'lion' (expected sgd, adam or adamw)
+// OPTIMIZER: nn-train: for the --optimizer option: unknown optimizer 'lion' (expected sgd, adam or adamw)
 // RUN: not nn-train %s --synthetic segments --steps 1 2>&1 | FileCheck %s --check-prefix=INPUTS
 // INPUTS: nn-train: input 'targets' of graph @other is not one the segment task fills (features, frame_labels, labels)
 // RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 1 --resume %t/nothing-here 2>&1 | FileCheck %s --check-prefix=RESUME

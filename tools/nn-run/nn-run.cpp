@@ -15,6 +15,7 @@
 #include "nn/Npy.h"
 #include "nn/Runtime.h"
 #include "nn/Synthetic.h"
+#include "tools/common/CompileFlags.h"
 #include "tools/common/Json.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -43,28 +44,6 @@ static cl::OptionCategory gpuCategory("GPU target (--target=cuda)");
 static cl::opt<std::string> modelPath(cl::Positional, cl::Required,
                                       cl::desc("<model.mlir>"),
                                       cl::cat(modelCategory));
-static cl::opt<std::string> entry("entry",
-                                  cl::desc("Graph to run (default: the one "
-                                           "graph no other graph calls)"),
-                                  cl::cat(modelCategory));
-static cl::opt<bool> noPack("no-pack",
-                            cl::desc("Do not pack loss tails (padded run)"),
-                            cl::cat(modelCategory));
-static cl::opt<unsigned> numThreads(
-    "num-threads", cl::init(0),
-    cl::desc("Threads for generated loops and BLAS together (0: each "
-             "library's default, all cores)"),
-    cl::cat(modelCategory));
-static cl::opt<bool> noFuseLossTail(
-    "no-fuse-loss-tail",
-    cl::desc("Do not fuse linear -> (log_softmax ->) cross_entropy into one "
-             "op (which never holds the logits)"),
-    cl::cat(modelCategory));
-static cl::opt<std::string> lossTailBackward(
-    "loss-tail-backward", cl::init("sweep"),
-    cl::desc("The fused loss tail's gradient: sweep (with the forward) or "
-             "recompute (the logits again)"),
-    cl::cat(modelCategory));
 static cl::opt<bool>
     training("training",
              cl::desc("Training mode: dropout drops units, its mask seeded by "
@@ -72,24 +51,9 @@ static cl::opt<bool>
              cl::cat(modelCategory));
 static cl::opt<bool> json("json", cl::desc("Print results as JSON"),
                           cl::cat(outputCategory));
-static cl::opt<std::string>
-    target("target", cl::init("cpu"),
-           cl::desc("Target: cpu, or cuda (an NVIDIA GPU through the "
-                    "runtime's CUDA backend)"),
-           cl::cat(modelCategory));
-static cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_90"),
-                                    cl::desc("cuda: SM architecture"),
-                                    cl::cat(gpuCategory));
-static cl::opt<std::string>
-    gpuBinary("gpu-binary", cl::init("ptx"),
-              cl::desc("cuda: kernel images as ptx (compiled by the driver "
-                       "at first run) or cubin (ptxas now)"),
-              cl::cat(gpuCategory));
-static cl::opt<std::string>
-    gpuCodeDir("emit-gpu-code",
-               cl::desc("cuda: write each kernel's PTX/cubin to this "
-                        "directory"),
-               cl::cat(gpuCategory));
+// --entry, --target, --num-threads, --emit-gpu-code and every option of
+// the compilation phases (nn/Options.h).
+static nn::tools::CompileFlags compileFlags(modelCategory, gpuCategory);
 static cl::opt<bool>
     compileOnly("compile-only",
                 cl::desc("Compile and load, print the kernels (cuda) and "
@@ -377,12 +341,9 @@ int main(int argc, char **argv) {
   hideOtherOptions({&modelCategory, &dataCategory, &syntheticCategory,
                     &outputCategory, &gpuCategory});
   cl::ParseCommandLineOptions(argc, argv, "nn-run: compile and run a graph\n");
-  nn::setNumThreads((int)numThreads);
+  nn::setNumThreads((int)compileFlags.threads());
 
-  nn::CompileOptions options;
-  options.pack = !noPack;
-  options.fuseLossTail = !noFuseLossTail;
-  options.lossTailBackward = lossTailBackward;
+  nn::CompileOptions options = compileFlags.compileOptions();
   options.grads = !gradsOut.empty();
   options.training = training;
   options.inputGradients.assign(inputGrads.begin(), inputGrads.end());
@@ -390,11 +351,6 @@ int main(int argc, char **argv) {
     llvm::errs() << "nn-run: --input-grads needs --grads FILE.npz\n";
     return 2;
   }
-  options.target = target;
-  options.gpuChip = gpuChip;
-  options.gpuBinary = gpuBinary;
-  options.gpuCodeDir = gpuCodeDir;
-  options.entry = entry;
   options.artifactPath = artifactOut;
   auto start = std::chrono::steady_clock::now();
   absl::StatusOr<nn::Artifact> artifact = nn::compileFile(modelPath, options);
@@ -489,7 +445,7 @@ int main(int argc, char **argv) {
 
   if (json) {
     llvm::outs() << "{\"graph\": " << nn::tools::jsonString(manifest.graph)
-                 << ", \"pack\": " << (options.pack ? "true" : "false")
+                 << ", \"pack\": " << (options.optimize.pack ? "true" : "false")
                  << ", \"losses\": [";
     for (size_t i = 0; i < result.losses.size(); ++i) {
       const nn::LossValue &loss = result.losses[i];

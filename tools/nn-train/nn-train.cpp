@@ -20,6 +20,7 @@
 #include "training/Stages.h"
 #include "training/Trainer.h"
 
+#include "tools/common/CompileFlags.h"
 #include "tools/common/Flags.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -35,6 +36,7 @@ static cl::OptionCategory dataCategory("Data");
 static cl::OptionCategory trainCategory("Training");
 static cl::OptionCategory checkpointCategory("Checkpoints");
 static cl::OptionCategory outputCategory("Output");
+static cl::OptionCategory gpuCategory("GPU target (--target=cuda)");
 
 static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.mlir>"),
                                       cl::cat(modelCategory));
@@ -50,45 +52,16 @@ static cl::opt<std::string>
             cl::desc("--stages: keep the stages' outputs here instead of the "
                      "stage file's work_dir"),
             cl::cat(modelCategory));
-static cl::opt<std::string> entry("entry",
-                                  cl::desc("Graph to train (default: the one "
-                                           "graph no other graph calls)"),
-                                  cl::cat(modelCategory));
-static cl::opt<bool> noPack("no-pack",
-                            cl::desc("Do not pack loss tails (padded run)"),
-                            cl::cat(modelCategory));
-static cl::opt<unsigned> numThreads(
-    "num-threads", cl::init(0),
-    cl::desc("Threads for generated loops and BLAS together (0: each "
-             "library's default, all cores)"),
-    cl::cat(modelCategory));
-static cl::opt<bool> noFuseLossTail(
-    "no-fuse-loss-tail",
-    cl::desc("Do not fuse linear -> (log_softmax ->) cross_entropy into one "
-             "op (which never holds the logits)"),
-    cl::cat(modelCategory));
-static cl::opt<std::string> lossTailBackward(
-    "loss-tail-backward", cl::init("sweep"),
-    cl::desc("The fused loss tail's gradient: sweep (with the forward) or "
-             "recompute (the logits again)"),
-    cl::cat(modelCategory));
-static cl::opt<std::string> target("target", cl::init("cpu"),
-                                   cl::desc("Target: cpu, or cuda"),
-                                   cl::cat(modelCategory));
-static cl::opt<std::string> gpuChip("gpu-chip", cl::init("sm_90"),
-                                    cl::desc("cuda: SM architecture"),
-                                    cl::cat(modelCategory));
+// --entry, --target, --num-threads, --emit-gpu-code, every option of the
+// compilation phases and the optimizer's (nn/Options.h).
+static nn::tools::CompileFlags compileFlags(modelCategory, gpuCategory,
+                                            &trainCategory);
 static cl::opt<std::string>
     emitArtifacts("emit-artifacts",
                   cl::desc("Keep the compiled train step and evaluation "
                            "graph as DIR/train-step.so and DIR/eval.so "
                            "(nn-exec --train runs the first)"),
                   cl::cat(modelCategory));
-static cl::opt<std::string>
-    gpuCodeDir("emit-gpu-code",
-               cl::desc("cuda: write each kernel of the train step to this "
-                        "directory"),
-               cl::cat(modelCategory));
 static cl::opt<bool>
     compileOnly("compile-only",
                 cl::desc("Compile, list the train step's kernels (cuda) and "
@@ -158,37 +131,12 @@ static cl::opt<unsigned> seed("seed", cl::init(0),
                               cl::desc("Seeds the initial parameters, the "
                                        "data and dropout"),
                               cl::cat(trainCategory));
-static cl::opt<std::string> optimizer("optimizer", cl::init("adam"),
-                                      cl::desc("sgd, adam or adamw"),
-                                      cl::cat(trainCategory));
 static cl::opt<std::string> lr(
     "lr", cl::init("constant:peak=1e-3"),
     cl::desc("Learning-rate schedule DECAY[:key=value,...]: constant, "
              "linear, cosine or inverse_sqrt with peak, final, warmup, total "
              "(e.g. cosine:peak=1e-3,warmup=100,total=2000)"),
     cl::cat(trainCategory));
-static nn::tools::FiniteDouble momentum("momentum", cl::init(0.0),
-                                        cl::desc("sgd: momentum"),
-                                        cl::cat(trainCategory));
-static cl::opt<bool> nesterov("nesterov", cl::desc("sgd: Nesterov momentum"),
-                              cl::cat(trainCategory));
-static nn::tools::FiniteDouble
-    beta1("beta1", cl::init(0.9), cl::desc("adam(w)"), cl::cat(trainCategory));
-static nn::tools::FiniteDouble beta2("beta2", cl::init(0.999),
-                                     cl::desc("adam(w)"),
-                                     cl::cat(trainCategory));
-static nn::tools::FiniteDouble epsilon("epsilon", cl::init(1e-8),
-                                       cl::desc("adam(w)"),
-                                       cl::cat(trainCategory));
-static nn::tools::FiniteDouble
-    weightDecay("weight-decay", cl::init(0.0),
-                cl::desc("L2 coefficient (sgd, adam) or decoupled decay "
-                         "(adamw)"),
-                cl::cat(trainCategory));
-static nn::tools::FiniteDouble
-    clipNorm("clip-norm", cl::init(0.0),
-             cl::desc("Clip gradients to this global norm (0: off)"),
-             cl::cat(trainCategory));
 static cl::opt<std::string> onNonFinite(
     "on-nonfinite", cl::init("stop"),
     cl::desc("A NaN or infinite training loss or gradient norm: 'stop' "
@@ -253,22 +201,7 @@ training::OutputOptions outputOptions() {
 int trainModel() {
   training::TrainOptions options;
   options.modelPath = modelPath;
-  nn::CompileOptions &compile = options.compile;
-  compile.pack = !noPack;
-  compile.fuseLossTail = !noFuseLossTail;
-  compile.lossTailBackward = lossTailBackward;
-  compile.target = target;
-  compile.gpuChip = gpuChip;
-  compile.entry = entry;
-  compile.gpuCodeDir = gpuCodeDir;
-  compile.optimizer.kind = optimizer;
-  compile.optimizer.momentum = momentum;
-  compile.optimizer.nesterov = nesterov;
-  compile.optimizer.beta1 = beta1;
-  compile.optimizer.beta2 = beta2;
-  compile.optimizer.epsilon = epsilon;
-  compile.optimizer.weightDecay = weightDecay;
-  compile.optimizer.clipNorm = clipNorm;
+  options.compile = compileFlags.compileOptions();
   options.emitArtifacts = emitArtifacts;
   training::DataOptions &data = options.data;
   if (!dataPath.empty())
@@ -330,47 +263,13 @@ int trainModel() {
 /// nn-train --stages FILE: the stage file says everything a model run
 /// takes from the command line.
 int runStages() {
-  std::vector<std::string> conflicting;
-  for (cl::Option *option :
-       std::initializer_list<cl::Option *>{&modelPath,
-                                           &entry,
-                                           &noPack,
-                                           &noFuseLossTail,
-                                           &lossTailBackward,
-                                           &target,
-                                           &gpuChip,
-                                           &emitArtifacts,
-                                           &gpuCodeDir,
-                                           &compileOnly,
-                                           &dataPath,
-                                           &devPath,
-                                           &synthetic,
-                                           &batchSize,
-                                           &maxFrames,
-                                           &noBucket,
-                                           &noShuffle,
-                                           &noise,
-                                           &taskClasses,
-                                           &devBatches,
-                                           &steps,
-                                           &epochs,
-                                           &epochSteps,
-                                           &seed,
-                                           &optimizer,
-                                           &lr,
-                                           &momentum,
-                                           &nesterov,
-                                           &beta1,
-                                           &beta2,
-                                           &epsilon,
-                                           &weightDecay,
-                                           &clipNorm,
-                                           &onNonFinite,
-                                           &saveDir,
-                                           &saveEvery,
-                                           &keep,
-                                           &resume,
-                                           &initFrom})
+  std::vector<std::string> conflicting = compileFlags.given();
+  for (cl::Option *option : std::initializer_list<cl::Option *>{
+           &modelPath,  &emitArtifacts, &compileOnly, &dataPath,    &devPath,
+           &synthetic,  &batchSize,     &maxFrames,   &noBucket,    &noShuffle,
+           &noise,      &taskClasses,   &devBatches,  &steps,       &epochs,
+           &epochSteps, &seed,          &lr,          &onNonFinite, &saveDir,
+           &saveEvery,  &keep,          &resume,      &initFrom})
     if (option->getNumOccurrences())
       conflicting.push_back(option->ArgStr.empty()
                                 ? std::string("<model.mlir>")
@@ -405,13 +304,14 @@ int runStages() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions({&modelCategory, &dataCategory, &trainCategory,
-                            &checkpointCategory, &outputCategory});
+  cl::HideUnrelatedOptions({&modelCategory, &gpuCategory, &dataCategory,
+                            &trainCategory, &checkpointCategory,
+                            &outputCategory});
   cl::ParseCommandLineOptions(argc, argv, "nn-train: train an nn model\n");
   if (std::string flag = nn::tools::repeatedFlag(); !flag.empty())
     return fail(absl::InvalidArgumentError(
         flag + " is given more than once; give it once"));
-  nn::setNumThreads((int)numThreads);
+  nn::setNumThreads((int)compileFlags.threads());
   if (!stagesPath.empty())
     return runStages();
   if (!workDir.empty())
