@@ -231,6 +231,28 @@ void mlir::nn::buildGpuCodegenPipeline(OpPassManager &pm,
   pm.addPass(createNNGpuAllocators());
 }
 
+/// The tail of one target's pipelines: bufferized linalg onwards.
+using CodegenBuilder = void (*)(OpPassManager &, const PipelineSettings &);
+
+/// Registers NAME-codegen (the tail alone) and NAME (nn graphs through
+/// the nn-level passes and nn-to-buffers, then the tail).
+static void registerTargetPipelines(StringRef name, StringRef what,
+                                    CodegenBuilder codegen) {
+  PassPipelineRegistration<NNPipelineOptions>(
+      (name + "-codegen").str(), ("bufferized linalg to " + what).str(),
+      [codegen](OpPassManager &pm, const NNPipelineOptions &options) {
+        codegen(pm, options.settings());
+      });
+  PassPipelineRegistration<NNPipelineOptions>(
+      name, ("nn graphs to " + what).str(),
+      [codegen](OpPassManager &pm, const NNPipelineOptions &options) {
+        PipelineSettings settings = options.settings();
+        buildOptimizePipeline(pm, settings);
+        buildToBuffersPipeline(pm);
+        codegen(pm, settings);
+      });
+}
+
 void mlir::nn::registerPipelines() {
   registerNNLoweringPasses();
   PassPipelineRegistration<NNPipelineOptions>(
@@ -242,33 +264,14 @@ void mlir::nn::registerPipelines() {
       "nn-to-buffers",
       "nn graphs to bufferized linalg on memrefs (shared by all targets)",
       buildToBuffersPipeline);
-  PassPipelineRegistration<NNPipelineOptions>(
-      "nn-cpu-codegen", "bufferized linalg to the LLVM dialect for CPUs",
-      [](OpPassManager &pm, const NNPipelineOptions &options) {
-        PipelineSettings settings = options.settings();
+  registerTargetPipelines(
+      "nn-cpu", "the LLVM dialect for CPUs",
+      [](OpPassManager &pm, const PipelineSettings &settings) {
         buildCpuCodegenPipeline(pm, settings.codegen, settings.cpu);
       });
-  PassPipelineRegistration<NNPipelineOptions>(
-      "nn-cpu", "nn graphs to the LLVM dialect for CPUs",
-      [](OpPassManager &pm, const NNPipelineOptions &options) {
-        PipelineSettings settings = options.settings();
-        buildOptimizePipeline(pm, settings);
-        buildToBuffersPipeline(pm);
-        buildCpuCodegenPipeline(pm, settings.codegen, settings.cpu);
-      });
-  PassPipelineRegistration<NNPipelineOptions>(
-      "nn-gpu-codegen",
-      "bufferized linalg to GPU kernels (gpu.binary) and host LLVM dialect",
-      [](OpPassManager &pm, const NNPipelineOptions &options) {
-        PipelineSettings settings = options.settings();
-        buildGpuCodegenPipeline(pm, settings.codegen, settings.gpu);
-      });
-  PassPipelineRegistration<NNPipelineOptions>(
-      "nn-gpu", "nn graphs to GPU kernels and host LLVM dialect",
-      [](OpPassManager &pm, const NNPipelineOptions &options) {
-        PipelineSettings settings = options.settings();
-        buildOptimizePipeline(pm, settings);
-        buildToBuffersPipeline(pm);
+  registerTargetPipelines(
+      "nn-gpu", "GPU kernels (gpu.binary) and host LLVM dialect",
+      [](OpPassManager &pm, const PipelineSettings &settings) {
         buildGpuCodegenPipeline(pm, settings.codegen, settings.gpu);
       });
 }
