@@ -31,8 +31,18 @@ namespace nn::support {
 
 class CommandLineBinder {
 public:
-  explicit CommandLineBinder(llvm::cl::OptionCategory &category)
-      : category(category) {}
+  /// Flags in `category` (for --help), of `subcommand` (the tool's own
+  /// command line unless given).
+  explicit CommandLineBinder(
+      llvm::cl::OptionCategory &category,
+      llvm::cl::SubCommand &subcommand = llvm::cl::SubCommand::getTopLevel())
+      : category(category), subcommand(subcommand) {}
+  /// Unregisters the flags before they go (llvm::cl would keep pointers
+  /// to them).
+  ~CommandLineBinder() {
+    for (const std::unique_ptr<llvm::cl::Option> &flag : flags)
+      flag->removeArgument();
+  }
   CommandLineBinder(const CommandLineBinder &) = delete;
   CommandLineBinder &operator=(const CommandLineBinder &) = delete;
 
@@ -46,32 +56,37 @@ public:
           std::string("Turn off (on by default): ") + info.help);
       auto flag = std::make_unique<llvm::cl::opt<bool>>(
           llvm::StringRef(name), llvm::cl::desc(help), llvm::cl::cat(category),
+          llvm::cl::sub(subcommand),
           llvm::cl::cb<void, bool>([&value](bool off) { value = !off; }));
       keep(std::move(flag));
       return;
     }
     keep(std::make_unique<llvm::cl::opt<bool, true>>(
         llvm::StringRef(info.name), llvm::cl::desc(info.help),
-        llvm::cl::location(value), llvm::cl::cat(category)));
+        llvm::cl::location(value), llvm::cl::cat(category),
+        llvm::cl::sub(subcommand)));
   }
 
   void bind(double &value, const OptionInfo &info) {
     keep(std::make_unique<llvm::cl::opt<double, true, FiniteDoubleParser>>(
         llvm::StringRef(info.name), llvm::cl::desc(info.help),
-        llvm::cl::location(value), llvm::cl::cat(category)));
+        llvm::cl::location(value), llvm::cl::cat(category),
+        llvm::cl::sub(subcommand)));
   }
 
   void bind(std::string &value, const OptionInfo &info) {
     keep(std::make_unique<llvm::cl::opt<std::string, true>>(
         llvm::StringRef(info.name), llvm::cl::desc(info.help),
-        llvm::cl::location(value), llvm::cl::cat(category)));
+        llvm::cl::location(value), llvm::cl::cat(category),
+        llvm::cl::sub(subcommand)));
   }
 
   template <typename E>
   std::enable_if_t<std::is_enum_v<E>> bind(E &value, const OptionInfo &info) {
     keep(std::make_unique<llvm::cl::opt<E, true>>(
         llvm::StringRef(info.name), llvm::cl::desc(info.help),
-        llvm::cl::location(value), llvm::cl::cat(category)));
+        llvm::cl::location(value), llvm::cl::cat(category),
+        llvm::cl::sub(subcommand)));
   }
 
   /// The flags of this binder given on the command line ("--no-pack"), in
@@ -90,6 +105,7 @@ private:
   }
 
   llvm::cl::OptionCategory &category;
+  llvm::cl::SubCommand &subcommand;
   std::vector<std::unique_ptr<llvm::cl::Option>> flags;
   std::deque<std::string> texts;
 };
