@@ -10,10 +10,7 @@ std::vector<int32_t> nn::bench::gLengths, nn::bench::gLabelLengths;
 int64_t nn::bench::gPadded = 0, nn::bench::gFrames = 0,
         nn::bench::gLabelPadded = 0;
 
-std::string nn::bench::defaultLengthsPath() {
-  return std::string(NN_SOURCE_DIR) +
-         "/../shared/data/librispeech-train-clean-100-lengths.txt";
-}
+std::string nn::bench::defaultLengthsPath() { return NN_BENCH_LENGTHS_FILE; }
 
 std::string nn::bench::tailSource(int vocabulary) {
   std::ostringstream s;

@@ -27,11 +27,16 @@ extern int64_t gPadded, gFrames, gLabelPadded;
 
 /// Samples kBatch utterances from a file of lengths, `T [U]` per line.
 bool loadLengths(const std::string &path);
-/// The default lengths file (../shared/data next to the repository).
+/// The default lengths file: bench/data/librispeech-train-clean-100-lengths.txt
+/// in the source tree (an absolute path fixed at configure time), so a
+/// clone runs the benchmarks without --lengths.
 std::string defaultLengthsPath();
 
+/// The loss tail's model text (nn dialect) for a vocabulary of V classes.
 std::string tailSource(int vocabulary);
+/// The loss tail's inputs and parameters on the sampled batch (seeded).
 nn::RunInputs tailInputs(int vocabulary);
+/// A tensor of uniform values in [-scale, scale] drawn from rng.
 nn::Tensor randomTensor(nn::DType dtype, std::vector<int64_t> shape,
                         std::mt19937 &rng, double scale);
 

@@ -113,9 +113,9 @@ Value fromRows(OpBuilder &b, Location loc, Value rows, unsigned positions,
     }
     return b.create<tensor::CollapseShapeOp>(loc, resultType, rows, groups);
   }
-  // tensor.reshape, not expand_shape: MLIR 19 bufferizes an expand_shape
-  // with two dynamic sizes in one group without its output shape
-  // (../shared/notes/mlir19-debian.md).
+  // tensor.reshape, not expand_shape: bufferizing an expand_shape with two
+  // dynamic sizes in one group crashes in MLIR 19 (the memref op is rebuilt
+  // without its output shape; docs/lowering.md, "Decisions").
   SmallVector<Value> extents;
   for (OpFoldResult size : shape)
     extents.push_back(getValueOrCreateConstantIndexOp(b, loc, size));

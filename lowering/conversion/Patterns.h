@@ -102,17 +102,18 @@ void populateGraphConversionPatterns(const TypeConverter &converter,
 void populateFrameWiseConversionPatterns(const TypeConverter &converter,
                                          ConversionState &state,
                                          RewritePatternSet &patterns);
-/// Recurrent layers: lstm.
+/// Recurrent layers: lstm, lstm_with_tape (the forward that keeps its
+/// gates for the backward) and lstm_grad.
 void populateRecurrentConversionPatterns(const TypeConverter &converter,
                                          ConversionState &state,
                                          RewritePatternSet &patterns);
-/// Windows and reductions over a sequence axis: conv1d, pool, reduce,
-/// reduce_grad, pool_grad.
+/// Windows and reductions over a sequence axis: conv1d, pool, reduce and
+/// their gradients (conv1d_grad, pool_grad, reduce_grad).
 void populateConvPoolReduceConversionPatterns(const TypeConverter &converter,
                                               ConversionState &state,
                                               RewritePatternSet &patterns);
-/// Losses: cross_entropy, mse, loss_terms; loss_seed and the losses'
-/// gradient ops.
+/// Losses: cross_entropy, mse, frame_error (reporting only), loss_terms;
+/// loss_seed and the losses' gradient ops.
 void populateLossConversionPatterns(const TypeConverter &converter,
                                     ConversionState &state,
                                     RewritePatternSet &patterns);
@@ -126,12 +127,14 @@ void populateLossTailConversionPatterns(const TypeConverter &converter,
 /// custom factor is the caller's to sum.
 Value inverseNormalization(LinalgBuilder &lb, const Positions &positions,
                            LossNormalization normalization);
-/// The CTC loss and its gradient (forward-backward over label states).
+/// The CTC loss and its gradient (forward-backward over label states), and
+/// Viterbi forced alignment on frame scores (viterbi_align).
 void populateCtcConversionPatterns(const TypeConverter &converter,
                                    ConversionState &state,
                                    RewritePatternSet &patterns);
-/// Transducers: prepend_start, transducer_join, transducer_loss and their
-/// gradients.
+/// Transducers: prepend_start, transducer_join, transducer_loss,
+/// gather_states and their gradients, and the best RNA path over a joint
+/// (transducer_align).
 void populateTransducerConversionPatterns(const TypeConverter &converter,
                                           ConversionState &state,
                                           RewritePatternSet &patterns);
