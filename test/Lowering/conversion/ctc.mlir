@@ -15,8 +15,8 @@
 // CHECK-LABEL: func.func @ctc_loss
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[X:[a-z0-9]+]]: tensor<?x?x3xf32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>) -> tensor<?xf32>
 // CHECK-NOT: linalg.generic
-// CHECK: %[[TWICE:.+]] = arith.muli %[[U]], %c2 : index
-// CHECK-NEXT: %[[STATES:.+]] = arith.addi %[[TWICE]], %c1 : index
+// CHECK: %[[TWICE:.+]] = arith.muli %[[U]], %c2{{(_[0-9]+)?}} : index
+// CHECK-NEXT: %[[STATES:.+]] = arith.addi %[[TWICE]], %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[R:.+]] = scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%[[LOSSES:.+]] = %{{.+}}) -> (tensor<?xf32>) {
 // CHECK-NEXT: %[[TB:.+]] = tensor.extract %[[TLEN]][%[[BI]]] : tensor<?xi32>
 // CHECK-NEXT: %[[FRAMES:.+]] = arith.index_cast %[[TB]] : i32 to index
@@ -117,7 +117,7 @@ nn.graph @ctc_loss_logits(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U],
 // frames, NaN for an infeasible sequence, 0 at padded frames.
 // CHECK-LABEL: func.func @ctc_grad
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[G:[a-z0-9]+]]: tensor<?xf32>, %[[X:[a-z0-9]+]]: tensor<?x?x3xf32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>) -> tensor<?x?x3xf32>
-// CHECK: %[[STATES:.+]] = arith.addi %{{.+}}, %c1 : index
+// CHECK: %[[STATES:.+]] = arith.addi %{{.+}}, %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[GAMMA0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?x?x3xf32>)
 // CHECK: %[[LOGLIK0:.+]] = tensor.empty(%[[B]]) : tensor<?xf32>
 // CHECK: %[[R:.+]]:2 = scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%[[GAMMA:.+]] = %[[GAMMA0]], %[[LOGLIK:.+]] = %[[LOGLIK0]]) -> (tensor<?x?x3xf32>, tensor<?xf32>) {
@@ -205,7 +205,7 @@ nn.graph @ctc_grad(%g: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T, 3], f32>, %y:
 // CHECK: %[[LOGPROBS:.+]] = linalg.generic {{{.+}}iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %{{.+}}, %{{.+}} : tensor<?x?x5xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
 // CHECK: %[[TWICE:.+]] = arith.muli %[[U]], %c2{{(_[0-9]+)?}} : index
 // CHECK: %[[STATES:.+]] = arith.addi %[[TWICE]], %c1{{(_[0-9]+)?}} : index
-// CHECK: %[[UNALIGNED:.+]] = linalg.fill ins(%c-1_i32 : i32) outs(%{{.+}} : tensor<?x?xi32>)
+// CHECK: %[[UNALIGNED:.+]] = linalg.fill ins(%c-1_i32{{(_[0-9]+)?}} : i32) outs(%{{.+}} : tensor<?x?xi32>)
 // CHECK: %[[R:.+]]:3 = scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%[[ALIGNMENT:.+]] = %[[UNALIGNED]], %[[SCORES:.+]] = %{{.+}}, %{{.+}} = %{{.+}}) -> (tensor<?x?xi32>, tensor<?xf32>, index) {
 // CHECK: %[[FRAMES:.+]] = arith.index_cast %{{.+}} : i32 to index
 // CHECK: %[[LABELS:.+]] = arith.index_cast %{{.+}} : i32 to index
@@ -219,10 +219,10 @@ nn.graph @ctc_grad(%g: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T, 3], f32>, %y:
 // CHECK: %[[C2:.+]] = arith.addf %{{.+}}, %[[EMIT]] : f32
 // CHECK: %[[B1:.+]] = arith.cmpf ogt, %[[C1]], %[[C0]] : f32
 // CHECK: %[[BEST1:.+]] = arith.select %[[B1]], %[[C1]], %[[C0]] : f32
-// CHECK: %[[MOVE1:.+]] = arith.select %[[B1]], %c1_i32, %c0_i32 : i32
+// CHECK: %[[MOVE1:.+]] = arith.select %[[B1]], %c1_i32{{(_[0-9]+)?}}, %c0_i32{{(_[0-9]+)?}} : i32
 // CHECK: %[[B2:.+]] = arith.cmpf ogt, %[[C2]], %[[BEST1]] : f32
 // CHECK: %[[BEST2:.+]] = arith.select %[[B2]], %[[C2]], %[[BEST1]] : f32
-// CHECK: %[[MOVE2:.+]] = arith.select %[[B2]], %c2_i32, %[[MOVE1]] : i32
+// CHECK: %[[MOVE2:.+]] = arith.select %[[B2]], %c2_i32{{(_[0-9]+)?}}, %[[MOVE1]] : i32
 // CHECK-NEXT: linalg.yield %[[BEST2]], %[[MOVE2]] : f32, i32
 // CHECK: %[[RECORDED:.+]] = tensor.insert_slice %[[STEP]]#1 into %[[MOVES]][%[[TI]], 0] [1, %[[STATES]]] [1, 1] : tensor<?xi32> into tensor<?x?xi32>
 // CHECK-NEXT: scf.yield %[[STEP]]#0, %[[RECORDED]] : tensor<?xf32>, tensor<?x?xi32>
@@ -267,7 +267,7 @@ nn.graph @viterbi_ctc(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[X:[a-z0-9]+]]: tensor<?x5xf32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>, %[[PRIOR:[a-z0-9]+]]: tensor<5xf32>) -> (tensor<?xi32>, tensor<?xf32>)
 // CHECK-NOT: linalg.generic
 // CHECK: %[[STATES:.+]] = arith.addi %[[U]], %c1{{(_[0-9]+)?}} : index
-// CHECK: %[[UNALIGNED:.+]] = linalg.fill ins(%c-1_i32 : i32) outs(%{{.+}} : tensor<?xi32>)
+// CHECK: %[[UNALIGNED:.+]] = linalg.fill ins(%c-1_i32{{(_[0-9]+)?}} : i32) outs(%{{.+}} : tensor<?xi32>)
 // CHECK: %[[R:.+]]:3 = scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%[[ALIGNMENT:.+]] = %[[UNALIGNED]], %[[SCORES:.+]] = %{{.+}}, %[[OFFSET:.+]] = %c0{{(_[0-9]+)?}}) -> (tensor<?xi32>, tensor<?xf32>, index) {
 // CHECK: %[[FRAMES:.+]] = arith.index_cast %{{.+}} : i32 to index
 // CHECK: %[[LABELS:.+]] = arith.index_cast %{{.+}} : i32 to index
@@ -285,7 +285,7 @@ nn.graph @viterbi_ctc(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32
 // CHECK-DAG: %[[C1:.+]] = arith.addf %{{.+}}, %[[LABELE]] : f32
 // CHECK: %[[B1:.+]] = arith.cmpf ogt, %[[C1]], %[[C0]] : f32
 // CHECK: %[[BEST:.+]] = arith.select %[[B1]], %[[C1]], %[[C0]] : f32
-// CHECK: %[[MOVE:.+]] = arith.select %[[B1]], %c1_i32, %c0_i32 : i32
+// CHECK: %[[MOVE:.+]] = arith.select %[[B1]], %c1_i32{{(_[0-9]+)?}}, %c0_i32{{(_[0-9]+)?}} : i32
 // CHECK-NEXT: linalg.yield %[[BEST]], %[[MOVE]] : f32, i32
 // CHECK: %[[BEST:.+]] = tensor.extract %[[FWD]]#0[%[[LABELS]]] : tensor<?xf32>
 // CHECK: %[[FEASIBLE:.+]] = arith.cmpf ogt, %[[BEST]], %{{.+}} : f32

@@ -11,7 +11,7 @@
 // and past the labels, label u - 1 (its index clamped at 0) elsewhere.
 // CHECK-LABEL: func.func @prepend_start
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>) -> tensor<?x?xi32>
-// CHECK: %[[U1:.+]] = arith.addi %[[U]], %c1 : index
+// CHECK: %[[U1:.+]] = arith.addi %[[U]], %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[INIT:.+]] = tensor.empty(%[[B]], %[[U1]]) : tensor<?x?xi32>
 // CHECK: linalg.generic {{{.+}}iterator_types = ["parallel", "parallel"]} outs(%[[INIT]] : tensor<?x?xi32>)
 // CHECK-DAG: %[[BI:.+]] = linalg.index 0 : index
@@ -24,7 +24,7 @@
 // CHECK-DAG: %[[CLAMPED]] = arith.maxsi %[[PREV:[a-z0-9_]+]], %c0{{(_[0-9]+)?}} : index
 // CHECK-DAG: %[[PREV]] = arith.subi %[[UI]], %c1{{(_[0-9]+)?}} : index
 // CHECK-DAG: %[[INSIDE:.+]] = arith.andi %{{.+}}, %{{.+}} : i1
-// CHECK: %[[V:.+]] = arith.select %[[INSIDE]], %[[LABEL]], %c7_i32 : i32
+// CHECK: %[[V:.+]] = arith.select %[[INSIDE]], %[[LABEL]], %c7_i32{{(_[0-9]+)?}} : i32
 // CHECK-NEXT: linalg.yield %[[V]] : i32
 nn.graph @prepend_start(%y: !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, U1], i32>
     dims [B: batch, U: seq(B), U1: seq(B) = U + 1] {
@@ -39,7 +39,7 @@ nn.graph @prepend_start(%y: !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, U1], i32>
 // elsewhere.
 // CHECK-LABEL: func.func @join_padded
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[E:[a-z0-9]+]]: tensor<?x?x4xf32>, %[[P:[a-z0-9]+]]: tensor<?x?x4xf32>) -> tensor<?x?x?x4xf32>
-// CHECK: %[[U1:.+]] = arith.addi %[[U]], %c1 : index
+// CHECK: %[[U1:.+]] = arith.addi %[[U]], %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[U1LEN:.+]] = linalg.generic {{.+}} ins(%[[ULEN]] : tensor<?xi32>)
 // CHECK: %[[INIT:.+]] = tensor.empty(%[[B]], %[[T]], %[[U1]]) : tensor<?x?x?x4xf32>
 // CHECK: linalg.generic {{{.+}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%[[INIT]] : tensor<?x?x?x4xf32>)
@@ -281,7 +281,7 @@ nn.graph @loss_rnnt(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) ->
 // CHECK: %[[TPREV:.+]] = arith.subi %[[TI]], %c1{{(_[0-9]+)?}} : index
 // CHECK: scf.for %[[STEP:.+]] = %c0{{(_[0-9]+)?}} to %[[COLUMNS]] step %{{.+}} iter_args(%[[AU:.+]] = %[[AT]]) -> (tensor<?xf64>) {
 // CHECK-NEXT: %[[UI:.+]] = arith.subi %[[LAST]], %[[STEP]] : index
-// CHECK-DAG: %[[BX:.+]] = tensor.extract %[[JOINT]][%[[BI]], %[[TPREV]], %[[UI]], %c3] : tensor<?x?x?x4xf32>
+// CHECK-DAG: %[[BX:.+]] = tensor.extract %[[JOINT]][%[[BI]], %[[TPREV]], %[[UI]], %c3{{(_[0-9]+)?}}] : tensor<?x?x?x4xf32>
 // CHECK-DAG: %[[BX64:.+]] = arith.extf %[[BX]] : f32 to f64
 // CHECK-DAG: %[[BSTAY:.+]] = tensor.extract %[[AU]][%[[UI]]] : tensor<?xf64>
 // CHECK-DAG: %[[STAY:.+]] = arith.addf %[[BSTAY]], %[[BX64]] : f64
@@ -324,7 +324,7 @@ nn.graph @loss_rna(%j: !nn.tensor<[B, T, U1, 4], f32>, %y: !nn.tensor<[B, U], i3
 // CHECK: %[[OCC0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?xf32>)
 // CHECK: %[[BLANK0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?xf32>)
 // CHECK: %[[LABEL0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?xf32>)
-// CHECK: %[[ROWLABELS0:.+]] = linalg.fill ins(%c-1_i32 : i32) outs(%{{.+}} : tensor<?xi32>)
+// CHECK: %[[ROWLABELS0:.+]] = linalg.fill ins(%c-1_i32{{(_[0-9]+)?}} : i32) outs(%{{.+}} : tensor<?xi32>)
 // CHECK: %[[COLUMNSPAD:.+]] = arith.addi %[[U]], %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[FRAMESPAD:.+]] = arith.addi %[[T]], %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[TABLE0:.+]] = tensor.empty(%[[FRAMESPAD]], %[[COLUMNSPAD]]) : tensor<?x?xf64>
@@ -449,7 +449,7 @@ nn.graph @loss_grad_rnnt(%g: !nn.tensor<[B], f32>, %j: !nn.tensor<[J, 4], f32>, 
 // CHECK: scf.for %[[UI:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[O2:.+]] = %[[O1]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %[[BETAU:.+]] = %{{.+}})
 // CHECK-NOT: arith.subi %{{.+}}, %[[UI]] : index
 // CHECK-DAG: %[[BHERE:.+]] = tensor.extract %[[BETAU]][%[[UI]]] : tensor<?xf64>
-// CHECK-DAG: %[[BX:.+]] = tensor.extract %[[JOINT]][%[[BI]], %[[TB]], %[[UI]], %c3] : tensor<?x?x?x4xf32>
+// CHECK-DAG: %[[BX:.+]] = tensor.extract %[[JOINT]][%[[BI]], %[[TB]], %[[UI]], %c3{{(_[0-9]+)?}}] : tensor<?x?x?x4xf32>
 // CHECK-DAG: %[[BX64:.+]] = arith.extf %[[BX]] : f32 to f64
 // CHECK-DAG: %[[BLANKTERM:.+]] = arith.addf %[[BX64]], %[[BHERE]] : f64
 // CHECK-DAG: tensor.insert %{{.+}} into %[[O2]][%[[BI]], %[[TB]], %[[UI]]] : tensor<?x?x?xf32>
@@ -457,7 +457,7 @@ nn.graph @loss_grad_rnnt(%g: !nn.tensor<[B], f32>, %j: !nn.tensor<[J, 4], f32>, 
 // CHECK: linalg.generic {{{.+}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[JOINT]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x?x?x4xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xi32>)
 // CHECK-NEXT: ^bb0(%{{.+}}: f32, %[[OC:[a-z0-9_]+]]: f32, %[[PB:[a-z0-9_]+]]: f32, %[[PL:[a-z0-9_]+]]: f32, %[[LB:[a-z0-9_]+]]: i32, %{{.+}}: f32):
 // CHECK-DAG: %[[K:.+]] = linalg.index 3 : index
-// CHECK-DAG: %[[ISBLANK:.+]] = arith.cmpi eq, %[[K]], %c3 : index
+// CHECK-DAG: %[[ISBLANK:.+]] = arith.cmpi eq, %[[K]], %c3{{(_[0-9]+)?}} : index
 // CHECK-DAG: %[[GBL:.+]] = arith.select %[[ISBLANK]], %[[PB]], %{{.+}} : f32
 // CHECK-DAG: %[[GL:.+]] = arith.select %{{.+}}, %[[PL]], %{{.+}} : f32
 // CHECK-DAG: %[[GAMMA:.+]] = arith.addf %[[GBL]], %[[GL]] : f32
@@ -482,7 +482,7 @@ nn.graph @loss_grad_rna(%g: !nn.tensor<[B], f32>, %j: !nn.tensor<[B, T, U1, 4], 
 // label won. The score is delta(T, U).
 // CHECK-LABEL: func.func @align
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[JOINT:[a-z0-9]+]]: tensor<?x4xf32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xf32>)
-// CHECK: %[[UNALIGNED:.+]] = linalg.fill ins(%c-1_i32 : i32) outs(%{{.+}} : tensor<?x?xi32>)
+// CHECK: %[[UNALIGNED:.+]] = linalg.fill ins(%c-1_i32{{(_[0-9]+)?}} : i32) outs(%{{.+}} : tensor<?x?xi32>)
 // CHECK: %[[FRAMESPAD:.+]] = arith.addi %[[T]], %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[COLUMNSPAD:.+]] = arith.addi %[[U]], %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[TABLE0:.+]] = tensor.empty(%[[FRAMESPAD]], %[[COLUMNSPAD]]) : tensor<?x?xf64>
@@ -516,7 +516,7 @@ nn.graph @loss_grad_rna(%g: !nn.tensor<[B], f32>, %j: !nn.tensor<[B, T, U1, 4], 
 // CHECK-NEXT: %[[TC:.+]] = arith.subi %[[FRAMES]], %[[STEP]] : index
 // CHECK: %[[EMITS:.+]] = arith.cmpf ogt, %{{.+}}, %{{.+}} : f64
 // CHECK: %[[LABEL:.+]] = tensor.extract %[[Y]][%[[BI]], %{{.+}}] : tensor<?x?xi32>
-// CHECK: %[[CLASS:.+]] = arith.select %[[EMITS]], %[[LABEL]], %c2_i32 : i32
+// CHECK: %[[CLASS:.+]] = arith.select %[[EMITS]], %[[LABEL]], %c2_i32{{(_[0-9]+)?}} : i32
 // CHECK: %[[FRAME:.+]] = arith.subi %[[TC]], %c1{{(_[0-9]+)?}} : index
 // CHECK-NEXT: %[[WRITTEN:.+]] = tensor.insert %[[CLASS]] into %[[AC]][%[[BI]], %[[FRAME]]] : tensor<?x?xi32>
 // CHECK: %[[UPREV:.+]] = arith.maxsi %{{.+}}, %c0{{(_[0-9]+)?}} : index
@@ -582,7 +582,7 @@ nn.graph @align(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) -> (!n
 // CHECK: scf.for %[[ST:.+]] = %{{.+}} to %[[SFRAMES]] step %{{.+}} iter_args(%[[S1:.+]] = %[[S0]]) -> (tensor<?x?x4xf32>) {
 // CHECK-NEXT: %[[SP32:.+]] = tensor.extract %[[POSITIONS2]][%[[SB]], %[[ST]]] : tensor<?x?xi32>
 // CHECK-NEXT: %[[SP:.+]] = arith.index_cast %[[SP32]] : i32 to index
-// CHECK: scf.for %[[SF:.+]] = %{{.+}} to %c4 step %{{.+}} iter_args(%[[S2:.+]] = %[[S1]]) -> (tensor<?x?x4xf32>) {
+// CHECK: scf.for %[[SF:.+]] = %{{.+}} to %c4{{(_[0-9]+)?}} step %{{.+}} iter_args(%[[S2:.+]] = %[[S1]]) -> (tensor<?x?x4xf32>) {
 // CHECK-DAG: %[[DYV:.+]] = tensor.extract %[[DY]][%[[SB]], %[[ST]], %[[SF]]] : tensor<?x?x4xf32>
 // CHECK-DAG: %[[OLD:.+]] = tensor.extract %[[S2]][%[[SB]], %[[SP]], %[[SF]]] : tensor<?x?x4xf32>
 // CHECK: %[[SUM:.+]] = arith.addf %[[OLD]], %[[DYV]] : f32
