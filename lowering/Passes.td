@@ -110,7 +110,8 @@ def NNNameGpuKernels : Pass<"nn-name-gpu-kernels", "::mlir::ModuleOp"> {
     Runs after gpu-kernel-outlining. Each `gpu.launch_func` whose location
     is a NameLoc (set by nn-linalg-to-gpu) gets its kernel and gpu.module
     renamed to that name, so PTX, profiles and runtime errors say which nn
-    op a kernel belongs to.
+    op a kernel belongs to. A gpu.module that several launches use keeps
+    its name (renaming it for one would strand the others).
   }];
 }
 
@@ -178,13 +179,17 @@ def NNExpandDivisions : Pass<"nn-expand-divisions", "::mlir::ModuleOp"> {
 }
 
 def NNApproximateMath : Pass<"nn-approximate-math", "::mlir::ModuleOp"> {
-  let summary = "Replaces f32 exp, log, tanh, erf by polynomial approximations";
+  let summary = "Replaces f32 transcendental math ops by polynomial approximations";
   let description = [{
     LLVM lowers `math.exp` and friends to libm calls, which keep the loops
     around them scalar. MLIR's polynomial approximations are plain
     arithmetic that LLVM vectorizes; together with the reassociable row
-    sums of softmax-like ops this vectorizes the loss tail. f64 ops are left
-    alone.
+    sums of softmax-like ops this vectorizes the loss tail. The pass applies
+    MLIR's whole set (`populateMathPolynomialApproximationPatterns`): the
+    f32 exp, log, tanh and erf the nn ops lower to, and also sin, cos, atan,
+    atan2, asin, acos, log1p, log2, expm1 and cbrt; f16 and bf16 ops are
+    computed through f32. f64 ops are left alone. The greedy driver also
+    folds what it touches (`maximumf %v, %v` becomes `%v`).
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",

@@ -606,10 +606,17 @@ struct NameGpuKernelsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
+    // A kernel module launched more than once keeps its name: renaming it
+    // and its kernel for one launch would leave the others pointing at a
+    // kernel that is gone. (Outlining makes a module per launch.)
+    DenseMap<StringAttr, unsigned> launches;
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      ++launches[launch.getKernelModuleName()];
+    });
     DenseSet<StringAttr> used;
     module.walk([&](gpu::LaunchFuncOp launch) {
       auto name = dyn_cast<NameLoc>(launch.getLoc());
-      if (!name)
+      if (!name || launches[launch.getKernelModuleName()] != 1)
         return;
       auto kernelModule =
           symbols.lookup<gpu::GPUModuleOp>(launch.getKernelModuleName());

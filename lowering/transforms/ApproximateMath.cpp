@@ -1,6 +1,7 @@
 //===- ApproximateMath.cpp - arithmetic LLVM vectorizes -------------------===//
 //
-// nn-approximate-math (polynomial f32 exp, log, tanh, erf) and
+// nn-approximate-math (MLIR's polynomial approximations of f32 exp, log,
+// tanh, erf and the other transcendental ops) and
 // nn-expand-divisions (only the integer divisions LLVM lacks), both for
 // loops that LLVM's vectorizers can take.
 //

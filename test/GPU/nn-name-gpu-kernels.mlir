@@ -89,3 +89,28 @@ func.func @outlined(%a: memref<?xf32>, %b: memref<?xf32>) {
   } loc("nn.softmax")
   return
 }
+
+// -----
+
+// One kernel module that two launches use keeps its names: renaming it for
+// the first launch would leave the second pointing at a kernel that is
+// gone (the IR would not verify).
+
+// CHECK-LABEL: func.func @shared
+// CHECK: gpu.launch_func @shared_kernel::@shared_kernel blocks
+// CHECK: gpu.launch_func @shared_kernel::@shared_kernel blocks
+// CHECK: gpu.module @shared_kernel {
+// CHECK-NEXT: gpu.func @shared_kernel(%{{.+}}: memref<?xf32>) kernel {
+module attributes {gpu.container_module} {
+  func.func @shared(%a: memref<?xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @shared_kernel::@shared_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<?xf32>) loc("shared_k0_linear")
+    gpu.launch_func @shared_kernel::@shared_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<?xf32>) loc("shared_k1_relu")
+    return
+  }
+  gpu.module @shared_kernel {
+    gpu.func @shared_kernel(%a: memref<?xf32>) kernel {
+      gpu.return
+    }
+  }
+}
