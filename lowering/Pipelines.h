@@ -3,11 +3,13 @@
 // Every tool (nn-opt, nn-run, the compiler API) builds its pass manager
 // with these functions, so they all run the identical pipeline:
 //
-//   nn-optimize     nn-level passes (nn-drop-results for a train step,
-//                   nn-dropout-training with training=true,
-//                   pack-before-loss unless pack=false, fuse-loss-tail,
-//                   then nn-autodiff with grads=true, then
-//                   nn-train-step with train-step=true)
+//   nn-optimize     nn-level passes: nn-drop-results (train step),
+//                   nn-dropout-training (training=true),
+//                   nn-pack-before-loss (unless pack=false),
+//                   nn-fuse-loss-tail, then with grads=true nn-autodiff,
+//                   nn-save-lstm-tape, nn-fuse-loss-tail again (each loss
+//                   merged with its gradient) and with train-step=true
+//                   nn-train-step; canonicalize
 //   nn-to-buffers   nn -> linalg/tensor -> bufferized memrefs; shared by
 //                   every target
 //   nn-cpu-codegen  bufferized linalg -> BLAS calls (unless blas=false)

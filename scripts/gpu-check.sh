@@ -13,8 +13,8 @@
 #                                     run them on the CPU for the expected
 #                                     values, and put the artifacts, nn-exec
 #                                     and its libraries into DIR
-#   scripts/gpu-check.sh run DIR      on a GPU machine without MLIR (the
-#                                     lent H200 has none): run the bundle's
+#   scripts/gpu-check.sh run DIR      on a GPU machine without MLIR (it
+#                                     needs none): run the bundle's
 #                                     GPU artifacts and compare with the CPU
 #                                     values (rel 1e-4); train example 1 for
 #                                     a few steps and compare each step's

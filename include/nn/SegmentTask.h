@@ -1,6 +1,6 @@
 //===- nn/SegmentTask.h - a learnable synthetic sequence task ---*- C++ -*-===//
 //
-// The synthetic task training runs on when there is no data (issue 13's
+// The synthetic task training runs on when there is no data (nn-train's
 // `--synthetic segments`), and that every sequence loss can learn: each
 // utterance is a random label sequence, each label rendered as a segment
 // of random duration, with silence (class 0) around the segments. A
