@@ -12,7 +12,7 @@
 
 #include "nn/File.h"
 #include "nn/Npy.h"
-#include "tools/common/Json.h"
+#include "support/JsonLine.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -197,8 +197,7 @@ absl::Status StagePipeline::Impl::prepareTrain(Stage &stage,
   options.keep = 2;
   options.evaluateAtStart = !stage.readInit.empty() && !stage.readDev.empty();
   options.output = output;
-  options.output.jsonPrefix =
-      "\"stage\": " + tools::jsonString(stage.name) + ", ";
+  options.output.jsonFields = support::JsonObject().add("stage", stage.name);
   options.output.linePrefix = "[" + stage.name + "] ";
   options.output.jsonEvents = true;
   stage.trainer = std::make_unique<Trainer>(std::move(options));

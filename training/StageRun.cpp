@@ -12,7 +12,7 @@
 
 #include "nn/File.h"
 #include "nn/Npy.h"
-#include "tools/common/Json.h"
+#include "support/JsonLine.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -67,16 +67,24 @@ namespace {
 
 /// The contents of a done.json or a checkpoint fingerprint file.
 std::string fingerprintText(uint64_t fingerprint, const std::string &what) {
-  return "{\"fingerprint\": \"" + hex(fingerprint) +
-         "\", \"stage\": " + tools::jsonString(what) + "}\n";
+  return support::JsonObject()
+             .add("fingerprint", hex(fingerprint))
+             .add("stage", what)
+             .str() +
+         "\n";
 }
 
+/// `{"stage": STAGE, "event": WHAT, FIELDS...}` on stdout with --json.
 void event(const OutputOptions &output, const std::string &stage,
-           const std::string &what, const std::string &fields = "") {
+           const std::string &what,
+           const support::JsonObject &fields = support::JsonObject()) {
   if (!output.json)
     return;
-  llvm::outs() << "{\"stage\": " << tools::jsonString(stage)
-               << ", \"event\": " << tools::jsonString(what) << fields << "}\n";
+  llvm::outs() << support::JsonObject()
+                      .add("stage", stage)
+                      .add("event", what)
+                      .append(fields)
+               << "\n";
   llvm::outs().flush();
 }
 
@@ -114,8 +122,9 @@ absl::Status StagePipeline::Impl::synthesize(const DataDecl &decl,
       !status.ok())
     return status;
   event(output, decl.name, "synthesized",
-        ", \"utterances\": " + std::to_string(decl.utterances) +
-            ", \"path\": " + tools::jsonString(decl.path));
+        support::JsonObject()
+            .add("utterances", decl.utterances)
+            .add("path", decl.path));
   return writeText(marker,
                    fingerprintText(entity.fingerprint, "data." + decl.name));
 }
@@ -412,12 +421,13 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
       }
     }
     event(output, stage.name, "aligned",
-          ", \"data\": " + tools::jsonString(stage.readData[d]) +
-              ", \"writes\": " + tools::jsonString(stage.writeData[d]) +
-              ", \"utterances\": " + std::to_string(kept) +
-              ", \"left_out\": " + std::to_string(aligned.infeasible) +
-              ", \"frames\": " + std::to_string(aligned.frames) +
-              ", \"path\": " + tools::jsonString(overlay));
+          support::JsonObject()
+              .add("data", stage.readData[d])
+              .add("writes", stage.writeData[d])
+              .add("utterances", kept)
+              .add("left_out", aligned.infeasible)
+              .add("frames", aligned.frames)
+              .add("path", overlay));
   }
   return absl::OkStatus();
 }
@@ -481,9 +491,10 @@ absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
       llvm::errs() << "\n";
     }
     event(output, stage.name, "start",
-          ", \"index\": " + std::to_string(i + 1) +
-              ", \"of\": " + std::to_string(p.stages.size()) +
-              ", \"kind\": " + tools::jsonString(report.kind));
+          support::JsonObject()
+              .add("index", i + 1)
+              .add("of", p.stages.size())
+              .add("kind", report.kind));
     if (absl::Status status = p.work->createDirectory(stage.dir); !status.ok())
       return status;
     bool stageFinished = true;

@@ -3,8 +3,6 @@
 
 #include "training/Trainer.h"
 
-#include "tools/common/Json.h"
-
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -100,13 +98,13 @@ uint64_t nn::training::streamSeed(uint64_t seed, uint64_t tag,
   return z ^ (z >> 31);
 }
 
-std::string nn::training::lossesJson(const Manifest &manifest,
-                                     const std::vector<LossValue> &losses) {
-  std::string out = "{";
-  for (size_t i = 0; i < losses.size(); ++i)
-    out += (i ? ", " : "") + tools::jsonString(losses[i].name) + ": " +
-           tools::jsonNumber(lossValue(manifest, losses[i]));
-  return out + "}";
+support::JsonObject
+nn::training::lossesJson(const Manifest &manifest,
+                         const std::vector<LossValue> &losses) {
+  support::JsonObject out;
+  for (const LossValue &loss : losses)
+    out.add(loss.name, lossValue(manifest, loss));
+  return out;
 }
 
 std::string nn::training::lossesText(const Manifest &manifest,
@@ -380,9 +378,11 @@ absl::Status Trainer::setUpState() {
                    << " at batch " << trainState.batches << " ("
                    << trainState.step << " updates)\n";
     else if (out.jsonEvents)
-      llvm::outs() << "{" << out.jsonPrefix
-                   << "\"event\": \"resumed\", \"step\": " << trainState.batches
-                   << ", \"from\": " << tools::jsonString(path) << "}\n";
+      llvm::outs() << support::JsonObject(out.jsonFields)
+                          .add("event", "resumed")
+                          .add("step", trainState.batches)
+                          .add("from", path)
+                   << "\n";
   }
   return absl::OkStatus();
 }
@@ -405,10 +405,11 @@ absl::Status Trainer::evaluate(int64_t atBatch, bool atStart) {
   (atStart ? startLosses : lastLosses) = totals.losses;
   const OutputOptions &out = options.output;
   if (out.json) {
-    llvm::outs() << "{" << out.jsonPrefix
-                 << "\"eval\": \"dev\", \"step\": " << atBatch
-                 << ", \"losses\": " << lossesJson(manifest, totals.losses)
-                 << "}\n";
+    llvm::outs() << support::JsonObject(out.jsonFields)
+                        .add("eval", "dev")
+                        .add("step", atBatch)
+                        .add("losses", lossesJson(manifest, totals.losses))
+                 << "\n";
     llvm::outs().flush();
   } else {
     if (out.bar)
@@ -506,13 +507,14 @@ void Trainer::progress(const StepReport &report, int64_t frames,
   const Manifest &manifest = trainStep.manifest();
   const OutputOptions &out = options.output;
   if (out.json) {
-    llvm::outs() << "{" << out.jsonPrefix << "\"step\": " << trainState.batches
-                 << ", \"lr\": " << tools::jsonNumber(report.learningRate)
-                 << ", \"grad_norm\": " << tools::jsonNumber(report.gradNorm)
-                 << ", \"losses\": " << lossesJson(manifest, report.losses)
-                 << ", \"frames\": " << frames
-                 << ", \"applied\": " << (report.applied ? "true" : "false")
-                 << "}\n";
+    llvm::outs() << support::JsonObject(out.jsonFields)
+                        .add("step", trainState.batches)
+                        .add("lr", report.learningRate)
+                        .add("grad_norm", report.gradNorm)
+                        .add("losses", lossesJson(manifest, report.losses))
+                        .add("frames", frames)
+                        .add("applied", report.applied)
+                 << "\n";
     llvm::outs().flush();
     return;
   }

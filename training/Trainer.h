@@ -20,6 +20,7 @@
 #include "nn/LearningRate.h"
 #include "nn/Runtime.h"
 #include "nn/Train.h"
+#include "support/JsonLine.h"
 
 #include <memory>
 #include <string>
@@ -58,9 +59,10 @@ struct OutputOptions {
   bool verbose = false;
   unsigned logEvery = 1;
   bool bar = false;
-  /// Put first in every JSON object (`"stage": "ctc", `) and before every
+  /// Put first in every JSON object (`"stage": "ctc"`) and before every
   /// plain line (`[ctc] `); empty for a plain run.
-  std::string jsonPrefix, linePrefix;
+  support::JsonObject jsonFields;
+  std::string linePrefix;
   /// JSON: also an object when the run resumes from a checkpoint
   /// (`"event": "resumed"`), as stage runs report events; a plain run's
   /// JSON holds steps and dev evaluations only (its contract).
@@ -134,8 +136,8 @@ uint64_t streamSeed(uint64_t seed, uint64_t tag, uint64_t counter);
 std::string lossesText(const Manifest &manifest,
                        const std::vector<LossValue> &losses);
 /// {"ce": 1.2345, ...}
-std::string lossesJson(const Manifest &manifest,
-                       const std::vector<LossValue> &losses);
+support::JsonObject lossesJson(const Manifest &manifest,
+                               const std::vector<LossValue> &losses);
 
 class Trainer {
 public:

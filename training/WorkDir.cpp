@@ -3,7 +3,7 @@
 #include "training/WorkDir.h"
 
 #include "nn/File.h"
-#include "tools/common/Json.h"
+#include "support/JsonLine.h"
 #include "training/StageFile.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -152,14 +152,12 @@ absl::Status WorkDir::save() {
   if (std::error_code ec = llvm::sys::fs::create_directories(root_))
     return absl::InternalError("cannot create the " + what + " '" + root_ +
                                "': " + ec.message());
-  std::string text = "{\"written_by\": \"nn-train\", \"written\": [";
-  bool first = true;
-  for (const std::string &entry : entries) {
-    text += (first ? "\n  " : ",\n  ") + tools::jsonString(entry);
-    first = false;
-  }
-  text += "\n]}\n";
-  return writeFileAtomically(root_ + "/" + kListName, text);
+  support::JsonArray written(support::JsonArray::Layout::itemPerLine);
+  for (const std::string &entry : entries)
+    written.push(entry);
+  support::JsonObject list;
+  list.add("written_by", "nn-train").add("written", written);
+  return writeFileAtomically(root_ + "/" + kListName, list.str() + "\n");
 }
 
 absl::Status WorkDir::addDirectories(const std::string &relativeDir) {
