@@ -33,7 +33,13 @@ std::string canonical(const json::Value &value) {
   return text;
 }
 
-/// Typed access to a JSON object with errors naming the file and key.
+/// Typed access to a JSON object with errors naming the file and key
+/// (`FILE: stages[2] ('ce').optimizer.kind: unknown optimizer 'lion' ...`).
+/// Not llvm::json::ObjectMapper and json::Path: Path::report takes only
+/// string literals (these messages name values and ranges), a Path's
+/// segments are private and Root::getError writes "MESSAGE at a.b.c" with
+/// no room for a stage's name, and ObjectMapper neither refuses unknown
+/// keys nor checks more than a value's type.
 class ObjectReader {
 public:
   ObjectReader(const std::string &file, std::string where,
@@ -189,6 +195,39 @@ public:
   std::string where;
   const json::Object &object;
 };
+
+/// A train stage's "optimizer" object, if it has one, key by key.
+absl::Status parseOptimizer(const ObjectReader &stage, OptimizerOptions &o) {
+  const json::Object *optimizer = nullptr;
+  if (absl::Status status = stage.child("optimizer", optimizer);
+      !status.ok() || !optimizer)
+    return status;
+  ObjectReader opt(stage.file, stage.at("optimizer"), *optimizer);
+  absl::Status status =
+      opt.onlyKeys({"kind", "momentum", "nesterov", "beta1", "beta2", "epsilon",
+                    "weight_decay", "clip_norm"});
+  std::string kind;
+  if (status.ok())
+    status = opt.string("kind", kind);
+  if (status.ok() && !kind.empty()) {
+    if (std::optional<OptimizerKind> parsed = parseEnum<OptimizerKind>(kind))
+      o.kind = *parsed;
+    else
+      status = opt.error("kind", unknownEnumMessage<OptimizerKind>(kind));
+  }
+  for (auto [key, value] :
+       {std::pair<const char *, double *>{"momentum", &o.momentum},
+        {"beta1", &o.beta1},
+        {"beta2", &o.beta2},
+        {"epsilon", &o.epsilon},
+        {"weight_decay", &o.weightDecay},
+        {"clip_norm", &o.clipNorm}})
+    if (status.ok())
+      status = opt.number(key, *value);
+  if (status.ok())
+    status = opt.boolean("nesterov", o.nesterov);
+  return status;
+}
 
 /// A name things are known by: letters, digits, '_', '-' and '.', so that
 /// it can name a directory.
@@ -522,38 +561,9 @@ absl::Status Parser::parseTrainStage(const ObjectReader &reader,
     return reader.error("lr", std::string(schedule.status().message()));
   stage.schedule = *schedule;
 
-  const json::Object *optimizer = nullptr;
-  if (absl::Status status = reader.child("optimizer", optimizer); !status.ok())
+  if (absl::Status status = parseOptimizer(reader, stage.optimizer);
+      !status.ok())
     return status;
-  if (optimizer) {
-    ObjectReader opt(file, reader.at("optimizer"), *optimizer);
-    OptimizerOptions &o = stage.optimizer;
-    absl::Status status =
-        opt.onlyKeys({"kind", "momentum", "nesterov", "beta1", "beta2",
-                      "epsilon", "weight_decay", "clip_norm"});
-    std::string kind;
-    if (status.ok())
-      status = opt.string("kind", kind);
-    if (status.ok() && !kind.empty()) {
-      if (std::optional<OptimizerKind> parsed = parseEnum<OptimizerKind>(kind))
-        o.kind = *parsed;
-      else
-        status = opt.error("kind", unknownEnumMessage<OptimizerKind>(kind));
-    }
-    for (auto [key, value] :
-         {std::pair<const char *, double *>{"momentum", &o.momentum},
-          {"beta1", &o.beta1},
-          {"beta2", &o.beta2},
-          {"epsilon", &o.epsilon},
-          {"weight_decay", &o.weightDecay},
-          {"clip_norm", &o.clipNorm}})
-      if (status.ok())
-        status = opt.number(key, *value);
-    if (status.ok())
-      status = opt.boolean("nesterov", o.nesterov);
-    if (!status.ok())
-      return status;
-  }
 
   const json::Object *reads = nullptr, *writes = nullptr;
   if (absl::Status status = reader.child("reads", reads, true); !status.ok())
