@@ -6,6 +6,8 @@
 #include "nn/Train.h"
 #include "training/JsonFile.h"
 
+#include "support/JsonOptionReader.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -54,10 +56,10 @@ public:
   }
 
   /// Every key is one of `allowed`.
-  absl::Status onlyKeys(std::initializer_list<llvm::StringRef> allowed) const {
+  absl::Status onlyKeys(llvm::ArrayRef<std::string> allowed) const {
     for (const auto &entry : object) {
       llvm::StringRef key = entry.first;
-      if (llvm::is_contained(allowed, key))
+      if (llvm::is_contained(allowed, key.str()))
         continue;
       std::string closest;
       unsigned best = 3;
@@ -69,8 +71,8 @@ public:
         }
       }
       std::string list;
-      for (llvm::StringRef candidate : allowed)
-        list += (list.empty() ? "" : ", ") + candidate.str();
+      for (const std::string &candidate : allowed)
+        list += (list.empty() ? "" : ", ") + candidate;
       return error(key.str(), "unknown key" +
                                   (closest.empty()
                                        ? std::string()
@@ -78,6 +80,18 @@ public:
                                   "; expected " + list);
     }
     return absl::OkStatus();
+  }
+
+  absl::Status onlyKeys(std::initializer_list<const char *> allowed) const {
+    return onlyKeys(std::vector<std::string>(allowed.begin(), allowed.end()));
+  }
+
+  /// Reads the options of `values` (nn/Options.h) under their keys.
+  template <typename S> absl::Status options(S &values) const {
+    return support::readJsonOptions(
+        object, values, [this](const std::string &key, const std::string &why) {
+          return error(key, why);
+        });
   }
 
   bool has(llvm::StringRef key) const { return object.get(key) != nullptr; }
@@ -203,30 +217,32 @@ absl::Status parseOptimizer(const ObjectReader &stage, OptimizerOptions &o) {
       !status.ok() || !optimizer)
     return status;
   ObjectReader opt(stage.file, stage.at("optimizer"), *optimizer);
-  absl::Status status =
-      opt.onlyKeys({"kind", "momentum", "nesterov", "beta1", "beta2", "epsilon",
-                    "weight_decay", "clip_norm"});
-  std::string kind;
-  if (status.ok())
-    status = opt.string("kind", kind);
-  if (status.ok() && !kind.empty()) {
-    if (std::optional<OptimizerKind> parsed = parseEnum<OptimizerKind>(kind))
-      o.kind = *parsed;
-    else
-      status = opt.error("kind", unknownEnumMessage<OptimizerKind>(kind));
-  }
-  for (auto [key, value] :
-       {std::pair<const char *, double *>{"momentum", &o.momentum},
-        {"beta1", &o.beta1},
-        {"beta2", &o.beta2},
-        {"epsilon", &o.epsilon},
-        {"weight_decay", &o.weightDecay},
-        {"clip_norm", &o.clipNorm}})
-    if (status.ok())
-      status = opt.number(key, *value);
-  if (status.ok())
-    status = opt.boolean("nesterov", o.nesterov);
-  return status;
+  if (absl::Status status =
+          opt.onlyKeys(support::jsonOptionKeys<OptimizerOptions>());
+      !status.ok())
+    return status;
+  return opt.options(o);
+}
+
+/// The keys every stage that compiles takes for code generation, and
+/// reading them.
+std::vector<std::string> codegenKeys() {
+  std::vector<std::string> keys = support::jsonOptionKeys<CodegenOptions>();
+  for (std::string &key : support::jsonOptionKeys<CpuCodegenOptions>())
+    keys.push_back(std::move(key));
+  return keys;
+}
+absl::Status parseCodegen(const ObjectReader &reader, StageSpec &stage) {
+  if (absl::Status status = reader.options(stage.codegen); !status.ok())
+    return status;
+  return reader.options(stage.cpu);
+}
+
+/// `keys` and then `more`.
+std::vector<std::string> concat(std::vector<std::string> keys,
+                                const std::vector<std::string> &more) {
+  keys.insert(keys.end(), more.begin(), more.end());
+  return keys;
 }
 
 /// A name things are known by: letters, digits, '_', '-' and '.', so that
@@ -492,10 +508,14 @@ absl::Status Parser::parseStage(const json::Object &object, size_t index) {
 
 absl::Status Parser::parseTrainStage(const ObjectReader &reader,
                                      StageSpec &stage) {
-  if (absl::Status status = reader.onlyKeys(
-          {"name", "kind", "graph", "entry", "losses", "epochs", "steps",
-           "batch_size", "max_frames", "bucket", "shuffle", "optimizer", "lr",
-           "pack", "seed", "on_nonfinite", "reads", "writes"});
+  // The nn-level options (pack, fuse_loss_tail, ...) and those of code
+  // generation are keys of the stage, as nn/Options.h declares them.
+  if (absl::Status status = reader.onlyKeys(concat(
+          concat({"name", "kind", "graph", "entry", "losses", "epochs", "steps",
+                  "batch_size", "max_frames", "bucket", "shuffle", "optimizer",
+                  "lr", "seed", "on_nonfinite", "reads", "writes"},
+                 support::jsonOptionKeys<OptimizeOptions>()),
+          codegenKeys()));
       !status.ok())
     return status;
   // Losses: a list of names (scales as marked) or names with scales.
@@ -537,10 +557,13 @@ absl::Status Parser::parseTrainStage(const ObjectReader &reader,
     return status;
   for (auto [key, flag] :
        {std::pair<const char *, bool *>{"bucket", &stage.bucket},
-        {"shuffle", &stage.shuffle},
-        {"pack", &stage.pack}})
+        {"shuffle", &stage.shuffle}})
     if (absl::Status status = reader.boolean(key, *flag); !status.ok())
       return status;
+  if (absl::Status status = reader.options(stage.optimize); !status.ok())
+    return status;
+  if (absl::Status status = parseCodegen(reader, stage); !status.ok())
+    return status;
   int64_t stageSeed = (int64_t)seed;
   if (absl::Status status = reader.integer("seed", stageSeed, 0, false,
                                            std::numeric_limits<int64_t>::max());
@@ -590,9 +613,12 @@ absl::Status Parser::parseTrainStage(const ObjectReader &reader,
 absl::Status Parser::parseAlignStage(const ObjectReader &reader,
                                      StageSpec &stage) {
   if (absl::Status status = reader.onlyKeys(
-          {"name", "kind", "graph", "entry", "batch_size", "max_frames",
-           "reads", "writes", "array", "prior", "infeasible"});
+          concat({"name", "kind", "graph", "entry", "batch_size", "max_frames",
+                  "reads", "writes", "array", "prior", "infeasible"},
+                 codegenKeys()));
       !status.ok())
+    return status;
+  if (absl::Status status = parseCodegen(reader, stage); !status.ok())
     return status;
   if (absl::Status status = reader.string("array", stage.array); !status.ok())
     return status;

@@ -54,11 +54,16 @@ struct StageSpec {
   unsigned batchSize = 16, maxFrames = 0;
   /// WORK/NAME: the stage's own outputs.
   std::string dir;
+  /// Code generation (stage keys blas, threads, gemm_library).
+  CodegenOptions codegen;
+  CpuCodegenOptions cpu;
 
   // Train stages.
   std::vector<TrainedLoss> losses;
   int64_t epochs = 0, steps = 0;
-  bool bucket = true, shuffle = true, pack = true;
+  bool bucket = true, shuffle = true;
+  /// The nn-level passes' options (stage keys pack, fuse_loss_tail, ...).
+  OptimizeOptions optimize;
   OptimizerOptions optimizer;
   LearningRateSchedule schedule;
   uint64_t seed = 0;

@@ -178,7 +178,9 @@ absl::Status StagePipeline::Impl::prepareTrain(Stage &stage,
   TrainOptions options;
   options.modelPath = stage.graphPath;
   options.compile.entry = stage.entry;
-  options.compile.optimize.pack = stage.pack;
+  options.compile.optimize = stage.optimize;
+  options.compile.codegen = stage.codegen;
+  options.compile.cpu = stage.cpu;
   options.compile.optimizer = stage.optimizer;
   options.compile.trainedLosses = stage.losses;
   options.data.train = entities.at(stage.readTrain).paths;
@@ -234,6 +236,8 @@ absl::Status StagePipeline::Impl::prepareTrain(Stage &stage,
 absl::Status StagePipeline::Impl::prepareAlign(Stage &stage) {
   CompileOptions options;
   options.entry = stage.entry;
+  options.codegen = stage.codegen;
+  options.cpu = stage.cpu;
   absl::StatusOr<Artifact> compiled = compileFile(stage.graphPath, options);
   if (!compiled.ok())
     return withContext(compiled.status(), file + ": " + stage.where + ": ");

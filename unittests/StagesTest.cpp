@@ -13,6 +13,7 @@
 #include "training/Stages.h"
 #include "nn/Dataset.h"
 #include "nn/Npy.h"
+#include "training/StageFile.h"
 
 #include "llvm/Support/FileSystem.h"
 
@@ -424,6 +425,21 @@ TEST(StagesTest, BadStageFilesAreErrorsBeforeAnythingRuns) {
            dir +
            "/stages.work/data/train.align', "
            "which is dataset 'train.align'"},
+      // Compilation options, as nn/Options.h declares them.
+      {"\"epochs\": 1, \"optimizer\"",
+       "\"epochs\": 1, \"loss_tail_backward\": \"twice\", \"optimizer\"",
+       path + ": stages[2] ('ce').loss_tail_backward: unknown loss tail "
+              "backward 'twice' (expected sweep or recompute)"},
+      {"\"prior\": {", "\"gemm_library\": 3, \"prior\": {",
+       path + ": stages[1] ('align').gemm_library: must be one of onednn or "
+              "openblas"},
+      {"\"epochs\": 1, \"optimizer\"",
+       "\"epochs\": 1, \"fuse_loss_tail\": \"no\", \"optimizer\"",
+       path + ": stages[2] ('ce').fuse_loss_tail: must be true or false"},
+      {"\"kind\": \"sgd\", \"momentum\": 0.9",
+       "\"kind\": \"sgd\", \"momentum\": 0.9, \"beta3\": 0.9",
+       path + ": stages[2] ('ce').optimizer.beta3: unknown key (did you "
+              "mean 'beta1'?)"},
       // Found by compiling the graphs.
       {"\"losses\": [\"ce\"]", "\"losses\": [\"cee\"]",
        path + ": stages[2] ('ce'): loss 'cee' is marked nowhere in the model "
@@ -449,6 +465,49 @@ TEST(StagesTest, BadStageFilesAreErrorsBeforeAnythingRuns) {
   }
   // Nothing ran: no stage wrote anything, no data was synthesized.
   EXPECT_FALSE(llvm::sys::fs::exists(dir + "/stages.work"));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+/// The compilation options a stage gives reach that stage's settings,
+/// under the keys nn/Options.h declares (and nothing else changes).
+TEST(StagesTest, OptionKeysSetTheStagesCompileOptions) {
+  std::string dir = scratch("options");
+  for (const char *graph : {"ctc.mlir", "align.mlir", "ce.mlir"})
+    std::ofstream(dir + "/" + graph) << readFile(tinyDir() + "/" + graph);
+  std::string stages = readFile(tinyDir() + "/stages.json");
+  stages = replaced(stages, "\"epochs\": 1, \"optimizer\"",
+                    "\"epochs\": 1, \"fuse_loss_tail\": false, "
+                    "\"loss_tail_backward\": \"recompute\", \"pack\": false, "
+                    "\"threads\": false, \"optimizer\"");
+  stages = replaced(stages, "\"prior\": {",
+                    "\"gemm_library\": \"openblas\", \"blas\": false, "
+                    "\"prior\": {");
+  stages = replaced(stages, "\"kind\": \"sgd\", \"momentum\": 0.9",
+                    "\"kind\": \"adamw\", \"weight_decay\": 0.25, "
+                    "\"clip_norm\": 2");
+  absl::StatusOr<StageFile> file =
+      StageFile::parse(stages, dir + "/stages.json");
+  ASSERT_TRUE(file.ok()) << file.status().message();
+  ASSERT_EQ(file->stages.size(), 3u);
+  const StageSpec &ctc = file->stages[0], &align = file->stages[1],
+                  &ce = file->stages[2];
+  // The first stage gives none: the defaults.
+  EXPECT_TRUE(ctc.optimize.pack);
+  EXPECT_TRUE(ctc.optimize.fuseLossTail);
+  EXPECT_EQ(ctc.optimizer.kind, OptimizerKind::adam);
+  EXPECT_TRUE(ctc.cpu.threads);
+  EXPECT_FALSE(align.codegen.blas);
+  EXPECT_EQ(align.cpu.gemmLibrary, GemmLibrary::openblas);
+  EXPECT_FALSE(ce.optimize.pack);
+  EXPECT_FALSE(ce.optimize.fuseLossTail);
+  EXPECT_EQ(ce.optimize.lossTailBackward, LossTailBackward::recompute);
+  EXPECT_TRUE(ce.optimize.saveLstmTape);
+  EXPECT_FALSE(ce.cpu.threads);
+  EXPECT_EQ(ce.cpu.gemmLibrary, GemmLibrary::onednn);
+  EXPECT_EQ(ce.optimizer.kind, OptimizerKind::adamw);
+  EXPECT_EQ(ce.optimizer.weightDecay, 0.25);
+  EXPECT_EQ(ce.optimizer.clipNorm, 2);
+  EXPECT_EQ(ce.optimizer.momentum, 0);
   llvm::sys::fs::remove_directories(dir);
 }
 
