@@ -1,6 +1,9 @@
 //===- Json.h - JSON output shared by the tools -----------------*- C++ -*-===//
 //
-// nn-run and nn-exec print results as JSON for scripts. JSON has no
+// nn-exec prints results as JSON for scripts. It is the one tool without
+// LLVM (the runtime alone), so it keeps this small writer; everything that
+// links LLVM writes JSON lines through support/JsonLine.h, to the same
+// rules. JSON has no
 // infinities or NaN, and a loss can be either (an infeasible CTC sequence
 // without zero_infinity is +inf), so non-finite numbers are written as the
 // strings "Infinity", "-Infinity" and "NaN" (what JavaScript's Number() and

@@ -15,8 +15,8 @@
 #include "nn/Npy.h"
 #include "nn/Runtime.h"
 #include "nn/Synthetic.h"
+#include "support/JsonLine.h"
 #include "tools/common/CompileFlags.h"
-#include "tools/common/Json.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -444,34 +444,31 @@ int main(int argc, char **argv) {
   }
 
   if (json) {
-    llvm::outs() << "{\"graph\": " << nn::tools::jsonString(manifest.graph)
-                 << ", \"pack\": " << (options.optimize.pack ? "true" : "false")
-                 << ", \"losses\": [";
-    for (size_t i = 0; i < result.losses.size(); ++i) {
-      const nn::LossValue &loss = result.losses[i];
-      llvm::outs() << (i ? ", " : "")
-                   << "{\"name\": " << nn::tools::jsonString(loss.name)
-                   << ", \"value\": " << nn::tools::jsonNumber(loss.normalized)
-                   << ", \"sum\": " << nn::tools::jsonNumber(loss.sum)
-                   << ", \"normalization\": "
-                   << nn::tools::jsonNumber(loss.normalization)
-                   << ", \"scale\": " << nn::tools::jsonNumber(loss.scale)
-                   << ", \"as_error\": " << (loss.asError ? "true" : "false")
-                   << ", \"packed\": " << (loss.packed ? "true" : "false")
-                   << ", \"frames_computed\": " << loss.framesComputed
-                   << ", \"frames_padded\": " << loss.framesPadded << "}";
-    }
-    llvm::outs() << "]";
+    using nn::support::JsonArray;
+    using nn::support::JsonObject;
+    JsonArray losses;
+    for (const nn::LossValue &loss : result.losses)
+      losses.push(JsonObject()
+                      .add("name", loss.name)
+                      .add("value", loss.normalized)
+                      .add("sum", loss.sum)
+                      .add("normalization", loss.normalization)
+                      .add("scale", loss.scale)
+                      .add("as_error", loss.asError)
+                      .add("packed", loss.packed)
+                      .add("frames_computed", loss.framesComputed)
+                      .add("frames_padded", loss.framesPadded));
+    JsonObject line;
+    line.add("graph", manifest.graph)
+        .add("pack", options.optimize.pack)
+        .add("losses", losses);
     if (!gradsOut.empty()) {
-      llvm::outs() << ", \"gradients\": [";
-      for (size_t i = 0; i < gradientNorms.size(); ++i)
-        llvm::outs() << (i ? ", " : "") << "{\"name\": "
-                     << nn::tools::jsonString(gradientNorms[i].first)
-                     << ", \"l2_norm\": "
-                     << nn::tools::jsonNumber(gradientNorms[i].second) << "}";
-      llvm::outs() << "]";
+      JsonArray norms;
+      for (const auto &[name, norm] : gradientNorms)
+        norms.push(JsonObject().add("name", name).add("l2_norm", norm));
+      line.add("gradients", norms);
     }
-    llvm::outs() << "}\n";
+    llvm::outs() << line << "\n";
     return 0;
   }
   for (const nn::LossValue &loss : result.losses) {
