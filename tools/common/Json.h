@@ -1,14 +1,14 @@
-//===- Json.h - JSON output shared by the tools -----------------*- C++ -*-===//
+//===- Json.h - nn-exec's JSON output ---------------------------*- C++ -*-===//
 //
 // nn-exec prints results as JSON for scripts. It is the one tool without
 // LLVM (the runtime alone), so it keeps this small writer; everything that
 // links LLVM writes JSON lines through support/JsonLine.h, to the same
-// rules. JSON has no
-// infinities or NaN, and a loss can be either (an infeasible CTC sequence
-// without zero_infinity is +inf), so non-finite numbers are written as the
-// strings "Infinity", "-Infinity" and "NaN" (what JavaScript's Number() and
-// Python's float() parse back); every other number is a JSON number with
-// enough digits to round-trip a float32 (docs/runtime.md).
+// rules. JSON has no infinities or NaN, and a loss can be either (an
+// infeasible CTC sequence without zero_infinity is +inf), so non-finite
+// numbers are written as the strings "Infinity", "-Infinity" and "NaN"
+// (what JavaScript's Number() and Python's float() parse back); every
+// other number is a JSON number with enough digits to round-trip a
+// float32 (docs/runtime.md).
 //
 //===----------------------------------------------------------------------===//
 
