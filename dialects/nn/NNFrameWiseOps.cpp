@@ -132,22 +132,12 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *context,
 // Activations, softmax
 //===----------------------------------------------------------------------===//
 
-/// Shared by the unary frame-wise ops (a float input, declared in ODS);
-/// `needsFeatures` for ops that normalize over the feature axis.
-static LogicalResult verifyUnaryFrameWise(Operation *op, bool needsFeatures) {
-  if (needsFeatures &&
-      failed(requireOneFeatureAxis(op, op->getOperand(0), "input")))
-    return failure();
-  return success();
+LogicalResult SoftmaxOp::verify() {
+  return requireOneFeatureAxis(*this, getInput(), "input");
 }
 
-LogicalResult ReluOp::verify() { return verifyUnaryFrameWise(*this, false); }
-LogicalResult TanhOp::verify() { return verifyUnaryFrameWise(*this, false); }
-LogicalResult SigmoidOp::verify() { return verifyUnaryFrameWise(*this, false); }
-LogicalResult GeluOp::verify() { return verifyUnaryFrameWise(*this, false); }
-LogicalResult SoftmaxOp::verify() { return verifyUnaryFrameWise(*this, true); }
 LogicalResult LogSoftmaxOp::verify() {
-  return verifyUnaryFrameWise(*this, true);
+  return requireOneFeatureAxis(*this, getInput(), "input");
 }
 
 //===----------------------------------------------------------------------===//
@@ -165,8 +155,6 @@ LogicalResult DropoutOp::verify() {
       return emitOpError() << "seed must be a scalar !nn.tensor<[], i32>, got "
                            << type;
   }
-  if (failed(verifyUnaryFrameWise(*this, false)))
-    return failure();
   // The mask is keyed by (sequence, frame); a row of a grid-packed joint
   // has two frame indices.
   FailureOr<DimTable> table = DimTable::forOp(*this);

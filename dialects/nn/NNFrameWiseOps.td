@@ -15,8 +15,11 @@ include "dialects/nn/NNOpBase.td"
 //===----------------------------------------------------------------------===//
 
 /// `what` is the summary; `detail` says what is computed per element (or
-/// per frame, for the ops that normalize the feature axis).
-class NN_UnaryFrameWiseOp<string mnemonic, string what, string detail>
+/// per frame, for the ops that normalize the feature axis: those set
+/// `needsFeatureAxis`, the only invariant that ODS does not check, so only
+/// they declare a verifier).
+class NN_UnaryFrameWiseOp<string mnemonic, string what, string detail,
+                          bit needsFeatureAxis = 0>
     : NN_FrameWiseOp<mnemonic, [SameOperandsAndResultType,
                                  DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = what;
@@ -33,7 +36,7 @@ class NN_UnaryFrameWiseOp<string mnemonic, string what, string detail>
   let arguments = (ins NN_FloatTensor:$input);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = "$input attr-dict `:` qualified(type($result))";
-  let hasVerifier = 1;
+  let hasVerifier = needsFeatureAxis;
 }
 
 def NN_LinearOp : NN_FrameWiseOp<"linear", [
@@ -110,11 +113,13 @@ def NN_GeluOp : NN_UnaryFrameWiseOp<"gelu", "GELU, exact (erf) form",
     "the tanh approximation).">;
 def NN_SoftmaxOp : NN_UnaryFrameWiseOp<"softmax", "softmax over the feature axis",
     "Each frame: `exp(x_i - max x) / sum_j exp(x_j - max x)` over the one "
-    "static feature axis, which the input must have.">;
+    "static feature axis, which the input must have.",
+    /*needsFeatureAxis=*/1>;
 def NN_LogSoftmaxOp : NN_UnaryFrameWiseOp<"log_softmax",
     "log-softmax over the feature axis",
     "Each frame: `x_i - max x - log sum_j exp(x_j - max x)` over the one "
-    "static feature axis, which the input must have.">;
+    "static feature axis, which the input must have.",
+    /*needsFeatureAxis=*/1>;
 
 def NN_DropoutOp : NN_FrameWiseOp<"dropout", [
     AllTypesMatch<["input", "result"]>,
