@@ -110,3 +110,131 @@ nn.graph @frame_error(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, T], i32
   nn.mark_loss %e as "fer" normalize per_frame as_error : !nn.tensor<[B, T], f32>
   nn.return
 }
+
+// -----
+
+// nn.mse_grad per position, padded and packed alike: 2 g (prediction -
+// target), g read once per frame; no lengths are read.
+// CHECK-DAG: #[[ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[ROW3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW2:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @mse_grad(
+// CHECK-SAME: %[[B:[^:]+]]: index, %[[T:[^:]+]]: index, %{{[^:]+}}: tensor<?xi32>, %[[G:[^:]+]]: tensor<?x?xf32>, %[[X:[^:]+]]: tensor<?x?x4xf32>, %[[Y:[^:]+]]: tensor<?x?x4xf32>, %[[PG:[^:]+]]: tensor<?xf32>, %[[PX:[^:]+]]: tensor<?x3xf32>, %[[PY:[^:]+]]: tensor<?x3xf32>)
+// CHECK: %[[N:.+]] = scf.for
+// CHECK: %[[INIT:.+]] = tensor.empty(%[[B]], %[[T]]) : tensor<?x?x4xf32>
+// CHECK-NEXT: %[[DX:.+]] = linalg.generic {indexing_maps = [#[[ID3]], #[[ID3]], #[[ROW3]], #[[ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[Y]], %[[G]] : tensor<?x?x4xf32>, tensor<?x?x4xf32>, tensor<?x?xf32>) outs(%[[INIT]] : tensor<?x?x4xf32>)
+// CHECK-NEXT: ^bb0(%[[XE:[^:]+]]: f32, %[[YE:[^:]+]]: f32, %[[GE:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT: %[[D:.+]] = arith.subf %[[XE]], %[[YE]] : f32
+// CHECK-NEXT: %[[TWO:.+]] = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT: %[[G2:.+]] = arith.mulf %[[GE]], %[[TWO]] : f32
+// CHECK-NEXT: %[[R:.+]] = arith.mulf %[[G2]], %[[D]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK-NEXT: } -> tensor<?x?x4xf32>
+// CHECK-NEXT: %[[PINIT:.+]] = tensor.empty(%[[N]]) : tensor<?x3xf32>
+// CHECK-NEXT: %[[PDX:.+]] = linalg.generic {indexing_maps = [#[[ID2]], #[[ID2]], #[[ROW2]], #[[ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[PX]], %[[PY]], %[[PG]] : tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xf32>) outs(%[[PINIT]] : tensor<?x3xf32>)
+// CHECK-NEXT: ^bb0(%[[XE:[^:]+]]: f32, %[[YE:[^:]+]]: f32, %[[GE:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT: %[[D:.+]] = arith.subf %[[XE]], %[[YE]] : f32
+// CHECK-NEXT: %[[TWO:.+]] = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT: %[[G2:.+]] = arith.mulf %[[GE]], %[[TWO]] : f32
+// CHECK-NEXT: %[[R:.+]] = arith.mulf %[[G2]], %[[D]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK-NEXT: } -> tensor<?x3xf32>
+// CHECK-NEXT: return %[[DX]], %[[PDX]] : tensor<?x?x4xf32>, tensor<?x3xf32>
+nn.graph @mse_grad(%g: !nn.tensor<[B, T], f32>, %x: !nn.tensor<[B, T, 4], f32>,
+                   %y: !nn.tensor<[B, T, 4], f32>, %pg: !nn.tensor<[N], f32>,
+                   %px: !nn.tensor<[N, 3], f32>, %py: !nn.tensor<[N, 3], f32>)
+    -> (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[N, 3], f32>)
+    dims [B: batch, T: seq(B), N: packed(B, T)] {
+  %a = nn.mse_grad %g, %x, %y : !nn.tensor<[B, T, 4], f32>
+  %b = nn.mse_grad %pg, %px, %py : !nn.tensor<[N, 3], f32>
+  nn.return %a, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[N, 3], f32>
+}
+
+// -----
+
+// nn.loss_terms itself: the f64 sum over valid positions (each sequence
+// axis against its own lengths; packed and per-sequence values have no
+// padding) and the inverse normalization: a custom factor's sum, N for
+// per_frame on packed frames, 1 for sum, B for per_sequence.
+// CHECK-DAG: #[[ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[BATCH2:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[ALL2:.+]] = affine_map<(d0, d1) -> ()>
+// CHECK-DAG: #[[ID1:.+]] = affine_map<(d0) -> (d0)>
+// CHECK-DAG: #[[ALL1:.+]] = affine_map<(d0) -> ()>
+// CHECK-DAG: #[[ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[BATCH3:.+]] = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-DAG: #[[ALL3:.+]] = affine_map<(d0, d1, d2) -> ()>
+// CHECK-LABEL: func.func @loss_terms(
+// CHECK-SAME: %[[B:[^:]+]]: index, %{{[^:]+}}: index, %[[TLEN:[^:]+]]: tensor<?xi32>, %{{[^:]+}}: index, %[[ULEN:[^:]+]]: tensor<?xi32>, %[[L:[^:]+]]: tensor<?x?xf32>, %[[F:[^:]+]]: tensor<?xf32>, %[[PL:[^:]+]]: tensor<?xf32>, %[[J:[^:]+]]: tensor<?x?x?xf32>, %[[Q:[^:]+]]: tensor<?xf32>)
+// CHECK-SAME: -> (tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>, tensor<f64>)
+// CHECK: %[[N:.+]] = scf.for
+// The padded loss [B, T]: t < len(b) keeps the sum, else the accumulator.
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : f64) outs(%{{.+}} : tensor<f64>)
+// CHECK-NEXT: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[ID2]], #[[BATCH2]], #[[ALL2]]], iterator_types = ["reduction", "reduction"]} ins(%[[L]], %[[TLEN]] : tensor<?x?xf32>, tensor<?xi32>) outs(%[[INIT]] : tensor<f64>)
+// CHECK-NEXT: ^bb0(%[[E:[^:]+]]: f32, %[[LE:[^:]+]]: i32, %[[ACC:[^:]+]]: f64):
+// CHECK-NEXT: %[[WIDE:.+]] = arith.extf %[[E]] : f32 to f64
+// CHECK-NEXT: %[[NEXT:.+]] = arith.addf %[[ACC]], %[[WIDE]] : f64
+// CHECK-DAG: %[[LIMIT:.+]] = arith.index_cast %[[LE]] : i32 to index
+// CHECK-DAG: %[[FRAME:.+]] = linalg.index 1 : index
+// CHECK: %[[VALID:.+]] = arith.cmpi slt, %[[FRAME]], %[[LIMIT]] : index
+// CHECK-NEXT: %[[KEPT:.+]] = arith.select %[[VALID]], %[[NEXT]], %[[ACC]] : f64
+// CHECK-NEXT: linalg.yield %[[KEPT]] : f64
+// The custom factor [B]: a plain f64 sum.
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : f64) outs(%{{.+}} : tensor<f64>)
+// CHECK-NEXT: %[[FSUM:.+]] = linalg.generic {indexing_maps = [#[[ID1]], #[[ALL1]]], iterator_types = ["reduction"]} ins(%[[F]] : tensor<?xf32>) outs(%[[INIT]] : tensor<f64>)
+// CHECK-NEXT: ^bb0(%[[E:[^:]+]]: f32, %[[ACC:[^:]+]]: f64):
+// CHECK-NEXT: %[[WIDE:.+]] = arith.extf %[[E]] : f32 to f64
+// CHECK-NEXT: %[[NEXT:.+]] = arith.addf %[[ACC]], %[[WIDE]] : f64
+// CHECK-NEXT: linalg.yield %[[NEXT]] : f64
+// The packed loss [N]: every row counts; N frames.
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : f64) outs(%{{.+}} : tensor<f64>)
+// CHECK-NEXT: %[[PSUM:.+]] = linalg.generic {indexing_maps = [#[[ID1]], #[[ALL1]]], iterator_types = ["reduction"]} ins(%[[PL]] : tensor<?xf32>) outs(%[[INIT]] : tensor<f64>)
+// CHECK-NEXT: ^bb0(%[[E:[^:]+]]: f32, %[[ACC:[^:]+]]: f64):
+// CHECK-NEXT: %[[WIDE:.+]] = arith.extf %[[E]] : f32 to f64
+// CHECK-NEXT: %[[NEXT:.+]] = arith.addf %[[ACC]], %[[WIDE]] : f64
+// CHECK-NEXT: linalg.yield %[[NEXT]] : f64
+// CHECK: %[[NI:.+]] = arith.index_cast %[[N]] : index to i64
+// CHECK-NEXT: %[[NF:.+]] = arith.sitofp %[[NI]] : i64 to f64
+// CHECK-NEXT: %[[PNORM:.+]] = tensor.from_elements %[[NF]] : tensor<f64>
+// The padded loss [B, T, U] with normalization sum: both lengths mask it.
+// CHECK: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : f64) outs(%{{.+}} : tensor<f64>)
+// CHECK-NEXT: %[[JSUM:.+]] = linalg.generic {indexing_maps = [#[[ID3]], #[[BATCH3]], #[[BATCH3]], #[[ALL3]]], iterator_types = ["reduction", "reduction", "reduction"]} ins(%[[J]], %[[TLEN]], %[[ULEN]] : tensor<?x?x?xf32>, tensor<?xi32>, tensor<?xi32>) outs(%[[INIT]] : tensor<f64>)
+// CHECK-NEXT: ^bb0(%[[E:[^:]+]]: f32, %[[LT:[^:]+]]: i32, %[[LU:[^:]+]]: i32, %[[ACC:[^:]+]]: f64):
+// CHECK-NEXT: %[[WIDE:.+]] = arith.extf %[[E]] : f32 to f64
+// CHECK-NEXT: %[[NEXT:.+]] = arith.addf %[[ACC]], %[[WIDE]] : f64
+// CHECK-DAG: %[[LIMIT:.+]] = arith.index_cast %[[LT]] : i32 to index
+// CHECK-DAG: %[[FRAME:.+]] = linalg.index 1 : index
+// CHECK: %[[VALIDT:.+]] = arith.cmpi slt, %[[FRAME]], %[[LIMIT]] : index
+// CHECK-DAG: %[[LIMITU:.+]] = arith.index_cast %[[LU]] : i32 to index
+// CHECK-DAG: %[[FRAMEU:.+]] = linalg.index 2 : index
+// CHECK: %[[VALIDU:.+]] = arith.cmpi slt, %[[FRAMEU]], %[[LIMITU]] : index
+// CHECK-NEXT: %[[VALID:.+]] = arith.andi %[[VALIDT]], %[[VALIDU]] : i1
+// CHECK-NEXT: %[[KEPT:.+]] = arith.select %[[VALID]], %[[NEXT]], %[[ACC]] : f64
+// CHECK-NEXT: linalg.yield %[[KEPT]] : f64
+// CHECK: %[[ONE:.+]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT: %[[JNORM:.+]] = tensor.from_elements %[[ONE]] : tensor<f64>
+// The per-sequence loss [B]: a plain sum; B sequences.
+// CHECK: %[[QSUM:.+]] = linalg.generic {indexing_maps = [#[[ID1]], #[[ALL1]]], iterator_types = ["reduction"]} ins(%[[Q]] : tensor<?xf32>)
+// CHECK: %[[BI:.+]] = arith.index_cast %[[B]] : index to i64
+// CHECK-NEXT: %[[BF:.+]] = arith.sitofp %[[BI]] : i64 to f64
+// CHECK-NEXT: %[[QNORM:.+]] = tensor.from_elements %[[BF]] : tensor<f64>
+// CHECK-NEXT: return %[[SUM]], %[[FSUM]], %[[PSUM]], %[[PNORM]], %[[JSUM]], %[[JNORM]], %[[QSUM]], %[[QNORM]] :
+nn.graph @loss_terms(%l: !nn.tensor<[B, T], f32>, %f: !nn.tensor<[B], f32>,
+                     %pl: !nn.tensor<[N], f32>, %j: !nn.tensor<[B, T, U], f32>,
+                     %q: !nn.tensor<[B], f32>)
+    -> (!nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>,
+        !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>)
+    dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
+  %s, %i = nn.loss_terms %l, %f normalize custom : !nn.tensor<[B, T], f32>, !nn.tensor<[B], f32>
+  %ps, %pi = nn.loss_terms %pl normalize per_frame : !nn.tensor<[N], f32>
+  %js, %ji = nn.loss_terms %j normalize sum : !nn.tensor<[B, T, U], f32>
+  %qs, %qi = nn.loss_terms %q normalize per_sequence : !nn.tensor<[B], f32>
+  nn.return %s, %i, %ps, %pi, %js, %ji, %qs, %qi
+      : !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>,
+        !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>
+}
