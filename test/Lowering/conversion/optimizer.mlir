@@ -60,3 +60,48 @@ nn.graph @norm(%dw: !nn.tensor<[3, 4], f32>, %db: !nn.tensor<[3], f32>,
   %b1 = nn.sgd_update %b, %db lr %lr scale %s weight_decay 0.5 : !nn.tensor<[3], f32>
   nn.return %n, %b1 : !nn.tensor<[], f32>, !nn.tensor<[3], f32>
 }
+
+// -----
+
+// Momentum: one generic yields the parameter and the velocity. Plain:
+// v' = mu v + g, p - lr v'. With a gradient scale, L2 decay and Nesterov:
+// g = grad s + wd p, v' = mu v + g, p - lr (g + mu v').
+// CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[BCAST:.+]] = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @momentum(
+// CHECK-SAME: %[[P:[^:]+]]: tensor<3x4xf32>, %[[G:[^:]+]]: tensor<3x4xf32>, %[[V:[^:]+]]: tensor<3x4xf32>, %[[LR:[^:]+]]: tensor<f32>, %[[S:[^:]+]]: tensor<f32>)
+// CHECK: %[[OUTP:.+]] = tensor.empty() : tensor<3x4xf32>
+// CHECK-NEXT: %[[OUTV:.+]] = tensor.empty() : tensor<3x4xf32>
+// CHECK-NEXT: %[[PLAIN:.+]]:2 = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]], #[[BCAST]], #[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[P]], %[[G]], %[[V]], %[[LR]] : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<f32>) outs(%[[OUTP]], %[[OUTV]] : tensor<3x4xf32>, tensor<3x4xf32>)
+// CHECK-NEXT: ^bb0(%[[PE:[^:]+]]: f32, %[[GE:[^:]+]]: f32, %[[VE:[^:]+]]: f32, %[[LRE:[^:]+]]: f32, %{{[^:]+}}: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT: %[[MU:.+]] = arith.constant 0.899999976 : f32
+// CHECK-NEXT: %[[KEPT:.+]] = arith.mulf %[[MU]], %[[VE]] : f32
+// CHECK-NEXT: %[[NEWV:.+]] = arith.addf %[[KEPT]], %[[GE]] : f32
+// CHECK-NEXT: %[[STEP:.+]] = arith.mulf %[[LRE]], %[[NEWV]] : f32
+// CHECK-NEXT: %[[NEWP:.+]] = arith.subf %[[PE]], %[[STEP]] : f32
+// CHECK-NEXT: linalg.yield %[[NEWP]], %[[NEWV]] : f32, f32
+// CHECK: %[[OUTP:.+]] = tensor.empty() : tensor<3x4xf32>
+// CHECK-NEXT: %[[OUTV:.+]] = tensor.empty() : tensor<3x4xf32>
+// CHECK-NEXT: %[[NESTEROV:.+]]:2 = linalg.generic {indexing_maps = [#[[ID]], #[[ID]], #[[ID]], #[[BCAST]], #[[BCAST]], #[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[P]], %[[G]], %[[V]], %[[LR]], %[[S]] : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<f32>, tensor<f32>) outs(%[[OUTP]], %[[OUTV]] : tensor<3x4xf32>, tensor<3x4xf32>)
+// CHECK-NEXT: ^bb0(%[[PE:[^:]+]]: f32, %[[GE:[^:]+]]: f32, %[[VE:[^:]+]]: f32, %[[LRE:[^:]+]]: f32, %[[SE:[^:]+]]: f32, %{{[^:]+}}: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT: %[[MU:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT: %[[GS:.+]] = arith.mulf %[[GE]], %[[SE]] : f32
+// CHECK-NEXT: %[[WD:.+]] = arith.constant 2.500000e-01 : f32
+// CHECK-NEXT: %[[DECAY:.+]] = arith.mulf %[[WD]], %[[PE]] : f32
+// CHECK-NEXT: %[[GRAD:.+]] = arith.addf %[[GS]], %[[DECAY]] : f32
+// CHECK-NEXT: %[[KEPT:.+]] = arith.mulf %[[MU]], %[[VE]] : f32
+// CHECK-NEXT: %[[NEWV:.+]] = arith.addf %[[KEPT]], %[[GRAD]] : f32
+// CHECK-NEXT: %[[AHEAD:.+]] = arith.mulf %[[MU]], %[[NEWV]] : f32
+// CHECK-NEXT: %[[DIR:.+]] = arith.addf %[[GRAD]], %[[AHEAD]] : f32
+// CHECK-NEXT: %[[STEP:.+]] = arith.mulf %[[LRE]], %[[DIR]] : f32
+// CHECK-NEXT: %[[NEWP:.+]] = arith.subf %[[PE]], %[[STEP]] : f32
+// CHECK-NEXT: linalg.yield %[[NEWP]], %[[NEWV]] : f32, f32
+// CHECK: return %[[PLAIN]]#0, %[[PLAIN]]#1, %[[NESTEROV]]#0, %[[NESTEROV]]#1 :
+nn.graph @momentum(%p: !nn.tensor<[3, 4], f32>, %g: !nn.tensor<[3, 4], f32>,
+                   %v: !nn.tensor<[3, 4], f32>, %lr: !nn.tensor<[], f32>,
+                   %s: !nn.tensor<[], f32>)
+    -> (!nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>) dims [] {
+  %p1, %v1 = nn.momentum_update %p, %g, %v lr %lr momentum 0.9 : !nn.tensor<[3, 4], f32>
+  %p2, %v2 = nn.momentum_update %p, %g, %v lr %lr scale %s momentum 0.5 nesterov weight_decay 0.25 : !nn.tensor<[3, 4], f32>
+  nn.return %p1, %v1, %p2, %v2 : !nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>
+}
