@@ -21,6 +21,7 @@
 
 #include "BenchData.h"
 #include "nn/Compiler.h"
+#include "nn/Cuda.h"
 #include "nn/Runtime.h"
 
 #include <benchmark/benchmark.h>

@@ -242,6 +242,23 @@ Executable &Executable::operator=(Executable &&) noexcept = default;
 
 const Manifest &Executable::manifest() const { return impl->manifest; }
 
+std::string Executable::deviceName() const {
+  return impl->device ? impl->device->describe() : "";
+}
+
+bool Executable::runsOnHost() const {
+  return impl->device && impl->device->isHost();
+}
+
+void Executable::setProfiling(bool enabled) const {
+  if (impl->device)
+    impl->device->setProfiling(enabled);
+}
+
+std::vector<KernelTime> Executable::takeProfile() const {
+  return impl->device ? impl->device->takeProfile() : std::vector<KernelTime>{};
+}
+
 absl::Status Executable::load(const std::string &path, Executable &executable,
                               const LoadOptions &options) {
   // dlopen maps the file: a truncated or damaged object would fault
@@ -673,10 +690,8 @@ absl::Status Executable::Impl::run(
 
   status = impl->device->availability();
   if (!status.ok())
-    return withContext(
-        status, "cannot run @" + m.graph + " on the " +
-                    (m.target == "cuda" ? std::string("GPU") : m.target) +
-                    ": ");
+    return withContext(status, "cannot run @" + m.graph + " on the " +
+                                   impl->device->kind() + ": ");
   // The session holds a run's state; host runs keep none and run in
   // parallel.
   std::unique_lock<std::mutex> runLock(impl->runMutex, std::defer_lock);

@@ -115,7 +115,7 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
   // The state is resident where the step runs. On the host it moves in
   // for this step and back (no copies); on another device it stays there
   // from the first step on (syncToHost brings it back).
-  bool onHost = manifest.target == "cpu";
+  bool onHost = executable.runsOnHost();
   ResidentTensors stepLocal;
   ResidentTensors *resident = &stepLocal;
   if (!onHost && state.resident)

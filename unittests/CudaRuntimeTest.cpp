@@ -10,6 +10,8 @@
 
 #include "ExecutionUtil.h"
 
+#include "nn/Cuda.h"
+
 #include <cstdlib>
 
 using namespace nn;
@@ -43,6 +45,9 @@ TEST(CudaNoDriverTest, RunSaysThereIsNoGpu) {
 
   Executable exe = compileOrDie(kTinyModel, true, "", "cuda");
   EXPECT_EQ(exe.manifest().target, "cuda");
+  // The device exists (it says why it cannot run) and is not the host.
+  EXPECT_FALSE(exe.runsOnHost());
+  EXPECT_EQ(exe.deviceName().rfind("cuda:", 0), 0u) << exe.deviceName();
   RunInputs inputs = makeInputs(exe.manifest(), 3, LengthPattern::Mixed, 2, 5);
   RunResult result;
   absl::Status status = exe.run(inputs, result);

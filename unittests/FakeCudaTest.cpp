@@ -13,6 +13,7 @@
 #include "fake_cuda/FakeCuda.h"
 #include "ExecutionUtil.h"
 
+#include "nn/Cuda.h"
 #include "nn/Train.h"
 
 #include <cstdio>
@@ -215,6 +216,39 @@ TEST(FakeCudaTest, DeviceInfoAndProfile) {
   EXPECT_TRUE(sawGemm);
 }
 
+/// An executable's profile is its device's: the one cudaSetProfiling
+/// reaches for the same options.
+TEST(FakeCudaTest, ExecutableProfilesItsDevice) {
+  SKIP_WITHOUT_TOOLKIT();
+  TailRun tail;
+  tail.gpu.setProfiling(true);
+  ASSERT_TRUE(tail.run().ok());
+  std::vector<KernelTime> profile = tail.gpu.takeProfile();
+  EXPECT_EQ(profile.size(), tail.gpu.manifest().kernels.size() + 1);
+  EXPECT_TRUE(cudaTakeProfile().empty());
+  ASSERT_TRUE(tail.run().ok());
+  EXPECT_EQ(cudaTakeProfile().size(), profile.size());
+  tail.gpu.setProfiling(false);
+  ASSERT_TRUE(tail.run().ok());
+  EXPECT_TRUE(tail.gpu.takeProfile().empty());
+}
+
+/// cuBLAS is loaded with the device: without it no GPU artifact runs, with
+/// GEMMs or without, and the run says which library is missing.
+TEST(FakeCudaTest, MissingCublasIsReportedByTheRun) {
+  SKIP_WITHOUT_TOOLKIT();
+  useFakeDriver();
+  ::setenv("NN_CUBLAS_LIBRARY", "/nonexistent/libcublas.so.13", 1);
+  Executable gpu = compileOrDie(kTail, true, "", "cuda");
+  RunInputs inputs = makeInputs(gpu.manifest(), 3, LengthPattern::Mixed, 3, 5);
+  RunResult result;
+  absl::Status status = gpu.run(inputs, result);
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnavailable) << status.message();
+  EXPECT_EQ(status.message(), "cannot run @g on the GPU: cannot load cuBLAS "
+                              "/nonexistent/libcublas.so.13");
+  EXPECT_EQ(stats().launches, 0);
+}
+
 /// Devices come from options, not only the environment: an executable on
 /// the fake GPU, one on a device whose driver is missing and one on the
 /// host live in one process, and each run goes to its own device.
@@ -222,20 +256,27 @@ TEST(FakeCudaTest, DevicesChosenByOptionsLiveSideBySide) {
   SKIP_WITHOUT_TOOLKIT();
   ::unsetenv("NN_CUDA_DRIVER");
   ::unsetenv("NN_CUBLAS_LIBRARY");
-  LoadOptions fake;
-  fake.device.cudaDriver = FAKE_CUDA_LIBRARY;
-  fake.device.cublasLibrary = FAKE_CUDA_LIBRARY;
-  LoadOptions missing;
-  missing.device.cudaDriver = "/nonexistent/libcuda-for-a-second-device.so";
-  EXPECT_TRUE(cudaAvailable(nullptr, fake.device));
+  CudaOptions fakeGpu;
+  fakeGpu.driver = FAKE_CUDA_LIBRARY;
+  fakeGpu.cublasLibrary = FAKE_CUDA_LIBRARY;
+  CudaOptions missingGpu;
+  missingGpu.driver = "/nonexistent/libcuda-for-a-second-device.so";
+  LoadOptions fake, missing;
+  fake.device.set(fakeGpu);
+  missing.device.set(missingGpu);
+  EXPECT_TRUE(cudaAvailable(nullptr, fakeGpu));
   std::string why;
-  EXPECT_FALSE(cudaAvailable(&why, missing.device));
+  EXPECT_FALSE(cudaAvailable(&why, missingGpu));
   EXPECT_NE(why.find("libcuda-for-a-second-device.so"), std::string::npos)
       << why;
 
   Executable onFake = compileOrDie(kTail, true, "", "cuda", fake);
   Executable onMissing = compileOrDie(kTail, true, "", "cuda", missing);
   Executable onHost = compileOrDie(kTail, true, "", "cpu");
+  EXPECT_EQ(onFake.deviceName(), "cuda:0 (Fake GPU)");
+  EXPECT_FALSE(onFake.runsOnHost());
+  EXPECT_EQ(onHost.deviceName(), "cpu");
+  EXPECT_TRUE(onHost.runsOnHost());
   RunInputs inputs =
       makeInputs(onHost.manifest(), 3, LengthPattern::Mixed, 3, 5);
   RunResult a, b, c;

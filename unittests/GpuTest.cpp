@@ -10,6 +10,8 @@
 
 #include "ExecutionUtil.h"
 
+#include "nn/Cuda.h"
+
 using namespace nn;
 using namespace nn::testing;
 

@@ -13,6 +13,8 @@
 
 #include "ExecutionUtil.h"
 
+#include "nn/Cuda.h"
+
 #include <limits>
 #include <sstream>
 

@@ -119,8 +119,11 @@ constexpr int kManifestVersion = 2;
 /// What an artifact computes and how to call it.
 struct Manifest {
   std::string graph;
-  /// "cpu", or "cuda": the artifact launches kernels through the runtime's
-  /// CUDA backend and its buffers live in GPU memory.
+  /// The kind of device that runs it, which picks the runtime's backend:
+  /// "cpu" (the host), "cuda" (kernels launched through the CUDA backend,
+  /// buffers in GPU memory), or any other well-formed name (a lowercase
+  /// letter, then lowercase letters, digits, '_' or '-'; parse() checks
+  /// that much, the runtime whether some backend runs it).
   std::string target = "cpu";
   std::vector<DimInfo> dims;
   /// Batch and non-derived sequence dims, in calling order.

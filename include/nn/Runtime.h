@@ -26,6 +26,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace nn {
@@ -117,26 +119,53 @@ struct RunResult {
   const Tensor *inputGradient(const std::string &input) const;
 };
 
-/// Which device runs an artifact, and how it is set up. The manifest's
-/// target picks the kind (cpu, cuda); these pick and configure the device.
-/// Fields left empty take defaults from the environment (NN_CUDA_DEVICE,
-/// NN_CUDA_DRIVER, NN_CUBLAS_LIBRARY), then the built-in ones. Artifacts
-/// loaded with equal options share one device (its context, stream and
-/// memory cache); different options give different devices, side by side.
-struct DeviceOptions {
-  /// The GPU to use; default 0.
-  int cudaOrdinal = -1;
-  /// The driver library to load; default libcuda.so.1.
-  std::string cudaDriver;
-  /// cuBLAS; default the first of libcublas.so.13, .so.12, .so.
-  std::string cublasLibrary;
+/// The options of one backend (the kind of device a manifest's target
+/// names): which of its devices to use and how to set it up. Each backend
+/// defines its own type (nn/Cuda.h: CudaOptions); fields left empty take
+/// that backend's defaults.
+struct BackendOptions {
+  virtual ~BackendOptions();
+  /// The target whose devices these configure ("cuda").
+  virtual std::string target() const = 0;
+};
 
-  /// These options with every empty field filled in.
-  DeviceOptions withDefaults() const;
+/// Which device runs an artifact, and how it is set up: options per
+/// backend, of which a load uses those for the manifest's target (a
+/// backend given none uses its defaults). Artifacts loaded with equal
+/// options for their target share one device (for a GPU: its context,
+/// stream and memory cache); different options give different devices,
+/// side by side. Copies share the (immutable) options they hold.
+class DeviceOptions {
+public:
+  /// Sets the options of the backend `options` is for (its target()),
+  /// replacing any set before; null sets nothing.
+  DeviceOptions &set(std::shared_ptr<const BackendOptions> options);
+  /// The same for a copy of `options` (a CudaOptions, ...).
+  template <typename Options, typename = std::enable_if_t<std::is_base_of_v<
+                                  BackendOptions, std::decay_t<Options>>>>
+  DeviceOptions &set(Options &&options) {
+    return set(std::shared_ptr<const BackendOptions>(
+        std::make_shared<const std::decay_t<Options>>(
+            std::forward<Options>(options))));
+  }
+  /// The options set for `target`, or null.
+  const BackendOptions *find(const std::string &target) const;
+
+private:
+  std::map<std::string, std::shared_ptr<const BackendOptions>> byTarget;
 };
 
 struct LoadOptions {
   DeviceOptions device;
+};
+
+/// Device time of the kernels and library calls (GEMMs) a device ran while
+/// profiling was on, per name (benchmarks); on a GPU, CUDA events around
+/// each, and GEMMs are named "cublasSgemm_v2 <nn op at location>".
+struct KernelTime {
+  std::string name;
+  int64_t launches = 0;
+  double milliseconds = 0;
 };
 
 /// Threads for everything a CPU artifact runs: its generated loops
@@ -190,11 +219,24 @@ public:
   Executable &operator=(Executable &&) noexcept;
 
   /// Loads an artifact written by the compiler, for the device `options`
-  /// choose (the device itself is set up on first use).
+  /// choose (the device itself is set up on first use). InvalidArgument
+  /// when no backend runs the manifest's target.
   static absl::Status load(const std::string &path, Executable &executable,
                            const LoadOptions &options = {});
 
   const Manifest &manifest() const;
+  /// The device it runs on: "cpu", "cuda:0 (NVIDIA H200)".
+  std::string deviceName() const;
+  /// True when it runs on the host, reading the caller's tensors where they
+  /// are (nothing is staged or copied back, and resident tensors are the
+  /// tensors themselves).
+  bool runsOnHost() const;
+  /// Turns device-time profiling of its device on (clearing what was
+  /// recorded) or off. The device is shared by every executable loaded for
+  /// it, and so is its profile. The host records nothing.
+  void setProfiling(bool enabled) const;
+  /// The device times since profiling was turned on or last taken.
+  std::vector<KernelTime> takeProfile() const;
   /// Validates every input, then runs. Nothing runs when validation fails;
   /// the error names the offending input.
   absl::Status run(const RunInputs &inputs, RunResult &result) const;
@@ -217,35 +259,6 @@ private:
   struct Impl;
   std::unique_ptr<Impl> impl;
 };
-
-/// The CUDA device `options` choose (GPU artifacts). The driver and cuBLAS
-/// are loaded on first use; without them these report why and GPU
-/// artifacts do not run.
-bool cudaAvailable(std::string *why = nullptr,
-                   const DeviceOptions &options = {});
-
-struct CudaDeviceInfo {
-  std::string name;
-  int ordinal = 0;
-  int multiprocessors = 0;
-  /// 90 for sm_90.
-  int computeCapability = 0;
-  /// From the memory clock and bus width the driver reports.
-  double peakBandwidthGBs = 0;
-};
-absl::Status cudaDeviceInfo(CudaDeviceInfo &info,
-                            const DeviceOptions &options = {});
-
-/// Device time of kernels and cuBLAS calls (CUDA events around each), for
-/// benchmarks; GEMMs are named "cublasSgemm_v2 <nn op at location>".
-struct KernelTime {
-  std::string name;
-  int64_t launches = 0;
-  double milliseconds = 0;
-};
-void cudaSetProfiling(bool enabled, const DeviceOptions &options = {});
-/// The times since profiling was enabled or last taken, per kernel name.
-std::vector<KernelTime> cudaTakeProfile(const DeviceOptions &options = {});
 
 } // namespace nn
 

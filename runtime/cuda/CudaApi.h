@@ -45,8 +45,9 @@ constexpr int kCblasRowMajor = 101, kCblasNoTrans = 111, kCblasTrans = 112;
 /// Every driver and cuBLAS function the backend uses, listed once:
 /// X(member, symbol, result, (parameters)). The symbol is what dlsym looks
 /// up: the versioned name where cuda.h maps the plain name to a _v2 one.
-/// Api's members and the loader (CudaDevice.cpp) both expand this list,
-/// and CudaAbiTest checks each symbol against the toolkit's headers.
+/// The function tables below and the loaders (CudaDevice.cpp for the
+/// driver, CublasGemm.cpp for cuBLAS) expand these lists, and CudaAbiTest
+/// checks each symbol against the toolkit's headers.
 #define NN_CUDA_DRIVER_FUNCTIONS(X)                                            \
   X(cuInit, "cuInit", CUresult, (unsigned))                                    \
   X(cuGetErrorName, "cuGetErrorName", CUresult, (CUresult, const char **))     \
@@ -97,14 +98,20 @@ constexpr int kCblasRowMajor = 101, kCblasNoTrans = 111, kCblasTrans = 112;
     (cublasHandle_t, int, int, int, int, int, const double *, const double *,  \
      int, const double *, int, const double *, double *, int))
 
-/// The functions of the lists above, resolved by dlsym.
-struct Api {
 #define NN_CUDA_DECLARE(member, symbol, result, parameters)                    \
   result(*member) parameters = nullptr;
+
+/// The driver's functions, resolved by dlsym (CudaDevice).
+struct Api {
   NN_CUDA_DRIVER_FUNCTIONS(NN_CUDA_DECLARE)
-  NN_CUBLAS_FUNCTIONS(NN_CUDA_DECLARE)
-#undef NN_CUDA_DECLARE
 };
+
+/// cuBLAS's functions, resolved by dlsym (CublasGemm).
+struct BlasApi {
+  NN_CUBLAS_FUNCTIONS(NN_CUDA_DECLARE)
+};
+
+#undef NN_CUDA_DECLARE
 
 } // namespace nn::cuda::abi
 

@@ -1,4 +1,4 @@
-//===- CudaDevice.cpp - the CUDA device: driver, cuBLAS, memory -----------===//
+//===- CudaDevice.cpp - the CUDA device: driver, memory, launches --------===//
 
 #include "runtime/cuda/CudaDevice.h"
 
@@ -56,7 +56,7 @@ CudaSession *cuda::currentSession() { return current; }
 // Setup
 //===----------------------------------------------------------------------===//
 
-CudaDevice::CudaDevice(const DeviceOptions &options) {
+CudaDevice::CudaDevice(const CudaOptions &options) {
   status = initialize(options);
 }
 
@@ -65,8 +65,8 @@ CudaDevice::~CudaDevice() {
   // driver tears its contexts down at exit.
 }
 
-absl::Status CudaDevice::initialize(const DeviceOptions &options) {
-  const std::string &driverPath = options.cudaDriver;
+absl::Status CudaDevice::initialize(const CudaOptions &options) {
+  const std::string &driverPath = options.driver;
   driverLibrary = dlopen(driverPath.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!driverLibrary) {
     const char *why = dlerror();
@@ -90,7 +90,7 @@ absl::Status CudaDevice::initialize(const DeviceOptions &options) {
                                         " failed: " + resultText(api, result));
   };
   int count = 0;
-  int ordinal = options.cudaOrdinal;
+  int ordinal = options.ordinal;
   absl::Status status = call(api.cuInit(0), "cuInit");
   if (status.ok())
     status = call(api.cuDeviceGetCount(&count), "cuDeviceGetCount");
@@ -130,33 +130,6 @@ absl::Status CudaDevice::initialize(const DeviceOptions &options) {
   info.computeCapability = major * 10 + minor;
   // Double data rate: two transfers per clock.
   info.peakBandwidthGBs = 2.0 * clockKHz * 1e3 * (busBits / 8.0) / 1e9;
-
-  std::vector<std::string> candidates{"libcublas.so.13", "libcublas.so.12",
-                                      "libcublas.so"};
-  if (!options.cublasLibrary.empty())
-    candidates = {options.cublasLibrary};
-  for (const std::string &candidate : candidates)
-    if ((blasLibrary = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL)))
-      break;
-  if (!blasLibrary)
-    return absl::UnavailableError(
-        options.cublasLibrary.empty()
-            ? "cannot load cuBLAS (libcublas.so.13, .12 or .so; "
-              "NN_CUBLAS_LIBRARY names another)"
-            : "cannot load cuBLAS " + options.cublasLibrary);
-#define NN_CUBLAS_RESOLVE(member, symbol, result, parameters)                  \
-  ok = ok && resolve(blasLibrary, symbol, api.member);
-  NN_CUBLAS_FUNCTIONS(NN_CUBLAS_RESOLVE)
-  if (!ok)
-    return absl::UnavailableError(
-        "cuBLAS lacks cublasCreate_v2/SetStream_v2/Sgemm_v2/Dgemm_v2");
-  cublasStatus_t blasStatus = api.cublasCreate(&blas);
-  if (blasStatus == 0)
-    blasStatus = api.cublasSetStream(blas, stream);
-  if (blasStatus != 0)
-    return absl::UnavailableError(
-        "cublasCreate_v2/cublasSetStream_v2 failed with status " +
-        std::to_string(blasStatus));
   return absl::OkStatus();
 }
 
@@ -296,12 +269,9 @@ absl::Status CudaDevice::copyToHost(void *target, const void *source,
 // Work on the stream
 //===----------------------------------------------------------------------===//
 
-/// Runs `enqueue` (work on the stream, returning its status). While
-/// profiling, CUDA events around it time the work, added to the profile
-/// under `name`; `what` describes it in messages.
-template <typename Fn>
-absl::Status CudaDevice::profiled(const std::string &name,
-                                  const std::string &what, Fn enqueue) {
+absl::Status
+CudaDevice::profiled(const std::string &name, const std::string &what,
+                     const std::function<absl::Status()> &enqueue) {
   if (!profiling)
     return enqueue();
   CUevent start = nullptr, stop = nullptr;
@@ -350,45 +320,6 @@ absl::Status CudaDevice::launch(const runtime::KernelLaunch &l) {
         "launching " + l.what + " with grid " + std::to_string(l.grid[0]) +
             " x block " + std::to_string(l.block[0]));
   });
-}
-
-absl::Status CudaDevice::gemm(const runtime::GemmCall &g) {
-  if (!status.ok())
-    return status;
-  const char *callName =
-      g.dtype == DType::f64 ? "cublasDgemm_v2" : "cublasSgemm_v2";
-  if (g.dtype != DType::f32 && g.dtype != DType::f64)
-    return absl::InternalError(std::string(callName) +
-                               ": unsupported element type " + g.what);
-  if (g.m == 0 || g.n == 0)
-    return absl::OkStatus();
-  int opA = g.transA ? kCublasOpT : kCublasOpN;
-  int opB = g.transB ? kCublasOpT : kCublasOpN;
-  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: swap
-  // the operands, keep each one's transpose flag.
-  cublasStatus_t blasStatus = 0;
-  absl::Status result = profiled(g.name, g.what, [&] {
-    if (g.dtype == DType::f32) {
-      float alpha = (float)g.alpha, beta = (float)g.beta;
-      blasStatus = api.cublasSgemm(
-          blas, opB, opA, g.n, g.m, g.k, &alpha, (const float *)g.b, g.ldb,
-          (const float *)g.a, g.lda, &beta, (float *)g.c, g.ldc);
-    } else {
-      blasStatus = api.cublasDgemm(
-          blas, opB, opA, g.n, g.m, g.k, &g.alpha, (const double *)g.b, g.ldb,
-          (const double *)g.a, g.lda, &g.beta, (double *)g.c, g.ldc);
-    }
-    return blasStatus == 0
-               ? absl::OkStatus()
-               : absl::InternalError(std::string(callName) +
-                                     " failed with cuBLAS status " +
-                                     std::to_string(blasStatus) + " " + g.what);
-  });
-  if (!result.ok())
-    return result;
-  // Host code may read the result next (kernel launches synchronize too).
-  return check(api.cuStreamSynchronize(stream), "cuStreamSynchronize",
-               "after the GEMM " + g.what);
 }
 
 absl::Status CudaDevice::synchronize() {
@@ -539,47 +470,4 @@ void *CudaSession::getFunction(void *module, const char *name) {
   }
   functionNames[function] = name;
   return function;
-}
-
-//===----------------------------------------------------------------------===//
-// Public API (nn/Runtime.h)
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// The CUDA device of `options`, or its error.
-absl::StatusOr<std::shared_ptr<runtime::Device>>
-cudaDevice(const DeviceOptions &options) {
-  absl::StatusOr<std::shared_ptr<runtime::Device>> device =
-      runtime::getDevice("cuda", options);
-  if (device.ok() && !(*device)->availability().ok())
-    return (*device)->availability();
-  return device;
-}
-} // namespace
-
-bool nn::cudaAvailable(std::string *why, const DeviceOptions &options) {
-  absl::Status status = cudaDevice(options).status();
-  if (why)
-    *why = std::string(status.message());
-  return status.ok();
-}
-
-absl::Status nn::cudaDeviceInfo(CudaDeviceInfo &info,
-                                const DeviceOptions &options) {
-  absl::StatusOr<std::shared_ptr<runtime::Device>> device = cudaDevice(options);
-  if (device.ok())
-    info = static_cast<CudaDevice &>(**device).getInfo();
-  return device.status();
-}
-
-void nn::cudaSetProfiling(bool enabled, const DeviceOptions &options) {
-  if (absl::StatusOr<std::shared_ptr<runtime::Device>> device =
-          cudaDevice(options);
-      device.ok())
-    (*device)->setProfiling(enabled);
-}
-
-std::vector<KernelTime> nn::cudaTakeProfile(const DeviceOptions &options) {
-  absl::StatusOr<std::shared_ptr<runtime::Device>> device = cudaDevice(options);
-  return device.ok() ? (*device)->takeProfile() : std::vector<KernelTime>{};
 }

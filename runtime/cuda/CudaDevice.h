@@ -1,25 +1,28 @@
 //===- CudaDevice.h - the CUDA device (internal) ----------------*- C++ -*-===//
 //
-// A Device on one NVIDIA GPU. The driver (libcuda.so.1) and cuBLAS are
-// loaded with dlopen when the device is created, so libNNRuntime links
-// neither and runs, and says why, where no GPU is present. Which driver,
-// cuBLAS and device come from DeviceOptions.
+// A Device on one NVIDIA GPU. The driver (libcuda.so.1) is loaded with
+// dlopen when the device is created, so libNNRuntime does not link it and
+// runs, and says why, where no GPU is present. Which driver and device come
+// from CudaOptions (CudaBackend.cpp fills them in). Its GEMMs run on cuBLAS
+// (CublasGemm.h), which the backend attaches.
 //
-// Every driver and cuBLAS call is checked. The first failure during a run
-// is recorded in the run's CudaSession with the call's name and the kernel
-// or nn op that issued it; later launches and GEMMs of that run are
-// skipped, and the run returns the message. GPU artifacts reach the device
-// through the entry points of CudaShim.cpp, which find it through the
-// calling thread's current session.
+// Every driver call is checked. The first failure during a run is recorded
+// in the run's CudaSession with the call's name and the kernel or nn op
+// that issued it; later launches and GEMMs of that run are skipped, and the
+// run returns the message. GPU artifacts reach the device through the entry
+// points of CudaShim.cpp, which find it through the calling thread's
+// current session.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef NN_RUNTIME_CUDA_CUDADEVICE_H
 #define NN_RUNTIME_CUDA_CUDADEVICE_H
 
+#include "nn/Cuda.h"
 #include "runtime/cuda/CudaApi.h"
 #include "runtime/device/Device.h"
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -72,14 +75,18 @@ CudaSession *currentSession();
 
 class CudaDevice : public runtime::Device {
 public:
-  /// Loads the driver and cuBLAS and sets up the device `options` names;
-  /// availability() says what failed.
-  explicit CudaDevice(const DeviceOptions &options);
+  /// Loads the driver and sets up the device `options` (filled in)
+  /// name; availability() says what failed.
+  explicit CudaDevice(const CudaOptions &options);
   ~CudaDevice() override;
 
   std::string describe() const override;
+  std::string kind() const override { return "GPU"; }
   bool isHost() const override { return false; }
   absl::Status availability() const override;
+  /// Makes the device unusable for `why` (Unavailable): a library it needs
+  /// besides the driver did not load. Only while it is being made.
+  void markUnavailable(absl::Status why) { status = std::move(why); }
   const CudaDeviceInfo &getInfo() const { return info; }
 
   absl::StatusOr<void *> tryAllocate(size_t bytes, bool hostVisible) override;
@@ -90,7 +97,6 @@ public:
   absl::Status copyToHost(void *target, const void *source, size_t bytes,
                           const std::string &what) override;
   absl::Status launch(const runtime::KernelLaunch &launch) override;
-  absl::Status gemm(const runtime::GemmCall &gemm) override;
   absl::Status synchronize() override;
   void setProfiling(bool enabled) override;
   std::vector<KernelTime> takeProfile() override;
@@ -104,24 +110,25 @@ public:
   /// The error of a failed driver call ("call failed: NAME (text) what").
   absl::Status check(abi::CUresult result, const std::string &call,
                      const std::string &what) const;
+  /// Runs `enqueue` (work on the stream, returning its status). While
+  /// profiling, CUDA events around it time the work, added to the profile
+  /// under `name`; `what` describes it in messages.
+  absl::Status profiled(const std::string &name, const std::string &what,
+                        const std::function<absl::Status()> &enqueue);
 
 private:
-  absl::Status initialize(const DeviceOptions &options);
+  absl::Status initialize(const CudaOptions &options);
   abi::CUresult allocateFresh(abi::CUdeviceptr *pointer, size_t size,
                               bool hostVisible);
   void trimCache(size_t keep);
-  template <typename Fn>
-  absl::Status profiled(const std::string &name, const std::string &what,
-                        Fn enqueue);
 
   abi::Api api;
-  void *driverLibrary = nullptr, *blasLibrary = nullptr;
+  void *driverLibrary = nullptr;
   /// Why the device cannot be used (Unavailable), or OK.
   absl::Status status;
   abi::CUdevice device = 0;
   abi::CUcontext context = nullptr;
   abi::CUstream stream = nullptr;
-  abi::cublasHandle_t blas = nullptr;
   CudaDeviceInfo info;
 
   /// Reused buffers by kind (host-visible or not) and exact size: a run

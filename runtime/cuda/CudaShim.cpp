@@ -6,8 +6,9 @@
 // (nn_cuda_sgemm/dgemm, nn_cuda_alloc/free for memref.alloc). They are the
 // only global symbols of the CUDA backend, and each one forwards to the
 // session of the calling thread's current run (CudaSession::run sets it)
-// and through it to that run's device: two executables on two devices run
-// side by side, each on its own thread.
+// and through it to that run's device (GEMMs: to the device's GEMM
+// provider, cuBLAS): two executables on two devices run side by side, each
+// on its own thread.
 //
 // Why globals and not a table handed to the entry point: gpu-to-llvm emits
 // direct calls to these external names with no context argument, and the
@@ -44,6 +45,7 @@ CudaSession *usableSession(const char *entryPoint) {
   return running && !running->failed() ? running : nullptr;
 }
 
+/// Hands a GEMM of the running artifact to its device's GEMM provider.
 void gemm(DType dtype, const char *callName, const char *origin, int order,
           int transA, int transB, int m, int n, int k, double alpha, int64_t a,
           int lda, int64_t b, int ldb, double beta, int64_t c, int ldc) {
@@ -51,24 +53,22 @@ void gemm(DType dtype, const char *callName, const char *origin, int order,
   if (!running)
     return;
   runtime::GemmCall call;
-  call.what = std::string("in the GEMM of ") + (origin ? origin : "an nn op") +
-              " (" + std::to_string(m) + " x " + std::to_string(n) + " x " +
-              std::to_string(k) + ")";
-  call.name = std::string(callName) + " " + (origin ? origin : "");
+  call.dtype = dtype;
+  call.m = m;
+  call.n = n;
+  call.k = k;
+  call.origin = origin;
   if (order != cuda::abi::kCblasRowMajor ||
       (transA != cuda::abi::kCblasNoTrans &&
        transA != cuda::abi::kCblasTrans) ||
       (transB != cuda::abi::kCblasNoTrans &&
        transB != cuda::abi::kCblasTrans)) {
-    running->fail(std::string(callName) + ": unsupported layout " + call.what);
+    running->fail(std::string(callName) + ": unsupported layout in " +
+                  runtime::describeGemm(call));
     return;
   }
-  call.dtype = dtype;
   call.transA = transA == cuda::abi::kCblasTrans;
   call.transB = transB == cuda::abi::kCblasTrans;
-  call.m = m;
-  call.n = n;
-  call.k = k;
   call.alpha = alpha;
   call.beta = beta;
   call.a = (const void *)(intptr_t)a;
@@ -77,7 +77,13 @@ void gemm(DType dtype, const char *callName, const char *origin, int order,
   call.lda = lda;
   call.ldb = ldb;
   call.ldc = ldc;
-  running->fail(running->getDevice().gemm(call));
+  runtime::GemmProvider *provider = running->getDevice().getGemm();
+  if (!provider) {
+    running->fail(std::string(callName) + ": " +
+                  running->getDevice().describe() + " has no GEMM provider");
+    return;
+  }
+  running->fail(provider->gemm(call));
 }
 
 } // namespace

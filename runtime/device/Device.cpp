@@ -1,146 +1,67 @@
-//===- Device.cpp - the device registry and the host device ---------------===//
+//===- Device.cpp - device options and the registry of backends -----------===//
 
 #include "runtime/device/Device.h"
 
-#include "runtime/Allocator.h"
-#include "runtime/cuda/CudaDevice.h"
+#include "runtime/cuda/CudaBackend.h"
+#include "runtime/device/HostDevice.h"
 
 #include "absl/container/flat_hash_map.h"
 
-#include <cstdlib>
-#include <cstring>
+#include <algorithm>
 #include <mutex>
+#include <utility>
 
 using namespace nn;
 using namespace nn::runtime;
 
+BackendOptions::~BackendOptions() = default;
 DeviceSession::~DeviceSession() = default;
 Device::~Device() = default;
+Backend::~Backend() = default;
 
 //===----------------------------------------------------------------------===//
 // Options
 //===----------------------------------------------------------------------===//
 
-DeviceOptions DeviceOptions::withDefaults() const {
-  DeviceOptions filled = *this;
-  auto fromEnvironment = [](const char *name) -> const char * {
-    const char *value = std::getenv(name);
-    return value && *value ? value : nullptr;
-  };
-  if (filled.cudaOrdinal < 0) {
-    const char *chosen = fromEnvironment("NN_CUDA_DEVICE");
-    filled.cudaOrdinal = chosen ? std::atoi(chosen) : 0;
-  }
-  if (filled.cudaDriver.empty()) {
-    const char *driver = fromEnvironment("NN_CUDA_DRIVER");
-    filled.cudaDriver = driver ? driver : "libcuda.so.1";
-  }
-  if (filled.cublasLibrary.empty())
-    if (const char *blas = fromEnvironment("NN_CUBLAS_LIBRARY"))
-      filled.cublasLibrary = blas;
-  return filled;
+DeviceOptions &
+DeviceOptions::set(std::shared_ptr<const BackendOptions> options) {
+  if (options)
+    byTarget[options->target()] = std::move(options);
+  return *this;
 }
 
-//===----------------------------------------------------------------------===//
-// The host
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-/// The entry point runs on the calling thread and reads host memory as it
-/// is; its loops and BLAS calls are in the artifact itself.
-class HostSession : public DeviceSession {
-public:
-  explicit HostSession(const Manifest &manifest) : graph(manifest.graph) {}
-
-  absl::Status run(EntryFn entry, void **argv) override {
-    absl::Status status;
-    std::swap(status, staging);
-    if (!status.ok())
-      return status;
-    GuardedCall call = callWithAllocationGuard(entry, argv);
-    if (call.failedAllocation)
-      return absl::ResourceExhaustedError(
-          "out of memory: running @" + graph + " needed a buffer of " +
-          std::to_string(call.failedAllocation) +
-          " bytes that could not be allocated (are the inputs larger than "
-          "intended?)");
-    if (!call.error.empty())
-      return absl::InternalError("running @" + graph + ": " + call.error);
-    return absl::OkStatus();
-  }
-  void fail(const absl::Status &status) override {
-    if (staging.ok())
-      staging = status;
-  }
-
-private:
-  std::string graph;
-  absl::Status staging;
-};
-
-class HostDevice : public Device {
-public:
-  std::string describe() const override { return "cpu"; }
-  bool isHost() const override { return true; }
-  absl::Status availability() const override { return absl::OkStatus(); }
-  absl::StatusOr<void *> tryAllocate(size_t bytes, bool) override {
-    void *pointer = std::calloc(1, bytes ? bytes : 1);
-    if (!pointer)
-      return absl::ResourceExhaustedError(
-          "out of memory: " + std::to_string(bytes) + " bytes on the host");
-    return pointer;
-  }
-  void *allocate(size_t bytes, bool hostVisible) override {
-    absl::StatusOr<void *> pointer = tryAllocate(bytes, hostVisible);
-    return pointer.ok() ? *pointer : nullptr;
-  }
-  void release(void *pointer) override { std::free(pointer); }
-  absl::Status copyToDevice(void *target, const void *source, size_t bytes,
-                            const std::string &) override {
-    std::memcpy(target, source, bytes);
-    return absl::OkStatus();
-  }
-  absl::Status copyToHost(void *target, const void *source, size_t bytes,
-                          const std::string &) override {
-    std::memcpy(target, source, bytes);
-    return absl::OkStatus();
-  }
-  absl::Status launch(const KernelLaunch &) override {
-    return absl::UnimplementedError(
-        "the host runs no kernels: CPU artifacts call their loops directly");
-  }
-  absl::Status gemm(const GemmCall &) override {
-    return absl::UnimplementedError(
-        "the host device has no GEMM: CPU artifacts call BLAS directly");
-  }
-  absl::Status synchronize() override { return absl::OkStatus(); }
-  void setProfiling(bool) override {}
-  std::vector<KernelTime> takeProfile() override { return {}; }
-  std::unique_ptr<DeviceSession>
-  openSession(const Manifest &manifest) override {
-    return std::make_unique<HostSession>(manifest);
-  }
-};
+const BackendOptions *DeviceOptions::find(const std::string &target) const {
+  auto found = byTarget.find(target);
+  return found == byTarget.end() ? nullptr : found->second.get();
+}
 
 //===----------------------------------------------------------------------===//
 // The registry
 //===----------------------------------------------------------------------===//
 
+namespace {
+
 struct Registry {
   std::mutex mutex;
-  absl::flat_hash_map<std::string, DeviceFactory> factories;
-  /// Devices by target and options; never destroyed (artifacts may hold
-  /// their memory until exit).
-  absl::flat_hash_map<std::string, std::shared_ptr<Device>> devices;
+  absl::flat_hash_map<std::string, std::shared_ptr<const Backend>> backends;
+  /// Devices by target and their backend's key; never destroyed (artifacts
+  /// may hold their memory until exit).
+  absl::flat_hash_map<std::pair<std::string, std::string>,
+                      std::shared_ptr<Device>>
+      devices;
 
   Registry() {
-    factories["cpu"] = [](const DeviceOptions &) {
-      return std::make_shared<HostDevice>();
-    };
-    factories["cuda"] = [](const DeviceOptions &options) {
-      return std::make_shared<cuda::CudaDevice>(options);
-    };
+    for (std::shared_ptr<const Backend> backend :
+         {createHostBackend(), cuda::createCudaBackend()})
+      backends[backend->target()] = std::move(backend);
+  }
+
+  std::vector<std::string> targets() const {
+    std::vector<std::string> names;
+    for (const auto &[target, backend] : backends)
+      names.push_back(target);
+    std::sort(names.begin(), names.end());
+    return names;
   }
 };
 
@@ -151,30 +72,40 @@ Registry &registry() {
 
 } // namespace
 
-void runtime::registerDeviceFactory(const std::string &target,
-                                    DeviceFactory factory) {
+void runtime::registerBackend(std::shared_ptr<const Backend> backend) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  r.factories[target] = std::move(factory);
+  std::string target = backend->target();
+  r.backends[target] = std::move(backend);
+}
+
+std::vector<std::string> runtime::registeredTargets() {
+  Registry &r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.targets();
 }
 
 absl::StatusOr<std::shared_ptr<Device>>
 runtime::getDevice(const std::string &target, const DeviceOptions &options) {
-  DeviceOptions filled = options.withDefaults();
-  // The host ignores the CUDA options: one host device.
-  std::string key = target;
-  if (target != "cpu")
-    key += "|" + std::to_string(filled.cudaOrdinal) + "|" + filled.cudaDriver +
-           "|" + filled.cublasLibrary;
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  if (auto it = r.devices.find(key); it != r.devices.end())
-    return it->second;
-  auto factory = r.factories.find(target);
-  if (factory == r.factories.end())
+  auto found = r.backends.find(target);
+  if (found == r.backends.end()) {
+    std::string known;
+    for (const std::string &name : r.targets())
+      known += (known.empty() ? "" : ", ") + name;
     return absl::InvalidArgumentError("no device runs target '" + target +
-                                      "' (known: cpu, cuda)");
-  std::shared_ptr<Device> device = factory->second(filled);
+                                      "' (known: " + known + ")");
+  }
+  const Backend &backend = *found->second;
+  absl::StatusOr<std::shared_ptr<const BackendOptions>> filled =
+      backend.fillDefaults(options.find(target));
+  if (!filled.ok())
+    return filled.status();
+  std::pair<std::string, std::string> key{target, backend.deviceKey(**filled)};
+  if (auto cached = r.devices.find(key); cached != r.devices.end())
+    return cached->second;
+  std::shared_ptr<Device> device = backend.createDevice(**filled);
   r.devices[key] = device;
   return device;
 }

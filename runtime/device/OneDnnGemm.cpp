@@ -2,9 +2,10 @@
 //
 // CPU artifacts compiled with gemm-library=onednn (the default) call
 // `nn_cpu_sgemm` for their f32 GEMMs, with CBLAS's arguments after a
-// string naming the nn op. It runs oneDNN's `dnnl_sgemm`, loaded on first
-// use with dlopen, so the runtime loads and runs everything else without
-// Debian's libdnnl2 and says what is missing when a GEMM needs it.
+// string naming the nn op. It hands them to the host's GEMM provider, which
+// runs oneDNN's `dnnl_sgemm`, loaded on first use with dlopen, so the
+// runtime loads and runs everything else without Debian's libdnnl2 and
+// says what is missing when a GEMM needs it.
 //
 // Threads: oneDNN is built on GNU OpenMP, whose GOMP_* entry points LLVM's
 // libomp provides too. Loading libomp globally before oneDNN binds
@@ -13,6 +14,8 @@
 // nn::setNumThreads makes before each run (docs/lowering.md, "Threads").
 //
 //===----------------------------------------------------------------------===//
+
+#include "runtime/device/OneDnnGemm.h"
 
 #include "nn/Runtime.h"
 #include "runtime/Allocator.h"
@@ -68,6 +71,85 @@ const OneDnn &oneDnn() {
   return loaded;
 }
 
+class OneDnnGemm : public nn::runtime::GemmProvider {
+public:
+  std::string name() const override { return "oneDNN"; }
+
+  absl::Status gemm(const nn::runtime::GemmCall &call) override {
+    const char *origin = call.origin ? call.origin : "an nn op";
+    const OneDnn &library = oneDnn();
+    if (!library.sgemm)
+      return absl::InternalError(std::string("GEMM of ") + origin + ": " +
+                                 library.error);
+    if (call.dtype != nn::DType::f32)
+      return absl::InternalError(std::string("GEMM of ") + origin +
+                                 ": oneDNN's sgemm takes f32 only");
+    // The run set this thread's OpenMP threads only if the artifact has
+    // threaded loops (it then links libomp); a GEMM-only artifact does not.
+    if (int threads = nn::numThreads(); threads > 0)
+      library.setThreads(threads);
+    int status =
+        library.sgemm(call.transA ? 'T' : 'N', call.transB ? 'T' : 'N', call.m,
+                      call.n, call.k, (float)call.alpha, (const float *)call.a,
+                      call.lda, (const float *)call.b, call.ldb,
+                      (float)call.beta, (float *)call.c, call.ldc);
+    if (status == 0)
+      return absl::OkStatus();
+    // dnnl_status_t: 1 out of memory, 2 invalid arguments.
+    char message[768];
+    std::snprintf(message, sizeof(message),
+                  "GEMM of %s failed in oneDNN (dnnl_sgemm status %d%s; "
+                  "M = %d, N = %d, K = %d)",
+                  origin, status,
+                  status == 1   ? ": out of memory"
+                  : status == 2 ? ": invalid arguments"
+                                : "",
+                  call.m, call.n, call.k);
+    return absl::InternalError(message);
+  }
+};
+
+/// Runs nn_cpu_sgemm's call on the host's provider; false, with the
+/// message in `message`, when it fails. Nothing it creates outlives it:
+/// the caller may end the run with a longjmp.
+bool runSgemm(const char *origin, int order, int transA, int transB, int m,
+              int n, int k, float alpha, int64_t a, int lda, int64_t b, int ldb,
+              float beta, int64_t c, int ldc, char *message, size_t size) {
+  const OneDnn &library = oneDnn();
+  if (!library.sgemm) {
+    std::snprintf(message, size, "GEMM of %s: %s", origin, library.error);
+    return false;
+  }
+  if (order != kRowMajor || (transA != kTrans && transA != kNoTrans) ||
+      (transB != kTrans && transB != kNoTrans)) {
+    std::snprintf(message, size,
+                  "GEMM of %s: unsupported layout (order %d, transposes %d, "
+                  "%d)",
+                  origin, order, transA, transB);
+    return false;
+  }
+  nn::runtime::GemmCall call;
+  call.transA = transA == kTrans;
+  call.transB = transB == kTrans;
+  call.m = m;
+  call.n = n;
+  call.k = k;
+  call.alpha = alpha;
+  call.beta = beta;
+  call.a = (const void *)(intptr_t)a;
+  call.b = (const void *)(intptr_t)b;
+  call.c = (void *)(intptr_t)c;
+  call.lda = lda;
+  call.ldb = ldb;
+  call.ldc = ldc;
+  call.origin = origin;
+  absl::Status status = nn::runtime::oneDnnGemm()->gemm(call);
+  if (status.ok())
+    return true;
+  std::snprintf(message, size, "%s", std::string(status.message()).c_str());
+  return false;
+}
+
 /// Ends the run with `message` (which must outlive the unwinding: a
 /// thread-local buffer); outside a guarded run there is no caller to
 /// report to, so it prints and aborts.
@@ -79,6 +161,14 @@ const OneDnn &oneDnn() {
 
 } // namespace
 
+const std::shared_ptr<nn::runtime::GemmProvider> &nn::runtime::oneDnnGemm() {
+  // Never destroyed: artifacts may call GEMMs from threads still running
+  // at exit.
+  static const auto *provider =
+      new std::shared_ptr<GemmProvider>(std::make_shared<OneDnnGemm>());
+  return *provider;
+}
+
 // NOLINTBEGIN(readability-identifier-naming): the names generated code
 // calls.
 
@@ -88,41 +178,12 @@ extern "C" __attribute__((visibility("default"))) void
 nn_cpu_sgemm(const char *origin, int order, int transA, int transB, int m,
              int n, int k, float alpha, int64_t a, int lda, int64_t b, int ldb,
              float beta, int64_t c, int ldc) {
+  // The run ends with a longjmp: nothing with a destructor may be live in
+  // this frame when it fails.
   static thread_local char message[768];
-  const OneDnn &library = oneDnn();
-  if (!library.sgemm) {
-    std::snprintf(message, sizeof(message), "GEMM of %s: %s", origin,
-                  library.error);
+  if (!runSgemm(origin, order, transA, transB, m, n, k, alpha, a, lda, b, ldb,
+                beta, c, ldc, message, sizeof(message)))
     fail(message);
-  }
-  // The run set this thread's OpenMP threads only if the artifact has
-  // threaded loops (it then links libomp); a GEMM-only artifact does not.
-  if (int threads = nn::numThreads(); threads > 0)
-    library.setThreads(threads);
-  auto transpose = [](int t) { return t == kTrans ? 'T' : 'N'; };
-  if (order != kRowMajor || (transA != kTrans && transA != kNoTrans) ||
-      (transB != kTrans && transB != kNoTrans)) {
-    std::snprintf(message, sizeof(message),
-                  "GEMM of %s: unsupported layout (order %d, transposes %d, "
-                  "%d)",
-                  origin, order, transA, transB);
-    fail(message);
-  }
-  int status = library.sgemm(transpose(transA), transpose(transB), m, n, k,
-                             alpha, (const float *)a, lda, (const float *)b,
-                             ldb, beta, (float *)c, ldc);
-  if (status != 0) {
-    // dnnl_status_t: 1 out of memory, 2 invalid arguments.
-    std::snprintf(message, sizeof(message),
-                  "GEMM of %s failed in oneDNN (dnnl_sgemm status %d%s; "
-                  "M = %d, N = %d, K = %d)",
-                  origin, status,
-                  status == 1   ? ": out of memory"
-                  : status == 2 ? ": invalid arguments"
-                                : "",
-                  m, n, k);
-    fail(message);
-  }
 }
 
 // NOLINTEND(readability-identifier-naming)

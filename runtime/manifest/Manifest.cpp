@@ -6,7 +6,7 @@
 //
 //   nn-artifact 2
 //   graph NAME
-//   target cpu|cuda
+//   target TARGET                  (cpu, cuda, ...: see isTargetName)
 //   dim NAME batch | dim NAME seq BATCH [SOURCE FACTOR]
 //                  | dim NAME packed BATCH SEQ
 //   root NAME
@@ -54,6 +54,21 @@ std::string encode(const std::string &name) {
     }
   }
   return out.empty() ? "%00" : out;
+}
+
+constexpr size_t kMaxTargetLength = 64;
+
+/// A target name: what the device registry keys backends on ("cpu",
+/// "cuda", "rocm-gfx90a"). Never needs percent-encoding.
+bool isTargetName(const std::string &name) {
+  if (name.empty() || name.size() > kMaxTargetLength || name[0] < 'a' ||
+      name[0] > 'z')
+    return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
+          c == '-'))
+      return false;
+  return true;
 }
 
 /// Percent-decodes a token; false on a stray '%', a raw byte encode()
@@ -263,9 +278,13 @@ absl::Status Manifest::parse(const std::string &text, Manifest &manifest) {
       if (!name(1, manifest.graph))
         return fail(why);
     } else if (kind == "target" && t.size() == 2) {
+      // Any well-formed name: which targets run is the runtime's device
+      // registry's business, when the artifact is loaded.
       manifest.target = t[1];
-      if (manifest.target != "cpu" && manifest.target != "cuda")
-        return fail("unknown target");
+      if (!isTargetName(manifest.target))
+        return fail("malformed target (a lowercase letter, then lowercase "
+                    "letters, digits, '_' or '-'; at most " +
+                    std::to_string(kMaxTargetLength) + " characters)");
     } else if (kind == "hostvisible") {
       for (size_t i = 1; i < t.size(); ++i) {
         int64_t argument;

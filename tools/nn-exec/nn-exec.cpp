@@ -280,9 +280,8 @@ int main(int argc, char **argv) {
   std::vector<double> times;
   double deviceMs = 0;
   if (repeat > 0) {
-    bool gpu = manifest.target == "cuda";
-    if (gpu)
-      nn::cudaSetProfiling(true);
+    // Devices that record no profile (the host) report no device time.
+    exe.setProfiling(true);
     for (int64_t r = 0; r < repeat; ++r) {
       auto start = std::chrono::steady_clock::now();
       status = exe.run(inputs, result);
@@ -295,11 +294,9 @@ int main(int argc, char **argv) {
       times.push_back(
           std::chrono::duration<double, std::milli>(stop - start).count());
     }
-    if (gpu) {
-      for (const nn::KernelTime &time : nn::cudaTakeProfile())
-        deviceMs += time.milliseconds;
-      nn::cudaSetProfiling(false);
-    }
+    for (const nn::KernelTime &time : exe.takeProfile())
+      deviceMs += time.milliseconds;
+    exe.setProfiling(false);
     std::sort(times.begin(), times.end());
   }
 
