@@ -112,7 +112,8 @@ def NN_LinearCrossEntropyOp : NN_FrameWiseOp<"linear_cross_entropy", [
   let summary = "a linear layer and cross entropy from its logits, fused";
   let description = [{
     `input` `[P..., I]`, `weight` `[V, I]`, optional `bias` `[V]`, `targets`
-    `[P...]` class indices, result `[P...]`: what
+    `[P...]` class indices, result `[P...]` (the types list the bias last,
+    after the targets', so that a form without it parses): what
     `nn.cross_entropy (nn.linear %input, %weight, %bias), %targets from
     logits` computes (label smoothing as there), without the `[P..., V]`
     logits. `nn-fuse-loss-tail` forms it; the lowering sweeps blocks of
@@ -123,7 +124,7 @@ def NN_LinearCrossEntropyOp : NN_FrameWiseOp<"linear_cross_entropy", [
     ```mlir
     %ce = nn.linear_cross_entropy %h, %w, %b targets %y
         : !nn.tensor<[N, 512], f32>, !nn.tensor<[1000, 512], f32>,
-          !nn.tensor<[1000], f32>, !nn.tensor<[N], i32>
+          !nn.tensor<[N], i32>, !nn.tensor<[1000], f32>
     ```
   }];
   let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
@@ -134,8 +135,8 @@ def NN_LinearCrossEntropyOp : NN_FrameWiseOp<"linear_cross_entropy", [
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? `targets` $targets
     (`label_smoothing` $label_smoothing^)? attr-dict `:`
-    qualified(type($input)) `,` qualified(type($weight))
-    (`,` qualified(type($bias))^)? `,` qualified(type($targets))
+    qualified(type($input)) `,` qualified(type($weight)) `,`
+    qualified(type($targets)) (`,` qualified(type($bias))^)?
   }];
   let hasVerifier = 1;
 }
@@ -160,7 +161,7 @@ def NN_LinearCrossEntropyGradOp : NN_FrameWiseOp<"linear_cross_entropy_grad", [
     ```mlir
     %dx, %dw, %db = nn.linear_cross_entropy_grad %dl, %h, %w, %b targets %y
         : !nn.tensor<[N, 512], f32>, !nn.tensor<[1000, 512], f32>,
-          !nn.tensor<[1000], f32>, !nn.tensor<[N], i32>
+          !nn.tensor<[N], i32>, !nn.tensor<[1000], f32>
     ```
   }];
   let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$input,
@@ -172,8 +173,8 @@ def NN_LinearCrossEntropyGradOp : NN_FrameWiseOp<"linear_cross_entropy_grad", [
   let assemblyFormat = [{
     $grad `,` $input `,` $weight (`,` $bias^)? `targets` $targets
     (`label_smoothing` $label_smoothing^)? attr-dict `:`
-    qualified(type($input)) `,` qualified(type($weight))
-    (`,` qualified(type($bias))^)? `,` qualified(type($targets))
+    qualified(type($input)) `,` qualified(type($weight)) `,`
+    qualified(type($targets)) (`,` qualified(type($bias))^)?
   }];
   let hasVerifier = 1;
 }
@@ -201,7 +202,7 @@ def NN_LinearCrossEntropyTrainOp : NN_FrameWiseOp<"linear_cross_entropy_train", 
     %ce, %dx, %dw, %db = nn.linear_cross_entropy_train %h, %w, %b targets %y
         normalize per_frame scale 1.000000e+00
         : !nn.tensor<[N, 512], f32>, !nn.tensor<[1000, 512], f32>,
-          !nn.tensor<[1000], f32>, !nn.tensor<[N], i32>
+          !nn.tensor<[N], i32>, !nn.tensor<[1000], f32>
     ```
   }];
   let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
@@ -216,8 +217,8 @@ def NN_LinearCrossEntropyTrainOp : NN_FrameWiseOp<"linear_cross_entropy_train", 
     $input `,` $weight (`,` $bias^)? `targets` $targets
     `normalize` $normalization `scale` $scale (`unnormalized` $unnormalized^)?
     (`label_smoothing` $label_smoothing^)? attr-dict `:`
-    qualified(type($input)) `,` qualified(type($weight))
-    (`,` qualified(type($bias))^)? `,` qualified(type($targets))
+    qualified(type($input)) `,` qualified(type($weight)) `,`
+    qualified(type($targets)) (`,` qualified(type($bias))^)?
   }];
   let hasVerifier = 1;
 }

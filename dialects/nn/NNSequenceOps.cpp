@@ -267,32 +267,45 @@ ParameterInit Conv1dOp::getParameterInit(OpOperand &operand) {
 // Pool, reduce
 //===----------------------------------------------------------------------===//
 
-LogicalResult PoolOp::verify() {
-  FailureOr<DimContext> context = DimContext::get(*this);
+/// A pool's input and its pooled frames: padded frames of one batch, the
+/// pooled sequence the input's strided by `stride`, the same features.
+/// `pooled` names the pooled value in messages ("result", "output").
+static LogicalResult verifyPooled(Operation *op, Value input, Value pooledValue,
+                                  int64_t stride, StringRef pooled) {
+  FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
-  FailureOr<Positions> in =
-      requirePaddedFrames(*this, *context, getInput(), "input");
-  if (failed(in) || failed(requireOneFeatureAxis(*this, getInput(), "input")))
+  FailureOr<Positions> in = requirePaddedFrames(op, *context, input, "input");
+  if (failed(in) || failed(requireOneFeatureAxis(op, input, "input")))
     return failure();
   FailureOr<Positions> out =
-      requirePaddedFrames(*this, *context, getResult(), "result");
+      requirePaddedFrames(op, *context, pooledValue, pooled);
   if (failed(out))
     return failure();
   if (out->batch != in->batch)
-    return emitOpError() << "result batch '" << out->batch
-                         << "' differs from the input's '" << in->batch << "'";
-  if (failed(verifyStridedSequence(*this, *context, in->sequences[0],
-                                   out->sequences[0],
-                                   static_cast<int64_t>(getStride()))))
+    return op->emitOpError()
+           << pooled << " batch '" << out->batch
+           << "' differs from the input's '" << in->batch << "'";
+  if (failed(verifyStridedSequence(op, *context, in->sequences[0],
+                                   out->sequences[0], stride, pooled)))
     return failure();
-  NNTensorType input = tensorOf(getInput()), result = tensorOf(getResult());
-  if (featureSize(result) != featureSize(input) ||
-      result.getElementType() != input.getElementType())
-    return emitOpError() << "result must keep the input's "
-                         << featureSize(input) << " " << input.getElementType()
-                         << " features, got " << result;
+  NNTensorType inputType = tensorOf(input), result = tensorOf(pooledValue);
+  if (featureSize(result) != featureSize(inputType) ||
+      result.getElementType() != inputType.getElementType())
+    return op->emitOpError()
+           << pooled << " must keep the input's " << featureSize(inputType)
+           << " " << inputType.getElementType() << " features, got " << result;
   return success();
+}
+
+LogicalResult PoolOp::verify() {
+  return verifyPooled(*this, getInput(), getResult(),
+                      static_cast<int64_t>(getStride()), "result");
+}
+
+LogicalResult PoolGradOp::verify() {
+  return verifyPooled(*this, getInput(), getOutput(),
+                      static_cast<int64_t>(getStride()), "output");
 }
 
 LogicalResult ReduceOp::verify() {

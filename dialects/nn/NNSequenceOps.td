@@ -262,7 +262,7 @@ def NN_PoolGradOp : NN_Op<"pool_grad", [Pure,
   let assemblyFormat = [{
     $kind $grad `,` $input `,` $output `window` $window `stride` $stride
     attr-dict `:` qualified(type($grad)) `,` qualified(type($input))
-  }];
+  }];  let hasVerifier = 1;
 }
 
 def NN_ReduceGradOp : NN_Op<"reduce_grad", [Pure,

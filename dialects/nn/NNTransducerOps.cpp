@@ -58,8 +58,10 @@ LogicalResult PrependStartOp::verify() {
   FailureOr<Positions> in = requireLabels(*this, *context, getLabels());
   if (failed(in))
     return failure();
-  if (getStart() < 0)
-    return emitOpError() << "start " << getStart()
+  // The attribute is a signless i64 that ODS hands out as uint64_t: a
+  // negative start is only visible as a signed value.
+  if (int64_t start = getStartAttr().getInt(); start < 0)
+    return emitOpError() << "start " << start
                          << " is not a class index (negative)";
   NNTensorType labels = tensorOf(getLabels()), result = tensorOf(getResult());
   FailureOr<Positions> out = context->positions(getResult());

@@ -68,8 +68,8 @@ nn.graph @targets_i64(%dl: !nn.tensor<[B, T], f32>, %x: !nn.tensor<[B, T, 5], f3
     dims [B: batch, T: seq(B)] {
   %ce = nn.cross_entropy %x, %y from logits label_smoothing 1.000000e-01 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i64>
   %dx = nn.cross_entropy_grad %dl, %x, %y from logits label_smoothing 1.000000e-01 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i64>
-  %lce = nn.linear_cross_entropy %h, %w, %bias targets %y : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>, !nn.tensor<[5], f32>, !nn.tensor<[B, T], i64>
-  %dh, %dw, %db = nn.linear_cross_entropy_grad %dl, %h, %w, %bias targets %y : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>, !nn.tensor<[5], f32>, !nn.tensor<[B, T], i64>
+  %lce = nn.linear_cross_entropy %h, %w, %bias targets %y : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>, !nn.tensor<[B, T], i64>, !nn.tensor<[5], f32>
+  %dh, %dw, %db = nn.linear_cross_entropy_grad %dl, %h, %w, %bias targets %y : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>, !nn.tensor<[B, T], i64>, !nn.tensor<[5], f32>
   %err = nn.frame_error %x, %y : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i64>
   %e = nn.embedding %y, %table : !nn.tensor<[B, T], i64>, !nn.tensor<[7, 3], f32>
   %dt = nn.embedding_grad %dy, %y : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i64> -> !nn.tensor<[7, 3], f32>

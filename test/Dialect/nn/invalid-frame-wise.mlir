@@ -33,6 +33,14 @@ nn.graph @g(%x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B), U: seq(B), N
 
 // -----
 
+nn.graph @g(%x: !nn.tensor<[B, T], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{input must have position axes then one static feature axis, got '!nn.tensor<[B, T], f32>'}}
+  %r = nn.softmax %x : !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   // expected-error @+1 {{attribute 'rate' failed to satisfy constraint: 64-bit float attribute in [0, 1)}}
   %r = nn.dropout %x rate 1.0 : !nn.tensor<[B, T, 4], f32>

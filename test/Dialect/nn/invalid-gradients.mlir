@@ -110,3 +110,19 @@ nn.graph @g(%g: !nn.tensor<[J, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), U
   %de, %dp = nn.transducer_join_grad %g : !nn.tensor<[J, 4], f32> -> !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %dy: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  // expected-error @+1 {{with stride 2 the output's sequence dim must be declared 'seq(...) = ceildiv(T, 2)', got 'T' (did you mean 'T2'?)}}
+  %dx = nn.pool_grad avg %dy, %x, %dy window 2 stride 2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %dy: !nn.tensor<[B, T2, 5], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
+  // expected-error @+1 {{output must keep the input's 4 'f32' features, got '!nn.tensor<[B, T2, 5], f32>'}}
+  %dx = nn.pool_grad max %dy, %x, %dy window 2 stride 2 : !nn.tensor<[B, T2, 5], f32>, !nn.tensor<[B, T, 4], f32>
+  nn.return
+}

@@ -9,6 +9,14 @@ nn.graph @g(%y: !nn.tensor<[B, U], i32>) dims [B: batch, U: seq(B), V: seq(B), U
 
 // -----
 
+nn.graph @g(%y: !nn.tensor<[B, U], i32>) dims [B: batch, U: seq(B), U1: seq(B) = U + 1] {
+  // expected-error @+1 {{'nn.prepend_start' op start -1 is not a class index (negative)}}
+  %s = nn.prepend_start %y start -1 : !nn.tensor<[B, U], i32> -> !nn.tensor<[B, U1], i32>
+  nn.return
+}
+
+// -----
+
 nn.graph @g(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1), N: packed(B, T)] {
   // expected-error @+1 {{result must be packed [J, 4] with J declared 'packed(B, T, U1)' ('J') or padded '!nn.tensor<[B, T, U1, 4], f32>', got '!nn.tensor<[N, 4], f32>'}}
   %j = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[N, 4], f32>

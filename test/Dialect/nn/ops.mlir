@@ -289,20 +289,23 @@ nn.graph @gather_states(%s: !nn.tensor<[B, U1, 4], f32>, %a: !nn.tensor<[B, T], 
 }
 
 // The fused loss tail (nn-fuse-loss-tail), the conv1d and CTC gradients,
-// and the padding mask nn-autodiff puts on input gradients. (Only with a
-// bias: the custom form of a bias-less fused op does not parse back yet.)
+// and the padding mask nn-autodiff puts on input gradients; the fused ops
+// with and without a bias (its type listed last, after the targets').
 // CHECK-LABEL: nn.graph @loss_tail_and_gradients
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: !nn.tensor<[B, T, 8], f32>, %[[DY:[a-z0-9_]+]]: !nn.tensor<[B, T2, 6], f32>, %[[CW:[a-z0-9_]+]]: !nn.tensor<[6, 3, 8], f32>, %[[LOGITS:[a-z0-9_]+]]: !nn.tensor<[B, T, 5], f32>, %[[LABELS:[a-z0-9_]+]]: !nn.tensor<[B, U], i32>, %[[G:[a-z0-9_]+]]: !nn.tensor<[B], f32>, %[[H:[a-z0-9_]+]]: !nn.tensor<[B, T, 4], f32>, %[[W:[a-z0-9_]+]]: !nn.tensor<[3, 4], f32>, %[[BIAS:[a-z0-9_]+]]: !nn.tensor<[3], f32>, %[[Y:[a-z0-9_]+]]: !nn.tensor<[B, T], i32>, %[[DL:[a-z0-9_]+]]: !nn.tensor<[B, T], f32>)
 // CHECK: %[[DX:.+]], %[[DCW:.+]] = nn.conv1d_grad %[[DY]], %[[X]], %[[CW]] stride 2 : !nn.tensor<[B, T2, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 3, 8], f32>
 // CHECK: %[[DCTC:.+]] = nn.ctc_loss_grad %[[G]], %[[LOGITS]], %[[LABELS]] from logits blank 4 zero_infinity : !nn.tensor<[B], f32>, !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
 // CHECK: %[[DCTC2:.+]] = nn.ctc_loss_grad %[[G]], %[[LOGITS]], %[[LABELS]] from log_probs blank 0 : !nn.tensor<[B], f32>, !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
-// CHECK: %[[CE:.+]] = nn.linear_cross_entropy %[[H]], %[[W]], %[[BIAS]] targets %[[Y]] label_smoothing 1.000000e-01 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T], i32>
+// CHECK: %[[CE:.+]] = nn.linear_cross_entropy %[[H]], %[[W]], %[[BIAS]] targets %[[Y]] label_smoothing 1.000000e-01 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[3], f32>
 // CHECK: nn.mark_loss %[[CE]] as "ce" normalize per_frame
 // CHECK: nn.linear_cross_entropy %[[H]], %[[W]], %[[BIAS]] targets %[[Y]] : !nn.tensor<[B, T, 4], f32>
-// CHECK: %[[DH:.+]], %{{.+}}, %{{.+}} = nn.linear_cross_entropy_grad %[[DL]], %[[H]], %[[W]], %[[BIAS]] targets %[[Y]] label_smoothing 1.000000e-01 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T], i32>
-// CHECK: %[[L:.+]], %{{.+}}, %{{.+}}, %{{.+}} = nn.linear_cross_entropy_train %[[H]], %[[W]], %[[BIAS]] targets %[[Y]] normalize per_frame scale 1.000000e+00 label_smoothing 1.000000e-01 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T], i32>
+// CHECK: %[[DH:.+]], %{{.+}}, %{{.+}} = nn.linear_cross_entropy_grad %[[DL]], %[[H]], %[[W]], %[[BIAS]] targets %[[Y]] label_smoothing 1.000000e-01 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[3], f32>
+// CHECK: %[[L:.+]], %{{.+}}, %{{.+}}, %{{.+}} = nn.linear_cross_entropy_train %[[H]], %[[W]], %[[BIAS]] targets %[[Y]] normalize per_frame scale 1.000000e+00 label_smoothing 1.000000e-01 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[3], f32>
 // CHECK: nn.mark_loss %[[L]] as "ce_train" normalize per_frame
 // CHECK: nn.linear_cross_entropy_train %[[H]], %[[W]], %[[BIAS]] targets %[[Y]] normalize sum scale 5.000000e-01 unnormalized : !nn.tensor<[B, T, 4], f32>
+// CHECK: nn.linear_cross_entropy %[[H]], %[[W]] targets %[[Y]] : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>{{$}}
+// CHECK: nn.linear_cross_entropy_grad %[[DL]], %[[H]], %[[W]] targets %[[Y]] : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>{{$}}
+// CHECK: nn.linear_cross_entropy_train %[[H]], %[[W]] targets %[[Y]] normalize per_frame scale 1.000000e+00 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>{{$}}
 // CHECK: %[[Z:.+]] = nn.zero_padding %[[DH]] : !nn.tensor<[B, T, 4], f32>
 // CHECK: nn.return %[[DX]], %[[DCW]], %[[DCTC]], %[[DCTC2]], %[[Z]] :
 nn.graph @loss_tail_and_gradients(%x: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tensor<[B, T2, 6], f32>,
@@ -317,14 +320,18 @@ nn.graph @loss_tail_and_gradients(%x: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tenso
   %dx, %dcw = nn.conv1d_grad %dy, %x, %cw stride 2 : !nn.tensor<[B, T2, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 3, 8], f32>
   %dctc = nn.ctc_loss_grad %g, %logits, %labels from logits blank 4 zero_infinity : !nn.tensor<[B], f32>, !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   %dctc2 = nn.ctc_loss_grad %g, %logits, %labels from log_probs blank 0 : !nn.tensor<[B], f32>, !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
-  %ce = nn.linear_cross_entropy %h, %w, %bias targets %y label_smoothing 0.1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T], i32>
+  %ce = nn.linear_cross_entropy %h, %w, %bias targets %y label_smoothing 0.1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[3], f32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
-  %ce2 = nn.linear_cross_entropy %h, %w, %bias targets %y : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T], i32>
+  %ce2 = nn.linear_cross_entropy %h, %w, %bias targets %y : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[3], f32>
   nn.mark_loss %ce2 as "ce2" normalize per_sequence : !nn.tensor<[B, T], f32>
-  %dh, %dw, %db = nn.linear_cross_entropy_grad %dl, %h, %w, %bias targets %y label_smoothing 0.1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T], i32>
-  %l, %dh2, %dw2, %db2 = nn.linear_cross_entropy_train %h, %w, %bias targets %y normalize per_frame scale 1.0 label_smoothing 0.1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T], i32>
+  %dh, %dw, %db = nn.linear_cross_entropy_grad %dl, %h, %w, %bias targets %y label_smoothing 0.1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[3], f32>
+  %l, %dh2, %dw2, %db2 = nn.linear_cross_entropy_train %h, %w, %bias targets %y normalize per_frame scale 1.0 label_smoothing 0.1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[3], f32>
   nn.mark_loss %l as "ce_train" normalize per_frame : !nn.tensor<[B, T], f32>
-  %l2, %dh3, %dw3, %db3 = nn.linear_cross_entropy_train %h, %w, %bias targets %y normalize sum scale 0.5 unnormalized : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T], i32>
+  %l2, %dh3, %dw3, %db3 = nn.linear_cross_entropy_train %h, %w, %bias targets %y normalize sum scale 0.5 unnormalized : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[3], f32>
+  %ce3 = nn.linear_cross_entropy %h, %w targets %y : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce3 as "ce3" normalize per_frame : !nn.tensor<[B, T], f32>
+  %dh4, %dw4, %db4 = nn.linear_cross_entropy_grad %dl, %h, %w targets %y : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>
+  %l3, %dh5, %dw5, %db5 = nn.linear_cross_entropy_train %h, %w targets %y normalize per_frame scale 1.0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>
   %z = nn.zero_padding %dh : !nn.tensor<[B, T, 4], f32>
   nn.return %dx, %dcw, %dctc, %dctc2, %z : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 3, 8], f32>, !nn.tensor<[B, T, 5], f32>,
       !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 4], f32>

@@ -64,7 +64,7 @@
 // CHECK-NEXT: return %[[RESULT]] : tensor<?x?xf32>
 nn.graph @forward(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f32>, %b: !nn.tensor<[3], f32>, %y: !nn.tensor<[B, T], i32>) -> !nn.tensor<[B, T], f32>
     dims [B: batch, T: seq(B)] {
-  %l = nn.linear_cross_entropy %x, %w, %b targets %y label_smoothing 0.1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T], i32>
+  %l = nn.linear_cross_entropy %x, %w, %b targets %y label_smoothing 0.1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[3], f32>
   nn.return %l : !nn.tensor<[B, T], f32>
 }
 
@@ -206,7 +206,7 @@ nn.graph @grad_weight_only(%g: !nn.tensor<[N], f32>, %x: !nn.tensor<[N, 4], f32>
 // CHECK-NEXT: return %[[LOSS]], %[[DXOUT]], %[[SWEEP]]#2, %[[SWEEP]]#3
 nn.graph @train(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f32>, %b: !nn.tensor<[3], f32>, %y: !nn.tensor<[B, T], i32>) -> (!nn.tensor<[B, T], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>)
     dims [B: batch, T: seq(B)] {
-  %l, %dx, %dw, %db = nn.linear_cross_entropy_train %x, %w, %b targets %y normalize per_frame scale 2.0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T], i32>
+  %l, %dx, %dw, %db = nn.linear_cross_entropy_train %x, %w, %b targets %y normalize per_frame scale 2.0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[3], f32>
   nn.return %l, %dx, %dw, %db : !nn.tensor<[B, T], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>
 }
 
@@ -230,6 +230,6 @@ nn.graph @train(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f32>, %b:
 // CHECK: scf.yield
 nn.graph @train_unnormalized(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f32>, %b: !nn.tensor<[3], f32>, %y: !nn.tensor<[B, T], i32>) -> (!nn.tensor<[B, T], f32>, !nn.tensor<[3], f32>)
     dims [B: batch, T: seq(B)] {
-  %l, %dx, %dw, %db = nn.linear_cross_entropy_train %x, %w, %b targets %y normalize per_frame scale 0.5 unnormalized : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[B, T], i32>
+  %l, %dx, %dw, %db = nn.linear_cross_entropy_train %x, %w, %b targets %y normalize per_frame scale 0.5 unnormalized : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[3], f32>
   nn.return %l, %db : !nn.tensor<[B, T], f32>, !nn.tensor<[3], f32>
 }
