@@ -198,7 +198,7 @@ compileModule(ModuleOp module, MLIRContext &context,
 
   // The exported symbols: the manifest, the entry wrapper, the manifest's
   // checksum and the entry's arity (nn-artifact-entry).
-  module->setAttr("nn.manifest",
+  module->setAttr(ir::NNDialect::ManifestAttrHelper::getNameStr(),
                   StringAttr::get(&context, manifest.serialize()));
   PassManager entryPoints(&context);
   ir::NNArtifactEntryOptions entryOptions;

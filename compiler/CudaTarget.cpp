@@ -12,6 +12,7 @@
 #include "compiler/ManifestBuilder.h"
 #include "compiler/Target.h"
 
+#include "dialects/nn/NNDialect.h"
 #include "lowering/Pipelines.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -55,11 +56,12 @@ public:
       return status;
     // nn-gpu-place-buffers says which arguments host code reads.
     if (auto placement = module->getAttrOfType<mlir::DictionaryAttr>(
-            "nn.host_visible_args")) {
+            mlir::nn::NNDialect::HostVisibleArgsAttrHelper::getNameStr())) {
       if (auto indices = placement.getAs<mlir::DenseI64ArrayAttr>(graph))
         manifest.hostVisibleArguments.assign(indices.asArrayRef().begin(),
                                              indices.asArrayRef().end());
-      module->removeAttr("nn.host_visible_args");
+      module->removeAttr(
+          mlir::nn::NNDialect::HostVisibleArgsAttrHelper::getNameStr());
     }
     return absl::OkStatus();
   }

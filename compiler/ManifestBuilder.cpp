@@ -86,7 +86,8 @@ ClassBound classBound(Value value, SymbolTable &symbols, int depth = 0) {
 /// its first and last axes when it has two or more, zeros when it has
 /// fewer (a parameter only added or multiplied elementwise).
 ir::ParameterInit parameterInit(ir::ParameterOp parameter, ModuleOp module) {
-  if (parameter->hasAttr("nn.optimizer_state"))
+  if (parameter->hasAttr(
+          mlir::nn::NNDialect::OptimizerStateAttrHelper::getNameStr()))
     return ir::ParameterInit::zeros();
   ir::ParameterInit found;
   module.walk([&](ir::ParamRefOp ref) {
@@ -188,18 +189,22 @@ namespace nn::compiler {
     // nn-autodiff's gradient results name their parameter or input,
     // nn-train-step's its updates.
     std::string name = "result" + std::to_string(index);
-    if (auto parameter =
-            graph.getResultAttrOfType<StringAttr>(index, "nn.gradient"))
+    if (auto parameter = graph.getResultAttrOfType<StringAttr>(
+            index, mlir::nn::NNDialect::GradientAttrHelper::getNameStr()))
       name = "grad:" + parameter.str();
-    else if (auto updated =
-                 graph.getResultAttrOfType<StringAttr>(index, "nn.update"))
+    else if (auto updated = graph.getResultAttrOfType<StringAttr>(
+                 index, mlir::nn::NNDialect::UpdateAttrHelper::getNameStr()))
       name = "update:" + updated.str();
-    else if (graph.getResultAttr(index, "nn.grad_norm"))
+    else if (graph.getResultAttr(
+                 index, mlir::nn::NNDialect::GradNormAttrHelper::getNameStr()))
       name = "grad_norm";
-    else if (graph.getResultAttr(index, "nn.updated_norm"))
+    else if (graph.getResultAttr(
+                 index,
+                 mlir::nn::NNDialect::UpdatedNormAttrHelper::getNameStr()))
       name = "updated_norm";
     else if (auto input = graph.getResultAttrOfType<StringAttr>(
-                 index, "nn.gradient_of_input"))
+                 index,
+                 mlir::nn::NNDialect::GradientOfInputAttrHelper::getNameStr()))
       name = "grad_input:" + input.str();
     manifest.outputs.push_back(
         {name, toDType(tensor.getElementType()), toAxes(tensor)});

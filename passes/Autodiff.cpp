@@ -29,11 +29,12 @@ using namespace mlir::nn;
 
 /// Result attributes: which parameter (entry graphs, companions) or which
 /// argument (companions) a gradient result is the gradient of.
-static constexpr StringLiteral kGradientAttrName = "nn.gradient";
+static constexpr StringLiteral kGradientAttrName =
+    NNDialect::GradientAttrHelper::getNameStr();
 static constexpr StringLiteral kGradientOfArgumentAttrName =
-    "nn.gradient_of_argument";
+    NNDialect::GradientOfArgumentAttrHelper::getNameStr();
 static constexpr StringLiteral kGradientOfInputAttrName =
-    "nn.gradient_of_input";
+    NNDialect::GradientOfInputAttrHelper::getNameStr();
 
 namespace {
 

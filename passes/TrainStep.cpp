@@ -30,12 +30,18 @@ namespace mlir::nn {
 using namespace mlir;
 using namespace mlir::nn;
 
-static constexpr StringLiteral kGradientAttr = "nn.gradient";
-static constexpr StringLiteral kGradientOfInputAttr = "nn.gradient_of_input";
-static constexpr StringLiteral kGradNormAttr = "nn.grad_norm";
-static constexpr StringLiteral kUpdatedNormAttr = "nn.updated_norm";
-static constexpr StringLiteral kUpdateAttr = "nn.update";
-static constexpr StringLiteral kOptimizerStateAttr = "nn.optimizer_state";
+static constexpr StringLiteral kGradientAttr =
+    NNDialect::GradientAttrHelper::getNameStr();
+static constexpr StringLiteral kGradientOfInputAttr =
+    NNDialect::GradientOfInputAttrHelper::getNameStr();
+static constexpr StringLiteral kGradNormAttr =
+    NNDialect::GradNormAttrHelper::getNameStr();
+static constexpr StringLiteral kUpdatedNormAttr =
+    NNDialect::UpdatedNormAttrHelper::getNameStr();
+static constexpr StringLiteral kUpdateAttr =
+    NNDialect::UpdateAttrHelper::getNameStr();
+static constexpr StringLiteral kOptimizerStateAttr =
+    NNDialect::OptimizerStateAttrHelper::getNameStr();
 
 namespace {
 

@@ -24,6 +24,28 @@ def NN_Dialect : Dialect {
     check that two values share a sequence axis and that packed and padded
     values are never mixed up. See docs/dialect.md.
   }];
+  // The attributes the passes and the compiler put on ops, graph results
+  // and modules; code names them through the generated helpers
+  // (NNDialect::GradientAttrHelper::getNameStr() is "nn.gradient").
+  let discardableAttrs = (ins
+    // Graph results (nn-autodiff, nn-train-step): the gradient of the
+    // parameter named, of the input named, of the argument at the index.
+    "::mlir::StringAttr":$gradient,
+    "::mlir::StringAttr":$gradient_of_input,
+    "::mlir::IntegerAttr":$gradient_of_argument,
+    // Train-step results: the gradients' global norm, the updated values'
+    // global norm, the new value of the parameter named.
+    "::mlir::UnitAttr":$grad_norm,
+    "::mlir::UnitAttr":$updated_norm,
+    "::mlir::StringAttr":$update,
+    // A parameter that holds optimizer state (nn-train-step adds them).
+    "::mlir::UnitAttr":$optimizer_state,
+    // Modules: the manifest text the artifact embeds (the compiler, for
+    // nn-artifact-entry), the arguments host code reads per function
+    // (nn-gpu-place-buffers, for the manifest).
+    "::mlir::StringAttr":$manifest,
+    "::mlir::DictionaryAttr":$host_visible_args
+  );
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let extraClassDeclaration = [{

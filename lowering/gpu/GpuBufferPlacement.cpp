@@ -20,6 +20,8 @@
 
 #include "lowering/Passes.h"
 
+#include "dialects/nn/NNDialect.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -192,7 +194,9 @@ struct PlaceBuffersPass
       hostVisible.push_back(
           b.getNamedAttr(function.getName(), b.getDenseI64ArrayAttr(indices)));
     }
-    module->setAttr("nn.host_visible_args", b.getDictionaryAttr(hostVisible));
+    module->setAttr(
+        mlir::nn::NNDialect::HostVisibleArgsAttrHelper::getNameStr(),
+        b.getDictionaryAttr(hostVisible));
   }
 };
 

@@ -8,6 +8,8 @@
 
 #include "lowering/Passes.h"
 
+#include "dialects/nn/NNDialect.h"
+
 #include "nn/Manifest.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -57,7 +59,8 @@ struct NNArtifactEntryPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     markAllocationsNoAlias(module);
-    auto manifest = module->getAttrOfType<StringAttr>("nn.manifest");
+    auto manifest = module->getAttrOfType<StringAttr>(
+        mlir::nn::NNDialect::ManifestAttrHelper::getNameStr());
     if (!manifest) {
       module.emitError("nn-artifact-entry needs the manifest text in the "
                        "module attribute nn.manifest");
@@ -132,7 +135,7 @@ struct NNArtifactEntryPass
     };
     constant("nn_manifest_hash", ::nn::Manifest::hash(text));
     constant("nn_entry_arity", targetType.getNumParams());
-    module->removeAttr("nn.manifest");
+    module->removeAttr(mlir::nn::NNDialect::ManifestAttrHelper::getNameStr());
   }
 };
 
