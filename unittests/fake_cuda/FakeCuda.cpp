@@ -20,6 +20,8 @@
 
 #include "FakeCuda.h"
 
+#include "runtime/cuda/CudaApi.h"
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +29,20 @@
 #include <mutex>
 #include <string>
 #include <vector>
+
+// The signatures are the runtime's own (runtime/cuda/CudaApi.h): the
+// runtime calls these through function pointers of those types, and UBSan's
+// -fsanitize=function refuses a call through a pointer of another type.
+using nn::cuda::abi::cublasHandle_t;
+using nn::cuda::abi::cublasStatus_t;
+using nn::cuda::abi::CUcontext;
+using nn::cuda::abi::CUdevice;
+using nn::cuda::abi::CUdeviceptr;
+using nn::cuda::abi::CUevent;
+using nn::cuda::abi::CUfunction;
+using nn::cuda::abi::CUmodule;
+using nn::cuda::abi::CUresult;
+using nn::cuda::abi::CUstream;
 
 namespace {
 
@@ -87,8 +103,8 @@ FAKE FakeCudaStats fake_cuda_stats() {
           s.bytesToHost};
 }
 
-FAKE int cuInit(unsigned) { return kSuccess; }
-FAKE int cuGetErrorName(int error, const char **name) {
+FAKE CUresult cuInit(unsigned) { return kSuccess; }
+FAKE CUresult cuGetErrorName(int error, const char **name) {
   switch (error) {
   case kOutOfMemory:
     *name = "CUDA_ERROR_OUT_OF_MEMORY";
@@ -104,24 +120,24 @@ FAKE int cuGetErrorName(int error, const char **name) {
     return kSuccess;
   }
 }
-FAKE int cuGetErrorString(int, const char **text) {
+FAKE CUresult cuGetErrorString(int, const char **text) {
   *text = "fake driver";
   return kSuccess;
 }
-FAKE int cuDeviceGetCount(int *count) {
+FAKE CUresult cuDeviceGetCount(int *count) {
   const char *devices = std::getenv("FAKE_CUDA_DEVICES");
   *count = devices ? std::atoi(devices) : 1;
   return kSuccess;
 }
-FAKE int cuDeviceGet(int *device, int ordinal) {
+FAKE CUresult cuDeviceGet(int *device, int ordinal) {
   *device = ordinal;
   return kSuccess;
 }
-FAKE int cuDeviceGetName(char *name, int length, int) {
+FAKE CUresult cuDeviceGetName(char *name, int length, int) {
   std::strncpy(name, "Fake GPU", length);
   return kSuccess;
 }
-FAKE int cuDeviceGetAttribute(int *value, int attribute, int) {
+FAKE CUresult cuDeviceGetAttribute(int *value, int attribute, int) {
   switch (attribute) {
   case 16: // multiprocessors
     *value = 4;
@@ -143,78 +159,79 @@ FAKE int cuDeviceGetAttribute(int *value, int attribute, int) {
   }
   return kSuccess;
 }
-FAKE int cuDevicePrimaryCtxRetain(void **context, int) {
+FAKE CUresult cuDevicePrimaryCtxRetain(CUcontext *context, CUdevice) {
   static int dummy;
-  *context = &dummy;
+  *context = reinterpret_cast<CUcontext>(&dummy);
   return kSuccess;
 }
-FAKE int cuCtxSetCurrent(void *) { return kSuccess; }
+FAKE CUresult cuCtxSetCurrent(CUcontext) { return kSuccess; }
 
-FAKE int cuModuleLoadData(void **module, const void *) {
+FAKE CUresult cuModuleLoadData(CUmodule *module, const void *) {
   std::lock_guard<std::mutex> lock(state().mutex);
   ++state().moduleLoads;
-  *module = new Module;
+  *module = reinterpret_cast<CUmodule>(new Module);
   return kSuccess;
 }
-FAKE int cuModuleLoadDataEx(void **module, const void *image, unsigned, int *,
-                            void **) {
+FAKE CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned,
+                                 int *, void **) {
   if (failNow("cuModuleLoadDataEx"))
     return kNoBinaryForGpu;
   if (!image || std::strstr((const char *)image, ".entry") == nullptr)
     return kInvalidValue; // not PTX
   return cuModuleLoadData(module, image);
 }
-FAKE int cuModuleGetFunction(void **function, void *module, const char *name) {
-  auto *m = (Module *)module;
+FAKE CUresult cuModuleGetFunction(CUfunction *function, CUmodule module,
+                                  const char *name) {
+  auto *m = reinterpret_cast<Module *>(module);
   m->functions.push_back(name);
-  *function = (void *)m->functions.back().c_str();
+  *function = reinterpret_cast<CUfunction>(
+      const_cast<char *>(m->functions.back().c_str()));
   return kSuccess;
 }
-FAKE int cuModuleUnload(void *module) {
-  delete (Module *)module;
+FAKE CUresult cuModuleUnload(CUmodule module) {
+  delete reinterpret_cast<Module *>(module);
   return kSuccess;
 }
-FAKE int cuLaunchKernel(void *function, unsigned gridX, unsigned gridY,
-                        unsigned gridZ, unsigned blockX, unsigned blockY,
-                        unsigned blockZ, unsigned, void *, void **params,
-                        void **) {
+FAKE CUresult cuLaunchKernel(CUfunction function, unsigned gridX,
+                             unsigned gridY, unsigned gridZ, unsigned blockX,
+                             unsigned blockY, unsigned blockZ, unsigned,
+                             CUstream, void **params, void **) {
   if (failNow("cuLaunchKernel"))
     return kLaunchFailed;
   if (!function || !params || gridX == 0 || gridY == 0 || gridZ == 0 ||
       blockX * blockY * blockZ == 0 || blockX * blockY * blockZ > 1024)
     return kInvalidValue;
   std::lock_guard<std::mutex> lock(state().mutex);
-  state().launched.push_back((const char *)function);
+  state().launched.push_back(reinterpret_cast<const char *>(function));
   return kSuccess;
 }
-FAKE int cuStreamCreate(void **stream, unsigned) {
+FAKE CUresult cuStreamCreate(CUstream *stream, unsigned) {
   static int dummy;
-  *stream = &dummy;
+  *stream = reinterpret_cast<CUstream>(&dummy);
   return kSuccess;
 }
-FAKE int cuStreamSynchronize(void *) { return kSuccess; }
+FAKE CUresult cuStreamSynchronize(CUstream) { return kSuccess; }
 
-static int allocate(unsigned long long *pointer, size_t bytes) {
+static CUresult allocate(CUdeviceptr *pointer, size_t bytes) {
   if (failNow("cuMemAlloc"))
     return kOutOfMemory;
   void *memory = std::calloc(1, bytes);
   std::lock_guard<std::mutex> lock(state().mutex);
   state().allocations[(char *)memory] = bytes;
-  *pointer = (unsigned long long)(uintptr_t)memory;
+  *pointer = (CUdeviceptr)(uintptr_t)memory;
   return kSuccess;
 }
-FAKE int cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
+FAKE CUresult cuMemAlloc_v2(CUdeviceptr *pointer, size_t bytes) {
   return allocate(pointer, bytes);
 }
-FAKE int cuMemAllocManaged(unsigned long long *pointer, size_t bytes,
-                           unsigned) {
+FAKE CUresult cuMemAllocManaged(CUdeviceptr *pointer, size_t bytes, unsigned) {
   return allocate(pointer, bytes);
 }
-FAKE int cuMemGetInfo_v2(size_t *free, size_t *total) {
+FAKE CUresult cuMemGetInfo_v2(size_t *free, size_t *total) {
   *free = *total = size_t(64) << 30;
   return kSuccess;
 }
-FAKE int cuMemFree_v2(unsigned long long pointer) {
+FAKE CUresult cuMemFree_v2(CUdeviceptr pointer) {
   void *memory = (void *)(uintptr_t)pointer;
   std::lock_guard<std::mutex> lock(state().mutex);
   if (!state().allocations.erase((char *)memory))
@@ -232,8 +249,8 @@ static bool owned(const void *pointer, size_t bytes) {
   --it;
   return (const char *)pointer + bytes <= it->first + it->second;
 }
-FAKE int cuMemcpyHtoD_v2(unsigned long long device, const void *host,
-                         size_t bytes) {
+FAKE CUresult cuMemcpyHtoD_v2(CUdeviceptr device, const void *host,
+                              size_t bytes) {
   if (!owned((void *)(uintptr_t)device, bytes))
     return kInvalidValue;
   std::memcpy((void *)(uintptr_t)device, host, bytes);
@@ -241,7 +258,7 @@ FAKE int cuMemcpyHtoD_v2(unsigned long long device, const void *host,
   state().bytesToDevice += (long long)bytes;
   return kSuccess;
 }
-FAKE int cuMemcpyDtoH_v2(void *host, unsigned long long device, size_t bytes) {
+FAKE CUresult cuMemcpyDtoH_v2(void *host, CUdeviceptr device, size_t bytes) {
   if (!owned((void *)(uintptr_t)device, bytes))
     return kInvalidValue;
   std::memcpy(host, (const void *)(uintptr_t)device, bytes);
@@ -249,28 +266,28 @@ FAKE int cuMemcpyDtoH_v2(void *host, unsigned long long device, size_t bytes) {
   state().bytesToHost += (long long)bytes;
   return kSuccess;
 }
-FAKE int cuEventCreate(void **event, unsigned) {
-  *event = new int(0);
+FAKE CUresult cuEventCreate(CUevent *event, unsigned) {
+  *event = reinterpret_cast<CUevent>(new int(0));
   return kSuccess;
 }
-FAKE int cuEventRecord(void *, void *) { return kSuccess; }
-FAKE int cuEventSynchronize(void *) { return kSuccess; }
-FAKE int cuEventElapsedTime(float *ms, void *, void *) {
+FAKE CUresult cuEventRecord(CUevent, CUstream) { return kSuccess; }
+FAKE CUresult cuEventSynchronize(CUevent) { return kSuccess; }
+FAKE CUresult cuEventElapsedTime(float *ms, CUevent, CUevent) {
   *ms = 0.5f;
   return kSuccess;
 }
-FAKE int cuEventDestroy_v2(void *event) {
-  delete (int *)event;
+FAKE CUresult cuEventDestroy_v2(CUevent event) {
+  delete reinterpret_cast<int *>(event);
   return kSuccess;
 }
 
 // cuBLAS: column-major C = alpha op(A) op(B) + beta C.
-FAKE int cublasCreate_v2(void **handle) {
+FAKE cublasStatus_t cublasCreate_v2(cublasHandle_t *handle) {
   static int dummy;
-  *handle = &dummy;
+  *handle = reinterpret_cast<cublasHandle_t>(&dummy);
   return 0;
 }
-FAKE int cublasSetStream_v2(void *, void *) { return 0; }
+FAKE cublasStatus_t cublasSetStream_v2(cublasHandle_t, CUstream) { return 0; }
 
 template <typename T>
 static int gemm(const char *name, int transA, int transB, int m, int n, int k,
@@ -291,19 +308,55 @@ static int gemm(const char *name, int transA, int transB, int m, int n, int k,
     }
   return 0;
 }
-FAKE int cublasSgemm_v2(void *, int transA, int transB, int m, int n, int k,
-                        const float *alpha, const float *a, int lda,
-                        const float *b, int ldb, const float *beta, float *c,
-                        int ldc) {
+FAKE cublasStatus_t cublasSgemm_v2(cublasHandle_t, int transA, int transB,
+                                   int m, int n, int k, const float *alpha,
+                                   const float *a, int lda, const float *b,
+                                   int ldb, const float *beta, float *c,
+                                   int ldc) {
   return gemm("cublasSgemm_v2", transA, transB, m, n, k, alpha, a, lda, b, ldb,
               beta, c, ldc);
 }
-FAKE int cublasDgemm_v2(void *, int transA, int transB, int m, int n, int k,
-                        const double *alpha, const double *a, int lda,
-                        const double *b, int ldb, const double *beta, double *c,
-                        int ldc) {
+FAKE cublasStatus_t cublasDgemm_v2(cublasHandle_t, int transA, int transB,
+                                   int m, int n, int k, const double *alpha,
+                                   const double *a, int lda, const double *b,
+                                   int ldb, const double *beta, double *c,
+                                   int ldc) {
   return gemm("cublasDgemm_v2", transA, transB, m, n, k, alpha, a, lda, b, ldb,
               beta, c, ldc);
 }
 
 // NOLINTEND(readability-identifier-naming)
+
+// Every function above, in the order of NN_CUDA_DRIVER_FUNCTIONS and
+// NN_CUBLAS_FUNCTIONS: initializing the runtime's function tables with
+// them does not compile where a signature differs from the runtime's.
+[[maybe_unused]] static const nn::cuda::abi::Api kDriverSignatures{
+    &cuInit,
+    &cuGetErrorName,
+    &cuGetErrorString,
+    &cuDeviceGetCount,
+    &cuDeviceGet,
+    &cuDeviceGetName,
+    &cuDeviceGetAttribute,
+    &cuDevicePrimaryCtxRetain,
+    &cuCtxSetCurrent,
+    &cuModuleLoadData,
+    &cuModuleLoadDataEx,
+    &cuModuleGetFunction,
+    &cuModuleUnload,
+    &cuLaunchKernel,
+    &cuStreamCreate,
+    &cuStreamSynchronize,
+    &cuMemAlloc_v2,
+    &cuMemAllocManaged,
+    &cuMemGetInfo_v2,
+    &cuMemFree_v2,
+    &cuMemcpyHtoD_v2,
+    &cuMemcpyDtoH_v2,
+    &cuEventCreate,
+    &cuEventRecord,
+    &cuEventSynchronize,
+    &cuEventElapsedTime,
+    &cuEventDestroy_v2};
+[[maybe_unused]] static const nn::cuda::abi::BlasApi kBlasSignatures{
+    &cublasCreate_v2, &cublasSetStream_v2, &cublasSgemm_v2, &cublasDgemm_v2};
