@@ -83,7 +83,8 @@ std::string readExample(const std::string &name);
 DimValues dimValues(const Manifest &manifest, const RunInputs &inputs);
 
 /// Expects the compiled outputs and losses to match the reference within
-/// `rel` / `abs`, outputs compared on valid positions only.
+/// `rel` / `abs`, outputs compared on valid positions only. Both must name
+/// the same losses: each loss only one side has is a failure naming it.
 void expectMatchesReference(const std::string &source, const Executable &exe,
                             const RunInputs &inputs, const RunResult &result,
                             double rel, double abs);

@@ -1,0 +1,150 @@
+//===- Evaluators.h - the reference's per-family evaluators -----*- C++ -*-===//
+//
+// Internal to the reference evaluator: the state of one graph's evaluation,
+// the array helpers every op family uses, and one entry point per op family
+// of the dialect (dialects/nn/NN*Ops.td). Reference.cpp walks a graph and
+// hands each op to the families in turn; a new op is evaluated in its
+// family's file.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_UNITTESTS_REFERENCE_EVALUATORS_H
+#define NN_UNITTESTS_REFERENCE_EVALUATORS_H
+
+#include "Reference.h"
+
+#include "dialects/nn/Dims.h"
+#include "dialects/nn/NNOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace nn::reference {
+
+namespace ir = mlir::nn;
+using mlir::Operation;
+using mlir::Value;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// The number of elements of an array of `shape`.
+inline int64_t count(const std::vector<int64_t> &shape) {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+/// An array of `shape` filled with zeros.
+Array zeros(std::vector<int64_t> shape);
+
+/// Row-major offset of `index` in `shape`.
+inline int64_t offsetOf(const std::vector<int64_t> &shape,
+                        const std::vector<int64_t> &index) {
+  int64_t offset = 0;
+  for (size_t i = 0; i < shape.size(); ++i)
+    offset = offset * shape[i] + index[i];
+  return offset;
+}
+
+/// Calls fn(index) for every index of `shape`, in row-major order.
+template <typename Fn> void forEach(const std::vector<int64_t> &shape, Fn fn) {
+  std::vector<int64_t> index(shape.size(), 0);
+  for (int64_t n = count(shape), flat = 0; flat < n; ++flat) {
+    fn(index);
+    for (size_t i = shape.size(); i-- > 0;) {
+      if (++index[i] < shape[i])
+        break;
+      index[i] = 0;
+    }
+  }
+}
+
+/// The nn tensor type of `v`.
+inline ir::NNTensorType typeOf(Value v) {
+  return mlir::cast<ir::NNTensorType>(v.getType());
+}
+
+/// The logistic function.
+inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+/// Per row (all axes but the last) log-softmax.
+Array logSoftmax(const Array &x);
+
+/// One graph's evaluation state.
+struct Frame {
+  Frame(std::map<std::string, int64_t> sizes,
+        std::map<std::string, std::vector<int64_t>> lengths, ir::DimTable table)
+      : sizes(std::move(sizes)), lengths(std::move(lengths)),
+        table(std::move(table)) {}
+
+  std::map<std::string, int64_t> sizes;
+  std::map<std::string, std::vector<int64_t>> lengths;
+  ir::DimTable table;
+  llvm::DenseMap<Value, Array> values;
+
+  int64_t size(ir::NNTensorType type, unsigned axis) {
+    return type.isNamedDim(axis) ? sizes.at(type.getDimName(axis).str())
+                                 : type.getStaticSize(axis);
+  }
+  std::vector<int64_t> shape(ir::NNTensorType type) {
+    std::vector<int64_t> s;
+    for (unsigned i = 0; i < type.getRank(); ++i)
+      s.push_back(size(type, i));
+    return s;
+  }
+  /// Whether position `index` of a value of `type` is a real frame.
+  bool valid(ir::NNTensorType type, const std::vector<int64_t> &index) {
+    for (unsigned i = 1; i < type.getNumPositionDims(); ++i) {
+      std::string dim = type.getDimName(i).str();
+      if (lengths.count(dim) && index[i] >= lengths.at(dim)[index[0]])
+        return false;
+    }
+    return true;
+  }
+
+  /// The value of operand `i` of `op` (ops are evaluated in order, so it
+  /// is already there).
+  const Array &operand(Operation *op, unsigned i) {
+    return values[op->getOperand(i)];
+  }
+  /// Records `a` as the value of result `i` of `op`.
+  void setResult(Operation *op, Array a, unsigned i = 0) {
+    values[op->getResult(i)] = std::move(a);
+  }
+};
+
+/// The losses nn.mark_loss reports, in the order the graphs mark them.
+using LossList = std::vector<std::pair<std::string, Loss>>;
+
+// One entry point per op family. Each evaluates `op` in `f` and returns
+// true when `op` belongs to its family; false, with `f` untouched,
+// otherwise.
+
+/// Frame-wise layers (NNFrameWiseOps.td).
+bool evaluateFrameWiseOp(Frame &f, Operation *op);
+/// Sequence-mixing layers and their gradients (NNSequenceOps.td).
+bool evaluateSequenceOp(Frame &f, Operation *op);
+/// Frame-wise losses and the marking of losses (NNLossOps.td); nn.mark_loss
+/// appends to `losses`.
+bool evaluateLossOp(Frame &f, Operation *op, LossList &losses);
+/// CTC loss, its gradient and forced alignment (NNCtcOps.td).
+bool evaluateCtcOp(Frame &f, Operation *op);
+/// Transducer joint, loss, alignment and their gradients
+/// (NNTransducerOps.td).
+bool evaluateTransducerOp(Frame &f, Operation *op);
+/// Packing and broadcasting between layouts (NNPackOps.td).
+bool evaluatePackOp(Frame &f, Operation *op);
+/// Gradients of frame-wise layers and losses and the generic backward
+/// pieces (NNGradientOps.td).
+bool evaluateGradientOp(Frame &f, Operation *op);
+
+} // namespace nn::reference
+
+#endif // NN_UNITTESTS_REFERENCE_EVALUATORS_H

@@ -1,0 +1,357 @@
+//===- Sequence.cpp - reference evaluation of sequence layers -------------===//
+//
+// LSTM, 1-d convolution, pooling and reductions over a sequence dim, and
+// their gradients (dialects/nn/NNSequenceOps.td): each reads only the
+// first len(b) frames of sequence b.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Evaluators.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace nn::reference;
+
+namespace {
+
+/// A forward LSTM over sequence b's first len(b) frames; zero elsewhere.
+/// `reverse` walks each sequence from its own last frame.
+void lstm(const Array &x, const std::vector<int64_t> &len, const double *wi,
+          const double *wh, const double *bias, int64_t hidden, bool reverse,
+          Array &y, int64_t featureOffset) {
+  int64_t batch = x.shape[0], time = x.shape[1], in = x.shape[2];
+  int64_t out = y.shape[2];
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<double> h(hidden, 0.0), c(hidden, 0.0), gates(4 * hidden);
+    for (int64_t step = 0; step < len[b]; ++step) {
+      int64_t t = reverse ? len[b] - 1 - step : step;
+      for (int64_t g = 0; g < 4 * hidden; ++g) {
+        double sum = bias[g];
+        for (int64_t i = 0; i < in; ++i)
+          sum += wi[g * in + i] * x.data[(b * time + t) * in + i];
+        for (int64_t j = 0; j < hidden; ++j)
+          sum += wh[g * hidden + j] * h[j];
+        gates[g] = sum;
+      }
+      for (int64_t j = 0; j < hidden; ++j) {
+        double i = sigmoid(gates[j]), f = sigmoid(gates[hidden + j]);
+        double g = std::tanh(gates[2 * hidden + j]);
+        double o = sigmoid(gates[3 * hidden + j]);
+        c[j] = f * c[j] + i * g;
+        h[j] = o * std::tanh(c[j]);
+        y.data[(b * time + t) * out + featureOffset + j] = h[j];
+      }
+    }
+  }
+  (void)time;
+}
+
+/// Backpropagation through time of `lstm` above, in the textbook order:
+/// run the sequence forward keeping every step's state, then walk back
+/// from its last step. dy is read at `featureOffset`; the gradients add
+/// into dx, dwi, dwh and db.
+void lstmGrad(const Array &x, const std::vector<int64_t> &len, const Array &dy,
+              const double *wi, const double *wh, const double *bias,
+              int64_t hidden, bool reverse, int64_t featureOffset, Array &dx,
+              double *dwi, double *dwh, double *db) {
+  int64_t batch = x.shape[0], time = x.shape[1], in = x.shape[2];
+  int64_t out = dy.shape[2], gates = 4 * hidden;
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t steps = len[b];
+    auto frame = [&](int64_t k) { return reverse ? steps - 1 - k : k; };
+    // State after step k is at k + 1; index 0 is the zero initial state.
+    std::vector<std::vector<double>> h(steps + 1,
+                                       std::vector<double>(hidden, 0.0)),
+        c = h, act(steps, std::vector<double>(gates));
+    for (int64_t k = 0; k < steps; ++k) {
+      const double *xt = &x.data[(b * time + frame(k)) * in];
+      for (int64_t g = 0; g < gates; ++g) {
+        double sum = bias[g];
+        for (int64_t i = 0; i < in; ++i)
+          sum += wi[g * in + i] * xt[i];
+        for (int64_t j = 0; j < hidden; ++j)
+          sum += wh[g * hidden + j] * h[k][j];
+        act[k][g] = g / hidden == 2 ? std::tanh(sum) : sigmoid(sum);
+      }
+      for (int64_t j = 0; j < hidden; ++j) {
+        c[k + 1][j] =
+            act[k][hidden + j] * c[k][j] + act[k][j] * act[k][2 * hidden + j];
+        h[k + 1][j] = act[k][3 * hidden + j] * std::tanh(c[k + 1][j]);
+      }
+    }
+    std::vector<double> dhNext(hidden, 0.0), dcNext(hidden, 0.0), da(gates);
+    for (int64_t k = steps - 1; k >= 0; --k) {
+      int64_t t = frame(k);
+      for (int64_t j = 0; j < hidden; ++j) {
+        double i = act[k][j], f = act[k][hidden + j],
+               g = act[k][2 * hidden + j], o = act[k][3 * hidden + j];
+        double dh =
+            dy.data[(b * time + t) * out + featureOffset + j] + dhNext[j];
+        double tc = std::tanh(c[k + 1][j]);
+        double dc = dcNext[j] + dh * o * (1 - tc * tc);
+        da[j] = dc * g * i * (1 - i);
+        da[hidden + j] = dc * c[k][j] * f * (1 - f);
+        da[2 * hidden + j] = dc * i * (1 - g * g);
+        da[3 * hidden + j] = dh * tc * o * (1 - o);
+        dcNext[j] = dc * f;
+      }
+      const double *xt = &x.data[(b * time + t) * in];
+      for (int64_t j = 0; j < hidden; ++j) {
+        dhNext[j] = 0;
+        for (int64_t g = 0; g < gates; ++g)
+          dhNext[j] += da[g] * wh[g * hidden + j];
+      }
+      for (int64_t g = 0; g < gates; ++g) {
+        db[g] += da[g];
+        for (int64_t i = 0; i < in; ++i) {
+          dwi[g * in + i] += da[g] * xt[i];
+          dx.data[(b * time + t) * in + i] += da[g] * wi[g * in + i];
+        }
+        for (int64_t j = 0; j < hidden; ++j)
+          dwh[g * hidden + j] += da[g] * h[k][j];
+      }
+    }
+  }
+}
+
+void evalLstmOp(Frame &f, ir::LstmOp layer) {
+  const Array &x = f.operand(layer, 0), &wi = f.operand(layer, 1),
+              &wh = f.operand(layer, 2), &bias = f.operand(layer, 3);
+  ir::NNTensorType type = typeOf(layer.getInput());
+  const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
+  int64_t hidden = wh.shape.back();
+  Array y = zeros(f.shape(typeOf(layer.getResult())));
+  switch (layer.getDirection()) {
+  case ir::LstmDirection::forward:
+  case ir::LstmDirection::backward:
+    lstm(x, len, wi.data.data(), wh.data.data(), bias.data.data(), hidden,
+         layer.getDirection() == ir::LstmDirection::backward, y, 0);
+    break;
+  case ir::LstmDirection::bidirectional: {
+    int64_t wiSize = count(wi.shape) / 2, whSize = count(wh.shape) / 2;
+    for (int d = 0; d < 2; ++d)
+      lstm(x, len, wi.data.data() + d * wiSize, wh.data.data() + d * whSize,
+           bias.data.data() + d * 4 * hidden, hidden, d == 1, y, d * hidden);
+    break;
+  }
+  }
+  f.setResult(layer, y);
+}
+
+void evalConv1dOp(Frame &f, ir::Conv1dOp conv) {
+  const Array &x = f.operand(conv, 0), &w = f.operand(conv, 1);
+  ir::NNTensorType type = typeOf(conv.getInput());
+  const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
+  std::vector<int64_t> shape = f.shape(typeOf(conv.getResult()));
+  Array y = zeros(shape);
+  int64_t outC = w.shape[0], kernel = w.shape[1], inC = w.shape[2];
+  int64_t stride = conv.getStride();
+  for (int64_t b = 0; b < shape[0]; ++b)
+    for (int64_t t = 0; t < shape[1]; ++t)
+      for (int64_t o = 0; o < outC; ++o) {
+        double sum = conv.getBias() ? f.operand(conv, 2).data[o] : 0.0;
+        for (int64_t k = 0; k < kernel; ++k) {
+          int64_t source = t * stride - (kernel - 1) / 2 + k;
+          if (source < 0 || source >= len[b])
+            continue;
+          for (int64_t c = 0; c < inC; ++c)
+            sum += w.data[(o * kernel + k) * inC + c] *
+                   x.data[(b * x.shape[1] + source) * inC + c];
+        }
+        y.data[(b * shape[1] + t) * outC + o] = sum;
+      }
+  f.setResult(conv, y);
+}
+
+void evalPoolOp(Frame &f, ir::PoolOp pool) {
+  const Array &x = f.operand(pool, 0);
+  ir::NNTensorType type = typeOf(pool.getInput());
+  const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
+  std::vector<int64_t> shape = f.shape(typeOf(pool.getResult()));
+  Array y = zeros(shape);
+  int64_t channels = shape[2];
+  for (int64_t b = 0; b < shape[0]; ++b)
+    for (int64_t t = 0; t < shape[1]; ++t)
+      for (int64_t c = 0; c < channels; ++c) {
+        double max = -kInf, sum = 0;
+        int64_t n = 0;
+        for (int64_t k = 0; k < (int64_t)pool.getWindow(); ++k) {
+          int64_t source = t * (int64_t)pool.getStride() + k;
+          if (source >= len[b])
+            break;
+          double v = x.data[(b * x.shape[1] + source) * channels + c];
+          max = std::max(max, v);
+          sum += v;
+          ++n;
+        }
+        y.data[(b * shape[1] + t) * channels + c] =
+            pool.getKind() == ir::PoolKind::max ? max : (n ? sum / n : 0.0);
+      }
+  f.setResult(pool, y);
+}
+
+void evalReduceOp(Frame &f, ir::ReduceOp reduce) {
+  const Array &x = f.operand(reduce, 0);
+  unsigned axis = reduce.getAxis();
+  ir::NNTensorType type = typeOf(reduce.getInput());
+  const std::vector<int64_t> &len = f.lengths.at(type.getDimName(axis).str());
+  Array y = zeros(f.shape(typeOf(reduce.getResult())));
+  std::vector<double> counts(y.data.size(), 0.0);
+  if (reduce.getKind() == ir::ReduceKind::max)
+    std::fill(y.data.begin(), y.data.end(), -kInf);
+  forEach(x.shape, [&](const std::vector<int64_t> &index) {
+    if (index[axis] >= len[index[0]])
+      return;
+    std::vector<int64_t> outIndex = index;
+    outIndex.erase(outIndex.begin() + axis);
+    double &acc = y.data[offsetOf(y.shape, outIndex)];
+    double v = x.data[offsetOf(x.shape, index)];
+    acc = reduce.getKind() == ir::ReduceKind::max ? std::max(acc, v) : acc + v;
+    counts[offsetOf(y.shape, outIndex)] += 1;
+  });
+  if (reduce.getKind() == ir::ReduceKind::mean)
+    for (size_t i = 0; i < y.data.size(); ++i)
+      y.data[i] = counts[i] ? y.data[i] / counts[i] : 0.0;
+  f.setResult(reduce, y);
+}
+
+void evalLstmGradOp(Frame &f, ir::LstmGradOp grad) {
+  const Array &dy = f.operand(grad, 0), &x = f.operand(grad, 1),
+              &wi = f.operand(grad, 2), &wh = f.operand(grad, 3),
+              &bias = f.operand(grad, 4);
+  ir::NNTensorType type = typeOf(grad.getInput());
+  const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
+  int64_t hidden = wh.shape.back();
+  Array dx = zeros(x.shape), dwi = zeros(wi.shape), dwh = zeros(wh.shape),
+        db = zeros(bias.shape);
+  bool bidirectional = grad.getDirection() == ir::LstmDirection::bidirectional;
+  int64_t wiSize = count(wi.shape) / (bidirectional ? 2 : 1),
+          whSize = count(wh.shape) / (bidirectional ? 2 : 1);
+  for (int d = 0; d < (bidirectional ? 2 : 1); ++d) {
+    bool reverse = d == 1 || grad.getDirection() == ir::LstmDirection::backward;
+    lstmGrad(x, len, dy, wi.data.data() + d * wiSize,
+             wh.data.data() + d * whSize, bias.data.data() + d * 4 * hidden,
+             hidden, reverse, d * hidden, dx, dwi.data.data() + d * wiSize,
+             dwh.data.data() + d * whSize, db.data.data() + d * 4 * hidden);
+  }
+  f.values[grad.getInputGrad()] = dx;
+  f.values[grad.getInputWeightGrad()] = dwi;
+  f.values[grad.getRecurrentWeightGrad()] = dwh;
+  f.values[grad.getBiasGrad()] = db;
+}
+
+void evalConv1dGradOp(Frame &f, ir::Conv1dGradOp grad) {
+  const Array &dy = f.operand(grad, 0), &x = f.operand(grad, 1),
+              &w = f.operand(grad, 2);
+  const auto &len = f.lengths.at(typeOf(grad.getInput()).getDimName(1).str());
+  const auto &outLen = f.lengths.at(typeOf(grad.getGrad()).getDimName(1).str());
+  int64_t outC = w.shape[0], kernel = w.shape[1], inC = w.shape[2];
+  int64_t stride = grad.getStride(), time = x.shape[1], outTime = dy.shape[1];
+  Array dx = zeros(x.shape), dw = zeros(w.shape);
+  for (int64_t b = 0; b < x.shape[0]; ++b)
+    for (int64_t t = 0; t < outLen[b]; ++t)
+      for (int64_t k = 0; k < kernel; ++k) {
+        int64_t source = t * stride - (kernel - 1) / 2 + k;
+        if (source < 0 || source >= len[b])
+          continue;
+        for (int64_t o = 0; o < outC; ++o) {
+          double g = dy.data[(b * outTime + t) * outC + o];
+          for (int64_t c = 0; c < inC; ++c) {
+            dx.data[(b * time + source) * inC + c] +=
+                g * w.data[(o * kernel + k) * inC + c];
+            dw.data[(o * kernel + k) * inC + c] +=
+                g * x.data[(b * time + source) * inC + c];
+          }
+        }
+      }
+  f.values[grad.getInputGrad()] = dx;
+  f.values[grad.getWeightGrad()] = dw;
+}
+
+void evalReduceGradOp(Frame &f, ir::ReduceGradOp op) {
+  const Array &dy = f.operand(op, 0), &x = f.operand(op, 1),
+              &y = f.operand(op, 2);
+  ir::NNTensorType type = typeOf(op.getInput());
+  unsigned axis = op.getAxis();
+  const auto &len = f.lengths.at(type.getDimName(axis).str());
+  Array dx = zeros(x.shape);
+  std::vector<int64_t> reducedShape = dy.shape;
+  std::vector<int64_t> firstMax(count(dy.shape), -1);
+  forEach(x.shape, [&](const std::vector<int64_t> &index) {
+    if (index[axis] >= len[index[0]])
+      return;
+    std::vector<int64_t> r = index;
+    r.erase(r.begin() + axis);
+    int64_t at = offsetOf(reducedShape, r);
+    double g = dy.data[at];
+    double &out = dx.data[offsetOf(x.shape, index)];
+    switch (op.getKind()) {
+    case ir::ReduceKind::sum:
+      out = g;
+      break;
+    case ir::ReduceKind::mean:
+      out = g / len[index[0]];
+      break;
+    case ir::ReduceKind::max:
+      if (firstMax[at] < 0 && x.data[offsetOf(x.shape, index)] == y.data[at]) {
+        firstMax[at] = index[axis];
+        out = g;
+      }
+      break;
+    }
+  });
+  f.setResult(op, dx);
+}
+
+void evalPoolGradOp(Frame &f, ir::PoolGradOp op) {
+  const Array &dy = f.operand(op, 0), &x = f.operand(op, 1),
+              &y = f.operand(op, 2);
+  ir::NNTensorType inType = typeOf(op.getInput());
+  ir::NNTensorType outType = typeOf(op.getGrad());
+  const auto &len = f.lengths.at(inType.getDimName(1).str());
+  const auto &outLen = f.lengths.at(outType.getDimName(1).str());
+  int64_t window = op.getWindow(), stride = op.getStride();
+  int64_t batch = x.shape[0], time = x.shape[1], width = x.shape[2],
+          outTime = dy.shape[1];
+  bool isMax = op.getKind() == ir::PoolKind::max;
+  Array dx = zeros(x.shape);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t o = 0; o < std::min(outTime, outLen[b]); ++o)
+      for (int64_t c = 0; c < width; ++c) {
+        int64_t first = o * stride, last = std::min(first + window, len[b]);
+        double g = dy.data[(b * outTime + o) * width + c];
+        if (!isMax) {
+          int64_t count = std::max<int64_t>(1, last - first);
+          for (int64_t t = first; t < last; ++t)
+            dx.data[(b * time + t) * width + c] += g / count;
+          continue;
+        }
+        for (int64_t t = first; t < last; ++t)
+          if (x.data[(b * time + t) * width + c] ==
+              y.data[(b * outTime + o) * width + c]) {
+            dx.data[(b * time + t) * width + c] += g;
+            break;
+          }
+      }
+  f.setResult(op, dx);
+}
+
+} // namespace
+
+bool nn::reference::evaluateSequenceOp(Frame &f, Operation *op) {
+  bool handled = true;
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](ir::LstmOp o) { evalLstmOp(f, o); })
+      .Case([&](ir::Conv1dOp o) { evalConv1dOp(f, o); })
+      .Case([&](ir::PoolOp o) { evalPoolOp(f, o); })
+      .Case([&](ir::ReduceOp o) { evalReduceOp(f, o); })
+      .Case([&](ir::LstmGradOp o) { evalLstmGradOp(f, o); })
+      .Case([&](ir::Conv1dGradOp o) { evalConv1dGradOp(f, o); })
+      .Case([&](ir::ReduceGradOp o) { evalReduceGradOp(f, o); })
+      .Case([&](ir::PoolGradOp o) { evalPoolGradOp(f, o); })
+      .Default([&](Operation *) { handled = false; });
+  return handled;
+}
