@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 using namespace nn;
 

@@ -116,8 +116,9 @@ void expectValidAlignment(const Alignment &alignment, const std::vector<T> &hyp,
     ASSERT_EQ(step.hypothesis, usesHyp ? nextHyp : -1);
     ASSERT_EQ(step.reference, usesRef ? nextRef : -1);
     nextHyp += usesHyp, nextRef += usesRef;
-    if (step.kind == Kind::match)
+    if (step.kind == Kind::match) {
       EXPECT_EQ(hyp[step.hypothesis], ref[step.reference]);
+    }
     if (step.kind == Kind::substitution) {
       EXPECT_NE(hyp[step.hypothesis], ref[step.reference]);
       ++counted.substitutions;
