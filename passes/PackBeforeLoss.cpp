@@ -178,6 +178,11 @@ LogicalResult GraphPacker::run(bool emitRemarks) {
     };
     Operation *loss = mark.getLoss().getDefiningOp();
     auto lossOp = dyn_cast_or_null<LossOpInterface>(loss);
+    if (lossOp &&
+        cast<NNTensorType>(lossOp.getLossValue().getType()).getRank() == 0) {
+      skip("its loss has no positions");
+      continue;
+    }
     if (!lossOp || !lossOp.isPerFrameLoss()) {
       skip("a per-sequence loss mixes time");
       continue;

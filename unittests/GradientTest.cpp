@@ -59,6 +59,22 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 })"},
+    // An L2 regularization loss over two parameters beside CE: its
+    // gradient 2 s w adds to the CE gradient of w, and b gets it alone.
+    {"param_norm_l2", R"(
+nn.parameter @w : !nn.tensor<[3, 4], f32>
+nn.parameter @b : !nn.tensor<[3], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 4], f32>
+  %b = nn.param_ref @b : !nn.tensor<[3], f32>
+  %l = nn.linear %x, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  %n = nn.param_norm %w, %b : !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>
+  nn.mark_loss %n as "l2" normalize sum scale 3.000000e-01 : !nn.tensor<[], f32>
+  nn.return
+})"},
     // log_softmax then CE from log-probabilities; a summed loss at half
     // weight, an error-only loss that must not train, a parameter used
     // twice (its gradients add).

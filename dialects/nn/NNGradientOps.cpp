@@ -98,6 +98,10 @@ LogicalResult CrossEntropyGradOp::verify() {
   return success();
 }
 
+LogicalResult ParamNormGradOp::verify() {
+  return requireStaticShape(*this, getInput(), "input");
+}
+
 LogicalResult MseGradOp::verify() {
   if (tensorOf(getPrediction()).getRank() == 0)
     return emitOpError("prediction must have a feature axis");

@@ -201,6 +201,24 @@ def NN_MseGradOp : NN_FrameWiseOp<"mse_grad", [
   let hasVerifier = 1;
 }
 
+def NN_ParamNormGradOp : NN_Op<"param_norm_grad", [Pure,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "the gradient of nn.param_norm for one input: 2 dy x";
+  let description = [{
+    `grad` is the rank-0 gradient of the loss.
+
+    ```mlir
+    %dw = nn.param_norm_grad %dl, %w : !nn.tensor<[10, 4], f32>
+    ```
+  }];
+  let arguments = (ins NN_F32Scalar:$grad, NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input attr-dict `:` qualified(type($input))
+  }];
+  let hasVerifier = 1;
+}
+
 def NN_ZeroPaddingOp : NN_FrameWiseOp<"zero_padding", [
     SameOperandsAndResultType]> {
   let summary = "the input with its padded positions set to 0";

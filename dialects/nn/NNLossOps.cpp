@@ -24,6 +24,7 @@ bool LinearCrossEntropyOp::isPerFrameLoss() { return true; }
 bool LinearCrossEntropyTrainOp::isPerFrameLoss() { return true; }
 bool FrameErrorOp::isPerFrameLoss() { return true; }
 bool MseOp::isPerFrameLoss() { return true; }
+bool ParamNormOp::isPerFrameLoss() { return false; }
 
 /// Losses per position: the positions of their first operand.
 static LogicalResult inferPerPositionLoss(std::optional<Location> location,
@@ -100,6 +101,15 @@ LogicalResult FrameErrorOp::inferReturnTypes(MLIRContext *,
 
 int64_t FrameErrorOp::getNumClasses(OpOperand &operand) {
   return operand.get() == getTargets() ? featureSize(tensorOf(getScores())) : 0;
+}
+
+LogicalResult ParamNormOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one input";
+  for (auto [i, input] : llvm::enumerate(getInputs()))
+    if (failed(requireStaticShape(*this, input, "input " + std::to_string(i))))
+      return failure();
+  return success();
 }
 
 LogicalResult MseOp::verify() {

@@ -99,6 +99,33 @@ def NN_MseOp : NN_FrameWiseOp<"mse", [
   let hasVerifier = 1;
 }
 
+def NN_ParamNormOp : NN_Op<"param_norm", [Pure,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>,
+    DeclareOpInterfaceMethods<NN_LossOpInterface>]> {
+  let summary = "the sum of squares of parameters: an L2 regularization loss";
+  let description = [{
+    `sum over every element of every input of x^2`, accumulated in f64 and
+    returned as a rank-0 f32 loss. The inputs are parameters (static
+    shapes). Marked with `normalize sum`, the loss is reported and trained
+    like any other; with `scale s` its gradient is `2 s w`, so SGD on it
+    is SGD with weight decay `2 s` (PyTorch's `weight_decay`). Its
+    gradient enters the optimizer like every loss's (in-model); a loss of
+    the training objective, it is counted in the gradient norm that
+    clipping sees.
+
+    ```mlir
+    %w = nn.param_ref @w : !nn.tensor<[10, 4], f32>
+    %l2 = nn.param_norm %w : !nn.tensor<[10, 4], f32>
+    nn.mark_loss %l2 as "l2" normalize sum scale 5.000000e-05
+        : !nn.tensor<[], f32>
+    ```
+  }];
+  let arguments = (ins Variadic<NN_FloatTensor>:$inputs);
+  let results = (outs NN_F32Scalar:$result);
+  let assemblyFormat = "$inputs attr-dict `:` qualified(type($inputs))";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Fused loss tail
 //===----------------------------------------------------------------------===//

@@ -53,6 +53,15 @@ LogicalResult mlir::nn::detail::requireStaticShape(Operation *op, Value value,
   return diag;
 }
 
+LogicalResult mlir::nn::detail::requireStaticShape(Operation *op, Value value,
+                                                   StringRef role) {
+  if (tensorOf(value).hasStaticShape())
+    return success();
+  return op->emitOpError() << role << " must have a static shape (a "
+                           << "parameter or its gradient), got "
+                           << value.getType();
+}
+
 LogicalResult mlir::nn::detail::requireResultDims(Operation *op,
                                                   ArrayRef<Attribute> dims,
                                                   Type elementType) {

@@ -70,6 +70,10 @@ inline int64_t featureSize(NNTensorType type) {
 LogicalResult requireStaticShape(Operation *op, Value value, StringRef what,
                                  ArrayRef<int64_t> shape);
 
+/// Requires `value` to have a static shape: a parameter or its gradient
+/// (optimizer ops, nn.param_norm); `role` names it in the message.
+LogicalResult requireStaticShape(Operation *op, Value value, StringRef role);
+
 /// Requires the result to be `dims` with the element type `elementType`.
 LogicalResult requireResultDims(Operation *op, ArrayRef<Attribute> dims,
                                 Type elementType);

@@ -13,16 +13,6 @@ using namespace mlir;
 using namespace mlir::nn;
 using namespace mlir::nn::detail;
 
-/// Optimizer ops act on parameters and their gradients: static shapes.
-static LogicalResult requireStaticShape(Operation *op, Value value,
-                                        StringRef role) {
-  if (tensorOf(value).hasStaticShape())
-    return success();
-  return op->emitOpError() << role << " must have a static shape (a "
-                           << "parameter or its gradient), got "
-                           << value.getType();
-}
-
 LogicalResult GlobalNormOp::verify() {
   if (getInputs().empty())
     return emitOpError() << "needs at least one input";

@@ -176,6 +176,16 @@ LogicalResult MseOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+LogicalResult ParamNormOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                    SmallVectorImpl<Value> &operandGradients) {
+  Value dl = resultGradients[0];
+  for (Value input : getInputs())
+    operandGradients.push_back(
+        dl ? b.create<ParamNormGradOp>(getLoc(), dl, input).getResult()
+           : Value());
+  return success();
+}
+
 LogicalResult CtcLossOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
                                   SmallVectorImpl<Value> &operandGradients) {
   Value dl = resultGradients[0];

@@ -7,6 +7,9 @@
 // bias corrections, gradient scale) are rank-0 tensors broadcast into it,
 // so they never leave the device, and whatever is per step rather than
 // per element (powers of beta) is computed once in a rank-0 generic.
+// The parameter regularization loss nn.param_norm and its gradient live
+// here too: they are the same sums of squares and elementwise maps over
+// parameters.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,25 +109,37 @@ Value sumOfSquares(LinalgBuilder &lb, Value x) {
                     });
 }
 
+/// Sums the squares of every input's elements in f64 and returns `fn` of
+/// the total, truncated to f32 (`global_norm` takes the root,
+/// `param_norm` the total itself).
+Value sumOfSquaresOfAll(LinalgBuilder &lb, ValueRange inputs,
+                        function_ref<Value(Scalar &, Value)> fn) {
+  SmallVector<Value> sums;
+  for (Value input : inputs)
+    sums.push_back(sumOfSquares(lb, input));
+  Type f32 = lb.getBuilder().getF32Type();
+  return scalarComputation(
+             lb, sums, {f32},
+             [&](Scalar &s, ValueRange a, ValueRange) {
+               Value total = a[0];
+               for (Value sum : a.drop_front())
+                 total = s.add(total, sum);
+               return SmallVector<Value>{
+                   s.b.create<arith::TruncFOp>(s.loc, f32, fn(s, total))};
+             })
+      .front();
+}
+
 class GlobalNormConversion : public NNConversionPattern<GlobalNormOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
 
   FailureOr<SmallVector<Value>> build(GlobalNormOp, OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
-    SmallVector<Value> sums;
-    for (Value input : adaptor.getInputs())
-      sums.push_back(sumOfSquares(lb, input));
-    Type f32 = lb.getBuilder().getF32Type();
-    return scalarComputation(
-        lb, sums, {f32}, [&](Scalar &s, ValueRange a, ValueRange) {
-          Value total = a[0];
-          for (Value sum : a.drop_front())
-            total = s.add(total, sum);
-          Value norm = s.b.create<math::SqrtOp>(s.loc, total);
-          return SmallVector<Value>{
-              s.b.create<arith::TruncFOp>(s.loc, f32, norm)};
-        });
+    return SmallVector<Value>{sumOfSquaresOfAll(
+        lb, adaptor.getInputs(), [](Scalar &s, Value total) -> Value {
+          return s.b.create<math::SqrtOp>(s.loc, total);
+        })};
   }
 };
 
@@ -286,12 +301,39 @@ public:
   }
 };
 
+class ParamNormConversion : public NNConversionPattern<ParamNormOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(ParamNormOp, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    return SmallVector<Value>{sumOfSquaresOfAll(
+        lb, adaptor.getInputs(), [](Scalar &, Value total) { return total; })};
+  }
+};
+
+class ParamNormGradConversion : public NNConversionPattern<ParamNormGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(ParamNormGradOp, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    return elementwise(lb, adaptor.getInput(), adaptor.getGrad(), 1,
+                       [&](Scalar &s, ValueRange a, ValueRange k) {
+                         Type element = a[0].getType();
+                         Value dl = asElement(s, k[0], element);
+                         return SmallVector<Value>{
+                             s.mul(s.f(element, 2.0), s.mul(dl, a[0]))};
+                       });
+  }
+};
+
 } // namespace
 
 void mlir::nn::populateOptimizerConversionPatterns(
     const TypeConverter &converter, ConversionState &state,
     RewritePatternSet &patterns) {
   patterns.add<GlobalNormConversion, ClipFactorConversion, SgdUpdateConversion,
-               MomentumUpdateConversion, AdamUpdateConversion>(converter,
-                                                               state);
+               MomentumUpdateConversion, AdamUpdateConversion,
+               ParamNormConversion, ParamNormGradConversion>(converter, state);
 }

@@ -110,3 +110,27 @@ nn.graph @criterion(%x: !nn.tensor<[B, U, 4], f32>, %y: !nn.tensor<[B, U], i32>)
   nn.mark_loss %ce as "outer" normalize per_frame : !nn.tensor<[B, U], f32>
   nn.return
 }
+
+// -----
+
+// A regularization loss over a parameter: its seed is the loss's scale
+// (normalize sum), and its gradient adds to the other loss's.
+// CHECK-LABEL: nn.graph @l2
+// CHECK: %[[W:.+]] = nn.param_ref @w
+// CHECK: %[[N:.+]] = nn.param_norm %[[W]] : !nn.tensor<[3, 4], f32>
+// CHECK: %[[SEED:.+]] = nn.loss_seed %[[N]], %{{.+}} scale 2.500000e-01 : !nn.tensor<[], f32>
+// CHECK: %[[DN:.+]] = nn.param_norm_grad %[[SEED]], %[[W]] : !nn.tensor<[3, 4], f32>
+// CHECK: %[[DCE:.+]] = nn.linear_grad_weight
+// CHECK: %[[DW:.+]] = nn.add %[[DN]], %[[DCE]] : !nn.tensor<[3, 4], f32>
+// CHECK: nn.return %[[DW]] : !nn.tensor<[3, 4], f32>
+nn.parameter @w : !nn.tensor<[3, 4], f32>
+nn.graph @l2(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 4], f32>
+  %l = nn.linear %x, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  %n = nn.param_norm %w : !nn.tensor<[3, 4], f32>
+  nn.mark_loss %n as "l2" normalize sum scale 0.25 : !nn.tensor<[], f32>
+  nn.return
+}

@@ -22,6 +22,9 @@ nn.graph @am(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>, %label
   %ctc = nn.ctc_loss %l, %labels from logits blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
   // expected-remark @+1 {{loss 'ctc' left as it is: a per-sequence loss mixes time}}
   nn.mark_loss %ctc as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
+  %l2 = nn.param_norm %w : !nn.tensor<[5, 4], f32>
+  // expected-remark @+1 {{loss 'l2' left as it is: its loss has no positions}}
+  nn.mark_loss %l2 as "l2" normalize sum scale 0.01 : !nn.tensor<[], f32>
   // expected-remark @+1 {{uses a value of a packed loss tail in padded form}}
   nn.return %l : !nn.tensor<[B, T, 5], f32>
 }

@@ -252,6 +252,14 @@ void evalMseGradOp(Frame &f, ir::MseGradOp op) {
   f.setResult(op, dp);
 }
 
+void evalParamNormGradOp(Frame &f, ir::ParamNormGradOp op) {
+  double g = f.operand(op, 0).data[0];
+  Array dx = f.operand(op, 1);
+  for (double &x : dx.data)
+    x = 2.0 * g * x;
+  f.setResult(op, dx);
+}
+
 } // namespace
 
 bool nn::reference::evaluateGradientOp(Frame &f, Operation *op) {
@@ -271,6 +279,7 @@ bool nn::reference::evaluateGradientOp(Frame &f, Operation *op) {
           [&](Operation *o) { evalLayerNormGradOp(f, o); })
       .Case([&](ir::EmbeddingGradOp o) { evalEmbeddingGradOp(f, o); })
       .Case([&](ir::MseGradOp o) { evalMseGradOp(f, o); })
+      .Case([&](ir::ParamNormGradOp o) { evalParamNormGradOp(f, o); })
       .Default([&](Operation *) { handled = false; });
   return handled;
 }

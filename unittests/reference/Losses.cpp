@@ -1,8 +1,8 @@
 //===- Losses.cpp - reference evaluation of the losses --------------------===//
 //
 // Cross entropy (plain and fused with its linear layer), frame error,
-// MSE, and the nn.mark_loss / nn.loss_terms sums and normalizations
-// (dialects/nn/NNLossOps.td).
+// MSE, the parameter norm, and the nn.mark_loss / nn.loss_terms sums and
+// normalizations (dialects/nn/NNLossOps.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -155,6 +155,14 @@ void evalMseOp(Frame &f, ir::MseOp op) {
   f.setResult(op, y);
 }
 
+void evalParamNormOp(Frame &f, ir::ParamNormOp op) {
+  double total = 0;
+  for (unsigned i = 0; i < op->getNumOperands(); ++i)
+    for (double x : f.operand(op, i).data)
+      total += x * x;
+  f.setResult(op, scalar(total));
+}
+
 void evalMarkLossOp(Frame &f, ir::MarkLossOp mark, LossList &losses) {
   losses.emplace_back(
       mark.getName().str(),
@@ -179,6 +187,7 @@ bool nn::reference::evaluateLossOp(Frame &f, Operation *op, LossList &losses) {
       .Case([&](ir::LinearCrossEntropyOp o) { evalLinearCrossEntropyOp(f, o); })
       .Case([&](ir::FrameErrorOp o) { evalFrameErrorOp(f, o); })
       .Case([&](ir::MseOp o) { evalMseOp(f, o); })
+      .Case([&](ir::ParamNormOp o) { evalParamNormOp(f, o); })
       .Case([&](ir::MarkLossOp o) { evalMarkLossOp(f, o, losses); })
       .Case([&](ir::LossTermsOp o) { evalLossTermsOp(f, o); })
       .Default([&](Operation *) { handled = false; });

@@ -244,3 +244,36 @@ nn.graph @g(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B], i32>) dims [B: b
   %e = nn.frame_error %x, %y : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B], i32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{input 0 must have a static shape (a parameter or its gradient), got '!nn.tensor<[B, T, 3], f32>'}}
+  %n = nn.param_norm %x : !nn.tensor<[B, T, 3], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g() dims [] {
+  // expected-error @+1 {{needs at least one input}}
+  %n = "nn.param_norm"() : () -> !nn.tensor<[], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%w: !nn.tensor<[3], f32>) dims [] {
+  %n = nn.param_norm %w : !nn.tensor<[3], f32>
+  // expected-error @+1 {{per_frame normalization needs a per-frame loss over a sequence axis, got '!nn.tensor<[], f32>'}}
+  nn.mark_loss %n as "l2" normalize per_frame : !nn.tensor<[], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%dl: !nn.tensor<[], f32>, %x: !nn.tensor<[B, 3], f32>) dims [B: batch] {
+  // expected-error @+1 {{input must have a static shape (a parameter or its gradient), got '!nn.tensor<[B, 3], f32>'}}
+  %d = nn.param_norm_grad %dl, %x : !nn.tensor<[B, 3], f32>
+  nn.return
+}

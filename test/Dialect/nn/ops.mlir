@@ -241,6 +241,19 @@ nn.graph @optimizer_updates(%w: !nn.tensor<[3, 4], f32>, %dw: !nn.tensor<[3, 4],
   nn.return %b1, %b2, %w1, %w2 : !nn.tensor<[3], f32>, !nn.tensor<[3], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>
 }
 
+// The parameter regularization loss and its gradient.
+// CHECK-LABEL: nn.graph @param_norm
+// CHECK: %[[PN:.+]] = nn.param_norm %{{.+}}, %{{.+}} : !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>
+// CHECK: nn.mark_loss %[[PN]] as "l2" normalize sum scale 5.000000e-02 : !nn.tensor<[], f32>
+// CHECK: nn.param_norm_grad %{{.+}}, %{{.+}} : !nn.tensor<[3, 4], f32>
+nn.graph @param_norm(%w: !nn.tensor<[3, 4], f32>, %b: !nn.tensor<[3], f32>, %dl: !nn.tensor<[], f32>)
+    -> !nn.tensor<[3, 4], f32> dims [] {
+  %n = nn.param_norm %w, %b : !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>
+  nn.mark_loss %n as "l2" normalize sum scale 0.05 : !nn.tensor<[], f32>
+  %dw = nn.param_norm_grad %dl, %w : !nn.tensor<[3, 4], f32>
+  nn.return %dw : !nn.tensor<[3, 4], f32>
+}
+
 // CHECK-LABEL: nn.graph @frame_error
 // CHECK: %[[E:.+]] = nn.frame_error %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
 // CHECK: nn.mark_loss %[[E]] as "fer" normalize per_frame as_error

@@ -169,3 +169,46 @@ nn.graph @momentum(%p: !nn.tensor<[3, 4], f32>, %g: !nn.tensor<[3, 4], f32>,
   %p2, %v2 = nn.momentum_update %p, %g, %v lr %lr scale %s momentum 0.5 nesterov weight_decay 0.25 : !nn.tensor<[3, 4], f32>
   nn.return %p1, %v1, %p2, %v2 : !nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[3, 4], f32>
 }
+
+// -----
+
+// The parameter regularization loss: each input's squares summed in f64
+// (f32 elements widened first), the sums added and rounded once to f32;
+// its gradient 2 dy x, the rank-0 dy broadcast (and widened to an f64
+// parameter's type).
+// CHECK-DAG: #[[ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ALL2:.+]] = affine_map<(d0, d1) -> ()>
+// CHECK-DAG: #[[ID1:.+]] = affine_map<(d0) -> (d0)>
+// CHECK-DAG: #[[ALL1:.+]] = affine_map<(d0) -> ()>
+// CHECK-DAG: #[[SCALAR:.+]] = affine_map<() -> ()>
+// CHECK-LABEL: func.func @param_norm(
+// CHECK-SAME: %[[W:[^:]+]]: tensor<3x4xf32>, %[[B:[^:]+]]: tensor<3xf64>, %[[DL:[^:]+]]: tensor<f32>)
+// CHECK: %[[SW:.+]] = linalg.generic {indexing_maps = [#[[ID2]], #[[ALL2]]], iterator_types = ["reduction", "reduction"]} ins(%[[W]] : tensor<3x4xf32>) outs(%{{.+}} : tensor<f64>)
+// CHECK-NEXT: ^bb0(%[[WE:[^:]+]]: f32, %[[WACC:[^:]+]]: f64):
+// CHECK-NEXT: %[[WX:.+]] = arith.extf %[[WE]] : f32 to f64
+// CHECK-NEXT: %[[WSQ:.+]] = arith.mulf %[[WX]], %[[WX]] : f64
+// CHECK-NEXT: %[[WSUM:.+]] = arith.addf %[[WACC]], %[[WSQ]] : f64
+// CHECK-NEXT: linalg.yield %[[WSUM]] : f64
+// CHECK: %[[SB:.+]] = linalg.generic {indexing_maps = [#[[ID1]], #[[ALL1]]], iterator_types = ["reduction"]} ins(%[[B]] : tensor<3xf64>) outs(%{{.+}} : tensor<f64>)
+// CHECK-NEXT: ^bb0(%[[BE:[^:]+]]: f64, %[[BACC:[^:]+]]: f64):
+// CHECK-NEXT: %[[BSQ:.+]] = arith.mulf %[[BE]], %[[BE]] : f64
+// CHECK-NEXT: %[[BSUM:.+]] = arith.addf %[[BACC]], %[[BSQ]] : f64
+// CHECK: %[[N:.+]] = linalg.generic {indexing_maps = [#[[SCALAR]], #[[SCALAR]], #[[SCALAR]]], iterator_types = []} ins(%[[SW]], %[[SB]] : tensor<f64>, tensor<f64>) outs(%{{.+}} : tensor<f32>)
+// CHECK-NEXT: ^bb0(%[[A:[^:]+]]: f64, %[[C:[^:]+]]: f64, %{{[^:]+}}: f32):
+// CHECK-NEXT: %[[TOTAL:.+]] = arith.addf %[[A]], %[[C]] : f64
+// CHECK-NEXT: %[[ROUNDED:.+]] = arith.truncf %[[TOTAL]] : f64 to f32
+// CHECK-NEXT: linalg.yield %[[ROUNDED]] : f32
+// CHECK: %[[DB:.+]] = linalg.generic {indexing_maps = [#[[ID1]], #[[ALL1]], #[[ID1]]], iterator_types = ["parallel"]} ins(%[[B]], %[[DL]] : tensor<3xf64>, tensor<f32>) outs(%{{.+}} : tensor<3xf64>)
+// CHECK-NEXT: ^bb0(%[[X:[^:]+]]: f64, %[[G:[^:]+]]: f32, %{{[^:]+}}: f64):
+// CHECK-NEXT: %[[G64:.+]] = arith.extf %[[G]] : f32 to f64
+// CHECK-NEXT: %[[GX:.+]] = arith.mulf %[[G64]], %[[X]] : f64
+// CHECK-NEXT: %[[TWO:.+]] = arith.constant 2.000000e+00 : f64
+// CHECK-NEXT: %[[D:.+]] = arith.mulf %[[TWO]], %[[GX]] : f64
+// CHECK-NEXT: linalg.yield %[[D]] : f64
+// CHECK: return %[[N]], %[[DB]] : tensor<f32>, tensor<3xf64>
+nn.graph @param_norm(%w: !nn.tensor<[3, 4], f32>, %b: !nn.tensor<[3], f64>, %dl: !nn.tensor<[], f32>)
+    -> (!nn.tensor<[], f32>, !nn.tensor<[3], f64>) dims [] {
+  %n = nn.param_norm %w, %b : !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f64>
+  %db = nn.param_norm_grad %dl, %b : !nn.tensor<[3], f64>
+  nn.return %n, %db : !nn.tensor<[], f32>, !nn.tensor<[3], f64>
+}
