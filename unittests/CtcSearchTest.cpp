@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <random>
@@ -72,25 +73,35 @@ double logSumExp(const std::vector<double> &values) {
   return top + std::log(total);
 }
 
+/// Whether a path may emit a new label of class c at frame t.
+using EmissionFilter = std::function<bool(int t, int c)>;
+
 /// Every frame-level path of x [frames, vocab], collapsed (repeats merged,
 /// then blanks dropped), its score Σ_t x[t][path_t]; per label sequence the
-/// log-sum of its paths' probabilities (`sum`) or the best one.
-std::map<Labels, double> enumerateLabelSequences(const std::vector<double> &x,
-                                                 int frames, int vocab,
-                                                 int blank, bool sum) {
+/// log-sum of its paths' probabilities (`sum`) or the best one. With a
+/// filter, only paths whose every new label (a class other than blank and
+/// than the previous frame's) it allows.
+std::map<Labels, double>
+enumerateLabelSequences(const std::vector<double> &x, int frames, int vocab,
+                        int blank, bool sum,
+                        const EmissionFilter &allowed = nullptr) {
   std::map<Labels, std::vector<double>> paths;
   std::vector<int> path(frames, 0);
   while (true) {
     double score = 0;
     Labels labels;
     int previous = -1;
+    bool kept = true;
     for (int t = 0; t < frames; ++t) {
       score += x[t * vocab + path[t]];
-      if (path[t] != blank && path[t] != previous)
+      if (path[t] != blank && path[t] != previous) {
         labels.push_back(path[t]);
+        kept = kept && (!allowed || allowed(t, path[t]));
+      }
       previous = path[t];
     }
-    paths[labels].push_back(score);
+    if (kept)
+      paths[labels].push_back(score);
     int t = frames - 1;
     while (t >= 0 && ++path[t] == vocab) {
       path[t] = 0;
@@ -390,6 +401,64 @@ TEST(CtcSearchTest, TighterPruningKeepsFewerPaths) {
     }
     previous = score;
   }
+}
+
+TEST(CtcSearchTest, TokenPruningScoresExactlyTheAllowedPaths) {
+  // With a beam that drops nothing, token pruning leaves each label
+  // sequence the paths whose every new label is among its frame's allowed
+  // classes: the `tokenBeam` best (blank counted, lower index first among
+  // equals) within `tokenThreshold` of the frame's best.
+  std::mt19937_64 rng(14);
+  const int vocab = 4, frames = 5;
+  for (int trial = 0; trial < 4; ++trial) {
+    std::vector<double> x = randomLogProbs(rng, frames, vocab, 2.0);
+    if (trial == 3) // equal scores: the lower class is among the best
+      for (int t = 0; t < frames; ++t)
+        x[t * vocab + 3] = x[t * vocab + 2];
+    for (CtcMerge merge : {CtcMerge::sum, CtcMerge::max})
+      for (int tokenBeam : {0, 1, 2, 3})
+        for (double threshold : {kInf, 1.5, 0.5}) {
+          SCOPED_TRACE(testing::Message()
+                       << "trial " << trial << " token beam " << tokenBeam
+                       << " threshold " << threshold);
+          auto allowed = [&](int t, int c) {
+            const double *row = &x[t * vocab];
+            int better = 0;
+            for (int d = 0; d < vocab; ++d)
+              better += row[d] > row[c] || (row[d] == row[c] && d < c);
+            double best = *std::max_element(row, row + vocab);
+            return (tokenBeam == 0 || better < tokenBeam) &&
+                   row[c] >= best - threshold;
+          };
+          auto reference = enumerateLabelSequences(
+              x, frames, vocab, 0, merge == CtcMerge::sum, allowed);
+          CtcBeamOptions options;
+          options.merge = merge;
+          options.tokenBeam = tokenBeam;
+          options.tokenThreshold = threshold;
+          options.beam = static_cast<int32_t>(reference.size());
+          expectMatchesReference(searchOne(x, vocab, options), reference);
+        }
+  }
+}
+
+TEST(CtcSearchTest, ScoreBeamDropsPrefixesFarBelowTheBest) {
+  // Frame 0 makes "1" likely, frame 1 "2": with a score beam of 1 only
+  // "1" survives frame 0 (ε and "2" are 2.9 below), and after frame 1 only
+  // "1 2" ("1" kept by the blank or the repeat is 3.9 below it).
+  std::vector<double> x = {std::log(0.05), std::log(0.9),  std::log(0.05),
+                           std::log(0.01), std::log(0.01), std::log(0.98)};
+  CtcBeamOptions options;
+  options.beam = 10;
+  options.scoreBeam = 1;
+  auto pruned = searchOne(x, 3, options);
+  ASSERT_EQ(pruned.size(), 1u);
+  EXPECT_EQ(pruned[0].labels, Labels({1, 2}));
+  EXPECT_NEAR(pruned[0].score, std::log(0.9) + std::log(0.98), kTolerance);
+  // Without it, every label sequence of the two frames.
+  options.scoreBeam = kInf;
+  expectMatchesReference(searchOne(x, 3, options),
+                         enumerateLabelSequences(x, 2, 3, 0, true));
 }
 
 TEST(CtcSearchTest, MaxMergeBeamOneIsGreedy) {
