@@ -104,12 +104,7 @@ int64_t FrameErrorOp::getNumClasses(OpOperand &operand) {
 }
 
 LogicalResult ParamNormOp::verify() {
-  if (getInputs().empty())
-    return emitOpError() << "needs at least one input";
-  for (auto [i, input] : llvm::enumerate(getInputs()))
-    if (failed(requireStaticShape(*this, input, "input " + std::to_string(i))))
-      return failure();
-  return success();
+  return requireStaticInputs(*this, getInputs());
 }
 
 LogicalResult MseOp::verify() {

@@ -62,6 +62,16 @@ LogicalResult mlir::nn::detail::requireStaticShape(Operation *op, Value value,
                            << value.getType();
 }
 
+LogicalResult mlir::nn::detail::requireStaticInputs(Operation *op,
+                                                    ValueRange inputs) {
+  if (inputs.empty())
+    return op->emitOpError() << "needs at least one input";
+  for (auto [i, input] : llvm::enumerate(inputs))
+    if (failed(requireStaticShape(op, input, "input " + std::to_string(i))))
+      return failure();
+  return success();
+}
+
 LogicalResult mlir::nn::detail::requireResultDims(Operation *op,
                                                   ArrayRef<Attribute> dims,
                                                   Type elementType) {

@@ -74,6 +74,11 @@ LogicalResult requireStaticShape(Operation *op, Value value, StringRef what,
 /// (optimizer ops, nn.param_norm); `role` names it in the message.
 LogicalResult requireStaticShape(Operation *op, Value value, StringRef role);
 
+/// Requires at least one input and a static shape for each (`input i` in
+/// messages): the parameters or gradients of nn.global_norm and
+/// nn.param_norm.
+LogicalResult requireStaticInputs(Operation *op, ValueRange inputs);
+
 /// Requires the result to be `dims` with the element type `elementType`.
 LogicalResult requireResultDims(Operation *op, ArrayRef<Attribute> dims,
                                 Type elementType);

@@ -14,12 +14,7 @@ using namespace mlir::nn;
 using namespace mlir::nn::detail;
 
 LogicalResult GlobalNormOp::verify() {
-  if (getInputs().empty())
-    return emitOpError() << "needs at least one input";
-  for (auto [i, input] : llvm::enumerate(getInputs()))
-    if (failed(requireStaticShape(*this, input, "input " + std::to_string(i))))
-      return failure();
-  return success();
+  return requireStaticInputs(*this, getInputs());
 }
 
 LogicalResult SgdUpdateOp::verify() {
