@@ -198,12 +198,13 @@ ParameterInit LstmWithTapeOp::getParameterInit(OpOperand &operand) {
 // Conv1d
 //===----------------------------------------------------------------------===//
 
-/// The checks nn.conv1d and nn.conv1d_grad share; `output` is the conv's
-/// result or the gradient of it, named `outputName`.
-static LogicalResult verifyConv1dOperands(Operation *op, Value input,
-                                          Value weightValue, Value bias,
-                                          Value output, StringRef outputName,
-                                          int64_t stride) {
+/// The frames a strided sequence op (conv1d, pool and their gradients)
+/// maps: `input` and `output` padded frames of one batch with one feature
+/// axis, the output's sequence the input's strided by `stride`. `output`
+/// names the output in messages ("result", "grad", ...).
+static LogicalResult verifyStridedFrames(Operation *op, Value input,
+                                         Value outputValue, StringRef output,
+                                         int64_t stride) {
   FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
@@ -211,8 +212,24 @@ static LogicalResult verifyConv1dOperands(Operation *op, Value input,
   if (failed(in) || failed(requireOneFeatureAxis(op, input, "input")))
     return failure();
   FailureOr<Positions> out =
-      requirePaddedFrames(op, *context, output, outputName);
+      requirePaddedFrames(op, *context, outputValue, output);
   if (failed(out))
+    return failure();
+  if (out->batch != in->batch)
+    return op->emitOpError()
+           << output << " batch '" << out->batch
+           << "' differs from the input's '" << in->batch << "'";
+  return verifyStridedSequence(op, *context, in->sequences[0],
+                               out->sequences[0], stride, output);
+}
+
+/// The checks nn.conv1d and nn.conv1d_grad share; `output` is the conv's
+/// result or the gradient of it, named `outputName`.
+static LogicalResult verifyConv1dOperands(Operation *op, Value input,
+                                          Value weightValue, Value bias,
+                                          Value output, StringRef outputName,
+                                          int64_t stride) {
+  if (failed(verifyStridedFrames(op, input, output, outputName, stride)))
     return failure();
   NNTensorType weight = tensorOf(weightValue);
   int64_t inChannels = featureSize(tensorOf(input));
@@ -222,13 +239,6 @@ static LogicalResult verifyConv1dOperands(Operation *op, Value input,
                              << inChannels << "], got " << weight;
   int64_t outChannels = weight.getStaticSize(0);
   if (bias && failed(requireStaticShape(op, bias, "bias", {outChannels})))
-    return failure();
-  if (out->batch != in->batch)
-    return op->emitOpError()
-           << outputName << " batch '" << out->batch
-           << "' differs from the input's '" << in->batch << "'";
-  if (failed(verifyStridedSequence(op, *context, in->sequences[0],
-                                   out->sequences[0], stride, outputName)))
     return failure();
   NNTensorType result = tensorOf(output);
   if (featureSize(result) != outChannels ||
@@ -272,22 +282,7 @@ ParameterInit Conv1dOp::getParameterInit(OpOperand &operand) {
 /// `pooled` names the pooled value in messages ("result", "output").
 static LogicalResult verifyPooled(Operation *op, Value input, Value pooledValue,
                                   int64_t stride, StringRef pooled) {
-  FailureOr<DimContext> context = DimContext::get(op);
-  if (failed(context))
-    return failure();
-  FailureOr<Positions> in = requirePaddedFrames(op, *context, input, "input");
-  if (failed(in) || failed(requireOneFeatureAxis(op, input, "input")))
-    return failure();
-  FailureOr<Positions> out =
-      requirePaddedFrames(op, *context, pooledValue, pooled);
-  if (failed(out))
-    return failure();
-  if (out->batch != in->batch)
-    return op->emitOpError()
-           << pooled << " batch '" << out->batch
-           << "' differs from the input's '" << in->batch << "'";
-  if (failed(verifyStridedSequence(op, *context, in->sequences[0],
-                                   out->sequences[0], stride, pooled)))
+  if (failed(verifyStridedFrames(op, input, pooledValue, pooled, stride)))
     return failure();
   NNTensorType inputType = tensorOf(input), result = tensorOf(pooledValue);
   if (featureSize(result) != featureSize(inputType) ||

@@ -607,6 +607,16 @@ static CtcScores paddedView(const void *data, ScoreType type, int64_t batch,
   return scores;
 }
 
+/// Packed rows: each sequence starts at its row offsets[b].
+static CtcScores packedView(const void *data, ScoreType type, int64_t rows,
+                            int64_t vocab, int64_t batch,
+                            const int32_t *lengths, const int64_t *offsets) {
+  CtcScores scores = paddedView(data, type, batch, rows, vocab, lengths);
+  scores.offsets = offsets;
+  scores.sequenceStride = 0;
+  return scores;
+}
+
 CtcScores CtcScores::padded(const float *data, int64_t batch, int64_t frames,
                             int64_t vocab, const int32_t *lengths) {
   return paddedView(data, ScoreType::f32, batch, frames, vocab, lengths);
@@ -620,21 +630,13 @@ CtcScores CtcScores::padded(const double *data, int64_t batch, int64_t frames,
 CtcScores CtcScores::packed(const float *data, int64_t rows, int64_t vocab,
                             int64_t batch, const int32_t *lengths,
                             const int64_t *offsets) {
-  CtcScores scores =
-      paddedView(data, ScoreType::f32, batch, rows, vocab, lengths);
-  scores.offsets = offsets;
-  scores.sequenceStride = 0;
-  return scores;
+  return packedView(data, ScoreType::f32, rows, vocab, batch, lengths, offsets);
 }
 
 CtcScores CtcScores::packed(const double *data, int64_t rows, int64_t vocab,
                             int64_t batch, const int32_t *lengths,
                             const int64_t *offsets) {
-  CtcScores scores =
-      paddedView(data, ScoreType::f64, batch, rows, vocab, lengths);
-  scores.offsets = offsets;
-  scores.sequenceStride = 0;
-  return scores;
+  return packedView(data, ScoreType::f64, rows, vocab, batch, lengths, offsets);
 }
 
 std::vector<int64_t> nn::runtime::packedOffsets(const int32_t *lengths,
