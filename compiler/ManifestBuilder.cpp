@@ -145,6 +145,7 @@ namespace nn::compiler {
     case ir::DimKind::seq:
       dim.kind = ::nn::DimInfo::Kind::seq;
       dim.batch = decl.getBatch().str();
+      dim.computed = decl.getComputed();
       if (decl.isDerived()) {
         dim.source = decl.getSource().str();
         dim.factor = decl.getFactor();
@@ -184,7 +185,8 @@ namespace nn::compiler {
     info.initScale = init.scale;
     manifest.parameters.push_back(info);
   }
-  for (auto [index, type] : llvm::enumerate(graph.getResultTypes())) {
+  for (auto [index, type] :
+       llvm::enumerate(graph.getResultTypes().take_front(abi.numResults))) {
     auto tensor = cast<ir::NNTensorType>(type);
     // nn-autodiff's gradient results name their parameter or input,
     // nn-train-step's its updates.
@@ -209,6 +211,11 @@ namespace nn::compiler {
     manifest.outputs.push_back(
         {name, toDType(tensor.getElementType()), toAxes(tensor)});
   }
+  // The lowered function returns these after the results (Abi.h).
+  for (ir::DimDeclAttr dim : abi.computedDims)
+    manifest.outputs.push_back({"lengths:" + dim.getName().str(),
+                                ::nn::DType::i32,
+                                {::nn::Axis{dim.getBatch().str()}}});
   for (const ir::LossAbi &loss : abi.losses) {
     ::nn::LossInfo info;
     info.name = loss.name;

@@ -97,7 +97,8 @@ StringAttr GraphPacker::getOrDeclarePackedDim(StringRef batch,
   auto decl =
       DimDeclAttr::get(context, StringAttr::get(context, name), DimKind::packed,
                        StringAttr::get(context, batch),
-                       StringAttr::get(context, sequence), 0, 0, StringAttr());
+                       StringAttr::get(context, sequence), 0, 0, StringAttr(),
+                       /*computed=*/false);
   SmallVector<Attribute> dims(graph.getDims().getValue());
   dims.push_back(decl);
   graph.setDimsAttr(ArrayAttr::get(context, dims));

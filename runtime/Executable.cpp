@@ -140,6 +140,59 @@ absl::Status checkSharedObject(const std::string &path) {
   return status;
 }
 
+/// Binds the dims whose lengths the run computed (a decoder's hypotheses)
+/// from the `lengths:` outputs, checked like any untrusted input: one
+/// length per sequence, within the padded size of the outputs that name
+/// the dim (its longest when none does); then the dims that follow.
+absl::Status bindComputedDims(const Manifest &manifest, const RunResult &result,
+                              DimValues &bound) {
+  bool any = false;
+  for (const DimInfo &dim : manifest.dims) {
+    if (!dim.computed)
+      continue;
+    any = true;
+    std::string name = lengthsOutputName(dim.name);
+    const Tensor *lengths = nullptr;
+    int64_t padded = -1;
+    for (size_t r = 0; r < result.outputs.size(); ++r) {
+      const auto &[outputName, tensor] = result.outputs[r];
+      if (outputName == name)
+        lengths = &tensor;
+      const TensorInfo *info = nullptr;
+      for (const TensorInfo &output : manifest.outputs)
+        if (output.name == outputName)
+          info = &output;
+      for (size_t i = 0; info && i < info->axes.size(); ++i)
+        if (info->axes[i].dim == dim.name && i < tensor.shape().size())
+          padded = tensor.shape()[i];
+    }
+    int64_t batch = bound.sizes.at(dim.batch);
+    if (!lengths || lengths->dtype() != DType::i32 ||
+        lengths->shape() != std::vector<int64_t>{batch})
+      return absl::InternalError("the artifact returned no lengths [" +
+                                 std::to_string(batch) +
+                                 "] i32 for computed dim '" + dim.name + "'");
+    std::vector<int32_t> values(lengths->data<int32_t>(),
+                                lengths->data<int32_t>() + batch);
+    int64_t longest = 1;
+    for (int32_t length : values)
+      longest = std::max<int64_t>(longest, length);
+    if (padded < 0)
+      padded = longest;
+    for (int64_t b = 0; b < batch; ++b)
+      if (values[b] < 0 || values[b] > padded)
+        return absl::InternalError(
+            "the artifact computed length " + std::to_string(values[b]) +
+            " for sequence " + std::to_string(b) + " of dim '" + dim.name +
+            "', outside [0, " + std::to_string(padded) + "]");
+    bound.sizes[dim.name] = padded;
+    bound.lengths[dim.name] = std::move(values);
+  }
+  if (any)
+    deriveDims(manifest, bound);
+  return absl::OkStatus();
+}
+
 std::string axesText(const std::vector<Axis> &axes) {
   std::string text = "[";
   for (size_t i = 0; i < axes.size(); ++i)
@@ -433,7 +486,8 @@ absl::Status Executable::Impl::bind(const RunInputs &given, Bound &bound,
         return absl::InvalidArgumentError(
             "batch dim '" + dim.name +
             "' is empty (size 0); give at least one sequence");
-    } else if (dim.kind == DimInfo::Kind::seq && dim.source.empty()) {
+    } else if (dim.kind == DimInfo::Kind::seq && dim.source.empty() &&
+               !dim.computed) {
       const std::vector<int32_t> &lengths = bound.lengths[dim.name];
       if (!bound.sizes.count(dim.name)) {
         int64_t longest = 1;
@@ -825,6 +879,12 @@ absl::Status Executable::Impl::run(
       result.outputs.emplace_back(m.outputs[r].name, std::move(tensor));
     else
       scalars.push_back(tensor.at(0));
+  }
+
+  status = bindComputedDims(m, result, bound);
+  if (!status.ok()) {
+    releaseDevice();
+    return status;
   }
 
   for (size_t l = 0; l < m.losses.size(); ++l) {

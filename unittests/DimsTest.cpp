@@ -136,6 +136,40 @@ TEST_F(DimsTest, TableHasOffsetDimsAndGridPackedDims) {
   EXPECT_EQ(os.str(), "J: packed(B, T, U1); U1: seq(B) = U + 1");
 }
 
+TEST_F(DimsTest, ComputedDimsAndWhatFollowsFromThem) {
+  // A decoder's hypotheses Y, a derived Y1, a grid over (T, Y1).
+  DimTable dims =
+      table({"B: batch", "T: seq(B)", "Y: seq(B) computed",
+             "Y1: seq(B) = Y + 1", "N: packed(B, T)", "J: packed(B, T, Y1)"});
+  EXPECT_TRUE(succeeded(dims.verify([&] { return emit(); })));
+  EXPECT_TRUE(dims.lookup("Y").getComputed());
+  EXPECT_FALSE(dims.lookup("Y1").getComputed());
+  EXPECT_EQ(dims.computedSources("Y"), (SmallVector<StringRef, 2>{"Y"}));
+  EXPECT_EQ(dims.computedSources("Y1"), (SmallVector<StringRef, 2>{"Y"}));
+  EXPECT_EQ(dims.computedSources("J"), (SmallVector<StringRef, 2>{"Y"}));
+  EXPECT_FALSE(dims.dependsOnComputed("T"));
+  EXPECT_FALSE(dims.dependsOnComputed("N"));
+  EXPECT_FALSE(dims.dependsOnComputed("B"));
+  ASSERT_EQ(dims.getComputedDims().size(), 1u);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  dims.lookup("Y").printBody(os);
+  EXPECT_EQ(os.str(), "Y: seq(B) computed");
+
+  // Only a root sequence dim can be computed (the parser cannot spell the
+  // others; a builder can).
+  auto name = [&](StringRef n) { return StringAttr::get(&context, n); };
+  auto derived = DimDeclAttr::get(&context, name("Y2"), DimKind::seq, name("B"),
+                                  name("T"), 2, 0, StringAttr(),
+                                  /*computed=*/true);
+  DimTable bad(
+      ArrayAttr::get(&context, {dims.lookup("B"), dims.lookup("T"), derived}));
+  EXPECT_TRUE(failed(bad.verify([&] { return emit(); })));
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0], "dim 'Y2': only a sequence dim that is not derived can "
+                       "be computed");
+}
+
 TEST_F(DimsTest, TableRejectsForwardReferences) {
   DimTable dims = table({"T: seq(B)", "B: batch"});
   EXPECT_TRUE(failed(dims.verify([&] { return emit(); })));

@@ -79,6 +79,25 @@ DimValues nn::testing::dimValues(const Manifest &manifest,
   return dims;
 }
 
+void nn::testing::addComputedDims(const Manifest &manifest,
+                                  const RunResult &result, DimValues &dims) {
+  for (const DimInfo &dim : manifest.dims) {
+    if (!dim.computed)
+      continue;
+    for (const auto &[name, tensor] : result.outputs) {
+      if (name != lengthsOutputName(dim.name))
+        continue;
+      std::vector<int32_t> &lengths = dims.lengths[dim.name];
+      lengths.assign(tensor.data<int32_t>(),
+                     tensor.data<int32_t>() + tensor.numElements());
+      dims.sizes[dim.name] = 1;
+      for (int32_t length : lengths)
+        dims.sizes[dim.name] = std::max<int64_t>(dims.sizes[dim.name], length);
+    }
+  }
+  deriveDims(manifest, dims);
+}
+
 namespace {
 /// Calls fn(flat, valid) for each element of an output with `axes`.
 template <typename Fn>
@@ -102,11 +121,30 @@ void nn::testing::expectMatchesReference(const std::string &source,
   absl::Status status =
       reference::evaluate(source, manifest.graph, inputs, expected);
   ASSERT_TRUE(status.ok()) << status.message();
-  ASSERT_EQ(expected.outputs.size(), result.outputs.size());
   DimValues dims = dimValues(manifest, inputs);
+  // Computed lengths first, exactly: they decide which positions of the
+  // other outputs are real.
+  std::vector<size_t> valueOutputs;
   for (size_t o = 0; o < result.outputs.size(); ++o) {
+    const std::string prefix = lengthsOutputName("");
+    const std::string &name = result.outputs[o].first;
+    if (name.rfind(prefix, 0) != 0) {
+      valueOutputs.push_back(o);
+      continue;
+    }
+    std::string dim = name.substr(prefix.size());
     const Tensor &got = result.outputs[o].second;
-    const reference::Array &want = expected.outputs[o];
+    std::vector<int64_t> lengths(got.data<int32_t>(),
+                                 got.data<int32_t>() + got.numElements());
+    ASSERT_TRUE(expected.lengths.count(dim)) << name;
+    EXPECT_EQ(lengths, expected.lengths.at(dim)) << name;
+  }
+  addComputedDims(manifest, result, dims);
+  ASSERT_EQ(expected.outputs.size(), valueOutputs.size());
+  for (size_t k = 0; k < valueOutputs.size(); ++k) {
+    size_t o = valueOutputs[k];
+    const Tensor &got = result.outputs[o].second;
+    const reference::Array &want = expected.outputs[k];
     ASSERT_EQ(got.shape(), want.shape) << "output " << o;
     int failures = 0;
     forEachFlat(manifest.outputs[o].axes, got.shape(), dims,
@@ -160,6 +198,7 @@ void nn::testing::expectSameResults(const Manifest &manifest,
   }
   ASSERT_EQ(a.outputs.size(), b.outputs.size());
   DimValues dims = dimValues(manifest, inputs);
+  addComputedDims(manifest, a, dims);
   for (size_t o = 0; o < a.outputs.size(); ++o) {
     const Tensor &x = a.outputs[o].second, &y = b.outputs[o].second;
     ASSERT_EQ(x.shape(), y.shape());

@@ -82,9 +82,15 @@ std::string readExample(const std::string &name);
 /// Sizes and lengths of every dim of the manifest's graph for `inputs`.
 DimValues dimValues(const Manifest &manifest, const RunInputs &inputs);
 
+/// Adds the computed dims of a run (its `lengths:` outputs) and the dims
+/// that follow from them to `dims`.
+void addComputedDims(const Manifest &manifest, const RunResult &result,
+                     DimValues &dims);
+
 /// Expects the compiled outputs and losses to match the reference within
-/// `rel` / `abs`, outputs compared on valid positions only. Both must name
-/// the same losses: each loss only one side has is a failure naming it.
+/// `rel` / `abs`, outputs compared on valid positions only (computed
+/// lengths exactly, before the values they make valid). Both must name the
+/// same losses: each loss only one side has is a failure naming it.
 void expectMatchesReference(const std::string &source, const Executable &exe,
                             const RunInputs &inputs, const RunResult &result,
                             double rel, double abs);

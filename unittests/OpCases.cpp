@@ -174,6 +174,19 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %e: !nn.tensor<[B, T, 4], f32>, %p: 
   %ta, %ts = nn.transducer_align %j, %l from logits topology rna blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
   nn.return %ca, %cs, %ra, %rs, %ta, %ts : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
 })"},
+    {"ctc_greedy_decode", R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Y1], i32>)
+    dims [B: batch, T: seq(B), N: packed(B, T), Y: seq(B) computed, Y1: seq(B) = Y + 1, Z: seq(B) computed] {
+  %y, %s = nn.ctc_greedy_decode %x from logits blank 0 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %lp = nn.log_softmax %x : !nn.tensor<[B, T, 4], f32>
+  %p = nn.pack %lp : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[N, 4], f32>
+  %z, %zs = nn.ctc_greedy_decode %p from log_probs blank 2 : !nn.tensor<[N, 4], f32> -> !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+  %y1 = nn.prepend_start %y start 0 : !nn.tensor<[B, Y], i32> -> !nn.tensor<[B, Y1], i32>
+  %c = nn.ctc_loss %x, %y from logits blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, Y], i32>
+  nn.mark_loss %c as "ctc_of_best_path" normalize per_sequence : !nn.tensor<[B], f32>
+  nn.return %y, %s, %z, %zs, %y1 : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Y1], i32>
+})"},
     {"gather_states", R"(
 nn.graph @g(%s: !nn.tensor<[B, U1, 3], f32>, %a: !nn.tensor<[B, T], i32>, %dg: !nn.tensor<[B, T, 3], f32>)
     -> (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U1, 3], f32>)

@@ -514,7 +514,7 @@ TEST(NpzWriterTest, FailedWritesSayWhyAndLeaveNothing) {
 // Manifests
 //===----------------------------------------------------------------------===//
 
-const char *kManifest = "nn-artifact 2\n"
+const char *kManifest = "nn-artifact 3\n"
                         "graph g\n"
                         "target cpu\n"
                         "dim B batch\n"
@@ -553,6 +553,62 @@ TEST(ManifestTest, ParsesAndRoundTrips) {
   EXPECT_EQ(manifest.entryArity(), 7);
   EXPECT_NE(Manifest::hash(kManifest),
             Manifest::hash(manifest.serialize() + " "));
+}
+
+TEST(ManifestTest, ComputedDimsHaveALengthsOutputAndNoCaller) {
+  // A decoder's hypotheses Y, returned with their lengths; Y1 follows.
+  const std::string text = "nn-artifact 3\n"
+                           "graph g\n"
+                           "target cpu\n"
+                           "dim B batch\n"
+                           "dim T seq B\n"
+                           "dim Y seq B computed\n"
+                           "dim Y1 seq B Y 1 1\n"
+                           "root B\n"
+                           "root T\n"
+                           "input x f32 0 -1 3 B T 4\n"
+                           "output result0 i32 2 B Y1\n"
+                           "output lengths:Y i32 1 B\n"
+                           "end\n";
+  Manifest manifest;
+  absl::Status status = Manifest::parse(text, manifest);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(manifest.serialize(), text);
+  ASSERT_NE(manifest.findDim("Y"), nullptr);
+  EXPECT_TRUE(manifest.findDim("Y")->computed);
+  EXPECT_EQ(manifest.entryArity(), 5); // results, B, T + lengths, x
+  // What follows from a computed dim is derived once its lengths exist.
+  DimValues values;
+  values.sizes = {{"B", 2}, {"T", 4}};
+  values.lengths = {{"T", {4, 2}}};
+  deriveDims(manifest, values);
+  EXPECT_FALSE(values.sizes.count("Y1"));
+  values.sizes["Y"] = 3;
+  values.lengths["Y"] = {3, 0};
+  deriveDims(manifest, values);
+  EXPECT_EQ(values.sizes.at("Y1"), 4);
+  EXPECT_EQ(values.lengths.at("Y1"), (std::vector<int32_t>{4, 1}));
+
+  auto error = [&](const std::string &from, const std::string &to) {
+    std::string damaged = text;
+    damaged.replace(damaged.find(from), from.size(), to);
+    Manifest m;
+    absl::Status s = Manifest::parse(damaged, m);
+    EXPECT_FALSE(s.ok()) << to;
+    return std::string(s.message());
+  };
+  EXPECT_CONTAINS(error("output lengths:Y i32 1 B\n", ""),
+                  "computed dim 'Y' has no output 'lengths:Y' of type i32 [B]");
+  EXPECT_CONTAINS(error("output lengths:Y i32 1 B", "output lengths:Y f32 1 B"),
+                  "computed dim 'Y' has no output 'lengths:Y'");
+  EXPECT_CONTAINS(error("root T\n", "root T\nroot Y\n"),
+                  "root 'Y' is not a declared batch or root sequence dim");
+  EXPECT_CONTAINS(
+      error("input x f32 0 -1 3 B T 4", "input x f32 0 -1 3 B Y1 4"),
+      "input 'x' axis 1 names dim 'Y1', whose lengths the graph "
+      "computes");
+  EXPECT_CONTAINS(error("dim Y seq B computed", "dim Y seq B calculated"),
+                  "bad dim record");
 }
 
 TEST(ManifestTest, RejectsEveryDamagedRecord) {
@@ -620,8 +676,8 @@ TEST(ManifestTest, RejectsEveryDamagedRecord) {
                   "malformed target");
   EXPECT_CONTAINS(manifestError("end\n", "end\nextra\n"), "text after 'end'");
   EXPECT_CONTAINS(manifestError("end\n", ""), "missing header or end");
-  EXPECT_CONTAINS(manifestError("nn-artifact 2", "nn-artifact 1"),
-                  "unsupported artifact version (this runtime reads 2");
+  EXPECT_CONTAINS(manifestError("nn-artifact 3", "nn-artifact 2"),
+                  "unsupported artifact version (this runtime reads 3");
   EXPECT_CONTAINS(manifestError("end\n", "hostvisible 7\nend\n"),
                   "hostvisible argument 7 is not below the entry's 6");
   EXPECT_CONTAINS(manifestError("graph g", "graph g extra"),

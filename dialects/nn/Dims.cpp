@@ -75,6 +75,39 @@ DimDeclAttr DimTable::findDerived(StringRef source, int64_t factor,
   return {};
 }
 
+SmallVector<StringRef, 2> DimTable::computedSources(StringRef name) const {
+  SmallVector<StringRef, 2> sources;
+  DimDeclAttr decl = lookup(name);
+  if (!decl)
+    return sources;
+  if (decl.getComputed()) {
+    sources.push_back(decl.getName().getValue());
+    return sources;
+  }
+  // Declarations refer only to earlier ones (verify()), so this recursion
+  // ends; a malformed table that does not verify yields nothing here.
+  auto follow = [&](StringAttr ref) {
+    if (!ref || ref.getValue() == name)
+      return;
+    for (StringRef source : computedSources(ref.getValue()))
+      if (!llvm::is_contained(sources, source))
+        sources.push_back(source);
+  };
+  if (decl.isDerived() || decl.getKind() == DimKind::packed)
+    follow(decl.getSource());
+  if (decl.isGridPacked())
+    follow(decl.getInner());
+  return sources;
+}
+
+SmallVector<DimDeclAttr> DimTable::getComputedDims() const {
+  SmallVector<DimDeclAttr> computed;
+  for (DimDeclAttr decl : decls)
+    if (decl.getComputed())
+      computed.push_back(decl);
+  return computed;
+}
+
 LogicalResult DimTable::verify(EmitErrorFn emitError) const {
   llvm::StringMap<unsigned> seen;
   for (auto [index, decl] : llvm::enumerate(decls)) {
@@ -86,6 +119,11 @@ LogicalResult DimTable::verify(EmitErrorFn emitError) const {
       auto it = seen.find(ref.getValue());
       return it != seen.end() && it->second < position;
     };
+    if (decl.getComputed() &&
+        (decl.getKind() != DimKind::seq || decl.isDerived()))
+      return emitError() << "dim '" << name
+                         << "': only a sequence dim that is not derived can "
+                            "be computed";
     switch (decl.getKind()) {
     case DimKind::batch:
       break;
@@ -300,6 +338,11 @@ LogicalResult DimBinding::verifyKinds(EmitErrorFn emitError) {
     };
     if (calleeDecl.getKind() != callerDecl.getKind())
       return mismatch();
+    if (calleeDecl.getComputed())
+      return emitError() << "callee dim '" << calleeName
+                         << "' is computed by the callee; calling a graph "
+                            "whose results have computed lengths is not "
+                            "supported yet (inline the producing op)";
     // An independent callee sequence accepts any caller sequence (its
     // lengths are whatever the caller's are); a derived one must be derived
     // the same way.

@@ -51,10 +51,22 @@ public:
 
   ArrayRef<DimDeclAttr> getDecls() const { return decls; }
 
+  /// The computed dims (`seq(B) computed`) whose lengths `name`'s depend
+  /// on: itself when it is one, the sources of a derived or packed dim
+  /// otherwise (empty for dims the caller's lengths determine).
+  SmallVector<StringRef, 2> computedSources(StringRef name) const;
+  /// True when `name` is computed or derived/packed from a computed dim.
+  bool dependsOnComputed(StringRef name) const {
+    return !computedSources(name).empty();
+  }
+  /// The dims declared `computed`, in declaration order.
+  SmallVector<DimDeclAttr> getComputedDims() const;
+
   /// Checks the declarations: unique names, each reference names an
   /// earlier dim of the right kind, derived dims `ceildiv` by at least 2
   /// or `+` at least 1, at most one packed dim per (batch, sequence) and
-  /// per (batch, sequence, inner).
+  /// per (batch, sequence, inner), `computed` only on a sequence dim that
+  /// is not derived.
   LogicalResult verify(EmitErrorFn emitError) const;
 
 private:
@@ -118,6 +130,7 @@ public:
 
   /// Checks that each bound pair has the same kind and that what a dim
   /// refers to (its batch, its source, its factor) is bound consistently.
+  /// A callee's computed dim binds nothing: calls return no lengths yet.
   LogicalResult verifyKinds(EmitErrorFn emitError);
 
   /// The caller dim bound to `calleeDim`, or empty.

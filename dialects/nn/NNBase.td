@@ -263,8 +263,9 @@ def NN_DimDeclAttr : AttrDef<NN_Dialect, "DimDecl"> {
   let summary = "the declaration of one named dim of a graph";
   let description = [{
     `B: batch`, `T: seq(B)`, `T2: seq(B) = ceildiv(T, 2)`,
-    `U1: seq(B) = U + 1`, `N: packed(B, T)` or `J: packed(B, T, U1)`.
-    Graphs print their list of these without the `#nn.dim<...>` wrapper.
+    `U1: seq(B) = U + 1`, `N: packed(B, T)`, `J: packed(B, T, U1)` or
+    `Y: seq(B) computed`. Graphs print their list of these without the
+    `#nn.dim<...>` wrapper.
 
     A derived sequence dim has the lengths `ceildiv(source, factor) +
     offset`: `ceildiv(T, k)` is factor k >= 2 and offset 0, `U + c` is
@@ -272,6 +273,11 @@ def NN_DimDeclAttr : AttrDef<NN_Dialect, "DimDecl"> {
     size is the sum of the lengths) or, with `inner`, the grid of two
     (the sum over the batch of `len(source) * len(inner)`: a transducer
     joint's valid (t, u) pairs, t-major within each sequence).
+
+    A `computed` sequence dim has lengths that no caller passes: one op of
+    the graph (a DimProducerOpInterface, e.g. a decoder whose hypotheses
+    end where the search says) computes them. No argument may name it or
+    a dim derived from it, and no op may use it before its producer.
   }];
   let parameters = (ins
     "::mlir::StringAttr":$name,
@@ -280,7 +286,8 @@ def NN_DimDeclAttr : AttrDef<NN_Dialect, "DimDecl"> {
     OptionalParameter<"::mlir::StringAttr">:$source,
     DefaultValuedParameter<"int64_t", "0">:$factor,
     DefaultValuedParameter<"int64_t", "0">:$offset,
-    OptionalParameter<"::mlir::StringAttr">:$inner);
+    OptionalParameter<"::mlir::StringAttr">:$inner,
+    DefaultValuedParameter<"bool", "false">:$computed);
   let hasCustomAssemblyFormat = 1;
   let extraClassDeclaration = [{
     /// Parses `NAME: KIND...`, the text inside `#nn.dim<...>`.

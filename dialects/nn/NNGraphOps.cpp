@@ -141,6 +141,12 @@ LogicalResult GraphOp::verify() {
                            << " must be an !nn.tensor, got " << type;
     if (failed(classifyPositions(tensor, table, [&] { return emitOpError(); })))
       return failure();
+    for (unsigned i = 0, e = tensor.getNumPositionDims(); i < e; ++i)
+      if (table.dependsOnComputed(tensor.getDimName(i)))
+        return emitOpError()
+               << "argument " << index << " names dim '" << tensor.getDimName(i)
+               << "', whose lengths an op of the graph computes; arguments "
+                  "name only dims whose lengths the caller passes";
   }
   for (auto [index, type] : llvm::enumerate(getResultTypes())) {
     auto tensor = dyn_cast<NNTensorType>(type);
@@ -157,7 +163,62 @@ LogicalResult GraphOp::verify() {
   return success();
 }
 
+/// Checks that each computed dim has one producer and that no op names it
+/// before that producer: the lowering binds a computed dim where its
+/// producer runs.
+static LogicalResult verifyComputedDims(GraphOp graph) {
+  DimTable table(graph.getDims());
+  SmallVector<DimDeclAttr> computed = table.getComputedDims();
+  if (computed.empty())
+    return success();
+  llvm::StringMap<Operation *> producerOf;
+  auto checkType = [&](Operation *op, Type type,
+                       ArrayRef<StringRef> producing) -> LogicalResult {
+    auto tensor = dyn_cast<NNTensorType>(type);
+    if (!tensor)
+      return success();
+    for (unsigned i = 0, e = tensor.getNumPositionDims(); i < e; ++i)
+      for (StringRef source : table.computedSources(tensor.getDimName(i)))
+        if (!producerOf.count(source) && !llvm::is_contained(producing, source))
+          return op->emitOpError()
+                 << "names dim '" << tensor.getDimName(i)
+                 << "' before the op that computes the lengths of '" << source
+                 << "'";
+    return success();
+  };
+  for (Operation &op : graph.getBody().front()) {
+    SmallVector<StringRef, 1> producing;
+    if (auto producer = dyn_cast<DimProducerOpInterface>(op))
+      producing = producer.getProducedDims();
+    for (StringRef dim : producing) {
+      auto [it, inserted] = producerOf.try_emplace(dim, &op);
+      if (!inserted) {
+        InFlightDiagnostic diag = op.emitOpError()
+                                  << "computes the lengths of dim '" << dim
+                                  << "', which another op computes already";
+        diag.attachNote(it->second->getLoc()) << "first computed here";
+        return diag;
+      }
+    }
+    // Operands come from earlier ops; results may name what `op` produces.
+    for (Type type : op.getOperandTypes())
+      if (failed(checkType(&op, type, {})))
+        return failure();
+    for (Type type : op.getResultTypes())
+      if (failed(checkType(&op, type, producing)))
+        return failure();
+  }
+  for (DimDeclAttr dim : computed)
+    if (!producerOf.count(dim.getName().getValue()))
+      return graph.emitOpError()
+             << "declares dim '" << dim.getName().getValue()
+             << "' computed, but no op of the graph computes its lengths";
+  return success();
+}
+
 LogicalResult GraphOp::verifyRegions() {
+  if (failed(verifyComputedDims(*this)))
+    return failure();
   llvm::StringMap<MarkLossOp> lossByName;
   WalkResult result = walk([&](MarkLossOp mark) {
     auto [it, inserted] = lossByName.try_emplace(mark.getName(), mark);

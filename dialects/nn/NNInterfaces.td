@@ -133,4 +133,23 @@ def NN_VjpOpInterface : OpInterface<"VjpOpInterface"> {
   ];
 }
 
+def NN_DimProducerOpInterface : OpInterface<"DimProducerOpInterface"> {
+  let cppNamespace = "::mlir::nn";
+  let description = [{
+    An op that computes the lengths of `computed` sequence dims (a decoder:
+    a hypothesis ends where the search says). Each computed dim of a graph
+    has exactly one producer; ops before it may not name the dim. Its
+    lowering binds the dim's padded size and lengths (the longest and each
+    sequence's count), and the graph returns the lengths after its
+    results (`lengths:<dim>` in the manifest).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Returns the computed dims whose lengths this op determines: the
+        computed dims its result types name.
+      }],
+      "::llvm::SmallVector<::llvm::StringRef, 1>", "getProducedDims", (ins)>
+  ];
+}
+
 #endif // NN_INTERFACES_TD

@@ -158,6 +158,7 @@ DimDeclAttr DimDeclAttr::parseBody(AsmParser &parser) {
   };
   StringAttr name, batch, source, inner;
   int64_t factor = 0, offset = 0;
+  bool computed = false;
   StringRef kindName;
   SMLoc kindLoc;
   if (parseName(name) || parser.parseColon())
@@ -178,6 +179,10 @@ DimDeclAttr DimDeclAttr::parseBody(AsmParser &parser) {
   case DimKind::seq:
     if (parser.parseLParen() || parseName(batch) || parser.parseRParen())
       return {};
+    if (succeeded(parser.parseOptionalKeyword("computed"))) {
+      computed = true;
+      break;
+    }
     if (failed(parser.parseOptionalEqual()))
       break;
     // `ceildiv(S, k)` or `S + c`.
@@ -207,7 +212,7 @@ DimDeclAttr DimDeclAttr::parseBody(AsmParser &parser) {
     break;
   }
   return DimDeclAttr::get(context, name, *kind, batch, source, factor, offset,
-                          inner);
+                          inner, computed);
 }
 
 void DimDeclAttr::printBody(raw_ostream &os) const {
@@ -217,7 +222,9 @@ void DimDeclAttr::printBody(raw_ostream &os) const {
     break;
   case DimKind::seq:
     os << "(" << getBatch().getValue() << ")";
-    if (isDerived() && getOffset() == 0)
+    if (getComputed())
+      os << " computed";
+    else if (isDerived() && getOffset() == 0)
       os << " = ceildiv(" << getSource().getValue() << ", " << getFactor()
          << ")";
     else if (isDerived())

@@ -63,6 +63,11 @@ struct DimInfo {
   int64_t offset = 0;
   /// Grid-packed dims: the second (inner) sequence dim.
   std::string inner;
+  /// Sequence dims whose lengths the graph computes (a decoder's
+  /// hypotheses): no caller passes them; the entry returns them as the
+  /// output `lengths:NAME` ([batch] i32), and the padded size of every
+  /// output naming the dim is their longest (at least 1).
+  bool computed = false;
 
   /// The length of a derived dim for a source length `n`.
   int64_t deriveLength(int64_t n) const {
@@ -114,7 +119,7 @@ struct KernelInfo {
 };
 
 /// The manifest format this runtime reads and the compiler writes.
-constexpr int kManifestVersion = 2;
+constexpr int kManifestVersion = 3;
 
 /// What an artifact computes and how to call it.
 struct Manifest {
@@ -176,9 +181,15 @@ struct DimValues {
 };
 
 /// Fills in the derived dims (`ceil(len / k)`, their padded sizes likewise)
-/// and packed dims (`sum(len)`) of `manifest` from the root dims already in
-/// `values`.
+/// and packed dims (`sum(len)`) of `manifest` from the root and computed
+/// dims already in `values`; dims that follow from a computed dim not in
+/// `values` yet are left out.
 void deriveDims(const Manifest &manifest, DimValues &values);
+
+/// The name of the output that holds computed dim `dim`'s lengths.
+inline std::string lengthsOutputName(const std::string &dim) {
+  return "lengths:" + dim;
+}
 
 /// Calls fn(index) for every index of `shape` in row-major order.
 template <typename Fn>

@@ -18,27 +18,9 @@ RankedTensorType GraphAbi::loweredType(NNTensorType type) {
   return RankedTensorType::get(shape, type.getElementType());
 }
 
-FunctionType GraphAbi::getLoweredFunctionType() const {
-  MLIRContext *context = graph.getContext();
-  Builder builder(context);
-  auto lengthsType =
-      RankedTensorType::get({ShapedType::kDynamic}, builder.getI32Type());
-  SmallVector<Type> inputs, results;
-  for (DimDeclAttr dim : rootDims) {
-    inputs.push_back(builder.getIndexType());
-    if (dim.getKind() == DimKind::seq)
-      inputs.push_back(lengthsType);
-  }
-  for (Type type : graph.getArgumentTypes())
-    inputs.push_back(loweredType(cast<NNTensorType>(type)));
-  for (ParameterOp parameter : parameters)
-    inputs.push_back(loweredType(cast<NNTensorType>(parameter.getType())));
-  for (Type type : graph.getResultTypes())
-    results.push_back(loweredType(cast<NNTensorType>(type)));
-  auto scalar = RankedTensorType::get({}, builder.getF64Type());
-  for (size_t i = 0, e = losses.size(); i < e; ++i)
-    results.append({scalar, scalar});
-  return builder.getFunctionType(inputs, results);
+RankedTensorType GraphAbi::lengthsType(MLIRContext *context) {
+  return RankedTensorType::get({ShapedType::kDynamic},
+                               IntegerType::get(context, 32));
 }
 
 namespace {
@@ -87,10 +69,14 @@ LogicalResult AbiBuilder::visit(GraphOp graph) {
   GraphAbi abi;
   abi.graph = graph;
   DimTable table(graph.getDims());
-  for (DimDeclAttr dim : table.getDecls())
-    if (dim.getKind() == DimKind::batch ||
-        (dim.getKind() == DimKind::seq && !dim.isDerived()))
+  for (DimDeclAttr dim : table.getDecls()) {
+    if (dim.getComputed())
+      abi.computedDims.push_back(dim);
+    else if (dim.getKind() == DimKind::batch ||
+             (dim.getKind() == DimKind::seq && !dim.isDerived()))
       abi.rootDims.push_back(dim);
+  }
+  abi.numResults = graph.getNumResults();
   for (auto [index, type] : llvm::enumerate(graph.getArgumentTypes()))
     if (failed(checkElementType(graph, type,
                                 "argument '" + graph.getArgName(index) + "'")))

@@ -12,9 +12,11 @@
 //      (derived and packed dims are computed from these inside the graph);
 //   2. the graph's own arguments, as builtin tensors (named axes dynamic);
 //   3. the parameters it reads, itself or through calls, in module order;
-// and results, in order: the graph's results, then for each loss it marks
-// (its own in body order, a callee's at its call) the f64 sum over valid
-// positions and the f64 inverse normalization factor.
+// and results, in order: the graph's results, then for each computed dim
+// (`seq(B) computed`, in declaration order) its lengths as tensor<?xi32>
+// (their longest is the padded size the results have), then for each loss
+// it marks (its own in body order, a callee's at its call) the f64 sum over
+// valid positions and the f64 inverse normalization factor.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,16 +50,22 @@ struct LossAbi {
 struct GraphAbi {
   /// Op handles are value types whose accessors are not const.
   mutable GraphOp graph;
-  /// Batch dims and non-derived sequence dims, in declaration order.
+  /// Batch dims and non-derived sequence dims whose lengths the caller
+  /// passes, in declaration order.
   SmallVector<DimDeclAttr> rootDims;
+  /// Sequence dims whose lengths an op of the graph computes, in
+  /// declaration order; the lowered function returns their lengths.
+  SmallVector<DimDeclAttr> computedDims;
+  /// The graph's own results (before nn-expose-losses adds loss terms).
+  unsigned numResults = 0;
   /// Parameters read by the graph or its callees, in module order.
   SmallVector<ParameterOp> parameters;
   SmallVector<LossAbi> losses;
 
   /// The builtin tensor type a value of `type` lowers to.
   static RankedTensorType loweredType(NNTensorType type);
-  /// The signature of the lowered func.func (see the file comment).
-  FunctionType getLoweredFunctionType() const;
+  /// The type a computed dim's lengths are returned as: tensor<?xi32>.
+  static RankedTensorType lengthsType(MLIRContext *context);
 };
 
 /// The ABIs of all graphs of a module, computed once; fails with an error

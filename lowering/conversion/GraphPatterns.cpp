@@ -2,9 +2,11 @@
 //
 // nn.graph becomes a func.func with the calling convention of Abi.h: the
 // root dims first, then the graph's arguments, then the parameters it
-// reads. The graph pattern binds every declared dim at function entry
-// (derived and packed dims are computed there from the roots), so the
-// patterns of the ops inside read sizes and lengths from one table.
+// reads. The graph pattern binds the declared dims at function entry
+// (derived and packed dims are computed there from the roots; computed
+// dims where their producer runs), so the patterns of the ops inside read
+// sizes and lengths from one table. The function returns the lengths of
+// its computed dims after its results.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,62 +21,6 @@ using namespace mlir::nn;
 
 namespace {
 
-/// Computes the derived and packed dims of `decls` from the roots already
-/// bound, in declaration order.
-void bindComputedDims(LinalgBuilder &b, BoundDims &dims) {
-  OpBuilder &builder = b.getBuilder();
-  Location loc = b.getLoc();
-  for (DimDeclAttr dim : dims.getDecls().getDecls()) {
-    if (dim.isDerived()) {
-      // ceildiv(source, factor) + offset, for the size and each length.
-      const DimValue &source = dims.lookup(dim.getSource().getValue());
-      int64_t factor = dim.getFactor(), offset = dim.getOffset();
-      Scalar outer = b.scalar();
-      DimValue value;
-      value.size = source.size;
-      if (factor != 1)
-        value.size = builder.create<arith::CeilDivUIOp>(loc, source.size,
-                                                        outer.idx(factor));
-      value.size = outer.add(value.size, outer.idx(offset));
-      auto lengthsType = cast<RankedTensorType>(source.lengths.getType());
-      value.lengths = b.map(
-          NNTensorType::get(builder.getContext(), {dim.getBatch().getValue()},
-                            {0}, lengthsType.getElementType()),
-          source.lengths, [&](Scalar &s, ValueRange args) {
-            Value length = args[0];
-            if (factor != 1)
-              length = s.b.create<arith::CeilDivSIOp>(
-                  s.loc, length,
-                  s.b.create<arith::ConstantIntOp>(s.loc, factor, 32));
-            return s.b.create<arith::AddIOp>(
-                s.loc, length,
-                s.b.create<arith::ConstantIntOp>(s.loc, offset, 32));
-          });
-      dims.bind(dim.getName().getValue(), value);
-    } else if (dim.getKind() == DimKind::packed) {
-      // N = sum of the lengths of the packed sequence dim; a grid J sums
-      // len(source) * len(inner).
-      Value lengths = dims.lengths(dim.getSource().getValue());
-      Value inner = dim.isGridPacked() ? dims.lengths(dim.getInner().getValue())
-                                       : Value();
-      Value batch = dims.size(dim.getBatch().getValue());
-      Scalar outer = b.scalar();
-      auto sum = builder.create<scf::ForOp>(
-          loc, outer.idx(0), batch, outer.idx(1), ValueRange{outer.idx(0)},
-          [&](OpBuilder &nested, Location l, Value i, ValueRange acc) {
-            Scalar s{nested, l};
-            Value rows =
-                s.toIndex(nested.create<tensor::ExtractOp>(l, lengths, i));
-            if (inner)
-              rows = s.mul(rows, s.toIndex(nested.create<tensor::ExtractOp>(
-                                     l, inner, i)));
-            nested.create<scf::YieldOp>(l, s.add(acc[0], rows));
-          });
-      dims.bind(dim.getName().getValue(), DimValue{sum.getResult(0), {}});
-    }
-  }
-}
-
 class GraphConversion : public OpConversionPattern<GraphOp> {
 public:
   GraphConversion(const TypeConverter &converter, ConversionState &state)
@@ -86,9 +32,7 @@ public:
     const GraphAbi *abi = state.getAbis().lookup(graph.getSymName());
     if (!abi)
       return rewriter.notifyMatchFailure(graph, "graph without an ABI");
-    MLIRContext *context = getContext();
-    auto lengthsType = RankedTensorType::get({ShapedType::kDynamic},
-                                             IntegerType::get(context, 32));
+    RankedTensorType lengthsType = GraphAbi::lengthsType(getContext());
     TypeConverter::SignatureConversion signature(graph.getNumArguments());
     for (DimDeclAttr dim : abi->rootDims) {
       signature.addInputs(rewriter.getIndexType());
@@ -108,6 +52,8 @@ public:
     if (failed(
             getTypeConverter()->convertTypes(graph.getResultTypes(), results)))
       return rewriter.notifyMatchFailure(graph, "result types");
+    results.insert(results.begin() + abi->numResults, abi->computedDims.size(),
+                   lengthsType);
 
     auto func = rewriter.create<func::FuncOp>(
         graph.getLoc(), graph.getSymName(),
@@ -131,7 +77,7 @@ public:
                          entry->getArgument(next++));
     rewriter.setInsertionPointToStart(entry);
     LinalgBuilder b(rewriter, graph.getLoc(), dims);
-    bindComputedDims(b, dims);
+    deriveBoundDims(b, dims);
     rewriter.eraseOp(graph);
     return success();
   }
@@ -144,9 +90,21 @@ class ReturnConversion : public NNConversionPattern<ReturnOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
 
-  FailureOr<SmallVector<Value>> build(ReturnOp, OpAdaptor adaptor,
+  FailureOr<SmallVector<Value>> build(ReturnOp op, OpAdaptor adaptor,
                                       LinalgBuilder &b) const override {
-    b.getBuilder().create<func::ReturnOp>(b.getLoc(), adaptor.getOperands());
+    auto function = op->getParentOfType<func::FuncOp>();
+    const GraphAbi *abi = state.getAbis().lookup(function.getSymName());
+    if (!abi)
+      return failure();
+    // The computed dims' lengths go between the results and the loss
+    // terms nn-expose-losses appended.
+    SmallVector<Value> results(adaptor.getOperands());
+    SmallVector<Value> lengths;
+    for (DimDeclAttr dim : abi->computedDims)
+      lengths.push_back(b.getDims().lengths(dim.getName().getValue()));
+    results.insert(results.begin() + abi->numResults, lengths.begin(),
+                   lengths.end());
+    b.getBuilder().create<func::ReturnOp>(b.getLoc(), results);
     return SmallVector<Value>{};
   }
 };
@@ -185,9 +143,17 @@ public:
     SmallVector<Type> results;
     if (failed(getTypeConverter()->convertTypes(op.getResultTypes(), results)))
       return failure();
+    // The callee returns the lengths of the dims it computes after its
+    // results; no type of the call names them (DimBinding::verifyKinds).
+    unsigned numLengths = calleeAbi->computedDims.size();
+    results.insert(results.begin() + calleeAbi->numResults, numLengths,
+                   GraphAbi::lengthsType(getContext()));
     auto call = b.getBuilder().create<func::CallOp>(b.getLoc(), op.getCallee(),
                                                     results, arguments);
-    return SmallVector<Value>(call.getResults());
+    SmallVector<Value> values(call.getResults());
+    values.erase(values.begin() + calleeAbi->numResults,
+                 values.begin() + calleeAbi->numResults + numLengths);
+    return values;
   }
 };
 

@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include <limits>
@@ -150,6 +151,68 @@ const DimValue &BoundDims::lookup(StringRef name) const {
   auto it = values.find(name);
   assert(it != values.end() && "dims are bound at function entry");
   return it->second;
+}
+
+void mlir::nn::deriveBoundDims(LinalgBuilder &b, BoundDims &dims) {
+  OpBuilder &builder = b.getBuilder();
+  Location loc = b.getLoc();
+  for (DimDeclAttr dim : dims.getDecls().getDecls()) {
+    StringRef name = dim.getName().getValue();
+    bool ready =
+        !dims.isBound(name) &&
+        (dim.isDerived() || dim.getKind() == DimKind::packed) &&
+        dims.isBound(dim.getSource().getValue()) &&
+        (!dim.isGridPacked() || dims.isBound(dim.getInner().getValue()));
+    if (!ready)
+      continue;
+    if (dim.isDerived()) {
+      // ceildiv(source, factor) + offset, for the size and each length.
+      const DimValue &source = dims.lookup(dim.getSource().getValue());
+      int64_t factor = dim.getFactor(), offset = dim.getOffset();
+      Scalar outer = b.scalar();
+      DimValue value;
+      value.size = source.size;
+      if (factor != 1)
+        value.size = builder.create<arith::CeilDivUIOp>(loc, source.size,
+                                                        outer.idx(factor));
+      value.size = outer.add(value.size, outer.idx(offset));
+      auto lengthsType = cast<RankedTensorType>(source.lengths.getType());
+      value.lengths = b.map(
+          NNTensorType::get(builder.getContext(), {dim.getBatch().getValue()},
+                            {0}, lengthsType.getElementType()),
+          source.lengths, [&](Scalar &s, ValueRange args) {
+            Value length = args[0];
+            if (factor != 1)
+              length = s.b.create<arith::CeilDivSIOp>(
+                  s.loc, length,
+                  s.b.create<arith::ConstantIntOp>(s.loc, factor, 32));
+            return s.b.create<arith::AddIOp>(
+                s.loc, length,
+                s.b.create<arith::ConstantIntOp>(s.loc, offset, 32));
+          });
+      dims.bind(dim.getName().getValue(), value);
+    } else if (dim.getKind() == DimKind::packed) {
+      // N = sum of the lengths of the packed sequence dim; a grid J sums
+      // len(source) * len(inner).
+      Value lengths = dims.lengths(dim.getSource().getValue());
+      Value inner = dim.isGridPacked() ? dims.lengths(dim.getInner().getValue())
+                                       : Value();
+      Value batch = dims.size(dim.getBatch().getValue());
+      Scalar outer = b.scalar();
+      auto sum = builder.create<scf::ForOp>(
+          loc, outer.idx(0), batch, outer.idx(1), ValueRange{outer.idx(0)},
+          [&](OpBuilder &nested, Location l, Value i, ValueRange acc) {
+            Scalar s{nested, l};
+            Value rows =
+                s.toIndex(nested.create<tensor::ExtractOp>(l, lengths, i));
+            if (inner)
+              rows = s.mul(rows, s.toIndex(nested.create<tensor::ExtractOp>(
+                                     l, inner, i)));
+            nested.create<scf::YieldOp>(l, s.add(acc[0], rows));
+          });
+      dims.bind(dim.getName().getValue(), DimValue{sum.getResult(0), {}});
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -80,8 +80,9 @@ public:
   ArrayAttr getDeclAttr() const { return declAttr; }
   const DimTable &getDecls() const { return decls; }
   void bind(StringRef name, DimValue value) { values[name] = value; }
-  /// The values of declared dim `name`; every declared dim is bound at
-  /// function entry.
+  bool isBound(StringRef name) const { return values.count(name); }
+  /// The values of declared dim `name`: bound at function entry, or, for a
+  /// computed dim and those derived from it, where its producer runs.
   const DimValue &lookup(StringRef name) const;
   Value size(StringRef name) const { return lookup(name).size; }
   Value lengths(StringRef name) const { return lookup(name).lengths; }
@@ -97,6 +98,14 @@ private:
   llvm::StringMap<DimValue> values;
   llvm::DenseMap<StringAttr, Value> parameters;
 };
+
+class LinalgBuilder;
+
+/// Binds the derived and packed dims whose sources are bound and which are
+/// not bound yet, in declaration order, computing their sizes and lengths
+/// at `b`'s insertion point: at function entry from the roots, and again
+/// after a producer binds a computed dim.
+void deriveBoundDims(LinalgBuilder &b, BoundDims &dims);
 
 /// Builds tensor/linalg IR at one location, reading sizes of named axes
 /// from the bound dims.

@@ -55,10 +55,13 @@ struct NNConvertToLinalgPass
           TypeID::get<CallOp>(),      TypeID::get<ParamRefOp>(),
           TypeID::get<ParameterOp>(), TypeID::get<MarkLossOp>(),
           TypeID::get<LossTermsOp>()};
-      if (llvm::is_contained(structural, op->getTypeID())) {
+      // A producer binds its computed dim for the ops after it.
+      if (llvm::is_contained(structural, op->getTypeID()) ||
+          op->hasInterface<DimProducerOpInterface>()) {
         module.emitError() << "leave-ops: '" << name
-                           << "' cannot be left: graphs, calls, parameters "
-                              "and losses make the lowered functions";
+                           << "' cannot be left: graphs, calls, parameters, "
+                              "losses and the ops that compute dims make the "
+                              "lowered functions";
         return signalPassFailure();
       }
       target.addLegalOp(*op);

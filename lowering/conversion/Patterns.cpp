@@ -35,6 +35,16 @@ const BoundDims *ConversionState::lookup(Operation *op) const {
   return it == byFunction.end() ? nullptr : it->second.get();
 }
 
+void ConversionState::bindComputed(Operation *op, StringRef dim, DimValue value,
+                                   LinalgBuilder &b) {
+  auto function = op->getParentOfType<func::FuncOp>();
+  BoundDims &dims = *byFunction.at(function);
+  assert(dims.getDecls().lookup(dim).getComputed() && !dims.isBound(dim) &&
+         "a computed dim is bound once, by its producer");
+  dims.bind(dim, value);
+  deriveBoundDims(b, dims);
+}
+
 void mlir::nn::populateNNToLinalgConversionPatterns(
     const TypeConverter &converter, ConversionState &state,
     RewritePatternSet &patterns) {
@@ -45,6 +55,7 @@ void mlir::nn::populateNNToLinalgConversionPatterns(
   populateLossConversionPatterns(converter, state, patterns);
   populateCtcConversionPatterns(converter, state, patterns);
   populateTransducerConversionPatterns(converter, state, patterns);
+  populateDecodeConversionPatterns(converter, state, patterns);
   populateLossTailConversionPatterns(converter, state, patterns);
   populatePackConversionPatterns(converter, state, patterns);
   populateOptimizerConversionPatterns(converter, state, patterns);

@@ -49,6 +49,12 @@ public:
   BoundDims &bindFunction(func::FuncOp function, GraphOp graph);
   /// The table of the function that encloses `op`, or null.
   const BoundDims *lookup(Operation *op) const;
+  /// Binds computed dim `dim` of the function that encloses producer `op`
+  /// (a DimProducerOpInterface, converted before every op that names the
+  /// dim: the conversion visits a graph's ops in order), then derives the
+  /// dims that follow from it at `b`'s insertion point.
+  void bindComputed(Operation *op, StringRef dim, DimValue value,
+                    LinalgBuilder &b);
   /// After the conversion: gives each function that still holds nn ops
   /// its graph's dims (NNDialect::kLoweredDimsAttrName).
   void markPartlyLowered() const;
@@ -138,6 +144,11 @@ void populateCtcConversionPatterns(const TypeConverter &converter,
 void populateTransducerConversionPatterns(const TypeConverter &converter,
                                           ConversionState &state,
                                           RewritePatternSet &patterns);
+/// Decoding: ctc_greedy_decode, whose hypotheses run over a computed dim
+/// it binds.
+void populateDecodeConversionPatterns(const TypeConverter &converter,
+                                      ConversionState &state,
+                                      RewritePatternSet &patterns);
 /// Layouts of sequence data: pack, unpack, broadcast_seq.
 void populatePackConversionPatterns(const TypeConverter &converter,
                                     ConversionState &state,

@@ -4,11 +4,12 @@
 // that they never contain spaces. A static axis is written as its size, a
 // named axis as the dim name (dim names never start with a digit).
 //
-//   nn-artifact 2
+//   nn-artifact 3
 //   graph NAME
 //   target TARGET                  (cpu, cuda, ...: see isTargetName)
-//   dim NAME batch | dim NAME seq BATCH [SOURCE FACTOR]
-//                  | dim NAME packed BATCH SEQ
+//   dim NAME batch | dim NAME seq BATCH [SOURCE FACTOR [OFFSET]]
+//                  | dim NAME seq BATCH computed
+//                  | dim NAME packed BATCH SEQ [INNER]
 //   root NAME
 //   input NAME DTYPE CLASSES RESERVED_CLASS RANK AXIS...
 //   param NAME DTYPE RANK SIZE...
@@ -145,6 +146,8 @@ std::string Manifest::serialize() const {
       break;
     case DimInfo::Kind::seq:
       os << " seq " << encode(dim.batch);
+      if (dim.computed)
+        os << " computed";
       if (!dim.source.empty())
         os << " " << encode(dim.source) << " " << dim.factor;
       if (dim.offset != 0)
@@ -302,6 +305,10 @@ absl::Status Manifest::parse(const std::string &text, Manifest &manifest) {
       bool ok = name(1, dim.name);
       if (t[2] == "batch" && t.size() == 3) {
         dim.kind = DimInfo::Kind::batch;
+      } else if (t[2] == "seq" && t.size() == 5 && t[4] == "computed") {
+        dim.kind = DimInfo::Kind::seq;
+        dim.computed = true;
+        ok = ok && name(3, dim.batch);
       } else if (t[2] == "seq" && t.size() >= 4 && t.size() <= 7 &&
                  t.size() != 5) {
         dim.kind = DimInfo::Kind::seq;
@@ -456,7 +463,7 @@ absl::Status Manifest::verify() const {
   for (const std::string &root : rootDims) {
     auto it = declared.find(root);
     if (it == declared.end() || it->second->kind == DimInfo::Kind::packed ||
-        !it->second->source.empty())
+        !it->second->source.empty() || it->second->computed)
       return fail("root '" + root +
                   "' is not a declared batch or root sequence dim");
     if (!roots.insert(root).second)
@@ -464,8 +471,28 @@ absl::Status Manifest::verify() const {
   }
   for (const DimInfo &dim : dims)
     if (dim.kind != DimInfo::Kind::packed && dim.source.empty() &&
-        !roots.count(dim.name))
+        !dim.computed && !roots.count(dim.name))
       return fail("dim '" + dim.name + "' has no 'root' record");
+  // Dims whose lengths the graph computes, directly or through a derived
+  // or packed dim; inputs and parameters cannot name them.
+  std::set<std::string> computed;
+  for (const DimInfo &dim : dims) {
+    const std::string &source =
+        dim.kind == DimInfo::Kind::packed ? dim.sequence : dim.source;
+    if (dim.computed || computed.count(source) || computed.count(dim.inner))
+      computed.insert(dim.name);
+  }
+  for (const DimInfo &dim : dims) {
+    if (!dim.computed)
+      continue;
+    std::string name = lengthsOutputName(dim.name);
+    auto it = std::find_if(outputs.begin(), outputs.end(),
+                           [&](const TensorInfo &t) { return t.name == name; });
+    if (it == outputs.end() || it->dtype != DType::i32 ||
+        it->axes.size() != 1 || it->axes[0].dim != dim.batch)
+      return fail("computed dim '" + dim.name + "' has no output '" + name +
+                  "' of type i32 [" + dim.batch + "]");
+  }
 
   // Axes: named position axes first ([], [B], [B, T...] or [N]), then
   // static sizes whose byte size fits in 64 bits.
@@ -499,6 +526,9 @@ absl::Status Manifest::verify() const {
       if (!ok || (kind == "param"))
         return fail(what + " axis " + std::to_string(i) + " ('" + axis.dim +
                     "') is not a valid position axis");
+      if (kind == "input" && computed.count(axis.dim))
+        return fail(what + " axis " + std::to_string(i) + " names dim '" +
+                    axis.dim + "', whose lengths the graph computes");
     }
     if (first && first->kind == DimInfo::Kind::seq)
       return fail(what + " starts with the sequence dim '" + first->name +
@@ -585,7 +615,19 @@ bool DimValues::isValid(const std::vector<Axis> &axes,
 }
 
 void nn::deriveDims(const Manifest &manifest, DimValues &values) {
+  // Dims that follow from a computed dim whose lengths are not known yet
+  // (before the run that computes them).
+  std::set<std::string> unknown;
   for (const DimInfo &dim : manifest.dims) {
+    const std::string &source =
+        dim.kind == DimInfo::Kind::packed ? dim.sequence : dim.source;
+    if ((dim.computed && !values.lengths.count(dim.name)) ||
+        unknown.count(source) || unknown.count(dim.inner))
+      unknown.insert(dim.name);
+  }
+  for (const DimInfo &dim : manifest.dims) {
+    if (unknown.count(dim.name))
+      continue;
     if (dim.kind == DimInfo::Kind::seq && !dim.source.empty()) {
       values.sizes[dim.name] = dim.deriveLength(values.sizes[dim.source]);
       std::vector<int32_t> &lengths = values.lengths[dim.name];

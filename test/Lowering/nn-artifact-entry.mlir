@@ -1,7 +1,7 @@
 // The artifact's exported symbols, added on the LLVM dialect: the manifest
 // text, the entry wrapper (argv slot i -> parameter i; integers through
-// ptrtoint), the manifest's checksum (FNV-1a 64 of "nn-artifact 2\nend\n",
-// computed independently: 0xf67dac7d2bf6c1ef) and the entry's arity; every
+// ptrtoint), the manifest's checksum (FNV-1a 64 of "nn-artifact 3\nend\n",
+// computed independently: 0x06b8b6366c59b622) and the entry's arity; every
 // other definition hidden.
 // RUN: nn-opt %s --nn-artifact-entry="graph=g" | FileCheck %s
 
@@ -10,7 +10,7 @@
 // CHECK: llvm.func hidden @helper()
 // CHECK: llvm.func hidden @_mlir_ciface_g(
 // CHECK: llvm.func @malloc(i64) -> !llvm.ptr
-// CHECK: llvm.mlir.global external constant @nn_manifest("nn-artifact 2\0Aend\0A\00")
+// CHECK: llvm.mlir.global external constant @nn_manifest("nn-artifact 3\0Aend\0A\00")
 // CHECK: llvm.func @nn_entry(%[[ARGV:.+]]: !llvm.ptr)
 // CHECK: %[[S0:.+]] = llvm.getelementptr %[[ARGV]][0]
 // CHECK: %[[A0:.+]] = llvm.load %[[S0]] : !llvm.ptr -> !llvm.ptr
@@ -21,10 +21,10 @@
 // CHECK: %[[A2:.+]] = llvm.load %[[S2]] : !llvm.ptr -> !llvm.ptr
 // CHECK: llvm.call @_mlir_ciface_g(%[[A0]], %[[A1]], %[[A2]])
 // CHECK-LABEL: llvm.func @nn_manifest_hash() -> i64
-// CHECK: llvm.mlir.constant(-685201450716865553 : i64)
+// CHECK: llvm.mlir.constant(484337304804636194 : i64)
 // CHECK-LABEL: llvm.func @nn_entry_arity() -> i64
 // CHECK: llvm.mlir.constant(3 : i64)
-module attributes {nn.manifest = "nn-artifact 2\0Aend\0A"} {
+module attributes {nn.manifest = "nn-artifact 3\0Aend\0A"} {
   llvm.mlir.global internal constant @table(dense<1.0> : tensor<4xf32>) : !llvm.array<4 x f32>
   llvm.func @helper() { llvm.return }
   llvm.func @_mlir_ciface_g(%arg0: !llvm.ptr, %arg1: i64, %arg2: !llvm.ptr) { llvm.return }

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -88,6 +89,8 @@ struct Frame {
   std::map<std::string, std::vector<int64_t>> lengths;
   ir::DimTable table;
   llvm::DenseMap<Value, Array> values;
+  /// The derived and packed dims deriveDims() has computed.
+  std::set<std::string> derived;
 
   int64_t size(ir::NNTensorType type, unsigned axis) {
     return type.isNamedDim(axis) ? sizes.at(type.getDimName(axis).str())
@@ -99,6 +102,11 @@ struct Frame {
       s.push_back(size(type, i));
     return s;
   }
+  /// Derives the derived and packed dims whose sources have lengths and
+  /// which are not derived yet: the roots' at the start, a computed dim's
+  /// after its producer.
+  void deriveDims();
+
   /// Whether position `index` of a value of `type` is a real frame.
   bool valid(ir::NNTensorType type, const std::vector<int64_t> &index) {
     for (unsigned i = 1; i < type.getNumPositionDims(); ++i) {
@@ -139,6 +147,9 @@ bool evaluateCtcOp(Frame &f, Operation *op);
 /// Transducer joint, loss, alignment and their gradients
 /// (NNTransducerOps.td).
 bool evaluateTransducerOp(Frame &f, Operation *op);
+/// Decoders, which compute the lengths of their hypotheses
+/// (NNDecodeOps.td).
+bool evaluateDecodeOp(Frame &f, Operation *op);
 /// Packing and broadcasting between layouts (NNPackOps.td).
 bool evaluatePackOp(Frame &f, Operation *op);
 /// Gradients of frame-wise layers and losses and the generic backward

@@ -53,6 +53,37 @@ Array nn::reference::logSoftmax(const Array &x) {
   return y;
 }
 
+void Frame::deriveDims() {
+  for (ir::DimDeclAttr decl : table.getDecls()) {
+    std::string name = decl.getName().str();
+    bool follows = decl.isDerived() || decl.getKind() == ir::DimKind::packed;
+    if (!follows || derived.count(name) ||
+        !lengths.count(decl.getSource().str()) ||
+        (decl.isGridPacked() && !lengths.count(decl.getInner().str())))
+      continue;
+    derived.insert(name);
+    if (decl.isDerived()) {
+      std::string source = decl.getSource().str();
+      sizes[name] = decl.deriveLength(sizes.at(source));
+      lengths[name].clear();
+      for (int64_t l : lengths.at(source))
+        lengths[name].push_back(decl.deriveLength(l));
+    } else if (decl.isGridPacked()) {
+      const std::vector<int64_t> &rows = lengths.at(decl.getSource().str());
+      const std::vector<int64_t> &columns = lengths.at(decl.getInner().str());
+      int64_t total = 0;
+      for (size_t b = 0; b < rows.size(); ++b)
+        total += rows[b] * columns[b];
+      sizes[name] = total;
+    } else {
+      int64_t total = 0;
+      for (int64_t l : lengths.at(decl.getSource().str()))
+        total += l;
+      sizes[name] = total;
+    }
+  }
+}
+
 namespace {
 
 class Evaluator {
@@ -65,6 +96,10 @@ public:
                    const std::map<std::string, Array> &parameters,
                    std::vector<Array> &results, LossList &losses);
 
+  /// The lengths of every sequence dim of the last graph run() finished
+  /// (the entry's, once evaluate() returns): roots, derived and computed.
+  std::map<std::string, std::vector<int64_t>> lastLengths;
+
 private:
   SymbolTable symbols;
 };
@@ -75,29 +110,7 @@ absl::Status Evaluator::run(ir::GraphOp graph, std::vector<Array> arguments,
                             const std::map<std::string, Array> &parameters,
                             std::vector<Array> &results, LossList &losses) {
   Frame f(std::move(sizes), std::move(lengths), ir::DimTable(graph.getDims()));
-  // Derived and packed dims from the roots.
-  for (ir::DimDeclAttr decl : f.table.getDecls()) {
-    std::string name = decl.getName().str();
-    if (decl.isDerived()) {
-      std::string source = decl.getSource().str();
-      f.sizes[name] = decl.deriveLength(f.sizes.at(source));
-      f.lengths[name].clear();
-      for (int64_t l : f.lengths.at(source))
-        f.lengths[name].push_back(decl.deriveLength(l));
-    } else if (decl.isGridPacked()) {
-      const std::vector<int64_t> &rows = f.lengths.at(decl.getSource().str());
-      const std::vector<int64_t> &columns = f.lengths.at(decl.getInner().str());
-      int64_t total = 0;
-      for (size_t b = 0; b < rows.size(); ++b)
-        total += rows[b] * columns[b];
-      f.sizes[name] = total;
-    } else if (decl.getKind() == ir::DimKind::packed) {
-      int64_t total = 0;
-      for (int64_t l : f.lengths.at(decl.getSource().str()))
-        total += l;
-      f.sizes[name] = total;
-    }
-  }
+  f.deriveDims();
   for (auto [argument, array] : llvm::zip(graph.getArguments(), arguments))
     f.values[argument] = array;
 
@@ -147,8 +160,8 @@ absl::Status Evaluator::run(ir::GraphOp graph, std::vector<Array> arguments,
         .Default([&](Operation *other) {
           if (evaluateFrameWiseOp(f, other) || evaluateSequenceOp(f, other) ||
               evaluateLossOp(f, other, losses) || evaluateCtcOp(f, other) ||
-              evaluateTransducerOp(f, other) || evaluatePackOp(f, other) ||
-              evaluateGradientOp(f, other))
+              evaluateTransducerOp(f, other) || evaluateDecodeOp(f, other) ||
+              evaluatePackOp(f, other) || evaluateGradientOp(f, other))
             return;
           status =
               absl::InvalidArgumentError("reference: no evaluation for " +
@@ -157,6 +170,7 @@ absl::Status Evaluator::run(ir::GraphOp graph, std::vector<Array> arguments,
     if (!status.ok())
       return status;
   }
+  lastLengths = f.lengths;
   return absl::OkStatus();
 }
 
@@ -217,6 +231,6 @@ absl::Status nn::reference::evaluate(const std::string &source,
                                       parameters, result.outputs, losses);
   for (auto &[name, loss] : losses)
     result.losses[name] = loss;
-  result.lengths = lengths;
+  result.lengths = evaluator.lastLengths;
   return status;
 }

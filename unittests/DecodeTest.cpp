@@ -1,0 +1,258 @@
+//===- DecodeTest.cpp - greedy CTC decoding against plain loops -----------===//
+//
+// nn.ctc_greedy_decode compiled and run: hand-made frames (repeats, blanks
+// between repeats, ties, a frame of NaN), random frames against a plain
+// argmax-collapse written here in float64, padded and packed scores,
+// sequences without frames or labels, NaN in every padded frame, and batch
+// invariance: each utterance decoded alone gives what it gives in a batch
+// of very different lengths. The hypotheses' lengths come back as the
+// output `lengths:Y` of the computed dim.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExecutionUtil.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace nn;
+using namespace nn::testing;
+
+namespace {
+
+constexpr int64_t kClasses = 5, kBlank = 0;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Padded logits decoded directly; their log-softmax packed and decoded
+// again, with another blank.
+const char *kSource = R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 5], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), N: packed(B, T), Y: seq(B) computed,
+          Z: seq(B) computed] {
+  %y, %s = nn.ctc_greedy_decode %x from logits blank 0 : !nn.tensor<[B, T, 5], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %lp = nn.log_softmax %x : !nn.tensor<[B, T, 5], f32>
+  %p = nn.pack %lp : !nn.tensor<[B, T, 5], f32> -> !nn.tensor<[N, 5], f32>
+  %z, %zs = nn.ctc_greedy_decode %p from log_probs blank 3 : !nn.tensor<[N, 5], f32> -> !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+  nn.return %y, %s, %z, %zs : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+}
+)";
+
+/// One utterance: its frames' logits, kClasses per frame.
+using Frames = std::vector<double>;
+
+/// What a plain best-path decoder gives: per frame the first class with
+/// the largest logit (NaN never wins), repeats merged, blanks dropped; the
+/// score sums each frame's log-softmax at that class (the frames here
+/// have finite maxima).
+struct Decoded {
+  std::vector<int32_t> labels;
+  double score = 0;
+};
+
+Decoded plainGreedy(const Frames &logits, int64_t blank) {
+  Decoded out;
+  int64_t previous = -1;
+  for (size_t t = 0; t < logits.size() / kClasses; ++t) {
+    const double *x = &logits[t * kClasses];
+    // The first of the largest numbers; class 0 when there is none above
+    // -inf (the op's rule).
+    int64_t best = -1;
+    for (int64_t c = 0; c < kClasses; ++c)
+      if (!std::isnan(x[c]) && (best < 0 || x[c] > x[best]))
+        best = c;
+    if (best < 0 || std::isinf(x[best]))
+      best = 0;
+    double max = x[best], sum = 0;
+    for (int64_t c = 0; c < kClasses; ++c)
+      sum += std::exp(x[c] - max);
+    out.score += -std::log(sum);
+    if (best != blank && best != previous)
+      out.labels.push_back((int32_t)best);
+    previous = best;
+  }
+  return out;
+}
+
+/// A batch of `utterances`, padded to the longest (at least `padded`
+/// frames) with NaN.
+RunInputs batchOf(const std::vector<Frames> &utterances, int64_t padded = 1) {
+  int64_t batch = utterances.size();
+  for (const Frames &u : utterances)
+    padded = std::max<int64_t>(padded, u.size() / kClasses);
+  RunInputs inputs;
+  Tensor x(DType::f32, {batch, padded, kClasses});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.data<float>()[i] = (float)kNaN;
+  for (int64_t b = 0; b < batch; ++b) {
+    inputs.lengths["T"].push_back(utterances[b].size() / kClasses);
+    for (size_t i = 0; i < utterances[b].size(); ++i)
+      x.data<float>()[b * padded * kClasses + i] = (float)utterances[b][i];
+  }
+  inputs.inputs["x"] = x;
+  return inputs;
+}
+
+const Tensor &output(const RunResult &result, const std::string &name) {
+  for (const auto &[n, t] : result.outputs)
+    if (n == name)
+      return t;
+  ADD_FAILURE() << "no output " << name;
+  static Tensor none;
+  return none;
+}
+
+/// Sequence b's hypothesis from a labels output and its lengths output.
+std::vector<int32_t> hypothesis(const RunResult &result,
+                                const std::string &labels,
+                                const std::string &dim, int64_t b) {
+  const Tensor &y = output(result, labels);
+  int32_t length = output(result, "lengths:" + dim).data<int32_t>()[b];
+  const int32_t *row = y.data<int32_t>() + b * y.shape()[1];
+  return std::vector<int32_t>(row, row + length);
+}
+
+/// Checks every sequence of `got` against plainGreedy, from logits with
+/// blank 0 (Y) and from log-probs with blank 3 (Z).
+void expectPlainGreedy(const std::vector<Frames> &utterances,
+                       const RunResult &got) {
+  int64_t longestY = 1, longestZ = 1;
+  for (size_t b = 0; b < utterances.size(); ++b) {
+    SCOPED_TRACE("sequence " + std::to_string(b));
+    // Float32 frames, as the compiled graph read them.
+    Frames frames = utterances[b];
+    for (double &v : frames)
+      v = (float)v;
+    Decoded y = plainGreedy(frames, kBlank), z = plainGreedy(frames, 3);
+    EXPECT_EQ(hypothesis(got, "result0", "Y", b), y.labels);
+    EXPECT_EQ(hypothesis(got, "result2", "Z", b), z.labels);
+    EXPECT_NEAR(output(got, "result1").at(b), y.score,
+                1e-5 * std::max(1.0, -y.score));
+    EXPECT_NEAR(output(got, "result3").at(b), z.score,
+                1e-5 * std::max(1.0, -z.score));
+    longestY = std::max<int64_t>(longestY, y.labels.size());
+    longestZ = std::max<int64_t>(longestZ, z.labels.size());
+  }
+  // The padded size of a computed dim is its longest length, at least 1.
+  int64_t batch = utterances.size();
+  EXPECT_EQ(output(got, "result0").shape(),
+            (std::vector<int64_t>{batch, longestY}));
+  EXPECT_EQ(output(got, "result2").shape(),
+            (std::vector<int64_t>{batch, longestZ}));
+}
+
+/// Logits whose best class per frame is `classes[t]` (2 above the rest).
+Frames peaked(const std::vector<int> &classes) {
+  Frames frames(classes.size() * kClasses, 0.0);
+  for (size_t t = 0; t < classes.size(); ++t)
+    frames[t * kClasses + classes[t]] = 2.0;
+  return frames;
+}
+
+TEST(CtcGreedyDecodeTest, HandMadeFrames) {
+  Executable exe = compileOrDie(kSource, /*pack=*/false);
+  std::vector<Frames> utterances{
+      peaked({1, 1, 0, 1, 2, 2, 0}), // repeats merge, a blank splits them
+      peaked({0, 0, 0}),             // blanks only: no labels
+      {},                            // no frames: no labels, score 0
+      peaked({4}),                   // one frame
+      // Ties: the lowest class wins (the blank here), then class 1 over
+      // 2; a NaN never wins against a number.
+      {1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 3.0, 3.0, 0.0, 0.0, kNaN, 0.5, kNaN, 0.25,
+       0.0},
+  };
+  RunResult got;
+  absl::Status status = exe.run(batchOf(utterances, 9), got);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(hypothesis(got, "result0", "Y", 0),
+            (std::vector<int32_t>{1, 1, 2}));
+  EXPECT_EQ(hypothesis(got, "result0", "Y", 1), (std::vector<int32_t>{}));
+  EXPECT_EQ(hypothesis(got, "result0", "Y", 2), (std::vector<int32_t>{}));
+  EXPECT_EQ(output(got, "result1").at(2), 0.0);
+  EXPECT_EQ(hypothesis(got, "result0", "Y", 3), (std::vector<int32_t>{4}));
+  // Frame 0 ties blank and classes 1, 2; frame 1 ties 1 and 2; frame 2
+  // holds NaN at classes 0 and 2: class 1 (0.5) wins.
+  EXPECT_EQ(hypothesis(got, "result0", "Y", 4), (std::vector<int32_t>{1}));
+  // The score of a frame with a NaN logit is NaN (its log-sum-exp is).
+  EXPECT_TRUE(std::isnan(output(got, "result1").at(4)));
+  // The losses over the computed dims count their frames from the lengths
+  // the run computed.
+  EXPECT_EQ(output(got, "lengths:Y").shape(), (std::vector<int64_t>{5}));
+}
+
+TEST(CtcGreedyDecodeTest, RandomFramesMatchAPlainDecoderPaddedAndPacked) {
+  std::mt19937 rng(11);
+  std::normal_distribution<double> logit(0.0, 2.0);
+  std::uniform_int_distribution<int> length(0, 12);
+  for (bool pack : {false, true}) {
+    Executable exe = compileOrDie(kSource, pack);
+    for (int round = 0; round < 8; ++round) {
+      SCOPED_TRACE("pack " + std::to_string(pack) + ", round " +
+                   std::to_string(round));
+      std::vector<Frames> utterances(1 + round % 5);
+      for (Frames &u : utterances) {
+        u.resize(length(rng) * kClasses);
+        for (double &v : u)
+          v = logit(rng);
+      }
+      RunResult got;
+      absl::Status status = exe.run(batchOf(utterances), got);
+      ASSERT_TRUE(status.ok()) << status.message();
+      expectPlainGreedy(utterances, got);
+    }
+  }
+}
+
+TEST(CtcGreedyDecodeTest, EachUtteranceAloneEqualsItInABatch) {
+  // Very different lengths, NaN padding; alone, each has no padding.
+  std::mt19937 rng(3);
+  std::normal_distribution<double> logit(0.0, 1.5);
+  std::vector<Frames> utterances;
+  for (int frames : {40, 1, 0, 17, 3, 40, 9}) {
+    Frames u(frames * kClasses);
+    for (double &v : u)
+      v = logit(rng);
+    utterances.push_back(u);
+  }
+  for (bool pack : {false, true}) {
+    SCOPED_TRACE("pack " + std::to_string(pack));
+    Executable exe = compileOrDie(kSource, pack);
+    RunResult batched;
+    ASSERT_TRUE(exe.run(batchOf(utterances, 64), batched).ok());
+    for (size_t b = 0; b < utterances.size(); ++b) {
+      SCOPED_TRACE("utterance " + std::to_string(b));
+      RunResult alone;
+      ASSERT_TRUE(exe.run(batchOf({utterances[b]}), alone).ok());
+      for (auto [labels, dim, score] :
+           {std::tuple{"result0", "Y", "result1"},
+            std::tuple{"result2", "Z", "result3"}}) {
+        EXPECT_EQ(hypothesis(alone, labels, dim, 0),
+                  hypothesis(batched, labels, dim, b));
+        EXPECT_EQ(output(alone, score).at(0), output(batched, score).at(b));
+      }
+    }
+  }
+}
+
+TEST(CtcGreedyDecodeTest, MatchesTheReferenceWithLossesOverComputedDims) {
+  // The reference evaluator computes the dims too; a loss over the
+  // hypotheses (CTC of the best path's labels) counts their lengths.
+  const OpCase *greedy = nullptr;
+  for (const OpCase &c : opCases())
+    if (std::string(c.name) == "ctc_greedy_decode")
+      greedy = &c;
+  ASSERT_TRUE(greedy);
+  Executable exe = compileOrDie(greedy->source, /*pack=*/false);
+  RunInputs inputs =
+      makeInputs(exe.manifest(), 5, LengthPattern::WithEmpty, 6, 8, kNaN);
+  RunResult got;
+  ASSERT_TRUE(exe.run(inputs, got).ok());
+  expectMatchesReference(greedy->source, exe, inputs, got, 1e-5, 1e-6);
+  ASSERT_EQ(got.losses.size(), 1u);
+  // Per-sequence normalization: one frame per sequence.
+  EXPECT_EQ(got.losses[0].framesComputed, 6);
+}
+
+} // namespace
