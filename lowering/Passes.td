@@ -17,8 +17,9 @@ def NNConvertToLinalg : Pass<"nn-convert-to-linalg", "::mlir::ModuleOp"> {
     factor (the pass runs `nn-expose-losses` first). Frame-wise ops become
     linalg ops on padded or packed positions; recurrences become `scf.for`
     over time with per-sequence masking; pack and unpack copy each
-    sequence's valid rows. Parameters become arguments; `nn.parameter` ops
-    are removed.
+    sequence's valid rows; beam searches call the runtime's search entry
+    points (`nn_search_*`) on their buffers. Parameters become arguments;
+    `nn.parameter` ops are removed.
 
     It is a partial dialect conversion over one pattern family per op
     family (`lowering/conversion/*Patterns.cpp`): ops named in `leave-ops`
@@ -33,7 +34,10 @@ def NNConvertToLinalg : Pass<"nn-convert-to-linalg", "::mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
-    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect",
+    // Searches hand their buffers to the runtime (DecodePatterns.cpp).
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::LLVM::LLVMDialect"
   ];
 }
 

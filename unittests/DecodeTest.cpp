@@ -1,4 +1,4 @@
-//===- DecodeTest.cpp - greedy CTC decoding against plain loops -----------===//
+//===- DecodeTest.cpp - CTC decoding against plain loops and enumeration -===//
 //
 // nn.ctc_greedy_decode compiled and run: hand-made frames (repeats, blanks
 // between repeats, ties, a frame of NaN), random frames against a plain
@@ -6,7 +6,9 @@
 // sequences without frames or labels, NaN in every padded frame, and batch
 // invariance: each utterance decoded alone gives what it gives in a batch
 // of very different lengths. The hypotheses' lengths come back as the
-// output `lengths:Y` of the computed dim.
+// output `lengths:Y` of the computed dim. nn.ctc_beam_search: a wide beam
+// against the most probable label sequence by enumeration of every frame
+// labelling, beam 1 with merge max against greedy, batch invariance.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +16,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 
 using namespace nn;
@@ -253,6 +256,162 @@ TEST(CtcGreedyDecodeTest, MatchesTheReferenceWithLossesOverComputedDims) {
   ASSERT_EQ(got.losses.size(), 1u);
   // Per-sequence normalization: one frame per sequence.
   EXPECT_EQ(got.losses[0].framesComputed, 6);
+}
+
+//===----------------------------------------------------------------------===//
+// Prefix beam search
+//===----------------------------------------------------------------------===//
+
+// Three classes (blank 0): a wide beam keeps every prefix of up to 6
+// frames (at most 2^7 - 1 label sequences); beam 1 with merge max is the
+// best path, on packed logits.
+const char *kBeamSource = R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, G], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, M], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), N: packed(B, T), Y: seq(B) computed,
+          G: seq(B) computed, M: seq(B) computed] {
+  %y, %s = nn.ctc_beam_search %x from logits blank 0 beam 128 merge sum : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %g, %gs = nn.ctc_greedy_decode %x from logits blank 0 : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, G], i32>, !nn.tensor<[B], f32>
+  %p = nn.pack %x : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[N, 3], f32>
+  %m, %ms = nn.ctc_beam_search %p from logits blank 0 beam 1 merge max : !nn.tensor<[N, 3], f32> -> !nn.tensor<[B, M], i32>, !nn.tensor<[B], f32>
+  nn.return %y, %s, %g, %gs, %m, %ms : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, G], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, M], i32>, !nn.tensor<[B], f32>
+}
+)";
+
+constexpr int64_t kBeamClasses = 3;
+
+/// The most probable label sequence of a few frames by enumeration: every
+/// frame labelling collapsed (repeats merged, blanks dropped), the
+/// probabilities of those that spell the same sequence summed. Ties: fewer
+/// labels, then the smaller sequence.
+std::pair<std::vector<int32_t>, double>
+mostProbable(const std::vector<double> &logits) {
+  int64_t frames = logits.size() / kBeamClasses;
+  std::vector<double> lp(logits.size());
+  for (int64_t t = 0; t < frames; ++t) {
+    double sum = 0;
+    for (int64_t c = 0; c < kBeamClasses; ++c)
+      sum += std::exp(logits[t * kBeamClasses + c]);
+    for (int64_t c = 0; c < kBeamClasses; ++c)
+      lp[t * kBeamClasses + c] = logits[t * kBeamClasses + c] - std::log(sum);
+  }
+  std::map<std::vector<int32_t>, double> probability;
+  int64_t paths = 1;
+  for (int64_t t = 0; t < frames; ++t)
+    paths *= kBeamClasses;
+  for (int64_t code = 0; code < paths; ++code) {
+    std::vector<int32_t> labels;
+    double logProb = 0;
+    int64_t rest = code, previous = -1;
+    for (int64_t t = 0; t < frames; ++t, rest /= kBeamClasses) {
+      int64_t c = rest % kBeamClasses;
+      logProb += lp[t * kBeamClasses + c];
+      if (c != 0 && c != previous)
+        labels.push_back((int32_t)c);
+      previous = c;
+    }
+    probability[labels] += std::exp(logProb);
+  }
+  std::pair<std::vector<int32_t>, double> best{{}, -1};
+  for (const auto &[labels, p] : probability)
+    if (p > best.second ||
+        (p == best.second && labels.size() < best.first.size()))
+      best = {labels, p};
+  return {best.first, std::log(best.second)};
+}
+
+std::vector<Frames> randomUtterances(std::mt19937 &rng, int count,
+                                     int longest) {
+  std::normal_distribution<double> logit(0.0, 1.5);
+  std::uniform_int_distribution<int> length(0, longest);
+  std::vector<Frames> utterances(count);
+  for (Frames &u : utterances) {
+    u.resize(length(rng) * kBeamClasses);
+    for (double &v : u)
+      v = (float)logit(rng);
+  }
+  return utterances;
+}
+
+/// batchOf for three classes.
+RunInputs beamBatchOf(const std::vector<Frames> &utterances,
+                      int64_t padded = 1) {
+  int64_t batch = utterances.size();
+  for (const Frames &u : utterances)
+    padded = std::max<int64_t>(padded, u.size() / kBeamClasses);
+  RunInputs inputs;
+  Tensor x(DType::f32, {batch, padded, kBeamClasses});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.data<float>()[i] = (float)kNaN;
+  for (int64_t b = 0; b < batch; ++b) {
+    inputs.lengths["T"].push_back(utterances[b].size() / kBeamClasses);
+    for (size_t i = 0; i < utterances[b].size(); ++i)
+      x.data<float>()[b * padded * kBeamClasses + i] = (float)utterances[b][i];
+  }
+  inputs.inputs["x"] = x;
+  return inputs;
+}
+
+TEST(CtcBeamSearchTest, AWideBeamFindsTheMostProbableLabelSequence) {
+  Executable exe = compileOrDie(kBeamSource, /*pack=*/false);
+  std::mt19937 rng(21);
+  for (int round = 0; round < 6; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    std::vector<Frames> utterances = randomUtterances(rng, 5, 6);
+    RunResult got;
+    absl::Status status = exe.run(beamBatchOf(utterances), got);
+    ASSERT_TRUE(status.ok()) << status.message();
+    for (size_t b = 0; b < utterances.size(); ++b) {
+      SCOPED_TRACE("sequence " + std::to_string(b));
+      auto [labels, logProb] = mostProbable(utterances[b]);
+      EXPECT_EQ(hypothesis(got, "result0", "Y", b), labels);
+      EXPECT_NEAR(output(got, "result1").at(b), logProb,
+                  1e-5 * std::max(1.0, -logProb));
+    }
+  }
+}
+
+TEST(CtcBeamSearchTest, BeamOneWithMaxMergeIsGreedyPacked) {
+  Executable exe = compileOrDie(kBeamSource, /*pack=*/false);
+  std::mt19937 rng(8);
+  std::vector<Frames> utterances = randomUtterances(rng, 7, 30);
+  RunResult got;
+  ASSERT_TRUE(exe.run(beamBatchOf(utterances), got).ok());
+  for (size_t b = 0; b < utterances.size(); ++b) {
+    SCOPED_TRACE("sequence " + std::to_string(b));
+    EXPECT_EQ(hypothesis(got, "result4", "M", b),
+              hypothesis(got, "result2", "G", b));
+    double greedy = output(got, "result3").at(b);
+    EXPECT_NEAR(output(got, "result5").at(b), greedy,
+                1e-5 * std::max(1.0, -greedy));
+  }
+}
+
+TEST(CtcBeamSearchTest, EachUtteranceAloneEqualsItInABatch) {
+  std::mt19937 rng(4);
+  std::vector<Frames> utterances = randomUtterances(rng, 6, 40);
+  utterances.push_back({}); // no frames: the empty hypothesis, score 0
+  for (bool pack : {false, true}) {
+    SCOPED_TRACE("pack " + std::to_string(pack));
+    Executable exe = compileOrDie(kBeamSource, pack);
+    RunResult batched;
+    ASSERT_TRUE(exe.run(beamBatchOf(utterances, 48), batched).ok());
+    EXPECT_EQ(output(batched, "result1").at(utterances.size() - 1), 0.0);
+    for (size_t b = 0; b < utterances.size(); ++b) {
+      SCOPED_TRACE("utterance " + std::to_string(b));
+      RunResult alone;
+      ASSERT_TRUE(exe.run(beamBatchOf({utterances[b]}), alone).ok());
+      for (auto [labels, dim, score] :
+           {std::tuple{"result0", "Y", "result1"},
+            std::tuple{"result4", "M", "result5"}}) {
+        EXPECT_EQ(hypothesis(alone, labels, dim, 0),
+                  hypothesis(batched, labels, dim, b));
+        EXPECT_EQ(output(alone, score).at(0), output(batched, score).at(b));
+      }
+    }
+  }
 }
 
 } // namespace

@@ -187,6 +187,18 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>)
   nn.mark_loss %c as "ctc_of_best_path" normalize per_sequence : !nn.tensor<[B], f32>
   nn.return %y, %s, %z, %zs, %y1 : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Y1], i32>
 })"},
+    {"ctc_beam_search", R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), N: packed(B, T), Y: seq(B) computed, Z: seq(B) computed] {
+  %y, %s = nn.ctc_beam_search %x from logits blank 0 beam 3 merge sum : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %lp = nn.log_softmax %x : !nn.tensor<[B, T, 4], f32>
+  %p = nn.pack %lp : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[N, 4], f32>
+  %z, %zs = nn.ctc_beam_search %p from log_probs blank 3 beam 2 merge max token_beam 3 score_beam 4.0 : !nn.tensor<[N, 4], f32> -> !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+  %c = nn.ctc_loss %x, %y from logits blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, Y], i32>
+  nn.mark_loss %c as "ctc_of_best" normalize per_sequence : !nn.tensor<[B], f32>
+  nn.return %y, %s, %z, %zs : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+})"},
     {"gather_states", R"(
 nn.graph @g(%s: !nn.tensor<[B, U1, 3], f32>, %a: !nn.tensor<[B, T], i32>, %dg: !nn.tensor<[B, T, 3], f32>)
     -> (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U1, 3], f32>)

@@ -77,6 +77,13 @@ def NN_LossInput : I32EnumAttr<"LossInput",
   let cppNamespace = "::mlir::nn";
 }
 
+def NN_CtcMerge : I32EnumAttr<"CtcMerge",
+    "how a CTC prefix search combines the paths of one prefix", [
+    I32EnumAttrCase<"sum", 0>,
+    I32EnumAttrCase<"max", 1>]> {
+  let cppNamespace = "::mlir::nn";
+}
+
 def NN_LstmDirection : I32EnumAttr<"LstmDirection", "direction of an LSTM", [
     I32EnumAttrCase<"forward", 0>,
     I32EnumAttrCase<"backward", 1>,

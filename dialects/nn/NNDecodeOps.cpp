@@ -43,36 +43,74 @@ static LogicalResult verifyHypotheses(Operation *op, const DimContext &context,
 // CtcGreedyDecodeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult CtcGreedyDecodeOp::verify() {
-  FailureOr<DimContext> context = DimContext::get(*this);
+/// The checks the CTC decoders share: padded `[B, T, V]` or packed `[N, V]`
+/// scores, a blank class, `[B, Y]` hypotheses over a computed dim and a
+/// `[B]` score of the scores' element type.
+static LogicalResult verifyCtcDecoder(Operation *op, Value scores,
+                                      int64_t blank, Value labels,
+                                      Value score) {
+  FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
-  FailureOr<Positions> frames = context->positions(getScores());
+  FailureOr<Positions> frames = context->positions(scores);
   if (failed(frames))
     return failure();
   if (frames->kind != PositionKind::Packed)
-    frames = requirePaddedFrames(*this, *context, getScores(), "scores");
-  if (failed(frames) ||
-      failed(requireOneFeatureAxis(*this, getScores(), "scores")))
+    frames = requirePaddedFrames(op, *context, scores, "scores");
+  if (failed(frames) || failed(requireOneFeatureAxis(op, scores, "scores")))
     return failure();
   if (frames->kind == PositionKind::Packed && frames->sequences.size() != 1)
-    return emitOpError() << "scores must pack one sequence dim, got "
-                         << getScores().getType();
-  int64_t classes = featureSize(tensorOf(getScores()));
-  if (getBlank() < 0 || static_cast<int64_t>(getBlank()) >= classes)
-    return emitOpError() << "blank " << getBlank() << " is not a class in [0, "
-                         << classes << ")";
-  if (failed(verifyHypotheses(*this, *context, getLabels(), frames->batch,
-                              "labels")))
+    return op->emitOpError()
+           << "scores must pack one sequence dim, got " << scores.getType();
+  int64_t classes = featureSize(tensorOf(scores));
+  if (blank < 0 || blank >= classes)
+    return op->emitOpError()
+           << "blank " << blank << " is not a class in [0, " << classes << ")";
+  if (failed(verifyHypotheses(op, *context, labels, frames->batch, "labels")))
     return failure();
-  auto score = NNTensorType::get(tensorOf(getLabels()).getDims().take_front(1),
-                                 tensorOf(getScores()).getElementType());
-  if (tensorOf(getScore()) != score)
-    return emitOpError() << "score must be " << score << ", got "
-                         << getScore().getType();
+  auto want = NNTensorType::get(tensorOf(labels).getDims().take_front(1),
+                                tensorOf(scores).getElementType());
+  if (tensorOf(score) != want)
+    return op->emitOpError()
+           << "score must be " << want << ", got " << score.getType();
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// CtcGreedyDecodeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CtcGreedyDecodeOp::verify() {
+  return verifyCtcDecoder(*this, getScores(), static_cast<int64_t>(getBlank()),
+                          getLabels(), getScore());
+}
+
 SmallVector<StringRef, 1> CtcGreedyDecodeOp::getProducedDims() {
+  return {tensorOf(getLabels()).getDimName(1)};
+}
+
+//===----------------------------------------------------------------------===//
+// CtcBeamSearchOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CtcBeamSearchOp::verify() {
+  if (failed(verifyCtcDecoder(*this, getScores(),
+                              static_cast<int64_t>(getBlank()), getLabels(),
+                              getScore())))
+    return failure();
+  int64_t classes = featureSize(tensorOf(getScores()));
+  if (std::optional<uint64_t> tokens = getTokenBeam();
+      tokens && static_cast<int64_t>(*tokens) > classes)
+    return emitOpError() << "token_beam " << *tokens << " exceeds the "
+                         << classes << " classes";
+  for (auto [name, value] : {std::pair{"token_threshold", getTokenThreshold()},
+                             std::pair{"score_beam", getScoreBeam()}})
+    if (value && !(value->convertToDouble() >= 0))
+      return emitOpError() << name << " must be at least 0, got "
+                           << value->convertToDouble();
+  return success();
+}
+
+SmallVector<StringRef, 1> CtcBeamSearchOp::getProducedDims() {
   return {tensorOf(getLabels()).getDimName(1)};
 }

@@ -50,4 +50,55 @@ def NN_CtcGreedyDecodeOp : NN_SequenceMixingOp<"ctc_greedy_decode", [
   let hasVerifier = 1;
 }
 
+def NN_CtcBeamSearchOp : NN_SequenceMixingOp<"ctc_beam_search", [
+    DeclareOpInterfaceMethods<NN_DimProducerOpInterface>]> {
+  let summary = "CTC prefix beam search";
+  let description = [{
+    The standard CTC prefix search (Graves 2012; Hannun et al. 2014) over
+    `scores` `[B, T, V]` or packed `[N, V]` (logits, or log-probabilities
+    with `from log_probs`), `blank` in `[0, V)`, per sequence over its own
+    frames. Each prefix keeps its blank-ending and label-ending scores;
+    a blank keeps the prefix, a repeated last label collapses into it, any
+    other label (or the same one after a blank) extends it, and extensions
+    that spell the same prefix meet there: their scores combine by
+    log-sum-exp (`merge sum`, the prefix probability; the default) or max
+    (`merge max`, the best path; with `beam 1` this is greedy decoding).
+    The `beam` best prefixes survive each frame. Scores are log-space f64
+    inside; ties go to the shorter label sequence, then the
+    lexicographically smaller one, so a sequence's result never depends on
+    its batch-mates. Pruning, per sequence and off by default:
+    `token_beam` (a frame extends prefixes only by its `token_beam` best
+    classes, blank counted), `token_threshold` (... within this distance
+    of the frame's best score), `score_beam` (prefixes ranked below the
+    frame's best minus this are dropped). docs/decoding.md has the rules.
+
+    Results: `labels` `[B, Y]` i32 over a `computed` sequence dim `Y` (the
+    best hypothesis; padded positions hold 0) and `score` `[B]` (its log
+    score: with `merge sum` and a wide enough beam, `-ctc_loss` of the
+    labels). A sequence without frames gets the empty hypothesis and 0; one
+    whose frames allow no path (every score -inf) gets the empty
+    hypothesis and -inf.
+
+    ```mlir
+    %y, %s = nn.ctc_beam_search %z from logits blank 0 beam 8 merge sum
+        token_beam 16 : !nn.tensor<[B, T, 500], f32>
+        -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$scores, NN_LossInput:$input_kind,
+                       I64Attr:$blank, ConfinedAttr<I64Attr, [IntMinValue<1>]>:$beam,
+                       DefaultValuedAttr<NN_CtcMerge, "::mlir::nn::CtcMerge::sum">:$merge,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$token_beam,
+                       OptionalAttr<F64Attr>:$token_threshold,
+                       OptionalAttr<F64Attr>:$score_beam);
+  let results = (outs NN_IntegerTensor:$labels, NN_FloatTensor:$score);
+  let assemblyFormat = [{
+    $scores `from` $input_kind `blank` $blank `beam` $beam `merge` $merge
+    (`token_beam` $token_beam^)? (`token_threshold` $token_threshold^)?
+    (`score_beam` $score_beam^)? attr-dict `:` qualified(type($scores)) `->`
+    qualified(type($labels)) `,` qualified(type($score))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // NN_DECODE_OPS_TD

@@ -5,12 +5,24 @@
 // repeats, drops blanks and counts the labels, which binds the computed
 // dim of the hypotheses (ConversionState::bindComputed).
 //
+// The CTC prefix beam search keeps its data-dependent part (candidates,
+// merging, pruning, the tie order) in the runtime: the pattern hands the
+// log-probabilities and lengths to `nn_search_ctc_prefix_v1`
+// (runtime/search/SearchAbi.h) as addresses of their buffers
+// (bufferization.to_memref) and wraps the buffers it fills
+// (memref.alloc, then bufferization.to_tensor restrict) as the results.
+// Addresses travel as i64, as for the GEMM calls (nn-gemm-to-blas).
+//
 //===----------------------------------------------------------------------===//
 
 #include "lowering/conversion/Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -70,6 +82,25 @@ std::pair<Value, Value> rowArgMax(LinalgBuilder &lb, Value x) {
   return {generic.getResult(0), generic.getResult(1)};
 }
 
+/// Where the frames of CTC scores are: the batch and sequence dims, and
+/// whether the scores are packed rows.
+struct CtcFrames {
+  bool packed;
+  StringRef batch, sequence;
+};
+
+CtcFrames ctcFrames(LinalgBuilder &lb, NNTensorType scoresType) {
+  CtcFrames frames{scoresType.getRank() == 2, scoresType.getDimName(0), {}};
+  if (frames.packed) {
+    DimDeclAttr decl = lb.getDims().getDecls().lookup(frames.batch);
+    frames.batch = decl.getBatch().getValue();
+    frames.sequence = decl.getSource().getValue();
+  } else {
+    frames.sequence = scoresType.getDimName(1);
+  }
+  return frames;
+}
+
 class CtcGreedyDecodeConversion
     : public NNConversionPattern<CtcGreedyDecodeOp> {
 public:
@@ -99,18 +130,11 @@ public:
                         });
 
     // Packed scores [N, V]: sequence b's frames are rows offset_b + t.
-    bool packed = scoresType.getRank() == 2;
-    StringRef batchName = scoresType.getDimName(0), sequenceName;
-    if (packed) {
-      DimDeclAttr decl = lb.getDims().getDecls().lookup(batchName);
-      batchName = decl.getBatch().getValue();
-      sequenceName = decl.getSource().getValue();
-    } else {
-      sequenceName = scoresType.getDimName(1);
-    }
-    Value frameLengths = lb.getDims().lengths(sequenceName);
-    Value batch = lb.getDims().size(batchName);
-    Value time = lb.getDims().size(sequenceName);
+    CtcFrames frames = ctcFrames(lb, scoresType);
+    bool packed = frames.packed;
+    Value frameLengths = lb.getDims().lengths(frames.sequence);
+    Value batch = lb.getDims().size(frames.batch);
+    Value time = lb.getDims().size(frames.sequence);
     auto blank = static_cast<int64_t>(op.getBlank());
     Scalar outer{b, loc};
     // At most one label per frame; at least one column (a computed dim's
@@ -183,10 +207,216 @@ public:
   }
 };
 
+/// `tensor`'s buffer, viewed with a fully dynamic strided layout.
+Value bufferOf(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<int64_t> dynamic(type.getRank(), ShapedType::kDynamic);
+  auto layout =
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, dynamic);
+  return b.create<bufferization::ToMemrefOp>(
+      loc, MemRefType::get(type.getShape(), type.getElementType(), layout),
+      tensor, /*read_only=*/true);
+}
+
+/// A fresh buffer of `shape` for the runtime to fill.
+Value outputBuffer(OpBuilder &b, Location loc, ArrayRef<Value> shape,
+                   Type element) {
+  SmallVector<int64_t> sizes(shape.size(), ShapedType::kDynamic);
+  return b.create<memref::AllocOp>(loc, MemRefType::get(sizes, element), shape);
+}
+
+/// The address of `memref`'s first element (as i64) and its strides.
+std::pair<Value, SmallVector<Value>> addressOf(OpBuilder &b, Location loc,
+                                               Value memref) {
+  auto metadata = b.create<memref::ExtractStridedMetadataOp>(loc, memref);
+  Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
+  Scalar s{b, loc};
+  int64_t bytes =
+      cast<MemRefType>(memref.getType()).getElementTypeBitWidth() / 8;
+  Value address = s.add(base, s.mul(metadata.getOffset(), s.idx(bytes)));
+  Type i64 = b.getI64Type();
+  SmallVector<Value> strides;
+  for (Value stride : metadata.getStrides())
+    strides.push_back(b.create<arith::IndexCastOp>(loc, i64, stride));
+  return {b.create<arith::IndexCastOp>(loc, i64, address), strides};
+}
+
+/// A private function of `module` named `prefix` + a number not taken
+/// yet, with memref arguments of `types`, whose body `body` builds (given
+/// the function's name; the return is added after). Searches call the runtime
+/// through such a function rather than inline: the call's memref operands keep
+/// the buffers alive (deallocation places frees after the call), while the
+/// runtime's entry point takes bare addresses.
+func::FuncOp createCallSite(
+    OpBuilder &b, ModuleOp module, StringRef prefix, TypeRange types,
+    function_ref<void(OpBuilder &, ValueRange, StringRef name)> body) {
+  OpBuilder::InsertionGuard guard(b);
+  unsigned site = 0;
+  std::string name;
+  do
+    name = (prefix + Twine(site++)).str();
+  while (module.lookupSymbol(name));
+  b.setInsertionPointToEnd(module.getBody());
+  auto function = b.create<func::FuncOp>(module.getLoc(), name,
+                                         b.getFunctionType(types, {}));
+  function.setPrivate();
+  Block *entry = function.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  body(b, entry->getArguments(), name);
+  b.create<func::ReturnOp>(module.getLoc());
+  return function;
+}
+
+/// The private declaration of runtime entry point `name`, added once per
+/// module.
+void declareRuntimeFunction(OpBuilder &b, ModuleOp module, StringRef name,
+                            FunctionType type) {
+  if (module.lookupSymbol(name))
+    return;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  b.create<func::FuncOp>(module.getLoc(), name, type).setPrivate();
+}
+
+class CtcBeamSearchConversion : public NNConversionPattern<CtcBeamSearchOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(CtcBeamSearchOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    NNTensorType scoresType = typeOf(op.getScores());
+    NNTensorType labelsType = typeOf(op.getLabels());
+    Type element = scoresType.getElementType();
+    Type i32 = b.getI32Type();
+    Value logProbs = adaptor.getScores();
+    if (op.getInputKind() == LossInput::logits)
+      logProbs = lb.logSoftmax(logProbs);
+    CtcFrames frames = ctcFrames(lb, scoresType);
+    Value batch = lb.getDims().size(frames.batch);
+    Value time = lb.getDims().size(frames.sequence);
+    Scalar s{b, loc};
+    auto beam = static_cast<int64_t>(op.getBeam());
+    // At most one label per frame; at least one column, as every padded
+    // size is.
+    Value capacity = s.maxI(time, s.idx(1));
+    Value beamSize = s.idx(beam);
+
+    // The search's buffers: the log-probabilities and frame lengths it
+    // reads, the N-best lists it writes (labels [B, beam, capacity],
+    // lengths and scores [B, beam], counts [B]).
+    SmallVector<Value> buffers{
+        bufferOf(b, loc, logProbs),
+        bufferOf(b, loc, lb.getDims().lengths(frames.sequence)),
+        outputBuffer(b, loc, {batch, beamSize, capacity}, i32),
+        outputBuffer(b, loc, {batch, beamSize}, i32),
+        outputBuffer(b, loc, {batch, beamSize}, element),
+        outputBuffer(b, loc, {batch}, i32)};
+    auto module = op->getParentOfType<ModuleOp>();
+    std::string origin = describeOrigin(loc);
+    func::FuncOp site = createCallSite(
+        b, module, "nn_ctc_prefix_search_site", ValueRange(buffers).getTypes(),
+        [&](OpBuilder &fb, ValueRange args, StringRef name) {
+          Location fl = module.getLoc();
+          Scalar q{fb, fl};
+          Type i64 = fb.getI64Type();
+          auto constI32 = [&](int64_t v) -> Value {
+            return fb.create<arith::ConstantIntOp>(fl, v, 32);
+          };
+          auto dim = [&](Value memref, int64_t axis) -> Value {
+            return fb.create<arith::IndexCastOp>(
+                fl, i64, fb.create<memref::DimOp>(fl, memref, axis));
+          };
+          auto [scores, strides] = addressOf(fb, fl, args[0]);
+          Value zero = fb.create<arith::ConstantIntOp>(fl, 0, 64);
+          double inf = std::numeric_limits<double>::infinity();
+          auto threshold = [&](std::optional<APFloat> value) {
+            return q.f(fb.getF64Type(), value ? value->convertToDouble() : inf);
+          };
+          // The runtime reads the origin as a C string: the global holds
+          // its NUL (createGlobalString stores exactly the bytes given).
+          SmallVector<Value> arguments{
+              LLVM::createGlobalString(fl, fb, (name + "_origin").str(),
+                                       origin + std::string(1, '\0'),
+                                       LLVM::Linkage::Internal),
+              scores,
+              constI32(element.getIntOrFloatBitWidth()),
+              dim(args[1], 0),
+              dim(args[0], frames.packed ? 0 : 1),
+              dim(args[0], scoresType.getRank() - 1),
+              addressOf(fb, fl, args[1]).first,
+              constI32(frames.packed ? 1 : 0),
+              frames.packed ? zero : strides[0],
+              strides[frames.packed ? 0 : 1],
+              strides[frames.packed ? 1 : 2],
+              constI32(static_cast<int64_t>(op.getBlank())),
+              constI32(beam),
+              constI32(op.getMerge() == CtcMerge::max ? 1 : 0),
+              constI32(op.getTokenBeam()
+                           ? static_cast<int64_t>(*op.getTokenBeam())
+                           : 0),
+              threshold(op.getTokenThreshold()),
+              threshold(op.getScoreBeam()),
+              addressOf(fb, fl, args[2]).first,
+              dim(args[2], 2),
+              addressOf(fb, fl, args[3]).first,
+              addressOf(fb, fl, args[4]).first,
+              addressOf(fb, fl, args[5]).first,
+              zero};
+          StringRef callee = "nn_search_ctc_prefix_v1";
+          declareRuntimeFunction(
+              fb, module, callee,
+              fb.getFunctionType(ValueRange(arguments).getTypes(), {}));
+          fb.create<func::CallOp>(fl, callee, TypeRange{}, arguments);
+        });
+    b.create<func::CallOp>(loc, site, buffers);
+    auto filled = [&](Value buffer) -> Value {
+      return b.create<bufferization::ToTensorOp>(loc, buffer,
+                                                 /*restrict=*/true,
+                                                 /*writable=*/true);
+    };
+    Value labels = filled(buffers[2]);
+    Value labelLengths = filled(buffers[3]);
+    Value hypothesisScores = filled(buffers[4]);
+
+    // The best hypothesis of each sequence: row 0 of its N-best (length 0
+    // and score -inf when it has none). Its padded size is the longest.
+    auto longestLoop = b.create<scf::ForOp>(
+        loc, s.idx(0), batch, s.idx(1), ValueRange{s.idx(1)},
+        [&](OpBuilder &nb, Location l, Value bi, ValueRange acc) {
+          Scalar q{nb, l};
+          Value length = q.toIndex(nb.create<tensor::ExtractOp>(
+              l, labelLengths, ValueRange{bi, q.idx(0)}));
+          nb.create<scf::YieldOp>(l, q.maxI(acc[0], length));
+        });
+    Value longest = longestLoop.getResult(0);
+    OpFoldResult zeroAttr = b.getIndexAttr(0), oneAttr = b.getIndexAttr(1);
+    auto bestType = RankedTensorType::get(
+        {ShapedType::kDynamic, ShapedType::kDynamic}, i32);
+    Value best = b.create<tensor::ExtractSliceOp>(
+        loc, bestType, labels,
+        ArrayRef<OpFoldResult>{zeroAttr, zeroAttr, zeroAttr},
+        ArrayRef<OpFoldResult>{batch, oneAttr, longest},
+        ArrayRef<OpFoldResult>{oneAttr, oneAttr, oneAttr});
+    auto column = [&](Value matrix, Type t) -> Value {
+      return b.create<tensor::ExtractSliceOp>(
+          loc, RankedTensorType::get({ShapedType::kDynamic}, t), matrix,
+          ArrayRef<OpFoldResult>{zeroAttr, zeroAttr},
+          ArrayRef<OpFoldResult>{batch, oneAttr},
+          ArrayRef<OpFoldResult>{oneAttr, oneAttr});
+    };
+    state.bindComputed(op, labelsType.getDimName(1),
+                       DimValue{longest, column(labelLengths, i32)}, lb);
+    return SmallVector<Value>{best, column(hypothesisScores, element)};
+  }
+};
+
 } // namespace
 
 void mlir::nn::populateDecodeConversionPatterns(const TypeConverter &converter,
                                                 ConversionState &state,
                                                 RewritePatternSet &patterns) {
-  patterns.add<CtcGreedyDecodeConversion>(converter, state);
+  patterns.add<CtcGreedyDecodeConversion, CtcBeamSearchConversion>(converter,
+                                                                   state);
 }

@@ -2,7 +2,8 @@
 //
 // After kernel outlining, host code still touches some buffers: loops read
 // sequence lengths, CTC combines per-sequence scalars, deallocation keeps
-// pointer lists, loss normalizations are stored. Kernels and cuBLAS touch
+// pointer lists, loss normalizations are stored, the runtime's searches
+// (nn_search_*) read scores and write hypotheses. Kernels and cuBLAS touch
 // the others. Device memory is fastest for the latter; host code cannot
 // dereference it. So every buffer is classified through its aliases
 // (views, loop-carried values, branch results, call arguments):
@@ -64,18 +65,19 @@ private:
   DenseMap<Value, Value> parent;
 };
 
-/// Whether `index` (an aligned pointer as index) reaches a cuBLAS GEMM call
-/// through integer arithmetic and casts.
-bool reachesGemm(Value index, int depth = 0) {
+/// Whether `index` (an aligned pointer as index) reaches a call of a
+/// function whose name starts with `prefix` through integer arithmetic
+/// and casts.
+bool reachesCall(Value index, StringRef prefix, int depth = 0) {
   if (depth > 6)
     return false;
   for (Operation *user : index.getUsers()) {
     if (auto call = dyn_cast<func::CallOp>(user))
-      if (call.getCallee().starts_with("nn_cuda_"))
+      if (call.getCallee().starts_with(prefix))
         return true;
     if (user->getNumResults() == 1 &&
         isa<arith::AddIOp, arith::MulIOp, arith::IndexCastOp>(user) &&
-        reachesGemm(user->getResult(0), depth + 1))
+        reachesCall(user->getResult(0), prefix, depth + 1))
       return true;
   }
   return false;
@@ -148,9 +150,12 @@ struct PlaceBuffersPass
       }
       if (auto pointer = dyn_cast<memref::ExtractAlignedPointerAsIndexOp>(op)) {
         // A pointer kept for deallocation reads nothing; one passed to
-        // cuBLAS is a device access.
-        if (reachesGemm(pointer.getResult()))
+        // cuBLAS is a device access, one passed to the runtime's searches
+        // (host code) a host access.
+        if (reachesCall(pointer.getResult(), "nn_cuda_"))
           touch(onDevice, pointer.getSource());
+        else if (reachesCall(pointer.getResult(), "nn_search_"))
+          touch(onHost, pointer.getSource());
         return;
       }
       // Ops that only handle descriptors, or plumb values already united.

@@ -5,7 +5,7 @@
 // gpu.alloc host_shared (managed memory). Arguments host code reads are
 // listed for the runtime.
 
-// CHECK: module attributes {gpu.container_module, nn.host_visible_args = {place = array<i64: 1>}}
+// CHECK: module attributes {gpu.container_module, nn.host_visible_args = {place = array<i64: 1>, site = array<i64: 0>}}
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @k(%a: memref<?xf32>) kernel {
@@ -13,6 +13,15 @@ module attributes {gpu.container_module} {
     }
   }
   func.func private @nn_cuda_sgemm(i64)
+  func.func private @nn_search_ctc_prefix_v1(i64)
+
+  // A search call site: its pointer goes to the runtime's host code.
+  func.func private @site(%buffer: memref<?xf32>) {
+    %p = memref.extract_aligned_pointer_as_index %buffer : memref<?xf32> -> index
+    %q = arith.index_cast %p : index to i64
+    func.call @nn_search_ctc_prefix_v1(%q) : (i64) -> ()
+    return
+  }
 
   // CHECK-LABEL: func.func @place
   //  CHECK-SAME: (%[[N:.*]]: index, %[[LENGTHS:.*]]: memref<?xi32>, %[[X:.*]]: memref<?xf32>)
@@ -45,6 +54,13 @@ module attributes {gpu.container_module} {
     %p = memref.extract_aligned_pointer_as_index %gemm : memref<?xf32> -> index
     %q = arith.index_cast %p : index to i64
     func.call @nn_cuda_sgemm(%q) : (i64) -> ()
+    // Written by a kernel, handed to the runtime's search through a call
+    // site: managed.
+    // CHECK: %[[SEARCHED:.*]] = gpu.alloc host_shared (%[[N]]) : memref<?xf32>
+    %searched = memref.alloc(%n) : memref<?xf32>
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%searched : memref<?xf32>)
+    func.call @site(%searched) : (memref<?xf32>) -> ()
+    memref.dealloc %searched : memref<?xf32>
     // Deallocation only handles pointers.
     // CHECK: memref.dealloc %[[DEVICE]]
     memref.dealloc %device : memref<?xf32>

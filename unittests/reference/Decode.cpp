@@ -11,10 +11,31 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
+#include <map>
 
 using namespace nn::reference;
 
 namespace {
+
+/// Binds computed dim `dim` to the hypotheses' lengths (padded to the
+/// longest, at least 1) and sets them, padded with 0, as result 0 of `op`.
+void setHypotheses(Frame &f, Operation *op, const std::string &dim,
+                   const std::vector<std::vector<int64_t>> &hypotheses) {
+  int64_t batch = hypotheses.size(), longest = 1;
+  std::vector<int64_t> counts;
+  for (const std::vector<int64_t> &h : hypotheses) {
+    counts.push_back(h.size());
+    longest = std::max<int64_t>(longest, h.size());
+  }
+  f.sizes[dim] = longest;
+  f.lengths[dim] = counts;
+  f.deriveDims();
+  Array labels = zeros({batch, longest});
+  for (int64_t b = 0; b < batch; ++b)
+    for (size_t u = 0; u < hypotheses[b].size(); ++u)
+      labels.data[b * longest + u] = hypotheses[b][u];
+  f.setResult(op, labels, 0);
+}
 
 void evalCtcGreedyDecodeOp(Frame &f, ir::CtcGreedyDecodeOp op) {
   ir::NNTensorType scoresType = typeOf(op.getScores());
@@ -60,21 +81,147 @@ void evalCtcGreedyDecodeOp(Frame &f, ir::CtcGreedyDecodeOp op) {
     row += frames[b];
   }
 
-  int64_t longest = 1;
-  std::vector<int64_t> counts;
-  for (const std::vector<int64_t> &h : hypotheses) {
-    counts.push_back(h.size());
-    longest = std::max<int64_t>(longest, h.size());
+  setHypotheses(f, op, typeOf(op.getLabels()).getDimName(1).str(), hypotheses);
+  f.setResult(op, score, 1);
+}
+
+/// log(exp(a) + exp(b)), -inf when both are.
+double logAdd(double a, double b) {
+  if (a == -kInf)
+    return b;
+  if (b == -kInf)
+    return a;
+  double high = std::max(a, b);
+  return high + std::log(std::exp(a - high) + std::exp(b - high));
+}
+
+/// The CTC prefix beam search of one sequence, from the op's description:
+/// each prefix keeps (ends in blank, ends in its last label); per frame a
+/// blank keeps a prefix, its last label repeated collapses into it, any
+/// allowed other label (or the same after a blank) extends it; the `beam`
+/// best by score, then fewer labels, then lexicographically smaller, stay.
+/// Returns the best hypothesis and its score.
+std::pair<std::vector<int64_t>, double>
+prefixSearch(const std::vector<std::vector<double>> &frames, int64_t blank,
+             int64_t beam, bool mergeMax, int64_t tokenBeam,
+             double tokenThreshold, double scoreBeam) {
+  using Prefix = std::vector<int64_t>;
+  struct Scores {
+    double blank = -kInf, label = -kInf;
+  };
+  auto combine = [&](double a, double b) {
+    return mergeMax ? std::max(a, b) : logAdd(a, b);
+  };
+  // Higher score first, then fewer labels, then the smaller sequence.
+  auto better = [](const std::pair<Prefix, double> &a,
+                   const std::pair<Prefix, double> &b) {
+    if (a.second != b.second)
+      return a.second > b.second;
+    if (a.first.size() != b.first.size())
+      return a.first.size() < b.first.size();
+    return a.first < b.first;
+  };
+  std::map<Prefix, Scores> prefixes;
+  prefixes[{}] = Scores{0.0, -kInf};
+  for (const std::vector<double> &raw : frames) {
+    std::vector<double> x = raw;
+    for (double &v : x)
+      if (std::isnan(v))
+        v = -kInf;
+    int64_t classes = x.size();
+    // The classes extensions may use: the `tokenBeam` best (blank
+    // counted, lower index first among equal scores), within the
+    // threshold of the best.
+    std::vector<int64_t> order(classes);
+    for (int64_t c = 0; c < classes; ++c)
+      order[c] = c;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return x[a] > x[b]; });
+    if (tokenBeam > 0 && tokenBeam < classes)
+      order.resize(tokenBeam);
+    double top = x[order.front()];
+    std::vector<int64_t> allowed;
+    for (int64_t c : order)
+      if (c != blank && x[c] >= top - tokenThreshold)
+        allowed.push_back(c);
+
+    std::map<Prefix, Scores> next;
+    for (const auto &[prefix, scores] : prefixes) {
+      double total = combine(scores.blank, scores.label);
+      Scores &same = next[prefix];
+      same.blank = combine(same.blank, total + x[blank]);
+      if (!prefix.empty())
+        same.label = combine(same.label, scores.label + x[prefix.back()]);
+      for (int64_t c : allowed) {
+        Prefix longer = prefix;
+        longer.push_back(c);
+        double from =
+            !prefix.empty() && prefix.back() == c ? scores.blank : total;
+        Scores &extended = next[longer];
+        extended.label = combine(extended.label, from + x[c]);
+      }
+    }
+    std::vector<std::pair<Prefix, double>> ranked;
+    double best = -kInf;
+    for (const auto &[prefix, scores] : next) {
+      double score = combine(scores.blank, scores.label);
+      if (score > -kInf)
+        ranked.push_back({prefix, score});
+      best = std::max(best, score);
+    }
+    std::sort(ranked.begin(), ranked.end(), better);
+    prefixes.clear();
+    for (const auto &[prefix, score] : ranked) {
+      if ((int64_t)prefixes.size() == beam || score < best - scoreBeam)
+        break;
+      prefixes[prefix] = next[prefix];
+    }
   }
-  std::string dim = typeOf(op.getLabels()).getDimName(1).str();
-  f.sizes[dim] = longest;
-  f.lengths[dim] = counts;
-  f.deriveDims();
-  Array labels = zeros({batch, longest});
-  for (int64_t b = 0; b < batch; ++b)
-    for (size_t u = 0; u < hypotheses[b].size(); ++u)
-      labels.data[b * longest + u] = hypotheses[b][u];
-  f.setResult(op, labels, 0);
+  std::vector<std::pair<Prefix, double>> final;
+  for (const auto &[prefix, scores] : prefixes)
+    final.push_back({prefix, combine(scores.blank, scores.label)});
+  std::sort(final.begin(), final.end(), better);
+  if (final.empty())
+    return {{}, -kInf};
+  return final.front();
+}
+
+void evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op) {
+  ir::NNTensorType scoresType = typeOf(op.getScores());
+  bool packed = scoresType.getRank() == 2;
+  Array lp = op.getInputKind() == ir::LossInput::logits
+                 ? logSoftmax(f.operand(op, 0))
+                 : f.operand(op, 0);
+  std::string sequence =
+      packed ? f.table.lookup(scoresType.getDimName(0)).getSource().str()
+             : scoresType.getDimName(1).str();
+  const std::vector<int64_t> &lengths = f.lengths.at(sequence);
+  int64_t batch = lengths.size(), classes = lp.shape.back();
+  double inf = kInf;
+  int64_t tokenBeam = op.getTokenBeam() ? (int64_t)*op.getTokenBeam() : 0;
+  double tokenThreshold =
+      op.getTokenThreshold() ? op.getTokenThreshold()->convertToDouble() : inf;
+  double scoreBeam =
+      op.getScoreBeam() ? op.getScoreBeam()->convertToDouble() : inf;
+
+  std::vector<std::vector<int64_t>> hypotheses(batch);
+  Array score = zeros({batch});
+  int64_t row = 0;
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<std::vector<double>> frames;
+    for (int64_t t = 0; t < lengths[b]; ++t) {
+      int64_t at = packed ? row + t : b * lp.shape[1] + t;
+      frames.emplace_back(lp.data.begin() + at * classes,
+                          lp.data.begin() + (at + 1) * classes);
+    }
+    row += lengths[b];
+    auto [labels, value] = prefixSearch(frames, op.getBlank(), op.getBeam(),
+                                        op.getMerge() == ir::CtcMerge::max,
+                                        tokenBeam, tokenThreshold, scoreBeam);
+    hypotheses[b] = labels;
+    score.data[b] = value;
+  }
+  setHypotheses(f, op, typeOf(op.getLabels()).getDimName(1).str(), hypotheses);
   f.setResult(op, score, 1);
 }
 
@@ -84,6 +231,7 @@ bool nn::reference::evaluateDecodeOp(Frame &f, Operation *op) {
   bool handled = true;
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](ir::CtcGreedyDecodeOp o) { evalCtcGreedyDecodeOp(f, o); })
+      .Case([&](ir::CtcBeamSearchOp o) { evalCtcBeamSearchOp(f, o); })
       .Default([&](Operation *) { handled = false; });
   return handled;
 }

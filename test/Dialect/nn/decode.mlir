@@ -22,3 +22,15 @@ nn.graph @packed(%z: !nn.tensor<[N, 4], f64>) -> !nn.tensor<[B, Y], i32>
       : !nn.tensor<[N, 4], f64> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f64>
   nn.return %y : !nn.tensor<[B, Y], i32>
 }
+
+// CHECK-LABEL: nn.graph @beam
+// CHECK: nn.ctc_beam_search %{{.*}} from logits blank 0 beam 8 merge sum : !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+// CHECK: nn.ctc_beam_search %{{.*}} from log_probs blank 1 beam 2 merge max token_beam 4 token_threshold 1.000000e+01 score_beam 5.000000e+00 : !nn.tensor<[N, 8], f32> -> !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+nn.graph @beam(%z: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[N, 8], f32>) -> !nn.tensor<[B, Y], i32>
+    dims [B: batch, T: seq(B), N: packed(B, T), Y: seq(B) computed, Z: seq(B) computed] {
+  %y, %s = nn.ctc_beam_search %z from logits blank 0 beam 8 merge sum
+      : !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %q, %qs = nn.ctc_beam_search %p from log_probs blank 1 beam 2 merge max token_beam 4 token_threshold 10.0 score_beam 5.0
+      : !nn.tensor<[N, 8], f32> -> !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+  nn.return %y : !nn.tensor<[B, Y], i32>
+}

@@ -93,3 +93,35 @@ nn.graph @g(%z: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B)
   %y = nn.call @f(%z) : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, U], i32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%z: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{token_beam 5 exceeds the 4 classes}}
+  %y, %s = nn.ctc_beam_search %z from logits blank 0 beam 2 merge sum token_beam 5 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%z: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{score_beam must be at least 0, got -1}}
+  %y, %s = nn.ctc_beam_search %z from logits blank 0 beam 2 merge sum score_beam -1.0 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%z: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{attribute 'beam' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
+  %y, %s = nn.ctc_beam_search %z from logits blank 0 beam 0 merge sum : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%z: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{blank -1 is not a class in [0, 4)}}
+  %y, %s = nn.ctc_beam_search %z from logits blank -1 beam 2 merge sum : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
