@@ -625,7 +625,10 @@ Dataset::readHostArrays(const std::map<std::string, Tensor> &members,
     const std::string wanted =
         "'" + name + "' [sum of lengths] i32 with '" + lengthsName + "'";
     auto found = members.find(name);
-    bool held = found != members.end();
+    // An optional array is there only with its lengths: `labels` without
+    // them is a per-utterance class, not a sequence to read.
+    bool held = found != members.end() &&
+                (!state.array.optional || members.count(lengthsName));
     using Presence = HostArrayState::Presence;
     if (!held && !state.array.optional)
       return fail("no array " + wanted);

@@ -655,6 +655,11 @@ TEST_F(DatasetTest, HostArraysAreReadForTheCaller) {
   ASSERT_TRUE(optional.ok()) << optional.status().message();
   EXPECT_FALSE(optional->hasHostArray("missing"));
   EXPECT_TRUE(optional->hostSequence("missing", 0).empty());
+  // "weight" is a per-utterance value, not a sequence with lengths.
+  absl::StatusOr<Dataset> scalar =
+      Dataset::load({dir}, model(), {{"weight", true}});
+  ASSERT_TRUE(scalar.ok()) << scalar.status().message();
+  EXPECT_FALSE(scalar->hasHostArray("weight"));
   absl::StatusOr<Dataset> required =
       Dataset::load({dir}, model(), {{"missing", false}});
   ASSERT_FALSE(required.ok());

@@ -49,7 +49,9 @@ public:
     std::string name;
     /// Whether a dataset without it loads (hasHostArray() then says no);
     /// it is then missing from every shard, or an error names the first
-    /// shard that lacks or holds it against the others.
+    /// shard that lacks or holds it against the others. An optional array
+    /// is there only with NAME.lengths (NAME alone may be a per-utterance
+    /// value of the same name).
     bool optional = false;
   };
 
