@@ -6,6 +6,8 @@
 #include "runtime/SplitMix64.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <sys/stat.h>
@@ -57,7 +59,118 @@ absl::Status readLengths(const Tensor &tensor, const std::string &what,
   return absl::OkStatus();
 }
 
+/// "U+0041", "U+1F600".
+std::string codePointText(int64_t codePoint) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "U+%04llX", (long long)codePoint);
+  return text;
+}
+
+bool isWhitespace(int64_t c) {
+  return (c >= 0x9 && c <= 0xD) || c == 0x20 || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+/// Why code point `c` at `position` may not be in an id, or "".
+std::string idCodePointProblem(int64_t c, size_t position) {
+  std::string at = " at position " + std::to_string(position);
+  if (c < 0 || c > 0x10FFFF)
+    return "holds " + std::to_string(c) + at +
+           ", which is not a Unicode code point (0 to 0x10FFFF)";
+  if (c >= 0xD800 && c <= 0xDFFF)
+    return "holds " + codePointText(c) + at +
+           ", a surrogate, which is not a Unicode scalar value";
+  if (isWhitespace(c))
+    return "holds whitespace (" + codePointText(c) + ")" + at;
+  if (c < 0x20 || (c >= 0x7F && c <= 0x9F))
+    return "holds a control character (" + codePointText(c) + ")" + at;
+  return "";
+}
+
+/// The file name of `path` without its directory and a final ".npz".
+std::string shardStem(const std::string &path) {
+  size_t slash = path.find_last_of('/');
+  std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npz") == 0)
+    name.resize(name.size() - 4);
+  return name;
+}
+
 } // namespace
+
+std::string nn::utteranceIdProblem(absl::Span<const int32_t> codePoints) {
+  if (codePoints.empty())
+    return "is empty";
+  for (size_t i = 0; i < codePoints.size(); ++i)
+    if (std::string problem = idCodePointProblem(codePoints[i], i);
+        !problem.empty())
+      return problem;
+  return "";
+}
+
+std::string nn::utf8FromCodePoints(absl::Span<const int32_t> codePoints) {
+  std::string text;
+  for (int32_t c : codePoints) {
+    auto u = (uint32_t)c;
+    if (u < 0x80) {
+      text += (char)u;
+    } else if (u < 0x800) {
+      text += (char)(0xC0 | (u >> 6));
+      text += (char)(0x80 | (u & 0x3F));
+    } else if (u < 0x10000) {
+      text += (char)(0xE0 | (u >> 12));
+      text += (char)(0x80 | ((u >> 6) & 0x3F));
+      text += (char)(0x80 | (u & 0x3F));
+    } else {
+      text += (char)(0xF0 | (u >> 18));
+      text += (char)(0x80 | ((u >> 12) & 0x3F));
+      text += (char)(0x80 | ((u >> 6) & 0x3F));
+      text += (char)(0x80 | (u & 0x3F));
+    }
+  }
+  return text;
+}
+
+absl::StatusOr<std::vector<int32_t>>
+nn::utteranceIdCodePoints(const std::string &id) {
+  std::vector<int32_t> codePoints;
+  auto notUtf8 = [&](size_t at) {
+    return absl::InvalidArgumentError("the utterance id '" + id +
+                                      "' is not UTF-8 (byte " +
+                                      std::to_string(at) + ")");
+  };
+  for (size_t i = 0; i < id.size();) {
+    auto lead = (unsigned char)id[i];
+    int extra = lead < 0x80                   ? 0
+                : lead >= 0xC2 && lead < 0xE0 ? 1
+                : lead >= 0xE0 && lead < 0xF0 ? 2
+                : lead >= 0xF0 && lead < 0xF5 ? 3
+                                              : -1;
+    if (extra < 0 || i + extra >= id.size())
+      return notUtf8(i);
+    uint32_t c = extra == 0   ? lead
+                 : extra == 1 ? lead & 0x1F
+                 : extra == 2 ? lead & 0x0F
+                              : lead & 0x07;
+    for (int k = 1; k <= extra; ++k) {
+      auto next = (unsigned char)id[i + k];
+      if ((next & 0xC0) != 0x80)
+        return notUtf8(i);
+      c = (c << 6) | (next & 0x3F);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are not UTF-8.
+    static const uint32_t kSmallest[] = {0, 0x80, 0x800, 0x10000};
+    if (c < kSmallest[extra] || (c >= 0xD800 && c <= 0xDFFF) || c > 0x10FFFF)
+      return notUtf8(i);
+    codePoints.push_back((int32_t)c);
+    i += extra + 1;
+  }
+  if (std::string problem = utteranceIdProblem(codePoints); !problem.empty())
+    return absl::InvalidArgumentError("the utterance id '" + id + "' " +
+                                      problem);
+  return codePoints;
+}
 
 absl::StatusOr<std::vector<std::string>>
 Dataset::shardPaths(const std::string &path) {
@@ -87,8 +200,17 @@ absl::StatusOr<Dataset> Dataset::load(const std::string &path,
   return load(std::vector<std::string>{path}, manifest);
 }
 
-absl::StatusOr<Dataset> Dataset::forModel(const Manifest &manifest) {
+absl::StatusOr<Dataset> Dataset::load(const std::vector<std::string> &paths,
+                                      const Manifest &manifest) {
+  return load(paths, manifest, {});
+}
+
+absl::StatusOr<Dataset>
+Dataset::forModel(const Manifest &manifest,
+                  const std::vector<HostArray> &hostArrays) {
   Dataset dataset;
+  for (const HostArray &array : hostArrays)
+    dataset.hostArrays.push_back({array});
   for (const TensorInfo &input : manifest.inputs) {
     if (isTrainStepScalar(input.name))
       continue;
@@ -185,12 +307,13 @@ absl::Status Dataset::finish(const std::string &path) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Dataset> Dataset::load(const std::vector<std::string> &paths,
-                                      const Manifest &manifest) {
+absl::StatusOr<Dataset>
+Dataset::load(const std::vector<std::string> &paths, const Manifest &manifest,
+              const std::vector<HostArray> &hostArrays) {
   if (paths.empty())
     return absl::InvalidArgumentError("no dataset given");
   const std::string &path = paths.front();
-  absl::StatusOr<Dataset> made = forModel(manifest);
+  absl::StatusOr<Dataset> made = forModel(manifest, hostArrays);
   if (!made.ok())
     return made.status();
   Dataset &dataset = *made;
@@ -262,6 +385,12 @@ Dataset::addShard(const std::vector<std::string> &files,
     }
   }
   auto kept = [&](int64_t u) { return keep.empty() || keep[u]; };
+  // Before the graph's arrays are moved into the shard (a host array may
+  // be a graph input too).
+  if (absl::Status status = readIds(members, shard); !status.ok())
+    return status;
+  if (absl::Status status = readHostArrays(members, shard); !status.ok())
+    return status;
   int64_t count = -1;
   std::map<std::string, std::vector<int64_t>> dimLengths;
   std::map<std::string, std::string> dimOwner;
@@ -389,6 +518,26 @@ Dataset::addShard(const std::vector<std::string> &files,
                     ", expected " + std::to_string(expected));
     }
   }
+  if (count >= 0) {
+    auto countsAgree = [&](const std::string &name, int64_t held) {
+      return held == count
+                 ? absl::OkStatus()
+                 : fail("'" + name + "' holds " + std::to_string(held) +
+                        " utterances, '" + arrays.front().name + "' " +
+                        std::to_string(count));
+    };
+    if (!shard.ids.empty())
+      if (absl::Status status = countsAgree(kIdArray, shard.ids.size());
+          !status.ok())
+        return status;
+    for (size_t h = 0; h < hostArrays.size(); ++h)
+      if (!shard.hostOffsets[h].empty())
+        if (absl::Status status =
+                countsAgree(hostArrays[h].array.name,
+                            (int64_t)shard.hostOffsets[h].size() - 1);
+            !status.ok())
+          return status;
+  }
   shard.utterances = std::max<int64_t>(count, 0);
   int32_t index = (int32_t)shards.size();
   const std::vector<int64_t> *batching =
@@ -407,6 +556,158 @@ Dataset::addShard(const std::vector<std::string> &files,
   }
   shards.push_back(std::move(shard));
   return absl::OkStatus();
+}
+
+absl::Status Dataset::readIds(const std::map<std::string, Tensor> &members,
+                              Shard &shard) const {
+  const std::string name = kIdArray, lengthsName = name + ".lengths";
+  auto fail = [&](const std::string &why) {
+    return absl::InvalidArgumentError(shard.described + ": " + why);
+  };
+  auto found = members.find(name), lengthsFound = members.find(lengthsName);
+  if (found == members.end() && lengthsFound == members.end())
+    return absl::OkStatus();
+  if (found == members.end())
+    return fail("'" + lengthsName + "' without '" + name +
+                "': the utterance ids are missing");
+  if (lengthsFound == members.end())
+    return fail("no array '" + lengthsName +
+                "' giving the length of each utterance's id in '" + name + "'");
+  const Tensor &codePoints = found->second;
+  if (codePoints.rank() != 1 ||
+      (codePoints.dtype() != DType::i32 && codePoints.dtype() != DType::i64))
+    return fail("'" + name +
+                "' must be a vector of i32 or i64 Unicode code points, got " +
+                toString(codePoints.dtype()) + " " +
+                shapeText(codePoints.shape()));
+  std::vector<int64_t> lengths;
+  int64_t rows = codePoints.shape()[0];
+  if (absl::Status status = readLengths(
+          lengthsFound->second, shard.described + ": '" + lengthsName + "'",
+          rows, lengths);
+      !status.ok())
+    return status;
+  int64_t at = 0;
+  std::vector<std::string> ids;
+  for (size_t u = 0; u < lengths.size(); ++u) {
+    std::vector<int32_t> id;
+    for (int64_t i = 0; i < lengths[u]; ++i, ++at) {
+      int64_t value = integerAt(codePoints, at);
+      if (std::string problem = idCodePointProblem(value, i); !problem.empty())
+        return fail("utterance " + std::to_string(u) + ": '" + name + "' " +
+                    problem);
+      id.push_back((int32_t)value);
+    }
+    if (id.empty())
+      return fail("utterance " + std::to_string(u) + ": '" + name +
+                  "' is empty (its length in '" + lengthsName + "' is 0)");
+    ids.push_back(utf8FromCodePoints(id));
+  }
+  if (at != rows)
+    return fail("the lengths in '" + lengthsName + "' add up to " +
+                std::to_string(at) + " code points, but '" + name + "' has " +
+                std::to_string(rows));
+  shard.ids = std::move(ids);
+  return absl::OkStatus();
+}
+
+absl::Status
+Dataset::readHostArrays(const std::map<std::string, Tensor> &members,
+                        Shard &shard) {
+  auto fail = [&](const std::string &why) {
+    return absl::InvalidArgumentError(shard.described + ": " + why);
+  };
+  shard.hostValues.resize(hostArrays.size());
+  shard.hostOffsets.resize(hostArrays.size());
+  for (size_t h = 0; h < hostArrays.size(); ++h) {
+    HostArrayState &state = hostArrays[h];
+    const std::string &name = state.array.name, lengthsName = name + ".lengths";
+    const std::string wanted =
+        "'" + name + "' [sum of lengths] i32 with '" + lengthsName + "'";
+    auto found = members.find(name);
+    // An optional array is there only with its lengths: `labels` without
+    // them is a per-utterance class, not a sequence to read.
+    bool held = found != members.end() &&
+                (!state.array.optional || members.count(lengthsName));
+    using Presence = HostArrayState::Presence;
+    if (!held && !state.array.optional)
+      return fail("no array " + wanted);
+    if (state.presence == Presence::present && !held)
+      return fail("no array " + wanted + ", which '" + shards.front().path +
+                  "' holds (an optional array is in every shard or in none)");
+    if (state.presence == Presence::absent && held)
+      return fail("holds '" + name + "', which '" + shards.front().path +
+                  "' lacks (an optional array is in every shard or in none)");
+    state.presence = held ? Presence::present : Presence::absent;
+    if (!held)
+      continue;
+    const Tensor &data = found->second;
+    if (data.rank() != 1 ||
+        (data.dtype() != DType::i32 && data.dtype() != DType::i64))
+      return fail("array '" + name + "' is " + toString(data.dtype()) + " " +
+                  shapeText(data.shape()) + ", which is not " + wanted);
+    auto lengthsFound = members.find(lengthsName);
+    if (lengthsFound == members.end())
+      return fail("no array '" + lengthsName +
+                  "' giving the length of each utterance in '" + name + "'");
+    std::vector<int64_t> lengths;
+    int64_t rows = data.shape()[0];
+    if (absl::Status status = readLengths(
+            lengthsFound->second, shard.described + ": '" + lengthsName + "'",
+            rows, lengths);
+        !status.ok())
+      return status;
+    std::vector<int64_t> &offsets = shard.hostOffsets[h];
+    offsets.assign(lengths.size() + 1, 0);
+    for (size_t u = 0; u < lengths.size(); ++u)
+      offsets[u + 1] = offsets[u] + lengths[u];
+    if (offsets.back() != rows)
+      return fail("the lengths in '" + lengthsName + "' add up to " +
+                  std::to_string(offsets.back()) + " rows, but '" + name +
+                  "' has " + std::to_string(rows));
+    std::vector<int32_t> &values = shard.hostValues[h];
+    values.resize(rows);
+    for (size_t u = 0; u < lengths.size(); ++u)
+      for (int64_t i = offsets[u]; i < offsets[u + 1]; ++i) {
+        int64_t value = integerAt(data, i);
+        if (value < INT32_MIN || value > INT32_MAX)
+          return fail("utterance " + std::to_string(u) + ": '" + name +
+                      "' holds " + std::to_string(value) + " at position " +
+                      std::to_string(i - offsets[u]) + ", outside i32");
+        values[i] = (int32_t)value;
+      }
+  }
+  return absl::OkStatus();
+}
+
+std::string Dataset::utteranceId(int64_t u) const {
+  const Utterance &utterance = utterances[u];
+  const Shard &shard = shards[utterance.shard];
+  if (!shard.ids.empty())
+    return shard.ids[utterance.index];
+  return shardStem(shard.path) + ":" + std::to_string(utterance.index);
+}
+
+bool Dataset::hasHostArray(const std::string &name) const {
+  for (const HostArrayState &state : hostArrays)
+    if (state.array.name == name)
+      return state.presence == HostArrayState::Presence::present;
+  return false;
+}
+
+absl::Span<const int32_t> Dataset::hostSequence(const std::string &name,
+                                                int64_t u) const {
+  const Utterance &utterance = utterances[u];
+  const Shard &shard = shards[utterance.shard];
+  for (size_t h = 0; h < hostArrays.size(); ++h) {
+    if (hostArrays[h].array.name != name || shard.hostOffsets[h].empty())
+      continue;
+    const std::vector<int64_t> &offsets = shard.hostOffsets[h];
+    int64_t first = offsets[utterance.index];
+    return absl::Span<const int32_t>(shard.hostValues[h].data() + first,
+                                     offsets[utterance.index + 1] - first);
+  }
+  return {};
 }
 
 RunInputs Dataset::batch(const std::vector<int64_t> &members) const {

@@ -478,4 +478,240 @@ TEST_F(DatasetTest, EmptyUtterancesNeverMakeAnEmptyBatch) {
             (std::vector<int64_t>{1, 3, 3}));
 }
 
+/// nn.id and nn.id.lengths for ids given as code points.
+void addIds(std::map<std::string, Tensor> &arrays,
+            const std::vector<std::vector<int64_t>> &ids,
+            DType dtype = DType::i32) {
+  std::vector<int64_t> flat;
+  std::vector<int32_t> lengths;
+  for (const std::vector<int64_t> &id : ids) {
+    flat.insert(flat.end(), id.begin(), id.end());
+    lengths.push_back((int32_t)id.size());
+  }
+  arrays[kIdArray] =
+      dtype == DType::i64
+          ? Tensor::of<int64_t>(DType::i64, {(int64_t)flat.size()}, flat)
+          : Tensor::of<int32_t>(DType::i32, {(int64_t)flat.size()},
+                                std::vector<int32_t>(flat.begin(), flat.end()));
+  arrays[std::string(kIdArray) + ".lengths"] =
+      Tensor::of<int32_t>(DType::i32, {(int64_t)lengths.size()}, lengths);
+}
+
+std::vector<int64_t> codePoints(const std::string &ascii) {
+  return std::vector<int64_t>(ascii.begin(), ascii.end());
+}
+
+// Ids come from nn.id (the graph never sees it), or else from the shard's
+// file name and the utterance's position in it; nn.keep leaves the ids of
+// the utterances it keeps in place.
+TEST_F(DatasetTest, UtteranceIdsComeFromNnIdOrTheShard) {
+  auto named = shard({4, 2, 3}, {2, 1, 1});
+  // "été" (U+00E9 is two bytes in UTF-8), and U+1F600 (four).
+  addIds(named, {codePoints("utt-a"), {0xE9, 't', 0xE9}, {0x1F600}},
+         DType::i64);
+  named[kKeepArray] = Tensor::of<int32_t>(DType::i32, {3}, {0, 1, 1});
+  write("a.npz", named);
+  write("b.npz", shard({5, 1}, {3, 1}));
+  absl::StatusOr<Dataset> dataset = Dataset::load(dir, model());
+  ASSERT_TRUE(dataset.ok()) << dataset.status().message();
+  ASSERT_EQ(dataset->size(), 4);
+  EXPECT_EQ(dataset->utteranceId(0), "\xC3\xA9t\xC3\xA9");
+  EXPECT_EQ(dataset->utteranceId(1), "\xF0\x9F\x98\x80");
+  EXPECT_EQ(dataset->utteranceId(2), "b:0");
+  EXPECT_EQ(dataset->utteranceId(3), "b:1");
+  RunInputs batch = dataset->batch({0, 2});
+  EXPECT_EQ(batch.inputs.count(kIdArray), 0u);
+  EXPECT_EQ(batch.lengths.count(kIdArray), 0u);
+}
+
+TEST_F(DatasetTest, BadIdsAreErrorsNamingTheUtterance) {
+  std::string bad = "dataset shard '" + dir + "/bad.npz': ";
+  auto arrays = shard({4, 2}, {2, 1});
+  auto withIds = [&](const std::vector<std::vector<int64_t>> &ids) {
+    auto copy = arrays;
+    addIds(copy, ids, DType::i64);
+    return copy;
+  };
+  EXPECT_EQ(loadError(withIds({codePoints("a"), codePoints("b c")})),
+            bad + "utterance 1: 'nn.id' holds whitespace (U+0020) at "
+                  "position 1");
+  EXPECT_EQ(loadError(withIds({codePoints("a"), {'b', 0x3000}})),
+            bad + "utterance 1: 'nn.id' holds whitespace (U+3000) at "
+                  "position 1");
+  EXPECT_EQ(loadError(withIds({{'a', 0x9}, codePoints("b")})),
+            bad + "utterance 0: 'nn.id' holds whitespace (U+0009) at "
+                  "position 1");
+  EXPECT_EQ(loadError(withIds({{'a', 0x1B}, codePoints("b")})),
+            bad + "utterance 0: 'nn.id' holds a control character (U+001B) "
+                  "at position 1");
+  EXPECT_EQ(loadError(withIds({{0xD800}, codePoints("b")})),
+            bad + "utterance 0: 'nn.id' holds U+D800 at position 0, a "
+                  "surrogate, which is not a Unicode scalar value");
+  EXPECT_EQ(loadError(withIds({codePoints("a"), {0x110000}})),
+            bad + "utterance 1: 'nn.id' holds 1114112 at position 0, which "
+                  "is not a Unicode code point (0 to 0x10FFFF)");
+  EXPECT_EQ(loadError(withIds({codePoints("a"), {-1}})),
+            bad + "utterance 1: 'nn.id' holds -1 at position 0, which is "
+                  "not a Unicode code point (0 to 0x10FFFF)");
+  EXPECT_EQ(loadError(withIds({codePoints("a"), {}})),
+            bad + "utterance 1: 'nn.id' is empty (its length in "
+                  "'nn.id.lengths' is 0)");
+  EXPECT_EQ(loadError(withIds({codePoints("a")})),
+            bad + "'nn.id' holds 1 utterances, 'features' 2");
+
+  auto noLengths = withIds({codePoints("a"), codePoints("b")});
+  noLengths.erase("nn.id.lengths");
+  EXPECT_EQ(loadError(noLengths),
+            bad + "no array 'nn.id.lengths' giving the length of each "
+                  "utterance's id in 'nn.id'");
+  auto noIds = withIds({codePoints("a"), codePoints("b")});
+  noIds.erase("nn.id");
+  EXPECT_EQ(loadError(noIds), bad + "'nn.id.lengths' without 'nn.id': the "
+                                    "utterance ids are missing");
+  auto floats = withIds({codePoints("a"), codePoints("b")});
+  floats["nn.id"] = Tensor(DType::f32, {2});
+  EXPECT_EQ(loadError(floats),
+            bad + "'nn.id' must be a vector of i32 or i64 Unicode code "
+                  "points, got f32 [2]");
+  auto shortLengths = withIds({codePoints("a"), codePoints("bc")});
+  shortLengths["nn.id.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {1, 1});
+  EXPECT_EQ(loadError(shortLengths),
+            bad + "the lengths in 'nn.id.lengths' add up to 2 code points, "
+                  "but 'nn.id' has 3");
+  auto longLengths = withIds({codePoints("a"), codePoints("bc")});
+  longLengths["nn.id.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {1, 3});
+  EXPECT_EQ(loadError(longLengths),
+            bad + "'nn.id.lengths' gives utterance 1 length 3, past the 3 "
+                  "rows of the array (the lengths before it add up to 1)");
+}
+
+TEST_F(DatasetTest, UtteranceIdsAreUtf8WithoutSpaces) {
+  absl::StatusOr<std::vector<int32_t>> decoded =
+      utteranceIdCodePoints("a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  EXPECT_EQ(*decoded, (std::vector<int32_t>{'a', 0xE9, 0x20AC, 0x1F600}));
+  EXPECT_EQ(utf8FromCodePoints(*decoded),
+            "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
+  auto error = [](const std::string &id) {
+    absl::StatusOr<std::vector<int32_t>> decoded = utteranceIdCodePoints(id);
+    EXPECT_FALSE(decoded.ok()) << id;
+    return decoded.ok() ? "" : std::string(decoded.status().message());
+  };
+  // A stray continuation byte, a truncated sequence, an overlong NUL, an
+  // encoded surrogate and a value past U+10FFFF.
+  EXPECT_EQ(error("ab\x80"), "the utterance id 'ab\x80' is not UTF-8 (byte 2)");
+  EXPECT_EQ(error("a\xC3"), "the utterance id 'a\xC3' is not UTF-8 (byte 1)");
+  EXPECT_EQ(error("\xC0\x80"),
+            "the utterance id '\xC0\x80' is not UTF-8 (byte 0)");
+  EXPECT_EQ(error("\xED\xA0\x80"),
+            "the utterance id '\xED\xA0\x80' is not UTF-8 (byte 0)");
+  EXPECT_EQ(error("\xF4\x90\x80\x80"),
+            "the utterance id '\xF4\x90\x80\x80' is not UTF-8 (byte 0)");
+  EXPECT_EQ(error(""), "the utterance id '' is empty");
+  EXPECT_EQ(error("utt 1"), "the utterance id 'utt 1' holds whitespace "
+                            "(U+0020) at position 3");
+  EXPECT_EQ(error("utt\xC2\xA0"
+                  "1"),
+            "the utterance id 'utt\xC2\xA0"
+            "1' holds whitespace (U+00A0) at "
+            "position 3");
+}
+
+// Host arrays: sequences the caller reads (references), not graph inputs.
+TEST_F(DatasetTest, HostArraysAreReadForTheCaller) {
+  auto first = shard({4, 2}, {2, 1}), second = shard({5}, {3});
+  first["refs"] = Tensor::of<int64_t>(DType::i64, {3}, {7, 8, 9});
+  first["refs.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {2, 1});
+  second["refs"] = Tensor::of<int32_t>(DType::i32, {0}, {});
+  second["refs.lengths"] = Tensor::of<int32_t>(DType::i32, {1}, {0});
+  write("a.npz", first);
+  std::string secondPath = write("b.npz", second);
+  std::vector<Dataset::HostArray> refs{{"refs", false}};
+  absl::StatusOr<Dataset> dataset = Dataset::load({dir}, model(), refs);
+  ASSERT_TRUE(dataset.ok()) << dataset.status().message();
+  ASSERT_TRUE(dataset->hasHostArray("refs"));
+  EXPECT_FALSE(dataset->hasHostArray("labels"));
+  auto values = [&](int64_t u) {
+    absl::Span<const int32_t> span = dataset->hostSequence("refs", u);
+    return std::vector<int32_t>(span.begin(), span.end());
+  };
+  EXPECT_EQ(values(0), (std::vector<int32_t>{7, 8}));
+  EXPECT_EQ(values(1), (std::vector<int32_t>{9}));
+  EXPECT_EQ(values(2), (std::vector<int32_t>{}));
+  EXPECT_EQ(dataset->batch({0}).inputs.count("refs"), 0u);
+  // A graph input can be read as a host array too.
+  absl::StatusOr<Dataset> labels =
+      Dataset::load({dir}, model(), {{"labels", false}});
+  ASSERT_TRUE(labels.ok()) << labels.status().message();
+  absl::Span<const int32_t> label = labels->hostSequence("labels", 2);
+  EXPECT_EQ(std::vector<int32_t>(label.begin(), label.end()),
+            (std::vector<int32_t>{1, 2, 3}));
+  EXPECT_EQ(labels->batch({2}).inputs.at("labels").at(2), 3.0);
+
+  // Optional and missing everywhere; required and missing; optional in
+  // one shard only.
+  absl::StatusOr<Dataset> optional =
+      Dataset::load({dir}, model(), {{"missing", true}});
+  ASSERT_TRUE(optional.ok()) << optional.status().message();
+  EXPECT_FALSE(optional->hasHostArray("missing"));
+  EXPECT_TRUE(optional->hostSequence("missing", 0).empty());
+  // "weight" is a per-utterance value, not a sequence with lengths.
+  absl::StatusOr<Dataset> scalar =
+      Dataset::load({dir}, model(), {{"weight", true}});
+  ASSERT_TRUE(scalar.ok()) << scalar.status().message();
+  EXPECT_FALSE(scalar->hasHostArray("weight"));
+  absl::StatusOr<Dataset> required =
+      Dataset::load({dir}, model(), {{"missing", false}});
+  ASSERT_FALSE(required.ok());
+  EXPECT_EQ(required.status().message(),
+            "dataset shard '" + dir +
+                "/a.npz': no array 'missing' [sum of lengths] i32 with "
+                "'missing.lengths'");
+  second.erase("refs");
+  second.erase("refs.lengths");
+  write("b.npz", second);
+  absl::StatusOr<Dataset> partly =
+      Dataset::load({dir}, model(), {{"refs", true}});
+  ASSERT_FALSE(partly.ok());
+  EXPECT_EQ(partly.status().message(),
+            "dataset shard '" + secondPath +
+                "': no array 'refs' [sum of lengths] i32 with "
+                "'refs.lengths', which '" +
+                dir +
+                "/a.npz' holds (an optional array is in every shard or in "
+                "none)");
+
+  // Bad host arrays.
+  std::string bad = "dataset shard '" + dir + "/bad.npz': ";
+  auto hostError = [&](std::map<std::string, Tensor> arrays) {
+    std::string path = write("bad.npz", arrays);
+    absl::StatusOr<Dataset> loaded = Dataset::load({path}, model(), refs);
+    EXPECT_FALSE(loaded.ok());
+    return loaded.ok() ? "" : std::string(loaded.status().message());
+  };
+  auto wrongCount = first;
+  wrongCount["refs.lengths"] = Tensor::of<int32_t>(DType::i32, {1}, {3});
+  EXPECT_EQ(hostError(wrongCount), bad + "'refs' holds 1 utterances, "
+                                         "'features' 2");
+  auto floats = first;
+  floats["refs"] = Tensor(DType::f32, {3});
+  EXPECT_EQ(hostError(floats),
+            bad + "array 'refs' is f32 [3], which is not 'refs' [sum of "
+                  "lengths] i32 with 'refs.lengths'");
+  auto noLengths = first;
+  noLengths.erase("refs.lengths");
+  EXPECT_EQ(hostError(noLengths),
+            bad + "no array 'refs.lengths' giving the length of each "
+                  "utterance in 'refs'");
+  auto wide = first;
+  wide["refs"] = Tensor::of<int64_t>(DType::i64, {3}, {7, int64_t(1) << 40, 9});
+  EXPECT_EQ(hostError(wide), bad + "utterance 0: 'refs' holds 1099511627776 "
+                                   "at position 1, outside i32");
+  auto shortLengths = first;
+  shortLengths["refs.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {1, 1});
+  EXPECT_EQ(hostError(shortLengths),
+            bad + "the lengths in 'refs.lengths' add up to 2 rows, but "
+                  "'refs' has 3");
+}
+
 } // namespace

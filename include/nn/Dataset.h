@@ -11,7 +11,9 @@
 //
 // An array named `nn.keep` ([utterances] integer, 0 or 1) leaves the
 // utterances with 0 out: an align stage marks those no alignment path
-// fits.
+// fits. An optional `nn.id` ([sum of lengths] integer Unicode code points,
+// with `nn.id.lengths`) names each utterance (utteranceId); the graph never
+// sees it.
 //
 // `nn-data convert` writes shards from a folder of per-utterance .npy
 // files. Loading reads every shard and checks it against the model before
@@ -27,6 +29,7 @@
 #include "nn/Runtime.h"
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 
 #include <cstdint>
 #include <map>
@@ -37,6 +40,21 @@ namespace nn {
 
 class Dataset {
 public:
+  /// An integer sequence per utterance that the caller reads on the host
+  /// (hostSequence) and no graph input takes: the references a decoder's
+  /// hypotheses are scored against. Stored like a sequence input: NAME
+  /// [sum of lengths] i32 or i64 (values within i32) with NAME.lengths.
+  /// Checked for every utterance, those nn.keep leaves out too.
+  struct HostArray {
+    std::string name;
+    /// Whether a dataset without it loads (hasHostArray() then says no);
+    /// it is then missing from every shard, or an error names the first
+    /// shard that lacks or holds it against the others. An optional array
+    /// is there only with NAME.lengths (NAME alone may be a per-utterance
+    /// value of the same name).
+    bool optional = false;
+  };
+
   /// Reads `path` (an .npz shard, or a directory whose *.npz files are the
   /// shards, in name order) and checks it against the inputs of
   /// `manifest` that are not the train step's own (learning_rate, step,
@@ -54,6 +72,10 @@ public:
   /// stage file writes next to the data (docs/sequence-training.md).
   static absl::StatusOr<Dataset> load(const std::vector<std::string> &paths,
                                       const Manifest &manifest);
+  /// The same, also reading `hostArrays` from the dataset (or an overlay).
+  static absl::StatusOr<Dataset> load(const std::vector<std::string> &paths,
+                                      const Manifest &manifest,
+                                      const std::vector<HostArray> &hostArrays);
 
   /// load() in parts, for data that is not in files (and the fuzz target):
   /// an empty dataset for `manifest`'s inputs; then each shard from its
@@ -61,7 +83,9 @@ public:
   /// file name errors give), checked as load() checks them; then finish()
   /// (an error when no utterance is left; `path` names the dataset).
   using SourceArrays = std::pair<std::string, std::map<std::string, Tensor>>;
-  static absl::StatusOr<Dataset> forModel(const Manifest &manifest);
+  static absl::StatusOr<Dataset>
+  forModel(const Manifest &manifest,
+           const std::vector<HostArray> &hostArrays = {});
   absl::Status addShard(std::vector<SourceArrays> sources,
                         const Manifest &manifest);
   absl::Status finish(const std::string &path) const;
@@ -98,6 +122,16 @@ public:
   std::pair<int64_t, int64_t> origin(int64_t u) const {
     return {utterances[u].shard, utterances[u].index};
   }
+  /// The name of utterance `u`: its `nn.id`, UTF-8; without one, the
+  /// shard's file name without ".npz", a colon and the utterance's
+  /// position in the shard ("shard-00001:17"). Ids are not checked for
+  /// repeats (data may repeat an utterance on purpose).
+  std::string utteranceId(int64_t u) const;
+  /// Whether the dataset holds host array `name` (one asked for at load).
+  bool hasHostArray(const std::string &name) const;
+  /// The values of host array `name` (hasHostArray) for utterance `u`.
+  absl::Span<const int32_t> hostSequence(const std::string &name,
+                                         int64_t u) const;
   /// The padded batch of `members` as graph inputs and lengths. Padding
   /// holds 0 (floats) and -1 (integers); every sequence axis is padded to
   /// at least 1 (a batch whose utterances have no labels).
@@ -123,6 +157,21 @@ private:
     std::vector<Tensor> data;
     std::vector<std::vector<int64_t>> offsets;
     int64_t utterances = 0;
+    /// Per host array (as `hostArrays`): the values and each utterance's
+    /// first one; empty when the dataset lacks an optional one.
+    std::vector<std::vector<int32_t>> hostValues;
+    std::vector<std::vector<int64_t>> hostOffsets;
+    /// Each utterance's nn.id (UTF-8), or empty when the shard has none.
+    std::vector<std::string> ids;
+  };
+  struct HostArrayState {
+    HostArray array;
+    /// Whether the shards read so far hold it (unknown before the first).
+    enum class Presence {
+      unknown,
+      present,
+      absent
+    } presence = Presence::unknown;
   };
   struct Utterance {
     int32_t shard = 0;
@@ -139,7 +188,16 @@ private:
            const std::vector<std::pair<std::string, Tensor>> &keeps,
            const Manifest &manifest);
 
+  /// Reads and checks the shard's nn.id, if it has one, into `shard`
+  /// (addShard compares the utterance counts).
+  absl::Status readIds(const std::map<std::string, Tensor> &members,
+                       Shard &shard) const;
+  /// Reads and checks the shard's host arrays into `shard`.
+  absl::Status readHostArrays(const std::map<std::string, Tensor> &members,
+                              Shard &shard);
+
   std::vector<Array> arrays;
+  std::vector<HostArrayState> hostArrays;
   std::vector<Shard> shards;
   std::vector<Utterance> utterances;
   std::string batchingDim;
@@ -148,6 +206,25 @@ private:
 
 /// The per-utterance array that leaves utterances out of a dataset.
 constexpr const char *kKeepArray = "nn.keep";
+
+/// The per-utterance array that names utterances: Unicode code points,
+/// ragged with "nn.id.lengths" like a sequence input.
+constexpr const char *kIdArray = "nn.id";
+
+/// Why `codePoints` is not an utterance id, or "" when it is one. An id is
+/// a non-empty sequence of Unicode scalar values (no surrogates, at most
+/// U+10FFFF) without control characters (U+0000-U+001F, U+007F-U+009F) or
+/// whitespace (Unicode's White_Space): it is the first token of a line of
+/// nn-decode's plain output, as in Kaldi's text files.
+std::string utteranceIdProblem(absl::Span<const int32_t> codePoints);
+
+/// The code points nn.id stores for `id` (UTF-8); an error saying why
+/// when `id` is not UTF-8 or not an id (utteranceIdProblem).
+absl::StatusOr<std::vector<int32_t>>
+utteranceIdCodePoints(const std::string &id);
+
+/// `codePoints` (Unicode scalar values) in UTF-8.
+std::string utf8FromCodePoints(absl::Span<const int32_t> codePoints);
 
 /// One utterance's arrays by name, as a dataset stores them: an array of
 /// rank >= 1 along its first axis (for a graph input [B, T, ...]), or a

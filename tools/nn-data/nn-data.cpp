@@ -8,6 +8,9 @@
 // The dataset format (nn/Dataset.h, docs/training.md): per array name,
 // the utterances' arrays concatenated along axis 0 and NAME.lengths giving
 // each one's length; arrays of rank 0 per utterance are stacked to [N].
+// Each utterance's id goes into nn.id (its code points, with
+// nn.id.lengths): the file names' <utterance> part, or seg-<index> for
+// synthesized data.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,6 +78,13 @@ int fail(const absl::Status &status) {
   return 1;
 }
 
+/// The nn.id array of utterance `id` (checked before: a valid id).
+nn::Tensor idArray(const std::string &id) {
+  std::vector<int32_t> codePoints = *nn::utteranceIdCodePoints(id);
+  return nn::Tensor::of<int32_t>(nn::DType::i32, {(int64_t)codePoints.size()},
+                                 codePoints);
+}
+
 /// Writes `items` as shards: one file, or shard-<k>.npz files in a
 /// directory with --shard-utterances.
 absl::Status writeShards(const std::vector<std::string> &ids,
@@ -128,6 +138,15 @@ absl::Status convert() {
           "'" + it->path() + "': the array name '" + array.str() +
           "' ends in '.lengths', which the dataset format reserves for the "
           "lengths nn-data computes; rename the file");
+    if (array == nn::kIdArray)
+      return absl::InvalidArgumentError(
+          "'" + it->path() + "': the array name '" + array.str() +
+          "' is reserved for the utterance ids nn-data writes from the file "
+          "names; rename the file");
+    if (absl::StatusOr<std::vector<int32_t>> codePoints =
+            nn::utteranceIdCodePoints(id.str());
+        !codePoints.ok())
+      return nn::withContext(codePoints.status(), "'" + it->path() + "': ");
     files[id.str()][array.str()] = it->path();
   }
   if (ec)
@@ -175,6 +194,7 @@ absl::Status convert() {
       return absl::InvalidArgumentError("utterance '" + id +
                                         "' has arrays utterance '" +
                                         files.begin()->first + "' lacks");
+    item[nn::kIdArray] = idArray(id);
     ids.push_back(id);
     items.push_back(std::move(item));
   }
@@ -195,12 +215,19 @@ absl::Status synthesize() {
   std::mt19937 rng(seed + 1);
   std::vector<std::string> ids;
   std::vector<nn::UtteranceArrays> items;
+  // One width for every id of the set (at least 6 digits), so that ids
+  // sort as their indices do.
+  unsigned last = utterances ? utterances - 1 : 0;
+  size_t width = std::max<size_t>(6, std::to_string(last).size());
   for (unsigned u = 0; u < utterances; ++u) {
     nn::SegmentUtterance sample =
         nn::sampleSegmentUtterance(task, prototypes, rng);
     nn::UtteranceArrays item = nn::segmentArrays(task, sample);
-    char id[32];
-    std::snprintf(id, sizeof(id), "utt%06u", u);
+    std::string index = std::to_string(u);
+    std::string id =
+        "seg-" +
+        std::string(width - std::min<size_t>(width, index.size()), '0') + index;
+    item[nn::kIdArray] = idArray(id);
     ids.push_back(id);
     items.push_back(std::move(item));
   }

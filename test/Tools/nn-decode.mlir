@@ -1,0 +1,181 @@
+// nn-decode writes a hypothesis per utterance under its id and scores it
+// against the dataset's references. The graphs below decode without a
+// search: @labels returns its label input (every hypothesis is its
+// reference), @frames its frame labels (a known nonzero error rate that
+// check-decode.py computes again in plain Python, with the ids, words and
+// totals), each over an input sequence dim whose lengths the batch gives.
+// REQUIRES: numpy
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python %S/Inputs/make_utterances.py %t/utterances
+// RUN: nn-data convert %t/utterances %t/data.npz
+// RUN: %python -c "import numpy as np, sys; r = np.random.default_rng(0); np.savez(sys.argv[1], **{'out.w': r.standard_normal((6, 12)).astype(np.float32), 'out.b': np.zeros(6, np.float32)})" %t/params.npz
+
+// JSON lines: one object per utterance in dataset order, then the summary.
+// RUN: nn-decode %s --entry labels --params %t/params.npz --data %t/data.npz --batch-size 4 --json > %t/labels.jsonl
+// RUN: FileCheck %s --check-prefix=JSON < %t/labels.jsonl
+// JSON: {"utt": "utt00", "hyp": {{\[}}[[LABEL:[0-9]]]], "ref": {{\[}}[[LABEL]]], "errors": 0, "ref_len": 1}
+// JSON-NEXT: {"utt": "utt01", "hyp": {{\[}}[[A:[0-9]]], [[B:[0-9]]]], "ref": {{\[}}[[A]], [[B]]], "errors": 0, "ref_len": 2}
+// JSON-NEXT: {"utt": "utt02",
+// JSON-NEXT: {"utt": "utt03",
+// JSON-NEXT: {"utt": "utt04",
+// JSON-NEXT: {"utt": "utt05",
+// JSON-NEXT: {"summary": {"utterances": 6, "errors": 0, "ref_len": 12, "error_rate": 0, "unit": "label", "losses": {"ce": {{[0-9.e+-]+}}, "fer": {{[0-9.e+-]+}}}}}
+// JSON-NOT: {
+// RUN: %python %S/Inputs/check-decode.py %t/data.npz %t/labels.jsonl labels | FileCheck %s --check-prefix=LABELS-RATE
+// LABELS-RATE: label error rate 0.00% (0 errors / 12 labels, 6 utterances)
+
+// A nonzero rate, with scores; the plain lines and the stderr summary.
+// RUN: nn-decode %s --entry frames --params %t/params.npz --data %t/data.npz --json > %t/frames.jsonl
+// RUN: FileCheck %s --check-prefix=SCORED < %t/frames.jsonl
+// SCORED: {"utt": "utt00", "hyp": [{{[0-9], [0-9], [0-9], [0-9], [0-9]}}], "score": {{[0-9.e+-]+}}, "ref": [{{[0-9]}}], "errors": 5, "ref_len": 1}
+// SCORED: {"summary": {"utterances": 6, "errors": [[ERRORS:[0-9]+]], "ref_len": 12, "error_rate": {{[0-9.e+-]+}}, "unit": "label", "losses": {}}}
+// RUN: %python %S/Inputs/check-decode.py %t/data.npz %t/frames.jsonl frame_labels > %t/frames.expected
+// RUN: FileCheck %s --check-prefix=FRAMES-RATE < %t/frames.expected
+// FRAMES-RATE: label error rate 566.67% (68 errors / 12 labels, 6 utterances)
+// RUN: nn-decode %s --entry frames --params %t/params.npz --data %t/data.npz > %t/frames.txt 2> %t/frames.err
+// RUN: tail -n 1 %t/frames.err | diff - %t/frames.expected
+// RUN: FileCheck %s --check-prefix=PLAIN < %t/frames.txt
+// PLAIN: utt00{{( [0-9]){5}$}}
+// PLAIN-NEXT: utt01{{( [0-9]){8}$}}
+// PLAIN-NEXT: utt02{{( [0-9]){11}$}}
+// PLAIN-NEXT: utt03{{( [0-9]){14}$}}
+// PLAIN-NEXT: utt04{{( [0-9]){17}$}}
+// PLAIN-NEXT: utt05{{( [0-9]){20}$}}
+// RUN: count 6 < %t/frames.txt
+// --out writes the same lines to a file, nothing to stdout.
+// RUN: nn-decode %s --entry frames --params %t/params.npz --data %t/data.npz --out %t/frames-out.txt > %t/stdout.txt 2> /dev/null
+// RUN: diff %t/frames.txt %t/frames-out.txt
+// RUN: count 0 < %t/stdout.txt
+// RUN: not ls %t/frames-out.txt.partial
+
+// Words through a vocabulary: each token a word, or SentencePiece pieces
+// ("\u2581" starts a word).
+// RUN: nn-decode %s --entry frames --params %t/params.npz --data %t/data.npz --vocab %S/Inputs/decode-tokens.txt --json > %t/tokens.jsonl
+// RUN: %python %S/Inputs/check-decode.py %t/data.npz %t/tokens.jsonl frame_labels %S/Inputs/decode-tokens.txt | FileCheck %s --check-prefix=TOKENS
+// TOKENS: word error rate 566.67% (68 errors / 12 words, 6 utterances)
+// RUN: nn-decode %s --entry frames --params %t/params.npz --data %t/data.npz --vocab %S/Inputs/decode-pieces.txt --json > %t/pieces.jsonl
+// RUN: %python %S/Inputs/check-decode.py %t/data.npz %t/pieces.jsonl frame_labels %S/Inputs/decode-pieces.txt > %t/pieces.expected
+// RUN: FileCheck %s --check-prefix=PIECES < %t/pieces.expected
+// PIECES: word error rate {{[0-9.]+}}% ({{[0-9]+}} errors / 8 words, 6 utterances)
+// RUN: nn-decode %s --entry frames --params %t/params.npz --data %t/data.npz --vocab %S/Inputs/decode-pieces.txt > %t/pieces.txt 2> %t/pieces.err
+// RUN: tail -n 1 %t/pieces.err | diff - %t/pieces.expected
+// RUN: FileCheck %s --check-prefix=PIECES-TEXT < %t/pieces.txt
+// PIECES-TEXT: utt00 {{[^0-9]+$}}
+// RUN: nn-decode %s --entry labels --params %t/params.npz --data %t/data.npz --vocab %S/Inputs/decode-pieces.txt --json | FileCheck %s --check-prefix=TEXT
+// TEXT: {"utt": "utt00", "hyp": [{{[0-9]}}], "text": "{{.+}}", "ref": [{{[0-9]}}], "ref_text": "{{.+}}", "errors": 0, "ref_len": 1}
+
+// Without references: no scores, in both formats.
+// RUN: %python -c "import numpy as np, sys; z = dict(np.load(sys.argv[1])); [z.pop(k) for k in ('labels', 'labels.lengths')]; np.savez(sys.argv[2], **z)" %t/data.npz %t/unlabelled.npz
+// RUN: nn-decode %s --entry unlabelled --params %t/params.npz --data %t/unlabelled.npz --json | FileCheck %s --check-prefix=NO-REF
+// NO-REF: {"utt": "utt00", "hyp": [{{[0-9, ]+}}]}
+// NO-REF: {"summary": {"utterances": 6, "losses": {}}}
+// RUN: nn-decode %s --entry unlabelled --params %t/params.npz --data %t/unlabelled.npz 2>&1 >/dev/null | FileCheck %s --check-prefix=NO-REF-PLAIN
+// NO-REF-PLAIN: decoded 6 utterances (no references)
+// --ref= turns the default references off.
+// RUN: nn-decode %s --entry frames --params %t/params.npz --data %t/data.npz --ref= --json | FileCheck %s --check-prefix=REF-OFF
+// REF-OFF: {"utt": "utt00", "hyp": [{{[0-9, ]+}}], "score": {{[0-9.e+-]+}}}
+
+// The graph's losses add up over the dataset as nn-train's dev evaluation
+// adds them: a checkpoint decoded reports the numbers nn-train printed
+// for it (its optimizer state ignored).
+// RUN: nn-train %s --entry labels --data %t/data.npz --dev %t/data.npz --steps 2 --batch-size 4 --save %t/ckpt --json > %t/train.json
+// RUN: nn-decode %s --entry labels --params %t/ckpt/step-00000002.npz --data %t/data.npz --json > %t/trained.jsonl
+// RUN: %python -c "import json, sys; dev = [json.loads(l) for l in open(sys.argv[1]) if '\"eval\"' in l][-1]['losses']; got = json.loads(open(sys.argv[2]).readlines()[-1])['summary']['losses']; assert got['fer'] == dev['fer'] and abs(got['ce'] - dev['ce']) <= 1e-6 * abs(dev['ce']), (got, dev); print('same losses', sorted(got))" %t/train.json %t/trained.jsonl | FileCheck %s --check-prefix=SAME
+// SAME: same losses ['ce', 'fer']
+
+// Synthesized data carries ids seg-<index>.
+// RUN: nn-data synthesize %t/synth.npz --features 12 --classes 6 --utterances 3
+// RUN: nn-decode %s --entry labels --params %t/params.npz --data %t/synth.npz | FileCheck %s --check-prefix=SYNTH
+// SYNTH: seg-000000 {{[0-9 ]+$}}
+// SYNTH-NEXT: seg-000001
+// SYNTH-NEXT: seg-000002
+
+// Errors name the file and the field.
+// RUN: not nn-decode %s --entry labels --params %t/params.npz --data %t/data.npz --ref nosuch 2>&1 | FileCheck %s --check-prefix=NO-ARRAY
+// NO-ARRAY: nn-decode: dataset shard '{{.+}}data.npz': no array 'nosuch' [sum of lengths] i32 with 'nosuch.lengths'
+// RUN: not nn-decode %s --entry logits --params %t/params.npz --data %t/data.npz 2>&1 | FileCheck %s --check-prefix=NOT-LABELS
+// NOT-LABELS: nn-decode: '{{.+}}nn-decode.mlir': graph @logits result0 (f32 [B, T, 6]) is not a hypothesis per sequence: expected [B, Y] i32 (B the batch, Y the labels' sequence dim)
+// RUN: not nn-decode %s --entry losses_only --params %t/params.npz --data %t/data.npz 2>&1 | FileCheck %s --check-prefix=NO-RESULTS
+// NO-RESULTS: nn-decode: '{{.+}}nn-decode.mlir': graph @losses_only returns no results; a decoding graph returns its hypotheses as result0, [B, Y] i32 (and their scores as result1, [B] f32)
+// RUN: not nn-decode %s --entry labels --data %t/data.npz 2>&1 | FileCheck %s --check-prefix=NO-PARAMS
+// NO-PARAMS: nn-decode: graph @labels has 2 parameters (the first 'out.w'): give their trained values with --params FILE.npz
+// RUN: %python -c "import numpy as np, sys; np.savez(sys.argv[1], **{'out.w': np.zeros((6, 12), np.float32)})" %t/partial-params.npz
+// RUN: not nn-decode %s --entry labels --params %t/partial-params.npz --data %t/data.npz 2>&1 | FileCheck %s --check-prefix=LACKS
+// LACKS: nn-decode: '{{.+}}partial-params.npz' lacks parameter 'out.b' of graph @labels
+// RUN: not nn-decode %s --entry labels --params %t/params.npz 2>&1 | FileCheck %s --check-prefix=NO-DATA
+// NO-DATA: nn-decode: no data: give --data DIR (a dataset nn-data writes)
+// RUN: not nn-decode %s --entry labels --params %t/params.npz --data %t/missing.npz 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: nn-decode: cannot open dataset '{{.+}}missing.npz'
+// RUN: printf 'a\nb\n' > %t/short-vocab.txt
+// RUN: not nn-decode %s --entry labels --params %t/params.npz --data %t/data.npz --vocab %t/short-vocab.txt 2>&1 | FileCheck %s --check-prefix=OUTSIDE-VOCAB
+// OUTSIDE-VOCAB: nn-decode: utterance 'utt00': the hypothesis: label {{[2-5]}} at position 0 is outside vocabulary '{{.+}}short-vocab.txt' (2 tokens, labels 0..1)
+// An id that is not one (a space in it), and two utterances with one id.
+// RUN: %python -c "import numpy as np, sys; z = dict(np.load(sys.argv[1])); z['nn.id'][8] = 32; np.savez(sys.argv[2], **z)" %t/data.npz %t/spaced.npz
+// RUN: not nn-decode %s --entry labels --params %t/params.npz --data %t/spaced.npz 2>&1 | FileCheck %s --check-prefix=BAD-ID
+// BAD-ID: nn-decode: dataset shard '{{.+}}spaced.npz': utterance 1: 'nn.id' holds whitespace (U+0020) at position 3
+// RUN: %python -c "import numpy as np, sys; z = dict(np.load(sys.argv[1])); z['nn.id'][9] = ord('0'); np.savez(sys.argv[2], **z)" %t/data.npz %t/repeated.npz
+// RUN: not nn-decode %s --entry labels --params %t/params.npz --data %t/repeated.npz 2>&1 | FileCheck %s --check-prefix=SAME-ID
+// SAME-ID: nn-decode: utterance id 'utt00' names both utterance 0 of '{{.+}}repeated.npz' and utterance 1 of '{{.+}}repeated.npz'; nn-decode names each hypothesis by its id
+// RUN: not nn-decode %s --entry labels --params %t/params.npz --data %t/data.npz --out %t/no-such-dir/out.txt 2>&1 | FileCheck %s --check-prefix=OUT-DIR
+// OUT-DIR: nn-decode: cannot write '{{.+}}no-such-dir/out.txt.partial': No such file or directory
+
+nn.parameter @"out.w" : !nn.tensor<[6, 12], f32>
+nn.parameter @"out.b" : !nn.tensor<[6], f32>
+
+// The references themselves, with a trained loss and a reported error.
+nn.graph @labels(%features: !nn.tensor<[B, T, 12], f32>,
+                 %frame_labels: !nn.tensor<[B, T], i32>,
+                 %labels: !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, U], i32>
+    dims [B: batch, T: seq(B), U: seq(B)] {
+  %w = nn.param_ref @"out.w" : !nn.tensor<[6, 12], f32>
+  %b = nn.param_ref @"out.b" : !nn.tensor<[6], f32>
+  %logits = nn.linear %features, %w, %b : !nn.tensor<[B, T, 12], f32>, !nn.tensor<[6, 12], f32>, !nn.tensor<[6], f32>
+  %ce = nn.cross_entropy %logits, %frame_labels from logits
+      : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  %err = nn.frame_error %logits, %frame_labels : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %err as "fer" normalize per_frame as_error : !nn.tensor<[B, T], f32>
+  nn.return %labels : !nn.tensor<[B, U], i32>
+}
+
+// The frame labels as hypotheses, scored by the CTC loss of the labels.
+nn.graph @frames(%features: !nn.tensor<[B, T, 12], f32>,
+                 %frame_labels: !nn.tensor<[B, T], i32>,
+                 %labels: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), U: seq(B)] {
+  %w = nn.param_ref @"out.w" : !nn.tensor<[6, 12], f32>
+  %logits = nn.linear %features, %w : !nn.tensor<[B, T, 12], f32>, !nn.tensor<[6, 12], f32>
+  %ctc = nn.ctc_loss %logits, %labels from logits blank 0
+      : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, U], i32>
+  nn.return %frame_labels, %ctc : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+}
+
+// No label input: a dataset without references decodes.
+nn.graph @unlabelled(%features: !nn.tensor<[B, T, 12], f32>,
+                     %frame_labels: !nn.tensor<[B, T], i32>)
+    -> !nn.tensor<[B, T], i32>
+    dims [B: batch, T: seq(B)] {
+  nn.return %frame_labels : !nn.tensor<[B, T], i32>
+}
+
+// Scores per frame, not labels.
+nn.graph @logits(%features: !nn.tensor<[B, T, 12], f32>)
+    -> !nn.tensor<[B, T, 6], f32>
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @"out.w" : !nn.tensor<[6, 12], f32>
+  %logits = nn.linear %features, %w : !nn.tensor<[B, T, 12], f32>, !nn.tensor<[6, 12], f32>
+  nn.return %logits : !nn.tensor<[B, T, 6], f32>
+}
+
+// Losses and no results.
+nn.graph @losses_only(%features: !nn.tensor<[B, T, 12], f32>,
+                      %frame_labels: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @"out.w" : !nn.tensor<[6, 12], f32>
+  %logits = nn.linear %features, %w : !nn.tensor<[B, T, 12], f32>, !nn.tensor<[6, 12], f32>
+  %ce = nn.cross_entropy %logits, %frame_labels from logits
+      : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+}

@@ -1,0 +1,189 @@
+//===- Decoding.cpp - hypotheses from a graph's results -------------------===//
+
+#include "training/Decoding.h"
+
+using namespace nn;
+using namespace nn::training;
+
+namespace {
+
+/// "i32 [B, Y]", for messages.
+std::string typeText(const TensorInfo &info) {
+  std::string text = std::string(toString(info.dtype)) + " [";
+  for (size_t i = 0; i < info.axes.size(); ++i) {
+    const Axis &axis = info.axes[i];
+    text += (i ? ", " : "") +
+            (axis.isNamed() ? axis.dim : std::to_string(axis.size));
+  }
+  return text + "]";
+}
+
+bool isBatchAxis(const Manifest &manifest, const Axis &axis) {
+  if (!axis.isNamed())
+    return false;
+  const DimInfo *dim = manifest.findDim(axis.dim);
+  return dim && dim->kind == DimInfo::Kind::batch;
+}
+
+const Tensor *findOutput(const RunResult &result, const std::string &name) {
+  for (const auto &[outputName, tensor] : result.outputs)
+    if (outputName == name)
+      return &tensor;
+  return nullptr;
+}
+
+} // namespace
+
+absl::StatusOr<HypothesisLayout>
+nn::training::hypothesisLayout(const Manifest &manifest) {
+  HypothesisLayout layout;
+  layout.graph = manifest.graph;
+  const std::string graph = "graph @" + manifest.graph;
+  std::vector<const TensorInfo *> results;
+  for (const TensorInfo &output : manifest.outputs)
+    if (output.name.rfind("result", 0) == 0)
+      results.push_back(&output);
+  if (results.empty())
+    return absl::InvalidArgumentError(
+        graph + " returns no results; a decoding graph returns its "
+                "hypotheses as result0, [B, Y] i32 (and their scores as "
+                "result1, [B] f32)");
+  const TensorInfo &labels = *results[0];
+  layout.labels = labels.name;
+  const std::string labelsName = graph + " result0 (" + typeText(labels) + ")";
+  if (labels.dtype == DType::i32 && labels.axes.size() == 3 &&
+      isBatchAxis(manifest, labels.axes[0]))
+    return absl::InvalidArgumentError(
+        labelsName + " looks like N-best hypotheses [B, K, Y]; nn-decode "
+                     "reads one hypothesis per sequence, [B, Y] i32, so far");
+  if (labels.dtype != DType::i32 || labels.axes.size() != 2 ||
+      !isBatchAxis(manifest, labels.axes[0]))
+    return absl::InvalidArgumentError(
+        labelsName + " is not a hypothesis per sequence: expected [B, Y] i32 "
+                     "(B the batch, Y the labels' sequence dim)");
+  const Axis &labelAxis = labels.axes[1];
+  if (labelAxis.isNamed()) {
+    const DimInfo *dim = manifest.findDim(labelAxis.dim);
+    // Whatever kind a sequence dim is (an input's, derived, or computed
+    // by an op), it is not the batch nor packed positions.
+    if (!dim || dim->kind == DimInfo::Kind::batch ||
+        dim->kind == DimInfo::Kind::packed)
+      return absl::InvalidArgumentError(
+          labelsName + ": its axis 1, '" + labelAxis.dim +
+          "', is not a sequence dim of the batch");
+    layout.lengthDim = labelAxis.dim;
+    for (const TensorInfo &output : manifest.outputs) {
+      if (output.name != "lengths:" + labelAxis.dim)
+        continue;
+      if (output.dtype != DType::i32 || output.axes.size() != 1 ||
+          output.axes[0].dim != labels.axes[0].dim)
+        return absl::InvalidArgumentError(
+            graph + " output '" + output.name + "' is " + typeText(output) +
+            "; the lengths of '" + labelAxis.dim + "' are [" +
+            labels.axes[0].dim + "] i32");
+      layout.lengthsOutput = output.name;
+    }
+  } else {
+    layout.staticLength = labelAxis.size;
+  }
+  if (results.size() > 1) {
+    const TensorInfo &score = *results[1];
+    if ((score.dtype != DType::f32 && score.dtype != DType::f64) ||
+        score.axes.size() != 1 || score.axes[0].dim != labels.axes[0].dim)
+      return absl::InvalidArgumentError(
+          graph + " result1 (" + typeText(score) +
+          ") is not a score per hypothesis: expected [" + labels.axes[0].dim +
+          "] f32");
+    layout.score = score.name;
+  }
+  if (results.size() > 2)
+    return absl::InvalidArgumentError(
+        graph + " returns " + std::to_string(results.size()) +
+        " results; a decoding graph returns its hypotheses (result0) and "
+        "optionally their scores (result1)");
+  return layout;
+}
+
+absl::StatusOr<std::vector<Hypothesis>>
+nn::training::readHypotheses(const HypothesisLayout &layout,
+                             const RunResult &result, const DimValues &dims) {
+  const std::string graph = "graph @" + layout.graph;
+  const Tensor *labels = findOutput(result, layout.labels);
+  if (!labels || labels->dtype() != DType::i32 || labels->rank() != 2)
+    return absl::InvalidArgumentError(graph + " returned no " + layout.labels +
+                                      " [B, Y] i32");
+  int64_t rows = labels->shape()[0], padded = labels->shape()[1];
+  std::vector<int64_t> lengths(rows, padded);
+  if (!layout.lengthsOutput.empty()) {
+    const Tensor *returned = findOutput(result, layout.lengthsOutput);
+    if (!returned || returned->dtype() != DType::i32 ||
+        returned->shape() != std::vector<int64_t>{rows})
+      return absl::InvalidArgumentError(graph + " returned no '" +
+                                        layout.lengthsOutput + "' [" +
+                                        std::to_string(rows) + "] i32");
+    for (int64_t b = 0; b < rows; ++b)
+      lengths[b] = returned->data<int32_t>()[b];
+  } else if (!layout.lengthDim.empty()) {
+    auto found = dims.lengths.find(layout.lengthDim);
+    if (found == dims.lengths.end() || (int64_t)found->second.size() != rows)
+      return absl::InvalidArgumentError(
+          graph + ": the batch gives no lengths of '" + layout.lengthDim +
+          "', the hypotheses' dim, and the graph returns none ('lengths:" +
+          layout.lengthDim + "')");
+    for (int64_t b = 0; b < rows; ++b)
+      lengths[b] = found->second[b];
+  }
+  const Tensor *scores = nullptr;
+  if (!layout.score.empty()) {
+    scores = findOutput(result, layout.score);
+    if (!scores || scores->shape() != std::vector<int64_t>{rows})
+      return absl::InvalidArgumentError(graph + " returned no " + layout.score +
+                                        " [" + std::to_string(rows) + "]");
+  }
+  std::vector<Hypothesis> hypotheses(rows);
+  for (int64_t b = 0; b < rows; ++b) {
+    if (lengths[b] < 0 || lengths[b] > padded)
+      return absl::InvalidArgumentError(
+          graph + " gives batch row " + std::to_string(b) +
+          " a hypothesis of length " + std::to_string(lengths[b]) + " along '" +
+          layout.lengthDim + "', outside the " + std::to_string(padded) +
+          " positions of " + layout.labels);
+    const int32_t *row = labels->data<int32_t>() + b * padded;
+    hypotheses[b].labels.assign(row, row + lengths[b]);
+    if (scores)
+      hypotheses[b].score = scores->at(b);
+  }
+  return hypotheses;
+}
+
+const char *nn::training::toString(ErrorUnit unit) {
+  return unit == ErrorUnit::word ? "word" : "label";
+}
+
+absl::StatusOr<Scored> nn::training::score(absl::Span<const int32_t> hypothesis,
+                                           absl::Span<const int32_t> reference,
+                                           const Vocabulary *vocabulary) {
+  Scored scored;
+  if (!vocabulary) {
+    scored.counts = editDistance(hypothesis, reference);
+    return scored;
+  }
+  absl::StatusOr<std::vector<std::string>> hypothesisWords =
+      vocabulary->words(hypothesis);
+  if (!hypothesisWords.ok())
+    return withContext(hypothesisWords.status(), "the hypothesis: ");
+  absl::StatusOr<std::vector<std::string>> referenceWords =
+      vocabulary->words(reference);
+  if (!referenceWords.ok())
+    return withContext(referenceWords.status(), "the reference: ");
+  scored.counts = editDistance(*hypothesisWords, *referenceWords);
+  auto join = [](const std::vector<std::string> &words) {
+    std::string text;
+    for (const std::string &word : words)
+      text += (text.empty() ? "" : " ") + word;
+    return text;
+  };
+  scored.text = join(*hypothesisWords);
+  scored.referenceText = join(*referenceWords);
+  return scored;
+}
