@@ -83,6 +83,18 @@
 // RUN: %python -c "import json, sys; dev = [json.loads(l) for l in open(sys.argv[1]) if '\"eval\"' in l][-1]['losses']; got = json.loads(open(sys.argv[2]).readlines()[-1])['summary']['losses']; assert got['fer'] == dev['fer'] and abs(got['ce'] - dev['ce']) <= 1e-6 * abs(dev['ce']), (got, dev); print('same losses', sorted(got))" %t/train.json %t/trained.jsonl | FileCheck %s --check-prefix=SAME
 // SAME: same losses ['ce', 'fer']
 
+// Search ops: greedy CTC decoding and the prefix beam search return
+// hypotheses over a dim whose lengths they compute (lengths:Y). The
+// greedy hypotheses are recomputed in plain numpy (argmax of the linear
+// layer's logits, repeats merged, blanks dropped); a beam of 1 with merge
+// max gives the same.
+// RUN: %python -c "import numpy as np, sys; z = dict(np.load(sys.argv[1])); p = np.load(sys.argv[2]); f = z['features'].astype(np.float64); a = (f @ p['out.w'].astype(np.float64).T + p['out.b']).argmax(-1); n = z['features.lengths']; s = np.concatenate([[0], np.cumsum(n)]); hyps = [[int(c) for i, c in enumerate(a[s[u]:s[u + 1]]) if c != 0 and (i == 0 or c != a[s[u] + i - 1])] for u in range(len(n))]; z['greedy'] = np.array(sum(hyps, []), np.int32); z['greedy.lengths'] = np.array([len(h) for h in hyps], np.int32); np.savez(sys.argv[3], **z)" %t/data.npz %t/params.npz %t/with-greedy.npz
+// RUN: nn-decode %s --entry greedy --params %t/params.npz --data %t/with-greedy.npz --json > %t/greedy.jsonl
+// RUN: %python %S/Inputs/check-decode.py %t/with-greedy.npz %t/greedy.jsonl greedy | FileCheck %s --check-prefix=GREEDY
+// GREEDY: label error rate {{[0-9.]+}}% ({{[0-9]+}} errors / 12 labels, 6 utterances)
+// RUN: nn-decode %s --entry beam1 --params %t/params.npz --data %t/with-greedy.npz --json > %t/beam1.jsonl
+// RUN: %python %S/Inputs/check-decode.py %t/with-greedy.npz %t/beam1.jsonl greedy | FileCheck %s --check-prefix=GREEDY
+
 // Synthesized data carries ids seg-<index>.
 // RUN: nn-data synthesize %t/synth.npz --features 12 --classes 6 --utterances 3
 // RUN: nn-decode %s --entry labels --params %t/params.npz --data %t/synth.npz | FileCheck %s --check-prefix=SYNTH
@@ -166,6 +178,30 @@ nn.graph @logits(%features: !nn.tensor<[B, T, 12], f32>)
   %w = nn.param_ref @"out.w" : !nn.tensor<[6, 12], f32>
   %logits = nn.linear %features, %w : !nn.tensor<[B, T, 12], f32>, !nn.tensor<[6, 12], f32>
   nn.return %logits : !nn.tensor<[B, T, 6], f32>
+}
+
+// Greedy CTC decoding of the linear layer's logits.
+nn.graph @greedy(%features: !nn.tensor<[B, T, 12], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), Y: seq(B) computed] {
+  %w = nn.param_ref @"out.w" : !nn.tensor<[6, 12], f32>
+  %b = nn.param_ref @"out.b" : !nn.tensor<[6], f32>
+  %logits = nn.linear %features, %w, %b : !nn.tensor<[B, T, 12], f32>, !nn.tensor<[6, 12], f32>, !nn.tensor<[6], f32>
+  %y, %s = nn.ctc_greedy_decode %logits from logits blank 0
+      : !nn.tensor<[B, T, 6], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return %y, %s : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+}
+
+// The prefix search with one best path kept: greedy again.
+nn.graph @beam1(%features: !nn.tensor<[B, T, 12], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), Y: seq(B) computed] {
+  %w = nn.param_ref @"out.w" : !nn.tensor<[6, 12], f32>
+  %b = nn.param_ref @"out.b" : !nn.tensor<[6], f32>
+  %logits = nn.linear %features, %w, %b : !nn.tensor<[B, T, 12], f32>, !nn.tensor<[6, 12], f32>, !nn.tensor<[6], f32>
+  %y, %s = nn.ctc_beam_search %logits from logits blank 0 beam 1 merge max
+      : !nn.tensor<[B, T, 6], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return %y, %s : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
 }
 
 // Losses and no results.
