@@ -13,6 +13,9 @@
 // large buffers. The train step of example 1 at B = 32 (forward, backward
 // and Adam in one artifact, nn/Train.h) runs packed and padded, against
 // forward+backward alone on the same batch, in frames per second.
+// Decoding: greedy CTC decoding's share of a recognition forward (BLSTM and
+// CTC layer), and the CTC prefix beam search alone at V = 500, beams 4
+// and 16.
 //
 //   build/bin/nn-bench [--lengths FILE] [--threads N] [--no-threaded-code]
 //                      [--gemm-library onednn|openblas] [--benchmark_*]
@@ -414,6 +417,131 @@ void benchViterbiAlign(benchmark::State &state) {
                  (prior ? ", prior" : ""));
 }
 
+/// Decoding on the batch. range(0): 0 the acoustic model alone (example
+/// 1's two BLSTM layers and its CTC output layer, 501 classes, forward on
+/// all B = 32 utterances, returning the logits), 1 the same model followed
+/// by greedy CTC decoding, 2 greedy decoding alone on logits of that
+/// shape: 2 / 0 is greedy decoding's share of a recognition forward
+/// (docs/performance.md).
+std::string decodingModelSource(bool greedy) {
+  std::ostringstream s;
+  s << R"(nn.parameter @"lstm1.w_ih" : !nn.tensor<[2, 1024, 80], f32>
+nn.parameter @"lstm1.w_hh" : !nn.tensor<[2, 1024, 256], f32>
+nn.parameter @"lstm1.b" : !nn.tensor<[2, 1024], f32>
+nn.parameter @"lstm2.w_ih" : !nn.tensor<[2, 1024, 512], f32>
+nn.parameter @"lstm2.w_hh" : !nn.tensor<[2, 1024, 256], f32>
+nn.parameter @"lstm2.b" : !nn.tensor<[2, 1024], f32>
+nn.parameter @"ctc.w" : !nn.tensor<[501, 512], f32>
+nn.parameter @"ctc.b" : !nn.tensor<[501], f32>
+nn.graph @m(%x: !nn.tensor<[B, T, 80], f32>) -> )"
+    << (greedy ? "(!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>)"
+               : "!nn.tensor<[B, T, 501], f32>")
+    << (greedy ? " dims [B: batch, T: seq(B), Y: seq(B) computed] {"
+               : " dims [B: batch, T: seq(B)] {")
+    << R"(
+  %a = nn.param_ref @"lstm1.w_ih" : !nn.tensor<[2, 1024, 80], f32>
+  %b = nn.param_ref @"lstm1.w_hh" : !nn.tensor<[2, 1024, 256], f32>
+  %c = nn.param_ref @"lstm1.b" : !nn.tensor<[2, 1024], f32>
+  %h1 = nn.lstm bidirectional %x, %a, %b, %c : !nn.tensor<[B, T, 80], f32>, !nn.tensor<[2, 1024, 80], f32>, !nn.tensor<[2, 1024, 256], f32>, !nn.tensor<[2, 1024], f32>
+  %d = nn.param_ref @"lstm2.w_ih" : !nn.tensor<[2, 1024, 512], f32>
+  %e = nn.param_ref @"lstm2.w_hh" : !nn.tensor<[2, 1024, 256], f32>
+  %f = nn.param_ref @"lstm2.b" : !nn.tensor<[2, 1024], f32>
+  %h2 = nn.lstm bidirectional %h1, %d, %e, %f : !nn.tensor<[B, T, 512], f32>, !nn.tensor<[2, 1024, 512], f32>, !nn.tensor<[2, 1024, 256], f32>, !nn.tensor<[2, 1024], f32>
+  %w = nn.param_ref @"ctc.w" : !nn.tensor<[501, 512], f32>
+  %o = nn.param_ref @"ctc.b" : !nn.tensor<[501], f32>
+  %z = nn.linear %h2, %w, %o : !nn.tensor<[B, T, 512], f32>, !nn.tensor<[501, 512], f32>, !nn.tensor<[501], f32>
+)";
+  if (greedy)
+    s << "  %y, %s = nn.ctc_greedy_decode %z from logits blank 0 : "
+         "!nn.tensor<[B, T, 501], f32> -> !nn.tensor<[B, Y], i32>, "
+         "!nn.tensor<[B], f32>\n  nn.return %y, %s : !nn.tensor<[B, Y], "
+         "i32>, !nn.tensor<[B], f32>\n}\n";
+  else
+    s << "  nn.return %z : !nn.tensor<[B, T, 501], f32>\n}\n";
+  return s.str();
+}
+
+/// Greedy CTC decoding alone, on [B, T, 501] logits.
+const char *const kGreedyAlone = R"(
+nn.graph @greedy(%z: !nn.tensor<[B, T, 501], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), Y: seq(B) computed] {
+  %y, %s = nn.ctc_greedy_decode %z from logits blank 0 : !nn.tensor<[B, T, 501], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return %y, %s : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+}
+)";
+
+/// range(0) 2: greedy decoding alone on the model's output shape.
+void benchGreedyDecode(benchmark::State &state) {
+  int variant = state.range(0);
+  nn::Executable exe = compile(
+      variant == 2 ? kGreedyAlone : decodingModelSource(variant == 1), true,
+      true);
+  std::map<std::string, std::vector<int32_t>> lengths{{"T", gLengths}};
+  std::mt19937 rng(3);
+  nn::RunInputs inputs =
+      nn::syntheticBatch(exe.manifest(), kBatch, lengths, rng, 0.0);
+  nn::syntheticParameters(exe.manifest(), rng, inputs);
+  nn::RunResult result;
+  runMeasured(state, exe, inputs, result);
+  state.counters["frames_per_s"] = benchmark::Counter(
+      (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
+  const char *labels[] = {"BLSTM + CTC layer",
+                          "BLSTM + CTC layer + greedy decoding",
+                          "greedy decoding alone, V = 501"};
+  state.SetLabel(labels[variant]);
+}
+
+/// The CTC prefix beam search alone (nn.ctc_beam_search from log-probs) on
+/// the batch at V = 500, padded: range(0) the beam, range(1) 0 for merge
+/// sum and 1 for merge max, range(2) the token beam (0: all classes). The
+/// scores are peaked like a trained model's: per frame the blank (70%) or
+/// a random label is 8 nats above the rest (standard normal).
+void benchCtcBeamSearch(benchmark::State &state) {
+  constexpr int kVocabulary = 500;
+  int beam = state.range(0);
+  bool max = state.range(1);
+  int tokenBeam = state.range(2);
+  std::string scores = "!nn.tensor<[B, T, 500], f32>";
+  std::string source =
+      "nn.graph @search(%x: " + scores +
+      ") -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>) dims [B: batch, "
+      "T: seq(B), Y: seq(B) computed] {\n  %y, %s = nn.ctc_beam_search %x "
+      "from log_probs blank 0 beam " +
+      std::to_string(beam) + " merge " + (max ? "max" : "sum") +
+      (tokenBeam ? " token_beam " + std::to_string(tokenBeam) : "") + " : " +
+      scores +
+      " -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>\n  nn.return %y, %s "
+      ": !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>\n}\n";
+  nn::Executable exe = compile(source, false, true);
+  std::mt19937 rng(11);
+  std::normal_distribution<float> noise(0.0f, 1.0f);
+  nn::Tensor x(nn::DType::f32, {kBatch, gPadded, kVocabulary});
+  float *data = x.data<float>();
+  for (int64_t row = 0; row < kBatch * gPadded; ++row) {
+    float *frame = data + row * kVocabulary;
+    double sum = 0;
+    int peak = rng() % 10 < 7 ? 0 : 1 + rng() % (kVocabulary - 1);
+    for (int c = 0; c < kVocabulary; ++c) {
+      frame[c] = noise(rng) + (c == peak ? 8.0f : 0.0f);
+      sum += std::exp((double)frame[c]);
+    }
+    for (int c = 0; c < kVocabulary; ++c)
+      frame[c] -= (float)std::log(sum);
+  }
+  nn::RunInputs inputs;
+  inputs.lengths["T"] = gLengths;
+  inputs.inputs["x"] = x;
+  nn::RunResult result;
+  runMeasured(state, exe, inputs, result);
+  state.counters["frames_per_s"] = benchmark::Counter(
+      (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
+  state.SetLabel("ctc_beam_search V = 500, beam " + std::to_string(beam) +
+                 (max ? ", merge max" : ", merge sum") +
+                 (tokenBeam ? ", token_beam " + std::to_string(tokenBeam)
+                            : ", all tokens"));
+}
+
 /// The RNN-T loss tail of a transducer at B = 30 (the first 30 utterances
 /// of the batch, with their own T and U): encoder [B, T, 512] and
 /// prediction [B, U + 1, 512] meet in the joint, then tanh, linear to
@@ -698,6 +826,22 @@ BENCHMARK(benchNnGemm)
 BENCHMARK(benchOpenBlasSgemm)
     ->Arg(1000)
     ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
+BENCHMARK(benchGreedyDecode)
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(2)
+    ->MinTime(4.0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(benchCtcBeamSearch)
+    ->Args({4, 0, 0})
+    ->Args({4, 1, 0})
+    ->Args({16, 0, 0})
+    ->Args({16, 1, 0})
+    ->Args({16, 0, 16})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -40,13 +40,41 @@ const char *const kL2 = R"(
   nn.mark_loss %n as "l2" normalize sum scale 5.000000e-02 : !nn.tensor<[], f32>
 )";
 
-Executable compileSgdStep(const std::string &source, double weightDecay) {
+/// The decoupled form: the model graph marks nothing; a criterion graph
+/// calls it and marks both the CE loss and the L2 regularizer over the
+/// model's parameters.
+const char *const kDecoupled = R"(
+nn.parameter @w : !nn.tensor<[4, 3], f32>
+nn.parameter @b : !nn.tensor<[4], f32>
+nn.graph @model(%features: !nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, T, 4], f32>
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[4, 3], f32>
+  %b = nn.param_ref @b : !nn.tensor<[4], f32>
+  %l = nn.linear %features, %w, %b : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>, !nn.tensor<[4], f32>
+  nn.return %l : !nn.tensor<[B, T, 4], f32>
+}
+nn.graph @criterion(%features: !nn.tensor<[B, T, 3], f32>, %frame_labels: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %l = nn.call @model(%features) : (!nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %ce = nn.cross_entropy %l, %frame_labels from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  %w = nn.param_ref @w : !nn.tensor<[4, 3], f32>
+  %b = nn.param_ref @b : !nn.tensor<[4], f32>
+  %n = nn.param_norm %w, %b : !nn.tensor<[4, 3], f32>, !nn.tensor<[4], f32>
+  nn.mark_loss %n as "l2" normalize sum scale 5.000000e-02 : !nn.tensor<[], f32>
+  nn.return
+}
+)";
+
+Executable compileSgdStep(const std::string &source, double weightDecay,
+                          const std::string &entry = "") {
   CompileOptions options;
   options.grads = true;
   options.training = true;
   options.trainStep = true;
   options.optimizer.kind = OptimizerKind::sgd;
   options.optimizer.weightDecay = weightDecay;
+  options.entry = entry;
   return compileOrDie(source, options);
 }
 
@@ -128,6 +156,32 @@ TEST(RegularizationTest, L2LossTrainsAsSgdWeightDecay) {
     for (int64_t i = 0; i < tensor.numElements(); ++i)
       apart += std::fabs(tensor.at(i) - b.parameters.at(name).at(i));
   EXPECT_GT(apart, 1e-3);
+}
+
+TEST(RegularizationTest, DecoupledCriterionTrainsLikeTheInModelLoss) {
+  // The same losses marked by a criterion graph around the model: the same
+  // report and the same parameters, step for step.
+  Executable inModel = compileSgdStep(linearModel(kL2), 0);
+  Executable decoupled = compileSgdStep(kDecoupled, 0, "criterion");
+  TrainState a, b;
+  ASSERT_TRUE(initializeParameters(inModel.manifest(), 5, a.parameters).ok());
+  b.parameters = a.parameters;
+  for (int step = 0; step < 3; ++step) {
+    StepReport ra, rb;
+    ASSERT_TRUE(runTrainStep(inModel, batch(step), 0.5, 1, a, ra).ok());
+    ASSERT_TRUE(runTrainStep(decoupled, batch(step), 0.5, 1, b, rb).ok());
+    ASSERT_EQ(ra.losses.size(), rb.losses.size());
+    for (size_t l = 0; l < ra.losses.size(); ++l) {
+      EXPECT_EQ(ra.losses[l].name, rb.losses[l].name);
+      EXPECT_NEAR(ra.losses[l].sum, rb.losses[l].sum,
+                  1e-6 * (1 + std::fabs(ra.losses[l].sum)));
+    }
+  }
+  for (const auto &[name, want] : a.parameters)
+    for (int64_t i = 0; i < want.numElements(); ++i)
+      EXPECT_NEAR(b.parameters.at(name).at(i), want.at(i),
+                  1e-6 * (1 + std::fabs(want.at(i))))
+          << name << "[" << i << "]";
 }
 
 } // namespace
