@@ -18,7 +18,8 @@
 // and 16.
 //
 //   build/bin/nn-bench [--lengths FILE] [--threads N] [--no-threaded-code]
-//                      [--gemm-library onednn|openblas] [--benchmark_*]
+//                      [--gemm-library onednn|openblas]
+//                      [--ctc-scores FILE.npz] [--benchmark_*]
 //   build/bin/nn-bench --emit-tail V     prints the loss tail model
 //
 // docs/performance.md records the figures and the command.
@@ -27,6 +28,7 @@
 
 #include "BenchData.h"
 #include "nn/Compiler.h"
+#include "nn/Npy.h"
 #include "nn/Runtime.h"
 #include "nn/Synthetic.h"
 #include "nn/Train.h"
@@ -474,9 +476,9 @@ nn.graph @greedy(%z: !nn.tensor<[B, T, 501], f32>)
 /// range(0) 2: greedy decoding alone on the model's output shape.
 void benchGreedyDecode(benchmark::State &state) {
   int variant = state.range(0);
-  nn::Executable exe = compile(
-      variant == 2 ? kGreedyAlone : decodingModelSource(variant == 1), true,
-      true);
+  nn::Executable exe =
+      compile(variant == 2 ? kGreedyAlone : decodingModelSource(variant == 1),
+              true, true);
   std::map<std::string, std::vector<int32_t>> lengths{{"T", gLengths}};
   std::mt19937 rng(3);
   nn::RunInputs inputs =
@@ -497,12 +499,39 @@ void benchGreedyDecode(benchmark::State &state) {
 /// sum and 1 for merge max, range(2) the token beam (0: all classes). The
 /// scores are peaked like a trained model's: per frame the blank (70%) or
 /// a random label is 8 nats above the rest (standard normal).
+/// --ctc-scores FILE.npz: the search's log-probabilities `x` [B, T, V] f32
+/// and `lengths.T` from a file instead (bench/compare-ctc-decoders.py
+/// writes one and runs other decoders on the same arrays).
+std::string gCtcScoresPath;
+
 void benchCtcBeamSearch(benchmark::State &state) {
-  constexpr int kVocabulary = 500;
   int beam = state.range(0);
   bool max = state.range(1);
   int tokenBeam = state.range(2);
-  std::string scores = "!nn.tensor<[B, T, 500], f32>";
+  nn::RunInputs inputs;
+  int64_t frames = gFrames;
+  if (!gCtcScoresPath.empty()) {
+    std::map<std::string, nn::Tensor> arrays;
+    absl::Status status = nn::readNpz(gCtcScoresPath, arrays);
+    if (!status.ok() || !arrays.count("x") || !arrays.count("lengths.T") ||
+        arrays.at("x").rank() != 3 ||
+        arrays.at("x").dtype() != nn::DType::f32) {
+      state.SkipWithError("--ctc-scores: expected x [B, T, V] f32 and "
+                          "lengths.T");
+      return;
+    }
+    inputs.inputs["x"] = arrays.at("x");
+    const nn::Tensor &lengths = arrays.at("lengths.T");
+    inputs.lengths["T"].assign(lengths.data<int32_t>(),
+                               lengths.data<int32_t>() + lengths.numElements());
+    frames = 0;
+    for (int32_t length : inputs.lengths["T"])
+      frames += length;
+  }
+  int64_t vocabulary =
+      gCtcScoresPath.empty() ? 500 : inputs.inputs.at("x").shape()[2];
+  std::string scores =
+      "!nn.tensor<[B, T, " + std::to_string(vocabulary) + "], f32>";
   std::string source =
       "nn.graph @search(%x: " + scores +
       ") -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>) dims [B: batch, "
@@ -514,29 +543,31 @@ void benchCtcBeamSearch(benchmark::State &state) {
       " -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>\n  nn.return %y, %s "
       ": !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>\n}\n";
   nn::Executable exe = compile(source, false, true);
-  std::mt19937 rng(11);
-  std::normal_distribution<float> noise(0.0f, 1.0f);
-  nn::Tensor x(nn::DType::f32, {kBatch, gPadded, kVocabulary});
-  float *data = x.data<float>();
-  for (int64_t row = 0; row < kBatch * gPadded; ++row) {
-    float *frame = data + row * kVocabulary;
-    double sum = 0;
-    int peak = rng() % 10 < 7 ? 0 : 1 + rng() % (kVocabulary - 1);
-    for (int c = 0; c < kVocabulary; ++c) {
-      frame[c] = noise(rng) + (c == peak ? 8.0f : 0.0f);
-      sum += std::exp((double)frame[c]);
+  if (gCtcScoresPath.empty()) {
+    std::mt19937 rng(11);
+    std::normal_distribution<float> noise(0.0f, 1.0f);
+    nn::Tensor x(nn::DType::f32, {kBatch, gPadded, vocabulary});
+    float *data = x.data<float>();
+    for (int64_t row = 0; row < kBatch * gPadded; ++row) {
+      float *frame = data + row * vocabulary;
+      double sum = 0;
+      int peak = rng() % 10 < 7 ? 0 : 1 + rng() % (vocabulary - 1);
+      for (int c = 0; c < vocabulary; ++c) {
+        frame[c] = noise(rng) + (c == peak ? 8.0f : 0.0f);
+        sum += std::exp((double)frame[c]);
+      }
+      for (int c = 0; c < vocabulary; ++c)
+        frame[c] -= (float)std::log(sum);
     }
-    for (int c = 0; c < kVocabulary; ++c)
-      frame[c] -= (float)std::log(sum);
+    inputs.lengths["T"] = gLengths;
+    inputs.inputs["x"] = x;
   }
-  nn::RunInputs inputs;
-  inputs.lengths["T"] = gLengths;
-  inputs.inputs["x"] = x;
   nn::RunResult result;
   runMeasured(state, exe, inputs, result);
   state.counters["frames_per_s"] = benchmark::Counter(
-      (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
-  state.SetLabel("ctc_beam_search V = 500, beam " + std::to_string(beam) +
+      (double)frames * state.iterations(), benchmark::Counter::kIsRate);
+  state.SetLabel("ctc_beam_search V = " + std::to_string(vocabulary) +
+                 ", beam " + std::to_string(beam) +
                  (max ? ", merge max" : ", merge sum") +
                  (tokenBeam ? ", token_beam " + std::to_string(tokenBeam)
                             : ", all tokens"));
@@ -858,6 +889,8 @@ int main(int argc, char **argv) {
       lengths = argv[++i];
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
       threads = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--ctc-scores") && i + 1 < argc)
+      gCtcScoresPath = argv[++i];
     else if (!std::strcmp(argv[i], "--no-threaded-code"))
       gThreadedCode = false;
     else if (!std::strcmp(argv[i], "--gemm-library") && i + 1 < argc) {
