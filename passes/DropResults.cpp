@@ -3,7 +3,9 @@
 // A compiled train step returns the gradient norm and the updates
 // (nn-train-step), never the graph's own results; dropping them first,
 // before packing and fusion, means no unpack is built for a result nobody
-// reads and a loss tail whose logits were also a result can fuse.
+// reads and a loss tail whose logits were also a result can fuse. Losses
+// marked eval_only (reported by evaluation, never by a step) go too, in
+// every graph, with the ops only they used.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,7 @@
 #include "passes/utils/GraphUtils.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::nn {
 #define DEBUG_TYPE "nn-drop-results"
@@ -34,25 +37,39 @@ struct DropResultsPass
       return signalPassFailure();
     Block &body = graph->getBody().front();
     auto ret = cast<ReturnOp>(body.getTerminator());
-    SmallVector<Operation *> producers;
+    // A set: an op that fed several of the dropped uses is visited (and
+    // erased) once.
+    llvm::SetVector<Operation *> producers;
     for (Value result : ret.getOperands())
       if (Operation *producer = result.getDefiningOp())
-        producers.push_back(producer);
+        producers.insert(producer);
     OpBuilder builder(ret);
     builder.create<ReturnOp>(ret.getLoc(), ValueRange{});
     ret.erase();
     graph->setFunctionTypeAttr(TypeAttr::get(
         builder.getFunctionType(body.getArgumentTypes(), TypeRange{})));
     graph->removeResAttrsAttr();
-    // What only the results used (pure nn ops) goes now, so that later
-    // passes see the values' real uses.
+    // Callee graphs mark losses too: every eval_only mark of the module.
+    SmallVector<MarkLossOp> evalOnly;
+    getOperation().walk([&](MarkLossOp mark) {
+      if (mark.getEvalOnly())
+        evalOnly.push_back(mark);
+    });
+    for (MarkLossOp mark : evalOnly) {
+      for (Value operand : mark->getOperands())
+        if (Operation *producer = operand.getDefiningOp())
+          producers.insert(producer);
+      mark.erase();
+    }
+    // What only the results and those marks used (pure nn ops) goes now,
+    // so that later passes see the values' real uses.
     while (!producers.empty()) {
       Operation *op = producers.pop_back_val();
       if (!op->use_empty() || !isPure(op))
         continue;
       for (Value operand : op->getOperands())
         if (Operation *producer = operand.getDefiningOp())
-          producers.push_back(producer);
+          producers.insert(producer);
       op->erase();
     }
   }
