@@ -5,15 +5,19 @@
 // before packing and fusion, means no unpack is built for a result nobody
 // reads and a loss tail whose logits were also a result can fuse. Losses
 // marked eval_only (reported by evaluation, never by a step) go too, in
-// every graph, with the ops only they used.
+// every graph, with the ops only they used and the computed dims of a
+// decoder among them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 #include "passes/utils/GraphUtils.h"
 
+#include "dialects/nn/Dims.h"
+
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::nn {
 #define DEBUG_TYPE "nn-drop-results"
@@ -26,6 +30,56 @@ using namespace mlir;
 using namespace mlir::nn;
 
 namespace {
+
+/// The dims `type` names, added to `names`.
+void addNamedDims(Type type, llvm::StringSet<> &names) {
+  if (auto tensor = dyn_cast<NNTensorType>(type))
+    for (unsigned i = 0, e = tensor.getNumPositionDims(); i < e; ++i)
+      names.insert(tensor.getDimName(i));
+}
+
+/// A computed dim whose producer went with an eval_only loss (the decoder
+/// that only the scoring read) leaves the graph's declarations, with the
+/// unused dims declared from it: the graph verifier wants a producer for
+/// every computed dim.
+void dropOrphanComputedDims(GraphOp graph) {
+  DimTable table(graph.getDims());
+  if (table.getComputedDims().empty())
+    return;
+  llvm::StringSet<> produced, named;
+  for (Type type : graph.getFunctionType().getInputs())
+    addNamedDims(type, named);
+  for (Type type : graph.getFunctionType().getResults())
+    addNamedDims(type, named);
+  graph.walk([&](Operation *op) {
+    if (auto producer = dyn_cast<DimProducerOpInterface>(op))
+      for (StringRef dim : producer.getProducedDims())
+        produced.insert(dim);
+    for (Type type : op->getOperandTypes())
+      addNamedDims(type, named);
+    for (Type type : op->getResultTypes())
+      addNamedDims(type, named);
+  });
+  // Declarations refer to earlier ones only: one pass in order finds the
+  // dims declared from a dropped one.
+  llvm::StringSet<> dropped;
+  SmallVector<Attribute> kept;
+  for (DimDeclAttr decl : table.getDecls()) {
+    StringRef name = decl.getName().getValue();
+    bool orphan = decl.getComputed() && !produced.contains(name);
+    for (StringAttr reference :
+         {decl.getBatch(), decl.getSource(), decl.getInner()})
+      orphan |= reference && dropped.contains(reference.getValue());
+    if (orphan && !named.contains(name)) {
+      dropped.insert(name);
+      continue;
+    }
+    kept.push_back(decl);
+  }
+  if (!dropped.empty())
+    graph.setDimsAttr(ArrayAttr::get(graph.getContext(), kept));
+}
+
 struct DropResultsPass
     : public mlir::nn::impl::NNDropResultsBase<DropResultsPass> {
   using NNDropResultsBase::NNDropResultsBase;
@@ -72,6 +126,8 @@ struct DropResultsPass
           producers.insert(producer);
       op->erase();
     }
+    for (GraphOp each : getOperation().getOps<GraphOp>())
+      dropOrphanComputedDims(each);
   }
 };
 } // namespace

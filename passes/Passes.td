@@ -70,7 +70,9 @@ def NNDropResults : Pass<"nn-drop-results", "::mlir::ModuleOp"> {
     (`nn-fuse-loss-tail`). Every `nn.mark_loss ... eval_only` of the module
     goes too, with the pure ops only it used (a decoding and the
     `nn.edit_distance` scoring it): such losses are reported by evaluation
-    graphs and never computed by a step.
+    graphs and never computed by a step. A `computed` dim whose producer
+    (the decoder) went with them leaves the graph's dims, with the unused
+    dims declared from it.
   }];
   let dependentDialects = ["::mlir::nn::NNDialect"];
   let options = [

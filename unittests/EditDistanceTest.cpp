@@ -6,9 +6,9 @@
 // alphabet (many ties) with garbage in the padding, compiled against the
 // reference and the totals against the host scorer nn::editDistance (an
 // independent implementation with another tie rule: only the totals must
-// agree). Then a loss marked eval_only: gone from the train step, which
-// still trains the other loss, and reported by the evaluation graph as
-// the corpus label error rate.
+// agree). Then a greedy CTC decoding scored by a loss marked eval_only:
+// decoder and scoring gone from the train step, which still trains CTC,
+// and the label error rate reported by the evaluation graph.
 //
 //===----------------------------------------------------------------------===//
 
@@ -209,30 +209,31 @@ TEST(EditDistanceTest, HostScorerSplitsTiesByFewestSubstitutions) {
   EXPECT_EQ(host.deletions, 2);
 }
 
-/// A CE model that also scores label sequences, eval_only.
+/// A CTC model whose greedy decoding is scored against the labels,
+/// eval_only.
 const char *kEvalOnlyModel = R"(
-nn.parameter @w : !nn.tensor<[3, 4], f32>
-nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
-            %hyp: !nn.tensor<[B, Y], i32>, %ref: !nn.tensor<[B, U], i32>)
-    dims [B: batch, T: seq(B), Y: seq(B), U: seq(B)] {
-  %w = nn.param_ref @w : !nn.tensor<[3, 4], f32>
-  %l = nn.linear %x, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
-  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
-  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
-  %e, %n, %c = nn.edit_distance %hyp, %ref : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+nn.parameter @w : !nn.tensor<[4, 3], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %labels: !nn.tensor<[B, U], i32>)
+    dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  %w = nn.param_ref @w : !nn.tensor<[4, 3], f32>
+  %l = nn.linear %x, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %ctc = nn.ctc_loss %l, %labels from logits blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %ctc as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
+  %y, %s = nn.ctc_greedy_decode %l from logits blank 0 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %e, %n, %c = nn.edit_distance %y, %labels : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
   nn.mark_loss %e, %n as "ler" normalize custom as_error eval_only : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
   nn.return
 })";
 
 RunInputs evalOnlyBatch() {
-  RunInputs inputs =
-      batchOf({{"sitting", "kitten", 2, 1, 0}, {"", "abc", 0, 0, 3}},
-              [](int64_t, int64_t) { return 'k'; });
-  inputs.inputs["x"] =
-      Tensor::of<float>(DType::f32, {2, 2, 4},
-                        {1, 0, -1, 2, 0.5f, 1, 0, -2, 2, 1, 1, 0, 0, 0, 0, 0});
-  inputs.inputs["y"] = Tensor::of<int32_t>(DType::i32, {2, 2}, {0, 2, 1, 0});
-  inputs.lengths["T"] = {2, 1};
+  RunInputs inputs;
+  inputs.inputs["x"] = Tensor::of<float>(
+      DType::f32, {2, 4, 3}, {1,    0,  -1, 2, 0.5f, 1, 0, -2, 2, 1, 1, 0,
+                              0.5f, -1, 1,  3, 0,    2, 9, 9,  9, 9, 9, 9});
+  inputs.inputs["labels"] =
+      Tensor::of<int32_t>(DType::i32, {2, 2}, {1, 3, 2, 7});
+  inputs.lengths["T"] = {4, 2};
+  inputs.lengths["U"] = {2, 1};
   return inputs;
 }
 
@@ -243,11 +244,20 @@ std::vector<std::string> lossNames(const Manifest &manifest) {
   return names;
 }
 
+bool declaresComputedDim(const Manifest &manifest) {
+  for (const DimInfo &dim : manifest.dims)
+    if (dim.computed)
+      return true;
+  return false;
+}
+
 TEST(EditDistanceTest, EvalOnlyLossLeavesTheTrainStep) {
   CompileOptions options;
   options.grads = options.training = options.trainStep = true;
+  // The decoder, its computed dim and the scoring are gone from the step.
   Executable step = compileOrDie(kEvalOnlyModel, options);
-  EXPECT_EQ(lossNames(step.manifest()), std::vector<std::string>{"ce"});
+  EXPECT_EQ(lossNames(step.manifest()), std::vector<std::string>{"ctc"});
+  EXPECT_FALSE(declaresComputedDim(step.manifest()));
   TrainState state;
   ASSERT_TRUE(initializeParameters(step.manifest(), 5, state.parameters).ok());
   StepReport report;
@@ -256,13 +266,15 @@ TEST(EditDistanceTest, EvalOnlyLossLeavesTheTrainStep) {
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_TRUE(report.applied);
   ASSERT_EQ(report.losses.size(), 1u);
-  EXPECT_EQ(report.losses[0].name, "ce");
+  EXPECT_EQ(report.losses[0].name, "ctc");
   EXPECT_GT(report.gradNorm, 0);
 
-  // The evaluation graph reports it: (3 + 3) errors over (6 + 3) labels.
+  // The evaluation graph decodes and reports the label error rate over
+  // the 2 + 1 reference labels, as the reference evaluator does.
   Executable eval = compileOrDie(kEvalOnlyModel, /*pack=*/true);
   EXPECT_EQ(lossNames(eval.manifest()),
-            (std::vector<std::string>{"ce", "ler"}));
+            (std::vector<std::string>{"ctc", "ler"}));
+  EXPECT_TRUE(declaresComputedDim(eval.manifest()));
   RunInputs inputs = evalOnlyBatch();
   for (const auto &[name, tensor] : state.parameters)
     if (!isOptimizerState(name))
@@ -270,13 +282,19 @@ TEST(EditDistanceTest, EvalOnlyLossLeavesTheTrainStep) {
   RunResult result;
   status = eval.run(inputs, result);
   ASSERT_TRUE(status.ok()) << status.message();
+  reference::Result want;
+  status = reference::evaluate(kEvalOnlyModel, "g", inputs, want);
+  ASSERT_TRUE(status.ok()) << status.message();
   ASSERT_EQ(result.losses.size(), 2u);
-  EXPECT_EQ(result.losses[1].name, "ler");
-  EXPECT_TRUE(result.losses[1].asError);
-  EXPECT_NEAR(result.losses[1].normalized, 6.0 / 9.0, 1e-12);
+  const LossValue &ler = result.losses[1];
+  EXPECT_EQ(ler.name, "ler");
+  EXPECT_TRUE(ler.asError);
+  EXPECT_EQ(ler.normalization, 3);
+  EXPECT_EQ(ler.sum, want.losses.at("ler").sum);
+  EXPECT_NEAR(ler.normalized, ler.sum / 3, 1e-12);
 
   // Asked to train it anyway: an error that says why.
-  options.trainedLosses = {{"ce"}, {"ler"}};
+  options.trainedLosses = {{"ctc"}, {"ler"}};
   absl::StatusOr<Artifact> trained =
       compileSource(kEvalOnlyModel, "model.mlir", options);
   ASSERT_FALSE(trained.ok());

@@ -1,6 +1,6 @@
-// RUN: nn-opt %s --nn-drop-results | FileCheck %s
-// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize{grads=true train-step=true optimizer=sgd})' | FileCheck %s --check-prefix=STEP
-// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize)' | FileCheck %s --check-prefix=EVAL
+// RUN: nn-opt %s --split-input-file --nn-drop-results | FileCheck %s
+// RUN: nn-opt %s --split-input-file --pass-pipeline='builtin.module(nn-optimize{grads=true train-step=true optimizer=sgd})' | FileCheck %s --check-prefix=STEP
+// RUN: nn-opt %s --split-input-file --pass-pipeline='builtin.module(nn-optimize)' | FileCheck %s --check-prefix=EVAL
 
 // Losses marked eval_only go from a train step, in every graph, with the
 // ops only they used: here a Viterbi alignment standing for a decoding,
@@ -60,5 +60,41 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>, %labels
   %fe = nn.frame_error %l, %y : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %fe as "fer" normalize per_frame as_error : !nn.tensor<[B, T], f32>
   nn.call @scorer(%y, %labels) : (!nn.tensor<[B, T], i32>, !nn.tensor<[B, U], i32>) -> ()
+  nn.return
+}
+
+// -----
+
+// A greedy CTC decoding scored against the labels, eval_only: the
+// decoder goes, and with it its computed dim Y and the unused dim
+// declared from it (the graph verifier wants a producer for every
+// computed dim). The trained CTC loss stays.
+// CHECK-LABEL: nn.graph @decoded
+// CHECK-SAME: dims [B: batch, T: seq(B), U: seq(B)] {
+// CHECK-NOT: nn.ctc_greedy_decode
+// CHECK-NOT: nn.edit_distance
+// CHECK: nn.mark_loss %{{.+}} as "ctc" normalize per_sequence :
+// CHECK-NEXT: nn.return
+// STEP-LABEL: nn.graph @decoded
+// STEP-SAME: dims [B: batch, T: seq(B), U: seq(B)] {
+// STEP-NOT: nn.ctc_greedy_decode
+// STEP-NOT: nn.edit_distance
+// STEP: nn.ctc_loss_grad
+// STEP: nn.sgd_update
+// EVAL-LABEL: nn.graph @decoded
+// EVAL-SAME: dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed, Y1: seq(B) = Y + 1] {
+// EVAL: nn.ctc_greedy_decode
+// EVAL: nn.edit_distance
+// EVAL: as "ler" normalize custom as_error eval_only
+nn.parameter @w : !nn.tensor<[4, 3], f32>
+nn.graph @decoded(%x: !nn.tensor<[B, T, 3], f32>, %labels: !nn.tensor<[B, U], i32>)
+    dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed, Y1: seq(B) = Y + 1] {
+  %w = nn.param_ref @w : !nn.tensor<[4, 3], f32>
+  %l = nn.linear %x, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %ctc = nn.ctc_loss %l, %labels from logits blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %ctc as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
+  %y, %s = nn.ctc_greedy_decode %l from logits blank 0 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %e, %n, %c = nn.edit_distance %y, %labels : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %e, %n as "ler" normalize custom as_error eval_only : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
   nn.return
 }
