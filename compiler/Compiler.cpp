@@ -94,14 +94,22 @@ selectTrainedLosses(ModuleOp module,
           (std::ostringstream() << loss.scale).str());
   }
   std::set<std::string> marked;
+  std::string evalOnly;
   module.walk([&](ir::MarkLossOp mark) {
     std::string name = mark.getName().str();
     marked.insert(name);
     auto found = wanted.find(name);
+    // Train steps drop eval_only losses (nn-drop-results).
+    if (found != wanted.end() && mark.getEvalOnly() && evalOnly.empty())
+      evalOnly = name;
     mark.setAsError(found == wanted.end());
     if (found != wanted.end() && !std::isnan(found->second->scale))
       mark.setScale(APFloat(found->second->scale));
   });
+  if (!evalOnly.empty())
+    return absl::InvalidArgumentError(
+        "loss '" + evalOnly +
+        "' is marked eval_only: it is reported by evaluation, never trained");
   for (const ::nn::TrainedLoss &loss : trained)
     if (!marked.count(loss.name)) {
       std::string list;

@@ -61,13 +61,18 @@ def NNFuseLossTail : Pass<"nn-fuse-loss-tail", "::mlir::ModuleOp"> {
 }
 
 def NNDropResults : Pass<"nn-drop-results", "::mlir::ModuleOp"> {
-  let summary = "Removes the entry graph's own results (for a train step)";
+  let summary = "Removes the entry graph's own results and eval_only losses (for a train step)";
   let description = [{
     A compiled train step returns the gradient norm and the updates, never
     the graph's results. The pipeline drops them first when it compiles
     one, with the pure ops only they used: no unpack is built for a result
     nobody reads, and a loss tail whose logits were also returned can fuse
-    (`nn-fuse-loss-tail`).
+    (`nn-fuse-loss-tail`). Every `nn.mark_loss ... eval_only` of the module
+    goes too, with the pure ops only it used (a decoding and the
+    `nn.edit_distance` scoring it): such losses are reported by evaluation
+    graphs and never computed by a step. A `computed` dim whose producer
+    (the decoder) went with them leaves the graph's dims, with the unused
+    dims declared from it.
   }];
   let dependentDialects = ["::mlir::nn::NNDialect"];
   let options = [

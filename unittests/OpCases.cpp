@@ -145,6 +145,28 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %l: !nn.tensor<[B, U], i32>, %k: !nn
   nn.mark_loss %z, %k as "ctc_zi" normalize custom : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
   nn.return
 })"},
+    // Labels of two independent sequence dims and of one dim against itself.
+    // The embeddings make them class indices of 3 classes, which the
+    // synthetic inputs draw from [0, 3): matches and ties are frequent.
+    {"edit_distance", R"(
+nn.parameter @table : !nn.tensor<[3, 2], f32>
+nn.graph @g(%hyp: !nn.tensor<[B, Y], i32>, %ref: !nn.tensor<[B, U], i32>, %alt: !nn.tensor<[B, Y], i32>)
+    -> (!nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>,
+        !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>,
+        !nn.tensor<[B, Y, 4], f32>, !nn.tensor<[B, U, 2], f32>)
+    dims [B: batch, Y: seq(B), U: seq(B)] {
+  %e, %n, %c = nn.edit_distance %hyp, %ref : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %e, %n as "ler" normalize custom as_error : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
+  %se, %sn, %sc = nn.edit_distance %alt, %hyp : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, Y], i32>
+  nn.mark_loss %se as "self" normalize per_sequence as_error : !nn.tensor<[B], f32>
+  %table = nn.param_ref @table : !nn.tensor<[3, 2], f32>
+  %eh = nn.embedding %hyp, %table : !nn.tensor<[B, Y], i32>, !nn.tensor<[3, 2], f32>
+  %ea = nn.embedding %alt, %table : !nn.tensor<[B, Y], i32>, !nn.tensor<[3, 2], f32>
+  %er = nn.embedding %ref, %table : !nn.tensor<[B, U], i32>, !nn.tensor<[3, 2], f32>
+  %ey = nn.concat %eh, %ea : !nn.tensor<[B, Y, 2], f32>, !nn.tensor<[B, Y, 2], f32>
+  nn.return %e, %n, %c, %se, %sc, %ey, %er : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>,
+      !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>, !nn.tensor<[B, Y, 4], f32>, !nn.tensor<[B, U, 2], f32>
+})"},
     {"transducer", R"(
 nn.graph @g(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>, %l: !nn.tensor<[B, U], i32>, %g: !nn.tensor<[B], f32>)
     -> (!nn.tensor<[B, U1], i32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T, U1, 4], f32>)

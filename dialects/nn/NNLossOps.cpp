@@ -341,6 +341,14 @@ LogicalResult MarkLossOp::verify() {
     return emitOpError() << "marks a value that no loss op produced; mark "
                             "the result of a loss op (cross_entropy, mse, "
                             "ctc_loss, ...)";
+  // A loss op's other results (an edit distance's reference lengths and
+  // counts) are not losses.
+  if (producer.getLossValue() != getLoss())
+    return emitOpError()
+           << "marks result #" << cast<OpResult>(getLoss()).getResultNumber()
+           << " of '" << producer->getName()
+           << "', which is not its loss value (result #"
+           << cast<OpResult>(producer.getLossValue()).getResultNumber() << ")";
   if (getName().empty())
     return emitOpError("loss name must not be empty");
   double scale = getScale().convertToDouble();
@@ -351,6 +359,12 @@ LogicalResult MarkLossOp::verify() {
   if (scale < 0)
     return emitOpError() << "scale must be >= 0 (a negative scale trains '"
                          << getName() << "' up), got " << scale;
+  // Train steps drop an eval_only mark: a trained loss would vanish from
+  // the objective without a word.
+  if (getEvalOnly() && !getAsError())
+    return emitOpError() << "eval_only needs as_error: '" << getName()
+                         << "' is left out of train steps, so it cannot "
+                            "be trained";
   return verifyLossNormalization(*this, getLoss(), getNormalization(),
                                  getCustomInvNormFactor());
 }

@@ -266,13 +266,23 @@ def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
     objective (0 removes it), which uses the normalized value unless
     `use_normalized_loss = false`;
     `as_error` losses are reported, never trained on. Loss names are unique
-    per graph. `loss` must be produced by a loss op.
+    per graph. `loss` must be the loss value of a loss op (its first
+    result).
+
+    `eval_only` (with `as_error` only) reports the loss in evaluation but
+    leaves it out of compiled train steps: `nn-drop-results` erases the
+    mark when a train step is compiled, and the ops that only it used
+    (a decoding, an `nn.edit_distance`) are removed with it, so a step
+    never computes them. The step reports the other losses; evaluation
+    graphs (nn-train's dev evaluation, nn-run) report this one too.
 
     ```mlir
     nn.mark_loss %ce as "ce" normalize per_frame scale 1.0
         : !nn.tensor<[B, T], f32>
     nn.mark_loss %ctc, %ulen as "ctc" normalize custom scale 0.5
         : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
+    nn.mark_loss %errors, %ref_lengths as "ler" normalize custom as_error
+        eval_only : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
     ```
   }];
   let arguments = (ins NN_Tensor:$loss,
@@ -280,10 +290,11 @@ def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
                        StrAttr:$name, NN_LossNormalization:$normalization,
                        DefaultValuedAttr<F64Attr, "1.0">:$scale,
                        DefaultValuedAttr<BoolAttr, "true">:$use_normalized_loss,
-                       UnitAttr:$as_error);
+                       UnitAttr:$as_error, UnitAttr:$eval_only);
   let assemblyFormat = [{
     $loss (`,` $custom_inv_norm_factor^)? `as` $name `normalize` $normalization
-    (`scale` $scale^)? (`as_error` $as_error^)? attr-dict `:` qualified(type($loss))
+    (`scale` $scale^)? (`as_error` $as_error^)? (`eval_only` $eval_only^)?
+    attr-dict `:` qualified(type($loss))
     (`,` qualified(type($custom_inv_norm_factor))^)?
   }];
   let hasVerifier = 1;

@@ -54,6 +54,7 @@ void mlir::nn::populateNNToLinalgConversionPatterns(
   populateConvPoolReduceConversionPatterns(converter, state, patterns);
   populateLossConversionPatterns(converter, state, patterns);
   populateCtcConversionPatterns(converter, state, patterns);
+  populateErrorConversionPatterns(converter, state, patterns);
   populateTransducerConversionPatterns(converter, state, patterns);
   populateDecodeConversionPatterns(converter, state, patterns);
   populateLossTailConversionPatterns(converter, state, patterns);

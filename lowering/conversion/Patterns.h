@@ -138,6 +138,11 @@ Value inverseNormalization(LinalgBuilder &lb, const Positions &positions,
 void populateCtcConversionPatterns(const TypeConverter &converter,
                                    ConversionState &state,
                                    RewritePatternSet &patterns);
+/// Scoring recognized label sequences: edit_distance (per-sequence
+/// Levenshtein counts).
+void populateErrorConversionPatterns(const TypeConverter &converter,
+                                     ConversionState &state,
+                                     RewritePatternSet &patterns);
 /// Transducers: prepend_start, transducer_join, transducer_loss,
 /// gather_states and their gradients, and the best RNA path over a joint
 /// (transducer_align).

@@ -52,3 +52,21 @@ module {
     nn.return
   }
 }
+
+// -----
+
+// nn.edit_distance has no gradient: a trained loss on its errors is
+// refused (as_error, the way to report it, trains nothing).
+nn.parameter @w : !nn.tensor<[3, 4], f32>
+nn.graph @edit_distance(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
+                        %hyp: !nn.tensor<[B, Y], i32>, %ref: !nn.tensor<[B, U], i32>)
+    dims [B: batch, T: seq(B), Y: seq(B), U: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 4], f32>
+  %l = nn.linear %x, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  // expected-error @+1 {{'nn.edit_distance' op is on the path to a loss and has no vector-Jacobian product yet (VjpOpInterface)}}
+  %e, %n, %c = nn.edit_distance %hyp, %ref : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %e, %n as "ler" normalize custom : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
+  nn.return
+}

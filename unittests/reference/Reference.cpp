@@ -160,8 +160,9 @@ absl::Status Evaluator::run(ir::GraphOp graph, std::vector<Array> arguments,
         .Default([&](Operation *other) {
           if (evaluateFrameWiseOp(f, other) || evaluateSequenceOp(f, other) ||
               evaluateLossOp(f, other, losses) || evaluateCtcOp(f, other) ||
-              evaluateTransducerOp(f, other) || evaluateDecodeOp(f, other) ||
-              evaluatePackOp(f, other) || evaluateGradientOp(f, other))
+              evaluateErrorOp(f, other) || evaluateTransducerOp(f, other) ||
+              evaluateDecodeOp(f, other) || evaluatePackOp(f, other) ||
+              evaluateGradientOp(f, other))
             return;
           status =
               absl::InvalidArgumentError("reference: no evaluation for " +

@@ -1,0 +1,90 @@
+//===- NNErrorOps.cpp - error counts of recognized sequences --------------===//
+//
+// The verifier, result type inference and loss interface of
+// nn.edit_distance.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/nn/NNOps.h"
+
+#include "dialects/nn/NNOpsUtils.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+using namespace mlir::nn::detail;
+
+/// The result types of an edit distance over batch `batch`: errors and
+/// reference lengths `[B]` f32, counts `[B, 3]` i32.
+static SmallVector<Type, 3> editDistanceTypes(MLIRContext *context,
+                                              Attribute batch) {
+  Builder b(context);
+  auto perSequence = NNTensorType::get({batch}, b.getF32Type());
+  auto counts =
+      NNTensorType::get({batch, b.getI64IntegerAttr(3)}, b.getI32Type());
+  return {perSequence, perSequence, counts};
+}
+
+/// Requires `value` to be padded i32 labels `[B, S]` over one sequence dim;
+/// returns its positions.
+static FailureOr<Positions> requirePaddedLabels(Operation *op,
+                                                const DimContext &context,
+                                                Value value, StringRef what) {
+  FailureOr<Positions> positions = context.positions(value);
+  if (failed(positions))
+    return failure();
+  NNTensorType type = tensorOf(value);
+  if (positions->kind != PositionKind::Padded ||
+      positions->sequences.size() != 1 || type.getRank() != 2 ||
+      !type.getElementType().isSignlessInteger(32)) {
+    op->emitOpError() << what << " must be padded i32 labels [batch, sequence]"
+                      << (positions->kind == PositionKind::Packed
+                              ? " (packed labels are not accepted)"
+                              : "")
+                      << ", got " << type;
+    return failure();
+  }
+  return positions;
+}
+
+bool EditDistanceOp::isPerFrameLoss() { return false; }
+
+LogicalResult EditDistanceOp::verify() {
+  FailureOr<DimContext> context = DimContext::get(*this);
+  if (failed(context))
+    return failure();
+  FailureOr<Positions> hyp =
+      requirePaddedLabels(*this, *context, getHyp(), "hyp");
+  if (failed(hyp))
+    return failure();
+  FailureOr<Positions> ref =
+      requirePaddedLabels(*this, *context, getRef(), "ref");
+  if (failed(ref))
+    return failure();
+  if (ref->batch != hyp->batch)
+    return emitOpError() << "ref batch '" << ref->batch
+                         << "' differs from the hyp batch '" << hyp->batch
+                         << "'";
+  SmallVector<Type, 3> want =
+      editDistanceTypes(getContext(), tensorOf(getHyp()).getDims()[0]);
+  StringRef names[] = {"errors", "ref_lengths", "counts"};
+  for (auto [name, result, type] : llvm::zip(names, getResults(), want))
+    if (result.getType() != type)
+      return emitOpError() << name << " must be " << type << ", got "
+                           << result.getType();
+  return success();
+}
+
+LogicalResult EditDistanceOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  FailureOr<NNTensorType> hyp = inferenceOperand(location, operands, 0, "hyp");
+  if (failed(hyp))
+    return failure();
+  if (hyp->getRank() == 0)
+    return emitOptionalError(location, "hyp must be [B, Y], got ", *hyp);
+  llvm::append_range(inferred,
+                     editDistanceTypes(context, hyp->getDims().front()));
+  return success();
+}

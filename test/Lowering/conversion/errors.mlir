@@ -1,0 +1,123 @@
+// RUN: nn-opt %s --split-input-file --nn-convert-to-linalg | FileCheck %s
+
+// nn.edit_distance (ErrorPatterns.cpp): per sequence (an scf.for over the
+// batch) the Levenshtein table row by row as scalar loops over one row of
+// counts ([U + 1, 3] i32: substitutions, insertions, deletions; a cell's
+// cost is their sum). Row 0 is j deletions; row i starts with i
+// insertions, and column j takes the diagonal (carried from column j - 1
+// before it was overwritten) plus a mismatch, replaced by the deletion
+// from (i, j - 1) only when strictly cheaper, then by the insertion from
+// (i - 1, j) only when strictly cheaper than that. Only each sequence's
+// own lengths bound the loops.
+// CHECK-LABEL: func.func @edit_distance
+// CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[Y:[a-z0-9]+]]: index, %[[YLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[HYP:[a-z0-9]+]]: tensor<?x?xi32>, %[[REF:[a-z0-9]+]]: tensor<?x?xi32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x3xi32>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[COLUMNS:.+]] = arith.addi %[[U]], %c1{{(_[0-9]+)?}} : index
+// CHECK-NEXT: %[[ROW:.+]] = tensor.empty(%[[COLUMNS]]) : tensor<?x3xi32>
+// CHECK: %[[R:.+]]:4 = scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%[[ERR:.+]] = %{{.+}}, %[[LEN:.+]] = %{{.+}}, %[[CNT:.+]] = %{{.+}}, %[[ROWB:.+]] = %[[ROW]]) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x3xi32>, tensor<?x3xi32>) {
+// CHECK-NEXT: %[[YB:.+]] = tensor.extract %[[YLEN]][%[[BI]]] : tensor<?xi32>
+// CHECK-NEXT: %[[UB:.+]] = tensor.extract %[[ULEN]][%[[BI]]] : tensor<?xi32>
+// CHECK-NEXT: %[[ROWS:.+]] = arith.index_cast %[[YB]] : i32 to index
+// CHECK-NEXT: %[[COLS:.+]] = arith.index_cast %[[UB]] : i32 to index
+// Row 0: (0, 0, j) for j in [0, U_b].
+// CHECK: %[[COLS1:.+]] = arith.addi %[[COLS]], %c1{{(_[0-9]+)?}} : index
+// CHECK: %[[ROW0:.+]] = scf.for %[[J0:.+]] = %{{.+}} to %[[COLS1]] step %{{.+}} iter_args(%[[A0:.+]] = %[[ROWB]]) -> (tensor<?x3xi32>) {
+// CHECK-NEXT: %[[J0I:.+]] = arith.index_cast %[[J0]] : index to i32
+// CHECK: tensor.insert %c0_i32 into %[[A0]][%[[J0]], %c0{{(_[0-9]+)?}}]
+// CHECK: tensor.insert %c0_i32 into %{{.+}}[%[[J0]], %c1{{(_[0-9]+)?}}]
+// CHECK: tensor.insert %[[J0I]] into %{{.+}}[%[[J0]], %c2{{(_[0-9]+)?}}]
+// Rows 1 .. Y_b.
+// CHECK: %[[ROWS1:.+]] = arith.addi %[[ROWS]], %c1{{(_[0-9]+)?}} : index
+// CHECK: %[[TABLE:.+]] = scf.for %[[I:.+]] = %c1{{(_[0-9]+)?}} to %[[ROWS1]] step %{{.+}} iter_args(%[[A:.+]] = %[[ROW0]]) -> (tensor<?x3xi32>) {
+// CHECK: %[[IM1:.+]] = arith.subi %[[I]], %c1{{(_[0-9]+)?}} : index
+// CHECK-NEXT: %[[H:.+]] = tensor.extract %[[HYP]][%[[BI]], %[[IM1]]] : tensor<?x?xi32>
+// The old column 0 is column 1's diagonal; the new one is (0, i, 0).
+// CHECK: %[[CS:.+]] = tensor.extract %[[A]][%[[Z:.+]], %{{.+}}] : tensor<?x3xi32>
+// CHECK: %[[CI:.+]] = tensor.extract %[[A]][%[[Z]], %{{.+}}] : tensor<?x3xi32>
+// CHECK: %[[CD:.+]] = tensor.extract %[[A]][%[[Z]], %{{.+}}] : tensor<?x3xi32>
+// CHECK: %[[II:.+]] = arith.index_cast %[[I]] : index to i32
+// CHECK: tensor.insert %[[II]] into
+// CHECK: %[[SWEPT:.+]]:4 = scf.for %[[J:.+]] = %c1{{(_[0-9]+)?}} to %{{.+}} step %{{.+}} iter_args(%[[CUR:.+]] = %{{.+}}, %[[DS:.+]] = %[[CS]], %[[DI:.+]] = %[[CI]], %[[DD:.+]] = %[[CD]]) -> (tensor<?x3xi32>, i32, i32, i32) {
+// (i - 1, j): not yet overwritten.
+// CHECK-NEXT: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-NEXT: %[[US:.+]] = tensor.extract %[[CUR]][%[[J]], %[[C0]]] : tensor<?x3xi32>
+// CHECK-NEXT: %[[C1:.+]] = arith.constant 1 : index
+// CHECK-NEXT: %[[UI:.+]] = tensor.extract %[[CUR]][%[[J]], %[[C1]]] : tensor<?x3xi32>
+// CHECK-NEXT: %[[C2:.+]] = arith.constant 2 : index
+// CHECK-NEXT: %[[UD:.+]] = tensor.extract %[[CUR]][%[[J]], %[[C2]]] : tensor<?x3xi32>
+// (i, j - 1): already written.
+// CHECK: %[[JM1:.+]] = arith.subi %[[J]], %c1{{(_[0-9]+)?}} : index
+// CHECK: %[[LS:.+]] = tensor.extract %[[CUR]][%[[JM1]], %{{.+}}] : tensor<?x3xi32>
+// CHECK: %[[LI:.+]] = tensor.extract %[[CUR]][%[[JM1]], %{{.+}}] : tensor<?x3xi32>
+// CHECK: %[[LD:.+]] = tensor.extract %[[CUR]][%[[JM1]], %{{.+}}] : tensor<?x3xi32>
+// CHECK: %[[RL:.+]] = tensor.extract %[[REF]][%[[BI]], %{{.+}}] : tensor<?x?xi32>
+// CHECK-NEXT: %[[NE:.+]] = arith.cmpi ne, %[[H]], %[[RL]] : i32
+// CHECK-NEXT: %[[MIS:.+]] = arith.extui %[[NE]] : i1 to i32
+// CHECK-NEXT: %[[DIAGS:.+]] = arith.addi %[[DS]], %[[MIS]] : i32
+// CHECK-NEXT: %[[DSI:.+]] = arith.addi %[[DIAGS]], %[[DI]] : i32
+// CHECK-NEXT: %[[DIAGC:.+]] = arith.addi %[[DSI]], %[[DD]] : i32
+// CHECK: %[[LSI:.+]] = arith.addi %[[LS]], %[[LI]] : i32
+// CHECK-NEXT: %[[LSID:.+]] = arith.addi %[[LSI]], %[[LD]] : i32
+// CHECK-NEXT: %[[DELC:.+]] = arith.addi %[[LSID]], %[[ONE:.+]] : i32
+// CHECK-NEXT: %[[DEL:.+]] = arith.cmpi slt, %[[DELC]], %[[DIAGC]] : i32
+// CHECK-NEXT: %[[S1:.+]] = arith.select %[[DEL]], %[[LS]], %[[DIAGS]] : i32
+// CHECK-NEXT: %[[I1:.+]] = arith.select %[[DEL]], %[[LI]], %[[DI]] : i32
+// CHECK-NEXT: %[[LD1:.+]] = arith.addi %[[LD]], %[[ONE]] : i32
+// CHECK-NEXT: %[[D1:.+]] = arith.select %[[DEL]], %[[LD1]], %[[DD]] : i32
+// CHECK-NEXT: %[[BEST:.+]] = arith.select %[[DEL]], %[[DELC]], %[[DIAGC]] : i32
+// CHECK-NEXT: %[[USI:.+]] = arith.addi %[[US]], %[[UI]] : i32
+// CHECK-NEXT: %[[USID:.+]] = arith.addi %[[USI]], %[[UD]] : i32
+// CHECK-NEXT: %[[INSC:.+]] = arith.addi %[[USID]], %[[ONE]] : i32
+// CHECK-NEXT: %[[INS:.+]] = arith.cmpi slt, %[[INSC]], %[[BEST]] : i32
+// CHECK-NEXT: %[[S2:.+]] = arith.select %[[INS]], %[[US]], %[[S1]] : i32
+// CHECK-NEXT: %[[UI1:.+]] = arith.addi %[[UI]], %[[ONE]] : i32
+// CHECK-NEXT: %[[I2:.+]] = arith.select %[[INS]], %[[UI1]], %[[I1]] : i32
+// CHECK-NEXT: %[[D2:.+]] = arith.select %[[INS]], %[[UD]], %[[D1]] : i32
+// CHECK: %[[W0:.+]] = tensor.insert %[[S2]] into %[[CUR]][%[[J]], %{{.+}}] : tensor<?x3xi32>
+// CHECK: %[[W1:.+]] = tensor.insert %[[I2]] into %[[W0]][%[[J]], %{{.+}}] : tensor<?x3xi32>
+// CHECK: %[[W2:.+]] = tensor.insert %[[D2]] into %[[W1]][%[[J]], %{{.+}}] : tensor<?x3xi32>
+// CHECK-NEXT: scf.yield %[[W2]], %[[US]], %[[UI]], %[[UD]] : tensor<?x3xi32>, i32, i32, i32
+// CHECK: scf.yield %[[SWEPT]]#0 : tensor<?x3xi32>
+// The last cell, (Y_b, U_b): errors S + I + D, the reference length, the counts.
+// CHECK: %[[FS:.+]] = tensor.extract %[[TABLE]][%[[COLS]], %{{.+}}] : tensor<?x3xi32>
+// CHECK-NEXT: %{{.+}} = arith.constant 1 : index
+// CHECK-NEXT: %[[FI:.+]] = tensor.extract %[[TABLE]][%[[COLS]], %{{.+}}] : tensor<?x3xi32>
+// CHECK-NEXT: %{{.+}} = arith.constant 2 : index
+// CHECK-NEXT: %[[FD:.+]] = tensor.extract %[[TABLE]][%[[COLS]], %{{.+}}] : tensor<?x3xi32>
+// CHECK-NEXT: %[[FSI:.+]] = arith.addi %[[FS]], %[[FI]] : i32
+// CHECK-NEXT: %[[TOTAL:.+]] = arith.addi %[[FSI]], %[[FD]] : i32
+// CHECK-NEXT: %[[TOTALF:.+]] = arith.sitofp %[[TOTAL]] : i32 to f32
+// CHECK-NEXT: %[[LENF:.+]] = arith.sitofp %[[UB]] : i32 to f32
+// CHECK: %[[K0:.+]] = tensor.insert %[[FS]] into %[[CNT]][%[[BI]], %{{.+}}] : tensor<?x3xi32>
+// CHECK: %[[K1:.+]] = tensor.insert %[[FI]] into %[[K0]][%[[BI]], %{{.+}}] : tensor<?x3xi32>
+// CHECK: %[[K2:.+]] = tensor.insert %[[FD]] into %[[K1]][%[[BI]], %{{.+}}] : tensor<?x3xi32>
+// CHECK-NEXT: %[[E1:.+]] = tensor.insert %[[TOTALF]] into %[[ERR]][%[[BI]]] : tensor<?xf32>
+// CHECK-NEXT: %[[L1:.+]] = tensor.insert %[[LENF]] into %[[LEN]][%[[BI]]] : tensor<?xf32>
+// CHECK-NEXT: scf.yield %[[E1]], %[[L1]], %[[K2]], %[[TABLE]] : tensor<?xf32>, tensor<?xf32>, tensor<?x3xi32>, tensor<?x3xi32>
+// CHECK: return %[[R]]#0, %[[R]]#1, %[[R]]#2 : tensor<?xf32>, tensor<?xf32>, tensor<?x3xi32>
+nn.graph @edit_distance(%hyp: !nn.tensor<[B, Y], i32>, %ref: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>)
+    dims [B: batch, Y: seq(B), U: seq(B)] {
+  %e, %n, %c = nn.edit_distance %hyp, %ref : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+  nn.return %e, %n, %c : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>
+}
+
+// -----
+
+// Both sequences over one dim: both loops read its lengths, the row has
+// T + 1 columns.
+// CHECK-LABEL: func.func @same_dim
+// CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[X:[a-z0-9]+]]: tensor<?x?xi32>, %[[Z:[a-z0-9]+]]: tensor<?x?xi32>)
+// CHECK: %[[COLUMNS:.+]] = arith.addi %[[T]], %c1{{(_[0-9]+)?}} : index
+// CHECK-NEXT: tensor.empty(%[[COLUMNS]]) : tensor<?x3xi32>
+// CHECK: scf.for %[[BI:.+]] = %{{.+}} to %[[B]]
+// CHECK-NEXT: tensor.extract %[[TLEN]][%[[BI]]] : tensor<?xi32>
+// CHECK-NEXT: tensor.extract %[[TLEN]][%[[BI]]] : tensor<?xi32>
+// CHECK: tensor.extract %[[X]][%[[BI]], %{{.+}}] : tensor<?x?xi32>
+// CHECK: tensor.extract %[[Z]][%[[BI]], %{{.+}}] : tensor<?x?xi32>
+nn.graph @same_dim(%x: !nn.tensor<[B, T], i32>, %z: !nn.tensor<[B, T], i32>)
+    -> !nn.tensor<[B], f32>
+    dims [B: batch, T: seq(B)] {
+  %e, %n, %c = nn.edit_distance %x, %z : !nn.tensor<[B, T], i32>, !nn.tensor<[B, T], i32>
+  nn.return %e : !nn.tensor<[B], f32>
+}

@@ -1,0 +1,83 @@
+//===- Errors.cpp - reference evaluation of edit distances ----------------===//
+//
+// nn.edit_distance written from its description: the whole Levenshtein
+// table of each sequence, then a backtrace from its last cell that takes
+// the diagonal, then the deletion, then the insertion, whichever first
+// explains the cell's value (dialects/nn/NNErrorOps.td).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Evaluators.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+
+using namespace nn::reference;
+
+namespace {
+
+void evalEditDistanceOp(Frame &f, ir::EditDistanceOp op) {
+  const Array &hyp = f.operand(op, 0), &ref = f.operand(op, 1);
+  const std::vector<int64_t> &hypLengths =
+      f.lengths.at(typeOf(op.getHyp()).getDimName(1).str());
+  const std::vector<int64_t> &refLengths =
+      f.lengths.at(typeOf(op.getRef()).getDimName(1).str());
+  int64_t batch = hyp.shape[0];
+  Array errors = zeros({batch}), lengths = zeros({batch}),
+        counts = zeros({batch, 3});
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t rows = hypLengths[b], columns = refLengths[b];
+    auto h = [&](int64_t i) { return hyp.data[b * hyp.shape[1] + i]; };
+    auto r = [&](int64_t j) { return ref.data[b * ref.shape[1] + j]; };
+    // d[i][j]: the distance between the first i hypothesis labels and the
+    // first j reference labels.
+    std::vector<std::vector<int64_t>> d(rows + 1,
+                                        std::vector<int64_t>(columns + 1));
+    for (int64_t i = 0; i <= rows; ++i)
+      for (int64_t j = 0; j <= columns; ++j) {
+        if (i == 0 || j == 0) {
+          d[i][j] = i + j;
+          continue;
+        }
+        d[i][j] = std::min({d[i - 1][j - 1] + (h(i - 1) != r(j - 1)),
+                            d[i][j - 1] + 1, d[i - 1][j] + 1});
+      }
+    int64_t substitutions = 0, insertions = 0, deletions = 0;
+    for (int64_t i = rows, j = columns; i > 0 || j > 0;) {
+      if (i > 0 && j > 0) {
+        int64_t mismatch = h(i - 1) != r(j - 1);
+        if (d[i][j] == d[i - 1][j - 1] + mismatch) {
+          substitutions += mismatch;
+          --i, --j;
+          continue;
+        }
+      }
+      if (j > 0 && d[i][j] == d[i][j - 1] + 1) {
+        ++deletions;
+        --j;
+      } else {
+        ++insertions;
+        --i;
+      }
+    }
+    errors.data[b] = (double)d[rows][columns];
+    lengths.data[b] = (double)columns;
+    counts.data[b * 3] = (double)substitutions;
+    counts.data[b * 3 + 1] = (double)insertions;
+    counts.data[b * 3 + 2] = (double)deletions;
+  }
+  f.setResult(op, errors, 0);
+  f.setResult(op, lengths, 1);
+  f.setResult(op, counts, 2);
+}
+
+} // namespace
+
+bool nn::reference::evaluateErrorOp(Frame &f, Operation *op) {
+  bool handled = true;
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](ir::EditDistanceOp o) { evalEditDistanceOp(f, o); })
+      .Default([&](Operation *) { handled = false; });
+  return handled;
+}
