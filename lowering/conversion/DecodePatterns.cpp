@@ -38,48 +38,30 @@ namespace {
 NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
 
 /// The best class of each row of `x` ([P..., V] -> [P...] i32) and its
-/// value: the largest value, the lowest index among equal ones. The
-/// combine orders (value, -index) totally, so the result does not depend
-/// on the order a backend reduces in; NaN never compares greater, and a
-/// row of only NaN or -inf keeps class 0 and -inf.
+/// value, in two reductions LLVM vectorizes: the largest value ignoring
+/// NaN (maxnum), then the lowest index holding it (a min over indices).
+/// Neither depends on the order a backend reduces in. A row without a
+/// number above -inf gives -inf and some index; the caller reads class 0
+/// there (the op's rule).
 std::pair<Value, Value> rowArgMax(LinalgBuilder &lb, Value x) {
-  OpBuilder &b = lb.getBuilder();
-  Location loc = lb.getLoc();
   auto type = cast<RankedTensorType>(x.getType());
   unsigned rank = type.getRank();
-  Type element = type.getElementType();
-  SmallVector<OpFoldResult> rows;
-  for (unsigned i = 0; i + 1 < rank; ++i)
-    rows.push_back(type.isDynamicDim(i)
-                       ? OpFoldResult(b.create<tensor::DimOp>(loc, x, i))
-                       : OpFoldResult(b.getIndexAttr(type.getDimSize(i))));
-  Value best =
-      lb.filled(rows, element, -std::numeric_limits<double>::infinity());
-  Value index = lb.filled(rows, b.getI32Type(), 0.0);
-  AffineMap all = b.getMultiDimIdentityMap(rank);
-  AffineMap row = all.dropResult(rank - 1);
-  SmallVector<IteratorType> iterators(rank - 1, IteratorType::parallel);
-  iterators.push_back(IteratorType::reduction);
-  auto generic = b.create<linalg::GenericOp>(
-      loc, TypeRange{best.getType(), index.getType()}, ValueRange{x},
-      ValueRange{best, index}, ArrayRef<AffineMap>{all, row, row}, iterators,
-      [&](OpBuilder &gb, Location gl, ValueRange args) {
-        Scalar s{gb, gl};
-        Value value = args[0], bestValue = args[1], bestIndex = args[2];
-        Value c = gb.create<arith::IndexCastOp>(gl, gb.getI32Type(),
-                                                s.index(rank - 1));
-        Value greater = gb.create<arith::CmpFOp>(gl, arith::CmpFPredicate::OGT,
-                                                 value, bestValue);
-        Value earlierTie =
-            s.andI(s.feq(value, bestValue),
-                   gb.create<arith::CmpIOp>(gl, arith::CmpIPredicate::slt, c,
-                                            bestIndex));
-        Value take = gb.create<arith::OrIOp>(gl, greater, earlierTie);
-        gb.create<linalg::YieldOp>(gl,
-                                   ValueRange{s.select(take, value, bestValue),
-                                              s.select(take, c, bestIndex)});
+  Value best = lb.reduceLast(
+      x, {}, type.getElementType(), -std::numeric_limits<double>::infinity(),
+      [](Scalar &s, Value value, ValueRange, Value acc) -> Value {
+        return s.b.create<arith::MaxNumFOp>(s.loc, acc, value);
       });
-  return {generic.getResult(0), generic.getResult(1)};
+  Value index = lb.reduceLast(
+      x, best, lb.getBuilder().getI32Type(),
+      static_cast<double>(std::numeric_limits<int32_t>::max()),
+      [&](Scalar &s, Value value, ValueRange best, Value acc) -> Value {
+        Value c = s.b.create<arith::IndexCastOp>(s.loc, s.i32Type(),
+                                                 s.index(rank - 1));
+        return s.minI(acc,
+                      s.select(s.feq(value, best[0]), c,
+                               s.i32(std::numeric_limits<int32_t>::max())));
+      });
+  return {best, index};
 }
 
 /// Where the frames of CTC scores are: the batch and sequence dims, and
@@ -160,7 +142,12 @@ public:
                 SmallVector<Value> at =
                     packed ? SmallVector<Value>{q.add(offset, t)}
                            : SmallVector<Value>{bi, t};
-                Value c = tb.create<tensor::ExtractOp>(tl, bestClass, at);
+                // No number above -inf in the frame: class 0.
+                Value top = tb.create<tensor::ExtractOp>(tl, best, at);
+                Value c = q.select(
+                    q.feq(top, q.f(element,
+                                   -std::numeric_limits<double>::infinity())),
+                    q.i32(0), tb.create<tensor::ExtractOp>(tl, bestClass, at));
                 Value lp = tb.create<tensor::ExtractOp>(tl, frameScore, at);
                 if (fromLogits)
                   lp = q.neg(q.log(lp));

@@ -1,20 +1,23 @@
 // RUN: nn-opt %s --split-input-file --nn-convert-to-linalg | FileCheck %s
 
 // The decoding family (DecodePatterns.cpp). ctc_greedy_decode: one
-// generic finds each frame's best class (the lowest index among equal
-// maxima, in any reduction order), one sums exp(x - best) for the score
-// from logits, then a loop over the batch collapses and counts. The count
+// reduction finds each frame's largest value (maxnumf: NaN ignored), one
+// the lowest index holding it (a min over indices: any reduction order
+// gives it), one sums exp(x - best) for the score from logits, then a
+// loop over the batch collapses and counts. The count
 // binds the computed dim Y (padded size: the longest count, at least 1);
 // Y1 = Y + 1 is derived after it, and the function returns Y's lengths
 // after its results and before the loss terms.
 
 // CHECK-LABEL: func.func @decode
 // CHECK-SAME: -> (tensor<?x?xi32>, tensor<?xf32>, tensor<?xi32>, tensor<f64>, tensor<f64>)
-// CHECK: %[[BEST:.+]]:2 = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK: arith.cmpf ogt
-// CHECK: arith.cmpi slt
+// CHECK: %[[BEST:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK: arith.maxnumf
+// CHECK: linalg.generic {{.*}}ins(%{{.*}}, %[[BEST]] :
+// CHECK: linalg.index 2
 // CHECK: arith.cmpf oeq
-// CHECK: linalg.generic {{.*}}ins(%{{.*}}, %[[BEST]]#0
+// CHECK: arith.minsi
+// CHECK: linalg.generic {{.*}}ins(%{{.*}}, %[[BEST]] :
 // CHECK: math.exp
 // CHECK: %[[LOOP:.+]]:5 = scf.for
 // CHECK: scf.for
