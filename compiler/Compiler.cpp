@@ -33,6 +33,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -122,6 +123,43 @@ selectTrainedLosses(ModuleOp module,
   return absl::OkStatus();
 }
 
+/// Sets the beam of the one nn.ctc_beam_search that `entry` runs, itself
+/// or through the graphs it calls.
+absl::Status setSearchBeam(ir::GraphOp entry, SymbolTable &symbols,
+                           int64_t beam) {
+  std::vector<ir::CtcBeamSearchOp> searches;
+  llvm::SmallPtrSet<Operation *, 8> visited;
+  std::vector<ir::GraphOp> pending{entry};
+  while (!pending.empty()) {
+    ir::GraphOp graph = pending.back();
+    pending.pop_back();
+    if (!visited.insert(graph).second)
+      continue;
+    graph.walk([&](Operation *op) {
+      if (auto search = dyn_cast<ir::CtcBeamSearchOp>(op))
+        searches.push_back(search);
+      else if (auto call = dyn_cast<ir::CallOp>(op))
+        pending.push_back(symbols.lookup<ir::GraphOp>(call.getCallee()));
+    });
+  }
+  std::string graph = "graph @" + entry.getSymName().str();
+  if (searches.empty())
+    return absl::InvalidArgumentError(
+        "a search beam is given, but " + graph +
+        " runs no beam search (nn.ctc_beam_search)");
+  if (searches.size() > 1)
+    return absl::InvalidArgumentError(
+        "a search beam is given, but " + graph + " runs " +
+        std::to_string(searches.size()) +
+        " beam searches; the beam to change is ambiguous");
+  ir::CtcBeamSearchOp search = searches.front();
+  search.setBeam(beam);
+  if (failed(verify(search)))
+    return absl::InvalidArgumentError("beam " + std::to_string(beam) +
+                                      " does not verify for " + graph);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<::nn::Artifact>
 compileModule(ModuleOp module, MLIRContext &context,
               DiagnosticCollector &diagnostics,
@@ -167,6 +205,13 @@ compileModule(ModuleOp module, MLIRContext &context,
   if (absl::Status status = selectTrainedLosses(module, options.trainedLosses);
       !status.ok())
     return status;
+  if (options.searchBeam < 0)
+    return absl::InvalidArgumentError("a search beam must be at least 1, got " +
+                                      std::to_string(options.searchBeam));
+  if (options.searchBeam > 0)
+    if (absl::Status status = setSearchBeam(entry, symbols, options.searchBeam);
+        !status.ok())
+      return status;
 
   if (options.trainStep && !options.grads)
     return absl::InvalidArgumentError(

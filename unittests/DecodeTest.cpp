@@ -373,6 +373,64 @@ TEST(CtcBeamSearchTest, AWideBeamFindsTheMostProbableLabelSequence) {
   }
 }
 
+TEST(CtcBeamSearchTest, TheSearchBeamOptionReplacesTheWrittenBeam) {
+  // Written with beam 1 and called through another graph; compiled with
+  // searchBeam 128 it finds the most probable sequences as above.
+  const char *source = R"(
+nn.graph @search(%x: !nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B], f32>
+    dims [B: batch, T: seq(B), Y: seq(B) computed] {
+  %y, %s = nn.ctc_beam_search %x from logits blank 0 beam 1 merge sum : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return %s : !nn.tensor<[B], f32>
+}
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B], f32>
+    dims [B: batch, T: seq(B)] {
+  %s = nn.call @search(%x) : (!nn.tensor<[B, T, 3], f32>) -> !nn.tensor<[B], f32>
+  nn.return %s : !nn.tensor<[B], f32>
+}
+)";
+  CompileOptions options;
+  options.entry = "g";
+  options.searchBeam = 128;
+  Executable exe = compileOrDie(source, options);
+  std::mt19937 rng(21);
+  std::vector<Frames> utterances = randomUtterances(rng, 6, 6);
+  RunResult got;
+  ASSERT_TRUE(exe.run(beamBatchOf(utterances), got).ok());
+  int differ = 0;
+  for (size_t b = 0; b < utterances.size(); ++b) {
+    double logProb = mostProbable(utterances[b]).second;
+    EXPECT_NEAR(output(got, "result0").at(b), logProb,
+                1e-5 * std::max(1.0, -logProb));
+  }
+  // Beam 1 as written scores some sequence lower.
+  Executable written = compileOrDie(source, /*pack=*/false, "g");
+  RunResult narrow;
+  ASSERT_TRUE(written.run(beamBatchOf(utterances), narrow).ok());
+  for (size_t b = 0; b < utterances.size(); ++b)
+    differ +=
+        output(narrow, "result0").at(b) < output(got, "result0").at(b) - 1e-6;
+  EXPECT_GT(differ, 0);
+
+  // No search, or two: the option names the graph.
+  absl::StatusOr<Artifact> none = compileSource(kSource, "test.mlir", [] {
+    CompileOptions o;
+    o.searchBeam = 4;
+    return o;
+  }());
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("graph @g runs no beam search"),
+            std::string::npos)
+      << none.status().message();
+  CompileOptions two;
+  two.searchBeam = 4;
+  absl::StatusOr<Artifact> ambiguous =
+      compileSource(kBeamSource, "test.mlir", two);
+  ASSERT_FALSE(ambiguous.ok());
+  EXPECT_NE(ambiguous.status().message().find("runs 2 beam searches"),
+            std::string::npos)
+      << ambiguous.status().message();
+}
+
 TEST(CtcBeamSearchTest, BeamOneWithMaxMergeIsGreedyPacked) {
   Executable exe = compileOrDie(kBeamSource, /*pack=*/false);
   std::mt19937 rng(8);

@@ -69,6 +69,12 @@ struct CompileOptions {
   /// must be marked somewhere in the model. Empty: as marked.
   std::vector<TrainedLoss> trainedLosses;
 
+  /// When > 0: the beam of the one CTC beam search (nn.ctc_beam_search)
+  /// the entry graph runs, itself or through the graphs it calls, in place
+  /// of the beam the model writes (`nn-decode --beam`); an error when it
+  /// runs none or several.
+  int64_t searchBeam = 0;
+
   /// The target, by the name it is registered under (compiler/Target.h):
   /// "cpu", or "cuda" (kernels for an NVIDIA GPU through NVVM, GEMMs
   /// through cuBLAS, run by the runtime's CUDA backend; compiling needs no
