@@ -2,6 +2,8 @@
 
 #include "training/Decoding.h"
 
+#include <cstdio>
+
 using namespace nn;
 using namespace nn::training;
 
@@ -186,4 +188,156 @@ absl::StatusOr<Scored> nn::training::score(absl::Span<const int32_t> hypothesis,
   scored.text = join(*hypothesisWords);
   scored.referenceText = join(*referenceWords);
   return scored;
+}
+
+absl::Status nn::training::checkUniqueIds(const Dataset &dataset,
+                                          const std::string &who) {
+  std::map<std::string, int64_t> seen;
+  for (int64_t u = 0; u < dataset.size(); ++u) {
+    auto [at, added] = seen.emplace(dataset.utteranceId(u), u);
+    if (added)
+      continue;
+    auto where = [&](int64_t v) {
+      auto [shard, index] = dataset.origin(v);
+      return "utterance " + std::to_string(index) + " of '" +
+             dataset.shardPath(shard) + "'";
+    };
+    return absl::InvalidArgumentError(
+        "utterance id '" + at->first + "' names both " + where(at->second) +
+        " and " + where(u) + "; " + who + " names each hypothesis by its id");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DecodeTotals> nn::training::decodeDataset(
+    const Executable &executable, const HypothesisLayout &layout,
+    const Dataset &dataset, const std::map<std::string, Tensor> &parameters,
+    const DecodeOptions &options,
+    const std::function<absl::Status(const DecodedUtterance &)> &each) {
+  DecodeTotals totals;
+  totals.utterances = dataset.size();
+  totals.leftOut = dataset.leftOut() + dataset.withoutFrames();
+  totals.scoring =
+      !options.reference.empty() && dataset.hasHostArray(options.reference);
+  totals.unit = options.vocabulary ? ErrorUnit::word : ErrorUnit::label;
+  const Vocabulary *vocabulary = options.vocabulary;
+  BatchingOptions batching;
+  batching.maxSequences = options.batchSize;
+  batching.maxFrames = options.maxFrames;
+  batching.bucket = false;
+  batching.shuffle = false;
+  for (const std::vector<int64_t> &members :
+       epochBatches(dataset, batching, 0)) {
+    auto context = [&](const std::string &what) {
+      return "the batch of utterances '" + dataset.utteranceId(members[0]) +
+             "' .. '" + dataset.utteranceId(members.back()) + "': " + what;
+    };
+    RunInputs inputs = dataset.batch(members);
+    inputs.parameters = parameters;
+    DimValues dims;
+    if (absl::Status status = executable.validate(inputs, dims); !status.ok())
+      return withContext(status, context(""));
+    RunResult result;
+    if (absl::Status status = executable.run(inputs, result); !status.ok())
+      return withContext(status, context(""));
+    totals.losses.add(result.losses);
+    absl::StatusOr<std::vector<Hypothesis>> hypotheses =
+        readHypotheses(layout, result, dims);
+    if (!hypotheses.ok())
+      return withContext(hypotheses.status(), context(""));
+    for (size_t b = 0; b < members.size(); ++b) {
+      DecodedUtterance decoded;
+      decoded.utterance = members[b];
+      decoded.id = dataset.utteranceId(members[b]);
+      decoded.hypothesis = std::move((*hypotheses)[b]);
+      auto utteranceError = [&](const absl::Status &status) {
+        return withContext(status, "utterance '" + decoded.id + "': ");
+      };
+      if (totals.scoring) {
+        decoded.reference = dataset.hostSequence(options.reference, members[b]);
+        absl::StatusOr<Scored> made =
+            score(decoded.hypothesis.labels, decoded.reference, vocabulary);
+        if (!made.ok())
+          return utteranceError(made.status());
+        decoded.scored = std::move(*made);
+        totals.errors.add(decoded.scored->counts);
+      }
+      if (vocabulary) {
+        if (decoded.scored) {
+          decoded.text = decoded.scored->text;
+        } else {
+          absl::StatusOr<std::string> spelled =
+              vocabulary->text(decoded.hypothesis.labels);
+          if (!spelled.ok())
+            return utteranceError(
+                withContext(spelled.status(), "the hypothesis: "));
+          decoded.text = *spelled;
+        }
+      }
+      if (absl::Status status = each(decoded); !status.ok())
+        return status;
+    }
+  }
+  return totals;
+}
+
+support::JsonObject
+nn::training::hypothesisJson(const DecodedUtterance &decoded, bool vocabulary) {
+  auto labels = [](absl::Span<const int32_t> values) {
+    support::JsonArray array;
+    for (int32_t label : values)
+      array.push(label);
+    return array;
+  };
+  support::JsonObject line;
+  line.add("utt", decoded.id).add("hyp", labels(decoded.hypothesis.labels));
+  if (decoded.hypothesis.score)
+    line.add("score", *decoded.hypothesis.score);
+  if (vocabulary)
+    line.add("text", decoded.text);
+  if (decoded.scored) {
+    line.add("ref", labels(decoded.reference));
+    if (vocabulary)
+      line.add("ref_text", decoded.scored->referenceText);
+    line.add("errors", decoded.scored->counts.errors())
+        .add("ref_len", decoded.scored->counts.referenceLength);
+  }
+  return line;
+}
+
+support::JsonObject
+nn::training::summaryJson(const DecodeTotals &totals,
+                          const support::JsonObject &losses) {
+  support::JsonObject summary;
+  summary.add("utterances", totals.utterances);
+  if (totals.leftOut)
+    summary.add("left_out", totals.leftOut);
+  if (totals.scoring) {
+    const EditCounts &counts = totals.errors.totals();
+    summary.add("errors", counts.errors())
+        .add("ref_len", counts.referenceLength);
+    if (std::optional<double> rate = totals.errors.errorRate())
+      summary.add("error_rate", *rate);
+    summary.add("unit", toString(totals.unit));
+  }
+  summary.add("losses", losses);
+  return summary;
+}
+
+std::string nn::training::errorRateText(const DecodeTotals &totals) {
+  if (!totals.scoring)
+    return "decoded " + std::to_string(totals.utterances) +
+           " utterances (no references)";
+  const EditCounts &counts = totals.errors.totals();
+  std::string rate = "undefined";
+  if (std::optional<double> value = totals.errors.errorRate()) {
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.2f%%", 100 * *value);
+    rate = text;
+  }
+  return std::string(toString(totals.unit)) + " error rate " + rate + " (" +
+         std::to_string(counts.errors()) + " errors / " +
+         std::to_string(counts.referenceLength) + " " +
+         (totals.unit == ErrorUnit::word ? "words" : "labels") + ", " +
+         std::to_string(totals.utterances) + " utterances)";
 }

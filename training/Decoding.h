@@ -1,10 +1,13 @@
 //===- training/Decoding.h - hypotheses from a graph's results --*- C++ -*-===//
 //
-// What nn-decode (and, later, a decode stage) reads from a decoding graph:
-// where its hypotheses, their lengths and their scores are among the
-// manifest's outputs, each batch row's hypothesis out of a run's results,
-// and how one hypothesis scores against its reference (nn/ErrorRate.h)
-// in labels or, through a vocabulary, in words.
+// What nn-decode and a stage file's decode stage read from a decoding
+// graph: where its hypotheses, their lengths and their scores are among
+// the manifest's outputs, each batch row's hypothesis out of a run's
+// results, and how one hypothesis scores against its reference
+// (nn/ErrorRate.h) in labels or, through a vocabulary, in words. Both
+// decode a dataset through decodeDataset and write what it gives in one
+// format (hypothesisJson, summaryJson, errorRateText), so they report the
+// same numbers.
 //
 // A decoding graph returns result0, `[B, Y]` i32: one hypothesis per
 // sequence (1-best), valid along Y up to each sequence's length, and
@@ -20,13 +23,18 @@
 #ifndef NN_TRAINING_DECODING_H
 #define NN_TRAINING_DECODING_H
 
+#include "nn/Dataset.h"
 #include "nn/ErrorRate.h"
 #include "nn/Runtime.h"
+#include "nn/Train.h"
+#include "support/JsonLine.h"
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +96,80 @@ struct Scored {
 absl::StatusOr<Scored> score(absl::Span<const int32_t> hypothesis,
                              absl::Span<const int32_t> reference,
                              const Vocabulary *vocabulary);
+
+/// An error when two utterances of `dataset` share an id: hypotheses are
+/// named by their utterance's id. `who` names the reader in the message
+/// ("nn-decode").
+absl::Status checkUniqueIds(const Dataset &dataset, const std::string &who);
+
+/// How decodeDataset reads a dataset.
+struct DecodeOptions {
+  /// Sequences per batch, and padded frames per batch (0: no budget).
+  int64_t batchSize = 16, maxFrames = 0;
+  /// The dataset's host array of reference labels (loaded with the
+  /// dataset, Dataset::HostArray); "" for none. Hypotheses are scored when
+  /// the dataset holds it.
+  std::string reference;
+  /// Words through this vocabulary, or labels when null.
+  const Vocabulary *vocabulary = nullptr;
+};
+
+/// One utterance decoded.
+struct DecodedUtterance {
+  /// Its index in the dataset, and its id.
+  int64_t utterance = 0;
+  std::string id;
+  Hypothesis hypothesis;
+  /// With a vocabulary: the hypothesis's words, joined by spaces.
+  std::string text;
+  /// With references: the reference and how the hypothesis scores.
+  absl::Span<const int32_t> reference;
+  std::optional<Scored> scored;
+};
+
+/// What a dataset decoded adds up to.
+struct DecodeTotals {
+  /// Utterances decoded, and those the dataset leaves out (nn.keep 0, or
+  /// no frames): no hypothesis, not scored.
+  int64_t utterances = 0, leftOut = 0;
+  /// Whether hypotheses were scored (the dataset holds the references),
+  /// and in which unit.
+  bool scoring = false;
+  ErrorUnit unit = ErrorUnit::label;
+  ErrorRateAccumulator errors;
+  /// The graph's marked losses summed over the dataset, as nn-train's dev
+  /// evaluation sums them.
+  LossTotals losses;
+};
+
+/// Decodes `dataset` with `executable` (whose results `layout` reads) and
+/// `parameters`: in file order, without shuffling or bucketing, in batches
+/// of `options`; each hypothesis cut at its length, scored against its
+/// reference when there are references, and handed to `each` in dataset
+/// order. Errors name the batch ("the batch of utterances 'a' .. 'd': ")
+/// or the utterance ("utterance 'a': "); an error `each` returns ends the
+/// run.
+absl::StatusOr<DecodeTotals> decodeDataset(
+    const Executable &executable, const HypothesisLayout &layout,
+    const Dataset &dataset, const std::map<std::string, Tensor> &parameters,
+    const DecodeOptions &options,
+    const std::function<absl::Status(const DecodedUtterance &)> &each);
+
+/// One utterance as a line of nn-decode --json: utt, hyp, score (when the
+/// graph gives one), text (with a vocabulary), ref, ref_text (with a
+/// vocabulary), errors, ref_len (with references).
+support::JsonObject hypothesisJson(const DecodedUtterance &decoded,
+                                   bool vocabulary);
+
+/// A dataset's totals as nn-decode --json's summary object holds them:
+/// utterances, left_out (when some were), errors, ref_len, error_rate
+/// (when defined), unit (when scored), then `losses`.
+support::JsonObject summaryJson(const DecodeTotals &totals,
+                                const support::JsonObject &losses);
+
+/// "label error rate 7.40% (41 errors / 554 labels, 128 utterances)", or
+/// "decoded 128 utterances (no references)".
+std::string errorRateText(const DecodeTotals &totals);
 
 } // namespace nn::training
 

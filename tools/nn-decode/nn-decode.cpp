@@ -83,20 +83,12 @@ static cl::opt<std::string>
 
 namespace {
 
-using nn::support::JsonArray;
 using nn::support::JsonObject;
 namespace training = nn::training;
 
 int fail(const absl::Status &status) {
   llvm::errs() << "nn-decode: " << std::string(status.message()) << "\n";
   return 1;
-}
-
-JsonArray jsonLabels(absl::Span<const int32_t> labels) {
-  JsonArray array;
-  for (int32_t label : labels)
-    array.push(label);
-  return array;
 }
 
 /// The parameters of `manifest` from `path`: every one there (a graph
@@ -145,26 +137,6 @@ absl::Status loadParameters(const nn::Manifest &manifest,
       !status.ok())
     return status;
   parameters = std::move(state.parameters);
-  return absl::OkStatus();
-}
-
-/// An error when two utterances share an id: the output names each
-/// hypothesis by its utterance's id.
-absl::Status checkUniqueIds(const nn::Dataset &dataset) {
-  std::map<std::string, int64_t> seen;
-  for (int64_t u = 0; u < dataset.size(); ++u) {
-    auto [at, added] = seen.emplace(dataset.utteranceId(u), u);
-    if (added)
-      continue;
-    auto where = [&](int64_t v) {
-      auto [shard, index] = dataset.origin(v);
-      return "utterance " + std::to_string(index) + " of '" +
-             dataset.shardPath(shard) + "'";
-    };
-    return absl::InvalidArgumentError(
-        "utterance id '" + at->first + "' names both " + where(at->second) +
-        " and " + where(u) + "; nn-decode names each hypothesis by its id");
-  }
   return absl::OkStatus();
 }
 
@@ -269,118 +241,45 @@ absl::Status decode() {
       nn::Dataset::load({dataPath}, manifest, hostArrays);
   if (!dataset.ok())
     return dataset.status();
-  if (absl::Status status = checkUniqueIds(*dataset); !status.ok())
+  if (absl::Status status = training::checkUniqueIds(*dataset, "nn-decode");
+      !status.ok())
     return status;
-  bool scoring = !refName.empty() && dataset->hasHostArray(refName);
-  training::ErrorUnit unit =
-      vocabulary ? training::ErrorUnit::word : training::ErrorUnit::label;
 
   Output output;
   if (absl::Status status = output.open(outPath); !status.ok())
     return status;
   llvm::raw_ostream &out = output.stream();
-  nn::BatchingOptions batching;
-  batching.maxSequences = batchSize;
-  batching.bucket = false;
-  batching.shuffle = false;
-  nn::LossTotals losses;
-  nn::ErrorRateAccumulator errors;
-  for (const std::vector<int64_t> &members :
-       nn::epochBatches(*dataset, batching, 0)) {
-    auto context = [&](const std::string &what) {
-      return "the batch of utterances '" + dataset->utteranceId(members[0]) +
-             "' .. '" + dataset->utteranceId(members.back()) + "': " + what;
-    };
-    nn::RunInputs inputs = dataset->batch(members);
-    inputs.parameters = parameters;
-    nn::DimValues dims;
-    if (absl::Status status = executable.validate(inputs, dims); !status.ok())
-      return nn::withContext(status, context(""));
-    nn::RunResult result;
-    if (absl::Status status = executable.run(inputs, result); !status.ok())
-      return nn::withContext(status, context(""));
-    losses.add(result.losses);
-    absl::StatusOr<std::vector<training::Hypothesis>> hypotheses =
-        training::readHypotheses(*layout, result, dims);
-    if (!hypotheses.ok())
-      return nn::withContext(hypotheses.status(), context(""));
-    for (size_t b = 0; b < members.size(); ++b) {
-      const training::Hypothesis &hypothesis = (*hypotheses)[b];
-      std::string id = dataset->utteranceId(members[b]);
-      auto utteranceError = [&](const absl::Status &status) {
-        return nn::withContext(status, "utterance '" + id + "': ");
-      };
-      std::optional<training::Scored> scored;
-      absl::Span<const int32_t> reference;
-      if (scoring) {
-        reference = dataset->hostSequence(refName, members[b]);
-        absl::StatusOr<training::Scored> made = training::score(
-            hypothesis.labels, reference, vocabulary ? &*vocabulary : nullptr);
-        if (!made.ok())
-          return utteranceError(made.status());
-        scored = std::move(*made);
-        errors.add(scored->counts);
-      }
-      std::string text;
-      if (vocabulary) {
-        if (scored) {
-          text = scored->text;
-        } else {
-          absl::StatusOr<std::string> spelled =
-              vocabulary->text(hypothesis.labels);
-          if (!spelled.ok())
-            return utteranceError(
-                nn::withContext(spelled.status(), "the hypothesis: "));
-          text = *spelled;
+  training::DecodeOptions options;
+  options.batchSize = batchSize;
+  options.reference = refName;
+  options.vocabulary = vocabulary ? &*vocabulary : nullptr;
+  absl::StatusOr<training::DecodeTotals> totals = training::decodeDataset(
+      executable, *layout, *dataset, parameters, options,
+      [&](const training::DecodedUtterance &decoded) {
+        if (json) {
+          out << training::hypothesisJson(decoded, vocabulary.has_value())
+              << "\n";
+          return absl::OkStatus();
         }
-      }
-      if (!json) {
-        out << id;
+        out << decoded.id;
         if (vocabulary) {
-          if (!text.empty())
-            out << " " << text;
+          if (!decoded.text.empty())
+            out << " " << decoded.text;
         } else {
-          for (int32_t label : hypothesis.labels)
+          for (int32_t label : decoded.hypothesis.labels)
             out << " " << label;
         }
         out << "\n";
-        continue;
-      }
-      JsonObject line;
-      line.add("utt", id).add("hyp", jsonLabels(hypothesis.labels));
-      if (hypothesis.score)
-        line.add("score", *hypothesis.score);
-      if (vocabulary)
-        line.add("text", text);
-      if (scored) {
-        line.add("ref", jsonLabels(reference));
-        if (vocabulary)
-          line.add("ref_text", scored->referenceText);
-        line.add("errors", scored->counts.errors())
-            .add("ref_len", scored->counts.referenceLength);
-      }
-      out << line << "\n";
-    }
-  }
-
-  int64_t leftOut = dataset->leftOut() + dataset->withoutFrames();
-  const nn::EditCounts &totals = errors.totals();
-  std::optional<double> rate = errors.errorRate();
-  if (json) {
-    JsonObject summary;
-    summary.add("utterances", dataset->size());
-    if (leftOut)
-      summary.add("left_out", leftOut);
-    if (scoring) {
-      summary.add("errors", totals.errors())
-          .add("ref_len", totals.referenceLength);
-      if (rate)
-        summary.add("error_rate", *rate);
-      summary.add("unit", training::toString(unit));
-    }
-    summary.add("losses", training::lossesJson(manifest, losses.losses));
-    out << JsonObject().add("summary", summary) << "\n";
-  }
+        return absl::OkStatus();
+      });
+  if (!totals.ok())
+    return totals.status();
+  if (json)
+    out << JsonObject().add("summary",
+                            training::summaryJson(
+                                *totals, training::lossesJson(
+                                             manifest, totals->losses.losses)))
+        << "\n";
   if (absl::Status status = output.commit(); !status.ok())
     return status;
   if (json)
@@ -400,23 +299,11 @@ absl::Status decode() {
   if (dataset->withoutFrames())
     llvm::errs() << "nn-decode: " << dataset->withoutFrames()
                  << " utterances without frames left out: no hypotheses\n";
-  if (!losses.losses.empty())
-    llvm::errs() << "losses: " << training::lossesText(manifest, losses.losses)
+  if (!totals->losses.losses.empty())
+    llvm::errs() << "losses: "
+                 << training::lossesText(manifest, totals->losses.losses)
                  << "\n";
-  if (!scoring) {
-    llvm::errs() << "decoded " << dataset->size()
-                 << " utterances (no references)\n";
-    return absl::OkStatus();
-  }
-  std::string units = unit == training::ErrorUnit::word ? "words" : "labels";
-  llvm::errs() << training::toString(unit) << " error rate ";
-  if (rate)
-    llvm::errs() << llvm::format("%.2f%%", 100 * *rate);
-  else
-    llvm::errs() << "undefined";
-  llvm::errs() << " (" << totals.errors() << " errors / "
-               << totals.referenceLength << " " << units << ", "
-               << dataset->size() << " utterances)\n";
+  llvm::errs() << training::errorRateText(*totals) << "\n";
   return absl::OkStatus();
 }
 
