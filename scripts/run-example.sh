@@ -6,7 +6,8 @@
 # every 25 steps and the dev losses every 50 fall. Then one synthetic batch
 # through nn-run packed and padded: the same losses, the packed tail on
 # the real frames only. Last, the staged recipe (examples/recipe): CTC,
-# Viterbi alignment, frame-wise CE on the alignments, in one command.
+# Viterbi alignment, frame-wise CE on the alignments, and dev decoded with
+# the CTC model (its label error rate), in one command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
@@ -22,7 +23,7 @@ echo "== one batch, packed (default)"
 "${run[@]}"
 echo "== one batch, padded (--no-pack)"
 "${run[@]}" --no-pack
-echo "== the staged recipe: CTC, alignment, frame-wise CE (examples/recipe/recipe.json)"
+echo "== the staged recipe: CTC, alignment, frame-wise CE, dev decoded (examples/recipe/recipe.json)"
 work="${NN_BUILD_DIR:-build}/recipe.work"
 rm -rf "$work"
 "$bin/nn-train" --stages examples/recipe/recipe.json --work-dir "$work" \

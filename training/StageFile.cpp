@@ -275,6 +275,9 @@ struct Parser {
   absl::Status parseStage(const json::Object &object, size_t index);
   absl::Status parseTrainStage(const ObjectReader &reader, StageSpec &stage);
   absl::Status parseAlignStage(const ObjectReader &reader, StageSpec &stage);
+  absl::Status parseDecodeStage(const ObjectReader &reader, StageSpec &stage);
+  absl::Status parseDataStageIO(const ObjectReader &reader, StageSpec &stage,
+                                const std::string &does);
   absl::Status resolveNames();
   absl::Status checkWrittenPaths() const;
 
@@ -476,9 +479,11 @@ absl::Status Parser::parseStage(const json::Object &object, size_t index) {
     stage.kind = StageKind::train;
   else if (kind == "align")
     stage.kind = StageKind::align;
+  else if (kind == "decode")
+    stage.kind = StageKind::decode;
   else
     return reader.error("kind", "unknown kind '" + kind +
-                                    "' (expected train or align)");
+                                    "' (expected train, align or decode)");
   std::string graph;
   if (absl::Status status = reader.string("graph", graph, true); !status.ok())
     return status;
@@ -497,9 +502,10 @@ absl::Status Parser::parseStage(const json::Object &object, size_t index) {
     return status;
   stage.spec = canonical(json::Value(json::Object(object)));
   stage.dir = workDir + "/" + stage.name;
-  absl::Status status = stage.kind == StageKind::train
-                            ? parseTrainStage(reader, stage)
-                            : parseAlignStage(reader, stage);
+  absl::Status status =
+      stage.kind == StageKind::train   ? parseTrainStage(reader, stage)
+      : stage.kind == StageKind::align ? parseAlignStage(reader, stage)
+                                       : parseDecodeStage(reader, stage);
   if (!status.ok())
     return status;
   stages.push_back(std::move(stage));
@@ -630,7 +636,7 @@ absl::Status Parser::parseAlignStage(const ObjectReader &reader,
     return reader.error("infeasible",
                         "must be error or skip, got '" + infeasible + "'");
   stage.skipInfeasible = infeasible == "skip";
-  const json::Object *prior = nullptr, *reads = nullptr, *writes = nullptr;
+  const json::Object *prior = nullptr;
   if (absl::Status status = reader.child("prior", prior); !status.ok())
     return status;
   if (prior) {
@@ -647,6 +653,43 @@ absl::Status Parser::parseAlignStage(const ObjectReader &reader,
     if (!status.ok())
       return status;
   }
+  return parseDataStageIO(reader, stage, "aligns");
+}
+
+absl::Status Parser::parseDecodeStage(const ObjectReader &reader,
+                                      StageSpec &stage) {
+  if (absl::Status status = reader.onlyKeys(
+          concat({"name", "kind", "graph", "entry", "batch_size", "max_frames",
+                  "reads", "writes", "array", "vocab", "ref"},
+                 codegenKeys()));
+      !status.ok())
+    return status;
+  if (absl::Status status = parseCodegen(reader, stage); !status.ok())
+    return status;
+  stage.array = "hyp";
+  if (absl::Status status = reader.string("array", stage.array); !status.ok())
+    return status;
+  stage.referenceGiven = reader.has("ref");
+  if (absl::Status status = reader.string("ref", stage.reference); !status.ok())
+    return status;
+  std::string vocabulary;
+  if (absl::Status status = reader.string("vocab", vocabulary); !status.ok())
+    return status;
+  if (!vocabulary.empty()) {
+    stage.vocabularyPath = resolve(vocabulary);
+    if (!llvm::sys::fs::is_regular_file(stage.vocabularyPath))
+      return reader.error("vocab", "no file '" + stage.vocabularyPath + "'");
+  }
+  return parseDataStageIO(reader, stage, "decodes");
+}
+
+/// An align or decode stage's "reads" (parameters and a list of datasets)
+/// and "writes" (a dataset name for each dataset read); `does` says what
+/// the stage does to the data ("aligns").
+absl::Status Parser::parseDataStageIO(const ObjectReader &reader,
+                                      StageSpec &stage,
+                                      const std::string &does) {
+  const json::Object *reads = nullptr, *writes = nullptr;
   if (absl::Status status = reader.child("reads", reads, true); !status.ok())
     return status;
   ObjectReader in(file, reader.at("reads"), *reads);
@@ -667,8 +710,8 @@ absl::Status Parser::parseAlignStage(const ObjectReader &reader,
     status =
         out.error("data", "names " + std::to_string(stage.writeData.size()) +
                               " datasets for the " +
-                              std::to_string(stage.readData.size()) +
-                              " it aligns (one each, in order)");
+                              std::to_string(stage.readData.size()) + " it " +
+                              does + " (one each, in order)");
   return status;
 }
 
@@ -754,7 +797,8 @@ absl::Status Parser::resolveNames() {
           write("writes.data", stage.writeData[d]);
       if (!written.ok())
         return written.status();
-      // The dataset it aligns with an overlay next to its own files.
+      // The dataset it aligns or decodes with an overlay next to its own
+      // files.
       const Entity &source = entities.at(stage.readData[d]);
       std::string base = source.paths.front();
       while (base.size() > 1 && base.back() == '/')
@@ -784,6 +828,18 @@ std::string overlap(const std::string &path, const std::string &other) {
 
 } // namespace
 
+const char *nn::training::toString(StageKind kind) {
+  switch (kind) {
+  case StageKind::train:
+    return "train";
+  case StageKind::align:
+    return "align";
+  case StageKind::decode:
+    return "decode";
+  }
+  return "train";
+}
+
 std::string nn::training::absolutePath(const std::string &path) {
   llvm::SmallString<256> full(path);
   llvm::sys::fs::make_absolute(full);
@@ -794,9 +850,10 @@ std::string nn::training::absolutePath(const std::string &path) {
   return text;
 }
 
-/// The directories align stages write their overlays to are theirs alone:
-/// no dataset's files, no other overlay, and no declared data inside the
-/// work directory (whose every file nn-train wrote; training/WorkDir.h).
+/// The directories align and decode stages write their overlays to are
+/// theirs alone: no dataset's files, no other overlay, and no declared
+/// data inside the work directory (whose every file nn-train wrote;
+/// training/WorkDir.h).
 absl::Status Parser::checkWrittenPaths() const {
   std::string work = absolutePath(workDir);
   std::vector<std::pair<std::string, std::string>> datasets;
@@ -817,8 +874,9 @@ absl::Status Parser::checkWrittenPaths() const {
       std::string path = absolutePath(written);
       auto clash = [&](const std::pair<std::string, std::string> &other) {
         return absl::InvalidArgumentError(
-            file + ": " + stage.where + ".writes.data: the alignments of '" +
-            stage.readData[d] + "' would be written to '" + written +
+            file + ": " + stage.where + ".writes.data: the " +
+            (stage.kind == StageKind::decode ? "hypotheses" : "alignments") +
+            " of '" + stage.readData[d] + "' would be written to '" + written +
             "', which " + overlap(path, other.first) + " " + other.second +
             "; rename the stage or the dataset");
       };

@@ -42,7 +42,10 @@ struct DataDecl {
   std::string spec;
 };
 
-enum class StageKind { train, align };
+enum class StageKind { train, align, decode };
+
+/// "train", "align" or "decode".
+const char *toString(StageKind kind);
 
 /// One stage's settings as the file gives them.
 struct StageSpec {
@@ -70,15 +73,27 @@ struct StageSpec {
   std::string onNonFinite = "stop";
   std::string readTrain, readDev, readInit, writeParameters;
 
-  // Align stages.
+  // Align and decode stages: the parameters of the graph, the datasets it
+  // aligns or decodes and the names of what it writes for each, one each
+  // in order (the dataset with an overlay of `array` added).
   std::string readParameters;
   std::vector<std::string> readData, writeData;
   std::string array = "alignment";
+
+  // Align stages.
   std::string priorParameter;
   double priorScale = 0;
   /// Utterances no path fits: an error, or left out of the written
   /// dataset (its nn.keep says 0).
   bool skipInfeasible = false;
+
+  // Decode stages.
+  /// A token per label (stage key "vocab"): errors counted in words.
+  std::string vocabularyPath;
+  /// The references' array, and whether the file names it ("ref"; by
+  /// default "labels" where the dataset holds it).
+  std::string reference = "labels";
+  bool referenceGiven = false;
 };
 
 /// A name stages pass: a dataset or a set of parameters.

@@ -233,7 +233,7 @@ absl::Status StagePipeline::Impl::prepareTrain(Stage &stage,
   return absl::OkStatus();
 }
 
-absl::Status StagePipeline::Impl::prepareAlign(Stage &stage) {
+absl::Status StagePipeline::Impl::compileGraph(Stage &stage) {
   CompileOptions options;
   options.entry = stage.entry;
   options.codegen = stage.codegen;
@@ -241,12 +241,43 @@ absl::Status StagePipeline::Impl::prepareAlign(Stage &stage) {
   absl::StatusOr<Artifact> compiled = compileFile(stage.graphPath, options);
   if (!compiled.ok())
     return withContext(compiled.status(), file + ": " + stage.where + ": ");
-  stage.alignArtifact = std::make_unique<Artifact>(std::move(*compiled));
-  if (absl::Status status =
-          Executable::load(stage.alignArtifact->path(), stage.alignGraph);
-      !status.ok())
+  stage.artifact = std::make_unique<Artifact>(std::move(*compiled));
+  return Executable::load(stage.artifact->path(), stage.graph);
+}
+
+absl::Status
+StagePipeline::Impl::requireParameters(const Stage &stage,
+                                       const std::string &except) const {
+  const Manifest &manifest = stage.graph.manifest();
+  const Entity &source = entities.at(stage.readParameters);
+  for (const TensorInfo &mine : manifest.parameters) {
+    if (mine.name == except)
+      continue;
+    const TensorInfo *theirs = nullptr;
+    for (const TensorInfo &info : *source.parameters)
+      if (info.name == mine.name)
+        theirs = &info;
+    auto fail = [&](const std::string &why) {
+      return absl::InvalidArgumentError(
+          file + ": " + stage.where + ": graph @" + manifest.graph + " " + why);
+    };
+    if (!theirs)
+      return fail("reads parameter '" + mine.name + "', which '" +
+                  stage.readParameters + "' (from " +
+                  stages[source.producer].where + ") does not hold");
+    if (theirs->dtype != mine.dtype ||
+        staticShape(*theirs) != staticShape(mine))
+      return fail("has parameter '" + mine.name + "' as " + describe(mine) +
+                  ", but '" + stage.readParameters + "' holds " +
+                  describe(*theirs));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StagePipeline::Impl::prepareAlign(Stage &stage) {
+  if (absl::Status status = compileGraph(stage); !status.ok())
     return status;
-  const Manifest &manifest = stage.alignGraph.manifest();
+  const Manifest &manifest = stage.graph.manifest();
   auto fail = [&](const std::string &why) {
     return absl::InvalidArgumentError(file + ": " + stage.where + ": graph @" +
                                       manifest.graph + " " + why);
@@ -281,34 +312,28 @@ absl::Status StagePipeline::Impl::prepareAlign(Stage &stage) {
         !status.ok())
       return status;
   // Every parameter comes from what the stage reads, but the prior.
-  const Entity &source = entities.at(stage.readParameters);
+  if (absl::Status status = requireParameters(stage, stage.priorParameter);
+      !status.ok())
+    return status;
   bool priorFound = stage.priorParameter.empty();
   for (const TensorInfo &mine : manifest.parameters) {
-    if (mine.name == stage.priorParameter) {
-      if (mine.dtype != DType::f32 || mine.axes.size() != 1)
-        return fail("has the prior parameter '" + mine.name + "' as " +
-                    describe(mine) + "; it must be [V] f32");
-      stage.classes = mine.axes[0].size;
-      priorFound = true;
+    if (mine.name != stage.priorParameter)
       continue;
-    }
-    const TensorInfo *theirs = nullptr;
-    for (const TensorInfo &info : *source.parameters)
-      if (info.name == mine.name)
-        theirs = &info;
-    if (!theirs)
-      return fail("reads parameter '" + mine.name + "', which '" +
-                  stage.readParameters + "' (from " +
-                  stages[source.producer].where + ") does not hold");
-    if (theirs->dtype != mine.dtype ||
-        staticShape(*theirs) != staticShape(mine))
-      return fail("has parameter '" + mine.name + "' as " + describe(mine) +
-                  ", but '" + stage.readParameters + "' holds " +
-                  describe(*theirs));
+    if (mine.dtype != DType::f32 || mine.axes.size() != 1)
+      return fail("has the prior parameter '" + mine.name + "' as " +
+                  describe(mine) + "; it must be [V] f32");
+    stage.classes = mine.axes[0].size;
+    priorFound = true;
   }
   if (!priorFound)
     return fail("has no parameter '" + stage.priorParameter +
                 "' (the stage's prior.parameter)");
+  return addWrittenArray(stage);
+}
+
+/// Each dataset an align or decode stage writes holds what it reads and
+/// the stage's array, which the dataset read must not hold already.
+absl::Status StagePipeline::Impl::addWrittenArray(Stage &stage) {
   for (size_t d = 0; d < stage.readData.size(); ++d) {
     const Entity &read = entities.at(stage.readData[d]);
     if (read.arrays.count(stage.array))
@@ -323,6 +348,46 @@ absl::Status StagePipeline::Impl::prepareAlign(Stage &stage) {
   return absl::OkStatus();
 }
 
+absl::Status StagePipeline::Impl::prepareDecode(Stage &stage) {
+  if (absl::Status status = compileGraph(stage); !status.ok())
+    return status;
+  const Manifest &manifest = stage.graph.manifest();
+  absl::StatusOr<HypothesisLayout> layout = hypothesisLayout(manifest);
+  if (!layout.ok())
+    return withContext(layout.status(), file + ": " + stage.where + ": ");
+  stage.hypotheses = std::move(*layout);
+  for (const std::string &name : stage.readData)
+    if (absl::Status status = requireArrays(stage, name, manifest);
+        !status.ok())
+      return status;
+  // Every parameter comes from what the stage reads.
+  if (absl::Status status = requireParameters(stage, ""); !status.ok())
+    return status;
+  // The references: "ref" names an array every dataset holds; by default
+  // "labels" scores the datasets that hold it.
+  if (stage.referenceGiven)
+    for (const std::string &name : stage.readData) {
+      const std::set<std::string> &arrays = entities.at(name).arrays;
+      if (arrays.count(stage.reference))
+        continue;
+      std::string list;
+      for (const std::string &array : arrays)
+        list += (list.empty() ? "" : ", ") + array;
+      return absl::InvalidArgumentError(
+          file + ": " + stage.where + ".ref: dataset '" + name +
+          "' holds no array '" + stage.reference + "' (it holds " + list + ")");
+    }
+  if (!stage.vocabularyPath.empty()) {
+    absl::StatusOr<Vocabulary> vocabulary =
+        Vocabulary::load(stage.vocabularyPath);
+    if (!vocabulary.ok())
+      return withContext(vocabulary.status(),
+                         file + ": " + stage.where + ".vocab: ");
+    stage.vocabulary = std::move(*vocabulary);
+  }
+  return addWrittenArray(stage);
+}
+
 /// The stage's settings and graph, and the fingerprints of what it reads.
 uint64_t StagePipeline::Impl::fingerprintOfStage(const Stage &stage) const {
   // Unreadable (or not a regular file): compiling it reports why.
@@ -335,6 +400,12 @@ uint64_t StagePipeline::Impl::fingerprintOfStage(const Stage &stage) const {
       reads += name + "=" + hex(entities.at(name).fingerprint) + ";";
   for (const std::string &name : stage.readData)
     reads += name + "=" + hex(entities.at(name).fingerprint) + ";";
+  // The vocabulary's tokens, not its path, decide the words.
+  if (!stage.vocabularyPath.empty()) {
+    absl::StatusOr<std::string> vocabulary =
+        readRegularFile(stage.vocabularyPath, kMaxVocabularyFileBytes);
+    reads += "vocab=" + (vocabulary.ok() ? *vocabulary : std::string()) + ";";
+  }
   return fingerprintOf({stage.spec, graph.ok() ? *graph : std::string(), reads,
                         std::to_string(seed)});
 }
@@ -364,6 +435,13 @@ bool StagePipeline::Impl::adoptDoneStage(Stage &stage) {
     written.parameters = &written.savedParameters;
     return true;
   }
+  if (stage.kind == StageKind::decode) {
+    if (!llvm::sys::fs::is_regular_file(errorRateFile(stage)))
+      return false;
+    for (const std::string &name : stage.readData)
+      if (!llvm::sys::fs::is_regular_file(hypothesesFile(stage, name)))
+        return false;
+  }
   for (size_t d = 0; d < stage.writeData.size(); ++d) {
     Entity &written = entities.at(stage.writeData[d]);
     if (!llvm::sys::fs::is_directory(written.paths.back()))
@@ -388,7 +466,9 @@ absl::Status StagePipeline::Impl::openDirectories() {
       if (work->contains(overlay))
         continue;
       absl::StatusOr<std::unique_ptr<WorkDir>> own =
-          WorkDir::open(overlay, "alignment overlay directory");
+          WorkDir::open(overlay, stage.kind == StageKind::decode
+                                     ? "hypothesis overlay directory"
+                                     : "alignment overlay directory");
       if (!own.ok())
         return withContext(own.status(), file + ": " + stage.where + ": ");
       overlays[overlay] = std::move(*own);
@@ -415,9 +495,10 @@ absl::Status StagePipeline::prepare(const OutputOptions &output) {
     if (!output.json)
       llvm::errs() << "nn-train: compiling " << stage.where << ", "
                    << llvm::sys::path::filename(stage.graphPath) << "\n";
-    absl::Status status = stage.kind == StageKind::train
-                              ? p.prepareTrain(stage, output)
-                              : p.prepareAlign(stage);
+    absl::Status status =
+        stage.kind == StageKind::train   ? p.prepareTrain(stage, output)
+        : stage.kind == StageKind::align ? p.prepareAlign(stage)
+                                         : p.prepareDecode(stage);
     if (!status.ok())
       return status;
   }

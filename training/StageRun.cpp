@@ -2,9 +2,10 @@
 //
 // What StagePlan.cpp prepared, run: synthesizing declared data, then each
 // stage unless an earlier run left it done (train stages through their
-// Trainer, align stages here), every file written through the directory
-// that owns it, with a done.json written last; progress as plain lines or
-// JSON events.
+// Trainer, align stages here, decode stages through decodeDataset as
+// nn-decode decodes), every file written through the directory that owns
+// it, with a done.json written last; progress as plain lines or JSON
+// events.
 //
 //===----------------------------------------------------------------------===//
 
@@ -204,6 +205,29 @@ absl::Status StagePipeline::Impl::runTrain(Stage &stage,
   return absl::OkStatus();
 }
 
+absl::Status
+StagePipeline::Impl::readParameters(const Stage &stage,
+                                    const std::string &except,
+                                    std::map<std::string, Tensor> &parameters) {
+  const Entity &source = entities.at(stage.readParameters);
+  TrainState loaded;
+  if (absl::Status status = loadCheckpoint(source.parametersPath, loaded);
+      !status.ok())
+    return status;
+  for (const TensorInfo &info : stage.graph.manifest().parameters) {
+    if (info.name == except)
+      continue;
+    auto found = loaded.parameters.find(info.name);
+    // Checked when the stage was prepared; the file may have changed since.
+    if (found == loaded.parameters.end())
+      return absl::InvalidArgumentError(
+          stage.where + ": '" + source.parametersPath + "' lacks parameter '" +
+          info.name + "' of graph @" + stage.graph.manifest().graph);
+    parameters[info.name] = found->second;
+  }
+  return absl::OkStatus();
+}
+
 /// One dataset aligned: per utterance of the dataset (those an nn.keep
 /// left out are not there), its classes per frame, the best path's score
 /// (NaN when the graph returns none), whether a path fits and where the
@@ -224,7 +248,7 @@ absl::Status
 StagePipeline::Impl::align(Stage &stage, const std::string &dataName,
                            const std::map<std::string, Tensor> &parameters,
                            Alignment &out) {
-  const Manifest &manifest = stage.alignGraph.manifest();
+  const Manifest &manifest = stage.graph.manifest();
   absl::StatusOr<Dataset> dataset =
       Dataset::load(entities.at(dataName).paths, manifest);
   if (!dataset.ok())
@@ -246,12 +270,10 @@ StagePipeline::Impl::align(Stage &stage, const std::string &dataName,
     RunInputs inputs = dataset->batch(members);
     inputs.parameters = parameters;
     DimValues dims;
-    if (absl::Status status = stage.alignGraph.validate(inputs, dims);
-        !status.ok())
+    if (absl::Status status = stage.graph.validate(inputs, dims); !status.ok())
       return withContext(status, stage.where + ": ");
     RunResult result;
-    if (absl::Status status = stage.alignGraph.run(inputs, result);
-        !status.ok())
+    if (absl::Status status = stage.graph.run(inputs, result); !status.ok())
       return withContext(status, stage.where + ": ");
     const Tensor &alignment = result.outputs.at(0).second;
     const std::vector<int32_t> &lengths = dims.lengths.at(stage.alignDim);
@@ -298,16 +320,11 @@ StagePipeline::Impl::align(Stage &stage, const std::string &dataName,
 absl::Status StagePipeline::Impl::runAlign(Stage &stage,
                                            const OutputOptions &output,
                                            StageReport &report) {
-  const Manifest &manifest = stage.alignGraph.manifest();
-  const Entity &source = entities.at(stage.readParameters);
-  TrainState loaded;
-  if (absl::Status status = loadCheckpoint(source.parametersPath, loaded);
+  std::map<std::string, Tensor> parameters;
+  if (absl::Status status =
+          readParameters(stage, stage.priorParameter, parameters);
       !status.ok())
     return status;
-  std::map<std::string, Tensor> parameters;
-  for (const TensorInfo &info : manifest.parameters)
-    if (info.name != stage.priorParameter)
-      parameters[info.name] = loaded.parameters.at(info.name);
   std::string prefix = "[" + stage.name + "] ";
 
   if (!stage.priorParameter.empty()) {
@@ -432,6 +449,150 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
   return absl::OkStatus();
 }
 
+absl::Status StagePipeline::Impl::runDecode(Stage &stage,
+                                            const OutputOptions &output,
+                                            StageReport &report) {
+  const Manifest &manifest = stage.graph.manifest();
+  std::map<std::string, Tensor> parameters;
+  if (absl::Status status = readParameters(stage, "", parameters); !status.ok())
+    return status;
+  std::string prefix = "[" + stage.name + "] ";
+  DecodeOptions options;
+  options.batchSize = stage.batchSize;
+  options.maxFrames = stage.maxFrames;
+  options.reference = stage.reference;
+  options.vocabulary = stage.vocabulary ? &*stage.vocabulary : nullptr;
+  bool scored = !stage.hypotheses.score.empty();
+  support::JsonObject rates;
+  for (size_t d = 0; d < stage.readData.size(); ++d) {
+    auto start = std::chrono::steady_clock::now();
+    const std::string &dataName = stage.readData[d];
+    // Without "ref", the default references score the data that has them.
+    absl::StatusOr<Dataset> dataset =
+        Dataset::load(entities.at(dataName).paths, manifest,
+                      {{stage.reference, !stage.referenceGiven}});
+    if (!dataset.ok())
+      return withContext(dataset.status(), stage.where + ": ");
+    if (absl::Status status = checkUniqueIds(*dataset, "a decode stage");
+        !status.ok())
+      return withContext(status, stage.where + ": ");
+    // Per utterance of the dataset (those it leaves out have no
+    // hypothesis), and the lines nn-decode --json writes.
+    std::vector<std::vector<int32_t>> hypotheses(dataset->size());
+    std::vector<float> scores(dataset->size(), NAN);
+    std::string lines;
+    absl::StatusOr<DecodeTotals> totals = decodeDataset(
+        stage.graph, stage.hypotheses, *dataset, parameters, options,
+        [&](const DecodedUtterance &decoded) {
+          hypotheses[decoded.utterance] = decoded.hypothesis.labels;
+          if (decoded.hypothesis.score)
+            scores[decoded.utterance] = (float)*decoded.hypothesis.score;
+          lines +=
+              hypothesisJson(decoded, options.vocabulary != nullptr).str() +
+              "\n";
+          return absl::OkStatus();
+        });
+    if (!totals.ok())
+      return withContext(totals.status(), stage.where + ": ");
+    support::JsonObject summary =
+        summaryJson(*totals, lossesJson(manifest, totals->losses.losses));
+    lines += support::JsonObject().add("summary", summary).str() + "\n";
+    rates.add(dataName, summary);
+
+    const Entity &written = entities.at(stage.writeData[d]);
+    const std::string &overlay = written.paths.back();
+    // The overlay holds these hypotheses' shards alone: what an earlier
+    // run wrote there goes first (a dataset with fewer shards now).
+    if (absl::Status status = ownerOf(overlay).removeUnder(overlay);
+        !status.ok())
+      return status;
+    // One overlay shard per shard of the data, named like it, with every
+    // utterance the shard holds: those the data leaves out get an empty
+    // hypothesis (and a NaN score), and stay out by the data's own rule.
+    std::vector<std::vector<UtteranceArrays>> shardUtterances;
+    for (int64_t k = 0; k < dataset->shardCount(); ++k) {
+      UtteranceArrays none;
+      none[stage.array] = Tensor(DType::i32, {0});
+      if (scored)
+        none[stage.array + ".score"] = Tensor::of<float>(DType::f32, {}, {NAN});
+      shardUtterances.emplace_back(dataset->shardUtterances(k), none);
+    }
+    for (int64_t u = 0; u < dataset->size(); ++u) {
+      auto [shard, index] = dataset->origin(u);
+      UtteranceArrays &arrays = shardUtterances[shard][index];
+      arrays[stage.array] = Tensor::of<int32_t>(
+          DType::i32, {(int64_t)hypotheses[u].size()}, hypotheses[u]);
+      if (scored)
+        arrays[stage.array + ".score"] =
+            Tensor::of<float>(DType::f32, {}, {scores[u]});
+    }
+    for (int64_t k = 0; k < dataset->shardCount(); ++k) {
+      const std::vector<UtteranceArrays> &utterances = shardUtterances[k];
+      std::string path = overlay + "/" +
+                         llvm::sys::path::filename(dataset->shardPath(k)).str();
+      if (absl::Status status = writeArrays(
+              path, concatenateUtterances(utterances, 0, utterances.size()));
+          !status.ok())
+        return status;
+    }
+    std::string jsonl = hypothesesFile(stage, dataName);
+    if (absl::Status status = writeText(jsonl, lines); !status.ok())
+      return status;
+
+    StageReport::Decoded decoded;
+    decoded.data = dataName;
+    decoded.writes = stage.writeData[d];
+    decoded.overlay = overlay;
+    decoded.hypotheses = jsonl;
+    decoded.utterances = totals->utterances;
+    decoded.leftOut = totals->leftOut;
+    decoded.scored = totals->scoring;
+    decoded.unit = toString(totals->unit);
+    decoded.errors = totals->errors.totals().errors();
+    decoded.referenceLength = totals->errors.totals().referenceLength;
+    decoded.errorRate = totals->errors.errorRate();
+    decoded.losses = lossValues(manifest, totals->losses.losses);
+    report.decoded.push_back(decoded);
+
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (!output.json) {
+      llvm::errs() << prefix << "decoded '" << dataName << "' ("
+                   << totals->utterances << " utterances, "
+                   << llvm::format("%.0f",
+                                   totals->utterances / std::max(seconds, 1e-9))
+                   << " utterances/s): '" << stage.writeData[d] << "' in "
+                   << overlay << ", hypotheses in " << jsonl << "\n";
+      if (totals->leftOut)
+        llvm::errs() << prefix << totals->leftOut << " utterances of '"
+                     << dataName
+                     << "' left out (nn.keep 0, or no frames): no "
+                        "hypotheses\n";
+      if (!totals->losses.losses.empty())
+        llvm::errs() << prefix << "'" << dataName << "' losses: "
+                     << lossesText(manifest, totals->losses.losses) << "\n";
+      llvm::errs() << prefix << "'" << dataName
+                   << "': " << errorRateText(*totals) << "\n";
+    }
+    support::JsonObject fields;
+    fields.add("data", dataName)
+        .add("writes", stage.writeData[d])
+        .add("utterances", totals->utterances)
+        .add("left_out", totals->leftOut);
+    if (totals->scoring) {
+      if (decoded.errorRate)
+        fields.add("error_rate", *decoded.errorRate);
+      fields.add("errors", decoded.errors)
+          .add("ref_len", decoded.referenceLength)
+          .add("unit", decoded.unit);
+    }
+    fields.add("path", overlay).add("hypotheses", jsonl);
+    event(output, stage.name, "decoded", fields);
+  }
+  return writeText(errorRateFile(stage), rates.str() + "\n");
+}
+
 absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
   Impl &p = *impl;
   finished = false;
@@ -448,7 +609,7 @@ absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
     Stage &stage = p.stages[i];
     StageReport report;
     report.name = stage.name;
-    report.kind = stage.kind == StageKind::train ? "train" : "align";
+    report.kind = toString(stage.kind);
     std::string marker = p.doneMarker(stage.dir);
     std::string position =
         std::to_string(i + 1) + "/" + std::to_string(p.stages.size());
@@ -500,7 +661,9 @@ absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
     bool stageFinished = true;
     absl::Status status = stage.kind == StageKind::train
                               ? p.runTrain(stage, output, report, stageFinished)
-                              : p.runAlign(stage, output, report);
+                          : stage.kind == StageKind::align
+                              ? p.runAlign(stage, output, report)
+                              : p.runDecode(stage, output, report);
     if (!status.ok())
       return status;
     p.reports.push_back(std::move(report));

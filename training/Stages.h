@@ -3,9 +3,10 @@
 //
 // The speech recipe in one command (`nn-train --stages FILE`): full-sum
 // training, Viterbi alignment of the data with its parameters, frame-wise
-// training on the alignments, each a stage of a JSON file that states its
-// graph, losses, epochs, optimizer and schedule, and what it reads and
-// writes. docs/sequence-training.md has the format and an example.
+// training on the alignments, decoding held-out data with the trained
+// model, each a stage of a JSON file that states its graph, losses,
+// epochs, optimizer and schedule, and what it reads and writes.
+// docs/sequence-training.md has the format and an example.
 //
 //   absl::StatusOr<std::unique_ptr<StagePipeline>> pipeline =
 //       StagePipeline::load("recipe.json");
@@ -13,9 +14,10 @@
 //   (*pipeline)->run(output, finished);
 //
 // Things pass between stages by name: datasets (declared under "data", or
-// written by an align stage: the dataset with an alignment overlay next
-// to it) and parameters (written by a train stage, read by later train
-// stages to start from and by align stages). Each stage's outputs live in
+// written by an align or decode stage: the dataset with an overlay of
+// alignments or hypotheses next to it) and parameters (written by a train
+// stage, read by later train stages to start from and by align and decode
+// stages). Each stage's outputs live in
 // the work directory, with a `done.json` written last that holds the
 // stage's fingerprint (its settings, its graph's text and the
 // fingerprints of what it reads): a rerun skips a stage whose outputs
@@ -30,6 +32,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +58,21 @@ struct StageReport {
   std::vector<Aligned> aligned;
   /// Align stages with a prior: log p(class) as estimated.
   std::vector<double> logPrior;
+  /// Decode stages: per dataset decoded, the overlay and hypothesis file
+  /// written, the utterances decoded and left out, and with references
+  /// the edits and reference length (in labels, or words with a
+  /// vocabulary) and the error rate (absent when undefined); the graph's
+  /// losses summed over the dataset.
+  struct Decoded {
+    std::string data, writes, overlay, hypotheses;
+    int64_t utterances = 0, leftOut = 0;
+    bool scored = false;
+    std::string unit;
+    int64_t errors = 0, referenceLength = 0;
+    std::optional<double> errorRate;
+    std::vector<std::pair<std::string, double>> losses;
+  };
+  std::vector<Decoded> decoded;
 };
 
 class StagePipeline {
@@ -71,8 +89,8 @@ public:
   /// Compiles every stage's graph and checks what the stages hand each
   /// other before anything runs: every graph input is an array of the
   /// dataset it reads, shared parameters have one shape, an align graph
-  /// returns [B, T] i32 alignments and finds all its parameters in what it
-  /// reads.
+  /// returns [B, T] i32 alignments and a decode graph [B, Y] i32
+  /// hypotheses, and each finds all its parameters in what it reads.
   absl::Status prepare(const OutputOptions &output);
   /// Runs the stages in order, skipping those done before. `finished` is
   /// false when Ctrl-C stopped a train stage (its checkpoint saved; the

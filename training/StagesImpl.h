@@ -10,6 +10,7 @@
 #ifndef NN_TRAINING_STAGESIMPL_H
 #define NN_TRAINING_STAGESIMPL_H
 
+#include "training/Decoding.h"
 #include "training/StageFile.h"
 #include "training/Stages.h"
 #include "training/WorkDir.h"
@@ -18,6 +19,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,11 +29,15 @@ namespace nn::training {
 struct Stage : StageSpec {
   explicit Stage(StageSpec spec) : StageSpec(std::move(spec)) {}
   std::unique_ptr<Trainer> trainer;
-  std::unique_ptr<Artifact> alignArtifact;
-  Executable alignGraph;
+  /// Align and decode stages: the compiled graph.
+  std::unique_ptr<Artifact> artifact;
+  Executable graph;
   /// Align stages: the frame dim of the alignment and the class count.
   std::string alignDim;
   int64_t classes = 0;
+  /// Decode stages: where the graph's hypotheses are, and the vocabulary.
+  HypothesisLayout hypotheses;
+  std::optional<Vocabulary> vocabulary;
   uint64_t fingerprint = 0;
   /// Done in an earlier run with this fingerprint, its outputs there: not
   /// compiled, not run.
@@ -75,6 +81,16 @@ struct StagePipeline::Impl {
   bool adoptDoneStage(Stage &stage);
   absl::Status prepareTrain(Stage &stage, const OutputOptions &output);
   absl::Status prepareAlign(Stage &stage);
+  absl::Status prepareDecode(Stage &stage);
+  /// An align or decode stage's graph compiled into `stage`.
+  absl::Status compileGraph(Stage &stage);
+  /// An align or decode stage's parameters (but `except`) are those it
+  /// reads, by name, dtype and shape.
+  absl::Status requireParameters(const Stage &stage,
+                                 const std::string &except) const;
+  /// The arrays of the datasets an align or decode stage writes; an error
+  /// when a dataset it reads holds the stage's array already.
+  absl::Status addWrittenArray(Stage &stage);
   absl::Status requireArrays(const Stage &stage, const std::string &dataName,
                              const Manifest &manifest) const;
 
@@ -83,6 +99,12 @@ struct StagePipeline::Impl {
                         StageReport &report, bool &finished);
   absl::Status runAlign(Stage &stage, const OutputOptions &output,
                         StageReport &report);
+  absl::Status runDecode(Stage &stage, const OutputOptions &output,
+                         StageReport &report);
+  /// The parameters of an align or decode stage's graph from the
+  /// parameters it reads (but `except`, which the stage makes).
+  absl::Status readParameters(const Stage &stage, const std::string &except,
+                              std::map<std::string, Tensor> &parameters);
   struct Alignment;
   absl::Status align(Stage &stage, const std::string &dataName,
                      const std::map<std::string, Tensor> &parameters,
@@ -90,6 +112,16 @@ struct StagePipeline::Impl {
 
   std::string doneMarker(const std::string &dir) const {
     return dir + "/done.json";
+  }
+  /// A decode stage's outputs in its directory: the hypotheses of dataset
+  /// `dataName` as nn-decode --json writes them, and every dataset's
+  /// summary.
+  std::string hypothesesFile(const Stage &stage,
+                             const std::string &dataName) const {
+    return stage.dir + "/" + dataName + ".jsonl";
+  }
+  std::string errorRateFile(const Stage &stage) const {
+    return stage.dir + "/error-rate.json";
   }
 };
 

@@ -1,12 +1,14 @@
 //===- StagesTest.cpp - stage files: the recipe, reruns and bad files -----===//
 //
 // The shipped recipe (examples/recipe: CTC, Viterbi alignment with a
-// prior, frame-wise CE) run from its stage file on the synthetic segment
-// task with fixed seeds, checked against the task's truth: each label's
-// aligned frames start inside its true segment, and the frame-wise stage
-// ends with a lower dev frame error than the CTC model it started from.
-// Then reruns (nothing done twice) and bad stage files (each a clear error
-// before anything runs).
+// prior, frame-wise CE, dev decoded with the CTC model) run from its stage
+// file on the synthetic segment task with fixed seeds, checked against the
+// task's truth: each label's aligned frames start inside its true segment,
+// the frame-wise stage ends with a lower dev frame error than the CTC
+// model it started from, and the decode stage's label error rate is low.
+// A decode stage's hypotheses and error counts against a plain greedy
+// decoder and edit distance. Then reruns (nothing done twice) and bad
+// stage files (each a clear error before anything runs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 #include "training/StageFile.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 
 #include <gtest/gtest.h>
 
@@ -131,7 +134,7 @@ TEST(StagesTest, CtcAlignFrameWiseRecipe) {
   std::unique_ptr<StagePipeline> pipeline;
   absl::Status status = runStages(recipeDir() + "/recipe.json", work, pipeline);
   ASSERT_TRUE(status.ok()) << status.message();
-  ASSERT_EQ(pipeline->reports().size(), 3u);
+  ASSERT_EQ(pipeline->reports().size(), 4u);
   for (const StageReport &report : pipeline->reports())
     EXPECT_FALSE(report.skipped) << report.name;
 
@@ -174,13 +177,34 @@ TEST(StagesTest, CtcAlignFrameWiseRecipe) {
   EXPECT_GT(ctcLer, 0.0);
   EXPECT_LT(ctcLer, 0.2);
   EXPECT_EQ(lossIn(ce.devAtStart, "ler"), ctcLer);
+
+  // Stage 4: dev decoded greedily with the CTC model, against every dev
+  // label (as many as the task's segments): the label error rate stage 1's
+  // last dev evaluation reported (its eval_only `ler`), and its CTC loss,
+  // for the same parameters and data.
+  const StageReport &decode = reportOf(*pipeline, "decode");
+  ASSERT_EQ(decode.decoded.size(), 1u);
+  const StageReport::Decoded &dev = decode.decoded[0];
+  EXPECT_EQ(dev.overlay, work + "/data/dev.decode");
+  EXPECT_EQ(dev.utterances, 128);
+  EXPECT_TRUE(dev.scored);
+  EXPECT_EQ(dev.unit, "label");
+  EXPECT_EQ(dev.referenceLength, devLabels);
+  ASSERT_TRUE(dev.errorRate.has_value());
+  EXPECT_LT(*dev.errorRate, 0.2);
+  EXPECT_NEAR(*dev.errorRate, ctcLer, 1e-6);
+  EXPECT_NEAR(lossIn(dev.losses, "ler"), *dev.errorRate, 1e-6);
+  EXPECT_NEAR(lossIn(dev.losses, "ctc"), lossIn(ctc.devAtEnd, "ctc"),
+              1e-5 * lossIn(ctc.devAtEnd, "ctc"));
   std::printf("labels starting inside their segment: dev %.3f (%lld), train "
               "%.3f (%lld); dev frame error against the alignments: CTC "
               "model %.4f, after CE %.4f; against the true frame labels: CTC "
-              "model %.4f, after CE %.4f\n",
+              "model %.4f, after CE %.4f; dev label error rate of the CTC "
+              "model, greedy: %.4f (%lld / %lld)\n",
               devInside, (long long)devLabels, trainInside,
               (long long)trainLabels, startAligned, endAligned, ctcTrue,
-              endTrue);
+              endTrue, *dev.errorRate, (long long)dev.errors,
+              (long long)dev.referenceLength);
 
   // A rerun does nothing again: every stage is skipped, outputs kept.
   std::string parameters = readFile(work + "/ce/parameters.npz");
@@ -336,13 +360,211 @@ TEST(StagesTest, InfeasibleUtterancesAreAnErrorOrLeftOut) {
   llvm::sys::fs::remove_directories(dir);
 }
 
+/// Each utterance's values of NAME (with NAME.lengths) in `arrays`.
+std::vector<std::vector<int32_t>>
+perUtterance(const std::map<std::string, Tensor> &arrays,
+             const std::string &name) {
+  const Tensor &values = arrays.at(name);
+  const Tensor &lengths = arrays.at(name + ".lengths");
+  std::vector<std::vector<int32_t>> out;
+  int64_t at = 0;
+  for (int64_t u = 0; u < lengths.numElements(); ++u) {
+    std::vector<int32_t> row;
+    for (int64_t i = 0; i < (int64_t)lengths.at(u); ++i)
+      row.push_back((int32_t)values.at(at + i));
+    at += (int64_t)lengths.at(u);
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+/// Greedy CTC decoding written plainly for a linear layer without bias:
+/// per frame the class with the largest logit (in double; the lowest
+/// class among equal ones), repeats merged, blanks (0) dropped.
+std::vector<int32_t> plainGreedy(const float *frames, int64_t count,
+                                 const Tensor &weight) {
+  int64_t classes = weight.shape()[0], features = weight.shape()[1];
+  std::vector<int32_t> labels;
+  int64_t previous = -1;
+  for (int64_t t = 0; t < count; ++t) {
+    int64_t best = 0;
+    double bestLogit = -INFINITY;
+    for (int64_t c = 0; c < classes; ++c) {
+      double logit = 0;
+      for (int64_t f = 0; f < features; ++f)
+        logit += (double)weight.data<float>()[c * features + f] *
+                 (double)frames[t * features + f];
+      if (logit > bestLogit) {
+        bestLogit = logit;
+        best = c;
+      }
+    }
+    if (best != 0 && best != previous)
+      labels.push_back((int32_t)best);
+    previous = best;
+  }
+  return labels;
+}
+
+/// The Levenshtein distance, by the textbook dynamic program.
+int64_t plainEditDistance(const std::vector<int32_t> &a,
+                          const std::vector<int32_t> &b) {
+  std::vector<int64_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = (int64_t)j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    int64_t diagonal = row[0];
+    row[0] = (int64_t)i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      int64_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] != b[j - 1] ? 1 : 0)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+/// A decode stage decodes dev with the CTC stage's parameters: its overlay
+/// holds what a plain greedy decoder gives for those parameters, its error
+/// counts are a plain edit distance's, error-rate.json and the hypothesis
+/// file say the same, and the written dataset reads back with the data.
+/// A rerun skips it; a new vocabulary (the same file, other tokens) runs it
+/// again, in words, and nothing before it.
+TEST(StagesTest, DecodeStageWritesHypothesesAndErrorRates) {
+  std::string dir = scratch("decode");
+  for (const char *graph : {"ctc.mlir", "decode.mlir"})
+    std::ofstream(dir + "/" + graph) << readFile(tinyDir() + "/" + graph);
+  std::string stages = R"({
+  "seed": 1,
+  "data": {
+    "train": {"synthesize": {"task": "segments", "utterances": 32, "features": 16, "classes": 8, "task_seed": 3, "seed": 1}},
+    "dev": {"synthesize": {"task": "segments", "utterances": 20, "features": 16, "classes": 8, "task_seed": 3, "seed": 2}}
+  },
+  "stages": [
+    {"name": "ctc", "kind": "train", "graph": "ctc.mlir", "losses": ["ctc"],
+     "steps": 20, "lr": "constant:peak=3e-2",
+     "reads": {"train": "train"}, "writes": {"parameters": "ctc"}},
+    {"name": "decode", "kind": "decode", "graph": "decode.mlir",
+     "batch_size": 6, "reads": {"parameters": "ctc", "data": ["dev"]},
+     "writes": {"data": ["dev_decoded"]}VOCAB}
+  ]
+})";
+  std::string path = dir + "/stages.json", work = dir + "/work";
+  std::ofstream(path) << replaced(stages, "VOCAB", "");
+  std::unique_ptr<StagePipeline> pipeline;
+  absl::Status status = runStages(path, work, pipeline);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const StageReport &decode = reportOf(*pipeline, "decode");
+  ASSERT_EQ(decode.decoded.size(), 1u);
+  const StageReport::Decoded &dev = decode.decoded[0];
+  EXPECT_EQ(dev.data, "dev");
+  EXPECT_EQ(dev.writes, "dev_decoded");
+  EXPECT_EQ(dev.overlay, work + "/data/dev.decode");
+  EXPECT_EQ(dev.hypotheses, work + "/decode/dev.jsonl");
+  EXPECT_EQ(dev.utterances, 20);
+  EXPECT_EQ(dev.leftOut, 0);
+  EXPECT_EQ(dev.unit, "label");
+
+  std::map<std::string, Tensor> parameters, data, overlay;
+  ASSERT_TRUE(readNpz(work + "/ctc/parameters.npz", parameters).ok());
+  ASSERT_TRUE(readNpz(work + "/data/dev/shard-00000.npz", data).ok());
+  ASSERT_TRUE(readNpz(work + "/data/dev.decode/shard-00000.npz", overlay).ok());
+  std::vector<std::vector<int32_t>> references = perUtterance(data, "labels");
+  std::vector<std::vector<int32_t>> hypotheses = perUtterance(overlay, "hyp");
+  ASSERT_EQ(hypotheses.size(), 20u);
+  ASSERT_EQ(overlay.at("hyp.score").numElements(), 20);
+  const Tensor &frames = data.at("features.lengths");
+  int64_t row = 0, errors = 0, referenceLength = 0, labels = 0;
+  for (int64_t u = 0; u < 20; ++u) {
+    std::vector<int32_t> expected =
+        plainGreedy(data.at("features").data<float>() + row * 16,
+                    (int64_t)frames.at(u), parameters.at("out.w"));
+    EXPECT_EQ(hypotheses[u], expected) << "utterance " << u;
+    EXPECT_TRUE(std::isfinite(overlay.at("hyp.score").at(u))) << u;
+    errors += plainEditDistance(expected, references[u]);
+    referenceLength += (int64_t)references[u].size();
+    labels += (int64_t)expected.size();
+    row += (int64_t)frames.at(u);
+  }
+  EXPECT_GT(labels, 0) << "some hypothesis holds labels";
+  EXPECT_EQ(dev.errors, errors);
+  EXPECT_EQ(dev.referenceLength, referenceLength);
+  ASSERT_TRUE(dev.errorRate.has_value());
+  EXPECT_DOUBLE_EQ(*dev.errorRate, (double)errors / (double)referenceLength);
+
+  // error-rate.json: the dataset's summary, as the hypothesis file ends.
+  llvm::Expected<llvm::json::Value> rates =
+      llvm::json::parse(readFile(work + "/decode/error-rate.json"));
+  ASSERT_TRUE((bool)rates);
+  const llvm::json::Object *devRate = rates->getAsObject()->getObject("dev");
+  ASSERT_NE(devRate, nullptr);
+  EXPECT_EQ(devRate->getInteger("errors"), errors);
+  EXPECT_EQ(devRate->getInteger("ref_len"), referenceLength);
+  EXPECT_EQ(devRate->getInteger("utterances"), 20);
+  EXPECT_EQ(devRate->getString("unit"), "label");
+  std::string lines = readFile(work + "/decode/dev.jsonl");
+  EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 21);
+  std::string last = lines.substr(lines.rfind('\n', lines.size() - 2) + 1);
+  EXPECT_EQ(last,
+            "{\"summary\": " + readFile(work + "/decode/error-rate.json")
+                                   .substr(std::string("{\"dev\": ").size()));
+
+  // Others read the written dataset: the data and its overlay.
+  Manifest reader;
+  reader.graph = "reader";
+  reader.dims = {{DimInfo::Kind::batch, "B", "", "", 0, ""},
+                 {DimInfo::Kind::seq, "T", "B", "", 0, ""}};
+  reader.rootDims = {"B", "T"};
+  reader.inputs = {
+      {"features", DType::f32, {Axis{"B", -1}, Axis{"T", -1}, Axis{"", 16}}}};
+  absl::StatusOr<Dataset> decoded = Dataset::load(
+      {work + "/data/dev", work + "/data/dev.decode"}, reader, {{"hyp"}});
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  ASSERT_EQ(decoded->size(), 20);
+  for (int64_t u = 0; u < 20; ++u) {
+    absl::Span<const int32_t> read = decoded->hostSequence("hyp", u);
+    EXPECT_EQ(std::vector<int32_t>(read.begin(), read.end()), hypotheses[u]);
+  }
+
+  // A rerun skips both stages and leaves the overlay as it was.
+  std::string written = readFile(work + "/data/dev.decode/shard-00000.npz");
+  status = runStages(path, work, pipeline);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_TRUE(reportOf(*pipeline, "ctc").skipped);
+  EXPECT_TRUE(reportOf(*pipeline, "decode").skipped);
+  EXPECT_EQ(readFile(work + "/data/dev.decode/shard-00000.npz"), written);
+
+  // A token per label is a word per label: the same edits, in words.
+  std::ofstream(dir + "/tokens.txt") << "sil\na\nb\nc\nd\ne\nf\ng\n";
+  std::ofstream(path) << replaced(stages, "VOCAB",
+                                  ", \"vocab\": \"tokens.txt\"");
+  status = runStages(path, work, pipeline);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_TRUE(reportOf(*pipeline, "ctc").skipped);
+  ASSERT_FALSE(reportOf(*pipeline, "decode").skipped);
+  ASSERT_EQ(reportOf(*pipeline, "decode").decoded.size(), 1u);
+  const StageReport::Decoded &words = reportOf(*pipeline, "decode").decoded[0];
+  EXPECT_EQ(words.unit, "word");
+  EXPECT_EQ(words.errors, errors);
+  EXPECT_EQ(words.referenceLength, referenceLength);
+  // Other tokens in the same file: the stage runs again.
+  std::ofstream(dir + "/tokens.txt") << "sil\nA\nB\nC\nD\nE\nF\nG\n";
+  status = runStages(path, work, pipeline);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_TRUE(reportOf(*pipeline, "ctc").skipped);
+  EXPECT_FALSE(reportOf(*pipeline, "decode").skipped);
+  llvm::sys::fs::remove_directories(dir);
+}
+
 TEST(StagesTest, BadStageFilesAreErrorsBeforeAnythingRuns) {
   std::string dir = scratch("bad");
   std::string path = dir + "/stages.json";
-  for (const char *graph : {"ctc.mlir", "align.mlir", "ce.mlir"})
+  for (const char *graph : {"ctc.mlir", "align.mlir", "ce.mlir", "decode.mlir"})
     std::ofstream(dir + "/" + graph) << readFile(tinyDir() + "/" + graph);
   std::string stages = readFile(tinyDir() + "/stages.json");
   // ce.mlir with an output layer of other width: a shape conflict.
+  std::ofstream(dir + "/empty.txt") << "";
   std::string wide = readFile(tinyDir() + "/ce.mlir");
   while (wide.find("[8, 16]") != std::string::npos)
     wide = replaced(wide, "[8, 16]", "[8, 24]");
@@ -351,6 +573,11 @@ TEST(StagesTest, BadStageFilesAreErrorsBeforeAnythingRuns) {
   wide = replaced(wide, "nn.linear %features, %w : !nn.tensor<[B, T, 16], f32>",
                   "nn.linear %features, %w : !nn.tensor<[B, T, 24], f32>");
   std::ofstream(dir + "/wide.mlir") << wide;
+  // decode.mlir likewise.
+  std::string wideDecode = readFile(tinyDir() + "/decode.mlir");
+  while (wideDecode.find("16]") != std::string::npos)
+    wideDecode = replaced(wideDecode, "16]", "24]");
+  std::ofstream(dir + "/wide-decode.mlir") << wideDecode;
   ASSERT_EQ(stageError(dir, stages), "");
 
   struct Case {
@@ -369,7 +596,7 @@ TEST(StagesTest, BadStageFilesAreErrorsBeforeAnythingRuns) {
        path + ": stages[0] ('ctc'): give \"epochs\" or \"steps\", one of them"},
       {"\"kind\": \"align\"", "\"kind\": \"realign\"",
        path + ": stages[1] ('align').kind: unknown kind 'realign' (expected "
-              "train or align)"},
+              "train, align or decode)"},
       {"\"align.mlir\"", "\"missing.mlir\"",
        path + ": stages[1] ('align').graph: no file '" + dir +
            "/missing.mlir'"},
@@ -464,6 +691,60 @@ TEST(StagesTest, BadStageFilesAreErrorsBeforeAnythingRuns) {
       {"\"graph\": \"align.mlir\"", "\"graph\": \"ctc.mlir\"",
        path + ": stages[1] ('align'): graph @ctc must return the alignment "
               "first, [B, T] i32 over a sequence dim"},
+      // Decode stages: their keys, what they read and write, their graph.
+      {"\"writes\": {\"data\": [\"dev_decoded\"]}",
+       "\"writes\": {\"data\": [\"dev_decoded\"]}, \"refs\": \"labels\"",
+       path + ": stages[3] ('decode').refs: unknown key (did you mean "
+              "'ref'?); expected name, kind, graph, entry, batch_size, "
+              "max_frames, reads, writes, array, vocab, ref, "},
+      {"\"writes\": {\"data\": [\"dev_decoded\"]}",
+       "\"writes\": {\"data\": [\"dev_decoded\"]}, \"vocab\": "
+       "\"missing.txt\"",
+       path + ": stages[3] ('decode').vocab: no file '" + dir +
+           "/missing.txt'"},
+      {"\"writes\": {\"data\": [\"dev_decoded\"]}",
+       "\"writes\": {\"data\": [\"dev_decoded\"]}, \"vocab\": "
+       "\"empty.txt\"",
+       path + ": stages[3] ('decode').vocab: "},
+      {"\"writes\": {\"data\": [\"dev_decoded\"]}",
+       "\"writes\": {\"data\": [\"dev_decoded\"]}, \"ref\": 3",
+       path + ": stages[3] ('decode').ref: must be a non-empty string"},
+      {"[\"dev_decoded\"]", "[\"dev_decoded\", \"more\"]",
+       path + ": stages[3] ('decode').writes.data: names 2 datasets for the "
+              "1 it decodes (one each, in order)"},
+      {"\"parameters\": \"ctc\", \"data\": [\"dev\"]",
+       "\"parameters\": \"dev\", \"data\": [\"dev\"]",
+       path + ": stages[3] ('decode').reads.parameters: 'dev' is a dataset, "
+              "not parameters"},
+      {"\"data\": [\"dev\"]}", "\"data\": [\"dev_decodd\"]}",
+       path + ": stages[3] ('decode').reads.data: 'dev_decodd' is written by "
+              "no earlier stage and is not declared data (known before this "
+              "stage: ce, ctc, dev, dev_aligned, train, train_aligned)"},
+      {"\"dev\": {\"synthesize\"",
+       "\"dev.decode\": {\"synthesize\": {\"utterances\": 4, "
+       "\"features\": 16, \"classes\": 8}}, \"dev\": {\"synthesize\"",
+       path +
+           ": stages[3] ('decode').writes.data: the hypotheses of 'dev' "
+           "would be written to '" +
+           dir +
+           "/stages.work/data/dev.decode', which is dataset "
+           "'dev.decode'"},
+      // Found by compiling the decode graph.
+      {"\"graph\": \"decode.mlir\"", "\"graph\": \"ctc.mlir\"",
+       path + ": stages[3] ('decode'): graph @ctc returns no results; a "
+              "decoding graph returns its hypotheses as result0, [B, Y] i32 "
+              "(and their scores as result1, [B] f32)"},
+      {"\"writes\": {\"data\": [\"dev_decoded\"]}",
+       "\"writes\": {\"data\": [\"dev_decoded\"]}, \"ref\": \"words\"",
+       path + ": stages[3] ('decode').ref: dataset 'dev' holds no array "
+              "'words' (it holds features, frame_labels, labels, segments)"},
+      {"\"writes\": {\"data\": [\"dev_decoded\"]}",
+       "\"writes\": {\"data\": [\"dev_decoded\"]}, \"array\": \"labels\"",
+       path + ": stages[3] ('decode'): dataset 'dev' already holds an array "
+              "'labels' (choose another \"array\")"},
+      {"\"graph\": \"decode.mlir\"", "\"graph\": \"wide-decode.mlir\"",
+       path + ": stages[3] ('decode'): graph @decode has parameter 'out.w' as "
+              "[8, 24] f32, but 'ctc' holds [8, 16] f32"},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.to);
@@ -479,7 +760,7 @@ TEST(StagesTest, BadStageFilesAreErrorsBeforeAnythingRuns) {
 /// under the keys nn/Options.h declares (and nothing else changes).
 TEST(StagesTest, OptionKeysSetTheStagesCompileOptions) {
   std::string dir = scratch("options");
-  for (const char *graph : {"ctc.mlir", "align.mlir", "ce.mlir"})
+  for (const char *graph : {"ctc.mlir", "align.mlir", "ce.mlir", "decode.mlir"})
     std::ofstream(dir + "/" + graph) << readFile(tinyDir() + "/" + graph);
   std::string stages = readFile(tinyDir() + "/stages.json");
   stages = replaced(stages, "\"epochs\": 1, \"optimizer\"",
@@ -495,9 +776,9 @@ TEST(StagesTest, OptionKeysSetTheStagesCompileOptions) {
   absl::StatusOr<StageFile> file =
       StageFile::parse(stages, dir + "/stages.json");
   ASSERT_TRUE(file.ok()) << file.status().message();
-  ASSERT_EQ(file->stages.size(), 3u);
+  ASSERT_EQ(file->stages.size(), 4u);
   const StageSpec &ctc = file->stages[0], &align = file->stages[1],
-                  &ce = file->stages[2];
+                  &ce = file->stages[2], &decode = file->stages[3];
   // The first stage gives none: the defaults.
   EXPECT_TRUE(ctc.optimize.pack);
   EXPECT_TRUE(ctc.optimize.fuseLossTail);
@@ -515,6 +796,14 @@ TEST(StagesTest, OptionKeysSetTheStagesCompileOptions) {
   EXPECT_EQ(ce.optimizer.weightDecay, 0.25);
   EXPECT_EQ(ce.optimizer.clipNorm, 2);
   EXPECT_EQ(ce.optimizer.momentum, 0);
+  // A decode stage's defaults: hypotheses as "hyp", "labels" as the
+  // references where the data holds them, labels not words.
+  EXPECT_EQ(decode.kind, StageKind::decode);
+  EXPECT_EQ(decode.array, "hyp");
+  EXPECT_EQ(decode.reference, "labels");
+  EXPECT_FALSE(decode.referenceGiven);
+  EXPECT_EQ(decode.vocabularyPath, "");
+  EXPECT_TRUE(decode.codegen.blas);
   llvm::sys::fs::remove_directories(dir);
 }
 
@@ -522,7 +811,7 @@ TEST(StagesTest, OptionKeysSetTheStagesCompileOptions) {
 /// anything is compiled, naming what is there, and nothing in it changes.
 TEST(StagesTest, WorkDirsHoldingOtherFilesAreRefused) {
   std::string dir = scratch("tree");
-  for (const char *graph : {"ctc.mlir", "align.mlir", "ce.mlir"})
+  for (const char *graph : {"ctc.mlir", "align.mlir", "ce.mlir", "decode.mlir"})
     std::ofstream(dir + "/" + graph) << readFile(tinyDir() + "/" + graph);
   std::string path = dir + "/stages.json";
   std::ofstream(path) << readFile(tinyDir() + "/stages.json");

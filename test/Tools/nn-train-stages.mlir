@@ -1,67 +1,108 @@
 // nn-train --stages: a stage file's stages run in order (CTC, alignment,
-// frame-wise CE on small graphs), outputs in the work directory and the
-// alignments next to the data; a rerun skips what is done, a changed
-// stage reruns with what follows it; errors come before anything runs.
+// frame-wise CE, decoding dev with the CTC model, on small graphs),
+// outputs in the work directory and the alignments and hypotheses next to
+// the data; a rerun skips what is done, a changed stage reruns with what
+// follows it; errors come before anything runs.
 // (The recipe's figures are StagesTest's, on examples/recipe.)
 // REQUIRES: numpy
 // RUN: rm -rf %t && mkdir -p %t && cp %S/Inputs/stages/* %t/
-// RUN: nn-train --stages %t/stages.json 2>&1 | FileCheck %s --check-prefix=FIRST
+// RUN: nn-train --stages %t/stages.json > %t/first.log 2>&1
+// RUN: FileCheck %s --check-prefix=FIRST < %t/first.log
 // FIRST: nn-train: compiling stages[0] ('ctc'), ctc.mlir
 // FIRST: nn-train: synthesizing data 'dev' (8 utterances of the segment task) in {{.*}}stages.work/data/dev
-// FIRST: nn-train: stage 1/3 'ctc' (train, ctc.mlir): losses ctc, 1 epochs on 'train', dev 'dev'
+// FIRST: nn-train: stage 1/4 'ctc' (train, ctc.mlir): losses ctc, 1 epochs on 'train', dev 'dev'
 // FIRST: [ctc] dev after step 2: ctc {{[0-9.]+}}
 // FIRST: [ctc] parameters 'ctc' in {{.*}}stages.work/ctc/parameters.npz
-// FIRST: nn-train: stage 2/3 'align' (align, align.mlir): 2 datasets with 'ctc'
+// FIRST: nn-train: stage 2/4 'align' (align, align.mlir): 2 datasets with 'ctc'
 // FIRST: [align] prior of 'train' (class frequencies on its best paths): {{([0-9.]+ ){7}[0-9.]+}}; scale 0.5
 // FIRST: [align] aligned 'train' (32 utterances, {{[0-9]+}} frames, {{[0-9]+}} frames/s): 'train_aligned' in {{.*}}stages.work/data/train.align
 // FIRST: [align] aligned 'dev' (8 utterances,
-// FIRST: nn-train: stage 3/3 'ce' (train, ce.mlir): losses ce, 1 epochs on 'train_aligned', dev 'dev_aligned', from 'ctc'
+// FIRST: nn-train: stage 3/4 'ce' (train, ce.mlir): losses ce, 1 epochs on 'train_aligned', dev 'dev_aligned', from 'ctc'
 // FIRST: [ce] starts from 'ctc': 1 of 1 parameters shared, 0 new
 // FIRST: [ce] dev before step 1: ce {{[0-9.]+}} fer {{[0-9.]+}}
 // FIRST: [ce] dev after step 2: ce {{[0-9.]+}} fer {{[0-9.]+}}
-// FIRST: nn-train: all 3 stages done (3 ran, 0 done before); outputs in {{.*}}stages.work
+// FIRST: nn-train: stage 4/4 'decode' (decode, decode.mlir): 1 datasets with 'ctc'
+// FIRST: [decode] decoded 'dev' (8 utterances, {{[0-9]+}} utterances/s): 'dev_decoded' in {{.*}}stages.work/data/dev.decode, hypotheses in {{.*}}stages.work/decode/dev.jsonl
+// FIRST: [decode] 'dev' losses: ctc {{[0-9.]+}}
+// FIRST: [decode] 'dev': label error rate {{[0-9.]+}}% ({{[0-9]+}} errors / {{[0-9]+}} labels, 8 utterances)
+// FIRST: nn-train: all 4 stages done (4 ran, 0 done before); outputs in {{.*}}stages.work
 // RUN: %python %S/Inputs/check-alignment-overlay.py %t/stages.work/data/train %t/stages.work/data/train.align 8 | FileCheck %s --check-prefix=OVERLAY
 // OVERLAY: 1 shards, 32 utterances, {{[0-9]+}} frames aligned, 0 left out
 // RUN: %python -c "import numpy as np, sys; z = np.load(sys.argv[1]); print(sorted(z.files))" %t/stages.work/ce/parameters.npz | FileCheck %s --check-prefix=PARAMS
 // PARAMS: ['out.w']
 
+// The decode stage's hypotheses: the overlay next to dev holds them, and
+// numpy's greedy decoding of the CTC parameters gives the same;
+// check-decode.py recomputes each reference, edit distance and the totals
+// and prints the error rate the stage printed. The stage's dev.jsonl is
+// what nn-decode --json writes for the same graph, parameters and data,
+// and its error-rate.json holds that file's summary.
+// RUN: %python -c "import numpy as np, sys; z = dict(np.load(sys.argv[1])); o = np.load(sys.argv[2]); z.update({k: o[k] for k in o.files}); p = np.load(sys.argv[3]); a = (z['features'].astype(np.float64) @ p['out.w'].astype(np.float64).T).argmax(-1); n = z['features.lengths']; s = np.concatenate([[0], np.cumsum(n)]); hyps = [[int(c) for i, c in enumerate(a[s[u]:s[u + 1]]) if c != 0 and (i == 0 or c != a[s[u] + i - 1])] for u in range(len(n))]; z['greedy'] = np.array(sum(hyps, []), np.int32); z['greedy.lengths'] = np.array([len(h) for h in hyps], np.int32); print(sorted(o.files)); np.savez(sys.argv[4], **z)" %t/stages.work/data/dev/shard-00000.npz %t/stages.work/data/dev.decode/shard-00000.npz %t/stages.work/ctc/parameters.npz %t/shard-00000.npz | FileCheck %s --check-prefix=HYP-OVERLAY
+// HYP-OVERLAY: ['hyp', 'hyp.lengths', 'hyp.score']
+// RUN: %python %S/Inputs/check-decode.py %t/shard-00000.npz %t/stages.work/decode/dev.jsonl hyp > %t/decode.expected
+// RUN: grep -F "[decode] 'dev': label" %t/first.log | cut -d " " -f 3- | diff - %t/decode.expected
+// RUN: %python %S/Inputs/check-decode.py %t/shard-00000.npz %t/stages.work/decode/dev.jsonl greedy | diff - %t/decode.expected
+// RUN: nn-decode %t/decode.mlir --params %t/stages.work/ctc/parameters.npz --data %t/stages.work/data/dev --json > %t/nn-decode-dev.jsonl
+// RUN: diff %t/nn-decode-dev.jsonl %t/stages.work/decode/dev.jsonl
+// RUN: %python -c "import json, sys; rates = json.load(open(sys.argv[1])); summary = json.loads(open(sys.argv[2]).readlines()[-1])['summary']; assert list(rates) == ['dev'] and rates['dev'] == summary, (rates, summary); print('error-rate.json', sorted(summary))" %t/stages.work/decode/error-rate.json %t/stages.work/decode/dev.jsonl | FileCheck %s --check-prefix=RATES
+// RATES: error-rate.json ['error_rate', 'errors', 'losses', 'ref_len', 'unit', 'utterances']
+
 // A rerun skips every stage, without compiling them; --json gives one
 // event per stage.
 // RUN: nn-train --stages %t/stages.json 2>&1 | FileCheck %s --check-prefix=DONE
 // DONE-NOT: compiling
-// DONE: nn-train: stage 1/3 'ctc' (train): done in an earlier run, skipped
-// DONE: nn-train: all 3 stages done (0 ran, 3 done before)
+// DONE: nn-train: stage 1/4 'ctc' (train): done in an earlier run, skipped
+// DONE: nn-train: stage 4/4 'decode' (decode): done in an earlier run, skipped
+// DONE: nn-train: all 4 stages done (0 ran, 4 done before)
 // RUN: nn-train --stages %t/stages.json --json > %t/rerun.json
 // RUN: FileCheck %s --check-prefix=AGAIN < %t/rerun.json
 // AGAIN: {"stage": "ctc", "event": "skipped"}
 // AGAIN-NEXT: {"stage": "align", "event": "skipped"}
 // AGAIN-NEXT: {"stage": "ce", "event": "skipped"}
+// AGAIN-NEXT: {"stage": "decode", "event": "skipped"}
 
-// Changing the last stage reruns it alone; changing the alignment reruns
-// the alignment and the stage that reads it, not the CTC stage.
+// Changing the CE stage reruns it alone; changing the alignment reruns
+// the alignment and the stage that reads it, not the CTC stage nor the
+// decode stage, which reads neither; changing the decode stage reruns it
+// alone.
 // RUN: sed -i 's/"momentum": 0.9/"momentum": 0.5/' %t/stages.json
 // RUN: nn-train --stages %t/stages.json --json > %t/ce.json
 // RUN: FileCheck %s --check-prefix=CHANGED-CE < %t/ce.json
 // CHANGED-CE: {"stage": "ctc", "event": "skipped"}
 // CHANGED-CE-NEXT: {"stage": "align", "event": "skipped"}
-// CHANGED-CE-NEXT: {"stage": "ce", "event": "start", "index": 3, "of": 3, "kind": "train"}
+// CHANGED-CE-NEXT: {"stage": "ce", "event": "start", "index": 3, "of": 4, "kind": "train"}
 // CHANGED-CE: {"stage": "ce", "eval": "dev", "step": 0, "losses": {"ce": {{[0-9.e+-]+}}, "fer": {{[0-9.e+-]+}}}}
 // CHANGED-CE-NEXT: {"stage": "ce", "step": 1, "lr": 0.001, "grad_norm": {{[0-9.e+-]+}}, "losses": {"ce": {{[0-9.e+-]+}}, "fer": {{[0-9.e+-]+}}}, "frames": {{[0-9]+}}, "applied": true}
 // CHANGED-CE: {"stage": "ce", "event": "done"}
+// CHANGED-CE-NEXT: {"stage": "decode", "event": "skipped"}
 // RUN: sed -i 's/"scale": 0.5/"scale": 1.0/' %t/stages.json
 // RUN: nn-train --stages %t/stages.json --json > %t/align.json
 // RUN: FileCheck %s --check-prefix=CHANGED-ALIGN < %t/align.json
 // CHANGED-ALIGN: {"stage": "ctc", "event": "skipped"}
-// CHANGED-ALIGN-NEXT: {"stage": "align", "event": "start", "index": 2, "of": 3, "kind": "align"}
+// CHANGED-ALIGN-NEXT: {"stage": "align", "event": "start", "index": 2, "of": 4, "kind": "align"}
 // CHANGED-ALIGN-NEXT: {"stage": "align", "event": "aligned", "data": "train", "writes": "train_aligned", "utterances": 32, "left_out": 0, "frames": {{[0-9]+}}, "path": "{{.*}}stages.work/data/train.align"}
 // CHANGED-ALIGN: {"stage": "ce", "event": "start"
 // CHANGED-ALIGN: {"stage": "ce", "event": "done"}
+// CHANGED-ALIGN-NEXT: {"stage": "decode", "event": "skipped"}
+// RUN: sed -i 's/"writes": {"data": \["dev_decoded"\]}/"writes": {"data": ["dev_decoded"]}, "batch_size": 3/' %t/stages.json
+// RUN: nn-train --stages %t/stages.json --json > %t/decode.json
+// RUN: FileCheck %s --check-prefix=CHANGED-DECODE < %t/decode.json
+// CHANGED-DECODE: {"stage": "ctc", "event": "skipped"}
+// CHANGED-DECODE-NEXT: {"stage": "align", "event": "skipped"}
+// CHANGED-DECODE-NEXT: {"stage": "ce", "event": "skipped"}
+// CHANGED-DECODE-NEXT: {"stage": "decode", "event": "start", "index": 4, "of": 4, "kind": "decode"}
+// CHANGED-DECODE-NEXT: {"stage": "decode", "event": "decoded", "data": "dev", "writes": "dev_decoded", "utterances": 8, "left_out": 0, "error_rate": {{[0-9.e+-]+}}, "errors": {{[0-9]+}}, "ref_len": {{[0-9]+}}, "unit": "label", "path": "{{.*}}stages.work/data/dev.decode", "hypotheses": "{{.*}}stages.work/decode/dev.jsonl"}
+// CHANGED-DECODE-NEXT: {"stage": "decode", "event": "done"}
 
 // A stage whose outputs are gone runs again.
 // RUN: rm %t/stages.work/ce/parameters.npz
 // RUN: nn-train --stages %t/stages.json 2>&1 | FileCheck %s --check-prefix=GONE
 // GONE: nn-train: compiling stages[2] ('ce'), ce.mlir
-// GONE: nn-train: all 3 stages done (1 ran, 2 done before)
+// GONE: nn-train: all 4 stages done (1 ran, 3 done before)
+// RUN: rm %t/stages.work/decode/dev.jsonl
+// RUN: nn-train --stages %t/stages.json 2>&1 | FileCheck %s --check-prefix=GONE-DECODE
+// GONE-DECODE: nn-train: compiling stages[3] ('decode'), decode.mlir
+// GONE-DECODE: nn-train: all 4 stages done (1 ran, 3 done before)
 
 // Ctrl-C during a stage saves its checkpoint and stops (130); the same
 // command resumes the stage from it.
@@ -72,7 +113,7 @@
 // INTERRUPT-NEXT: nn-train: interrupted; the same command continues from the checkpoint
 // RUN: not %python %S/Inputs/interrupt-after-first-line.py nn-train --stages %t/long.json --work-dir %t/long.work --json > %t/resume.json
 // RUN: FileCheck %s --check-prefix=RESUME < %t/resume.json
-// RESUME: {"stage": "ctc", "event": "start", "index": 1, "of": 3, "kind": "train"}
+// RESUME: {"stage": "ctc", "event": "start", "index": 1, "of": 4, "kind": "train"}
 // RESUME-NEXT: {"stage": "ctc", "event": "resumed", "step": {{[0-9]+}}, "from": "{{.*}}long.work/ctc/checkpoints/step-{{[0-9]+}}.npz"}
 
 // Errors, before anything runs.

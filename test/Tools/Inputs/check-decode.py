@@ -2,11 +2,13 @@
 again in plain Python: each utterance's id (nn.id), its hypothesis (the
 dataset array the graph returned), its reference, the Levenshtein
 distance between them in labels or, with a vocabulary, in words, and the
-corpus totals. Prints the summary line nn-decode prints on stderr.
+corpus totals. Prints the summary line nn-decode prints on stderr (and a
+decode stage after the dataset's name).
 
     check-decode.py DATA.npz OUT.jsonl HYP_ARRAY [VOCAB]
 """
 import json
+import os
 import sys
 
 import numpy as np
@@ -48,7 +50,12 @@ def distance(a, b):
     return row[len(b)]
 
 
-ids = ["".join(map(chr, cps)) for cps in ragged("nn.id")]
+if "nn.id" in data.files:
+    ids = ["".join(map(chr, cps)) for cps in ragged("nn.id")]
+else:
+    # Without nn.id, an utterance's id is its shard's name and position.
+    stem = os.path.basename(data_path)[:-len(".npz")]
+    ids = ["%s:%d" % (stem, u) for u in range(len(data["labels.lengths"]))]
 hyps, refs = ragged(hyp_array), ragged("labels")
 lines = [json.loads(l, parse_constant=lambda c: sys.exit("bare " + c))
          for l in open(out_path, encoding="utf-8")]
