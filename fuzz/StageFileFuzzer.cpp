@@ -2,10 +2,10 @@
 //
 // A stage file as nn-train --stages reads it, before anything compiles:
 // the strict JSON pass, llvm::json, every key's type and range, the names
-// stages read and write, and the directories they write. The graphs the
-// seeds name exist (empty) in a scratch directory, so that inputs get
-// past the file checks. A crash, a sanitizer report, an error without a
-// message, or an accepted file whose reads name nothing is a finding.
+// stages read and write, and the directories they write. The graphs (and
+// the vocabulary) the seeds name exist (empty) in a scratch directory, so
+// that inputs get past the file checks. A crash, a sanitizer report, an error
+// without a message, or an accepted file whose reads name nothing is a finding.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   if (!mkdtemp(pattern))
     std::abort();
   scratchDir = pattern;
-  for (const char *graph : {"ctc.mlir", "align.mlir", "ce.mlir", "rna.mlir"})
+  for (const char *graph : {"ctc.mlir", "align.mlir", "ce.mlir", "rna.mlir",
+                            "decode.mlir", "tokens.txt"})
     if (FILE *file = std::fopen((scratchDir + "/" + graph).c_str(), "w"))
       std::fclose(file);
   return 0;
