@@ -94,6 +94,16 @@
 // GREEDY: label error rate {{[0-9.]+}}% ({{[0-9]+}} errors / 12 labels, 6 utterances)
 // RUN: nn-decode %s --entry beam1 --params %t/params.npz --data %t/with-greedy.npz --json > %t/beam1.jsonl
 // RUN: %python %S/Inputs/check-decode.py %t/with-greedy.npz %t/beam1.jsonl greedy | FileCheck %s --check-prefix=GREEDY
+// --beam replaces the written beam: a wide one still gives greedy's
+// hypotheses on these peaked frames' best paths (merge max), and the
+// option is refused for a graph without a beam search, or beam 0.
+// RUN: nn-decode %s --entry beam1 --beam 8 --params %t/params.npz --data %t/with-greedy.npz --json > %t/beam8.jsonl
+// RUN: %python -c "import json, sys; a = [json.loads(l) for l in open(sys.argv[1])]; b = [json.loads(l) for l in open(sys.argv[2])]; assert all(x['score'] >= y['score'] - 1e-5 for x, y in zip(b[:-1], a[:-1])), 'a wider beam scored lower'; print('beam 8 scores >= beam 1 scores')" %t/beam1.jsonl %t/beam8.jsonl | FileCheck %s --check-prefix=WIDER
+// WIDER: beam 8 scores >= beam 1 scores
+// RUN: not nn-decode %s --entry greedy --beam 4 --params %t/params.npz --data %t/with-greedy.npz 2>&1 | FileCheck %s --check-prefix=NO-SEARCH
+// NO-SEARCH: nn-decode: a search beam is given, but graph @greedy runs no beam search (nn.ctc_beam_search)
+// RUN: not nn-decode %s --entry beam1 --beam 0 --params %t/params.npz --data %t/with-greedy.npz 2>&1 | FileCheck %s --check-prefix=BEAM-ZERO
+// BEAM-ZERO: nn-decode: --beam must be at least 1
 
 // Synthesized data carries ids seg-<index>.
 // RUN: nn-data synthesize %t/synth.npz --features 12 --classes 6 --utterances 3

@@ -46,6 +46,12 @@ static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.mlir>"),
 // --entry, --target, --num-threads, --emit-gpu-code and every option of the
 // compilation phases (nn/Options.h).
 static nn::tools::CompileFlags compileFlags(modelCategory, gpuCategory);
+static cl::opt<unsigned>
+    beam("beam",
+         cl::desc("The beam of the graph's CTC beam search "
+                  "(nn.ctc_beam_search), in place of the written one; an "
+                  "error when the graph runs none or several"),
+         cl::cat(modelCategory));
 static cl::opt<std::string>
     paramsPath("params",
                cl::desc("The trained parameters: an .npz of every parameter "
@@ -211,8 +217,14 @@ absl::Status decode() {
     vocabulary = std::move(*loaded);
   }
 
+  nn::CompileOptions compileOptions = compileFlags.compileOptions();
+  if (beam.getNumOccurrences()) {
+    if (beam == 0)
+      return absl::InvalidArgumentError("--beam must be at least 1");
+    compileOptions.searchBeam = beam;
+  }
   absl::StatusOr<nn::Artifact> artifact =
-      nn::compileFile(modelPath, compileFlags.compileOptions());
+      nn::compileFile(modelPath, compileOptions);
   if (!artifact.ok())
     return artifact.status();
   nn::Executable executable;
