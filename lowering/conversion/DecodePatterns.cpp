@@ -129,14 +129,14 @@ public:
     auto batchLoop = b.create<scf::ForOp>(
         loc, outer.idx(0), batch, outer.idx(1),
         ValueRange{labels, lengths, sequenceScores, outer.idx(1), outer.idx(0)},
-        [&](OpBuilder &nb, Location l, Value bi, ValueRange state) {
+        [&](OpBuilder &nb, Location l, Value bi, ValueRange perBatch) {
           Scalar s{nb, l};
           Value frames =
               s.toIndex(nb.create<tensor::ExtractOp>(l, frameLengths, bi));
-          Value offset = state[4];
+          Value offset = perBatch[4];
           auto frameLoop = nb.create<scf::ForOp>(
               l, s.idx(0), frames, s.idx(1),
-              ValueRange{state[0], s.idx(0), s.i32(-1), s.f(f64, 0.0)},
+              ValueRange{perBatch[0], s.idx(0), s.i32(-1), s.f(f64, 0.0)},
               [&](OpBuilder &tb, Location tl, Value t, ValueRange carried) {
                 Scalar q{tb, tl};
                 SmallVector<Value> at =
@@ -173,14 +173,15 @@ public:
               });
           Value count = frameLoop.getResult(1);
           Value newLengths = nb.create<tensor::InsertOp>(
-              l, nb.create<arith::IndexCastOp>(l, i32, count), state[1], bi);
+              l, nb.create<arith::IndexCastOp>(l, i32, count), perBatch[1], bi);
           Value score = frameLoop.getResult(3);
           if (element != f64)
             score = nb.create<arith::TruncFOp>(l, element, score);
-          Value newScores = nb.create<tensor::InsertOp>(l, score, state[2], bi);
+          Value newScores =
+              nb.create<tensor::InsertOp>(l, score, perBatch[2], bi);
           nb.create<scf::YieldOp>(
               l, ValueRange{frameLoop.getResult(0), newLengths, newScores,
-                            s.maxI(state[3], count), s.add(offset, frames)});
+                            s.maxI(perBatch[3], count), s.add(offset, frames)});
         });
     Value longest = batchLoop.getResult(3);
     Value hypotheses = b.create<tensor::ExtractSliceOp>(

@@ -153,6 +153,17 @@ const DimValue &BoundDims::lookup(StringRef name) const {
   return it->second;
 }
 
+SmallVector<Value> mlir::nn::forLoop(Scalar &s, Value lower, Value upper,
+                                     ValueRange init, LoopBody body) {
+  auto loop = s.b.create<scf::ForOp>(
+      s.loc, lower, upper, s.idx(1), init,
+      [&](OpBuilder &nb, Location l, Value iv, ValueRange carried) {
+        Scalar q{nb, l};
+        nb.create<scf::YieldOp>(l, body(q, iv, carried));
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
 void mlir::nn::deriveBoundDims(LinalgBuilder &b, BoundDims &dims) {
   OpBuilder &builder = b.getBuilder();
   Location loc = b.getLoc();

@@ -99,6 +99,16 @@ private:
   llvm::DenseMap<StringAttr, Value> parameters;
 };
 
+/// The body of forLoop: the values the iteration yields.
+using LoopBody =
+    function_ref<SmallVector<Value>(Scalar &, Value iv, ValueRange carried)>;
+
+/// scf.for from `lower` to `upper` (step 1) carrying `init`; returns the
+/// results. The scalar loops of the sequence recursions (transducers, edit
+/// distance) are written with it.
+SmallVector<Value> forLoop(Scalar &s, Value lower, Value upper, ValueRange init,
+                           LoopBody body);
+
 class LinalgBuilder;
 
 /// Binds the derived and packed dims whose sources are bound and which are

@@ -48,21 +48,6 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
 
-using LoopBody =
-    function_ref<SmallVector<Value>(Scalar &, Value iv, ValueRange carried)>;
-
-/// scf.for from `lower` to `upper` carrying `init`; returns the results.
-SmallVector<Value> forLoop(Scalar &s, Value lower, Value upper, ValueRange init,
-                           LoopBody body) {
-  auto loop = s.b.create<scf::ForOp>(
-      s.loc, lower, upper, s.idx(1), init,
-      [&](OpBuilder &nb, Location l, Value iv, ValueRange carried) {
-        Scalar q{nb, l};
-        nb.create<scf::YieldOp>(l, body(q, iv, carried));
-      });
-  return SmallVector<Value>(loop.getResults());
-}
-
 Value extract(Scalar &q, Value tensor, ValueRange indices) {
   return q.b.create<tensor::ExtractOp>(q.loc, tensor, indices);
 }
