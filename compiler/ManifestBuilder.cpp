@@ -141,12 +141,20 @@ namespace nn::compiler {
     switch (decl.getKind()) {
     case ir::DimKind::batch:
       dim.kind = ::nn::DimInfo::Kind::batch;
+      if (decl.isFlatten()) {
+        dim.source = decl.getSource().str();
+        dim.inner = decl.getInner().str();
+      }
       break;
     case ir::DimKind::seq:
       dim.kind = ::nn::DimInfo::Kind::seq;
       dim.batch = decl.getBatch().str();
       dim.computed = decl.getComputed();
-      if (decl.isDerived()) {
+      if (decl.isLift()) {
+        dim.lift = true;
+        dim.source = decl.getSource().str();
+        dim.factor = 1;
+      } else if (decl.isDerived()) {
         dim.source = decl.getSource().str();
         dim.factor = decl.getFactor();
         dim.offset = decl.getOffset();

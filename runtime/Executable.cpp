@@ -146,11 +146,9 @@ absl::Status checkSharedObject(const std::string &path) {
 /// the dim (its longest when none does); then the dims that follow.
 absl::Status bindComputedDims(const Manifest &manifest, const RunResult &result,
                               DimValues &bound) {
-  bool any = false;
   for (const DimInfo &dim : manifest.dims) {
     if (!dim.computed)
       continue;
-    any = true;
     std::string name = lengthsOutputName(dim.name);
     const Tensor *lengths = nullptr;
     int64_t padded = -1;
@@ -187,9 +185,10 @@ absl::Status bindComputedDims(const Manifest &manifest, const RunResult &result,
             "', outside [0, " + std::to_string(padded) + "]");
     bound.sizes[dim.name] = padded;
     bound.lengths[dim.name] = std::move(values);
-  }
-  if (any)
+    // What follows from it (a flattened batch over an N-best's K) may be
+    // the batch of the next computed dim.
     deriveDims(manifest, bound);
+  }
   return absl::OkStatus();
 }
 
@@ -476,7 +475,7 @@ absl::Status Executable::Impl::bind(const RunInputs &given, Bound &bound,
 
   // Root dims: batch sizes and padded sizes, checked against the lengths.
   for (const DimInfo &dim : manifest.dims) {
-    if (dim.kind == DimInfo::Kind::batch) {
+    if (dim.kind == DimInfo::Kind::batch && !dim.isFlatten()) {
       auto it = bound.sizes.find(dim.name);
       if (it == bound.sizes.end())
         return absl::InvalidArgumentError(
@@ -518,13 +517,21 @@ absl::Status Executable::Impl::bind(const RunInputs &given, Bound &bound,
   std::map<std::string, int64_t> named = bound.sizes;
   deriveDims(manifest, bound);
   for (const DimInfo &dim : manifest.dims) {
-    bool derived = dim.kind == DimInfo::Kind::seq && !dim.source.empty();
+    bool derived = (dim.kind == DimInfo::Kind::seq && !dim.source.empty()) ||
+                   dim.isFlatten();
     if (!derived && dim.kind != DimInfo::Kind::packed)
       continue;
     auto it = named.find(dim.name);
-    int64_t expected = bound.sizes[dim.name];
-    if (it == named.end() || it->second == expected)
+    if (it == named.end() || !bound.sizes.count(dim.name))
       continue;
+    int64_t expected = bound.sizes[dim.name];
+    if (it->second == expected)
+      continue;
+    if (dim.isFlatten())
+      return absl::InvalidArgumentError(
+          source[dim.name] + " gives batch dim '" + dim.name + "' size " +
+          std::to_string(it->second) + ", but the lengths of '" + dim.inner +
+          "' sum to " + std::to_string(expected));
     if (derived)
       return absl::InvalidArgumentError(
           source[dim.name] + " gives dim '" + dim.name + "' size " +

@@ -2,7 +2,9 @@
 
 #include "training/Decoding.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 
 using namespace nn;
 using namespace nn::training;
@@ -34,6 +36,61 @@ const Tensor *findOutput(const RunResult &result, const std::string &name) {
   return nullptr;
 }
 
+/// The layout of an N-best graph: result0 [B, K, Y] i32 with K a
+/// computed sequence dim of B and Y a computed sequence dim of
+/// flatten(B, K), both returned; result1, if any, [B, K].
+absl::StatusOr<HypothesisLayout>
+nBestLayout(const Manifest &manifest,
+            const std::vector<const TensorInfo *> &results,
+            HypothesisLayout layout) {
+  const std::string graph = "graph @" + manifest.graph;
+  const TensorInfo &labels = *results[0];
+  const std::string labelsName = graph + " result0 (" + typeText(labels) + ")";
+  const std::string &batch = labels.axes[0].dim;
+  const DimInfo *list = manifest.findDim(labels.axes[1].dim);
+  const DimInfo *hypothesis = manifest.findDim(labels.axes[2].dim);
+  const DimInfo *flat = hypothesis ? manifest.findDim(hypothesis->batch)
+                                   : nullptr;
+  if (!list || !hypothesis || !flat || !flat->isFlatten() ||
+      flat->source != batch || flat->inner != list->name)
+    return absl::InvalidArgumentError(
+        labelsName + " is not an N-best list: expected [B, K, Y] i32 with Y a "
+                     "sequence dim of a batch declared flatten(B, K)");
+  for (const DimInfo *dim : {list, hypothesis}) {
+    if (!dim->computed)
+      return absl::InvalidArgumentError(
+          labelsName + ": '" + dim->name +
+          "' is not computed by the graph; an N-best list's hypotheses "
+          "and their lengths come from its search");
+    const std::string name = lengthsOutputName(dim->name);
+    auto output = std::find_if(
+        manifest.outputs.begin(), manifest.outputs.end(),
+        [&](const TensorInfo &info) { return info.name == name; });
+    if (output == manifest.outputs.end())
+      return absl::InvalidArgumentError(graph + " returns no '" + name + "'");
+  }
+  layout.lengthDim = hypothesis->name;
+  layout.lengthsOutput = lengthsOutputName(hypothesis->name);
+  layout.listLengthsOutput = lengthsOutputName(list->name);
+  if (results.size() > 1) {
+    const TensorInfo &score = *results[1];
+    if ((score.dtype != DType::f32 && score.dtype != DType::f64) ||
+        score.axes.size() != 2 || score.axes[0].dim != batch ||
+        score.axes[1].dim != list->name)
+      return absl::InvalidArgumentError(
+          graph + " result1 (" + typeText(score) +
+          ") is not a score per hypothesis: expected [" + batch + ", " +
+          list->name + "] f32");
+    layout.score = score.name;
+  }
+  if (results.size() > 2)
+    return absl::InvalidArgumentError(
+        graph + " returns " + std::to_string(results.size()) +
+        " results; a decoding graph returns its hypotheses (result0) and "
+        "optionally their scores (result1)");
+  return layout;
+}
+
 } // namespace
 
 absl::StatusOr<HypothesisLayout>
@@ -55,9 +112,7 @@ nn::training::hypothesisLayout(const Manifest &manifest) {
   const std::string labelsName = graph + " result0 (" + typeText(labels) + ")";
   if (labels.dtype == DType::i32 && labels.axes.size() == 3 &&
       isBatchAxis(manifest, labels.axes[0]))
-    return absl::InvalidArgumentError(
-        labelsName + " looks like N-best hypotheses [B, K, Y]; nn-decode "
-                     "reads one hypothesis per sequence, [B, Y] i32, so far");
+    return nBestLayout(manifest, results, std::move(layout));
   if (labels.dtype != DType::i32 || labels.axes.size() != 2 ||
       !isBatchAxis(manifest, labels.axes[0]))
     return absl::InvalidArgumentError(
@@ -106,9 +161,98 @@ nn::training::hypothesisLayout(const Manifest &manifest) {
   return layout;
 }
 
+absl::StatusOr<std::vector<std::vector<Hypothesis>>>
+nn::training::readNBest(const HypothesisLayout &layout, const RunResult &result,
+                        const DimValues &dims) {
+  std::vector<std::vector<Hypothesis>> lists;
+  if (!layout.isNBest()) {
+    absl::StatusOr<std::vector<Hypothesis>> best =
+        readHypotheses(layout, result, dims);
+    if (!best.ok())
+      return best.status();
+    for (Hypothesis &hypothesis : *best)
+      lists.push_back({std::move(hypothesis)});
+    return lists;
+  }
+  // What the artifact returned is checked like any untrusted input.
+  const std::string graph = "graph @" + layout.graph;
+  const Tensor *labels = findOutput(result, layout.labels);
+  if (!labels || labels->dtype() != DType::i32 || labels->rank() != 3)
+    return absl::InvalidArgumentError(graph + " returned no " + layout.labels +
+                                      " [B, K, Y] i32");
+  int64_t rows = labels->shape()[0], slots = labels->shape()[1],
+          padded = labels->shape()[2];
+  const Tensor *counts = findOutput(result, layout.listLengthsOutput);
+  if (!counts || counts->dtype() != DType::i32 ||
+      counts->shape() != std::vector<int64_t>{rows})
+    return absl::InvalidArgumentError(graph + " returned no '" +
+                                      layout.listLengthsOutput + "' [" +
+                                      std::to_string(rows) + "] i32");
+  int64_t entries = 0;
+  for (int64_t b = 0; b < rows; ++b) {
+    int32_t count = counts->data<int32_t>()[b];
+    if (count < 0 || count > slots)
+      return absl::InvalidArgumentError(
+          graph + " gives batch row " + std::to_string(b) + " " +
+          std::to_string(count) + " hypotheses, outside the " +
+          std::to_string(slots) + " slots of " + layout.labels);
+    entries += count;
+  }
+  const Tensor *lengths = findOutput(result, layout.lengthsOutput);
+  if (!lengths || lengths->dtype() != DType::i32 ||
+      lengths->shape() != std::vector<int64_t>{entries})
+    return absl::InvalidArgumentError(graph + " returned no '" +
+                                      layout.lengthsOutput + "' [" +
+                                      std::to_string(entries) + "] i32");
+  const Tensor *scores = nullptr;
+  if (!layout.score.empty()) {
+    scores = findOutput(result, layout.score);
+    if (!scores || scores->shape() != std::vector<int64_t>{rows, slots})
+      return absl::InvalidArgumentError(graph + " returned no " + layout.score +
+                                        " [" + std::to_string(rows) + ", " +
+                                        std::to_string(slots) + "]");
+  }
+  int64_t entry = 0;
+  for (int64_t b = 0; b < rows; ++b) {
+    std::vector<Hypothesis> &list = lists.emplace_back();
+    for (int32_t k = 0; k < counts->data<int32_t>()[b]; ++k, ++entry) {
+      int32_t length = lengths->data<int32_t>()[entry];
+      if (length < 0 || length > padded)
+        return absl::InvalidArgumentError(
+            graph + " gives hypothesis " + std::to_string(k) + " of batch row " +
+            std::to_string(b) + " length " + std::to_string(length) +
+            ", outside the " + std::to_string(padded) + " positions of " +
+            layout.labels);
+      const int32_t *row = labels->data<int32_t>() + (b * slots + k) * padded;
+      Hypothesis &hypothesis = list.emplace_back();
+      hypothesis.labels.assign(row, row + length);
+      if (scores)
+        hypothesis.score = scores->at(b * slots + k);
+    }
+  }
+  return lists;
+}
+
 absl::StatusOr<std::vector<Hypothesis>>
 nn::training::readHypotheses(const HypothesisLayout &layout,
                              const RunResult &result, const DimValues &dims) {
+  if (layout.isNBest()) {
+    // The best of each list; no hypothesis at all reads as the empty one
+    // that no path reaches.
+    absl::StatusOr<std::vector<std::vector<Hypothesis>>> lists =
+        readNBest(layout, result, dims);
+    if (!lists.ok())
+      return lists.status();
+    std::vector<Hypothesis> best;
+    for (std::vector<Hypothesis> &list : *lists) {
+      Hypothesis &first = best.emplace_back();
+      if (!list.empty())
+        first = std::move(list.front());
+      else if (!layout.score.empty())
+        first.score = -std::numeric_limits<double>::infinity();
+    }
+    return best;
+  }
   const std::string graph = "graph @" + layout.graph;
   const Tensor *labels = findOutput(result, layout.labels);
   if (!labels || labels->dtype() != DType::i32 || labels->rank() != 2)
@@ -241,15 +385,22 @@ absl::StatusOr<DecodeTotals> nn::training::decodeDataset(
     if (absl::Status status = executable.run(inputs, result); !status.ok())
       return withContext(status, context(""));
     totals.losses.add(result.losses);
-    absl::StatusOr<std::vector<Hypothesis>> hypotheses =
-        readHypotheses(layout, result, dims);
-    if (!hypotheses.ok())
-      return withContext(hypotheses.status(), context(""));
+    absl::StatusOr<std::vector<std::vector<Hypothesis>>> lists =
+        readNBest(layout, result, dims);
+    if (!lists.ok())
+      return withContext(lists.status(), context(""));
     for (size_t b = 0; b < members.size(); ++b) {
       DecodedUtterance decoded;
       decoded.utterance = members[b];
       decoded.id = dataset.utteranceId(members[b]);
-      decoded.hypothesis = std::move((*hypotheses)[b]);
+      std::vector<Hypothesis> &list = (*lists)[b];
+      if (!list.empty())
+        decoded.hypothesis = list.front();
+      else if (!layout.score.empty())
+        decoded.hypothesis.score = -std::numeric_limits<double>::infinity();
+      decoded.isNBest = layout.isNBest();
+      if (decoded.isNBest)
+        decoded.nBest = std::move(list);
       auto utteranceError = [&](const absl::Status &status) {
         return withContext(status, "utterance '" + decoded.id + "': ");
       };
@@ -272,6 +423,14 @@ absl::StatusOr<DecodeTotals> nn::training::decodeDataset(
             return utteranceError(
                 withContext(spelled.status(), "the hypothesis: "));
           decoded.text = *spelled;
+        }
+        for (const Hypothesis &alternative : decoded.nBest) {
+          absl::StatusOr<std::string> spelled =
+              vocabulary->text(alternative.labels);
+          if (!spelled.ok())
+            return utteranceError(
+                withContext(spelled.status(), "a hypothesis of its N-best: "));
+          decoded.nBestText.push_back(*spelled);
         }
       }
       if (absl::Status status = each(decoded); !status.ok())
@@ -301,6 +460,19 @@ nn::training::hypothesisJson(const DecodedUtterance &decoded, bool vocabulary) {
       line.add("ref_text", decoded.scored->referenceText);
     line.add("errors", decoded.scored->counts.errors())
         .add("ref_len", decoded.scored->counts.referenceLength);
+  }
+  if (decoded.isNBest) {
+    support::JsonArray list;
+    for (size_t k = 0; k < decoded.nBest.size(); ++k) {
+      support::JsonObject entry;
+      entry.add("hyp", labels(decoded.nBest[k].labels));
+      if (decoded.nBest[k].score)
+        entry.add("score", *decoded.nBest[k].score);
+      if (vocabulary && k < decoded.nBestText.size())
+        entry.add("text", decoded.nBestText[k]);
+      list.push(entry);
+    }
+    line.add("nbest", list);
   }
   return line;
 }

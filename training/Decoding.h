@@ -15,8 +15,10 @@
 // lengths are the graph's output `lengths:Y` when it computes them (a dim
 // whose lengths an op computes), else those the batch gives Y (an input's
 // sequence dim, or one derived from it); a static Y is every row's full
-// length. N-best results (`[B, K, Y]`) are refused for now: a layout of
-// another kind will read them.
+// length. An N-best graph returns result0 `[B, K, Y]` i32 with K and Y
+// computed (`lengths:K` over B, `lengths:Y` over H = flatten(B, K)) and
+// optionally result1 `[B, K]`: each sequence's hypotheses, best first; the
+// best is the one scored.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,12 +58,19 @@ struct HypothesisLayout {
   std::string lengthsOutput;
   /// "result1" when the graph returns a score per hypothesis, else "".
   std::string score;
+  /// N-best lists: "lengths:K", the number of hypotheses per sequence
+  /// (`lengthsOutput` is then Y's lengths over the flattened batch); ""
+  /// for one hypothesis per sequence.
+  std::string listLengthsOutput;
+
+  bool isNBest() const { return !listLengthsOutput.empty(); }
 };
 
 /// The layout of `manifest`'s results, or an error naming the graph and
-/// the result that does not fit: no results, result0 not `[B, Y]` i32
-/// (N-best `[B, K, Y]` included, not read yet), result1 not `[B]` f32 or
-/// f64, more than two results, or a `lengths:Y` output not `[B]` i32.
+/// the result that does not fit: no results, result0 neither `[B, Y]` nor
+/// `[B, K, Y]` i32 (an N-best list whose K and Y the graph computes),
+/// result1 not `[B]` (`[B, K]`) f32 or f64, more than two results, or a
+/// `lengths:` output of another type.
 absl::StatusOr<HypothesisLayout> hypothesisLayout(const Manifest &manifest);
 
 /// One hypothesis: its labels and, when the graph returns one, its score.
@@ -77,6 +86,13 @@ struct Hypothesis {
 absl::StatusOr<std::vector<Hypothesis>>
 readHypotheses(const HypothesisLayout &layout, const RunResult &result,
                const DimValues &dims);
+
+/// The N-best lists of one run, one per batch row, best first (a
+/// one-hypothesis layout gives lists of one). Errors as readHypotheses,
+/// and list lengths outside [0, K's padded size].
+absl::StatusOr<std::vector<std::vector<Hypothesis>>>
+readNBest(const HypothesisLayout &layout, const RunResult &result,
+          const DimValues &dims);
 
 /// The units error rates count: labels, or words through a vocabulary.
 enum class ErrorUnit { label, word };
@@ -119,9 +135,16 @@ struct DecodedUtterance {
   /// Its index in the dataset, and its id.
   int64_t utterance = 0;
   std::string id;
+  /// The best hypothesis (N-best: the first; none at all: empty, with
+  /// score -inf when the graph returns scores).
   Hypothesis hypothesis;
   /// With a vocabulary: the hypothesis's words, joined by spaces.
   std::string text;
+  /// N-best graphs: every hypothesis, best first, and with a vocabulary
+  /// the words of each.
+  bool isNBest = false;
+  std::vector<Hypothesis> nBest;
+  std::vector<std::string> nBestText;
   /// With references: the reference and how the hypothesis scores.
   absl::Span<const int32_t> reference;
   std::optional<Scored> scored;
@@ -157,7 +180,8 @@ absl::StatusOr<DecodeTotals> decodeDataset(
 
 /// One utterance as a line of nn-decode --json: utt, hyp, score (when the
 /// graph gives one), text (with a vocabulary), ref, ref_text (with a
-/// vocabulary), errors, ref_len (with references).
+/// vocabulary), errors, ref_len (with references), and for N-best graphs
+/// nbest: [{hyp, score, text}, ...], best first (hyp is nbest[0]'s).
 support::JsonObject hypothesisJson(const DecodedUtterance &decoded,
                                    bool vocabulary);
 

@@ -8,12 +8,15 @@
 // of very different lengths. The hypotheses' lengths come back as the
 // output `lengths:Y` of the computed dim. nn.ctc_beam_search: a wide beam
 // against the most probable label sequence by enumeration of every frame
-// labelling, beam 1 with merge max against greedy, batch invariance.
+// labelling, beam 1 with merge max against greedy, batch invariance; its
+// N-best list against every label sequence by enumeration, each
+// hypothesis rescored by ctc_loss over the flattened batch.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ExecutionUtil.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -469,6 +472,146 @@ TEST(CtcBeamSearchTest, EachUtteranceAloneEqualsItInABatch) {
         EXPECT_EQ(output(alone, score).at(0), output(batched, score).at(b));
       }
     }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// N-best lists
+//===----------------------------------------------------------------------===//
+
+// With a beam wider than the number of label sequences a few frames can
+// spell, the N-best list is all of them, and ctc_loss of each against the
+// scores repeated per hypothesis is minus its search score.
+const char *kNBestSource = R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
+    -> (!nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>)
+    dims [B: batch, T: seq(B), K: seq(B) computed, H: batch = flatten(B, K),
+          Y: seq(H) computed, TH: seq(H) = T] {
+  %y, %s = nn.ctc_beam_search %x from logits blank 0 beam 128 merge sum : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
+  %yh = nn.flatten_beam %y : !nn.tensor<[B, K, Y], i32> -> !nn.tensor<[H, Y], i32>
+  %xh = nn.repeat_beam %x : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[H, TH, 3], f32>
+  %c = nn.ctc_loss %xh, %yh from logits blank 0 : !nn.tensor<[H, TH, 3], f32>, !nn.tensor<[H, Y], i32>
+  nn.mark_loss %c as "rescored" normalize per_sequence : !nn.tensor<[H], f32>
+  %ck = nn.unflatten_beam %c : !nn.tensor<[H], f32> -> !nn.tensor<[B, K], f32>
+  nn.return %y, %s, %ck : !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+}
+)";
+
+/// Every label sequence the frames can spell with its log probability,
+/// most probable first (then fewer labels, then the smaller sequence).
+std::vector<std::pair<std::vector<int32_t>, double>>
+allLabelSequences(const std::vector<double> &logits) {
+  int64_t frames = logits.size() / kBeamClasses;
+  std::map<std::vector<int32_t>, double> probability;
+  int64_t paths = 1;
+  for (int64_t t = 0; t < frames; ++t)
+    paths *= kBeamClasses;
+  for (int64_t code = 0; code < paths; ++code) {
+    std::vector<int32_t> labels;
+    double logProb = 0;
+    int64_t rest = code, previous = -1;
+    for (int64_t t = 0; t < frames; ++t, rest /= kBeamClasses) {
+      int64_t c = rest % kBeamClasses;
+      double sum = 0;
+      for (int64_t k = 0; k < kBeamClasses; ++k)
+        sum += std::exp(logits[t * kBeamClasses + k]);
+      logProb += logits[t * kBeamClasses + c] - std::log(sum);
+      if (c != 0 && c != previous)
+        labels.push_back((int32_t)c);
+      previous = c;
+    }
+    probability[labels] += std::exp(logProb);
+  }
+  std::vector<std::pair<std::vector<int32_t>, double>> all;
+  for (const auto &[labels, p] : probability)
+    all.push_back({labels, std::log(p)});
+  std::sort(all.begin(), all.end(), [](const auto &a, const auto &b) {
+    if (a.second != b.second)
+      return a.second > b.second;
+    if (a.first.size() != b.first.size())
+      return a.first.size() < b.first.size();
+    return a.first < b.first;
+  });
+  return all;
+}
+
+/// Sequence b's N-best list from the [B, K, Y] labels output `labels`, the
+/// [B, K] output `scores` and the lengths of K and of Y (over H, b-major).
+std::vector<std::pair<std::vector<int32_t>, double>>
+nBestOf(const RunResult &result, const std::string &labels,
+        const std::string &scores, int64_t b) {
+  const Tensor &y = output(result, labels);
+  const Tensor &s = output(result, scores);
+  const Tensor &counts = output(result, "lengths:K");
+  const Tensor &lengths = output(result, "lengths:Y");
+  int64_t first = 0;
+  for (int64_t i = 0; i < b; ++i)
+    first += counts.data<int32_t>()[i];
+  int64_t slots = y.shape()[1], longest = y.shape()[2];
+  std::vector<std::pair<std::vector<int32_t>, double>> list;
+  for (int64_t k = 0; k < counts.data<int32_t>()[b]; ++k) {
+    const int32_t *row = y.data<int32_t>() + (b * slots + k) * longest;
+    list.push_back(
+        {std::vector<int32_t>(row, row + lengths.data<int32_t>()[first + k]),
+         s.at(b * slots + k)});
+  }
+  return list;
+}
+
+TEST(CtcNBestTest, AWideBeamListsEveryLabelSequenceRescoredByCtcLoss) {
+  std::mt19937 rng(33);
+  for (bool pack : {false, true}) {
+    SCOPED_TRACE("pack " + std::to_string(pack));
+    Executable exe = compileOrDie(kNBestSource, pack);
+    std::vector<Frames> utterances = randomUtterances(rng, 5, 4);
+    utterances.push_back({}); // no frames: one empty hypothesis, score 0
+    RunResult got;
+    absl::Status status = exe.run(beamBatchOf(utterances), got);
+    ASSERT_TRUE(status.ok()) << status.message();
+    int64_t slots = output(got, "result1").shape()[1];
+    for (size_t b = 0; b < utterances.size(); ++b) {
+      SCOPED_TRACE("sequence " + std::to_string(b));
+      auto want = allLabelSequences(utterances[b]);
+      auto list = nBestOf(got, "result0", "result1", b);
+      ASSERT_EQ(list.size(), want.size());
+      for (size_t k = 0; k < want.size(); ++k) {
+        SCOPED_TRACE("hypothesis " + std::to_string(k));
+        EXPECT_EQ(list[k].first, want[k].first);
+        double tolerance = 1e-5 * std::max(1.0, -want[k].second);
+        EXPECT_NEAR(list[k].second, want[k].second, tolerance);
+        // The same hypothesis rescored as one entry of the batch H.
+        EXPECT_NEAR(-output(got, "result2").at(b * slots + k), want[k].second,
+                    tolerance);
+      }
+    }
+  }
+}
+
+TEST(CtcNBestTest, EachUtteranceAloneEqualsItInABatch) {
+  const char *source = R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
+    -> (!nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>)
+    dims [B: batch, T: seq(B), N: packed(B, T), K: seq(B) computed,
+          H: batch = flatten(B, K), Y: seq(H) computed] {
+  %p = nn.pack %x : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[N, 3], f32>
+  %y, %s = nn.ctc_beam_search %p from logits blank 0 beam 6 merge sum token_beam 2 : !nn.tensor<[N, 3], f32> -> !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
+  nn.return %y, %s : !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
+}
+)";
+  std::mt19937 rng(5);
+  std::vector<Frames> utterances = randomUtterances(rng, 6, 40);
+  utterances.push_back({});
+  Executable exe = compileOrDie(source, /*pack=*/false);
+  RunResult batched;
+  ASSERT_TRUE(exe.run(beamBatchOf(utterances, 48), batched).ok());
+  for (size_t b = 0; b < utterances.size(); ++b) {
+    SCOPED_TRACE("utterance " + std::to_string(b));
+    RunResult alone;
+    ASSERT_TRUE(exe.run(beamBatchOf({utterances[b]}), alone).ok());
+    auto single = nBestOf(alone, "result0", "result1", 0);
+    EXPECT_GE(single.size(), 1u);
+    EXPECT_LE(single.size(), 6u);
+    EXPECT_EQ(single, nBestOf(batched, "result0", "result1", b));
   }
 }
 

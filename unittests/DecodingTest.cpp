@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 using namespace nn;
 using namespace nn::training;
 
@@ -74,9 +76,9 @@ TEST(DecodingTest, LayoutRefusesResultsThatAreNoHypotheses) {
       "sequence dim)");
   EXPECT_EQ(
       layoutError({{"result0", DType::i32, {dim("B"), size(4), dim("Y")}}}),
-      "graph @decode result0 (i32 [B, 4, Y]) looks like N-best "
-      "hypotheses [B, K, Y]; nn-decode reads one hypothesis per "
-      "sequence, [B, Y] i32, so far");
+      "graph @decode result0 (i32 [B, 4, Y]) is not an N-best list: "
+      "expected [B, K, Y] i32 with Y a sequence dim of a batch declared "
+      "flatten(B, K)");
   EXPECT_EQ(layoutError({{"result0", DType::i32, {dim("T"), dim("B")}}}),
             "graph @decode result0 (i32 [T, B]) is not a hypothesis per "
             "sequence: expected [B, Y] i32 (B the batch, Y the labels' "
@@ -168,6 +170,99 @@ TEST(DecodingTest, HypothesesEndAtTheirLengths) {
   read = readHypotheses(fixed, labelsResult(2, 2), DimValues());
   ASSERT_TRUE(read.ok()) << read.status().message();
   EXPECT_EQ((*read)[1].labels, (std::vector<int32_t>{10, 11}));
+}
+
+/// An N-best graph: K hypotheses per sequence (computed), H their
+/// flattened batch, Y each hypothesis's length (computed, over H).
+Manifest nBestGraph(bool withScores) {
+  Manifest m = graph({{"result0", DType::i32, {dim("B"), dim("K"), dim("Z")}}});
+  DimInfo list{DimInfo::Kind::seq, "K", "B"};
+  list.computed = true;
+  DimInfo flat{DimInfo::Kind::batch, "H", "", "B"};
+  flat.inner = "K";
+  DimInfo length{DimInfo::Kind::seq, "Z", "H"};
+  length.computed = true;
+  m.dims.insert(m.dims.end(), {list, flat, length});
+  if (withScores)
+    m.outputs.push_back({"result1", DType::f32, {dim("B"), dim("K")}});
+  m.outputs.push_back({"lengths:K", DType::i32, {dim("B")}});
+  m.outputs.push_back({"lengths:Z", DType::i32, {dim("H")}});
+  return m;
+}
+
+TEST(DecodingTest, NBestListsAreReadBestFirst) {
+  absl::StatusOr<HypothesisLayout> layout = hypothesisLayout(nBestGraph(true));
+  ASSERT_TRUE(layout.ok()) << layout.status().message();
+  EXPECT_TRUE(layout->isNBest());
+  EXPECT_EQ(layout->listLengthsOutput, "lengths:K");
+  EXPECT_EQ(layout->lengthsOutput, "lengths:Z");
+  EXPECT_EQ(layout->score, "result1");
+
+  // Three sequences with 2, 0 and 1 hypotheses in [3, 2, 3] slots.
+  RunResult result;
+  std::vector<int32_t> labels(3 * 2 * 3);
+  for (size_t i = 0; i < labels.size(); ++i)
+    labels[i] = (int32_t)i;
+  result.outputs.emplace_back("result0",
+                              Tensor::of<int32_t>(DType::i32, {3, 2, 3}, labels));
+  result.outputs.emplace_back(
+      "result1", Tensor::of<float>(DType::f32, {3, 2},
+                                   {-1.0f, -2.0f, 0.0f, 0.0f, -0.5f, 0.0f}));
+  result.outputs.emplace_back("lengths:K",
+                              Tensor::of<int32_t>(DType::i32, {3}, {2, 0, 1}));
+  result.outputs.emplace_back("lengths:Z",
+                              Tensor::of<int32_t>(DType::i32, {3}, {3, 1, 0}));
+  absl::StatusOr<std::vector<std::vector<Hypothesis>>> lists =
+      readNBest(*layout, result, DimValues());
+  ASSERT_TRUE(lists.ok()) << lists.status().message();
+  ASSERT_EQ(lists->size(), 3u);
+  ASSERT_EQ((*lists)[0].size(), 2u);
+  EXPECT_EQ((*lists)[0][0].labels, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_EQ((*lists)[0][1].labels, (std::vector<int32_t>{3}));
+  EXPECT_EQ((*lists)[0][1].score, -2.0);
+  EXPECT_TRUE((*lists)[1].empty());
+  ASSERT_EQ((*lists)[2].size(), 1u);
+  EXPECT_EQ((*lists)[2][0].labels, (std::vector<int32_t>{}));
+  EXPECT_EQ((*lists)[2][0].score, -0.5);
+  // The best of each; a sequence without hypotheses reads as the empty
+  // one no path reaches.
+  absl::StatusOr<std::vector<Hypothesis>> best =
+      readHypotheses(*layout, result, DimValues());
+  ASSERT_TRUE(best.ok()) << best.status().message();
+  EXPECT_EQ((*best)[0].labels, (std::vector<int32_t>{0, 1, 2}));
+  EXPECT_TRUE((*best)[1].labels.empty());
+  EXPECT_EQ((*best)[1].score, -std::numeric_limits<double>::infinity());
+
+  // What the artifact returned is checked: more hypotheses than slots,
+  // Y's lengths not over H, a length past the padded axis.
+  result.outputs[2].second = Tensor::of<int32_t>(DType::i32, {3}, {3, 0, 0});
+  lists = readNBest(*layout, result, DimValues());
+  ASSERT_FALSE(lists.ok());
+  EXPECT_EQ(lists.status().message(),
+            "graph @decode gives batch row 0 3 hypotheses, outside the 2 "
+            "slots of result0");
+  result.outputs[2].second = Tensor::of<int32_t>(DType::i32, {3}, {2, 0, 0});
+  lists = readNBest(*layout, result, DimValues());
+  ASSERT_FALSE(lists.ok());
+  EXPECT_EQ(lists.status().message(),
+            "graph @decode returned no 'lengths:Z' [2] i32");
+  result.outputs[2].second = Tensor::of<int32_t>(DType::i32, {3}, {2, 0, 1});
+  result.outputs[3].second = Tensor::of<int32_t>(DType::i32, {3}, {3, 4, 0});
+  lists = readNBest(*layout, result, DimValues());
+  ASSERT_FALSE(lists.ok());
+  EXPECT_EQ(lists.status().message(),
+            "graph @decode gives hypothesis 1 of batch row 0 length 4, "
+            "outside the 3 positions of result0");
+
+  // A list dim the caller passes is no search's list.
+  Manifest given = nBestGraph(false);
+  given.dims[5].computed = false;
+  absl::StatusOr<HypothesisLayout> refused = hypothesisLayout(given);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message(),
+            "graph @decode result0 (i32 [B, K, Z]): 'K' is not computed by "
+            "the graph; an N-best list's hypotheses and their lengths come "
+            "from its search");
 }
 
 TEST(DecodingTest, ScoresCountLabelsOrWords) {

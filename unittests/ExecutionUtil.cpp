@@ -94,8 +94,9 @@ void nn::testing::addComputedDims(const Manifest &manifest,
       for (int32_t length : lengths)
         dims.sizes[dim.name] = std::max<int64_t>(dims.sizes[dim.name], length);
     }
+    // A flattened batch over this dim may be the next computed dim's batch.
+    deriveDims(manifest, dims);
   }
-  deriveDims(manifest, dims);
 }
 
 namespace {

@@ -323,6 +323,39 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>, %a: !nn
     // @proj is called on the data input (no input gradient wanted) and on
     // a computed value (its companion returns the input gradient), and
     // its parameter's gradients from both calls add.
+    // N-best lists as a batch, K given as an input dim: a sequence's
+    // frames repeated per hypothesis (VJP: the sum over them), summed back
+    // (VJP: repeated), per-hypothesis values unflattened to [B, K] (VJP:
+    // flattened) and flattened again (VJP: unflattened).
+    {"beam_layout", R"(
+nn.parameter @w : !nn.tensor<[3, 3], f32>
+nn.parameter @v : !nn.tensor<[3, 3], f32>
+nn.parameter @u : !nn.tensor<[2, 3], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>,
+            %z: !nn.tensor<[B, K], i32>)
+    dims [B: batch, T: seq(B), K: seq(B), H: batch = flatten(B, K), TH: seq(H) = T] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 3], f32>
+  %v = nn.param_ref @v : !nn.tensor<[3, 3], f32>
+  %u = nn.param_ref @u : !nn.tensor<[2, 3], f32>
+  %h = nn.linear %x, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[3, 3], f32>
+  %hh = nn.repeat_beam %h : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[H, TH, 3], f32>
+  %a = nn.tanh %hh : !nn.tensor<[H, TH, 3], f32>
+  %s = nn.sum_beam %a : !nn.tensor<[H, TH, 3], f32> -> !nn.tensor<[B, T, 3], f32>
+  %l = nn.linear %s, %v : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[3, 3], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "frames" normalize per_frame : !nn.tensor<[B, T], f32>
+  %m = nn.reduce sum %a over 1 : !nn.tensor<[H, TH, 3], f32>
+  %mu = nn.unflatten_beam %m : !nn.tensor<[H, 3], f32> -> !nn.tensor<[B, K, 3], f32>
+  %q = nn.linear %mu, %u : !nn.tensor<[B, K, 3], f32>, !nn.tensor<[2, 3], f32>
+  %ce2 = nn.cross_entropy %q, %z from logits : !nn.tensor<[B, K, 2], f32>, !nn.tensor<[B, K], i32>
+  nn.mark_loss %ce2 as "hyps" normalize per_frame : !nn.tensor<[B, K], f32>
+  %mf = nn.flatten_beam %mu : !nn.tensor<[B, K, 3], f32> -> !nn.tensor<[H, 3], f32>
+  %zf = nn.flatten_beam %z : !nn.tensor<[B, K], i32> -> !nn.tensor<[H], i32>
+  %q2 = nn.linear %mf, %u : !nn.tensor<[H, 3], f32>, !nn.tensor<[2, 3], f32>
+  %ce3 = nn.cross_entropy %q2, %zf from logits : !nn.tensor<[H, 2], f32>, !nn.tensor<[H], i32>
+  nn.mark_loss %ce3 as "flat" normalize per_sequence : !nn.tensor<[H], f32>
+  nn.return
+})"},
     {"call", R"(
 nn.parameter @w : !nn.tensor<[3, 3], f32>
 nn.parameter @u : !nn.tensor<[3, 3], f32>

@@ -221,6 +221,43 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>)
   nn.mark_loss %c as "ctc_of_best" normalize per_sequence : !nn.tensor<[B], f32>
   nn.return %y, %s, %z, %zs : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
 })"},
+    // N-best lists as a batch: K hypotheses per sequence given as an
+    // input dim (H = flatten(B, K) then follows at entry), moved to H and
+    // back, sequences repeated per hypothesis and summed back.
+    {"beam_layout", R"(
+nn.graph @g(%x: !nn.tensor<[B, K, 3], f32>, %l: !nn.tensor<[B, K], i32>, %z: !nn.tensor<[B, T, 2], f32>, %u: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[H, 3], f32>, !nn.tensor<[H], i32>, !nn.tensor<[B, K, 3], f32>, !nn.tensor<[H, TH, 2], f32>,
+        !nn.tensor<[H, UH], i32>, !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, K, 2], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), K: seq(B), H: batch = flatten(B, K), TH: seq(H) = T, UH: seq(H) = U] {
+  %xf = nn.flatten_beam %x : !nn.tensor<[B, K, 3], f32> -> !nn.tensor<[H, 3], f32>
+  %lf = nn.flatten_beam %l : !nn.tensor<[B, K], i32> -> !nn.tensor<[H], i32>
+  %xu = nn.unflatten_beam %xf : !nn.tensor<[H, 3], f32> -> !nn.tensor<[B, K, 3], f32>
+  %zh = nn.repeat_beam %z : !nn.tensor<[B, T, 2], f32> -> !nn.tensor<[H, TH, 2], f32>
+  %uh = nn.repeat_beam %u : !nn.tensor<[B, U], i32> -> !nn.tensor<[H, UH], i32>
+  %e = nn.tanh %zh : !nn.tensor<[H, TH, 2], f32>
+  %s = nn.sum_beam %e : !nn.tensor<[H, TH, 2], f32> -> !nn.tensor<[B, T, 2], f32>
+  %m = nn.reduce sum %zh over 1 : !nn.tensor<[H, TH, 2], f32>
+  %mu = nn.unflatten_beam %m : !nn.tensor<[H, 2], f32> -> !nn.tensor<[B, K, 2], f32>
+  nn.return %xf, %lf, %xu, %zh, %uh, %s, %mu : !nn.tensor<[H, 3], f32>, !nn.tensor<[H], i32>, !nn.tensor<[B, K, 3], f32>, !nn.tensor<[H, TH, 2], f32>, !nn.tensor<[H, UH], i32>, !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, K, 2], f32>
+})"},
+    // The N-best list of a search, rescored as a batch of hypotheses: CTC
+    // of each against the repeated scores, errors against the repeated
+    // references, both returned per sequence.
+    {"ctc_beam_search_nbest", R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %r: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>, !nn.tensor<[H, Y], i32>)
+    dims [B: batch, T: seq(B), U: seq(B), K: seq(B) computed, H: batch = flatten(B, K), Y: seq(H) computed, TH: seq(H) = T, UH: seq(H) = U] {
+  %y, %s = nn.ctc_beam_search %x from logits blank 0 beam 3 merge sum : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
+  %yh = nn.flatten_beam %y : !nn.tensor<[B, K, Y], i32> -> !nn.tensor<[H, Y], i32>
+  %xh = nn.repeat_beam %x : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[H, TH, 4], f32>
+  %c = nn.ctc_loss %xh, %yh from logits blank 0 zero_infinity : !nn.tensor<[H, TH, 4], f32>, !nn.tensor<[H, Y], i32>
+  %rh = nn.repeat_beam %r : !nn.tensor<[B, U], i32> -> !nn.tensor<[H, UH], i32>
+  %e, %n, %counts = nn.edit_distance %yh, %rh : !nn.tensor<[H, Y], i32>, !nn.tensor<[H, UH], i32>
+  nn.mark_loss %e, %n as "ler" normalize custom as_error : !nn.tensor<[H], f32>, !nn.tensor<[H], f32>
+  %ck = nn.unflatten_beam %c : !nn.tensor<[H], f32> -> !nn.tensor<[B, K], f32>
+  %ek = nn.unflatten_beam %e : !nn.tensor<[H], f32> -> !nn.tensor<[B, K], f32>
+  nn.return %y, %s, %ck, %ek, %yh : !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>, !nn.tensor<[H, Y], i32>
+})"},
     {"gather_states", R"(
 nn.graph @g(%s: !nn.tensor<[B, U1, 3], f32>, %a: !nn.tensor<[B, T], i32>, %dg: !nn.tensor<[B, T, 3], f32>)
     -> (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U1, 3], f32>)

@@ -611,6 +611,83 @@ TEST(ManifestTest, ComputedDimsHaveALengthsOutputAndNoCaller) {
                   "bad dim record");
 }
 
+TEST(ManifestTest, NBestListsFlattenTheirBatchAndLiftSequences) {
+  // A search's N-best list: K hypotheses per sequence, H = flatten(B, K),
+  // each hypothesis's length Y over H, and T lifted onto H.
+  const std::string text = "nn-artifact 3\n"
+                           "graph g\n"
+                           "target cpu\n"
+                           "dim B batch\n"
+                           "dim T seq B\n"
+                           "dim K seq B computed\n"
+                           "dim H batch flatten B K\n"
+                           "dim Y seq H computed\n"
+                           "dim TH seq H lift T\n"
+                           "root B\n"
+                           "root T\n"
+                           "input x f32 0 -1 3 B T 4\n"
+                           "output result0 i32 3 B K Y\n"
+                           "output result1 f32 3 H TH 4\n"
+                           "output lengths:K i32 1 B\n"
+                           "output lengths:Y i32 1 H\n"
+                           "end\n";
+  Manifest manifest;
+  absl::Status status = Manifest::parse(text, manifest);
+  ASSERT_TRUE(status.ok()) << status.message();
+  EXPECT_EQ(manifest.serialize(), text);
+  EXPECT_TRUE(manifest.findDim("H")->isFlatten());
+  EXPECT_TRUE(manifest.findDim("TH")->lift);
+  EXPECT_EQ(manifest.entryArity(), 5); // results, B, T + lengths, x
+
+  // H and TH follow once K is known; Y's lengths run over H, and a
+  // position [b, k, y] reads entry offset(b) + k.
+  DimValues values;
+  values.sizes = {{"B", 3}, {"T", 5}};
+  values.lengths = {{"T", {5, 0, 3}}};
+  deriveDims(manifest, values);
+  EXPECT_FALSE(values.sizes.count("H"));
+  values.sizes["K"] = 2;
+  values.lengths["K"] = {2, 1, 2};
+  deriveDims(manifest, values);
+  EXPECT_EQ(values.sizes.at("H"), 5);
+  EXPECT_EQ(values.offsets.at("H"), (std::vector<int64_t>{0, 2, 3}));
+  EXPECT_EQ(values.sizes.at("TH"), 5);
+  EXPECT_EQ(values.lengths.at("TH"), (std::vector<int32_t>{5, 5, 0, 3, 3}));
+  values.sizes["Y"] = 4;
+  values.lengths["Y"] = {4, 1, 0, 2, 3};
+  std::vector<Axis> nBest{Axis{"B"}, Axis{"K"}, Axis{"Y"}};
+  EXPECT_TRUE(values.isValid(nBest, {0, 1, 0}));
+  EXPECT_FALSE(values.isValid(nBest, {0, 1, 1})); // entry 1 has length 1
+  EXPECT_FALSE(values.isValid(nBest, {1, 1, 0})); // sequence 1 has 1 hypothesis
+  EXPECT_TRUE(values.isValid(nBest, {2, 1, 2}));  // entry 4 has length 3
+  EXPECT_FALSE(values.isValid(nBest, {2, 0, 2})); // entry 3 has length 2
+  std::vector<Axis> flat{Axis{"H"}, Axis{"TH"}};
+  EXPECT_FALSE(values.isValid(flat, {2, 0})); // sequence 1 has no frames
+  EXPECT_TRUE(values.isValid(flat, {4, 2}));
+
+  auto error = [&](const std::string &from, const std::string &to) {
+    std::string damaged = text;
+    damaged.replace(damaged.find(from), from.size(), to);
+    Manifest m;
+    absl::Status s = Manifest::parse(damaged, m);
+    EXPECT_FALSE(s.ok()) << to;
+    return std::string(s.message());
+  };
+  EXPECT_CONTAINS(error("dim H batch flatten B K", "dim H batch flatten B T2"),
+                  "dim 'H': 'T2' is not a sequence dim of 'B'");
+  EXPECT_CONTAINS(error("dim TH seq H lift T", "dim TH seq B lift T"),
+                  "dim 'TH': lifts 'T' onto 'B', which is not a flattened "
+                  "batch of its batch");
+  EXPECT_CONTAINS(error("dim Y seq H computed", "dim Y seq H"),
+                  "a sequence dim of the flattened batch 'H' must be "
+                  "computed, lifted or derived");
+  EXPECT_CONTAINS(
+      error("output result0 i32 3 B K Y", "output result0 i32 3 B T Y"),
+      "output 'result0' axis 2 ('Y') is not a valid position axis");
+  EXPECT_CONTAINS(error("dim H batch flatten B K", "dim H batch flatten B"),
+                  "bad dim record");
+}
+
 TEST(ManifestTest, RejectsEveryDamagedRecord) {
   EXPECT_CONTAINS(manifestError("dim T2 seq B T 2", "dim T2 seq B T 0"),
                   "manifest line 6: field 5 is not an integer in [1, ");

@@ -93,11 +93,30 @@ SmallVector<StringRef, 2> DimTable::computedSources(StringRef name) const {
       if (!llvm::is_contained(sources, source))
         sources.push_back(source);
   };
-  if (decl.isDerived() || decl.getKind() == DimKind::packed)
+  if (decl.isDerived() || decl.isLift() || decl.getKind() == DimKind::packed)
     follow(decl.getSource());
-  if (decl.isGridPacked())
+  if (decl.isGridPacked() || decl.isFlatten())
     follow(decl.getInner());
+  // The sequences of a flattened batch have as many entries as it has.
+  if (decl.getKind() == DimKind::seq)
+    follow(decl.getBatch());
   return sources;
+}
+
+DimDeclAttr DimTable::findFlatten(StringRef batch, StringRef sequence) const {
+  for (DimDeclAttr decl : decls)
+    if (decl.isFlatten() && decl.getSource().getValue() == batch &&
+        decl.getInner().getValue() == sequence)
+      return decl;
+  return {};
+}
+
+DimDeclAttr DimTable::findLift(StringRef batch, StringRef source) const {
+  for (DimDeclAttr decl : decls)
+    if (decl.isLift() && decl.getBatch().getValue() == batch &&
+        decl.getSource().getValue() == source)
+      return decl;
+  return {};
 }
 
 SmallVector<DimDeclAttr> DimTable::getComputedDims() const {
@@ -120,18 +139,69 @@ LogicalResult DimTable::verify(EmitErrorFn emitError) const {
       return it != seen.end() && it->second < position;
     };
     if (decl.getComputed() &&
-        (decl.getKind() != DimKind::seq || decl.isDerived()))
+        (decl.getKind() != DimKind::seq || decl.getSource()))
       return emitError() << "dim '" << name
                          << "': only a sequence dim that is not derived can "
                             "be computed";
     switch (decl.getKind()) {
-    case DimKind::batch:
+    case DimKind::batch: {
+      if (!decl.isFlatten())
+        break;
+      StringAttr batch = decl.getSource();
+      if (!declaredBefore(batch) || !isBatch(batch.getValue()) ||
+          lookup(batch.getValue()).isFlatten())
+        return emitError() << "dim '" << name << "': '" << batch.getValue()
+                           << "' is not a batch dim declared before it (one "
+                              "that is not itself flattened)";
+      StringAttr inner = decl.getInner();
+      if (!declaredBefore(inner) || !isSequence(inner.getValue()) ||
+          lookup(inner.getValue()).getBatch() != batch)
+        return emitError() << "dim '" << name << "': '" << inner.getValue()
+                           << "' is not a sequence dim of '" << batch.getValue()
+                           << "' declared before it";
+      DimDeclAttr first = findFlatten(batch.getValue(), inner.getValue());
+      if (first != decl)
+        return emitError() << "dims '" << first.getName().getValue()
+                           << "' and '" << name << "' both flatten ("
+                           << batch.getValue() << ", " << inner.getValue()
+                           << ")";
       break;
+    }
     case DimKind::seq: {
       StringAttr batch = decl.getBatch();
       if (!declaredBefore(batch) || !isBatch(batch.getValue()))
         return emitError() << "dim '" << name << "': '" << batch.getValue()
                            << "' is not a batch dim declared before it";
+      DimDeclAttr batchDecl = lookup(batch.getValue());
+      if (decl.isLift()) {
+        StringAttr source = decl.getSource();
+        if (!batchDecl.isFlatten())
+          return emitError() << "dim '" << name << "': '" << batch.getValue()
+                             << "' is not a flattened batch, so '"
+                             << source.getValue() << "' cannot be lifted onto "
+                             << "it";
+        StringAttr outer = batchDecl.getSource();
+        if (!declaredBefore(source) || !isSequence(source.getValue()) ||
+            lookup(source.getValue()).getBatch() != outer ||
+            source == batchDecl.getInner())
+          return emitError()
+                 << "dim '" << name << "': '" << source.getValue()
+                 << "' is not a sequence dim of '" << outer.getValue()
+                 << "' (other than '" << batchDecl.getInner().getValue()
+                 << "') declared before it";
+        if (findLift(batch.getValue(), source.getValue()) != decl)
+          return emitError()
+                 << "dim '" << name << "': '" << source.getValue()
+                 << "' is lifted onto '" << batch.getValue() << "' twice";
+        break;
+      }
+      // The entries of a flattened batch exist only once its inner lengths
+      // are known: their own sequences are computed, lifted or derived.
+      if (batchDecl.isFlatten() && !decl.getComputed() && !decl.isDerived())
+        return emitError() << "dim '" << name << "': a sequence dim of the "
+                           << "flattened batch '" << batch.getValue()
+                           << "' must be computed, lifted ('= SOURCE') or "
+                              "derived";
       if (!decl.isDerived())
         break;
       StringAttr source = decl.getSource();
@@ -244,12 +314,26 @@ FailureOr<Positions> mlir::nn::classifyPositions(NNTensorType type,
   positions.kind = numNamed == 1 ? PositionKind::Batch : PositionKind::Padded;
   for (unsigned i = 1; i < numNamed; ++i) {
     DimDeclAttr decl = table.lookup(type.getDimName(i));
-    if (decl.getKind() != DimKind::seq ||
-        decl.getBatch().getValue() != positions.batch)
-      return emitError() << "type " << type << ": axis " << i << " ('"
-                         << type.getDimName(i)
-                         << "') must be a sequence dim of '" << positions.batch
-                         << "'";
+    // `[B, K, Y...]`: after exactly one sequence K of B, sequence dims of
+    // flatten(B, K) make the N-best layout.
+    DimDeclAttr flat =
+        decl.getKind() == DimKind::seq && positions.sequences.size() >= 1
+            ? table.findFlatten(positions.batch, positions.sequences.front())
+            : DimDeclAttr();
+    bool nested = flat && decl.getBatch() == flat.getName() &&
+                  (positions.isNested() || positions.sequences.size() == 1);
+    if (nested) {
+      positions.flat = flat.getName().getValue();
+    } else if (decl.getKind() != DimKind::seq ||
+               decl.getBatch().getValue() != positions.batch ||
+               positions.isNested()) {
+      auto diag = emitError() << "type " << type << ": axis " << i << " ('"
+                              << type.getDimName(i) << "') must be a sequence "
+                              << "dim of '";
+      if (positions.isNested())
+        return diag << positions.flat << "' (the N-best layout [B, K, Y...])";
+      return diag << positions.batch << "'";
+    }
     if (llvm::is_contained(positions.sequences, type.getDimName(i)))
       return emitError() << "type " << type << " names sequence dim '"
                          << type.getDimName(i) << "' twice";
@@ -351,19 +435,22 @@ LogicalResult DimBinding::verifyKinds(EmitErrorFn emitError) {
          calleeDecl.getFactor() != callerDecl.getFactor() ||
          calleeDecl.getOffset() != callerDecl.getOffset()))
       return mismatch();
-    if (calleeDecl.isGridPacked() != callerDecl.isGridPacked())
+    if (calleeDecl.isGridPacked() != callerDecl.isGridPacked() ||
+        calleeDecl.isFlatten() != callerDecl.isFlatten() ||
+        calleeDecl.isLift() != callerDecl.isLift())
       return mismatch();
     if (calleeDecl.getBatch() && failed(bind(calleeDecl.getBatch().getValue(),
                                              callerDecl.getBatch().getValue(),
                                              "dim binding", emitError)))
       return failure();
-    bool followSource =
-        calleeDecl.getKind() == DimKind::packed || calleeDecl.isDerived();
+    bool followSource = calleeDecl.getKind() == DimKind::packed ||
+                        calleeDecl.isDerived() || calleeDecl.isLift() ||
+                        calleeDecl.isFlatten();
     if (followSource && failed(bind(calleeDecl.getSource().getValue(),
                                     callerDecl.getSource().getValue(),
                                     "dim binding", emitError)))
       return failure();
-    if (calleeDecl.isGridPacked() &&
+    if ((calleeDecl.isGridPacked() || calleeDecl.isFlatten()) &&
         failed(bind(calleeDecl.getInner().getValue(),
                     callerDecl.getInner().getValue(), "dim binding",
                     emitError)))

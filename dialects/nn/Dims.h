@@ -49,6 +49,11 @@ public:
   DimDeclAttr findDerived(StringRef source, int64_t factor,
                           int64_t offset = 0) const;
 
+  /// The batch declared `flatten(batch, sequence)`, or null.
+  DimDeclAttr findFlatten(StringRef batch, StringRef sequence) const;
+  /// The sequence dim declared `seq(batch) = source` (a lift), or null.
+  DimDeclAttr findLift(StringRef batch, StringRef source) const;
+
   ArrayRef<DimDeclAttr> getDecls() const { return decls; }
 
   /// The computed dims (`seq(B) computed`) whose lengths `name`'s depend
@@ -66,7 +71,9 @@ public:
   /// earlier dim of the right kind, derived dims `ceildiv` by at least 2
   /// or `+` at least 1, at most one packed dim per (batch, sequence) and
   /// per (batch, sequence, inner), `computed` only on a sequence dim that
-  /// is not derived.
+  /// is not derived, one flatten per (batch, sequence) of an unflattened
+  /// batch, lifts onto flattened batches only, and sequences of a flattened
+  /// batch computed, lifted or derived.
   LogicalResult verify(EmitErrorFn emitError) const;
 
 private:
@@ -96,16 +103,23 @@ struct Positions {
   SmallVector<StringRef, 2> sequences;
   /// Packed: the packed dim N.
   StringRef packed;
+  /// The N-best layout `[B, K, Y...]`: the flattened batch
+  /// `H = flatten(B, K)` whose sequence dims the axes after K are
+  /// (`sequences` = K, Y...). Empty otherwise. Only ops with the BeamLayout
+  /// trait accept it.
+  StringRef flat;
 
   unsigned getNumAxes() const;
   bool hasSequenceAxis() const {
     return kind == PositionKind::Padded || kind == PositionKind::Packed;
   }
+  bool isNested() const { return !flat.empty(); }
 };
 
 /// Checks that every dim `type` names is declared in `table`, that named
-/// axes come before static ones and that they form `[B]`, `[B, T...]` or
-/// `[N]`; returns their classification.
+/// axes come before static ones and that they form `[B]`, `[B, T...]`,
+/// `[N]` or the N-best layout `[B, K, Y...]` (Y sequence dims of
+/// `flatten(B, K)`); returns their classification.
 FailureOr<Positions> classifyPositions(NNTensorType type, const DimTable &table,
                                        EmitErrorFn emitError);
 

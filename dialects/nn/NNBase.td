@@ -270,9 +270,9 @@ def NN_DimDeclAttr : AttrDef<NN_Dialect, "DimDecl"> {
   let summary = "the declaration of one named dim of a graph";
   let description = [{
     `B: batch`, `T: seq(B)`, `T2: seq(B) = ceildiv(T, 2)`,
-    `U1: seq(B) = U + 1`, `N: packed(B, T)`, `J: packed(B, T, U1)` or
-    `Y: seq(B) computed`. Graphs print their list of these without the
-    `#nn.dim<...>` wrapper.
+    `U1: seq(B) = U + 1`, `N: packed(B, T)`, `J: packed(B, T, U1)`,
+    `Y: seq(B) computed`, `H: batch = flatten(B, K)` or `TH: seq(H) = T`.
+    Graphs print their list of these without the `#nn.dim<...>` wrapper.
 
     A derived sequence dim has the lengths `ceildiv(source, factor) +
     offset`: `ceildiv(T, k)` is factor k >= 2 and offset 0, `U + c` is
@@ -285,6 +285,16 @@ def NN_DimDeclAttr : AttrDef<NN_Dialect, "DimDecl"> {
     the graph (a DimProducerOpInterface, e.g. a decoder whose hypotheses
     end where the search says) computes them. No argument may name it or
     a dim derived from it, and no op may use it before its producer.
+
+    N-best lists: `H: batch = flatten(B, K)` is the batch of the valid
+    (b, k) pairs of a sequence dim K of B (b-major, `sum_b len_K(b)`
+    entries): K hypotheses per sequence become one batch entry each. A
+    sequence dim of H is either computed (`Y: seq(H) computed`, each
+    hypothesis's own length) or lifted from a sequence dim of B
+    (`TH: seq(H) = T`: entry (b, k) has the length of sequence b). A type
+    `[B, K, Y]` with Y a sequence dim of `flatten(B, K)` is the N-best
+    layout: sequence b holds `len_K(b)` hypotheses, hypothesis k has
+    `len_Y` of its flat entry.
   }];
   let parameters = (ins
     "::mlir::StringAttr":$name,
@@ -300,10 +310,20 @@ def NN_DimDeclAttr : AttrDef<NN_Dialect, "DimDecl"> {
     /// Parses `NAME: KIND...`, the text inside `#nn.dim<...>`.
     static DimDeclAttr parseBody(::mlir::AsmParser &parser);
     void printBody(::llvm::raw_ostream &os) const;
-    /// A sequence dim computed from another one (`ceildiv(T, k)` or
-    /// `U + c`).
+    /// A sequence dim computed from another one of the same batch
+    /// (`ceildiv(T, k)` or `U + c`).
     bool isDerived() const {
-      return getKind() == DimKind::seq && getSource();
+      return getKind() == DimKind::seq && getSource() && !isLift();
+    }
+    /// `TH: seq(H) = T`: the lengths of T, repeated for each entry of the
+    /// flattened batch H.
+    bool isLift() const {
+      return getKind() == DimKind::seq && getSource() && getFactor() == 1 &&
+             getOffset() == 0;
+    }
+    /// `H: batch = flatten(B, K)`: source B, inner K.
+    bool isFlatten() const {
+      return getKind() == DimKind::batch && getSource();
     }
     /// A packed dim over the (source, inner) grid of two sequence dims.
     bool isGridPacked() const {

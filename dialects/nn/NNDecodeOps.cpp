@@ -43,12 +43,41 @@ static LogicalResult verifyHypotheses(Operation *op, const DimContext &context,
 // CtcGreedyDecodeOp
 //===----------------------------------------------------------------------===//
 
+/// Checks the N-best layout of a search's results: `labels`
+/// `[batch, K, Y]` i32 with K a computed sequence dim of `batch` (the
+/// hypotheses per sequence) and Y a computed sequence dim of
+/// `flatten(batch, K)` (each hypothesis's length).
+static LogicalResult verifyNBest(Operation *op, const DimContext &context,
+                                 Value labels, StringRef batch) {
+  NNTensorType type = tensorOf(labels);
+  FailureOr<Positions> positions = context.positions(labels);
+  if (failed(positions))
+    return failure();
+  if (!type.getElementType().isSignlessInteger(32) || !positions->isNested() ||
+      positions->sequences.size() != 2 || type.getRank() != 3 ||
+      positions->batch != batch)
+    return op->emitOpError()
+           << "labels must be [" << batch << ", Y] or the N-best layout ["
+           << batch << ", K, Y] i32 (Y a sequence dim of flatten(" << batch
+           << ", K)), got " << type;
+  for (StringRef dim : positions->sequences)
+    if (!context.getTable().lookup(dim).getComputed())
+      return op->emitOpError()
+             << "labels run over '" << dim
+             << "', whose lengths the caller passes; the search computes the "
+                "number of hypotheses and their lengths: declare 'K: seq("
+             << batch << ") computed' and 'Y: seq(H) computed' with 'H: batch "
+             << "= flatten(" << batch << ", K)'";
+  return success();
+}
+
 /// The checks the CTC decoders share: padded `[B, T, V]` or packed `[N, V]`
 /// scores, a blank class, `[B, Y]` hypotheses over a computed dim and a
-/// `[B]` score of the scores' element type.
+/// `[B]` score of the scores' element type; with `allowNBest`, also the
+/// N-best layout `[B, K, Y]` with `[B, K]` scores.
 static LogicalResult verifyCtcDecoder(Operation *op, Value scores,
-                                      int64_t blank, Value labels,
-                                      Value score) {
+                                      int64_t blank, Value labels, Value score,
+                                      bool allowNBest = false) {
   FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
@@ -66,10 +95,14 @@ static LogicalResult verifyCtcDecoder(Operation *op, Value scores,
   if (blank < 0 || blank >= classes)
     return op->emitOpError()
            << "blank " << blank << " is not a class in [0, " << classes << ")";
-  if (failed(verifyHypotheses(op, *context, labels, frames->batch, "labels")))
+  bool nBest = allowNBest && tensorOf(labels).getRank() == 3;
+  if (nBest ? failed(verifyNBest(op, *context, labels, frames->batch))
+            : failed(verifyHypotheses(op, *context, labels, frames->batch,
+                                      "labels")))
     return failure();
-  auto want = NNTensorType::get(tensorOf(labels).getDims().take_front(1),
-                                tensorOf(scores).getElementType());
+  auto want =
+      NNTensorType::get(tensorOf(labels).getDims().take_front(nBest ? 2 : 1),
+                        tensorOf(scores).getElementType());
   if (tensorOf(score) != want)
     return op->emitOpError()
            << "score must be " << want << ", got " << score.getType();
@@ -96,7 +129,7 @@ SmallVector<StringRef, 1> CtcGreedyDecodeOp::getProducedDims() {
 LogicalResult CtcBeamSearchOp::verify() {
   if (failed(verifyCtcDecoder(*this, getScores(),
                               static_cast<int64_t>(getBlank()), getLabels(),
-                              getScore())))
+                              getScore(), /*allowNBest=*/true)))
     return failure();
   int64_t classes = featureSize(tensorOf(getScores()));
   if (std::optional<uint64_t> tokens = getTokenBeam();
@@ -112,5 +145,8 @@ LogicalResult CtcBeamSearchOp::verify() {
 }
 
 SmallVector<StringRef, 1> CtcBeamSearchOp::getProducedDims() {
-  return {tensorOf(getLabels()).getDimName(1)};
+  NNTensorType labels = tensorOf(getLabels());
+  if (labels.getRank() == 3)
+    return {labels.getDimName(1), labels.getDimName(2)};
+  return {labels.getDimName(1)};
 }

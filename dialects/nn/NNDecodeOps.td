@@ -51,7 +51,7 @@ def NN_CtcGreedyDecodeOp : NN_SequenceMixingOp<"ctc_greedy_decode", [
 }
 
 def NN_CtcBeamSearchOp : NN_SequenceMixingOp<"ctc_beam_search", [
-    DeclareOpInterfaceMethods<NN_DimProducerOpInterface>]> {
+    NN_BeamLayout, DeclareOpInterfaceMethods<NN_DimProducerOpInterface>]> {
   let summary = "CTC prefix beam search";
   let description = [{
     The standard CTC prefix search (Graves 2012; Hannun et al. 2014) over
@@ -78,6 +78,22 @@ def NN_CtcBeamSearchOp : NN_SequenceMixingOp<"ctc_beam_search", [
     labels). A sequence without frames gets the empty hypothesis and 0; one
     whose frames allow no path (every score -inf) gets the empty
     hypothesis and -inf.
+
+    N-best: with `labels` `[B, K, Y]` i32 and `score` `[B, K]`, where
+    `K: seq(B) computed` and `Y: seq(H) computed` for
+    `H: batch = flatten(B, K)`, the op returns every surviving prefix,
+    best first (the order above): `len_K(b)` is at most `beam` (fewer when
+    fewer prefixes exist; 0 when no path exists; 1, the empty hypothesis,
+    for a sequence without frames). `nn.flatten_beam` turns the list into
+    one batch entry per hypothesis, e.g. to rescore it with `ctc_loss`.
+
+    ```mlir
+    // dims [B: batch, T: seq(B), K: seq(B) computed,
+    //       H: batch = flatten(B, K), Y: seq(H) computed]
+    %h, %hs = nn.ctc_beam_search %z from logits blank 0 beam 4 merge sum
+        : !nn.tensor<[B, T, 500], f32>
+        -> !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
+    ```
 
     ```mlir
     %y, %s = nn.ctc_beam_search %z from logits blank 0 beam 8 merge sum

@@ -61,7 +61,8 @@ def NN_GraphOp : Op<NN_Dialect, "graph", [
 }
 
 def NN_ReturnOp : Op<NN_Dialect, "return", [
-    Pure, HasParent<"GraphOp">, ReturnLike, Terminator, NN_DimsDeclared]> {
+    Pure, HasParent<"GraphOp">, ReturnLike, Terminator, NN_DimsDeclared,
+    NN_BeamLayout]> {
   let summary = "returns the results of a graph";
   let description = [{
     ```mlir

@@ -25,6 +25,14 @@ def NN_DimsDeclared : NativeOpTrait<"DimsDeclared"> {
   let cppNamespace = "::mlir::nn::OpTrait";
 }
 
+/// Ops that accept the N-best layout `[B, K, Y...]` (Positions::flat):
+/// searches that produce it, the ops that flatten it, and nn.return. Every
+/// other op works on the flattened batch, so none of their verifiers and
+/// lowerings has to know nested lengths.
+def NN_BeamLayout : NativeOpTrait<"BeamLayout"> {
+  let cppNamespace = "::mlir::nn::OpTrait";
+}
+
 /// Ops inside a graph. The base class appends the dialect-wide dim check.
 class NN_Op<string mnemonic, list<Trait> traits = []>
     : Op<NN_Dialect, mnemonic, !listconcat(traits, [NN_DimsDeclared])>;

@@ -172,7 +172,16 @@ LogicalResult mlir::nn::detail::verifyDimsDeclared(Operation *op) {
     auto tensor = dyn_cast<NNTensorType>(type);
     if (!tensor)
       return success();
-    return classifyPositions(tensor, *table, [&] { return op->emitOpError(); });
+    FailureOr<Positions> positions =
+        classifyPositions(tensor, *table, [&] { return op->emitOpError(); });
+    if (failed(positions))
+      return failure();
+    if (positions->isNested() && !op->hasTrait<OpTrait::BeamLayout>())
+      return op->emitOpError()
+             << "type " << tensor << " is an N-best layout (its axes after '"
+             << positions->sequences.front() << "' are sequences of '"
+             << positions->flat << "'); flatten it with nn.flatten_beam";
+    return success();
   };
   for (Type type : op->getOperandTypes())
     if (failed(check(type)))

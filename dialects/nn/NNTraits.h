@@ -2,7 +2,7 @@
 //
 // DimsDeclared: the dialect-wide check, appended to every op by the NN_Op
 // base class, that the dims named in operand and result types are declared
-// by the enclosing graph.
+// by the enclosing graph. BeamLayout: the ops that accept N-best layouts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +27,11 @@ public:
     return detail::verifyDimsDeclared(op);
   }
 };
+
+/// Marks ops that accept N-best layout types `[B, K, Y...]`; DimsDeclared
+/// refuses them on every other op.
+template <typename ConcreteType>
+class BeamLayout : public mlir::OpTrait::TraitBase<ConcreteType, BeamLayout> {};
 } // namespace OpTrait
 } // namespace mlir::nn
 

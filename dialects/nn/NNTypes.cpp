@@ -160,7 +160,7 @@ DimDeclAttr DimDeclAttr::parseBody(AsmParser &parser) {
   int64_t factor = 0, offset = 0;
   bool computed = false;
   StringRef kindName;
-  SMLoc kindLoc;
+  SMLoc kindLoc, offsetLoc;
   if (parseName(name) || parser.parseColon())
     return {};
   kindLoc = parser.getCurrentLocation();
@@ -175,6 +175,13 @@ DimDeclAttr DimDeclAttr::parseBody(AsmParser &parser) {
   }
   switch (*kind) {
   case DimKind::batch:
+    // `= flatten(B, K)`.
+    if (failed(parser.parseOptionalEqual()))
+      break;
+    if (parser.parseKeyword("flatten") || parser.parseLParen() ||
+        parseName(source) || parser.parseComma() || parseName(inner) ||
+        parser.parseRParen())
+      return {};
     break;
   case DimKind::seq:
     if (parser.parseLParen() || parseName(batch) || parser.parseRParen())
@@ -187,17 +194,33 @@ DimDeclAttr DimDeclAttr::parseBody(AsmParser &parser) {
       break;
     // `ceildiv(S, k)` or `S + c`.
     if (succeeded(parser.parseOptionalKeyword("ceildiv"))) {
+      SMLoc factorLoc;
       if (parser.parseLParen() || parseName(source) || parser.parseComma() ||
+          (factorLoc = parser.getCurrentLocation(), false) ||
           parser.parseInteger(factor) || parser.parseRParen())
         return {};
+      // `ceildiv(T, 1)` would read as the lift `T`; say what is wrong.
+      if (factor < 2) {
+        parser.emitError(factorLoc)
+            << "dim '" << name.getValue()
+            << "': ceildiv factor must be at least 2, got " << factor;
+        return {};
+      }
       break;
     }
+    // `S + c`, or `S` alone: a lift onto a flattened batch.
     factor = 1;
-    if (parseName(source) || parser.parseOptionalPlus() ||
-        parser.parseInteger(offset)) {
-      parser.emitError(parser.getCurrentLocation(),
-                       "expected 'ceildiv(SOURCE, FACTOR)' or 'SOURCE + "
-                       "OFFSET' after '='");
+    if (parseName(source))
+      return {};
+    if (failed(parser.parseOptionalPlus()))
+      break;
+    offsetLoc = parser.getCurrentLocation();
+    if (parser.parseInteger(offset))
+      return {};
+    // `U + 0` would read as the lift `U`; say what is wrong with it.
+    if (offset == 0) {
+      parser.emitError(offsetLoc) << "dim '" << name.getValue()
+                                  << "': an offset must be at least 1, got 0";
       return {};
     }
     break;
@@ -219,11 +242,16 @@ void DimDeclAttr::printBody(raw_ostream &os) const {
   os << getName().getValue() << ": " << stringifyDimKind(getKind());
   switch (getKind()) {
   case DimKind::batch:
+    if (isFlatten())
+      os << " = flatten(" << getSource().getValue() << ", "
+         << getInner().getValue() << ")";
     break;
   case DimKind::seq:
     os << "(" << getBatch().getValue() << ")";
     if (getComputed())
       os << " computed";
+    else if (isLift())
+      os << " = " << getSource().getValue();
     else if (isDerived() && getOffset() == 0)
       os << " = ceildiv(" << getSource().getValue() << ", " << getFactor()
          << ")";

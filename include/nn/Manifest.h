@@ -68,6 +68,13 @@ struct DimInfo {
   /// output `lengths:NAME` ([batch] i32), and the padded size of every
   /// output naming the dim is their longest (at least 1).
   bool computed = false;
+  /// Sequence dims of a flattened batch declared `= source`: entry (b, k)
+  /// has sequence b's length of `source` (a dim of the flattened batch's
+  /// source). A batch dim with a `source` is flattened: one entry per
+  /// valid (b, k) of its `inner` sequence dim of `source`, b-major.
+  bool lift = false;
+
+  bool isFlatten() const { return kind == Kind::batch && !source.empty(); }
 
   /// The length of a derived dim for a source length `n`.
   int64_t deriveLength(int64_t n) const {
@@ -172,6 +179,12 @@ struct Manifest {
 struct DimValues {
   std::map<std::string, int64_t> sizes;
   std::map<std::string, std::vector<int32_t>> lengths;
+  /// Flattened batches: the first entry of each sequence (the exclusive
+  /// prefix sum of the inner dim's lengths), by the flattened dim's name.
+  std::map<std::string, std::vector<int64_t>> offsets;
+  /// The flattened batch each sequence dim of one belongs to, so that an
+  /// N-best axis `[B, K, Y]` finds entry `offsets[H][b] + k`'s length.
+  std::map<std::string, std::string> flatBatch;
 
   /// Whether position `index` of a tensor with `axes` is a real frame:
   /// every sequence axis within its sequence's length. Padding may hold

@@ -72,8 +72,8 @@ LogicalResult AbiBuilder::visit(GraphOp graph) {
   for (DimDeclAttr dim : table.getDecls()) {
     if (dim.getComputed())
       abi.computedDims.push_back(dim);
-    else if (dim.getKind() == DimKind::batch ||
-             (dim.getKind() == DimKind::seq && !dim.isDerived()))
+    else if ((dim.getKind() == DimKind::batch && !dim.isFlatten()) ||
+             (dim.getKind() == DimKind::seq && !dim.getSource()))
       abi.rootDims.push_back(dim);
   }
   abi.numResults = graph.getNumResults();

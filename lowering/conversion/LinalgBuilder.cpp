@@ -164,19 +164,81 @@ SmallVector<Value> mlir::nn::forLoop(Scalar &s, Value lower, Value upper,
   return SmallVector<Value>(loop.getResults());
 }
 
+/// The values of `flatten(B, K)` for batch size `batch` and K's
+/// `lengths`: the size (the sum of the lengths), the offsets (their
+/// exclusive prefix sum) and each entry's owner.
+static DimValue flattenBatch(LinalgBuilder &lb, Value batch, Value lengths) {
+  OpBuilder &b = lb.getBuilder();
+  Location loc = lb.getLoc();
+  Scalar s = lb.scalar();
+  Type i32 = b.getI32Type();
+  Value offsets =
+      b.create<tensor::EmptyOp>(loc, ArrayRef<OpFoldResult>{batch}, i32);
+  SmallVector<Value> prefix =
+      forLoop(s, s.idx(0), batch, {offsets, s.idx(0)},
+              [&](Scalar &q, Value bi, ValueRange state) -> SmallVector<Value> {
+                Value updated = q.b.create<tensor::InsertOp>(
+                    q.loc, q.b.create<arith::IndexCastOp>(q.loc, i32, state[1]),
+                    state[0], bi);
+                Value length = q.toIndex(
+                    q.b.create<tensor::ExtractOp>(q.loc, lengths, bi));
+                return {updated, q.add(state[1], length)};
+              });
+  DimValue value;
+  value.offsets = prefix[0];
+  value.size = prefix[1];
+  Value owner =
+      b.create<tensor::EmptyOp>(loc, ArrayRef<OpFoldResult>{value.size}, i32);
+  value.owner = forLoop(
+      s, s.idx(0), batch, {owner, s.idx(0)},
+      [&](Scalar &q, Value bi, ValueRange state) -> SmallVector<Value> {
+        Value length =
+            q.toIndex(q.b.create<tensor::ExtractOp>(q.loc, lengths, bi));
+        Value bi32 = q.b.create<arith::IndexCastOp>(q.loc, i32, bi);
+        SmallVector<Value> filled =
+            forLoop(q, q.idx(0), length, {state[0]},
+                    [&](Scalar &r, Value k, ValueRange inner) {
+                      return SmallVector<Value>{r.b.create<tensor::InsertOp>(
+                          r.loc, bi32, inner[0], r.add(state[1], k))};
+                    });
+        return {filled[0], q.add(state[1], length)};
+      })[0];
+  return value;
+}
+
 void mlir::nn::deriveBoundDims(LinalgBuilder &b, BoundDims &dims) {
   OpBuilder &builder = b.getBuilder();
   Location loc = b.getLoc();
   for (DimDeclAttr dim : dims.getDecls().getDecls()) {
     StringRef name = dim.getName().getValue();
-    bool ready =
-        !dims.isBound(name) &&
-        (dim.isDerived() || dim.getKind() == DimKind::packed) &&
-        dims.isBound(dim.getSource().getValue()) &&
-        (!dim.isGridPacked() || dims.isBound(dim.getInner().getValue()));
+    bool ready = !dims.isBound(name) &&
+                 (dim.isDerived() || dim.isLift() || dim.isFlatten() ||
+                  dim.getKind() == DimKind::packed) &&
+                 dims.isBound(dim.getSource().getValue()) &&
+                 (!dim.getInner() || dims.isBound(dim.getInner().getValue())) &&
+                 (!dim.isLift() || dims.isBound(dim.getBatch().getValue()));
     if (!ready)
       continue;
-    if (dim.isDerived()) {
+    if (dim.isFlatten()) {
+      dims.bind(name, flattenBatch(b, dims.size(dim.getSource().getValue()),
+                                   dims.lengths(dim.getInner().getValue())));
+    } else if (dim.isLift()) {
+      // Entry h has the length of its sequence owner[h]; the padded size is
+      // the source's.
+      const DimValue &source = dims.lookup(dim.getSource().getValue());
+      Value owner = dims.lookup(dim.getBatch().getValue()).owner;
+      Value lengths = source.lengths;
+      DimValue value;
+      value.size = source.size;
+      value.lengths = b.map(
+          NNTensorType::get(builder.getContext(), {dim.getBatch().getValue()},
+                            {0}, builder.getI32Type()),
+          owner, [&](Scalar &s, ValueRange args) -> Value {
+            return s.b.create<tensor::ExtractOp>(s.loc, lengths,
+                                                 s.toIndex(args[0]));
+          });
+      dims.bind(name, value);
+    } else if (dim.isDerived()) {
       // ceildiv(source, factor) + offset, for the size and each length.
       const DimValue &source = dims.lookup(dim.getSource().getValue());
       int64_t factor = dim.getFactor(), offset = dim.getOffset();

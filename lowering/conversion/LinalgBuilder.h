@@ -67,6 +67,13 @@ struct DimValue {
   Value size;
   /// Sequence dims: tensor<?xi32> lengths over the batch.
   Value lengths;
+  /// A flattened batch `flatten(B, K)`: tensor<?xi32> over B, the first
+  /// entry of each sequence's hypotheses (the exclusive prefix sum of K's
+  /// lengths).
+  Value offsets;
+  /// A flattened batch: tensor<?xi32> over its entries, the sequence b
+  /// each belongs to.
+  Value owner;
 };
 
 /// The dims of one lowered graph: its declarations and their run-time
@@ -111,10 +118,10 @@ SmallVector<Value> forLoop(Scalar &s, Value lower, Value upper, ValueRange init,
 
 class LinalgBuilder;
 
-/// Binds the derived and packed dims whose sources are bound and which are
-/// not bound yet, in declaration order, computing their sizes and lengths
-/// at `b`'s insertion point: at function entry from the roots, and again
-/// after a producer binds a computed dim.
+/// Binds the derived, lifted, packed and flattened dims whose sources are
+/// bound and which are not bound yet, in declaration order, computing their
+/// sizes and lengths at `b`'s insertion point: at function entry from the
+/// roots, and again after a producer binds a computed dim.
 void deriveBoundDims(LinalgBuilder &b, BoundDims &dims);
 
 /// Builds tensor/linalg IR at one location, reading sizes of named axes

@@ -7,9 +7,10 @@
 //   nn-artifact 3
 //   graph NAME
 //   target TARGET                  (cpu, cuda, ...: see isTargetName)
-//   dim NAME batch | dim NAME seq BATCH [SOURCE FACTOR [OFFSET]]
-//                  | dim NAME seq BATCH computed
-//                  | dim NAME packed BATCH SEQ [INNER]
+//   dim NAME batch | dim NAME batch flatten SOURCE INNER
+//                  | dim NAME seq BATCH [SOURCE FACTOR [OFFSET]]
+//                  | dim NAME seq BATCH computed | dim NAME seq BATCH lift
+//                  SOURCE | dim NAME packed BATCH SEQ [INNER]
 //   root NAME
 //   input NAME DTYPE CLASSES RESERVED_CLASS RANK AXIS...
 //   param NAME DTYPE RANK SIZE...
@@ -121,6 +122,8 @@ std::string axisToken(const Axis &axis) {
 } // namespace
 
 std::string nn::derivedFormula(const DimInfo &dim, const std::string &source) {
+  if (dim.lift)
+    return source;
   if (dim.offset != 0)
     return source + " + " + std::to_string(dim.offset);
   return "ceil(" + source + " / " + std::to_string(dim.factor) + ")";
@@ -143,12 +146,16 @@ std::string Manifest::serialize() const {
     switch (dim.kind) {
     case DimInfo::Kind::batch:
       os << " batch";
+      if (dim.isFlatten())
+        os << " flatten " << encode(dim.source) << " " << encode(dim.inner);
       break;
     case DimInfo::Kind::seq:
       os << " seq " << encode(dim.batch);
       if (dim.computed)
         os << " computed";
-      if (!dim.source.empty())
+      if (dim.lift)
+        os << " lift " << encode(dim.source);
+      else if (!dim.source.empty())
         os << " " << encode(dim.source) << " " << dim.factor;
       if (dim.offset != 0)
         os << " " << dim.offset;
@@ -305,6 +312,14 @@ absl::Status Manifest::parse(const std::string &text, Manifest &manifest) {
       bool ok = name(1, dim.name);
       if (t[2] == "batch" && t.size() == 3) {
         dim.kind = DimInfo::Kind::batch;
+      } else if (t[2] == "batch" && t.size() == 6 && t[3] == "flatten") {
+        dim.kind = DimInfo::Kind::batch;
+        ok = ok && name(4, dim.source) && name(5, dim.inner);
+      } else if (t[2] == "seq" && t.size() == 6 && t[4] == "lift") {
+        dim.kind = DimInfo::Kind::seq;
+        dim.lift = true;
+        dim.factor = 1;
+        ok = ok && name(3, dim.batch) && name(5, dim.source);
       } else if (t[2] == "seq" && t.size() == 5 && t[4] == "computed") {
         dim.kind = DimInfo::Kind::seq;
         dim.computed = true;
@@ -440,6 +455,30 @@ absl::Status Manifest::verify() const {
         return fail(what + ": '" + dim.batch +
                     "' is not a batch dim declared before it");
     }
+    if (dim.isFlatten()) {
+      if (!earlier(dim.source, DimInfo::Kind::batch) ||
+          declared[dim.source]->isFlatten())
+        return fail(what + ": '" + dim.source +
+                    "' is not an unflattened batch dim declared before it");
+      if (!earlier(dim.inner, DimInfo::Kind::seq) ||
+          declared[dim.inner]->batch != dim.source)
+        return fail(what + ": '" + dim.inner + "' is not a sequence dim of '" +
+                    dim.source + "' declared before it");
+      continue;
+    }
+    const DimInfo *batchDim =
+        dim.kind == DimInfo::Kind::seq ? declared[dim.batch] : nullptr;
+    if (dim.lift) {
+      if (!batchDim->isFlatten() || !earlier(dim.source, DimInfo::Kind::seq) ||
+          declared[dim.source]->batch != batchDim->source)
+        return fail(what + ": lifts '" + dim.source + "' onto '" + dim.batch +
+                    "', which is not a flattened batch of its batch");
+      continue;
+    }
+    if (batchDim && batchDim->isFlatten() && !dim.computed &&
+        dim.source.empty())
+      return fail(what + ": a sequence dim of the flattened batch '" +
+                  dim.batch + "' must be computed, lifted or derived");
     const std::string &source =
         dim.kind == DimInfo::Kind::packed ? dim.sequence : dim.source;
     if ((dim.kind == DimInfo::Kind::packed || !dim.source.empty()) &&
@@ -479,7 +518,8 @@ absl::Status Manifest::verify() const {
   for (const DimInfo &dim : dims) {
     const std::string &source =
         dim.kind == DimInfo::Kind::packed ? dim.sequence : dim.source;
-    if (dim.computed || computed.count(source) || computed.count(dim.inner))
+    if (dim.computed || computed.count(source) || computed.count(dim.inner) ||
+        (dim.kind == DimInfo::Kind::seq && computed.count(dim.batch)))
       computed.insert(dim.name);
   }
   for (const DimInfo &dim : dims) {
@@ -518,11 +558,18 @@ absl::Status Manifest::verify() const {
                     " names an undeclared dim '" + axis.dim + "'");
       const DimInfo &dim = *it->second;
       bool ok = staticSizes.empty();
+      // The N-best layout [B, K, Y...]: Y a sequence dim of flatten(B, K).
+      auto nested = [&]() {
+        const DimInfo *batch = findDim(dim.batch);
+        return i >= 2 && batch && batch->isFlatten() &&
+               batch->source == first->name && batch->inner == info.axes[1].dim;
+      };
       if (i == 0)
         first = &dim;
       else
         ok = ok && first->kind == DimInfo::Kind::batch &&
-             dim.kind == DimInfo::Kind::seq && dim.batch == first->name;
+             dim.kind == DimInfo::Kind::seq &&
+             (dim.batch == first->name || nested());
       if (!ok || (kind == "param"))
         return fail(what + " axis " + std::to_string(i) + " ('" + axis.dim +
                     "') is not a valid position axis");
@@ -608,7 +655,19 @@ bool DimValues::isValid(const std::vector<Axis> &axes,
     if (!axes[i].isNamed())
       continue;
     auto it = lengths.find(axes[i].dim);
-    if (it != lengths.end() && index[i] >= it->second[index[0]])
+    if (it == lengths.end())
+      continue;
+    // An N-best axis [B, K, Y]: Y's lengths are over flatten(B, K), whose
+    // entry for (b, k) follows b's offset (axis 1 checked k already).
+    int64_t row = index[0];
+    auto flat = flatBatch.find(axes[i].dim);
+    if (i >= 2 && flat != flatBatch.end() && axes[0].dim != flat->second) {
+      auto offset = offsets.find(flat->second);
+      if (offset == offsets.end() || row >= (int64_t)offset->second.size())
+        return false;
+      row = offset->second[row] + index[1];
+    }
+    if (row >= (int64_t)it->second.size() || index[i] >= it->second[row])
       return false;
   }
   return true;
@@ -622,13 +681,36 @@ void nn::deriveDims(const Manifest &manifest, DimValues &values) {
     const std::string &source =
         dim.kind == DimInfo::Kind::packed ? dim.sequence : dim.source;
     if ((dim.computed && !values.lengths.count(dim.name)) ||
-        unknown.count(source) || unknown.count(dim.inner))
+        unknown.count(source) || unknown.count(dim.inner) ||
+        (dim.kind == DimInfo::Kind::seq && unknown.count(dim.batch)))
       unknown.insert(dim.name);
   }
   for (const DimInfo &dim : manifest.dims) {
+    if (dim.kind == DimInfo::Kind::seq &&
+        manifest.findDim(dim.batch)->isFlatten())
+      values.flatBatch[dim.name] = dim.batch;
     if (unknown.count(dim.name))
       continue;
-    if (dim.kind == DimInfo::Kind::seq && !dim.source.empty()) {
+    if (dim.isFlatten()) {
+      const std::vector<int32_t> &inner = values.lengths[dim.inner];
+      std::vector<int64_t> &offsets = values.offsets[dim.name];
+      offsets.clear();
+      int64_t total = 0;
+      for (int32_t length : inner) {
+        offsets.push_back(total);
+        total += length;
+      }
+      values.sizes[dim.name] = total;
+    } else if (dim.lift) {
+      const DimInfo &flat = *manifest.findDim(dim.batch);
+      const std::vector<int32_t> &source = values.lengths[dim.source];
+      const std::vector<int32_t> &inner = values.lengths[flat.inner];
+      std::vector<int32_t> &lengths = values.lengths[dim.name];
+      lengths.clear();
+      for (size_t b = 0; b < inner.size() && b < source.size(); ++b)
+        lengths.insert(lengths.end(), std::max(inner[b], 0), source[b]);
+      values.sizes[dim.name] = values.sizes[dim.source];
+    } else if (dim.kind == DimInfo::Kind::seq && !dim.source.empty()) {
       values.sizes[dim.name] = dim.deriveLength(values.sizes[dim.source]);
       std::vector<int32_t> &lengths = values.lengths[dim.name];
       lengths.clear();

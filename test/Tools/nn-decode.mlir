@@ -108,6 +108,18 @@
 // RUN: not nn-decode %s --entry beam1 --beam 0 --params %t/params.npz --data %t/with-greedy.npz 2>&1 | FileCheck %s --check-prefix=BEAM-ZERO
 // BEAM-ZERO: nn-decode: --beam must be at least 1
 
+// N-best lists: @nbest returns [B, K, Y] labels and [B, K] scores; each
+// JSON line's nbest holds them best first (at most the beam, distinct,
+// scores not increasing) and hyp and score are its first. With merge max
+// the best is the best path, so the greedy references score it exactly.
+// RUN: nn-decode %s --entry nbest --params %t/params.npz --data %t/with-greedy.npz --json > %t/nbest.jsonl
+// RUN: %python %S/Inputs/check-decode.py %t/with-greedy.npz %t/nbest.jsonl greedy | FileCheck %s --check-prefix=GREEDY
+// RUN: %python -c "import json, sys; ls = [json.loads(l) for l in open(sys.argv[1])][:-1]; assert len(ls) == 6; [(lambda n: (1 <= len(n) <= 4 and n[0]['hyp'] == l['hyp'] and n[0]['score'] == l['score'] and all(a['score'] >= b['score'] for a, b in zip(n, n[1:])) and len(set(tuple(h['hyp']) for h in n)) == len(n)) or sys.exit('bad list %r' % l))(l['nbest']) for l in ls]; print('lists of', sorted(set(len(l['nbest']) for l in ls)))" %t/nbest.jsonl | FileCheck %s --check-prefix=NBEST
+// NBEST: lists of [{{.*}}4]
+// RUN: nn-decode %s --entry nbest --params %t/params.npz --data %t/with-greedy.npz > %t/nbest.txt 2> /dev/null
+// RUN: nn-decode %s --entry beam1 --params %t/params.npz --data %t/with-greedy.npz > %t/beam1.txt 2> /dev/null
+// RUN: diff %t/nbest.txt %t/beam1.txt
+
 // Synthesized data carries ids seg-<index>.
 // RUN: nn-data synthesize %t/synth.npz --features 12 --classes 6 --utterances 3
 // RUN: nn-decode %s --entry labels --params %t/params.npz --data %t/synth.npz | FileCheck %s --check-prefix=SYNTH
@@ -215,6 +227,19 @@ nn.graph @beam1(%features: !nn.tensor<[B, T, 12], f32>)
   %y, %s = nn.ctc_beam_search %logits from logits blank 0 beam 1 merge max
       : !nn.tensor<[B, T, 6], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
   nn.return %y, %s : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+}
+
+// Every surviving prefix of a beam of 4 (merge max), best first.
+nn.graph @nbest(%features: !nn.tensor<[B, T, 12], f32>)
+    -> (!nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>)
+    dims [B: batch, T: seq(B), K: seq(B) computed, H: batch = flatten(B, K),
+          Y: seq(H) computed] {
+  %w = nn.param_ref @"out.w" : !nn.tensor<[6, 12], f32>
+  %b = nn.param_ref @"out.b" : !nn.tensor<[6], f32>
+  %logits = nn.linear %features, %w, %b : !nn.tensor<[B, T, 12], f32>, !nn.tensor<[6, 12], f32>, !nn.tensor<[6], f32>
+  %y, %s = nn.ctc_beam_search %logits from logits blank 0 beam 4 merge max
+      : !nn.tensor<[B, T, 6], f32> -> !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
+  nn.return %y, %s : !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
 }
 
 // The prefix search with merge sum, written with beam 1 (--beam widens it).

@@ -284,7 +284,9 @@ absl::Status loadInputs(nn::RunInputs &inputs) {
 }
 
 /// --outputs: the graph's own results (not gradients) as output<i>, and
-/// the lengths of the sequence dims they name.
+/// the lengths of the sequence dims they name (computed ones as the run
+/// returned them; those of an N-best list's hypotheses run over its
+/// flattened batch).
 absl::Status writeOutputs(const nn::Manifest &manifest,
                           const nn::Executable &executable,
                           const nn::RunInputs &inputs,
@@ -296,6 +298,10 @@ absl::Status writeOutputs(const nn::Manifest &manifest,
   std::map<std::string, nn::Tensor> arrays;
   for (size_t i = 0; i < result.outputs.size(); ++i) {
     const std::string &name = result.outputs[i].first;
+    const std::string computed = nn::lengthsOutputName("");
+    if (name.rfind(computed, 0) == 0)
+      arrays["lengths." + name.substr(computed.size())] =
+          result.outputs[i].second;
     if (name.rfind("result", 0) != 0)
       continue;
     arrays["output" + std::to_string(i)] = result.outputs[i].second;

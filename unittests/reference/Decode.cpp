@@ -100,8 +100,9 @@ double logAdd(double a, double b) {
 /// blank keeps a prefix, its last label repeated collapses into it, any
 /// allowed other label (or the same after a blank) extends it; the `beam`
 /// best by score, then fewer labels, then lexicographically smaller, stay.
-/// Returns the best hypothesis and its score.
-std::pair<std::vector<int64_t>, double>
+/// Returns the surviving hypotheses and their scores, best first (none
+/// when no path exists).
+std::vector<std::pair<std::vector<int64_t>, double>>
 prefixSearch(const std::vector<std::vector<double>> &frames, int64_t blank,
              int64_t beam, bool mergeMax, int64_t tokenBeam,
              double tokenThreshold, double scoreBeam) {
@@ -181,9 +182,7 @@ prefixSearch(const std::vector<std::vector<double>> &frames, int64_t blank,
   for (const auto &[prefix, scores] : prefixes)
     final.push_back({prefix, combine(scores.blank, scores.label)});
   std::sort(final.begin(), final.end(), better);
-  if (final.empty())
-    return {{}, -kInf};
-  return final.front();
+  return final;
 }
 
 void evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op) {
@@ -204,8 +203,7 @@ void evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op) {
   double scoreBeam =
       op.getScoreBeam() ? op.getScoreBeam()->convertToDouble() : inf;
 
-  std::vector<std::vector<int64_t>> hypotheses(batch);
-  Array score = zeros({batch});
+  std::vector<std::vector<std::pair<std::vector<int64_t>, double>>> lists;
   int64_t row = 0;
   for (int64_t b = 0; b < batch; ++b) {
     std::vector<std::vector<double>> frames;
@@ -215,13 +213,53 @@ void evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op) {
                           lp.data.begin() + (at + 1) * classes);
     }
     row += lengths[b];
-    auto [labels, value] = prefixSearch(frames, op.getBlank(), op.getBeam(),
-                                        op.getMerge() == ir::CtcMerge::max,
-                                        tokenBeam, tokenThreshold, scoreBeam);
-    hypotheses[b] = labels;
-    score.data[b] = value;
+    lists.push_back(prefixSearch(frames, op.getBlank(), op.getBeam(),
+                                 op.getMerge() == ir::CtcMerge::max, tokenBeam,
+                                 tokenThreshold, scoreBeam));
   }
-  setHypotheses(f, op, typeOf(op.getLabels()).getDimName(1).str(), hypotheses);
+  ir::NNTensorType labelsType = typeOf(op.getLabels());
+  if (labelsType.getRank() == 2) {
+    // The best of each list; the empty hypothesis and -inf without one.
+    std::vector<std::vector<int64_t>> hypotheses(batch);
+    Array score = zeros({batch});
+    for (int64_t b = 0; b < batch; ++b) {
+      score.data[b] = lists[b].empty() ? -kInf : lists[b].front().second;
+      if (!lists[b].empty())
+        hypotheses[b] = lists[b].front().first;
+    }
+    setHypotheses(f, op, labelsType.getDimName(1).str(), hypotheses);
+    f.setResult(op, score, 1);
+    return;
+  }
+  // N-best: K counts each list, H = flatten(B, K) follows, Y holds each
+  // hypothesis's length at its flat entry.
+  std::string beamDim = labelsType.getDimName(1).str();
+  std::string labelDim = labelsType.getDimName(2).str();
+  int64_t longestList = 1, longest = 1;
+  std::vector<int64_t> counts, hypothesisLengths;
+  for (const auto &list : lists) {
+    counts.push_back(list.size());
+    longestList = std::max<int64_t>(longestList, list.size());
+    for (const auto &[labels, value] : list) {
+      hypothesisLengths.push_back(labels.size());
+      longest = std::max<int64_t>(longest, labels.size());
+    }
+  }
+  f.sizes[beamDim] = longestList;
+  f.lengths[beamDim] = counts;
+  f.deriveDims();
+  f.sizes[labelDim] = longest;
+  f.lengths[labelDim] = hypothesisLengths;
+  f.deriveDims();
+  Array labels = zeros({batch, longestList, longest});
+  Array score = zeros({batch, longestList});
+  for (int64_t b = 0; b < batch; ++b)
+    for (size_t k = 0; k < lists[b].size(); ++k) {
+      score.data[b * longestList + k] = lists[b][k].second;
+      for (size_t u = 0; u < lists[b][k].first.size(); ++u)
+        labels.data[(b * longestList + k) * longest + u] = lists[b][k].first[u];
+    }
+  f.setResult(op, labels, 0);
   f.setResult(op, score, 1);
 }
 

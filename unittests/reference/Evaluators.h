@@ -91,6 +91,9 @@ struct Frame {
   llvm::DenseMap<Value, Array> values;
   /// The derived and packed dims deriveDims() has computed.
   std::set<std::string> derived;
+  /// Flattened batches H = flatten(B, K): per sequence b, the index of its
+  /// first entry.
+  std::map<std::string, std::vector<int64_t>> offsets;
 
   int64_t size(ir::NNTensorType type, unsigned axis) {
     return type.isNamedDim(axis) ? sizes.at(type.getDimName(axis).str())
@@ -110,11 +113,28 @@ struct Frame {
   /// Whether position `index` of a value of `type` is a real frame.
   bool valid(ir::NNTensorType type, const std::vector<int64_t> &index) {
     for (unsigned i = 1; i < type.getNumPositionDims(); ++i) {
+      std::string first = type.getDimName(0).str();
       std::string dim = type.getDimName(i).str();
-      if (lengths.count(dim) && index[i] >= lengths.at(dim)[index[0]])
+      if (!lengths.count(dim))
+        continue;
+      // [B, K, Y]: Y's lengths run over H = flatten(B, K); (b, k) is entry
+      // offsets[H][b] + k.
+      int64_t row = index[0];
+      std::string batch = table.lookup(dim).getBatch().str();
+      if (batch != first)
+        row = offsets.at(batch)[index[0]] + index[1];
+      if (index[i] >= lengths.at(dim)[row])
         return false;
     }
     return true;
+  }
+  /// The sequence b that entry h of flattened batch `flat` belongs to.
+  int64_t owner(const std::string &flat, int64_t h) const {
+    const std::vector<int64_t> &firsts = offsets.at(flat);
+    int64_t b = 0;
+    while (b + 1 < (int64_t)firsts.size() && firsts[b + 1] <= h)
+      ++b;
+    return b;
   }
 
   /// The value of operand `i` of `op` (ops are evaluated in order, so it

@@ -56,6 +56,31 @@ Array nn::reference::logSoftmax(const Array &x) {
 void Frame::deriveDims() {
   for (ir::DimDeclAttr decl : table.getDecls()) {
     std::string name = decl.getName().str();
+    if (decl.isFlatten()) {
+      std::string inner = decl.getInner().str();
+      if (derived.count(name) || !lengths.count(inner))
+        continue;
+      derived.insert(name);
+      int64_t total = 0;
+      offsets[name].clear();
+      for (int64_t l : lengths.at(inner)) {
+        offsets[name].push_back(total);
+        total += l;
+      }
+      sizes[name] = total;
+      continue;
+    }
+    if (decl.isLift()) {
+      std::string flat = decl.getBatch().str(), source = decl.getSource().str();
+      if (derived.count(name) || !offsets.count(flat) || !lengths.count(source))
+        continue;
+      derived.insert(name);
+      sizes[name] = sizes.at(source);
+      lengths[name].clear();
+      for (int64_t h = 0; h < sizes.at(flat); ++h)
+        lengths[name].push_back(lengths.at(source)[owner(flat, h)]);
+      continue;
+    }
     bool follows = decl.isDerived() || decl.getKind() == ir::DimKind::packed;
     if (!follows || derived.count(name) ||
         !lengths.count(decl.getSource().str()) ||
