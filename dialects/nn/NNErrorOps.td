@@ -110,9 +110,9 @@ def NN_ExpectedRiskOp : NN_SequenceMixingOp<"expected_risk", [
     With `baseline mean` the result is the expected error relative to the
     list's average; the baseline does not change the gradient. A
     hypothesis with `nll = +inf` (one the model cannot produce: a CTC loss
-    without `zero_infinity` whose labels do not fit the frames) gets `P_k
-    = 0`. A sequence with no hypotheses, or whose every `nll` is +inf,
-    gets 0 and no gradient. A NaN `nll` among the valid hypotheses makes
+    without `zero_infinity` whose labels do not fit the frames) gets
+    `P_k = 0`. A sequence with no hypotheses, or whose every `nll` is
+    +inf, gets 0 and no gradient. A NaN `nll` among the valid hypotheses makes
     the sequence's result NaN. Padded positions are never used and may
     hold anything, NaN included.
 
