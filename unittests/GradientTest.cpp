@@ -409,6 +409,28 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
   nn.return
 })",
      /*training=*/true},
+    // Minimum expected risk over an N-best list, mixed with cross
+    // entropy: each hypothesis here is one position, whose cross entropy
+    // is its nll. The same cross entropy is trained directly at half
+    // weight, so packed runs pack it for that loss and both risks (mean
+    // baseline; none, summed at a quarter weight) read it unpacked.
+    {"expected_risk", R"(
+nn.parameter @w : !nn.tensor<[3, 3], f32>
+nn.parameter @b : !nn.tensor<[3], f32>
+nn.graph @g(%x: !nn.tensor<[B, K, 3], f32>, %y: !nn.tensor<[B, K], i32>, %err: !nn.tensor<[B, K], f32>)
+    dims [B: batch, K: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 3], f32>
+  %b = nn.param_ref @b : !nn.tensor<[3], f32>
+  %h = nn.linear %x, %w, %b : !nn.tensor<[B, K, 3], f32>, !nn.tensor<[3, 3], f32>, !nn.tensor<[3], f32>
+  %a = nn.tanh %h : !nn.tensor<[B, K, 3], f32>
+  %nll = nn.cross_entropy %a, %y from logits : !nn.tensor<[B, K, 3], f32>, !nn.tensor<[B, K], i32>
+  nn.mark_loss %nll as "ce" normalize per_frame scale 5.000000e-01 : !nn.tensor<[B, K], f32>
+  %r = nn.expected_risk %nll, %err baseline mean : !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+  nn.mark_loss %r as "mwer" normalize per_sequence : !nn.tensor<[B], f32>
+  %n = nn.expected_risk %nll, %err baseline none : !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+  nn.mark_loss %n as "risk" normalize sum scale 2.500000e-01 : !nn.tensor<[B], f32>
+  nn.return
+})"},
 };
 
 /// `source` with nn-dropout-training (when `training`), nn-pack-before-loss

@@ -12,7 +12,9 @@
 
 #include "ExecutionUtil.h"
 
+#include <algorithm>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 using namespace nn;
@@ -119,5 +121,77 @@ INSTANTIATE_TEST_SUITE_P(Examples, ExampleTest,
                            std::string name = info.param;
                            return name.substr(0, name.find('.'));
                          });
+
+/// nn.expected_risk (the "expected_risk" op case) on random N-best lists
+/// with NaN in every padded position of nll and err, sequences without
+/// hypotheses, one hypothesis the model cannot produce (nll = +inf)
+/// beside finite ones, and a sequence whose every hypothesis is +inf:
+/// compiled against the reference, and the values the rules fix exactly
+/// (0 for the empty and the all-infeasible sequences, a zero gradient
+/// there, at the infeasible hypothesis and at padded positions).
+TEST(ExpectedRiskLoweringTest, NanPaddingEmptyAndInfeasibleHypotheses) {
+  const OpCase *risk = nullptr;
+  for (const OpCase &c : opCases())
+    if (std::string(c.name) == "expected_risk")
+      risk = &c;
+  ASSERT_NE(risk, nullptr);
+  Executable exe = compileOrDie(risk->source, /*pack=*/false, "g");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  uint32_t seed = 41;
+  for (const ShapeRun &run : {ShapeRun{LengthPattern::WithEmpty, 6, 5},
+                              ShapeRun{LengthPattern::WithEmpty, 4, 3},
+                              ShapeRun{LengthPattern::Mixed, 5, 7}}) {
+    SCOPED_TRACE("length pattern " + std::to_string((int)run.pattern) +
+                 ", batch " + std::to_string(run.batch) + ", padded " +
+                 std::to_string(run.padded));
+    RunInputs inputs = makeInputs(exe.manifest(), seed++, run.pattern,
+                                  run.batch, run.padded, nan);
+    const std::vector<int32_t> &counts = inputs.lengths.at("K");
+    // The second hypothesis of the first sequence with two or more is
+    // infeasible; so is every hypothesis of the first other sequence with
+    // one or more.
+    int64_t partly = -1, wholly = -1;
+    for (int64_t b = 0; b < run.batch; ++b) {
+      if (partly < 0 && counts[b] >= 2)
+        partly = b;
+      else if (wholly < 0 && counts[b] >= 1)
+        wholly = b;
+    }
+    ASSERT_GE(partly, 0);
+    ASSERT_GE(wholly, 0);
+    ASSERT_TRUE(std::find(counts.begin(), counts.end(), 0) != counts.end() ||
+                run.pattern == LengthPattern::Mixed);
+    float *nll = inputs.inputs.at("nll").data<float>();
+    nll[partly * run.padded + 1] = inf;
+    for (int64_t k = 0; k < counts[wholly]; ++k)
+      nll[wholly * run.padded + k] = inf;
+
+    RunResult result;
+    absl::Status status = exe.run(inputs, result);
+    ASSERT_TRUE(status.ok()) << status.message();
+    expectMatchesReference(risk->source, exe, inputs, result, 1e-4, 1e-5);
+    const Tensor &mean = result.outputs.at(0).second,
+                 &none = result.outputs.at(1).second,
+                 &grad = result.outputs.at(2).second;
+    for (int64_t b = 0; b < run.batch; ++b) {
+      SCOPED_TRACE("sequence " + std::to_string(b) + " of " +
+                   std::to_string(counts[b]) + " hypotheses");
+      EXPECT_TRUE(std::isfinite(mean.at(b))) << mean.at(b);
+      EXPECT_TRUE(std::isfinite(none.at(b))) << none.at(b);
+      if (counts[b] == 0 || b == wholly) {
+        EXPECT_EQ(mean.at(b), 0.0);
+        EXPECT_EQ(none.at(b), 0.0);
+      }
+      for (int64_t k = 0; k < run.padded; ++k) {
+        double value = grad.at(b * run.padded + k);
+        if (k >= counts[b] || b == wholly || (b == partly && k == 1))
+          EXPECT_EQ(value, 0.0) << "hypothesis " << k;
+        else
+          EXPECT_TRUE(std::isfinite(value)) << "hypothesis " << k;
+      }
+    }
+  }
+}
 
 } // namespace

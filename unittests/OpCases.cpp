@@ -307,6 +307,19 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>, %k: !nn
   nn.mark_loss %e, %k as "mse" normalize custom : !nn.tensor<[B, T], f32>, !nn.tensor<[], f32>
   nn.return %h : !nn.tensor<[B, T, 3], f32>
 })"},
+    // The expected risk of an N-best list with both baselines, trained and
+    // reported, and its gradient on a given incoming gradient.
+    {"expected_risk", R"(
+nn.graph @g(%nll: !nn.tensor<[B, K], f32>, %err: !nn.tensor<[B, K], f32>, %g: !nn.tensor<[B], f32>)
+    -> (!nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, K], f32>)
+    dims [B: batch, K: seq(B)] {
+  %r = nn.expected_risk %nll, %err baseline mean : !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+  nn.mark_loss %r as "mwer" normalize per_sequence : !nn.tensor<[B], f32>
+  %n = nn.expected_risk %nll, %err baseline none : !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+  nn.mark_loss %n as "risk" normalize sum as_error : !nn.tensor<[B], f32>
+  %d = nn.expected_risk_grad %g, %nll, %err : !nn.tensor<[B], f32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+  nn.return %r, %n, %d : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, K], f32>
+})"},
 };
 
 } // namespace

@@ -1,7 +1,7 @@
 //===- NNErrorOps.cpp - error counts of recognized sequences --------------===//
 //
-// The verifier, result type inference and loss interface of
-// nn.edit_distance.
+// Verifiers, result type inference and loss interfaces of
+// nn.edit_distance and nn.expected_risk (with nn.expected_risk_grad).
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,4 +87,74 @@ LogicalResult EditDistanceOp::inferReturnTypes(
   llvm::append_range(inferred,
                      editDistanceTypes(context, hyp->getDims().front()));
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ExpectedRiskOp, ExpectedRiskGradOp
+//===----------------------------------------------------------------------===//
+
+/// The operand checks nn.expected_risk and its gradient share: `nll` and
+/// `err` padded [B, K] over one sequence dim, of one type. Returns the
+/// dims of the per-sequence result, [B].
+static FailureOr<ArrayRef<Attribute>> verifyRiskOperands(Operation *op,
+                                                         Value nll, Value err) {
+  FailureOr<DimContext> context = DimContext::get(op);
+  if (failed(context))
+    return failure();
+  for (auto [value, what] : {std::pair(nll, "nll"), std::pair(err, "err")}) {
+    FailureOr<Positions> positions = context->positions(value);
+    if (failed(positions))
+      return failure();
+    NNTensorType type = tensorOf(value);
+    if (positions->kind != PositionKind::Padded ||
+        positions->sequences.size() != 1 || type.getRank() != 2)
+      return op->emitOpError()
+             << what << " must be padded [batch, hypotheses] values"
+             << (positions->kind == PositionKind::Packed
+                     ? " (packed values are not accepted)"
+                     : "")
+             << ", got " << type;
+  }
+  NNTensorType nllType = tensorOf(nll), errType = tensorOf(err);
+  if (errType.getDims() != nllType.getDims())
+    return op->emitOpError() << "err must be over the dims of nll "
+                             << formatDims(nllType.getDims()) << ", got "
+                             << formatDims(errType.getDims());
+  if (errType.getElementType() != nllType.getElementType())
+    return op->emitOpError()
+           << "err element type " << errType.getElementType()
+           << " differs from the nll element type " << nllType.getElementType();
+  return nllType.getDims().take_front(1);
+}
+
+bool ExpectedRiskOp::isPerFrameLoss() { return false; }
+
+LogicalResult ExpectedRiskOp::verify() {
+  FailureOr<ArrayRef<Attribute>> dims =
+      verifyRiskOperands(*this, getNll(), getErr());
+  if (failed(dims))
+    return failure();
+  return requireResultDims(*this, *dims, tensorOf(getNll()).getElementType());
+}
+
+LogicalResult ExpectedRiskOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  FailureOr<NNTensorType> nll = inferenceOperand(location, operands, 0, "nll");
+  if (failed(nll))
+    return failure();
+  if (nll->getRank() == 0)
+    return emitOptionalError(location, "nll must be [B, K], got ", *nll);
+  inferred.push_back(
+      NNTensorType::get(nll->getDims().take_front(1), nll->getElementType()));
+  return success();
+}
+
+LogicalResult ExpectedRiskGradOp::verify() {
+  FailureOr<ArrayRef<Attribute>> dims =
+      verifyRiskOperands(*this, getNll(), getErr());
+  if (failed(dims))
+    return failure();
+  return requireLossGradType(*this, getGrad(), *dims, getNll());
 }

@@ -2,7 +2,9 @@
 //
 // Scoring a recognized label sequence against its reference inside a
 // graph: the Levenshtein alignment per sequence, for label error rates
-// reported beside the trained losses.
+// reported beside the trained losses; and the expected risk of an N-best
+// list under the model's own scores (minimum expected error training),
+// with its gradient.
 //
 //===----------------------------------------------------------------------===//
 
@@ -69,6 +71,100 @@ def NN_EditDistanceOp : NN_SequenceMixingOp<"edit_distance", [
                       NN_Tensor:$counts);
   let assemblyFormat = [{
     $hyp `,` $ref attr-dict `:` qualified(type($hyp)) `,` qualified(type($ref))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_RiskBaseline : I32EnumAttr<"RiskBaseline",
+    "what nn.expected_risk subtracts from each hypothesis's error", [
+    I32EnumAttrCase<"mean", 0>,
+    I32EnumAttrCase<"none", 1>]> {
+  let cppNamespace = "::mlir::nn";
+}
+
+def NN_ExpectedRiskOp : NN_SequenceMixingOp<"expected_risk", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>,
+    DeclareOpInterfaceMethods<NN_LossOpInterface>]> {
+  let summary = "expected error of an N-best list under its renormalized scores";
+  let description = [{
+    The loss of minimum expected error (MWER, risk) training. `nll` and
+    `err` are `[B, K]`, padded over a batch dim `B` and one sequence dim
+    `K` of it (the hypotheses of each sequence's N-best list, usually a
+    computed dim from a beam search; any `K: seq(B)` works), of one float
+    element type: `nll[b, k]` is the model's negative log-likelihood of
+    hypothesis k (a full-sum loss, `nn.ctc_loss` or `nn.transducer_loss`
+    over the B·K batch), `err[b, k]` its error against the reference (an
+    edit distance). Packed operands and feature axes are not accepted.
+
+    For sequence b, over its `n = len_K(b)` hypotheses:
+
+    * `P_k = exp(-nll_k) / sum_j exp(-nll_j)`, the scores renormalized over
+      the list (computed from `nll_k - min_j nll_j`, which cannot
+      overflow);
+    * the baseline `e = mean_k err_k` (`baseline mean`) or 0
+      (`baseline none`);
+    * the result `risk[b] = sum_k P_k (err_k - e)`, of the operands'
+      element type.
+
+    With `baseline mean` the result is the expected error relative to the
+    list's average; the baseline does not change the gradient. A
+    hypothesis with `nll = +inf` (one the model cannot produce: a CTC loss
+    without `zero_infinity` whose labels do not fit the frames) gets
+    `P_k = 0`. A sequence with no hypotheses, or whose every `nll` is
+    +inf, gets 0 and no gradient. A NaN `nll` among the valid hypotheses makes
+    the sequence's result NaN. Padded positions are never used and may
+    hold anything, NaN included.
+
+    It is a per-sequence loss value (`LossOpInterface`); unlike
+    `nn.edit_distance` it can be trained: its gradient with respect to
+    `nll` is `nn.expected_risk_grad`, and `err` gets none (an error count
+    is not differentiable).
+
+    ```mlir
+    %r = nn.expected_risk %nll, %err baseline mean
+        : !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+    nn.mark_loss %r as "mwer" normalize per_sequence : !nn.tensor<[B], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$nll, NN_FloatTensor:$err,
+                       NN_RiskBaseline:$baseline);
+  let results = (outs NN_FloatTensor:$risk);
+  let assemblyFormat = [{
+    $nll `,` $err `baseline` $baseline attr-dict `:` qualified(type($nll))
+    `,` qualified(type($err))
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Gradients (built by nn-autodiff; docs/autodiff.md)
+//===----------------------------------------------------------------------===//
+
+def NN_ExpectedRiskGradOp : NN_Op<"expected_risk_grad", [Pure,
+    AllTypesMatch<["nll", "result"]>]> {
+  let summary = "the nll gradient of nn.expected_risk";
+  let description = [{
+    `grad` `[B]` is the gradient of an expected_risk's result, `nll` and
+    `err` its operands. With `P` the renormalized scores of sequence b's
+    hypotheses, the result at a valid hypothesis j is
+    `-grad[b] * P_j * (err_j - sum_k P_k err_k)`, whatever the baseline
+    (its term, `-e * sum_k P_k = -e`, does not depend on `nll`). Padded
+    positions, hypotheses with `nll = +inf`, and the sequences whose result
+    is 0 by rule (no hypotheses, or every `nll` +inf) get 0; a NaN `nll`
+    among the valid hypotheses makes the sequence's valid entries NaN.
+
+    ```mlir
+    %dnll = nn.expected_risk_grad %g, %nll, %err
+        : !nn.tensor<[B], f32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$nll,
+                       NN_FloatTensor:$err);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $nll `,` $err attr-dict `:` qualified(type($grad)) `,`
+    qualified(type($nll)) `,` qualified(type($err))
   }];
   let hasVerifier = 1;
 }

@@ -387,3 +387,16 @@ LogicalResult UnpackOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
          : Value());
   return success();
 }
+
+/// The gradient reaches the scores only: the errors are counts.
+LogicalResult
+ExpectedRiskOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                         SmallVectorImpl<Value> &operandGradients) {
+  Value dl = resultGradients[0];
+  operandGradients.push_back(
+      dl ? b.create<ExpectedRiskGradOp>(getLoc(), dl, getNll(), getErr())
+               .getResult()
+         : Value());
+  operandGradients.push_back(Value());
+  return success();
+}

@@ -1,4 +1,4 @@
-//===- ErrorPatterns.cpp - edit distance of label sequences ---------------===//
+//===- ErrorPatterns.cpp - edit distance and expected risk ----------------===//
 //
 // nn.edit_distance runs per sequence (an scf.for over the batch) the
 // Levenshtein dynamic programme over hypothesis rows i and reference
@@ -12,16 +12,29 @@
 // column before it was overwritten. Only each sequence's own lengths are
 // read, so padding is never touched.
 //
+// nn.expected_risk and its gradient are row reductions over the [B, K]
+// hypotheses (linalg.generic, k a reduction loop), each valid hypothesis
+// (k < len_K(b)) selected into the accumulators, so that whatever padding
+// holds never reaches them. They compute in f64, as the loss sums do: one
+// pass for the smallest nll (and the summed errors of the mean
+// baseline), one for the softmax normalizer and the weighted errors, then
+// a map to the result.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lowering/conversion/Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::nn;
+
+using utils::IteratorType;
 
 namespace {
 
@@ -166,10 +179,197 @@ public:
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Expected risk
+//===----------------------------------------------------------------------===//
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// The [B, K] operands of an expected risk, lowered, and what indexes them.
+struct Hypotheses {
+  Value nll, err;
+  /// len_K per sequence, tensor<?xi32>.
+  Value lengths;
+  /// B, as an index.
+  Value batch;
+  Type element;
+
+  /// `original` is the nn value of `nll`, whose type names the dims.
+  Hypotheses(LinalgBuilder &lb, Value original, Value nll, Value err) {
+    NNTensorType type = typeOf(original);
+    this->nll = nll;
+    this->err = err;
+    lengths = lb.getDims().lengths(type.getDimName(1));
+    batch = lb.getDims().size(type.getDimName(0));
+    element = type.getElementType();
+  }
+};
+
+/// The body of a row reduction: the hypothesis's nll and err in f64, the
+/// per-row inputs, the accumulators; returns the new accumulators.
+using RowCombine = function_ref<SmallVector<Value>(
+    Scalar &, Value nll, Value err, ValueRange rows, ValueRange acc)>;
+
+/// Reduces each row of `h` over its valid hypotheses into [B] f64
+/// accumulators starting at `inits`. `rows` are [B] inputs read at the
+/// row. At padded positions the accumulators pass through unchanged
+/// (selected, so NaN there never reaches them).
+SmallVector<Value> reduceRows(LinalgBuilder &lb, const Hypotheses &h,
+                              ValueRange rows, ArrayRef<double> inits,
+                              RowCombine combine) {
+  OpBuilder &b = lb.getBuilder();
+  Type f64 = b.getF64Type();
+  SmallVector<Value> outputs;
+  for (double init : inits)
+    outputs.push_back(lb.filled({h.batch}, f64, init));
+  AffineMap full = b.getMultiDimIdentityMap(2);
+  AffineMap row = AffineMap::get(2, 0, b.getAffineDimExpr(0));
+  SmallVector<Value> inputs{h.nll, h.err, h.lengths};
+  llvm::append_range(inputs, rows);
+  SmallVector<AffineMap> maps{full, full, row};
+  maps.append(rows.size() + outputs.size(), row);
+  auto generic = b.create<linalg::GenericOp>(
+      lb.getLoc(), TypeRange(ValueRange(outputs)), inputs, outputs, maps,
+      SmallVector<IteratorType>{IteratorType::parallel,
+                                IteratorType::reduction},
+      [&](OpBuilder &nested, Location l, ValueRange a) {
+        Scalar s{nested, l};
+        ValueRange acc = a.take_back(outputs.size());
+        SmallVector<Value> next = combine(s, s.toF64(a[0]), s.toF64(a[1]),
+                                          a.slice(3, rows.size()), acc);
+        Value valid = LinalgBuilder::isValidPosition(s, a[2]);
+        for (size_t i = 0; i < next.size(); ++i)
+          next[i] = s.select(valid, next[i], acc[i]);
+        nested.create<linalg::YieldOp>(l, next);
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+/// The smallest nll of each row over its valid hypotheses: +inf where
+/// there are none or all are +inf, NaN where one is NaN (minimumf
+/// propagates it). With `errorSum`, also the sum of their errors.
+SmallVector<Value> minNllAndErrorSum(LinalgBuilder &lb, const Hypotheses &h,
+                                     bool errorSum) {
+  SmallVector<double> inits{kInf};
+  if (errorSum)
+    inits.push_back(0.0);
+  return reduceRows(lb, h, {}, inits,
+                    [&](Scalar &s, Value nll, Value err, ValueRange,
+                        ValueRange acc) -> SmallVector<Value> {
+                      SmallVector<Value> next{
+                          s.b.create<arith::MinimumFOp>(s.loc, acc[0], nll)};
+                      if (errorSum)
+                        next.push_back(s.add(acc[1], err));
+                      return next;
+                    });
+}
+
+/// exp(minNll - nll): the unnormalized P of a hypothesis, at most 1.
+Value weight(Scalar &s, Value minNll, Value nll) {
+  return s.exp(s.sub(minNll, nll));
+}
+
+/// Whether a row's result is 0 by rule: no valid hypothesis, or every one
+/// +inf. False for NaN, which propagates.
+Value zeroByRule(Scalar &s, Value minNll) {
+  return s.feq(minNll, s.f(minNll.getType(), kInf));
+}
+
+/// `x` (f64) in `element`.
+Value fromF64(Scalar &s, Value x, Type element) {
+  if (element == x.getType())
+    return x;
+  return s.b.create<arith::TruncFOp>(s.loc, element, x);
+}
+
+/// risk[b] = sum_k w_k (err_k - e) / sum_k w_k over the valid hypotheses,
+/// w_k = exp(min nll - nll_k), e the mean error or 0.
+class ExpectedRiskConversion : public NNConversionPattern<ExpectedRiskOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(ExpectedRiskOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    Hypotheses h(lb, op.getNll(), adaptor.getNll(), adaptor.getErr());
+    NNTensorType riskType = typeOf(op.getRisk());
+    bool mean = op.getBaseline() == RiskBaseline::mean;
+    SmallVector<Value> stats = minNllAndErrorSum(lb, h, mean);
+    SmallVector<Value> rows{stats[0]};
+    if (mean)
+      rows.push_back(lb.map(
+          NNTensorType::get(riskType.getDims(), lb.getBuilder().getF64Type()),
+          {stats[1], h.lengths}, [](Scalar &s, ValueRange a) {
+            Value count = s.toF64(a[1]);
+            Value zero = s.f(count.getType(), 0.0);
+            return s.select(s.feq(count, zero), zero, s.div(a[0], count));
+          }));
+    SmallVector<Value> sums = reduceRows(
+        lb, h, rows, {0.0, 0.0},
+        [&](Scalar &s, Value nll, Value err, ValueRange row,
+            ValueRange acc) -> SmallVector<Value> {
+          Value w = weight(s, row[0], nll);
+          Value relative = mean ? s.sub(err, row[1]) : err;
+          return {s.add(acc[0], w), s.add(acc[1], s.mul(w, relative))};
+        });
+    Value risk = lb.map(
+        riskType, {stats[0], sums[0], sums[1]}, [&](Scalar &s, ValueRange a) {
+          Value zero = s.f(a[0].getType(), 0.0);
+          Value risk = s.select(zeroByRule(s, a[0]), zero, s.div(a[2], a[1]));
+          return fromF64(s, risk, h.element);
+        });
+    return SmallVector<Value>{risk};
+  }
+};
+
+/// d risk[b] / d nll_j = -P_j (err_j - sum_k P_k err_k), times grad[b]:
+/// the row sums of w_k and w_k err_k, then one map over [B, K].
+class ExpectedRiskGradConversion
+    : public NNConversionPattern<ExpectedRiskGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(ExpectedRiskGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Hypotheses h(lb, op.getNll(), adaptor.getNll(), adaptor.getErr());
+    Value minNll = minNllAndErrorSum(lb, h, /*errorSum=*/false)[0];
+    SmallVector<Value> sums =
+        reduceRows(lb, h, minNll, {0.0, 0.0},
+                   [&](Scalar &s, Value nll, Value err, ValueRange row,
+                       ValueRange acc) -> SmallVector<Value> {
+                     Value w = weight(s, row[0], nll);
+                     return {s.add(acc[0], w), s.add(acc[1], s.mul(w, err))};
+                   });
+    Value init = lb.empty(lb.sizes(typeOf(op.getResult())), h.element);
+    AffineMap full = b.getMultiDimIdentityMap(2);
+    AffineMap row = AffineMap::get(2, 0, b.getAffineDimExpr(0));
+    Value grad = lb.generic(
+        init.getType(),
+        {adaptor.getGrad(), h.nll, h.err, h.lengths, minNll, sums[0], sums[1]},
+        init, {row, full, full, row, row, row, row, full},
+        {IteratorType::parallel, IteratorType::parallel},
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Value g = s.toF64(a[0]), nll = s.toF64(a[1]), err = s.toF64(a[2]);
+          Value m = a[4], normalizer = a[5], weighted = a[6];
+          Value p = s.div(weight(s, m, nll), normalizer);
+          Value expected = s.div(weighted, normalizer);
+          Value value = s.neg(s.mul(g, s.mul(p, s.sub(err, expected))));
+          Value zero = s.f(value.getType(), 0.0);
+          value = s.select(zeroByRule(s, m), zero, value);
+          value =
+              s.select(LinalgBuilder::isValidPosition(s, a[3]), value, zero);
+          nested.create<linalg::YieldOp>(l, fromF64(s, value, h.element));
+        });
+    return SmallVector<Value>{grad};
+  }
+};
+
 } // namespace
 
 void mlir::nn::populateErrorConversionPatterns(const TypeConverter &converter,
                                                ConversionState &state,
                                                RewritePatternSet &patterns) {
-  patterns.add<EditDistanceConversion>(converter, state);
+  patterns.add<EditDistanceConversion, ExpectedRiskConversion,
+               ExpectedRiskGradConversion>(converter, state);
 }

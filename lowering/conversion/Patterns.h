@@ -139,7 +139,7 @@ void populateCtcConversionPatterns(const TypeConverter &converter,
                                    ConversionState &state,
                                    RewritePatternSet &patterns);
 /// Scoring recognized label sequences: edit_distance (per-sequence
-/// Levenshtein counts).
+/// Levenshtein counts), expected_risk and its gradient.
 void populateErrorConversionPatterns(const TypeConverter &converter,
                                      ConversionState &state,
                                      RewritePatternSet &patterns);

@@ -1,9 +1,11 @@
-//===- Errors.cpp - reference evaluation of edit distances ----------------===//
+//===- Errors.cpp - reference evaluation of edit distances and risks ------===//
 //
 // nn.edit_distance written from its description: the whole Levenshtein
 // table of each sequence, then a backtrace from its last cell that takes
 // the diagonal, then the deletion, then the insertion, whichever first
-// explains the cell's value (dialects/nn/NNErrorOps.td).
+// explains the cell's value (dialects/nn/NNErrorOps.td). nn.expected_risk
+// and its gradient: each sequence's softmax over its hypotheses, then the
+// sums of the description, one hypothesis at a time.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,12 +74,88 @@ void evalEditDistanceOp(Frame &f, ir::EditDistanceOp op) {
   f.setResult(op, counts, 2);
 }
 
+/// The renormalized scores P_k of sequence b's first `n` hypotheses, from
+/// nll[b, k] at `nll(k)`; empty when the rule makes the sequence's result 0
+/// (no hypotheses, or every nll +inf). NaN in, NaN out.
+template <typename Nll>
+std::vector<double> hypothesisPosteriors(int64_t n, Nll nll) {
+  double smallest = kInf;
+  bool nan = false;
+  for (int64_t k = 0; k < n; ++k) {
+    nan = nan || std::isnan(nll(k));
+    smallest = std::min(smallest, nll(k));
+  }
+  if (nan)
+    return std::vector<double>(n, std::nan(""));
+  if (smallest == kInf)
+    return {};
+  std::vector<double> p(n);
+  double total = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    p[k] = std::exp(-(nll(k) - smallest));
+    total += p[k];
+  }
+  for (int64_t k = 0; k < n; ++k)
+    p[k] /= total;
+  return p;
+}
+
+void evalExpectedRiskOp(Frame &f, ir::ExpectedRiskOp op) {
+  const Array &nll = f.operand(op, 0), &err = f.operand(op, 1);
+  const std::vector<int64_t> &counts =
+      f.lengths.at(typeOf(op.getNll()).getDimName(1).str());
+  int64_t batch = nll.shape[0], width = nll.shape[1];
+  Array risk = zeros({batch});
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t n = counts[b];
+    auto e = [&](int64_t k) { return err.data[b * width + k]; };
+    std::vector<double> p = hypothesisPosteriors(
+        n, [&](int64_t k) { return nll.data[b * width + k]; });
+    if (p.empty())
+      continue;
+    double baseline = 0;
+    if (op.getBaseline() == ir::RiskBaseline::mean) {
+      for (int64_t k = 0; k < n; ++k)
+        baseline += e(k);
+      baseline /= (double)n;
+    }
+    for (int64_t k = 0; k < n; ++k)
+      risk.data[b] += p[k] * (e(k) - baseline);
+  }
+  f.setResult(op, risk);
+}
+
+void evalExpectedRiskGradOp(Frame &f, ir::ExpectedRiskGradOp op) {
+  const Array &grad = f.operand(op, 0), &nll = f.operand(op, 1),
+              &err = f.operand(op, 2);
+  const std::vector<int64_t> &counts =
+      f.lengths.at(typeOf(op.getNll()).getDimName(1).str());
+  int64_t batch = nll.shape[0], width = nll.shape[1];
+  Array result = zeros(nll.shape);
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t n = counts[b];
+    auto e = [&](int64_t k) { return err.data[b * width + k]; };
+    std::vector<double> p = hypothesisPosteriors(
+        n, [&](int64_t k) { return nll.data[b * width + k]; });
+    if (p.empty())
+      continue;
+    double expected = 0;
+    for (int64_t k = 0; k < n; ++k)
+      expected += p[k] * e(k);
+    for (int64_t j = 0; j < n; ++j)
+      result.data[b * width + j] = -grad.data[b] * p[j] * (e(j) - expected);
+  }
+  f.setResult(op, result);
+}
+
 } // namespace
 
 bool nn::reference::evaluateErrorOp(Frame &f, Operation *op) {
   bool handled = true;
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](ir::EditDistanceOp o) { evalEditDistanceOp(f, o); })
+      .Case([&](ir::ExpectedRiskOp o) { evalExpectedRiskOp(f, o); })
+      .Case([&](ir::ExpectedRiskGradOp o) { evalExpectedRiskGradOp(f, o); })
       .Default([&](Operation *) { handled = false; });
   return handled;
 }

@@ -164,7 +164,8 @@ bool evaluateSequenceOp(Frame &f, Operation *op);
 bool evaluateLossOp(Frame &f, Operation *op, LossList &losses);
 /// CTC loss, its gradient and forced alignment (NNCtcOps.td).
 bool evaluateCtcOp(Frame &f, Operation *op);
-/// Scoring of recognized label sequences: edit_distance (NNErrorOps.td).
+/// Scoring of recognized label sequences: edit_distance, expected_risk
+/// and its gradient (NNErrorOps.td).
 bool evaluateErrorOp(Frame &f, Operation *op);
 /// Transducer joint, loss, alignment and their gradients
 /// (NNTransducerOps.td).

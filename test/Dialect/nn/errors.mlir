@@ -23,3 +23,43 @@ nn.graph @edit_distance(%hyp: !nn.tensor<[B, Y], i32>, %ref: !nn.tensor<[B, U], 
   nn.mark_loss %se as "self" normalize sum as_error : !nn.tensor<[B], f32>
   nn.return %c, %sc : !nn.tensor<[B, 3], i32>, !nn.tensor<[B, 3], i32>
 }
+
+// nn.expected_risk with both baselines, marked per sequence like any
+// per-sequence loss, and its gradient; the generic form spells the inferred
+// result type and the baseline's enum value.
+// CHECK-LABEL: nn.graph @expected_risk
+// CHECK-SAME: (%[[NLL:.+]]: !nn.tensor<[B, K], f32>, %[[ERR:.+]]: !nn.tensor<[B, K], f32>, %[[G:.+]]: !nn.tensor<[B], f32>)
+// CHECK: %[[R:.+]] = nn.expected_risk %[[NLL]], %[[ERR]] baseline mean : !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+// CHECK-NEXT: nn.mark_loss %[[R]] as "mwer" normalize per_sequence : !nn.tensor<[B], f32>
+// CHECK-NEXT: %[[N:.+]] = nn.expected_risk %[[NLL]], %[[ERR]] baseline none : !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+// CHECK-NEXT: %[[D:.+]] = nn.expected_risk_grad %[[G]], %[[NLL]], %[[ERR]] : !nn.tensor<[B], f32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+// CHECK-NEXT: nn.return %[[N]], %[[D]] : !nn.tensor<[B], f32>, !nn.tensor<[B, K], f32>
+// GENERIC: "nn.expected_risk"(%{{.+}}, %{{.+}}) <{baseline = 0 : i32}> : (!nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>) -> !nn.tensor<[B], f32>
+// GENERIC: "nn.expected_risk"(%{{.+}}, %{{.+}}) <{baseline = 1 : i32}> : (!nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>) -> !nn.tensor<[B], f32>
+// GENERIC: "nn.expected_risk_grad"(%{{.+}}, %{{.+}}, %{{.+}}) : (!nn.tensor<[B], f32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>) -> !nn.tensor<[B, K], f32>
+nn.graph @expected_risk(%nll: !nn.tensor<[B, K], f32>, %err: !nn.tensor<[B, K], f32>, %g: !nn.tensor<[B], f32>)
+    -> (!nn.tensor<[B], f32>, !nn.tensor<[B, K], f32>)
+    dims [B: batch, K: seq(B)] {
+  %r = nn.expected_risk %nll, %err baseline mean : !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+  nn.mark_loss %r as "mwer" normalize per_sequence : !nn.tensor<[B], f32>
+  %n = nn.expected_risk %nll, %err baseline none : !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+  %d = nn.expected_risk_grad %g, %nll, %err : !nn.tensor<[B], f32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+  nn.return %n, %d : !nn.tensor<[B], f32>, !nn.tensor<[B, K], f32>
+}
+
+// f64 scores over a computed dim: each decoded label's cross entropy
+// stands in for a hypothesis score and error; the result is f64.
+// CHECK-LABEL: nn.graph @expected_risk_f64_computed
+// CHECK: nn.expected_risk %[[S:.+]], %[[S]] baseline none : !nn.tensor<[B, Y], f64>, !nn.tensor<[B, Y], f64>
+// CHECK-NEXT: nn.mark_loss %{{.+}} as "mwer" normalize sum : !nn.tensor<[B], f64>
+nn.parameter @table : !nn.tensor<[4, 4], f64>
+nn.graph @expected_risk_f64_computed(%x: !nn.tensor<[B, T, 4], f32>)
+    dims [B: batch, T: seq(B), Y: seq(B) computed] {
+  %y, %s = nn.ctc_greedy_decode %x from logits blank 0 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %t = nn.param_ref @table : !nn.tensor<[4, 4], f64>
+  %e = nn.embedding %y, %t : !nn.tensor<[B, Y], i32>, !nn.tensor<[4, 4], f64>
+  %c = nn.cross_entropy %e, %y from logits : !nn.tensor<[B, Y, 4], f64>, !nn.tensor<[B, Y], i32>
+  %r = nn.expected_risk %c, %c baseline none : !nn.tensor<[B, Y], f64>, !nn.tensor<[B, Y], f64>
+  nn.mark_loss %r as "mwer" normalize sum : !nn.tensor<[B], f64>
+  nn.return
+}

@@ -121,3 +121,127 @@ nn.graph @same_dim(%x: !nn.tensor<[B, T], i32>, %z: !nn.tensor<[B, T], i32>)
   %e, %n, %c = nn.edit_distance %x, %z : !nn.tensor<[B, T], i32>, !nn.tensor<[B, T], i32>
   nn.return %e : !nn.tensor<[B], f32>
 }
+
+// -----
+
+// nn.expected_risk (ErrorPatterns.cpp), baseline mean: row reductions over
+// the hypotheses k of each sequence (k a reduction loop), in f64, each
+// valid hypothesis (k < len_K(b)) selected into the accumulators, padded
+// ones never. Pass 1: the smallest nll (minimumf: NaN propagates; +inf
+// for a row without hypotheses) and the summed errors; the mean error
+// (0 without hypotheses); pass 2: the weights exp(min - nll) and their sum
+// over err - mean; the result is 0 where the smallest nll is +inf, else
+// the ratio, back in f32.
+// CHECK-LABEL: func.func @expected_risk
+// CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[K:[a-z0-9]+]]: index, %[[KLEN:[a-z0-9]+]]: tensor<?xi32>, %[[NLL:[a-z0-9]+]]: tensor<?x?xf32>, %[[ERR:[a-z0-9]+]]: tensor<?x?xf32>) -> tensor<?xf32>
+// CHECK: %[[INF:.+]] = arith.constant 0x7FF0000000000000 : f64
+// CHECK: %[[MIN0:.+]] = linalg.fill ins(%[[INF]] : f64) outs(%{{.+}} : tensor<?xf64>)
+// CHECK: %[[SUM0:.+]] = linalg.fill ins(%{{.+}} : f64) outs(%{{.+}} : tensor<?xf64>)
+// CHECK: %[[STATS:.+]]:2 = linalg.generic {indexing_maps = [#[[FULL:.+]], #[[FULL]], #[[ROW:.+]], #[[ROW]], #[[ROW]]], iterator_types = ["parallel", "reduction"]} ins(%[[NLL]], %[[ERR]], %[[KLEN]] : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xi32>) outs(%[[MIN0]], %[[SUM0]] : tensor<?xf64>, tensor<?xf64>)
+// CHECK-NEXT: ^bb0(%[[N1:.+]]: f32, %[[E1:.+]]: f32, %[[L1:.+]]: i32, %[[M1:.+]]: f64, %[[S1:.+]]: f64):
+// CHECK-DAG: %[[E1W:.+]] = arith.extf %[[E1]] : f32 to f64
+// CHECK-DAG: %[[N1W:.+]] = arith.extf %[[N1]] : f32 to f64
+// CHECK: %[[MIN:.+]] = arith.minimumf %[[M1]], %[[N1W]] : f64
+// CHECK: %[[SUM:.+]] = arith.addf %[[S1]], %[[E1W]] : f64
+// CHECK: %[[LEN1:.+]] = arith.index_cast %[[L1]] : i32 to index
+// CHECK-NEXT: %[[K1:.+]] = linalg.index 1 : index
+// CHECK-NEXT: %[[VALID1:.+]] = arith.cmpi slt, %[[K1]], %[[LEN1]] : index
+// CHECK-NEXT: %[[MINSEL:.+]] = arith.select %[[VALID1]], %[[MIN]], %[[M1]] : f64
+// CHECK-NEXT: %[[SUMSEL:.+]] = arith.select %[[VALID1]], %[[SUM]], %[[S1]] : f64
+// CHECK-NEXT: linalg.yield %[[MINSEL]], %[[SUMSEL]] : f64, f64
+// CHECK: %[[MEAN:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#1, %[[KLEN]] : tensor<?xf64>, tensor<?xi32>)
+// CHECK-NEXT: ^bb0(%[[ES:.+]]: f64, %[[L2:.+]]: i32, %{{.+}}: f64):
+// CHECK-NEXT: %[[COUNT:.+]] = arith.sitofp %[[L2]] : i32 to f64
+// CHECK: %[[DIV:.+]] = arith.divf %[[ES]], %[[COUNT]] : f64
+// CHECK: %[[EMPTY:.+]] = arith.cmpf oeq, %[[COUNT]], %{{.+}} : f64
+// CHECK-NEXT: arith.select %[[EMPTY]], %{{.+}}, %[[DIV]] : f64
+// CHECK: %[[SUMS:.+]]:2 = linalg.generic {indexing_maps = [#[[FULL]], #[[FULL]], #[[ROW]], #[[ROW]], #[[ROW]], #[[ROW]], #[[ROW]]], iterator_types = ["parallel", "reduction"]} ins(%[[NLL]], %[[ERR]], %[[KLEN]], %[[STATS]]#0, %[[MEAN]] : {{.+}}) outs(
+// CHECK-NEXT: ^bb0(%[[N2:.+]]: f32, %[[E2:.+]]: f32, %[[L3:.+]]: i32, %[[M2:.+]]: f64, %[[MEAN2:.+]]: f64, %[[Z:.+]]: f64, %[[S2:.+]]: f64):
+// CHECK-DAG: %[[E2W:.+]] = arith.extf %[[E2]] : f32 to f64
+// CHECK-DAG: %[[N2W:.+]] = arith.extf %[[N2]] : f32 to f64
+// CHECK: %[[SHIFT:.+]] = arith.subf %[[M2]], %[[N2W]] : f64
+// CHECK-NEXT: %[[W:.+]] = math.exp %[[SHIFT]] : f64
+// CHECK-NEXT: %[[REL:.+]] = arith.subf %[[E2W]], %[[MEAN2]] : f64
+// CHECK-NEXT: %[[ZN:.+]] = arith.addf %[[Z]], %[[W]] : f64
+// CHECK-NEXT: %[[TERM:.+]] = arith.mulf %[[W]], %[[REL]] : f64
+// CHECK-NEXT: %[[SN:.+]] = arith.addf %[[S2]], %[[TERM]] : f64
+// CHECK: %[[VALID2:.+]] = arith.cmpi slt
+// CHECK-NEXT: arith.select %[[VALID2]], %[[ZN]], %[[Z]] : f64
+// CHECK-NEXT: arith.select %[[VALID2]], %[[SN]], %[[S2]] : f64
+// CHECK: %[[RISK:.+]] = linalg.generic {{.+}} ins(%[[STATS]]#0, %[[SUMS]]#0, %[[SUMS]]#1 : tensor<?xf64>, tensor<?xf64>, tensor<?xf64>) outs(%{{.+}} : tensor<?xf32>)
+// CHECK-NEXT: ^bb0(%[[M3:.+]]: f64, %[[Z3:.+]]: f64, %[[S3:.+]]: f64, %{{.+}}: f32):
+// CHECK: %[[RATIO:.+]] = arith.divf %[[S3]], %[[Z3]] : f64
+// CHECK: %[[NONE:.+]] = arith.cmpf oeq, %[[M3]], %{{.+}} : f64
+// CHECK-NEXT: %[[R:.+]] = arith.select %[[NONE]], %{{.+}}, %[[RATIO]] : f64
+// CHECK-NEXT: %[[RF:.+]] = arith.truncf %[[R]] : f64 to f32
+// CHECK-NEXT: linalg.yield %[[RF]] : f32
+// CHECK: return %[[RISK]] : tensor<?xf32>
+nn.graph @expected_risk(%nll: !nn.tensor<[B, K], f32>, %err: !nn.tensor<[B, K], f32>)
+    -> !nn.tensor<[B], f32>
+    dims [B: batch, K: seq(B)] {
+  %r = nn.expected_risk %nll, %err baseline mean : !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+  nn.return %r : !nn.tensor<[B], f32>
+}
+
+// -----
+
+// Baseline none, f64: no error sum, no mean; the weights multiply err
+// itself, and nothing is converted.
+// CHECK-LABEL: func.func @expected_risk_none
+// CHECK-SAME: %[[NLL:[a-z0-9]+]]: tensor<?x?xf64>, %[[ERR:[a-z0-9]+]]: tensor<?x?xf64>) -> tensor<?xf64>
+// CHECK-NOT: arith.extf
+// CHECK: %[[MIN:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[NLL]], %[[ERR]], %{{.+}} : tensor<?x?xf64>, tensor<?x?xf64>, tensor<?xi32>) outs(%{{.+}} : tensor<?xf64>)
+// CHECK: arith.minimumf
+// CHECK: %[[SUMS:.+]]:2 = linalg.generic {{.+}} ins(%[[NLL]], %[[ERR]], %{{.+}}, %[[MIN]] : tensor<?x?xf64>, tensor<?x?xf64>, tensor<?xi32>, tensor<?xf64>)
+// CHECK-NEXT: ^bb0(%[[N:.+]]: f64, %[[E:.+]]: f64, %{{.+}}: i32, %[[M:.+]]: f64, %{{.+}}: f64, %{{.+}}: f64):
+// CHECK: %[[SHIFT:.+]] = arith.subf %[[M]], %[[N]] : f64
+// CHECK-NEXT: %[[W:.+]] = math.exp %[[SHIFT]] : f64
+// CHECK: arith.mulf %[[W]], %[[E]] : f64
+// CHECK: %[[RISK:.+]] = linalg.generic {{.+}} ins(%[[MIN]], %[[SUMS]]#0, %[[SUMS]]#1 : {{.+}}) outs(%{{.+}} : tensor<?xf64>)
+// CHECK-NOT: arith.truncf
+// CHECK: return %[[RISK]] : tensor<?xf64>
+nn.graph @expected_risk_none(%nll: !nn.tensor<[B, K], f64>, %err: !nn.tensor<[B, K], f64>)
+    -> !nn.tensor<[B], f64>
+    dims [B: batch, K: seq(B)] {
+  %r = nn.expected_risk %nll, %err baseline none : !nn.tensor<[B, K], f64>, !nn.tensor<[B, K], f64>
+  nn.return %r : !nn.tensor<[B], f64>
+}
+
+// -----
+
+// nn.expected_risk_grad: the smallest nll, the sums of w and w err per
+// row, then one parallel map over [B, K]: -g P (err - sum P err), 0 where
+// the smallest nll is +inf, 0 at padded positions (selected).
+// CHECK-LABEL: func.func @expected_risk_grad
+// CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[K:[a-z0-9]+]]: index, %[[KLEN:[a-z0-9]+]]: tensor<?xi32>, %[[G:[a-z0-9]+]]: tensor<?xf32>, %[[NLL:[a-z0-9]+]]: tensor<?x?xf32>, %[[ERR:[a-z0-9]+]]: tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK: %[[MIN:.+]] = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[NLL]], %[[ERR]], %[[KLEN]] : {{.+}}) outs(%{{.+}} : tensor<?xf64>)
+// CHECK: %[[SUMS:.+]]:2 = linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%[[NLL]], %[[ERR]], %[[KLEN]], %[[MIN]] : {{.+}})
+// CHECK: %[[INIT:.+]] = tensor.empty(%[[B]], %[[K]]) : tensor<?x?xf32>
+// CHECK: %[[GRAD:.+]] = linalg.generic {indexing_maps = [#[[ROW:.+]], #[[FULL:.+]], #[[FULL]], #[[ROW]], #[[ROW]], #[[ROW]], #[[ROW]], #[[FULL]]], iterator_types = ["parallel", "parallel"]} ins(%[[G]], %[[NLL]], %[[ERR]], %[[KLEN]], %[[MIN]], %[[SUMS]]#0, %[[SUMS]]#1 : {{.+}}) outs(%[[INIT]] : tensor<?x?xf32>)
+// CHECK-NEXT: ^bb0(%[[GI:.+]]: f32, %[[NI:.+]]: f32, %[[EI:.+]]: f32, %[[LI:.+]]: i32, %[[MI:.+]]: f64, %[[ZI:.+]]: f64, %[[SI:.+]]: f64, %{{.+}}: f32):
+// CHECK-NEXT: %[[GW:.+]] = arith.extf %[[GI]] : f32 to f64
+// CHECK-NEXT: %[[NW:.+]] = arith.extf %[[NI]] : f32 to f64
+// CHECK-NEXT: %[[EW:.+]] = arith.extf %[[EI]] : f32 to f64
+// CHECK-NEXT: %[[SHIFT:.+]] = arith.subf %[[MI]], %[[NW]] : f64
+// CHECK-NEXT: %[[W:.+]] = math.exp %[[SHIFT]] : f64
+// CHECK-NEXT: %[[P:.+]] = arith.divf %[[W]], %[[ZI]] : f64
+// CHECK-NEXT: %[[EXPECTED:.+]] = arith.divf %[[SI]], %[[ZI]] : f64
+// CHECK-NEXT: %[[DIFF:.+]] = arith.subf %[[EW]], %[[EXPECTED]] : f64
+// CHECK-NEXT: %[[PD:.+]] = arith.mulf %[[P]], %[[DIFF]] : f64
+// CHECK-NEXT: %[[GPD:.+]] = arith.mulf %[[GW]], %[[PD]] : f64
+// CHECK-NEXT: %[[NEG:.+]] = arith.negf %[[GPD]] : f64
+// CHECK: %[[NONE:.+]] = arith.cmpf oeq, %[[MI]], %{{.+}} : f64
+// CHECK-NEXT: %[[KEPT:.+]] = arith.select %[[NONE]], %{{.+}}, %[[NEG]] : f64
+// CHECK-NEXT: %[[LEN:.+]] = arith.index_cast %[[LI]] : i32 to index
+// CHECK-NEXT: %[[KI:.+]] = linalg.index 1 : index
+// CHECK-NEXT: %[[VALID:.+]] = arith.cmpi slt, %[[KI]], %[[LEN]] : index
+// CHECK-NEXT: %[[OUT:.+]] = arith.select %[[VALID]], %[[KEPT]], %{{.+}} : f64
+// CHECK-NEXT: %[[OUTF:.+]] = arith.truncf %[[OUT]] : f64 to f32
+// CHECK-NEXT: linalg.yield %[[OUTF]] : f32
+// CHECK: return %[[GRAD]] : tensor<?x?xf32>
+nn.graph @expected_risk_grad(%g: !nn.tensor<[B], f32>, %nll: !nn.tensor<[B, K], f32>, %err: !nn.tensor<[B, K], f32>)
+    -> !nn.tensor<[B, K], f32>
+    dims [B: batch, K: seq(B)] {
+  %d = nn.expected_risk_grad %g, %nll, %err : !nn.tensor<[B], f32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
+  nn.return %d : !nn.tensor<[B, K], f32>
+}
