@@ -6,8 +6,9 @@
 # every 25 steps and the dev losses every 50 fall. Then one synthetic batch
 # through nn-run packed and padded: the same losses, the packed tail on
 # the real frames only. Last, the staged recipe (examples/recipe): CTC,
-# Viterbi alignment, frame-wise CE on the alignments, and dev decoded with
-# the CTC model (its label error rate), in one command.
+# Viterbi alignment, frame-wise CE on the alignments, dev decoded with the
+# CTC model (its label error rate), and the CTC model fine-tuned with
+# minimum expected risk over its N-best lists, in one command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
@@ -23,7 +24,7 @@ echo "== one batch, packed (default)"
 "${run[@]}"
 echo "== one batch, padded (--no-pack)"
 "${run[@]}" --no-pack
-echo "== the staged recipe: CTC, alignment, frame-wise CE, dev decoded (examples/recipe/recipe.json)"
+echo "== the staged recipe: CTC, alignment, frame-wise CE, dev decoded, MWER fine-tuning (examples/recipe/recipe.json)"
 work="${NN_BUILD_DIR:-build}/recipe.work"
 rm -rf "$work"
 "$bin/nn-train" --stages examples/recipe/recipe.json --work-dir "$work" \

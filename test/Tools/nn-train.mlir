@@ -34,6 +34,22 @@
 // RUN: ls %t/interrupted | FileCheck %s --check-prefix=SAVED-ON-INTERRUPT
 // SAVED-ON-INTERRUPT: step-{{[0-9]+}}.npz
 
+// --losses picks the trained losses and their scales: with ce alone the
+// first step's gradient norm is ce's, and at scale 0.5 exactly half of it
+// (the same initial parameters and batch); ctc is still reported.
+// RUN: nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 1 --seed 3 --json --batch-size 4 --dev-batches 1 --losses ce > %t/ce.json
+// RUN: nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 1 --seed 3 --json --batch-size 4 --dev-batches 1 --losses ce=0.5 > %t/ce-half.json
+// RUN: %python -c "import json, sys; a, b = (json.loads(open(p).readline()) for p in sys.argv[1:]); assert 'ctc' in a['losses'], a; r = b['grad_norm'] / a['grad_norm']; assert abs(r - 0.5) < 1e-5, r; print('half the gradient')" %t/ce.json %t/ce-half.json | FileCheck %s --check-prefix=LOSSES
+// LOSSES: half the gradient
+// RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 1 --losses ce=-1 2>&1 | FileCheck %s --check-prefix=LOSSES-NEGATIVE
+// LOSSES-NEGATIVE: nn-train: --losses: the scale of 'ce' must be a finite number >= 0, got '-1'
+// RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 1 --losses ce,ce 2>&1 | FileCheck %s --check-prefix=LOSSES-TWICE
+// LOSSES-TWICE: nn-train: --losses: 'ce' is named twice
+// RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --steps 1 --losses nosuch 2>&1 | FileCheck %s --check-prefix=LOSSES-UNKNOWN
+// LOSSES-UNKNOWN: nn-train: loss 'nosuch' is marked nowhere in the model (it marks ce, ctc, fer)
+// RUN: not nn-train --stages %S/Inputs/stages/stages.json --losses ce 2>&1 | FileCheck %s --check-prefix=LOSSES-STAGES
+// LOSSES-STAGES: nn-train: --stages takes every setting from the stage file; drop --losses
+
 // Errors, before anything trains.
 // RUN: not nn-train %S/Inputs/segments-small.mlir --steps 1 2>&1 | FileCheck %s --check-prefix=NO-DATA
 // A FIFO (no writer) or /dev/zero as the model, the data or --init-from is

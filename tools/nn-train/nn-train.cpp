@@ -27,6 +27,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <unistd.h>
 
 namespace cl = llvm::cl;
@@ -137,6 +138,13 @@ static cl::opt<std::string> lr(
              "linear, cosine or inverse_sqrt with peak, final, warmup, total "
              "(e.g. cosine:peak=1e-3,warmup=100,total=2000)"),
     cl::cat(trainCategory));
+static cl::opt<std::string> trainedLosses(
+    "losses",
+    cl::desc("The marked losses that train, NAME[=SCALE],... (a scale "
+             "replaces the marked one; losses not named are reported, not "
+             "trained; default: every loss not marked as_error, as marked), "
+             "e.g. --losses mwer=1,ctc=0.1"),
+    cl::cat(trainCategory));
 static cl::opt<std::string> onNonFinite(
     "on-nonfinite", cl::init("stop"),
     cl::desc("A NaN or infinite training loss or gradient norm: 'stop' "
@@ -197,11 +205,51 @@ training::OutputOptions outputOptions() {
   return output;
 }
 
+/// --losses NAME[=SCALE],...: names once each, scales finite and >= 0 (a
+/// negative scale would train the loss up).
+absl::StatusOr<std::vector<nn::TrainedLoss>>
+parseTrainedLosses(llvm::StringRef text) {
+  std::vector<nn::TrainedLoss> losses;
+  llvm::SmallVector<llvm::StringRef> items;
+  text.split(items, ',');
+  for (llvm::StringRef item : items) {
+    auto [name, scale] = item.trim().split('=');
+    nn::TrainedLoss loss;
+    loss.name = name.trim().str();
+    if (loss.name.empty())
+      return absl::InvalidArgumentError("--losses: '" + item.str() +
+                                        "' names no loss (NAME[=SCALE])");
+    for (const nn::TrainedLoss &other : losses)
+      if (other.name == loss.name)
+        return absl::InvalidArgumentError("--losses: '" + loss.name +
+                                          "' is named twice");
+    if (item.contains('=')) {
+      double value;
+      if (scale.trim().getAsDouble(value) || !std::isfinite(value) || value < 0)
+        return absl::InvalidArgumentError("--losses: the scale of '" +
+                                          loss.name +
+                                          "' must be a finite "
+                                          "number >= 0, got '" +
+                                          scale.str() + "'");
+      loss.scale = value;
+    }
+    losses.push_back(loss);
+  }
+  return losses;
+}
+
 /// nn-train MODEL.mlir: one model, the command line's settings.
 int trainModel() {
   training::TrainOptions options;
   options.modelPath = modelPath;
   options.compile = compileFlags.compileOptions();
+  if (trainedLosses.getNumOccurrences()) {
+    absl::StatusOr<std::vector<nn::TrainedLoss>> losses =
+        parseTrainedLosses(trainedLosses);
+    if (!losses.ok())
+      return fail(losses.status());
+    options.compile.trainedLosses = *losses;
+  }
   options.emitArtifacts = emitArtifacts;
   training::DataOptions &data = options.data;
   if (!dataPath.empty())
@@ -265,11 +313,15 @@ int trainModel() {
 int runStages() {
   std::vector<std::string> conflicting = compileFlags.given();
   for (cl::Option *option : std::initializer_list<cl::Option *>{
-           &modelPath,  &emitArtifacts, &compileOnly, &dataPath,    &devPath,
-           &synthetic,  &batchSize,     &maxFrames,   &noBucket,    &noShuffle,
-           &noise,      &taskClasses,   &devBatches,  &steps,       &epochs,
-           &epochSteps, &seed,          &lr,          &onNonFinite, &saveDir,
-           &saveEvery,  &keep,          &resume,      &initFrom})
+           &modelPath,    &emitArtifacts, &compileOnly,
+           &dataPath,     &devPath,       &synthetic,
+           &batchSize,    &maxFrames,     &noBucket,
+           &noShuffle,    &noise,         &taskClasses,
+           &devBatches,   &steps,         &epochs,
+           &epochSteps,   &seed,          &lr,
+           &onNonFinite,  &saveDir,       &saveEvery,
+           &keep,         &resume,        &initFrom,
+           &trainedLosses})
     if (option->getNumOccurrences())
       conflicting.push_back(option->ArgStr.empty()
                                 ? std::string("<model.mlir>")
