@@ -752,6 +752,75 @@ void benchTrainStep(benchmark::State &state) {
                  (fusion == Fusion::Unfused ? " unfused" : ""));
 }
 
+/// The recipe's model (examples/recipe: a BLSTM of 32 units per direction
+/// over 16 features, 8 classes) at B = 32 with the batch's lengths and one
+/// label per 20 frames, one train step (forward, backward, Adam): range(0)
+/// = 0 trains CTC (ctc.mlir), 1 fine-tunes with MWER and CTC (mwer.mlir:
+/// a beam-4 CTC prefix search in the step, its N-best lists rescored by
+/// ctc_loss over the flattened batch, expected_risk). The ratio is what
+/// MWER fine-tuning costs over CTC training per step. Real frames per
+/// second.
+void benchMwerTrainStep(benchmark::State &state) {
+  bool mwer = state.range(0);
+  std::ifstream file(std::string(NN_SOURCE_DIR) + "/examples/recipe/" +
+                     (mwer ? "mwer.mlir" : "ctc.mlir"));
+  std::stringstream text;
+  text << file.rdbuf();
+  nn::CompileOptions options;
+  options.optimize.pack = true;
+  options.codegen.blas = true;
+  options.grads = true;
+  options.trainStep = true;
+  options.cpu.threads = gThreadedCode;
+  options.cpu.gemmLibrary = gGemmLibrary;
+  if (mwer)
+    options.trainedLosses = {{"mwer", 1.0}, {"ctc", 1.0}};
+  nn::Executable exe;
+  absl::StatusOr<nn::Artifact> artifact =
+      nn::compileSource(text.str(), "bench.mlir", options);
+  absl::Status status = artifact.status();
+  if (status.ok())
+    status = nn::Executable::load(artifact->path(), exe);
+  if (!status.ok()) {
+    state.SkipWithError(std::string(status.message()).c_str());
+    return;
+  }
+  std::map<std::string, std::vector<int32_t>> lengths;
+  lengths["T"] = gLengths;
+  for (int32_t length : gLengths)
+    lengths["U"].push_back(std::max(1, length / 20));
+  std::mt19937 rng(3);
+  nn::RunInputs batch =
+      nn::syntheticBatch(exe.manifest(), kBatch, lengths, rng, 0.0);
+  batch.inputs.erase("learning_rate");
+  batch.inputs.erase("step");
+  nn::TrainState train;
+  (void)nn::initializeParameters(exe.manifest(), 1, train.parameters);
+  // A trained CTC model is peaky: most frames are blank. Freshly
+  // initialized, every frame's argmax is a coin toss over 8 classes and
+  // each hypothesis holds about 0.8 T labels, which makes rescoring cost
+  // O(T^2) per hypothesis; an output bias of 4 on the blank gives about
+  // 0.1 T labels, closer to what MWER fine-tuning starts from.
+  nn::Tensor &bias = train.parameters.at("out.b");
+  bias.data<float>()[0] = 4.0f;
+  auto once = [&]() {
+    nn::StepReport report;
+    absl::Status stepStatus =
+        nn::runTrainStep(exe, batch, 1e-4, 7, train, report);
+    if (!stepStatus.ok())
+      state.SkipWithError(std::string(stepStatus.message()).c_str());
+  };
+  for (auto _ : state)
+    once();
+  nn::runtime::resetPeakLiveBytes();
+  once();
+  state.counters["peak_MiB"] =
+      static_cast<double>(nn::runtime::peakLiveBytes()) / (1 << 20);
+  state.counters["frames/s"] = benchmark::Counter(
+      (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
+  state.SetLabel(mwer ? "MWER + CTC, beam 4" : "CTC");
+}
+
 void gemmCounters(benchmark::State &state, int vocabulary) {
   state.counters["GFLOP/s"] = benchmark::Counter(
       2.0 * gFrames * kHidden * vocabulary * state.iterations() / 1e9,
@@ -865,6 +934,11 @@ BENCHMARK(benchGreedyDecode)
     ->Arg(1)
     ->Arg(2)
     ->MinTime(4.0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(benchMwerTrainStep)
+    ->Arg(0)
+    ->Arg(1)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchCtcBeamSearch)
