@@ -207,8 +207,10 @@ absl::StatusOr<Dataset> Dataset::load(const std::vector<std::string> &paths,
 
 absl::StatusOr<Dataset>
 Dataset::forModel(const Manifest &manifest,
-                  const std::vector<HostArray> &hostArrays) {
+                  const std::vector<HostArray> &hostArrays,
+                  WithoutFrames withoutFrames) {
   Dataset dataset;
+  dataset.withoutFramesRule = withoutFrames;
   for (const HostArray &array : hostArrays)
     dataset.hostArrays.push_back({array});
   for (const TensorInfo &input : manifest.inputs) {
@@ -307,13 +309,14 @@ absl::Status Dataset::finish(const std::string &path) const {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Dataset>
-Dataset::load(const std::vector<std::string> &paths, const Manifest &manifest,
-              const std::vector<HostArray> &hostArrays) {
+absl::StatusOr<Dataset> Dataset::load(const std::vector<std::string> &paths,
+                                      const Manifest &manifest,
+                                      const std::vector<HostArray> &hostArrays,
+                                      WithoutFrames withoutFrames) {
   if (paths.empty())
     return absl::InvalidArgumentError("no dataset given");
   const std::string &path = paths.front();
-  absl::StatusOr<Dataset> made = forModel(manifest, hostArrays);
+  absl::StatusOr<Dataset> made = forModel(manifest, hostArrays, withoutFrames);
   if (!made.ok())
     return made.status();
   Dataset &dataset = *made;
@@ -544,15 +547,20 @@ Dataset::addShard(const std::vector<std::string> &files,
       batchingDim.empty() ? nullptr : &dimLengths[batchingDim];
   // An utterance without frames has nothing to train or evaluate on (a
   // label sequence no frames can emit), and a batch of only such
-  // utterances would have no padded frame: it is left out, and counted.
+  // utterances would have no padded frame: it is left out, and counted,
+  // unless a decoder keeps it (its hypothesis is the empty one).
   for (int64_t u = 0; u < count; ++u) {
     int64_t length = batching ? (*batching)[u] : 1;
-    if (!kept(u))
+    if (!kept(u)) {
       ++leftOutCount;
-    else if (length == 0)
+      continue;
+    }
+    if (length == 0) {
       ++withoutFramesCount;
-    else
-      utterances.push_back({index, u, length});
+      if (withoutFramesRule == WithoutFrames::leaveOut)
+        continue;
+    }
+    utterances.push_back({index, u, length});
   }
   shards.push_back(std::move(shard));
   return absl::OkStatus();
@@ -800,9 +808,10 @@ nn::concatenateUtterances(const std::vector<UtteranceArrays> &utterances,
 std::vector<std::vector<int64_t>>
 nn::epochBatches(const Dataset &dataset, const BatchingOptions &options,
                  int64_t epoch) {
-  std::vector<int64_t> order(dataset.size());
+  std::vector<int64_t> order;
   for (int64_t i = 0; i < dataset.size(); ++i)
-    order[i] = i;
+    if (dataset.length(i) > 0)
+      order.push_back(i);
   runtime::SplitMix64 rng{options.seed * 0x9e3779b97f4a7c15ull +
                           (uint64_t)epoch};
   if (options.shuffle)

@@ -49,8 +49,8 @@ nBestLayout(const Manifest &manifest,
   const std::string &batch = labels.axes[0].dim;
   const DimInfo *list = manifest.findDim(labels.axes[1].dim);
   const DimInfo *hypothesis = manifest.findDim(labels.axes[2].dim);
-  const DimInfo *flat = hypothesis ? manifest.findDim(hypothesis->batch)
-                                   : nullptr;
+  const DimInfo *flat =
+      hypothesis ? manifest.findDim(hypothesis->batch) : nullptr;
   if (!list || !hypothesis || !flat || !flat->isFlatten() ||
       flat->source != batch || flat->inner != list->name)
     return absl::InvalidArgumentError(
@@ -63,9 +63,9 @@ nBestLayout(const Manifest &manifest,
           "' is not computed by the graph; an N-best list's hypotheses "
           "and their lengths come from its search");
     const std::string name = lengthsOutputName(dim->name);
-    auto output = std::find_if(
-        manifest.outputs.begin(), manifest.outputs.end(),
-        [&](const TensorInfo &info) { return info.name == name; });
+    auto output =
+        std::find_if(manifest.outputs.begin(), manifest.outputs.end(),
+                     [&](const TensorInfo &info) { return info.name == name; });
     if (output == manifest.outputs.end())
       return absl::InvalidArgumentError(graph + " returns no '" + name + "'");
   }
@@ -219,10 +219,10 @@ nn::training::readNBest(const HypothesisLayout &layout, const RunResult &result,
       int32_t length = lengths->data<int32_t>()[entry];
       if (length < 0 || length > padded)
         return absl::InvalidArgumentError(
-            graph + " gives hypothesis " + std::to_string(k) + " of batch row " +
-            std::to_string(b) + " length " + std::to_string(length) +
-            ", outside the " + std::to_string(padded) + " positions of " +
-            layout.labels);
+            graph + " gives hypothesis " + std::to_string(k) +
+            " of batch row " + std::to_string(b) + " length " +
+            std::to_string(length) + ", outside the " + std::to_string(padded) +
+            " positions of " + layout.labels);
       const int32_t *row = labels->data<int32_t>() + (b * slots + k) * padded;
       Hypothesis &hypothesis = list.emplace_back();
       hypothesis.labels.assign(row, row + length);
@@ -360,18 +360,90 @@ absl::StatusOr<DecodeTotals> nn::training::decodeDataset(
     const std::function<absl::Status(const DecodedUtterance &)> &each) {
   DecodeTotals totals;
   totals.utterances = dataset.size();
-  totals.leftOut = dataset.leftOut() + dataset.withoutFrames();
+  totals.leftOut = dataset.leftOut();
+  if (dataset.keepsWithoutFrames())
+    totals.withoutFrames = dataset.withoutFrames();
+  else
+    totals.leftOut += dataset.withoutFrames();
   totals.scoring =
       !options.reference.empty() && dataset.hasHostArray(options.reference);
   totals.unit = options.vocabulary ? ErrorUnit::word : ErrorUnit::label;
   const Vocabulary *vocabulary = options.vocabulary;
+
+  // Scores, spells and hands on one utterance whose hypotheses are set.
+  auto finish = [&](DecodedUtterance &decoded) -> absl::Status {
+    auto utteranceError = [&](const absl::Status &status) {
+      return withContext(status, "utterance '" + decoded.id + "': ");
+    };
+    if (totals.scoring) {
+      decoded.reference =
+          dataset.hostSequence(options.reference, decoded.utterance);
+      absl::StatusOr<Scored> made =
+          score(decoded.hypothesis.labels, decoded.reference, vocabulary);
+      if (!made.ok())
+        return utteranceError(made.status());
+      decoded.scored = std::move(*made);
+      totals.errors.add(decoded.scored->counts);
+    }
+    if (vocabulary) {
+      if (decoded.scored) {
+        decoded.text = decoded.scored->text;
+      } else {
+        absl::StatusOr<std::string> spelled =
+            vocabulary->text(decoded.hypothesis.labels);
+        if (!spelled.ok())
+          return utteranceError(
+              withContext(spelled.status(), "the hypothesis: "));
+        decoded.text = *spelled;
+      }
+      for (const Hypothesis &alternative : decoded.nBest) {
+        absl::StatusOr<std::string> spelled =
+            vocabulary->text(alternative.labels);
+        if (!spelled.ok())
+          return utteranceError(
+              withContext(spelled.status(), "a hypothesis of its N-best: "));
+        decoded.nBestText.push_back(*spelled);
+      }
+    }
+    return each(decoded);
+  };
+
+  // An utterance without frames is not run: no frames spell no label, so
+  // its hypothesis is the empty one, scored 0 (log 1) as the dialect's
+  // decoders score a sequence without frames, and its N-best list is that
+  // hypothesis alone. The graph's losses do not count it.
+  int64_t next = 0;
+  auto finishWithoutFramesBefore = [&](int64_t end) -> absl::Status {
+    for (; next < end; ++next) {
+      if (dataset.length(next) > 0)
+        continue;
+      DecodedUtterance decoded;
+      decoded.utterance = next;
+      decoded.id = dataset.utteranceId(next);
+      decoded.withoutFrames = true;
+      if (!layout.score.empty())
+        decoded.hypothesis.score = 0.0;
+      decoded.isNBest = layout.isNBest();
+      if (decoded.isNBest)
+        decoded.nBest.push_back(decoded.hypothesis);
+      if (absl::Status status = finish(decoded); !status.ok())
+        return status;
+    }
+    return absl::OkStatus();
+  };
+
   BatchingOptions batching;
   batching.maxSequences = options.batchSize;
   batching.maxFrames = options.maxFrames;
   batching.bucket = false;
   batching.shuffle = false;
+  // Batches in file order, so utterances without frames are handed on
+  // between them at their place in the dataset.
   for (const std::vector<int64_t> &members :
        epochBatches(dataset, batching, 0)) {
+    if (absl::Status status = finishWithoutFramesBefore(members.front());
+        !status.ok())
+      return status;
     auto context = [&](const std::string &what) {
       return "the batch of utterances '" + dataset.utteranceId(members[0]) +
              "' .. '" + dataset.utteranceId(members.back()) + "': " + what;
@@ -390,6 +462,9 @@ absl::StatusOr<DecodeTotals> nn::training::decodeDataset(
     if (!lists.ok())
       return withContext(lists.status(), context(""));
     for (size_t b = 0; b < members.size(); ++b) {
+      if (absl::Status status = finishWithoutFramesBefore(members[b]);
+          !status.ok())
+        return status;
       DecodedUtterance decoded;
       decoded.utterance = members[b];
       decoded.id = dataset.utteranceId(members[b]);
@@ -401,42 +476,14 @@ absl::StatusOr<DecodeTotals> nn::training::decodeDataset(
       decoded.isNBest = layout.isNBest();
       if (decoded.isNBest)
         decoded.nBest = std::move(list);
-      auto utteranceError = [&](const absl::Status &status) {
-        return withContext(status, "utterance '" + decoded.id + "': ");
-      };
-      if (totals.scoring) {
-        decoded.reference = dataset.hostSequence(options.reference, members[b]);
-        absl::StatusOr<Scored> made =
-            score(decoded.hypothesis.labels, decoded.reference, vocabulary);
-        if (!made.ok())
-          return utteranceError(made.status());
-        decoded.scored = std::move(*made);
-        totals.errors.add(decoded.scored->counts);
-      }
-      if (vocabulary) {
-        if (decoded.scored) {
-          decoded.text = decoded.scored->text;
-        } else {
-          absl::StatusOr<std::string> spelled =
-              vocabulary->text(decoded.hypothesis.labels);
-          if (!spelled.ok())
-            return utteranceError(
-                withContext(spelled.status(), "the hypothesis: "));
-          decoded.text = *spelled;
-        }
-        for (const Hypothesis &alternative : decoded.nBest) {
-          absl::StatusOr<std::string> spelled =
-              vocabulary->text(alternative.labels);
-          if (!spelled.ok())
-            return utteranceError(
-                withContext(spelled.status(), "a hypothesis of its N-best: "));
-          decoded.nBestText.push_back(*spelled);
-        }
-      }
-      if (absl::Status status = each(decoded); !status.ok())
+      if (absl::Status status = finish(decoded); !status.ok())
         return status;
+      next = members[b] + 1;
     }
   }
+  if (absl::Status status = finishWithoutFramesBefore(dataset.size());
+      !status.ok())
+    return status;
   return totals;
 }
 
@@ -484,6 +531,8 @@ nn::training::summaryJson(const DecodeTotals &totals,
   summary.add("utterances", totals.utterances);
   if (totals.leftOut)
     summary.add("left_out", totals.leftOut);
+  if (totals.withoutFrames)
+    summary.add("without_frames", totals.withoutFrames);
   if (totals.scoring) {
     const EditCounts &counts = totals.errors.totals();
     summary.add("errors", counts.errors())

@@ -148,13 +148,23 @@ struct DecodedUtterance {
   /// With references: the reference and how the hypothesis scores.
   absl::Span<const int32_t> reference;
   std::optional<Scored> scored;
+  /// The utterance has no frames: the graph did not run it, and its
+  /// hypothesis is the empty one (score 0 when the graph returns scores;
+  /// an N-best list of that hypothesis alone).
+  bool withoutFrames = false;
 };
 
 /// What a dataset decoded adds up to.
 struct DecodeTotals {
-  /// Utterances decoded, and those the dataset leaves out (nn.keep 0, or
-  /// no frames): no hypothesis, not scored.
+  /// Utterances decoded (those without frames the dataset keeps included),
+  /// and those the dataset leaves out (nn.keep 0, and without frames when
+  /// it does not keep them): no hypothesis, not scored.
   int64_t utterances = 0, leftOut = 0;
+  /// Utterances decoded without frames (Dataset::WithoutFrames::keep):
+  /// the empty hypothesis, scored like any other (every reference unit a
+  /// deletion), but not run through the graph, so the graph's losses do
+  /// not count them.
+  int64_t withoutFrames = 0;
   /// Whether hypotheses were scored (the dataset holds the references),
   /// and in which unit.
   bool scoring = false;
@@ -169,9 +179,11 @@ struct DecodeTotals {
 /// `parameters`: in file order, without shuffling or bucketing, in batches
 /// of `options`; each hypothesis cut at its length, scored against its
 /// reference when there are references, and handed to `each` in dataset
-/// order. Errors name the batch ("the batch of utterances 'a' .. 'd': ")
-/// or the utterance ("utterance 'a': "); an error `each` returns ends the
-/// run.
+/// order. Utterances without frames that the dataset keeps
+/// (Dataset::WithoutFrames::keep) are handed on at their place with the
+/// empty hypothesis, without running the graph. Errors name the batch ("the
+/// batch of utterances 'a' .. 'd': ") or the utterance ("utterance 'a': "); an
+/// error `each` returns ends the run.
 absl::StatusOr<DecodeTotals> decodeDataset(
     const Executable &executable, const HypothesisLayout &layout,
     const Dataset &dataset, const std::map<std::string, Tensor> &parameters,
@@ -186,7 +198,8 @@ support::JsonObject hypothesisJson(const DecodedUtterance &decoded,
                                    bool vocabulary);
 
 /// A dataset's totals as nn-decode --json's summary object holds them:
-/// utterances, left_out (when some were), errors, ref_len, error_rate
+/// utterances, left_out (when some were), without_frames (when some
+/// were), errors, ref_len, error_rate
 /// (when defined), unit (when scored), then `losses`.
 support::JsonObject summaryJson(const DecodeTotals &totals,
                                 const support::JsonObject &losses);

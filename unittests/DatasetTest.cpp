@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <limits>
@@ -476,6 +477,55 @@ TEST_F(DatasetTest, EmptyUtterancesNeverMakeAnEmptyBatch) {
   EXPECT_EQ(batch.inputs.at("labels").data<int32_t>()[0], -1);
   EXPECT_EQ(batch.inputs.at("features").shape(),
             (std::vector<int64_t>{1, 3, 3}));
+}
+
+/// A decoder keeps the utterances without frames (WithoutFrames::keep):
+/// they are utterances of the dataset, in file order, with their ids and
+/// references, but no batch holds them, and nn.keep 0 still leaves out.
+TEST_F(DatasetTest, DecodersKeepUtterancesWithoutFramesOutOfBatches) {
+  auto arrays = shard({4, 0, 3, 0, 2}, {2, 3, 0, 1, 1});
+  arrays[kKeepArray] = Tensor::of<int32_t>(DType::i32, {5}, {1, 1, 1, 0, 1});
+  std::string path = write("kept.npz", arrays);
+  absl::StatusOr<Dataset> left = Dataset::load(path, model());
+  ASSERT_TRUE(left.ok()) << left.status().message();
+  EXPECT_FALSE(left->keepsWithoutFrames());
+  EXPECT_EQ(left->size(), 3);
+  EXPECT_EQ(left->withoutFrames(), 1);
+  EXPECT_EQ(left->leftOut(), 1);
+
+  absl::StatusOr<Dataset> kept = Dataset::load(
+      {path}, model(), {{"labels", false}}, Dataset::WithoutFrames::keep);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  EXPECT_TRUE(kept->keepsWithoutFrames());
+  // Utterances 0, 1 (no frames) and 2, 4 of the file; 3 is nn.keep 0.
+  ASSERT_EQ(kept->size(), 4);
+  EXPECT_EQ(kept->withoutFrames(), 1);
+  EXPECT_EQ(kept->leftOut(), 1);
+  EXPECT_EQ(kept->origin(1), std::make_pair(int64_t(0), int64_t(1)));
+  EXPECT_EQ(kept->length(1), 0);
+  EXPECT_EQ(kept->utteranceId(1), "kept:1");
+  // Its reference: the file's labels 2..4 (utterance 0 holds 2).
+  absl::Span<const int32_t> reference = kept->hostSequence("labels", 1);
+  const int32_t *labels = arrays.at("labels").data<int32_t>();
+  EXPECT_EQ(std::vector<int32_t>(reference.begin(), reference.end()),
+            std::vector<int32_t>(labels + 2, labels + 5));
+  for (bool shuffle : {false, true}) {
+    BatchingOptions options;
+    options.maxSequences = 2;
+    options.shuffle = shuffle;
+    std::vector<int64_t> batched;
+    for (const std::vector<int64_t> &batch : epochBatches(*kept, options, 0))
+      batched.insert(batched.end(), batch.begin(), batch.end());
+    std::sort(batched.begin(), batched.end());
+    EXPECT_EQ(batched, (std::vector<int64_t>{0, 2, 3}));
+  }
+  // A dataset of such utterances alone loads when they are kept.
+  std::string empty = write("frameless.npz", shard({0, 0}, {1, 0}));
+  absl::StatusOr<Dataset> frameless =
+      Dataset::load({empty}, model(), {}, Dataset::WithoutFrames::keep);
+  ASSERT_TRUE(frameless.ok()) << frameless.status().message();
+  EXPECT_EQ(frameless->size(), 2);
+  EXPECT_TRUE(epochBatches(*frameless, BatchingOptions(), 0).empty());
 }
 
 /// nn.id and nn.id.lengths for ids given as code points.

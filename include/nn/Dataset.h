@@ -55,6 +55,18 @@ public:
     bool optional = false;
   };
 
+  /// What loading does with an utterance that has no frames (length 0
+  /// along the batching dim).
+  enum class WithoutFrames {
+    /// Left out and counted (withoutFrames()): training and evaluation
+    /// have nothing to run it on.
+    leaveOut,
+    /// Kept: it counts in size() with length 0, but epochBatches never
+    /// batches it. For decoders, whose hypothesis for it is the empty one
+    /// (its reference labels all deletions), not an utterance left out.
+    keep,
+  };
+
   /// Reads `path` (an .npz shard, or a directory whose *.npz files are the
   /// shards, in name order) and checks it against the inputs of
   /// `manifest` that are not the train step's own (learning_rate, step,
@@ -72,10 +84,12 @@ public:
   /// stage file writes next to the data (docs/sequence-training.md).
   static absl::StatusOr<Dataset> load(const std::vector<std::string> &paths,
                                       const Manifest &manifest);
-  /// The same, also reading `hostArrays` from the dataset (or an overlay).
-  static absl::StatusOr<Dataset> load(const std::vector<std::string> &paths,
-                                      const Manifest &manifest,
-                                      const std::vector<HostArray> &hostArrays);
+  /// The same, also reading `hostArrays` from the dataset (or an overlay),
+  /// and doing with utterances without frames what `withoutFrames` says.
+  static absl::StatusOr<Dataset>
+  load(const std::vector<std::string> &paths, const Manifest &manifest,
+       const std::vector<HostArray> &hostArrays,
+       WithoutFrames withoutFrames = WithoutFrames::leaveOut);
 
   /// load() in parts, for data that is not in files (and the fuzz target):
   /// an empty dataset for `manifest`'s inputs; then each shard from its
@@ -85,7 +99,8 @@ public:
   using SourceArrays = std::pair<std::string, std::map<std::string, Tensor>>;
   static absl::StatusOr<Dataset>
   forModel(const Manifest &manifest,
-           const std::vector<HostArray> &hostArrays = {});
+           const std::vector<HostArray> &hostArrays = {},
+           WithoutFrames withoutFrames = WithoutFrames::leaveOut);
   absl::Status addShard(std::vector<SourceArrays> sources,
                         const Manifest &manifest);
   absl::Status finish(const std::string &path) const;
@@ -95,15 +110,23 @@ public:
   static absl::StatusOr<std::vector<std::string>>
   shardPaths(const std::string &path);
 
-  /// The utterances batches draw from (those `nn.keep` left in).
+  /// The dataset's utterances: those `nn.keep` left in, with frames (and,
+  /// loaded with WithoutFrames::keep, those without).
   int64_t size() const { return (int64_t)utterances.size(); }
   /// The utterances `nn.keep` left out.
   int64_t leftOut() const { return leftOutCount; }
-  /// The utterances left out for having no frames along the batching dim
-  /// (nothing to train on; a batch of them would have no padded frame).
+  /// The utterances `nn.keep` left in that have no frames along the
+  /// batching dim: left out (nothing to train on; a batch of them would
+  /// have no padded frame), or kept when keepsWithoutFrames().
   int64_t withoutFrames() const { return withoutFramesCount; }
+  /// Whether the utterances without frames are among size() (loaded with
+  /// WithoutFrames::keep).
+  bool keepsWithoutFrames() const {
+    return withoutFramesRule == WithoutFrames::keep;
+  }
   /// The length of utterance `u` along the batching dim: the first root
-  /// sequence dim of the graph (its frames), or 1 without one.
+  /// sequence dim of the graph (its frames), or 1 without one; 0 for a
+  /// kept utterance without frames.
   int64_t length(int64_t u) const { return utterances[u].length; }
   /// The batching dim's name ("" when the graph has no sequence dim).
   const std::string &lengthDim() const { return batchingDim; }
@@ -202,6 +225,7 @@ private:
   std::vector<Utterance> utterances;
   std::string batchingDim;
   int64_t leftOutCount = 0, withoutFramesCount = 0;
+  WithoutFrames withoutFramesRule = WithoutFrames::leaveOut;
 };
 
 /// The per-utterance array that leaves utterances out of a dataset.
@@ -257,7 +281,8 @@ struct BatchingOptions {
 };
 
 /// The batches of epoch `epoch` (from 0) as lists of utterance indices;
-/// the same for the same options, dataset and epoch.
+/// the same for the same options, dataset and epoch. Utterances without
+/// frames (kept by WithoutFrames::keep) are in none.
 std::vector<std::vector<int64_t>> epochBatches(const Dataset &dataset,
                                                const BatchingOptions &options,
                                                int64_t epoch);

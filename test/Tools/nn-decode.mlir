@@ -120,6 +120,48 @@
 // RUN: nn-decode %s --entry beam1 --params %t/params.npz --data %t/with-greedy.npz > %t/beam1.txt 2> /dev/null
 // RUN: diff %t/nbest.txt %t/beam1.txt
 
+// An utterance without frames (utt03x, between utt03 and utt04, with
+// reference [2, 3, 4]) is decoded as the empty hypothesis at its place in
+// the dataset: its three labels are deletions in the error rate, and it
+// is counted as without_frames, not left_out. @labels would return the
+// reference itself, so only the empty hypothesis gives 3 errors; the old
+// rule (left out) gave 0 errors / 12 labels, 6 utterances.
+// RUN: cp -r %t/utterances %t/frameless-utterances
+// RUN: %python -c "import numpy as np, sys; d = sys.argv[1] + '/utt03x.'; np.save(d + 'features.npy', np.zeros((0, 12), np.float32)); np.save(d + 'frame_labels.npy', np.zeros(0, np.int32)); np.save(d + 'labels.npy', np.array([2, 3, 4], np.int32))" %t/frameless-utterances
+// RUN: nn-data convert %t/frameless-utterances %t/frameless.npz
+// RUN: nn-decode %s --entry labels --params %t/params.npz --data %t/frameless.npz --batch-size 3 --json | FileCheck %s --check-prefix=FRAMELESS
+// FRAMELESS: {"utt": "utt03",
+// FRAMELESS-NEXT: {"utt": "utt03x", "hyp": [], "ref": [2, 3, 4], "errors": 3, "ref_len": 3}
+// FRAMELESS-NEXT: {"utt": "utt04",
+// FRAMELESS: {"summary": {"utterances": 7, "without_frames": 1, "errors": 3, "ref_len": 15, "error_rate": 0.2, "unit": "label",
+// RUN: nn-decode %s --entry labels --params %t/params.npz --data %t/frameless.npz 2>&1 >/dev/null | FileCheck %s --check-prefix=FRAMELESS-RATE
+// FRAMELESS-RATE: nn-decode: 1 utterances without frames along 'T': the empty hypothesis (not run through the graph; its losses do not count them)
+// FRAMELESS-RATE: label error rate 20.00% (3 errors / 15 labels, 7 utterances)
+// Graphs that decode frames agree with the plain Python count; the plain
+// output lists the utterance (its id alone), and a search graph gives it
+// the score 0 and an N-best list of the empty hypothesis.
+// RUN: nn-decode %s --entry frames --params %t/params.npz --data %t/frameless.npz --batch-size 2 --json > %t/frameless.jsonl
+// RUN: %python %S/Inputs/check-decode.py %t/frameless.npz %t/frameless.jsonl frame_labels > %t/frameless.expected
+// RUN: FileCheck %s --check-prefix=FRAMELESS-FRAMES < %t/frameless.expected
+// FRAMELESS-FRAMES: label error rate {{[0-9.]+}}% ({{[0-9]+}} errors / 15 labels, 7 utterances)
+// RUN: nn-decode %s --entry frames --params %t/params.npz --data %t/frameless.npz --batch-size 2 > %t/frameless.txt 2> %t/frameless.err
+// RUN: tail -n 1 %t/frameless.err | diff - %t/frameless.expected
+// RUN: FileCheck %s --check-prefix=FRAMELESS-PLAIN < %t/frameless.txt
+// FRAMELESS-PLAIN: utt03{{( [0-9]){14}$}}
+// FRAMELESS-PLAIN-NEXT: {{^utt03x$}}
+// FRAMELESS-PLAIN-NEXT: utt04{{( [0-9]){17}$}}
+// RUN: nn-decode %s --entry nbest --params %t/params.npz --data %t/frameless.npz --json | FileCheck %s --check-prefix=FRAMELESS-NBEST
+// FRAMELESS-NBEST: {"utt": "utt03x", "hyp": [], "score": 0, "ref": [2, 3, 4], "errors": 3, "ref_len": 3, "nbest": [{"hyp": [], "score": 0}]}
+// Utterances nn.keep leaves out stay left out (utt00 here).
+// RUN: %python -c "import numpy as np, sys; z = dict(np.load(sys.argv[1])); z['nn.keep'] = np.array([0, 1, 1, 1, 1, 1, 1], np.int32); np.savez(sys.argv[2], **z)" %t/frameless.npz %t/frameless-kept.npz
+// RUN: nn-decode %s --entry labels --params %t/params.npz --data %t/frameless-kept.npz --json | FileCheck %s --check-prefix=FRAMELESS-KEEP
+// FRAMELESS-KEEP-NOT: "utt00"
+// FRAMELESS-KEEP: {"summary": {"utterances": 6, "left_out": 1, "without_frames": 1, "errors": 3, "ref_len": 14,
+// The graph's losses leave it out, as nn-train's dev evaluation does.
+// RUN: nn-train %s --entry labels --data %t/data.npz --dev %t/frameless.npz --steps 2 --batch-size 4 --save %t/frameless-ckpt --json > %t/frameless-train.json
+// RUN: nn-decode %s --entry labels --params %t/frameless-ckpt/step-00000002.npz --data %t/frameless.npz --json > %t/frameless-trained.jsonl
+// RUN: %python -c "import json, sys; dev = [json.loads(l) for l in open(sys.argv[1]) if '\"eval\"' in l][-1]['losses']; got = json.loads(open(sys.argv[2]).readlines()[-1])['summary']['losses']; assert got['fer'] == dev['fer'] and abs(got['ce'] - dev['ce']) <= 1e-6 * abs(dev['ce']), (got, dev); print('same losses', sorted(got))" %t/frameless-train.json %t/frameless-trained.jsonl | FileCheck %s --check-prefix=SAME
+
 // Synthesized data carries ids seg-<index>.
 // RUN: nn-data synthesize %t/synth.npz --features 12 --classes 6 --utterances 3
 // RUN: nn-decode %s --entry labels --params %t/params.npz --data %t/synth.npz | FileCheck %s --check-prefix=SYNTH

@@ -249,8 +249,10 @@ absl::Status decode() {
   std::vector<nn::Dataset::HostArray> hostArrays;
   if (!refName.empty())
     hostArrays.push_back({refName, /*optional=*/!refGiven});
-  absl::StatusOr<nn::Dataset> dataset =
-      nn::Dataset::load({dataPath}, manifest, hostArrays);
+  // An utterance without frames is decoded (the empty hypothesis), not
+  // left out: its reference counts in the error rate.
+  absl::StatusOr<nn::Dataset> dataset = nn::Dataset::load(
+      {dataPath}, manifest, hostArrays, nn::Dataset::WithoutFrames::keep);
   if (!dataset.ok())
     return dataset.status();
   if (absl::Status status = training::checkUniqueIds(*dataset, "nn-decode");
@@ -308,9 +310,11 @@ absl::Status decode() {
     llvm::errs() << "nn-decode: " << dataset->leftOut()
                  << " utterances left out (their '" << nn::kKeepArray
                  << "' is 0): no hypotheses\n";
-  if (dataset->withoutFrames())
-    llvm::errs() << "nn-decode: " << dataset->withoutFrames()
-                 << " utterances without frames left out: no hypotheses\n";
+  if (totals->withoutFrames)
+    llvm::errs() << "nn-decode: " << totals->withoutFrames
+                 << " utterances without frames along '" << dataset->lengthDim()
+                 << "': the empty hypothesis (not run through the graph; "
+                    "its losses do not count them)\n";
   if (!totals->losses.losses.empty())
     llvm::errs() << "losses: "
                  << training::lossesText(manifest, totals->losses.losses)
