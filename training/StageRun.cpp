@@ -470,14 +470,16 @@ absl::Status StagePipeline::Impl::runDecode(Stage &stage,
     // Without "ref", the default references score the data that has them.
     absl::StatusOr<Dataset> dataset =
         Dataset::load(entities.at(dataName).paths, manifest,
-                      {{stage.reference, !stage.referenceGiven}});
+                      {{stage.reference, !stage.referenceGiven}},
+                      Dataset::WithoutFrames::keep);
     if (!dataset.ok())
       return withContext(dataset.status(), stage.where + ": ");
     if (absl::Status status = checkUniqueIds(*dataset, "a decode stage");
         !status.ok())
       return withContext(status, stage.where + ": ");
-    // Per utterance of the dataset (those it leaves out have no
-    // hypothesis), and the lines nn-decode --json writes.
+    // Per utterance of the dataset (those nn.keep leaves out have no
+    // hypothesis; those without frames have the empty one), and the lines
+    // nn-decode --json writes.
     std::vector<std::vector<int32_t>> hypotheses(dataset->size());
     std::vector<float> scores(dataset->size(), NAN);
     std::string lines;
@@ -546,6 +548,7 @@ absl::Status StagePipeline::Impl::runDecode(Stage &stage,
     decoded.hypotheses = jsonl;
     decoded.utterances = totals->utterances;
     decoded.leftOut = totals->leftOut;
+    decoded.withoutFrames = totals->withoutFrames;
     decoded.scored = totals->scoring;
     decoded.unit = toString(totals->unit);
     decoded.errors = totals->errors.totals().errors();
@@ -566,9 +569,12 @@ absl::Status StagePipeline::Impl::runDecode(Stage &stage,
                    << overlay << ", hypotheses in " << jsonl << "\n";
       if (totals->leftOut)
         llvm::errs() << prefix << totals->leftOut << " utterances of '"
+                     << dataName << "' left out (nn.keep 0): no hypotheses\n";
+      if (totals->withoutFrames)
+        llvm::errs() << prefix << totals->withoutFrames << " utterances of '"
                      << dataName
-                     << "' left out (nn.keep 0, or no frames): no "
-                        "hypotheses\n";
+                     << "' without frames: the empty hypothesis (not run "
+                        "through the graph)\n";
       if (!totals->losses.losses.empty())
         llvm::errs() << prefix << "'" << dataName << "' losses: "
                      << lossesText(manifest, totals->losses.losses) << "\n";
@@ -580,6 +586,8 @@ absl::Status StagePipeline::Impl::runDecode(Stage &stage,
         .add("writes", stage.writeData[d])
         .add("utterances", totals->utterances)
         .add("left_out", totals->leftOut);
+    if (totals->withoutFrames)
+      fields.add("without_frames", totals->withoutFrames);
     if (totals->scoring) {
       if (decoded.errorRate)
         fields.add("error_rate", *decoded.errorRate);

@@ -65,7 +65,9 @@ struct StageReport {
   /// losses summed over the dataset.
   struct Decoded {
     std::string data, writes, overlay, hypotheses;
-    int64_t utterances = 0, leftOut = 0;
+    /// Utterances decoded (those without frames included, as the empty
+    /// hypothesis), those nn.keep left out, and those without frames.
+    int64_t utterances = 0, leftOut = 0, withoutFrames = 0;
     bool scored = false;
     std::string unit;
     int64_t errors = 0, referenceLength = 0;

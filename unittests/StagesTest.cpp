@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -573,6 +574,57 @@ TEST(StagesTest, DecodeStageWritesHypothesesAndErrorRates) {
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_TRUE(reportOf(*pipeline, "ctc").skipped);
   EXPECT_FALSE(reportOf(*pipeline, "decode").skipped);
+
+  // Utterance 0 without frames (its features and frame labels dropped,
+  // its references kept): decoded as the empty hypothesis with score 0,
+  // its references all deletions, counted as without frames, not left out.
+  std::map<std::string, Tensor> frameless = data;
+  int64_t first = frames.at(0);
+  for (const char *name : {"features", "frame_labels"}) {
+    const Tensor &all = data.at(name);
+    int64_t width = all.numElements() / all.shape()[0];
+    std::vector<int64_t> shape = all.shape();
+    shape[0] -= first;
+    Tensor rest(all.dtype(), shape);
+    std::memcpy(rest.raw(),
+                (const char *)all.raw() + first * width * byteSize(all.dtype()),
+                rest.sizeInBytes());
+    frameless[name] = rest;
+    // A new lengths tensor: copies of a Tensor may share its buffer.
+    const Tensor &lengths = data.at(std::string(name) + ".lengths");
+    Tensor zeroFirst(DType::i32, lengths.shape());
+    std::memcpy(zeroFirst.raw(), lengths.raw(), lengths.sizeInBytes());
+    zeroFirst.data<int32_t>()[0] = 0;
+    frameless[std::string(name) + ".lengths"] = zeroFirst;
+  }
+  ASSERT_TRUE(writeNpz(dir + "/frameless.npz", frameless).ok());
+  std::string withFrameless = replaced(
+      replaced(stages, "VOCAB", ""),
+      R"("dev": {"synthesize": {"task": "segments", "utterances": 20, "features": 16, "classes": 8, "task_seed": 3, "seed": 2}})",
+      "\"dev\": {\"path\": \"" + dir + "/frameless.npz\"}");
+  std::ofstream(path) << withFrameless;
+  status = runStages(path, work, pipeline);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const StageReport::Decoded &empty = reportOf(*pipeline, "decode").decoded[0];
+  EXPECT_EQ(empty.utterances, 20);
+  EXPECT_EQ(empty.withoutFrames, 1);
+  EXPECT_EQ(empty.leftOut, 0);
+  std::vector<int32_t> firstHypothesis = plainGreedy(
+      data.at("features").data<float>(), first, parameters.at("out.w"));
+  EXPECT_EQ(empty.errors,
+            errors - plainEditDistance(firstHypothesis, references[0]) +
+                (int64_t)references[0].size());
+  EXPECT_EQ(empty.referenceLength, referenceLength);
+  std::map<std::string, Tensor> emptyOverlay;
+  ASSERT_TRUE(readNpz(empty.overlay + "/frameless.npz", emptyOverlay).ok())
+      << empty.overlay;
+  std::vector<std::vector<int32_t>> emptyHypotheses =
+      perUtterance(emptyOverlay, "hyp");
+  ASSERT_EQ(emptyHypotheses.size(), 20u);
+  EXPECT_TRUE(emptyHypotheses[0].empty());
+  EXPECT_EQ(emptyOverlay.at("hyp.score").at(0), 0.0);
+  for (int64_t u = 1; u < 20; ++u)
+    EXPECT_EQ(emptyHypotheses[u], hypotheses[u]) << "utterance " << u;
   llvm::sys::fs::remove_directories(dir);
 }
 
