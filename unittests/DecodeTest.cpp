@@ -285,21 +285,14 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
 
 constexpr int64_t kBeamClasses = 3;
 
-/// The most probable label sequence of a few frames by enumeration: every
-/// frame labelling collapsed (repeats merged, blanks dropped), the
-/// probabilities of those that spell the same sequence summed. Ties: fewer
-/// labels, then the smaller sequence.
-std::pair<std::vector<int32_t>, double>
-mostProbable(const std::vector<double> &logits) {
+/// Every label sequence the frames can spell with its log probability, by
+/// enumeration of every frame labelling (collapsed: repeats merged, blanks
+/// dropped; the probabilities of labellings that spell the same sequence
+/// summed), most probable first (then fewer labels, then the smaller
+/// sequence).
+std::vector<std::pair<std::vector<int32_t>, double>>
+allLabelSequences(const std::vector<double> &logits) {
   int64_t frames = logits.size() / kBeamClasses;
-  std::vector<double> lp(logits.size());
-  for (int64_t t = 0; t < frames; ++t) {
-    double sum = 0;
-    for (int64_t c = 0; c < kBeamClasses; ++c)
-      sum += std::exp(logits[t * kBeamClasses + c]);
-    for (int64_t c = 0; c < kBeamClasses; ++c)
-      lp[t * kBeamClasses + c] = logits[t * kBeamClasses + c] - std::log(sum);
-  }
   std::map<std::vector<int32_t>, double> probability;
   int64_t paths = 1;
   for (int64_t t = 0; t < frames; ++t)
@@ -310,19 +303,34 @@ mostProbable(const std::vector<double> &logits) {
     int64_t rest = code, previous = -1;
     for (int64_t t = 0; t < frames; ++t, rest /= kBeamClasses) {
       int64_t c = rest % kBeamClasses;
-      logProb += lp[t * kBeamClasses + c];
+      double sum = 0;
+      for (int64_t k = 0; k < kBeamClasses; ++k)
+        sum += std::exp(logits[t * kBeamClasses + k]);
+      logProb += logits[t * kBeamClasses + c] - std::log(sum);
       if (c != 0 && c != previous)
         labels.push_back((int32_t)c);
       previous = c;
     }
     probability[labels] += std::exp(logProb);
   }
-  std::pair<std::vector<int32_t>, double> best{{}, -1};
+  std::vector<std::pair<std::vector<int32_t>, double>> all;
   for (const auto &[labels, p] : probability)
-    if (p > best.second ||
-        (p == best.second && labels.size() < best.first.size()))
-      best = {labels, p};
-  return {best.first, std::log(best.second)};
+    all.push_back({labels, std::log(p)});
+  std::sort(all.begin(), all.end(), [](const auto &a, const auto &b) {
+    if (a.second != b.second)
+      return a.second > b.second;
+    if (a.first.size() != b.first.size())
+      return a.first.size() < b.first.size();
+    return a.first < b.first;
+  });
+  return all;
+}
+
+/// The most probable label sequence of a few frames by enumeration (ties:
+/// fewer labels, then the smaller sequence), with its log probability.
+std::pair<std::vector<int32_t>, double>
+mostProbable(const std::vector<double> &logits) {
+  return allLabelSequences(logits).front();
 }
 
 std::vector<Frames> randomUtterances(std::mt19937 &rng, int count,
@@ -496,44 +504,6 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
   nn.return %y, %s, %ck : !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>
 }
 )";
-
-/// Every label sequence the frames can spell with its log probability,
-/// most probable first (then fewer labels, then the smaller sequence).
-std::vector<std::pair<std::vector<int32_t>, double>>
-allLabelSequences(const std::vector<double> &logits) {
-  int64_t frames = logits.size() / kBeamClasses;
-  std::map<std::vector<int32_t>, double> probability;
-  int64_t paths = 1;
-  for (int64_t t = 0; t < frames; ++t)
-    paths *= kBeamClasses;
-  for (int64_t code = 0; code < paths; ++code) {
-    std::vector<int32_t> labels;
-    double logProb = 0;
-    int64_t rest = code, previous = -1;
-    for (int64_t t = 0; t < frames; ++t, rest /= kBeamClasses) {
-      int64_t c = rest % kBeamClasses;
-      double sum = 0;
-      for (int64_t k = 0; k < kBeamClasses; ++k)
-        sum += std::exp(logits[t * kBeamClasses + k]);
-      logProb += logits[t * kBeamClasses + c] - std::log(sum);
-      if (c != 0 && c != previous)
-        labels.push_back((int32_t)c);
-      previous = c;
-    }
-    probability[labels] += std::exp(logProb);
-  }
-  std::vector<std::pair<std::vector<int32_t>, double>> all;
-  for (const auto &[labels, p] : probability)
-    all.push_back({labels, std::log(p)});
-  std::sort(all.begin(), all.end(), [](const auto &a, const auto &b) {
-    if (a.second != b.second)
-      return a.second > b.second;
-    if (a.first.size() != b.first.size())
-      return a.first.size() < b.first.size();
-    return a.first < b.first;
-  });
-  return all;
-}
 
 /// Sequence b's N-best list from the [B, K, Y] labels output `labels`, the
 /// [B, K] output `scores` and the lengths of K and of Y (over H, b-major).
