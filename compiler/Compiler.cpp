@@ -181,10 +181,12 @@ compileModule(ModuleOp module, MLIRContext &context,
     if (!entry)
       return absl::InvalidArgumentError("no graph named @" + options.entry);
   } else {
+    // Graphs other graphs name (nn.call, a decoder's callee graphs) are
+    // not entries.
     llvm::DenseSet<Operation *> called;
-    module.walk([&](ir::CallOp call) {
-      called.insert(symbols.lookup(call.getCallee()));
-    });
+    if (auto uses = SymbolTable::getSymbolUses(&module.getBodyRegion()))
+      for (const SymbolTable::SymbolUse &use : *uses)
+        called.insert(symbols.lookup(use.getSymbolRef().getRootReference()));
     std::vector<std::string> candidates;
     for (ir::GraphOp graph : module.getOps<ir::GraphOp>())
       if (!called.count(graph)) {

@@ -258,6 +258,40 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %r: !nn.tensor<[B, U], i32>)
   %ek = nn.unflatten_beam %e : !nn.tensor<[H], f32> -> !nn.tensor<[B, K], f32>
   nn.return %y, %s, %ck, %ek, %yh : !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>, !nn.tensor<[H, Y], i32>
 })"},
+    // Greedy transducer decoding through a predictor (embedding, then
+    // tanh of a linear over the label and the state) and a joiner graph,
+    // RNN-T with up to 2 labels per frame and RNA.
+    {"transducer_greedy_decode", R"(
+nn.parameter @embed : !nn.tensor<[5, 4], f32>
+nn.parameter @wp : !nn.tensor<[4, 8], f32>
+nn.parameter @bp : !nn.tensor<[4], f32>
+nn.parameter @wj : !nn.tensor<[5, 4], f32>
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>)
+    -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  %e = nn.param_ref @embed : !nn.tensor<[5, 4], f32>
+  %w = nn.param_ref @wp : !nn.tensor<[4, 8], f32>
+  %b = nn.param_ref @bp : !nn.tensor<[4], f32>
+  %x = nn.embedding %y, %e : !nn.tensor<[S], i32>, !nn.tensor<[5, 4], f32>
+  %c = nn.concat %x, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+  %l = nn.linear %c, %w, %b : !nn.tensor<[S, 8], f32>, !nn.tensor<[4, 8], f32>, !nn.tensor<[4], f32>
+  %n = nn.tanh %l : !nn.tensor<[S, 4], f32>
+  nn.return %n, %n : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %w = nn.param_ref @wj : !nn.tensor<[5, 4], f32>
+  %t = nn.tanh %h : !nn.tensor<[R, 4], f32>
+  %z = nn.linear %t, %w : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %z : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), Y: seq(B) computed, Z: seq(B) computed] {
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2
+      : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %z, %zs = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rna blank 2 start 0
+      : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+  nn.return %y, %s, %z, %zs : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+})"},
     {"gather_states", R"(
 nn.graph @g(%s: !nn.tensor<[B, U1, 3], f32>, %a: !nn.tensor<[B, T], i32>, %dg: !nn.tensor<[B, T, 3], f32>)
     -> (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U1, 3], f32>)

@@ -420,6 +420,17 @@ LogicalResult DimBinding::verifyKinds(EmitErrorFn emitError) {
                          << "' cannot bind caller dim '" << callerOs.str()
                          << "'";
     };
+    // A row batch: a callee batch over which the callee declares no
+    // sequence dim counts rows, so it may bind a caller's packed dim too
+    // (the same step graph runs on a search's rows and on a joint's packed
+    // rows in training). Nothing of the packed dim is followed: the callee
+    // sees rows, not sequences.
+    if (callerDecl.getKind() == DimKind::packed &&
+        calleeDecl.getKind() == DimKind::batch && !calleeDecl.isFlatten() &&
+        llvm::none_of(callee.getDecls(), [&](DimDeclAttr decl) {
+          return decl.getBatch() && decl.getBatch().getValue() == calleeName;
+        }))
+      continue;
     if (calleeDecl.getKind() != callerDecl.getKind())
       return mismatch();
     if (calleeDecl.getComputed())

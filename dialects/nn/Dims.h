@@ -145,6 +145,8 @@ public:
   /// Checks that each bound pair has the same kind and that what a dim
   /// refers to (its batch, its source, its factor) is bound consistently.
   /// A callee's computed dim binds nothing: calls return no lengths yet.
+  /// A row batch (a callee batch over which the callee declares no
+  /// sequence dim) may bind a caller's batch or packed dim.
   LogicalResult verifyKinds(EmitErrorFn emitError);
 
   /// The caller dim bound to `calleeDim`, or empty.

@@ -150,3 +150,164 @@ SmallVector<StringRef, 1> CtcBeamSearchOp::getProducedDims() {
     return {labels.getDimName(1), labels.getDimName(2)};
   return {labels.getDimName(1)};
 }
+
+//===----------------------------------------------------------------------===//
+// TransducerGreedyDecodeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransducerGreedyDecodeOp::verify() {
+  FailureOr<DimContext> context = DimContext::get(*this);
+  if (failed(context))
+    return failure();
+  FailureOr<Positions> frames =
+      requirePaddedFrames(*this, *context, getEncoder(), "encoder");
+  if (failed(frames) ||
+      failed(requireOneFeatureAxis(*this, getEncoder(), "encoder")))
+    return failure();
+  if (failed(verifyHypotheses(*this, *context, getLabels(), frames->batch,
+                              "labels")))
+    return failure();
+  auto want = NNTensorType::get(tensorOf(getLabels()).getDims().take_front(1),
+                                tensorOf(getEncoder()).getElementType());
+  if (tensorOf(getScore()) != want)
+    return emitOpError() << "score must be " << want << ", got "
+                         << getScore().getType();
+  auto blank = static_cast<int64_t>(getBlank());
+  auto start = static_cast<int64_t>(getStart());
+  if (blank < 0 || start < 0)
+    return emitOpError() << "blank and start must be classes (at least 0), got "
+                         << blank << " and " << start;
+  bool rnnt = getTopology() == TransducerTopology::rnnt;
+  if (rnnt && !getMaxSymbols())
+    return emitOpError() << "topology rnnt needs max_symbols (the labels a "
+                            "frame may emit at most)";
+  if (!rnnt && getMaxSymbols())
+    return emitOpError() << "topology rna emits at most one label per frame; "
+                            "max_symbols is for rnnt";
+  return success();
+}
+
+/// The row batch of callee `graph`, whose role `role` names in
+/// diagnostics: its only dim, a batch over which it declares no sequence
+/// dim, named by axis 0 of every argument and result. The callee marks no
+/// loss.
+static FailureOr<StringRef> verifyRowCallee(Operation *op, GraphOp graph,
+                                            StringRef role) {
+  auto fail = [&]() {
+    return op->emitOpError() << role << " @" << graph.getSymName();
+  };
+  DimTable table(graph.getDims());
+  if (table.getDecls().size() != 1 ||
+      table.getDecls().front().getKind() != DimKind::batch ||
+      table.getDecls().front().isFlatten())
+    return fail() << " must declare exactly one dim, a row batch such as "
+                     "'S: batch' (it runs on rows, one step at a time)",
+           failure();
+  StringRef rows = table.getDecls().front().getName().getValue();
+  auto overRows = [&](Type type) {
+    auto tensor = dyn_cast<NNTensorType>(type);
+    return tensor && tensor.getRank() >= 1 && tensor.isNamedDim(0) &&
+           tensor.getDimName(0) == rows && tensor.getNumPositionDims() == 1;
+  };
+  for (auto [index, type] : llvm::enumerate(graph.getArgumentTypes()))
+    if (!overRows(type))
+      return fail() << " argument " << index << " must run over the rows ["
+                    << rows << ", ...], got " << type,
+             failure();
+  for (auto [index, type] : llvm::enumerate(graph.getResultTypes()))
+    if (!overRows(type))
+      return fail() << " result " << index << " must run over the rows ["
+                    << rows << ", ...], got " << type,
+             failure();
+  WalkResult marks =
+      graph.walk([](MarkLossOp) { return WalkResult::interrupt(); });
+  if (marks.wasInterrupted())
+    return fail() << " marks a loss; a decoder's callee computes scores only",
+           failure();
+  return rows;
+}
+
+LogicalResult
+TransducerGreedyDecodeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto predictor =
+      symbolTable.lookupNearestSymbolFrom<GraphOp>(*this, getPredictorAttr());
+  if (!predictor)
+    return emitOpError() << "predictor '" << getPredictor()
+                         << "' does not name an nn.graph";
+  auto joiner =
+      symbolTable.lookupNearestSymbolFrom<GraphOp>(*this, getJoinerAttr());
+  if (!joiner)
+    return emitOpError() << "joiner '" << getJoiner()
+                         << "' does not name an nn.graph";
+  NNTensorType encoder = tensorOf(getEncoder());
+  Type element = encoder.getElementType();
+  int64_t width = featureSize(encoder);
+
+  // The joiner: [S, D] -> [S, V], V covering the blank.
+  FailureOr<StringRef> rows = verifyRowCallee(*this, joiner, "joiner");
+  if (failed(rows))
+    return failure();
+  auto rowType = [&](StringRef s, ArrayRef<int64_t> features, Type type) {
+    SmallVector<StringRef> names{s};
+    SmallVector<int64_t> sizes{-1};
+    names.append(features.size(), StringRef());
+    llvm::append_range(sizes, features);
+    return NNTensorType::get(getContext(), names, sizes, type);
+  };
+  NNTensorType joinerIn = rowType(*rows, {width}, element);
+  if (joiner.getNumArguments() != 1 || joiner.getArgumentTypes()[0] != joinerIn)
+    return emitOpError() << "joiner @" << joiner.getSymName()
+                         << " must take one argument " << joinerIn
+                         << " (the encoder frame plus the predictor output)";
+  auto logits = joiner.getNumResults() == 1
+                    ? dyn_cast<NNTensorType>(joiner.getResultTypes()[0])
+                    : NNTensorType();
+  if (!logits || logits.getRank() != 2 ||
+      !isa<FloatType>(logits.getElementType()))
+    return emitOpError() << "joiner @" << joiner.getSymName()
+                         << " must return one [" << *rows
+                         << ", V] float tensor of logits";
+  int64_t classes = featureSize(logits);
+  if (static_cast<int64_t>(getBlank()) >= classes)
+    return emitOpError() << "blank " << static_cast<int64_t>(getBlank())
+                         << " is not a class in [0, " << classes
+                         << ") of joiner @" << joiner.getSymName();
+
+  // The predictor: (y [S] i32, states...) -> ([S, D], states...).
+  rows = verifyRowCallee(*this, predictor, "predictor");
+  if (failed(rows))
+    return failure();
+  ArrayRef<Type> in = predictor.getArgumentTypes();
+  ArrayRef<Type> out = predictor.getResultTypes();
+  NNTensorType labelsIn =
+      rowType(*rows, {}, IntegerType::get(getContext(), 32));
+  if (in.empty() || in[0] != labelsIn)
+    return emitOpError() << "predictor @" << predictor.getSymName()
+                         << " must take the row labels " << labelsIn
+                         << " first";
+  NNTensorType predOut = rowType(*rows, {width}, element);
+  if (out.empty() || out[0] != predOut)
+    return emitOpError() << "predictor @" << predictor.getSymName()
+                         << " must return its output " << predOut
+                         << " first (the encoder's width and element type)";
+  if (in.size() != out.size())
+    return emitOpError() << "predictor @" << predictor.getSymName() << " takes "
+                         << in.size() - 1 << " state tensors and returns "
+                         << out.size() - 1
+                         << "; each state comes back with its type";
+  for (unsigned i = 1; i < in.size(); ++i) {
+    auto state = cast<NNTensorType>(in[i]);
+    if (in[i] != out[i] || !isa<FloatType>(state.getElementType()))
+      return emitOpError() << "predictor @" << predictor.getSymName()
+                           << " state " << i - 1 << " must be a float ["
+                           << *rows
+                           << ", ...] tensor returned with the same type, "
+                              "got "
+                           << in[i] << " -> " << out[i];
+  }
+  return success();
+}
+
+SmallVector<StringRef, 1> TransducerGreedyDecodeOp::getProducedDims() {
+  return {tensorOf(getLabels()).getDimName(1)};
+}

@@ -117,4 +117,94 @@ def NN_CtcBeamSearchOp : NN_SequenceMixingOp<"ctc_beam_search", [
   let hasVerifier = 1;
 }
 
+def NN_TransducerGreedyDecodeOp : NN_SequenceMixingOp<"transducer_greedy_decode", [
+    DeclareOpInterfaceMethods<NN_DimProducerOpInterface>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "greedy RNN-T / RNA decoding through predictor and joiner graphs";
+  let description = [{
+    Greedy decoding of a transducer whose prediction and joint networks are
+    graphs of the module, named by symbol and called one step at a time on
+    all `B` rows of the batch (rows that have nothing to do compute and are
+    ignored). `encoder` is padded `[B, T, D]` float; each sequence runs
+    over its own frames, and padded frames (which may hold anything, NaN
+    included) are never read into a result.
+
+    Callee conventions (checked here). Both callees declare exactly one
+    dim, a batch `S` (the row batch) over which they declare no sequence
+    dim, and mark no loss:
+
+    * `predictor`: `(%y: [S] i32, %state_1: [S, ...] float, ...) ->
+      ([S, D] float, %state_1': [S, ...], ...)`: one step of the
+      prediction network on row labels `y` and its state (zero or more
+      state tensors, each returned with its argument's type). The output
+      has the encoder's `D` and element type. The state starts as zeros
+      and the first input is `start`, so the first output is the
+      network's output after the start symbol (position 0 of what
+      `nn.prepend_start` feeds it in training).
+    * `joiner`: `(%h: [S, D] float) -> [S, V]` logits over `V` classes
+      (`blank` in `[0, V)`), applied to `encoder[b, t] + pred[b]`, the sum
+      `nn.transducer_join` forms. Training calls the same graph on the
+      join's packed `[J, D]` rows (`nn.call` binds a callee row batch to a
+      caller's packed dim).
+
+    At frame t the class with the highest logit is chosen (the lowest
+    index among equal maxima; a NaN never wins, a row of only NaN or -inf
+    picks class 0) and its log-probability (log-softmax of the logits) is
+    added to the score, whether it is a label or the blank. A label is
+    emitted and advances the predictor (its output and state; rows that
+    emit nothing keep theirs); the blank moves to frame t + 1.
+
+    * `topology rnnt` (needs `max_symbols` >= 1): up to `max_symbols`
+      labels per frame; after the `max_symbols`-th label of a frame the
+      decoder moves to t + 1 without a further decision (nothing is
+      scored for it).
+    * `topology rna` (no `max_symbols`): one decision per frame, a label
+      or the blank, then t + 1.
+
+    Results: `labels` `[B, Y]` i32 over a `computed` sequence dim `Y` of
+    the batch (padded to the longest hypothesis, at least 1, with 0) and
+    `score` `[B]` of the encoder's element type, the sum of the chosen
+    classes' log-probabilities (accumulated in f64). A sequence without
+    frames gets the empty hypothesis and 0. The result for a sequence
+    never depends on its batch-mates.
+
+    ```mlir
+    nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 8], f32>)
+        -> (!nn.tensor<[S, 8], f32>, !nn.tensor<[S, 8], f32>)
+        dims [S: batch] { ... }
+    nn.graph @joint(%h: !nn.tensor<[S, 8], f32>) -> !nn.tensor<[S, 5], f32>
+        dims [S: batch] { ... }
+    nn.graph @decode(%enc: !nn.tensor<[B, T, 8], f32>)
+        -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>)
+        dims [B: batch, T: seq(B), Y: seq(B) computed] {
+      %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint
+          topology rnnt blank 0 start 0 max_symbols 3
+          : !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+      nn.return %y, %s : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+    }
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$encoder, FlatSymbolRefAttr:$predictor,
+                       FlatSymbolRefAttr:$joiner,
+                       NN_TransducerTopology:$topology, I64Attr:$blank,
+                       I64Attr:$start,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$max_symbols);
+  let results = (outs NN_IntegerTensor:$labels, NN_FloatTensor:$score);
+  let assemblyFormat = [{
+    $encoder `predictor` $predictor `joiner` $joiner `topology` $topology
+    `blank` $blank `start` $start (`max_symbols` $max_symbols^)? attr-dict
+    `:` qualified(type($encoder)) `->` qualified(type($labels)) `,`
+    qualified(type($score))
+  }];
+  let extraClassDeclaration = [{
+    /// Decisions per frame at most: max_symbols for rnnt, 1 for rna.
+    int64_t getRoundsPerFrame() {
+      return getTopology() == ::mlir::nn::TransducerTopology::rnnt
+                 ? static_cast<int64_t>(getMaxSymbols().value_or(1))
+                 : 1;
+    }
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // NN_DECODE_OPS_TD

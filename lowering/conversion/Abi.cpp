@@ -104,6 +104,19 @@ LogicalResult AbiBuilder::visit(GraphOp graph) {
       parameters.insert(parameter);
       return WalkResult::advance();
     }
+    // A decoder's callee graphs run inside the lowered function: their
+    // parameters are the caller's (they mark no loss; the verifier says so).
+    if (auto decode = dyn_cast<TransducerGreedyDecodeOp>(op)) {
+      for (StringRef name : {decode.getPredictor(), decode.getJoiner()}) {
+        auto callee = symbols.lookup<GraphOp>(name);
+        if (failed(visit(callee)))
+          return WalkResult::interrupt();
+        const GraphAbi &calleeAbi = abis[indexByGraph.lookup(callee)];
+        parameters.insert(calleeAbi.parameters.begin(),
+                          calleeAbi.parameters.end());
+      }
+      return WalkResult::advance();
+    }
     if (auto call = dyn_cast<CallOp>(op)) {
       auto callee = symbols.lookup<GraphOp>(call.getCallee());
       if (failed(visit(callee)))

@@ -17,9 +17,12 @@ FailureOr<GraphOp> mlir::nn::findEntryGraph(ModuleOp module, StringRef name,
       return graph;
     return module.emitError() << pass << ": no graph named @" << name;
   }
+  // Graphs other graphs name (nn.call, a decoder's callee graphs) are not
+  // entries.
   llvm::DenseSet<Operation *> called;
-  module.walk(
-      [&](CallOp call) { called.insert(symbols.lookup(call.getCallee())); });
+  if (auto uses = SymbolTable::getSymbolUses(&module.getBodyRegion()))
+    for (const SymbolTable::SymbolUse &use : *uses)
+      called.insert(symbols.lookup(use.getSymbolRef().getRootReference()));
   GraphOp entry;
   for (GraphOp candidate : module.getOps<GraphOp>()) {
     if (called.contains(candidate))

@@ -19,6 +19,7 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -173,6 +174,17 @@ bool evaluateTransducerOp(Frame &f, Operation *op);
 /// Decoders, which compute the lengths of their hypotheses
 /// (NNDecodeOps.td).
 bool evaluateDecodeOp(Frame &f, Operation *op);
+/// Evaluates callee graph `graph` on `arguments` with its row batch (its
+/// one dim) bound to `rows`; the reference's own graph walker.
+using RowGraphRunner = std::function<absl::Status(
+    llvm::StringRef graph, int64_t rows, std::vector<Array> arguments,
+    std::vector<Array> &results)>;
+/// Decoders that drive callee graphs step by step
+/// (nn.transducer_greedy_decode, NNDecodeOps.td); `status` reports a
+/// callee's failure.
+bool evaluateCalleeDecodeOp(Frame &f, Operation *op,
+                            const RowGraphRunner &runRows,
+                            absl::Status &status);
 /// Packing and broadcasting between layouts (NNPackOps.td).
 bool evaluatePackOp(Frame &f, Operation *op);
 /// Gradients of frame-wise layers and losses and the generic backward

@@ -125,3 +125,314 @@ nn.graph @g(%z: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), Y: seq(B)
   %y, %s = nn.ctc_beam_search %z from logits blank -1 beam 2 merge sum : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
   nn.return
 }
+
+// -----
+
+// A callee batch with a sequence dim over it counts sequences, not rows:
+// it cannot bind a packed dim.
+nn.graph @seqs(%x: !nn.tensor<[S, 4], f32>) -> !nn.tensor<[S, 4], f32> dims [S: batch, V: seq(S)] {
+  nn.return %x : !nn.tensor<[S, 4], f32>
+}
+nn.graph @g(%x: !nn.tensor<[N, 4], f32>) dims [B: batch, T: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{callee dim 'S: batch' cannot bind caller dim 'N: packed(B, T)'}}
+  %y = nn.call @seqs(%x) : (!nn.tensor<[N, 4], f32>) -> !nn.tensor<[N, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{encoder must be}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{labels runs over 'U', whose lengths the caller passes}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, U], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{score must be '!nn.tensor<[B], f32>', got '!nn.tensor<[B], f64>'}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f64>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{blank and start must be classes (at least 0), got 0 and -1}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start -1 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{topology rnnt needs max_symbols}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{topology rna emits at most one label per frame; max_symbols is for rnnt}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rna blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{attribute 'max_symbols' failed to satisfy constraint}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 0 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{predictor 'pred' does not name an nn.graph}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{joiner 'joint' does not name an nn.graph}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch, Q: seq(R)] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{joiner @joint must declare exactly one dim, a row batch}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>, %k: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{joiner @joint must take one argument '!nn.tensor<[R, 4], f32>' (the encoder frame plus the predictor output)}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @c : !nn.tensor<[5], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[5], f32> dims [R: batch] {
+  %c = nn.param_ref @c : !nn.tensor<[5], f32>
+  nn.return %c : !nn.tensor<[5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{joiner @joint result 0 must run over the rows [R, ...], got '!nn.tensor<[5], f32>'}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  %l2 = nn.param_norm %p : !nn.tensor<[5, 4], f32>
+  nn.mark_loss %l2 as "l2" normalize sum : !nn.tensor<[], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{joiner @joint marks a loss; a decoder's callee computes scores only}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{blank 5 is not a class in [0, 5) of joiner @joint}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 5 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i64>, %h: !nn.tensor<[S, 4], f32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{predictor @pred must take the row labels '!nn.tensor<[S], i32>' first}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 2], f32>) -> (!nn.tensor<[S, 2], f32>, !nn.tensor<[S, 2], f32>) dims [S: batch] {
+  nn.return %h, %h : !nn.tensor<[S, 2], f32>, !nn.tensor<[S, 2], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{predictor @pred must return its output '!nn.tensor<[S, 4], f32>' first (the encoder's width and element type)}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>) -> !nn.tensor<[S, 4], f32> dims [S: batch] {
+  nn.return %h : !nn.tensor<[S, 4], f32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{predictor @pred takes 1 state tensors and returns 0; each state comes back with its type}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>, %c: !nn.tensor<[S, 2], i32>) -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 2], i32>) dims [S: batch] {
+  nn.return %h, %h, %c : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 2], i32>
+}
+nn.parameter @w : !nn.tensor<[5, 4], f32>
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %p = nn.param_ref @w : !nn.tensor<[5, 4], f32>
+  %w = nn.linear %h, %p : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %w : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
+  // expected-error @+1 {{predictor @pred state 1 must be a float [S, ...] tensor returned with the same type}}
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2 : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return
+}

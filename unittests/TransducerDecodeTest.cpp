@@ -1,0 +1,430 @@
+//===- TransducerDecodeTest.cpp - greedy transducer decoding --------------===//
+//
+// nn.transducer_greedy_decode compiled and run with an LSTM prediction
+// network written as a one-step graph (embedding, gates from two linears,
+// the cell update) and a joiner (tanh, linear): against a plain float64
+// greedy decoder written here (RNN-T with up to 2 labels per frame, RNA),
+// batch invariance (each utterance alone equals it in a batch of very
+// different lengths, NaN in padded frames), sequences without frames,
+// all-blank output and exact ties. "Written once": the step graph iterated
+// over the labels reproduces the training graph's prediction network
+// (nn.prepend_start, nn.embedding, nn.lstm), and the joiner graph is
+// called in training on the packed joint rows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExecutionUtil.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace nn;
+using namespace nn::testing;
+
+namespace {
+
+constexpr int64_t kClasses = 5, kEmbed = 4, kHidden = 3;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+const char *kSource = R"(
+nn.parameter @embed : !nn.tensor<[5, 4], f32>
+nn.parameter @wi : !nn.tensor<[12, 4], f32>
+nn.parameter @wh : !nn.tensor<[12, 3], f32>
+nn.parameter @b : !nn.tensor<[12], f32>
+nn.parameter @wj : !nn.tensor<[5, 3], f32>
+nn.parameter @bj : !nn.tensor<[5], f32>
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 3], f32>, %c: !nn.tensor<[S, 3], f32>)
+    -> (!nn.tensor<[S, 3], f32>, !nn.tensor<[S, 3], f32>, !nn.tensor<[S, 3], f32>) dims [S: batch] {
+  %embed = nn.param_ref @embed : !nn.tensor<[5, 4], f32>
+  %wi = nn.param_ref @wi : !nn.tensor<[12, 4], f32>
+  %wh = nn.param_ref @wh : !nn.tensor<[12, 3], f32>
+  %b = nn.param_ref @b : !nn.tensor<[12], f32>
+  %x = nn.embedding %y, %embed : !nn.tensor<[S], i32>, !nn.tensor<[5, 4], f32>
+  %gx = nn.linear %x, %wi, %b : !nn.tensor<[S, 4], f32>, !nn.tensor<[12, 4], f32>, !nn.tensor<[12], f32>
+  %gh = nn.linear %h, %wh : !nn.tensor<[S, 3], f32>, !nn.tensor<[12, 3], f32>
+  %g = nn.add %gx, %gh : !nn.tensor<[S, 12], f32>
+  %gi = nn.slice_features %g offset 0 width 3 : !nn.tensor<[S, 12], f32>
+  %gf = nn.slice_features %g offset 3 width 3 : !nn.tensor<[S, 12], f32>
+  %gg = nn.slice_features %g offset 6 width 3 : !nn.tensor<[S, 12], f32>
+  %go = nn.slice_features %g offset 9 width 3 : !nn.tensor<[S, 12], f32>
+  %i = nn.sigmoid %gi : !nn.tensor<[S, 3], f32>
+  %f = nn.sigmoid %gf : !nn.tensor<[S, 3], f32>
+  %n = nn.tanh %gg : !nn.tensor<[S, 3], f32>
+  %o = nn.sigmoid %go : !nn.tensor<[S, 3], f32>
+  %fc = nn.mul %f, %c : !nn.tensor<[S, 3], f32>
+  %in = nn.mul %i, %n : !nn.tensor<[S, 3], f32>
+  %c1 = nn.add %fc, %in : !nn.tensor<[S, 3], f32>
+  %tc = nn.tanh %c1 : !nn.tensor<[S, 3], f32>
+  %h1 = nn.mul %o, %tc : !nn.tensor<[S, 3], f32>
+  nn.return %h1, %h1, %c1 : !nn.tensor<[S, 3], f32>, !nn.tensor<[S, 3], f32>, !nn.tensor<[S, 3], f32>
+}
+nn.graph @joint(%v: !nn.tensor<[R, 3], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %wj = nn.param_ref @wj : !nn.tensor<[5, 3], f32>
+  %bj = nn.param_ref @bj : !nn.tensor<[5], f32>
+  %t = nn.tanh %v : !nn.tensor<[R, 3], f32>
+  %z = nn.linear %t, %wj, %bj : !nn.tensor<[R, 3], f32>, !nn.tensor<[5, 3], f32>, !nn.tensor<[5], f32>
+  nn.return %z : !nn.tensor<[R, 5], f32>
+}
+nn.graph @decode(%enc: !nn.tensor<[B, T, 3], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), Y: seq(B) computed, Z: seq(B) computed] {
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2
+      : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %z, %zs = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rna blank 2 start 0
+      : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+  nn.return %y, %s, %z, %zs : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+}
+nn.graph @train_pred(%l: !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, U1, 3], f32>
+    dims [B: batch, U: seq(B), U1: seq(B) = U + 1] {
+  %embed = nn.param_ref @embed : !nn.tensor<[5, 4], f32>
+  %wi = nn.param_ref @wi : !nn.tensor<[12, 4], f32>
+  %wh = nn.param_ref @wh : !nn.tensor<[12, 3], f32>
+  %b = nn.param_ref @b : !nn.tensor<[12], f32>
+  %in = nn.prepend_start %l start 0 : !nn.tensor<[B, U], i32> -> !nn.tensor<[B, U1], i32>
+  %x = nn.embedding %in, %embed : !nn.tensor<[B, U1], i32>, !nn.tensor<[5, 4], f32>
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[12, 4], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12], f32>
+  nn.return %h : !nn.tensor<[B, U1, 3], f32>
+}
+nn.graph @train_loss(%enc: !nn.tensor<[B, T, 3], f32>, %l: !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+  %p = nn.call @train_pred(%l) : (!nn.tensor<[B, U], i32>) -> !nn.tensor<[B, U1, 3], f32>
+  %j = nn.transducer_join %enc, %p : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U1, 3], f32> -> !nn.tensor<[J, 3], f32>
+  %z = nn.call @joint(%j) : (!nn.tensor<[J, 3], f32>) -> !nn.tensor<[J, 5], f32>
+  %loss = nn.transducer_loss %z, %l from logits topology rnnt blank 0 : !nn.tensor<[J, 5], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %loss as "rnnt" normalize per_sequence : !nn.tensor<[B], f32>
+  nn.return %loss : !nn.tensor<[B], f32>
+}
+)";
+
+/// The parameters, float32 values kept as double for the plain decoder.
+struct Model {
+  std::map<std::string, std::vector<double>> values;
+  std::map<std::string, std::vector<int64_t>> shapes = {
+      {"embed", {kClasses, kEmbed}},  {"wi", {4 * kHidden, kEmbed}},
+      {"wh", {4 * kHidden, kHidden}}, {"b", {4 * kHidden}},
+      {"wj", {kClasses, kHidden}},    {"bj", {kClasses}}};
+
+  explicit Model(uint32_t seed, double scale = 1.5) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(-scale, scale);
+    for (const auto &[name, shape] : shapes) {
+      int64_t n = 1;
+      for (int64_t s : shape)
+        n *= s;
+      for (int64_t i = 0; i < n; ++i)
+        values[name].push_back((float)u(rng));
+    }
+  }
+  /// Adds the parameters to `inputs`; only the prediction network's with
+  /// `predictorOnly` (a graph is given only the parameters it reads).
+  void addTo(RunInputs &inputs, bool predictorOnly = false) const {
+    for (const auto &[name, shape] : shapes) {
+      if (predictorOnly && (name == "wj" || name == "bj"))
+        continue;
+      Tensor t(DType::f32, shape);
+      for (size_t i = 0; i < values.at(name).size(); ++i)
+        t.data<float>()[i] = (float)values.at(name)[i];
+      inputs.parameters[name] = t;
+    }
+  }
+  double at(const std::string &name, int64_t i) const {
+    return values.at(name)[i];
+  }
+
+  /// One LSTM step on label y: (h, c) -> (h', c'), gates i, f, g, o.
+  void step(int64_t y, std::vector<double> &h, std::vector<double> &c) const {
+    std::vector<double> g(4 * kHidden);
+    for (int64_t k = 0; k < 4 * kHidden; ++k) {
+      g[k] = at("b", k);
+      for (int64_t e = 0; e < kEmbed; ++e)
+        g[k] += at("wi", k * kEmbed + e) * at("embed", y * kEmbed + e);
+      for (int64_t j = 0; j < kHidden; ++j)
+        g[k] += at("wh", k * kHidden + j) * h[j];
+    }
+    auto sigmoid = [](double x) { return 1 / (1 + std::exp(-x)); };
+    for (int64_t j = 0; j < kHidden; ++j) {
+      c[j] = sigmoid(g[kHidden + j]) * c[j] +
+             sigmoid(g[j]) * std::tanh(g[2 * kHidden + j]);
+      h[j] = sigmoid(g[3 * kHidden + j]) * std::tanh(c[j]);
+    }
+  }
+  /// The joiner's logits on encoder frame + prediction.
+  std::vector<double> joint(const double *frame,
+                            const std::vector<double> &h) const {
+    std::vector<double> z(kClasses);
+    for (int64_t k = 0; k < kClasses; ++k) {
+      z[k] = at("bj", k);
+      for (int64_t j = 0; j < kHidden; ++j)
+        z[k] += at("wj", k * kHidden + j) * std::tanh(frame[j] + h[j]);
+    }
+    return z;
+  }
+};
+
+struct Decoded {
+  std::vector<int32_t> labels;
+  double score = 0;
+};
+
+/// A plain greedy transducer decoder: `rounds` decisions per frame at most
+/// (1: RNA), each the first largest logit, scored by its log-softmax; a
+/// label steps the LSTM, the blank ends the frame.
+Decoded plainGreedy(const Model &m, const std::vector<double> &frames,
+                    int64_t blank, int64_t rounds) {
+  Decoded out;
+  std::vector<double> h(kHidden, 0.0), c(kHidden, 0.0);
+  m.step(/*start=*/0, h, c);
+  for (size_t t = 0; t < frames.size() / kHidden; ++t)
+    for (int64_t r = 0; r < rounds; ++r) {
+      std::vector<double> z = m.joint(&frames[t * kHidden], h);
+      int64_t best = 0;
+      for (int64_t k = 1; k < kClasses; ++k)
+        if (z[k] > z[best])
+          best = k;
+      double sum = 0;
+      for (double v : z)
+        sum += std::exp(v - z[best]);
+      out.score -= std::log(sum);
+      if (best == blank)
+        break;
+      out.labels.push_back((int32_t)best);
+      m.step(best, h, c);
+    }
+  return out;
+}
+
+/// Random float32 frames of `length` steps.
+std::vector<double> randomFrames(std::mt19937 &rng, int64_t length) {
+  std::uniform_real_distribution<double> u(-2, 2);
+  std::vector<double> f(length * kHidden);
+  for (double &v : f)
+    v = (float)u(rng);
+  return f;
+}
+
+/// A batch of utterances padded to the longest (at least 1) with NaN.
+RunInputs batchOf(const std::vector<std::vector<double>> &utterances,
+                  const Model &m) {
+  int64_t batch = utterances.size(), padded = 1;
+  for (const auto &u : utterances)
+    padded = std::max<int64_t>(padded, u.size() / kHidden);
+  RunInputs inputs;
+  Tensor x(DType::f32, {batch, padded, kHidden});
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    x.data<float>()[i] = (float)kNaN;
+  for (int64_t b = 0; b < batch; ++b) {
+    inputs.lengths["T"].push_back(utterances[b].size() / kHidden);
+    for (size_t i = 0; i < utterances[b].size(); ++i)
+      x.data<float>()[b * padded * kHidden + i] = (float)utterances[b][i];
+  }
+  inputs.inputs["enc"] = x;
+  m.addTo(inputs);
+  return inputs;
+}
+
+const Tensor &output(const RunResult &result, const std::string &name) {
+  for (const auto &[n, t] : result.outputs)
+    if (n == name)
+      return t;
+  ADD_FAILURE() << "no output " << name;
+  static Tensor none;
+  return none;
+}
+
+std::vector<int32_t> hypothesis(const RunResult &result,
+                                const std::string &labels,
+                                const std::string &dim, int64_t b) {
+  const Tensor &y = output(result, labels);
+  int32_t length = output(result, "lengths:" + dim).data<int32_t>()[b];
+  const int32_t *row = y.data<int32_t>() + b * y.shape()[1];
+  return std::vector<int32_t>(row, row + length);
+}
+
+/// Checks each sequence of `got` against the plain decoder: RNN-T (blank
+/// 0, 2 labels per frame) as Y, RNA (blank 2) as Z. Returns the number of
+/// labels decoded.
+int64_t expectPlainGreedy(const Model &m,
+                          const std::vector<std::vector<double>> &utterances,
+                          const RunResult &got) {
+  int64_t labels = 0;
+  for (size_t b = 0; b < utterances.size(); ++b) {
+    SCOPED_TRACE("sequence " + std::to_string(b));
+    Decoded y = plainGreedy(m, utterances[b], 0, 2);
+    Decoded z = plainGreedy(m, utterances[b], 2, 1);
+    EXPECT_EQ(hypothesis(got, "result0", "Y", b), y.labels);
+    EXPECT_EQ(hypothesis(got, "result2", "Z", b), z.labels);
+    EXPECT_NEAR(output(got, "result1").at(b), y.score,
+                1e-4 * std::max(1.0, -y.score));
+    EXPECT_NEAR(output(got, "result3").at(b), z.score,
+                1e-4 * std::max(1.0, -z.score));
+    labels += y.labels.size() + z.labels.size();
+  }
+  return labels;
+}
+
+TEST(TransducerGreedyDecodeTest, RandomModelsMatchAPlainDecoder) {
+  Executable exe = compileOrDie(kSource, /*pack=*/false, "decode");
+  std::mt19937 rng(3);
+  int64_t labels = 0, twoPerFrame = 0;
+  for (uint32_t seed = 0; seed < 6; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Model m(seed);
+    std::vector<std::vector<double>> utterances;
+    for (int64_t length : {5, 1, 0, 9, 3})
+      utterances.push_back(randomFrames(rng, length));
+    RunResult got;
+    absl::Status status = exe.run(batchOf(utterances, m), got);
+    ASSERT_TRUE(status.ok()) << status.message();
+    labels += expectPlainGreedy(m, utterances, got);
+    for (size_t b = 0; b < utterances.size(); ++b)
+      twoPerFrame += plainGreedy(m, utterances[b], 0, 2).labels.size() >
+                     utterances[b].size() / kHidden;
+  }
+  // The cases decode labels, and some sequence emits more labels than it
+  // has frames (only the second label of a frame allows that).
+  EXPECT_GT(labels, 20);
+  EXPECT_GT(twoPerFrame, 0);
+}
+
+TEST(TransducerGreedyDecodeTest, EachUtteranceAloneEqualsItInABatch) {
+  Executable exe = compileOrDie(kSource, /*pack=*/false, "decode");
+  Model m(11);
+  std::mt19937 rng(5);
+  std::vector<std::vector<double>> utterances;
+  for (int64_t length : {1, 17, 3, 0, 30, 2})
+    utterances.push_back(randomFrames(rng, length));
+  RunResult batch;
+  ASSERT_TRUE(exe.run(batchOf(utterances, m), batch).ok());
+  for (size_t b = 0; b < utterances.size(); ++b) {
+    SCOPED_TRACE("sequence " + std::to_string(b));
+    RunResult alone;
+    ASSERT_TRUE(exe.run(batchOf({utterances[b]}, m), alone).ok());
+    EXPECT_EQ(hypothesis(batch, "result0", "Y", b),
+              hypothesis(alone, "result0", "Y", 0));
+    EXPECT_EQ(hypothesis(batch, "result2", "Z", b),
+              hypothesis(alone, "result2", "Z", 0));
+    for (const char *score : {"result1", "result3"})
+      EXPECT_TRUE(
+          close(output(batch, score).at(b), output(alone, score).at(0), 1e-6))
+          << score;
+  }
+  // The sequence without frames: the empty hypothesis and 0.
+  EXPECT_TRUE(hypothesis(batch, "result0", "Y", 3).empty());
+  EXPECT_TRUE(hypothesis(batch, "result2", "Z", 3).empty());
+  EXPECT_EQ(output(batch, "result1").at(3), 0.0);
+  EXPECT_EQ(output(batch, "result3").at(3), 0.0);
+  expectPlainGreedy(m, utterances, batch);
+}
+
+TEST(TransducerGreedyDecodeTest, AllBlankTiesAndNoFrames) {
+  Executable exe = compileOrDie(kSource, /*pack=*/false, "decode");
+  // A joiner with no weights: every logit 0, a tie of all classes, won by
+  // class 0. Under RNN-T with blank 0 nothing is emitted; under RNA with
+  // blank 2 class 0 is emitted at every frame. Each decision scores
+  // -log 5.
+  Model m(2);
+  for (const char *name : {"wj", "bj"})
+    std::fill(m.values[name].begin(), m.values[name].end(), 0.0);
+  std::mt19937 rng(9);
+  std::vector<std::vector<double>> utterances{
+      randomFrames(rng, 4), randomFrames(rng, 0), randomFrames(rng, 7)};
+  RunResult got;
+  ASSERT_TRUE(exe.run(batchOf(utterances, m), got).ok());
+  for (size_t b = 0; b < utterances.size(); ++b) {
+    int64_t frames = utterances[b].size() / kHidden;
+    EXPECT_TRUE(hypothesis(got, "result0", "Y", b).empty());
+    EXPECT_EQ(hypothesis(got, "result2", "Z", b),
+              std::vector<int32_t>(frames, 0));
+    EXPECT_NEAR(output(got, "result1").at(b), -frames * std::log(5.0), 1e-5);
+    EXPECT_NEAR(output(got, "result3").at(b), -frames * std::log(5.0), 1e-5);
+  }
+  // Padded to the longest hypothesis; RNN-T's is empty: padded size 1.
+  EXPECT_EQ(output(got, "result0").shape()[1], 1);
+  EXPECT_EQ(output(got, "result2").shape()[1], 7);
+
+  // A batch without frames at all.
+  RunResult none;
+  ASSERT_TRUE(exe.run(batchOf({{}, {}}, m), none).ok());
+  for (int64_t b = 0; b < 2; ++b) {
+    EXPECT_TRUE(hypothesis(none, "result0", "Y", b).empty());
+    EXPECT_EQ(output(none, "result1").at(b), 0.0);
+  }
+}
+
+TEST(TransducerGreedyDecodeTest, StepGraphReproducesTheTrainingPredictor) {
+  // The decoder's predictor, iterated on all rows over the labels, gives
+  // what the training graph's nn.lstm over prepend_start(labels) gives.
+  Executable train = compileOrDie(kSource, /*pack=*/false, "train_pred");
+  Executable step = compileOrDie(kSource, /*pack=*/false, "pred");
+  Model m(4);
+  std::vector<std::vector<int32_t>> labels{{3, 1, 4}, {}, {2, 2, 1, 4, 3}};
+  int64_t batch = labels.size(), longest = 5;
+  RunInputs inputs;
+  Tensor l(DType::i32, {batch, longest});
+  for (int64_t b = 0; b < batch; ++b) {
+    inputs.lengths["U"].push_back(labels[b].size());
+    for (int64_t u = 0; u < longest; ++u)
+      l.data<int32_t>()[b * longest + u] =
+          u < (int64_t)labels[b].size() ? labels[b][u] : 0;
+  }
+  inputs.inputs["l"] = l;
+  m.addTo(inputs, /*predictorOnly=*/true);
+  RunResult trained;
+  absl::Status status = train.run(inputs, trained);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const Tensor &expected = output(trained, "result0");
+
+  Tensor h(DType::f32, {batch, kHidden}), c(DType::f32, {batch, kHidden});
+  for (int64_t i = 0; i < batch * kHidden; ++i)
+    h.data<float>()[i] = c.data<float>()[i] = 0;
+  for (int64_t u = 0; u <= longest; ++u) {
+    RunInputs in;
+    Tensor y(DType::i32, {batch});
+    for (int64_t b = 0; b < batch; ++b)
+      y.data<int32_t>()[b] =
+          u == 0 ? 0
+                 : (u - 1 < (int64_t)labels[b].size() ? labels[b][u - 1] : 0);
+    in.inputs = {{"y", y}, {"h", h}, {"c", c}};
+    m.addTo(in, /*predictorOnly=*/true);
+    RunResult out;
+    status = step.run(in, out);
+    ASSERT_TRUE(status.ok()) << status.message();
+    for (int64_t b = 0; b < batch; ++b) {
+      if (u > (int64_t)labels[b].size())
+        continue;
+      for (int64_t j = 0; j < kHidden; ++j)
+        EXPECT_TRUE(close(output(out, "result0").at(b * kHidden + j),
+                          expected.at((b * (longest + 1) + u) * kHidden + j),
+                          1e-5, 1e-6))
+            << "sequence " << b << ", position " << u << ", feature " << j;
+    }
+    h = output(out, "result1");
+    c = output(out, "result2");
+  }
+}
+
+TEST(TransducerGreedyDecodeTest, JoinerGraphServesTrainingOnPackedRows) {
+  // The decoder's joiner, called by a training graph on the packed joint
+  // rows (its row batch bound to J), packed and padded, against the
+  // reference.
+  for (bool pack : {false, true}) {
+    Executable exe = compileOrDie(kSource, pack, "train_loss");
+    RunInputs inputs = makeInputs(exe.manifest(), 21, LengthPattern::Mixed,
+                                  /*batch=*/3, /*padded=*/6);
+    for (int32_t &u : inputs.lengths["U"])
+      u = std::min(u, 4);
+    for (int64_t i = 0; i < inputs.inputs["l"].numElements(); ++i)
+      inputs.inputs["l"].data<int32_t>()[i] =
+          1 + inputs.inputs["l"].data<int32_t>()[i] % (kClasses - 1);
+    RunResult got;
+    absl::Status status = exe.run(inputs, got);
+    ASSERT_TRUE(status.ok()) << status.message();
+    expectMatchesReference(kSource, exe, inputs, got, 1e-4, 1e-5);
+    ASSERT_EQ(got.losses.size(), 1u);
+    EXPECT_TRUE(std::isfinite(got.losses[0].sum));
+  }
+}
+
+} // namespace
