@@ -203,8 +203,8 @@ TEST(DecodingTest, NBestListsAreReadBestFirst) {
   std::vector<int32_t> labels(3 * 2 * 3);
   for (size_t i = 0; i < labels.size(); ++i)
     labels[i] = (int32_t)i;
-  result.outputs.emplace_back("result0",
-                              Tensor::of<int32_t>(DType::i32, {3, 2, 3}, labels));
+  result.outputs.emplace_back(
+      "result0", Tensor::of<int32_t>(DType::i32, {3, 2, 3}, labels));
   result.outputs.emplace_back(
       "result1", Tensor::of<float>(DType::f32, {3, 2},
                                    {-1.0f, -2.0f, 0.0f, 0.0f, -0.5f, 0.0f}));
