@@ -17,26 +17,6 @@ using namespace nn::reference;
 
 namespace {
 
-/// Binds computed dim `dim` to the hypotheses' lengths (padded to the
-/// longest, at least 1) and sets them, padded with 0, as result 0 of `op`.
-void setHypotheses(Frame &f, Operation *op, const std::string &dim,
-                   const std::vector<std::vector<int64_t>> &hypotheses) {
-  int64_t batch = hypotheses.size(), longest = 1;
-  std::vector<int64_t> counts;
-  for (const std::vector<int64_t> &h : hypotheses) {
-    counts.push_back(h.size());
-    longest = std::max<int64_t>(longest, h.size());
-  }
-  f.sizes[dim] = longest;
-  f.lengths[dim] = counts;
-  f.deriveDims();
-  Array labels = zeros({batch, longest});
-  for (int64_t b = 0; b < batch; ++b)
-    for (size_t u = 0; u < hypotheses[b].size(); ++u)
-      labels.data[b * longest + u] = hypotheses[b][u];
-  f.setResult(op, labels, 0);
-}
-
 void evalCtcGreedyDecodeOp(Frame &f, ir::CtcGreedyDecodeOp op) {
   ir::NNTensorType scoresType = typeOf(op.getScores());
   const Array &scores = f.operand(op, 0);
@@ -264,6 +244,25 @@ void evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op) {
 }
 
 } // namespace
+
+void nn::reference::setHypotheses(
+    Frame &f, Operation *op, const std::string &dim,
+    const std::vector<std::vector<int64_t>> &hypotheses) {
+  int64_t batch = hypotheses.size(), longest = 1;
+  std::vector<int64_t> counts;
+  for (const std::vector<int64_t> &h : hypotheses) {
+    counts.push_back(h.size());
+    longest = std::max<int64_t>(longest, h.size());
+  }
+  f.sizes[dim] = longest;
+  f.lengths[dim] = counts;
+  f.deriveDims();
+  Array labels = zeros({batch, longest});
+  for (int64_t b = 0; b < batch; ++b)
+    for (size_t u = 0; u < hypotheses[b].size(); ++u)
+      labels.data[b * longest + u] = hypotheses[b][u];
+  f.setResult(op, labels, 0);
+}
 
 bool nn::reference::evaluateDecodeOp(Frame &f, Operation *op) {
   bool handled = true;

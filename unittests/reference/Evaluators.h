@@ -174,6 +174,11 @@ bool evaluateTransducerOp(Frame &f, Operation *op);
 /// Decoders, which compute the lengths of their hypotheses
 /// (NNDecodeOps.td).
 bool evaluateDecodeOp(Frame &f, Operation *op);
+/// For decoders with `[B, Y]` results: binds computed dim `dim` to the
+/// hypotheses' lengths (padded to the longest, at least 1), derives what
+/// follows, and sets the hypotheses, padded with 0, as result 0 of `op`.
+void setHypotheses(Frame &f, Operation *op, const std::string &dim,
+                   const std::vector<std::vector<int64_t>> &hypotheses);
 /// Evaluates callee graph `graph` on `arguments` with its row batch (its
 /// one dim) bound to `rows`; the reference's own graph walker.
 using RowGraphRunner = std::function<absl::Status(

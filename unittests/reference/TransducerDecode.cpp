@@ -88,21 +88,7 @@ absl::Status evalTransducerGreedyDecodeOp(Frame &f,
       }
   }
 
-  std::string dim = typeOf(op.getLabels()).getDimName(1).str();
-  int64_t longest = 1;
-  std::vector<int64_t> counts;
-  for (const std::vector<int64_t> &h : hypotheses) {
-    counts.push_back(h.size());
-    longest = std::max<int64_t>(longest, h.size());
-  }
-  f.sizes[dim] = longest;
-  f.lengths[dim] = counts;
-  f.deriveDims();
-  Array labels = zeros({batch, longest});
-  for (int64_t b = 0; b < batch; ++b)
-    for (size_t u = 0; u < hypotheses[b].size(); ++u)
-      labels.data[b * longest + u] = hypotheses[b][u];
-  f.setResult(op, labels, 0);
+  setHypotheses(f, op, typeOf(op.getLabels()).getDimName(1).str(), hypotheses);
   f.setResult(op, score, 1);
   return absl::OkStatus();
 }
