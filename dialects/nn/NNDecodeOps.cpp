@@ -311,3 +311,7 @@ TransducerGreedyDecodeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 SmallVector<StringRef, 1> TransducerGreedyDecodeOp::getProducedDims() {
   return {tensorOf(getLabels()).getDimName(1)};
 }
+
+SmallVector<FlatSymbolRefAttr, 2> TransducerGreedyDecodeOp::getCalleeGraphs() {
+  return {getPredictorAttr(), getJoinerAttr()};
+}

@@ -119,6 +119,7 @@ def NN_CtcBeamSearchOp : NN_SequenceMixingOp<"ctc_beam_search", [
 
 def NN_TransducerGreedyDecodeOp : NN_SequenceMixingOp<"transducer_greedy_decode", [
     DeclareOpInterfaceMethods<NN_DimProducerOpInterface>,
+    DeclareOpInterfaceMethods<NN_GraphCalleeOpInterface>,
     DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "greedy RNN-T / RNA decoding through predictor and joiner graphs";
   let description = [{

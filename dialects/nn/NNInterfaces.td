@@ -152,4 +152,24 @@ def NN_DimProducerOpInterface : OpInterface<"DimProducerOpInterface"> {
   ];
 }
 
+def NN_GraphCalleeOpInterface : OpInterface<"GraphCalleeOpInterface"> {
+  let cppNamespace = "::mlir::nn";
+  let description = [{
+    An op other than `nn.call` that runs graphs of the module, named by
+    symbol, inside its own lowering: a decoder's scorers (a language model,
+    a transducer's predictor and joiner), called one step at a time on a
+    row batch. Their parameters are the calling graph's parameters (the
+    ABI and the manifest include them); the callees mark no loss, and
+    autodiff never differentiates through them (the op has no VJP).
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Returns the symbols of the graphs this op calls, in the order of
+        its attributes (a callee named twice appears twice).
+      }],
+      "::llvm::SmallVector<::mlir::FlatSymbolRefAttr, 2>", "getCalleeGraphs",
+      (ins)>
+  ];
+}
+
 #endif // NN_INTERFACES_TD

@@ -106,9 +106,9 @@ LogicalResult AbiBuilder::visit(GraphOp graph) {
     }
     // A decoder's callee graphs run inside the lowered function: their
     // parameters are the caller's (they mark no loss; the verifier says so).
-    if (auto decode = dyn_cast<TransducerGreedyDecodeOp>(op)) {
-      for (StringRef name : {decode.getPredictor(), decode.getJoiner()}) {
-        auto callee = symbols.lookup<GraphOp>(name);
+    if (auto decode = dyn_cast<GraphCalleeOpInterface>(op)) {
+      for (FlatSymbolRefAttr name : decode.getCalleeGraphs()) {
+        auto callee = symbols.lookup<GraphOp>(name.getValue());
         if (failed(visit(callee)))
           return WalkResult::interrupt();
         const GraphAbi &calleeAbi = abis[indexByGraph.lookup(callee)];
