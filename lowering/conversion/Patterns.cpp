@@ -57,6 +57,7 @@ void mlir::nn::populateNNToLinalgConversionPatterns(
   populateErrorConversionPatterns(converter, state, patterns);
   populateTransducerConversionPatterns(converter, state, patterns);
   populateDecodeConversionPatterns(converter, state, patterns);
+  populateTransducerDecodeConversionPatterns(converter, state, patterns);
   populateLossTailConversionPatterns(converter, state, patterns);
   populatePackConversionPatterns(converter, state, patterns);
   populateOptimizerConversionPatterns(converter, state, patterns);

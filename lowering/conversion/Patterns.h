@@ -149,11 +149,15 @@ void populateErrorConversionPatterns(const TypeConverter &converter,
 void populateTransducerConversionPatterns(const TypeConverter &converter,
                                           ConversionState &state,
                                           RewritePatternSet &patterns);
-/// Decoding: ctc_greedy_decode, whose hypotheses run over a computed dim
-/// it binds.
+/// CTC decoding: ctc_greedy_decode and ctc_beam_search, whose hypotheses
+/// run over computed dims they bind.
 void populateDecodeConversionPatterns(const TypeConverter &converter,
                                       ConversionState &state,
                                       RewritePatternSet &patterns);
+/// Transducer decoding through callee graphs: transducer_greedy_decode.
+void populateTransducerDecodeConversionPatterns(const TypeConverter &converter,
+                                                ConversionState &state,
+                                                RewritePatternSet &patterns);
 /// Layouts of sequence data: pack, unpack, broadcast_seq.
 void populatePackConversionPatterns(const TypeConverter &converter,
                                     ConversionState &state,
