@@ -4,13 +4,15 @@
 //   nn-data convert DIR OUT/ --shard-utterances 1000
 //   nn-data synthesize OUT.npz --features 80 --classes 500 --utterances 256
 //   nn-data synthesize DEV.npz --features 80 --classes 500 --seed 1
+//   nn-data synthesize speech DIR --vocabulary digits --seed 1
 //
 // The dataset format (nn/Dataset.h, docs/training.md): per array name,
 // the utterances' arrays concatenated along axis 0 and NAME.lengths giving
 // each one's length; arrays of rank 0 per utterance are stacked to [N].
 // Each utterance's id goes into nn.id (its code points, with
 // nn.id.lengths): the file names' <utterance> part, or seg-<index> for
-// synthesized data.
+// synthesized data. `synthesize speech` writes the spoken-word task
+// instead: WAV files and Kaldi-style directories (SpeechTask.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +20,7 @@
 #include "nn/Npy.h"
 #include "nn/SegmentTask.h"
 #include "tools/common/Flags.h"
+#include "tools/nn-data/SpeechTask.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -45,6 +48,9 @@ static cl::opt<std::string>
     output(cl::Positional,
            cl::desc("<out.npz, or a directory for several shards>"),
            cl::Required, cl::sub(convertCommand), cl::sub(synthesizeCommand));
+static cl::opt<std::string>
+    speechDir(cl::Positional, cl::desc("[<directory> of the speech task]"),
+              cl::sub(synthesizeCommand));
 static cl::opt<unsigned> shardUtterances(
     "shard-utterances", cl::init(0),
     cl::desc("Utterances per shard (0: one shard); OUT is then a directory"),
@@ -70,6 +76,43 @@ static cl::opt<unsigned>
 static cl::opt<unsigned> seed("seed", cl::init(0),
                               cl::desc("Seeds the utterances"),
                               cl::sub(synthesizeCommand));
+
+// The spoken-word task (synthesize speech DIR).
+static cl::OptionCategory speechCategory("synthesize speech");
+static cl::opt<std::string>
+    vocabulary("vocabulary", cl::init("digits"),
+               cl::desc("Words spoken: digits or words (a few hundred)"),
+               cl::sub(synthesizeCommand), cl::cat(speechCategory));
+static cl::opt<unsigned> trainUtterances("train-utterances", cl::init(400),
+                                         cl::desc("Training utterances"),
+                                         cl::sub(synthesizeCommand),
+                                         cl::cat(speechCategory));
+static cl::opt<unsigned> devUtterances("dev-utterances", cl::init(50),
+                                       cl::desc("Dev utterances"),
+                                       cl::sub(synthesizeCommand),
+                                       cl::cat(speechCategory));
+static cl::opt<unsigned> testUtterances("test-utterances", cl::init(50),
+                                        cl::desc("Test utterances"),
+                                        cl::sub(synthesizeCommand),
+                                        cl::cat(speechCategory));
+static cl::opt<unsigned>
+    heldOutVoices("held-out-voices", cl::init(4),
+                  cl::desc("Voice variants reserved for dev, and as many "
+                           "for test (never heard in training)"),
+                  cl::sub(synthesizeCommand), cl::cat(speechCategory));
+static cl::opt<unsigned> minWords("min-words", cl::init(1),
+                                  cl::desc("Fewest words per utterance"),
+                                  cl::sub(synthesizeCommand),
+                                  cl::cat(speechCategory));
+static cl::opt<unsigned> maxWords("max-words", cl::init(5),
+                                  cl::desc("Most words per utterance"),
+                                  cl::sub(synthesizeCommand),
+                                  cl::cat(speechCategory));
+static nn::tools::FiniteDouble
+    noiseSnr("noise-snr", cl::init(0),
+             cl::desc("Add white noise at an SNR uniform in [this, this + "
+                      "20] dB (0: no noise)"),
+             cl::sub(synthesizeCommand), cl::cat(speechCategory));
 
 namespace {
 
@@ -202,6 +245,13 @@ absl::Status convert() {
 }
 
 absl::Status synthesize() {
+  for (cl::Option *speechOnly : std::initializer_list<cl::Option *>{
+           &vocabulary, &trainUtterances, &devUtterances, &testUtterances,
+           &heldOutVoices, &minWords, &maxWords, &noiseSnr})
+    if (speechOnly->getNumOccurrences())
+      return absl::InvalidArgumentError(
+          "--" + speechOnly->ArgStr.str() +
+          " is a flag of 'synthesize speech DIR', not of the segment task");
   nn::SegmentTask task;
   task.features = features;
   task.classes = classes;
@@ -234,6 +284,42 @@ absl::Status synthesize() {
   return writeShards(ids, items);
 }
 
+absl::Status synthesizeSpeech() {
+  for (cl::Option *segmentOnly :
+       std::initializer_list<cl::Option *>{&features, &classes, &utterances,
+                                           &noise, &taskSeed, &shardUtterances})
+    if (segmentOnly->getNumOccurrences())
+      return absl::InvalidArgumentError(
+          "--" + segmentOnly->ArgStr.str() +
+          " is a flag of the segment task, not of 'synthesize speech'");
+  nn::data::SpeechTaskOptions options;
+  options.vocabulary = vocabulary;
+  options.trainUtterances = trainUtterances;
+  options.devUtterances = devUtterances;
+  options.testUtterances = testUtterances;
+  options.devVariants = options.testVariants = heldOutVoices;
+  options.minWords = minWords;
+  options.maxWords = maxWords;
+  options.noise = noiseSnr != 0;
+  options.minSnrDb = noiseSnr;
+  options.maxSnrDb = noiseSnr + 20;
+  options.seed = seed;
+  auto progress = [](int64_t done, int64_t total) {
+    if (done == total || done % 50 == 0)
+      llvm::errs() << "\rsynthesized " << done << " / " << total
+                   << (done == total ? "\n" : "");
+  };
+  absl::StatusOr<std::vector<nn::data::SpeechUtterance>> made =
+      nn::data::synthesizeSpeechTask(speechDir, options, progress);
+  if (!made.ok())
+    return made.status();
+  llvm::outs() << "wrote " << made->size() << " utterances to " << speechDir
+               << " (train " << trainUtterances << ", dev " << devUtterances
+               << ", test " << testUtterances << "; task.json lists the "
+               << "voices of each split)\n";
+  return absl::OkStatus();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -248,9 +334,18 @@ int main(int argc, char **argv) {
   absl::Status status;
   if (convertCommand)
     status = convert();
-  else if (synthesizeCommand)
+  else if (synthesizeCommand && output == "speech") {
+    if (speechDir.empty())
+      return fail(absl::InvalidArgumentError(
+          "synthesize speech needs the directory to write"));
+    status = synthesizeSpeech();
+  } else if (synthesizeCommand) {
+    if (!speechDir.empty())
+      return fail(absl::InvalidArgumentError(
+          "synthesize takes one output (OUT.npz, or 'speech DIR'), got '" +
+          output + "' and '" + speechDir + "'"));
     status = synthesize();
-  else {
+  } else {
     llvm::errs() << "nn-data: give a subcommand: convert or synthesize "
                     "(--help lists them)\n";
     return 2;
