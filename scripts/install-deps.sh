@@ -11,6 +11,8 @@ packages=(
   libomp-19-dev
   # oneDNN: the f32 GEMMs of CPU artifacts, loaded by the runtime.
   libdnnl2
+  # Audio files, resampling and the FFT of log-mel features (docs/audio.md).
+  libsndfile1-dev libsamplerate0-dev libfftw3-dev
   # Fuzz targets and the sanitizer build (clang's libFuzzer, ASan, UBSan).
   clang-14 libclang-rt-14-dev
   # Test and benchmark tooling only.
