@@ -240,6 +240,10 @@ std::vector<ReferenceCase> referenceCases() {
   cases.push_back({"clipped16k-default", "clipped16k.flac", defaults});
   cases.push_back({"silence16k-default", "silence16k.wav", defaults});
   cases.push_back({"short16k-default", "short16k.wav", defaults});
+  // Two frames, each reflected past an end of the signal.
+  options = defaults;
+  options.snipEdges = false;
+  cases.push_back({"short16k-no-snip-edges", "short16k.wav", options});
   return cases;
 }
 

@@ -83,6 +83,7 @@ CASES = [
     ("clipped16k-default", "clipped16k.flac", {}),
     ("silence16k-default", "silence16k.wav", {}),
     ("short16k-default", "short16k.wav", {}),
+    ("short16k-no-snip-edges", "short16k.wav", {"snip_edges": False}),
 ]
 
 FRAME_OPTIONS = {"samp_freq", "window_type", "snip_edges",
