@@ -11,9 +11,9 @@ packages=(
   libomp-19-dev
   # oneDNN: the f32 GEMMs of CPU artifacts, loaded by the runtime.
   libdnnl2
-  # The spoken-word task (nn-data synthesize speech): eSpeak NG speaks,
-  # libsndfile writes the audio.
-  libespeak-ng-dev libsndfile1-dev pkg-config
+  # Audio files, resampling and the FFT of log-mel features (docs/audio.md);
+  # eSpeak NG speaks the spoken-word task (docs/speech-task.md).
+  libsndfile1-dev libsamplerate0-dev libfftw3-dev libespeak-ng-dev pkg-config
   # Fuzz targets and the sanitizer build (clang's libFuzzer, ASan, UBSan).
   clang-14 libclang-rt-14-dev
   # Test and benchmark tooling only.

@@ -1,0 +1,148 @@
+//===- AudioFile.cpp - WAV/FLAC files through libsndfile, resampling ------===//
+//
+// libsndfile reads every container and encoding a speech corpus ships in
+// (WAV PCM/float, FLAC, ...) and scales integer samples to [-1, 1];
+// libsamplerate brings a file to the model's rate. Every error names the
+// file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/Audio.h"
+
+#include <samplerate.h>
+#include <sndfile.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <sys/stat.h>
+
+namespace nn {
+
+namespace {
+
+/// Closes a libsndfile handle when the reader returns.
+struct SndFileCloser {
+  void operator()(SNDFILE *file) const { sf_close(file); }
+};
+
+} // namespace
+
+absl::StatusOr<std::vector<float>>
+resampleAudio(absl::Span<const float> samples, int fromRate, int toRate,
+              const std::string &what) {
+  if (fromRate <= 0 || toRate <= 0)
+    return absl::InvalidArgumentError(
+        what + ": cannot resample from " + std::to_string(fromRate) +
+        " Hz to " + std::to_string(toRate) + " Hz (rates must be positive)");
+  if (fromRate == toRate)
+    return std::vector<float>(samples.begin(), samples.end());
+  double ratio = (double)toRate / fromRate;
+  if (!src_is_valid_ratio(ratio))
+    return absl::InvalidArgumentError(
+        what + ": libsamplerate cannot resample from " +
+        std::to_string(fromRate) + " Hz to " + std::to_string(toRate) + " Hz");
+  // One call converts the whole signal (end_of_input set), so the filter's
+  // delay is flushed and the output has the expected length.
+  std::vector<float> out((size_t)((double)samples.size() * ratio) + 16);
+  SRC_DATA data = {};
+  data.data_in = samples.data();
+  data.input_frames = (long)samples.size();
+  data.data_out = out.data();
+  data.output_frames = (long)out.size();
+  data.src_ratio = ratio;
+  data.end_of_input = 1;
+  int error = src_simple(&data, SRC_SINC_BEST_QUALITY, 1);
+  if (error != 0)
+    return absl::InternalError(
+        what + ": resampling from " + std::to_string(fromRate) + " Hz to " +
+        std::to_string(toRate) + " Hz failed: " + src_strerror(error));
+  out.resize((size_t)data.output_frames_gen);
+  return out;
+}
+
+absl::StatusOr<Audio> readAudio(const std::string &path,
+                                const AudioReadOptions &options) {
+  // libsndfile says "System error" for a missing file; stat names the cause.
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0)
+    return (errno == ENOENT ? absl::NotFoundError : absl::InvalidArgumentError)(
+        path + ": cannot open audio file: " + std::strerror(errno));
+  SF_INFO format = {};
+  std::unique_ptr<SNDFILE, SndFileCloser> file(
+      sf_open(path.c_str(), SFM_READ, &format));
+  if (!file)
+    return absl::InvalidArgumentError(
+        path + ": cannot read audio file: " + sf_strerror(nullptr));
+  if (format.channels <= 0 || format.samplerate <= 0 || format.frames < 0)
+    return absl::InvalidArgumentError(path + ": malformed audio header");
+  int channel = options.channel;
+  if (channel < 0 && format.channels != 1)
+    return absl::InvalidArgumentError(
+        path + ": has " + std::to_string(format.channels) +
+        " channels; only mono audio is read unless a channel is chosen");
+  if (channel >= format.channels)
+    return absl::InvalidArgumentError(
+        path + ": channel " + std::to_string(channel) +
+        " asked for, the file has " + std::to_string(format.channels));
+  if (channel < 0)
+    channel = 0;
+  if (options.sampleRate > 0 && format.samplerate != options.sampleRate &&
+      !options.resample)
+    return absl::InvalidArgumentError(
+        path + ": sample rate " + std::to_string(format.samplerate) +
+        " Hz, expected " + std::to_string(options.sampleRate) +
+        " Hz (resampling is off)");
+  // Sizes are 32-bit further on; a header claiming more is refused before
+  // anything is allocated (the reserve below is capped as well, since a
+  // header can lie about a compressed file's length).
+  const sf_count_t maxFrames =
+      std::numeric_limits<int32_t>::max() / format.channels;
+  if (format.frames > maxFrames)
+    return absl::InvalidArgumentError(path + ": " +
+                                      std::to_string(format.frames) +
+                                      " frames, more than this reader takes (" +
+                                      std::to_string(maxFrames) + ")");
+
+  std::vector<float> interleaved;
+  interleaved.reserve((size_t)std::min<sf_count_t>(format.frames, 1 << 22) *
+                      format.channels);
+  std::vector<float> block(4096 * (size_t)format.channels);
+  while (true) {
+    sf_count_t got = sf_readf_float(file.get(), block.data(), 4096);
+    if (got <= 0)
+      break;
+    interleaved.insert(interleaved.end(), block.begin(),
+                       block.begin() + got * format.channels);
+    if ((sf_count_t)interleaved.size() > maxFrames * format.channels)
+      return absl::InvalidArgumentError(path + ": more than " +
+                                        std::to_string(maxFrames) +
+                                        " frames, more than this reader takes");
+  }
+  if (sf_error(file.get()) != SF_ERR_NO_ERROR)
+    return absl::InvalidArgumentError(
+        path + ": error reading samples: " + sf_strerror(file.get()));
+
+  Audio audio;
+  audio.sampleRate = format.samplerate;
+  size_t frames = interleaved.size() / format.channels;
+  if (format.channels == 1) {
+    audio.samples = std::move(interleaved);
+  } else {
+    audio.samples.resize(frames);
+    for (size_t i = 0; i < frames; ++i)
+      audio.samples[i] = interleaved[i * format.channels + channel];
+  }
+  if (options.sampleRate > 0 && audio.sampleRate != options.sampleRate) {
+    absl::StatusOr<std::vector<float>> resampled = resampleAudio(
+        audio.samples, audio.sampleRate, options.sampleRate, path);
+    if (!resampled.ok())
+      return resampled.status();
+    audio.samples = std::move(*resampled);
+    audio.sampleRate = options.sampleRate;
+  }
+  return audio;
+}
+
+} // namespace nn
