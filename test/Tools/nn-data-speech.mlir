@@ -8,6 +8,7 @@
 // FILES: dev
 // FILES-NEXT: task.json
 // FILES-NEXT: test
+// FILES-NEXT: tokens.txt
 // FILES-NEXT: train
 // FILES-NEXT: wav
 // FILES: spk2utt
@@ -28,3 +29,21 @@
 // TWO: nn-data: synthesize takes one output (OUT.npz, or 'speech DIR'), got '{{.+}}x.npz' and '{{.+}}y'
 // RUN: not nn-data synthesize speech %t/x --vocabulary letters 2>&1 | FileCheck %s --check-prefix=VOCAB
 // VOCAB: nn-data: unknown vocabulary 'letters' (known: digits, words)
+
+// The task imports into shards: log-mel features and character labels,
+// through a vocabulary of the training transcripts (written beside the
+// data) or the task's own (all its words).
+// RUN: nn-data import %t/task/train %t/train.npz --num-mel-bins 40 --threads 2 2>/dev/null | FileCheck %s --check-prefix=IMPORT
+// IMPORT: wrote 4 utterances ({{.+}}-train-{{[0-9]+}} .. {{.+}}-train-{{[0-9]+}}) to {{.+}}train.npz
+// IMPORT-NEXT: wrote the vocabulary ({{[0-9]+}} classes, blank 0) to {{.+}}train.tokens.txt
+// RUN: head -2 %t/train.tokens.txt | FileCheck %s --check-prefix=TOKENS
+// TOKENS: <blank>
+// TOKENS-NEXT: ▁
+// RUN: nn-data import %t/task/dev %t/dev.npz --num-mel-bins 40 --vocab %t/task/tokens.txt 2>/dev/null | FileCheck %s --check-prefix=DEV
+// DEV: wrote 2 utterances
+// DEV-NOT: vocabulary
+// A directory whose every utterance is bad is an error; each is named.
+// RUN: mkdir -p %t/bad && echo "r1 %t/missing.wav" > %t/bad/wav.scp && echo "r1 one" > %t/bad/text
+// RUN: not nn-data import %t/bad %t/bad.npz 2>&1 | FileCheck %s --check-prefix=BAD
+// BAD: nn-data: skipped: {{.+}}wav.scp:1: {{.+}}missing.wav
+// BAD: nn-data: no utterance of '{{.+}}bad' could be imported (1 unreadable audio)

@@ -1,6 +1,7 @@
 //===- SpeechTask.cpp - a spoken-word recognition task, synthesized -------===//
 
 #include "tools/nn-data/SpeechTask.h"
+#include "tools/nn-data/KaldiImport.h"
 
 #include "nn/File.h"
 #include "runtime/SplitMix64.h"
@@ -516,6 +517,16 @@ synthesizeSpeechTask(const std::string &dir, const SpeechTaskOptions &options,
   llvm::SmallString<256> taskPath(root);
   llvm::sys::path::append(taskPath, "task.json");
   if (absl::Status status = writeFileAtomically(taskPath.str().str(), json);
+      !status.ok())
+    return status;
+  // The character vocabulary of every word the task can speak, so that
+  // each split imports with the same classes (nn-data import --vocab).
+  std::string tokens;
+  for (const std::string &token : characterVocabulary(*words))
+    tokens += token + "\n";
+  llvm::SmallString<256> tokensPath(root);
+  llvm::sys::path::append(tokensPath, "tokens.txt");
+  if (absl::Status status = writeFileAtomically(tokensPath.str().str(), tokens);
       !status.ok())
     return status;
   return utterances;

@@ -74,8 +74,9 @@ struct SpeechUtterance {
 
 /// Synthesizes the task into `dir`: dir/wav/<id>.wav (16-bit PCM, mono,
 /// eSpeak NG's 22050 Hz), dir/{train,dev,test}/{wav.scp,text,utt2spk,
-/// spk2utt} with absolute WAV paths and lines sorted by id, and
-/// dir/task.json (the options, the variants of each split, the counts).
+/// spk2utt} with absolute WAV paths and lines sorted by id,
+/// dir/task.json (the options, the variants of each split, the counts) and
+/// dir/tokens.txt (the character vocabulary of all the task's words).
 /// `progress`, if set, is called after each utterance with (done, total).
 /// Errors name what failed: bad options, an unwritable directory, a voice
 /// eSpeak NG does not have.

@@ -5,6 +5,7 @@
 //   nn-data synthesize OUT.npz --features 80 --classes 500 --utterances 256
 //   nn-data synthesize DEV.npz --features 80 --classes 500 --seed 1
 //   nn-data synthesize speech DIR --vocabulary digits --seed 1
+//   nn-data import KALDI_DIR OUT.npz --num-mel-bins 80 [--vocab tokens.txt]
 //
 // The dataset format (nn/Dataset.h, docs/training.md): per array name,
 // the utterances' arrays concatenated along axis 0 and NAME.lengths giving
@@ -17,9 +18,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/Dataset.h"
+#include "nn/ErrorRate.h"
+#include "nn/File.h"
 #include "nn/Npy.h"
 #include "nn/SegmentTask.h"
 #include "tools/common/Flags.h"
+#include "tools/nn-data/KaldiImport.h"
 #include "tools/nn-data/SpeechTask.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -42,19 +46,27 @@ static cl::SubCommand
     synthesizeCommand("synthesize",
                       "Write utterances of the synthetic segment task");
 
+static cl::SubCommand
+    importCommand("import", "Import a Kaldi data directory (wav.scp, text, "
+                            "optional segments): log-mel features and "
+                            "character labels");
+
 static cl::opt<std::string> sourceDir(cl::Positional, cl::desc("<folder>"),
-                                      cl::Required, cl::sub(convertCommand));
+                                      cl::Required, cl::sub(convertCommand),
+                                      cl::sub(importCommand));
 static cl::opt<std::string>
     output(cl::Positional,
            cl::desc("<out.npz, or a directory for several shards>"),
-           cl::Required, cl::sub(convertCommand), cl::sub(synthesizeCommand));
+           cl::Required, cl::sub(convertCommand), cl::sub(synthesizeCommand),
+           cl::sub(importCommand));
 static cl::opt<std::string>
     speechDir(cl::Positional, cl::desc("[<directory> of the speech task]"),
               cl::sub(synthesizeCommand));
 static cl::opt<unsigned> shardUtterances(
     "shard-utterances", cl::init(0),
     cl::desc("Utterances per shard (0: one shard); OUT is then a directory"),
-    cl::sub(convertCommand), cl::sub(synthesizeCommand));
+    cl::sub(convertCommand), cl::sub(synthesizeCommand),
+    cl::sub(importCommand));
 
 static cl::opt<unsigned> features("features", cl::init(40),
                                   cl::desc("Features per frame"),
@@ -76,6 +88,25 @@ static cl::opt<unsigned>
 static cl::opt<unsigned> seed("seed", cl::init(0),
                               cl::desc("Seeds the utterances"),
                               cl::sub(synthesizeCommand));
+
+// Importing Kaldi data directories.
+static cl::opt<unsigned> sampleRate("sample-rate", cl::init(16000),
+                                    cl::desc("Audio is resampled to this "
+                                             "rate (Hz)"),
+                                    cl::sub(importCommand));
+static cl::opt<unsigned> numMelBins("num-mel-bins", cl::init(80),
+                                    cl::desc("Log-mel filterbank bins"),
+                                    cl::sub(importCommand));
+static cl::opt<std::string>
+    vocabFile("vocab",
+              cl::desc("Token file (line i = class i) to label "
+                       "with; default: the transcripts' "
+                       "characters, written beside the output"),
+              cl::sub(importCommand));
+static cl::opt<unsigned> importThreads("threads", cl::init(1),
+                                       cl::desc("Threads reading audio and "
+                                                "computing features"),
+                                       cl::sub(importCommand));
 
 // The spoken-word task (synthesize speech DIR).
 static cl::OptionCategory speechCategory("synthesize speech");
@@ -320,13 +351,83 @@ absl::Status synthesizeSpeech() {
   return absl::OkStatus();
 }
 
+absl::Status import() {
+  nn::data::KaldiImportOptions options;
+  options.sampleRate = sampleRate;
+  options.numMelBins = numMelBins;
+  options.threads = std::max(1u, (unsigned)importThreads);
+  if (!vocabFile.empty()) {
+    absl::StatusOr<nn::Vocabulary> vocabulary = nn::Vocabulary::load(vocabFile);
+    if (!vocabulary.ok())
+      return vocabulary.status();
+    for (int64_t i = 0; i < vocabulary->size(); ++i)
+      options.tokens.push_back(vocabulary->token(i));
+  }
+  auto progress = [](int64_t done, int64_t total) {
+    if (done == total || done % 100 == 0)
+      llvm::errs() << "\rimported " << done << " / " << total
+                   << (done == total ? "\n" : "");
+  };
+  absl::StatusOr<nn::data::KaldiImport> imported =
+      nn::data::importKaldiDirectory(sourceDir, options, progress);
+  if (!imported.ok())
+    return imported.status();
+  for (const std::string &problem : imported->problems)
+    llvm::errs() << "nn-data: skipped: " << problem << "\n";
+  int64_t skipped = 0;
+  std::string reasons;
+  for (const auto &[reason, count] : imported->skipped) {
+    skipped += count;
+    reasons +=
+        (reasons.empty() ? "" : ", ") + std::to_string(count) + " " + reason;
+  }
+  if (imported->utterances.empty())
+    return absl::InvalidArgumentError(
+        "no utterance of '" + sourceDir + "' could be imported" +
+        (reasons.empty() ? std::string(" (its text lists none)")
+                         : " (" + reasons + ")"));
+  std::vector<std::string> ids;
+  std::vector<nn::UtteranceArrays> items;
+  for (nn::data::ImportedUtterance &u : imported->utterances) {
+    u.arrays[nn::kIdArray] = idArray(u.id);
+    ids.push_back(u.id);
+    items.push_back(std::move(u.arrays));
+  }
+  if (absl::Status status = writeShards(ids, items); !status.ok())
+    return status;
+  if (vocabFile.empty()) {
+    // The vocabulary goes beside the data: OUT/tokens.txt for shards,
+    // OUT.tokens.txt (OUT without .npz) for one file.
+    llvm::SmallString<256> path(output);
+    if (shardUtterances) {
+      llvm::sys::path::append(path, "tokens.txt");
+    } else {
+      llvm::sys::path::replace_extension(path, "");
+      path += ".tokens.txt";
+    }
+    std::string tokens;
+    for (const std::string &token : imported->tokens)
+      tokens += token + "\n";
+    if (absl::Status status = nn::writeFileAtomically(path.str().str(), tokens);
+        !status.ok())
+      return status;
+    llvm::outs() << "wrote the vocabulary (" << imported->tokens.size()
+                 << " classes, blank 0) to " << path << "\n";
+  }
+  if (skipped)
+    llvm::outs() << "skipped " << skipped << " utterances (" << reasons
+                 << ")\n";
+  return absl::OkStatus();
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv,
                               "nn-data: write datasets for nn-train\n");
-  for (cl::SubCommand *command : {&convertCommand, &synthesizeCommand})
+  for (cl::SubCommand *command :
+       {&convertCommand, &synthesizeCommand, &importCommand})
     if (*command)
       if (std::string flag = nn::tools::repeatedFlag(*command); !flag.empty())
         return fail(absl::InvalidArgumentError(
@@ -334,6 +435,8 @@ int main(int argc, char **argv) {
   absl::Status status;
   if (convertCommand)
     status = convert();
+  else if (importCommand)
+    status = import();
   else if (synthesizeCommand && output == "speech") {
     if (speechDir.empty())
       return fail(absl::InvalidArgumentError(
@@ -346,7 +449,8 @@ int main(int argc, char **argv) {
           output + "' and '" + speechDir + "'"));
     status = synthesize();
   } else {
-    llvm::errs() << "nn-data: give a subcommand: convert or synthesize "
+    llvm::errs() << "nn-data: give a subcommand: convert, import or "
+                    "synthesize "
                     "(--help lists them)\n";
     return 2;
   }

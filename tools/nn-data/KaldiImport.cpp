@@ -1,0 +1,419 @@
+//===- KaldiImport.cpp - Kaldi data directories to dataset arrays ---------===//
+
+#include "tools/nn-data/KaldiImport.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace nn::data {
+namespace {
+
+/// A line of a Kaldi table: its key, the rest, and where it is.
+struct TableLine {
+  std::string key, rest;
+  int64_t line = 0;
+};
+
+bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+/// The lines of `path` split at the first run of spaces or tabs; blank
+/// lines are skipped. NotFound when the file is missing and `required`.
+absl::StatusOr<std::optional<std::vector<TableLine>>>
+readTable(const std::string &path, bool required) {
+  if (!llvm::sys::fs::exists(path)) {
+    if (required)
+      return absl::NotFoundError("'" + path + "' does not exist");
+    return std::optional<std::vector<TableLine>>();
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return absl::InvalidArgumentError("cannot read '" + path + "'");
+  std::vector<TableLine> lines;
+  std::string text;
+  for (int64_t number = 1; std::getline(in, text); ++number) {
+    size_t begin = 0, end = text.size();
+    while (begin < end && isSpace(text[begin]))
+      ++begin;
+    while (end > begin && isSpace(text[end - 1]))
+      --end;
+    if (begin == end)
+      continue;
+    size_t split = begin;
+    while (split < end && !isSpace(text[split]))
+      ++split;
+    size_t rest = split;
+    while (rest < end && isSpace(text[rest]))
+      ++rest;
+    lines.push_back({text.substr(begin, split - begin),
+                     text.substr(rest, end - rest), number});
+  }
+  if (in.bad())
+    return absl::InvalidArgumentError("cannot read '" + path + "'");
+  return std::optional<std::vector<TableLine>>(std::move(lines));
+}
+
+/// The UTF-8 code points of `text` as strings; nullopt when it is not
+/// valid UTF-8.
+std::optional<std::vector<std::string>> codePoints(const std::string &text) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = text[i];
+    size_t n = c < 0x80         ? 1
+               : (c >> 5) == 6  ? 2
+               : (c >> 4) == 14 ? 3
+               : (c >> 3) == 30 ? 4
+                                : 0;
+    if (n == 0 || i + n > text.size())
+      return std::nullopt;
+    for (size_t k = 1; k < n; ++k)
+      if (((unsigned char)text[i + k] >> 6) != 2)
+        return std::nullopt;
+    out.push_back(text.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+/// Words separated by single spaces.
+std::string normalizeSpaces(const std::string &text) {
+  std::istringstream in(text);
+  std::string word, out;
+  while (in >> word)
+    out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
+struct Audio {
+  std::string path;
+  int64_t line = 0;
+};
+
+struct Segment {
+  std::string recording;
+  double start = 0, end = -1;
+  int64_t line = 0;
+};
+
+/// What one utterance needs to be imported.
+struct Job {
+  std::string id;
+  std::string path;
+  std::string where; // "FILE:LINE" of its audio entry
+  std::optional<Segment> segment;
+  std::vector<int32_t> labels;
+};
+
+} // namespace
+
+std::vector<std::string>
+characterVocabulary(const std::vector<std::string> &transcripts) {
+  std::set<std::string> seen;
+  for (const std::string &t : transcripts)
+    if (auto chars = codePoints(t))
+      for (const std::string &c : *chars)
+        if (c != " ")
+          seen.insert(c);
+  std::vector<std::string> tokens = {kBlankToken, kWordSeparator};
+  for (const std::string &c : seen)
+    if (c != kWordSeparator)
+      tokens.push_back(c);
+  return tokens;
+}
+
+absl::StatusOr<std::vector<int32_t>>
+characterLabels(const std::string &transcript,
+                const std::vector<std::string> &tokens) {
+  std::map<std::string, int32_t> index;
+  for (size_t i = 0; i < tokens.size(); ++i)
+    index.emplace(tokens[i], (int32_t)i);
+  auto separator = index.find(kWordSeparator);
+  std::optional<std::vector<std::string>> chars = codePoints(transcript);
+  if (!chars)
+    return absl::InvalidArgumentError("the transcript is not valid UTF-8");
+  std::vector<int32_t> labels;
+  for (const std::string &c : *chars) {
+    if (c == " ") {
+      if (separator == index.end())
+        return absl::InvalidArgumentError(
+            "the vocabulary has no word separator '\xE2\x96\x81'");
+      labels.push_back(separator->second);
+      continue;
+    }
+    auto found = index.find(c);
+    if (found == index.end() || found->second == 0)
+      return absl::InvalidArgumentError("the character '" + c +
+                                        "' is not in the vocabulary");
+    labels.push_back(found->second);
+  }
+  return labels;
+}
+
+absl::StatusOr<KaldiImport>
+importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
+                     const std::function<void(int64_t, int64_t)> &progress) {
+  if (options.threads < 1)
+    return absl::InvalidArgumentError("threads must be >= 1");
+  FbankOptions fbankOptions;
+  fbankOptions.sampleRate = options.sampleRate;
+  fbankOptions.numMelBins = options.numMelBins;
+
+  auto file = [&](const char *name) {
+    llvm::SmallString<256> path(dir);
+    llvm::sys::path::append(path, name);
+    return path.str().str();
+  };
+  std::string scpPath = file("wav.scp"), textPath = file("text"),
+              segmentsPath = file("segments");
+  auto scp = readTable(scpPath, true);
+  if (!scp.ok())
+    return scp.status();
+  auto text = readTable(textPath, true);
+  if (!text.ok())
+    return text.status();
+  auto segments = readTable(segmentsPath, false);
+  if (!segments.ok())
+    return segments.status();
+
+  KaldiImport result;
+  auto skip = [&](const std::string &where, const std::string &what,
+                  const std::string &reason) {
+    result.problems.push_back(where + ": " + what);
+    ++result.skipped[reason];
+  };
+  auto at = [](const std::string &path, int64_t line) {
+    return path + ":" + std::to_string(line);
+  };
+
+  // Recordings. A bad entry only matters to the utterances that use it:
+  // they are skipped (and counted) when text names them.
+  std::map<std::string, Audio> recordings;
+  std::map<std::string, std::string> badRecordings; // id -> problem
+  for (const TableLine &l : **scp) {
+    std::string where = at(scpPath, l.line);
+    if (recordings.count(l.key) || badRecordings.count(l.key)) {
+      badRecordings[l.key] =
+          where + ": recording '" + l.key + "' is listed more than once";
+      recordings.erase(l.key);
+    } else if (l.rest.empty()) {
+      badRecordings[l.key] =
+          where + ": expected '<recording-id> <path>', got no path";
+    } else if (l.rest.back() == '|') {
+      badRecordings[l.key] = where + ": '" + l.rest +
+                             "' is a command; nn-data reads audio files "
+                             "only (convert the audio first)";
+    } else {
+      llvm::SmallString<256> path(l.rest);
+      if (!llvm::sys::path::is_absolute(path)) {
+        // Kaldi resolves relative paths against the working directory.
+        llvm::sys::fs::make_absolute(path);
+      }
+      recordings[l.key] = {path.str().str(), l.line};
+    }
+  }
+  std::map<std::string, Segment> segmentOf;
+  std::map<std::string, std::string> badSegments;
+  if (*segments)
+    for (const TableLine &l : **segments) {
+      std::string where = at(segmentsPath, l.line);
+      std::istringstream in(l.rest);
+      Segment s;
+      std::string extra;
+      s.line = l.line;
+      if (!(in >> s.recording >> s.start >> s.end) || (in >> extra)) {
+        badSegments[l.key] = where + ": expected '<utterance-id> "
+                                     "<recording-id> <start> <end>'";
+      } else if (!std::isfinite(s.start) || !std::isfinite(s.end) ||
+                 s.start < 0 || (s.end != -1 && s.end <= s.start)) {
+        badSegments[l.key] = where + ": segment '" + l.key + "' has start " +
+                             std::to_string(s.start) + " and end " +
+                             std::to_string(s.end) +
+                             " (seconds; end -1 means the recording's end)";
+      } else if (segmentOf.count(l.key) || badSegments.count(l.key)) {
+        badSegments[l.key] =
+            where + ": segment '" + l.key + "' is listed more than once";
+        segmentOf.erase(l.key);
+      } else {
+        segmentOf[l.key] = s;
+      }
+    }
+
+  // Transcripts, then the vocabulary, then labels.
+  std::vector<std::pair<TableLine, std::string>> accepted; // line, text
+  std::set<std::string> seenIds;
+  for (const TableLine &l : **text) {
+    std::string where = at(textPath, l.line);
+    if (!seenIds.insert(l.key).second) {
+      skip(where, "utterance '" + l.key + "' is listed more than once",
+           "duplicate utterance");
+      continue;
+    }
+    if (absl::StatusOr<std::vector<int32_t>> id = utteranceIdCodePoints(l.key);
+        !id.ok()) {
+      skip(where, std::string(id.status().message()), "bad utterance id");
+      continue;
+    }
+    std::string transcript = normalizeSpaces(l.rest);
+    if (transcript.empty()) {
+      skip(where, "utterance '" + l.key + "' has an empty transcript",
+           "empty transcript");
+      continue;
+    }
+    if (!codePoints(transcript)) {
+      skip(where, "the transcript of '" + l.key + "' is not valid UTF-8",
+           "bad transcript");
+      continue;
+    }
+    accepted.emplace_back(l, transcript);
+  }
+  if (options.tokens.empty()) {
+    std::vector<std::string> transcripts;
+    for (auto &[line, transcript] : accepted)
+      transcripts.push_back(transcript);
+    result.tokens = characterVocabulary(transcripts);
+  } else {
+    result.tokens = options.tokens;
+  }
+
+  std::vector<Job> jobs;
+  for (auto &[l, transcript] : accepted) {
+    std::string where = at(textPath, l.line);
+    Job job;
+    job.id = l.key;
+    std::string recording = l.key;
+    if (*segments) {
+      if (auto bad = badSegments.find(l.key); bad != badSegments.end()) {
+        skip(where, "utterance '" + l.key + "': " + bad->second, "bad segment");
+        continue;
+      }
+      auto found = segmentOf.find(l.key);
+      if (found == segmentOf.end()) {
+        skip(where, "utterance '" + l.key + "' has no entry in segments",
+             "no audio");
+        continue;
+      }
+      job.segment = found->second;
+      recording = found->second.recording;
+    }
+    if (auto bad = badRecordings.find(recording); bad != badRecordings.end()) {
+      skip(where, "utterance '" + l.key + "': " + bad->second, "bad wav.scp");
+      continue;
+    }
+    auto audio = recordings.find(recording);
+    if (audio == recordings.end()) {
+      skip(where,
+           "utterance '" + l.key + "' has no recording '" + recording +
+               "' in wav.scp",
+           "no audio");
+      continue;
+    }
+    job.path = audio->second.path;
+    job.where = at(scpPath, audio->second.line);
+    absl::StatusOr<std::vector<int32_t>> labels =
+        characterLabels(transcript, result.tokens);
+    if (!labels.ok()) {
+      skip(where,
+           "utterance '" + l.key +
+               "': " + std::string(labels.status().message()),
+           "character not in the vocabulary");
+      continue;
+    }
+    job.labels = std::move(*labels);
+    jobs.push_back(std::move(job));
+  }
+
+  // Audio and features, on worker threads; results stay in text's order.
+  std::vector<std::optional<UtteranceArrays>> arrays(jobs.size());
+  std::vector<std::string> problems(jobs.size()), reasons(jobs.size());
+  std::atomic<size_t> next{0};
+  std::atomic<int64_t> done{0};
+  std::mutex progressMutex;
+  // One filterbank per thread (an Fbank is not shared between threads).
+  std::vector<std::unique_ptr<Fbank>> fbanks;
+  for (int t = 0; t < options.threads; ++t) {
+    absl::StatusOr<std::unique_ptr<Fbank>> fbank = Fbank::create(fbankOptions);
+    if (!fbank.ok())
+      return fbank.status();
+    fbanks.push_back(std::move(*fbank));
+  }
+  auto work = [&](Fbank &fbank) {
+    for (size_t i; (i = next++) < jobs.size();) {
+      const Job &job = jobs[i];
+      AudioReadOptions read;
+      read.sampleRate = options.sampleRate;
+      absl::StatusOr<nn::Audio> audio = readAudio(job.path, read);
+      if (!audio.ok()) {
+        problems[i] = job.where + ": " + std::string(audio.status().message());
+        reasons[i] = "unreadable audio";
+      } else {
+        absl::Span<const float> samples(audio->samples);
+        if (job.segment) {
+          const Segment &s = *job.segment;
+          double seconds = (double)samples.size() / options.sampleRate;
+          double end = s.end == -1 ? seconds : s.end;
+          // Segment times are rounded to samples; half a sample of slack
+          // at the end tolerates a rounded duration.
+          if (end > seconds + 0.5 / options.sampleRate) {
+            problems[i] = job.where + ": segment '" + job.id + "' ends at " +
+                          std::to_string(end) +
+                          " s, past the end of its recording (" +
+                          std::to_string(seconds) + " s)";
+            reasons[i] = "segment outside its recording";
+          } else {
+            size_t first = (size_t)std::llround(s.start * options.sampleRate);
+            size_t last = std::min(
+                samples.size(), (size_t)std::llround(end * options.sampleRate));
+            samples = samples.subspan(first, last > first ? last - first : 0);
+          }
+        }
+        if (problems[i].empty()) {
+          Tensor features = fbank.compute(samples);
+          if (features.shape()[0] == 0) {
+            problems[i] = job.where + ": utterance '" + job.id +
+                          "' is shorter than one frame (" +
+                          std::to_string(samples.size()) + " samples)";
+            reasons[i] = "shorter than one frame";
+          } else {
+            UtteranceArrays a;
+            a["features"] = std::move(features);
+            a["labels"] = Tensor::of<int32_t>(
+                DType::i32, {(int64_t)job.labels.size()}, job.labels);
+            arrays[i] = std::move(a);
+          }
+        }
+      }
+      int64_t finished = ++done;
+      if (progress) {
+        std::lock_guard<std::mutex> lock(progressMutex);
+        progress(finished, (int64_t)jobs.size());
+      }
+    }
+  };
+  std::vector<std::thread> workers;
+  for (int t = 1; t < options.threads; ++t)
+    workers.emplace_back(work, std::ref(*fbanks[t]));
+  work(*fbanks[0]);
+  for (std::thread &worker : workers)
+    worker.join();
+
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!arrays[i]) {
+      result.problems.push_back(problems[i]);
+      ++result.skipped[reasons[i]];
+      continue;
+    }
+    result.utterances.push_back({jobs[i].id, std::move(*arrays[i])});
+  }
+  return result;
+}
+
+} // namespace nn::data

@@ -1,0 +1,81 @@
+//===- KaldiImport.h - Kaldi data directories to dataset arrays -*- C++ -*-===//
+//
+// `nn-data import`: a Kaldi-style data directory (wav.scp, text, optional
+// segments) becomes per-utterance arrays of nn's dataset format: log-mel
+// features (nn/Audio.h, Kaldi's conventions) and the transcript's labels
+// through a character vocabulary. Every bad entry is reported with its
+// file and line and the utterance is left out; the summary counts them by
+// reason. Nothing of a bad utterance reaches the arrays.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_TOOLS_NN_DATA_KALDIIMPORT_H
+#define NN_TOOLS_NN_DATA_KALDIIMPORT_H
+
+#include "nn/Audio.h"
+#include "nn/Dataset.h"
+
+#include "absl/status/statusor.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace nn::data {
+
+/// The word separator of character vocabularies: SentencePiece's "▁", so
+/// that nn::Vocabulary splits label sequences into words.
+inline constexpr const char *kWordSeparator = "\xE2\x96\x81";
+/// Class 0 of a character vocabulary, the CTC blank.
+inline constexpr const char *kBlankToken = "<blank>";
+
+/// The character vocabulary of `transcripts`: the blank, the word
+/// separator, then every character (UTF-8 code point) seen, in byte order.
+std::vector<std::string>
+characterVocabulary(const std::vector<std::string> &transcripts);
+
+/// The labels spelling `transcript` (words separated by single spaces)
+/// with `tokens` (a character vocabulary): each word's characters, with
+/// the separator between words. InvalidArgument naming the character when
+/// one is not a token.
+absl::StatusOr<std::vector<int32_t>>
+characterLabels(const std::string &transcript,
+                const std::vector<std::string> &tokens);
+
+struct KaldiImportOptions {
+  /// Audio is resampled to this rate, and features computed at it.
+  int sampleRate = 16000;
+  int numMelBins = 80;
+  /// The vocabulary's tokens (line i = class i); empty: built from the
+  /// transcripts (characterVocabulary).
+  std::vector<std::string> tokens;
+  /// Worker threads reading audio and computing features (>= 1).
+  int threads = 1;
+};
+
+/// One imported utterance.
+struct ImportedUtterance {
+  std::string id;
+  UtteranceArrays arrays; // features [frames, bins] f32, labels [n] i32
+};
+
+struct KaldiImport {
+  std::vector<ImportedUtterance> utterances; // in text's order
+  std::vector<std::string> tokens;
+  /// Left-out utterances by reason ("unreadable audio", ...).
+  std::map<std::string, int64_t> skipped;
+  /// One line per left-out utterance: "FILE:LINE: what is wrong".
+  std::vector<std::string> problems;
+};
+
+/// Imports the Kaldi data directory `dir`. Errors (not skips) are a
+/// directory without wav.scp or text, unreadable list files and bad
+/// options; `progress` is called with (done, total) as audio is read.
+absl::StatusOr<KaldiImport> importKaldiDirectory(
+    const std::string &dir, const KaldiImportOptions &options,
+    const std::function<void(int64_t, int64_t)> &progress = {});
+
+} // namespace nn::data
+
+#endif // NN_TOOLS_NN_DATA_KALDIIMPORT_H

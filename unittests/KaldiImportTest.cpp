@@ -1,0 +1,246 @@
+//===- KaldiImportTest.cpp - nn-data import of Kaldi directories ----------===//
+//
+// A synthesized spoken-word task imports into features whose frame counts
+// follow the audio's duration and labels that spell the transcripts back
+// through the vocabulary; segments cut recordings; every bad entry is
+// reported with its file and line and its utterance left out; threads do
+// not change the result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tools/nn-data/KaldiImport.h"
+#include "tools/nn-data/SpeechTask.h"
+
+#include "nn/ErrorRate.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+using namespace nn;
+using namespace nn::data;
+
+namespace {
+
+class KaldiImportTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    llvm::SmallString<128> path;
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("nn-import", path));
+    root = path.str().str();
+    SpeechTaskOptions o;
+    o.trainUtterances = 5;
+    o.devUtterances = o.testUtterances = 1;
+    o.devVariants = o.testVariants = 1;
+    o.maxWords = 3;
+    o.seed = 11;
+    auto made = synthesizeSpeechTask(root + "/task", o);
+    ASSERT_TRUE(made.ok()) << made.status().message();
+    task = *made;
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(root); }
+
+  static void write(const std::string &path, const std::string &text) {
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  static std::string read(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  /// The path of utterance `id`'s WAV file.
+  std::string wav(const std::string &id) const {
+    return root + "/task/wav/" + id + ".wav";
+  }
+
+  std::string root;
+  std::vector<SpeechUtterance> task;
+};
+
+TEST_F(KaldiImportTest, FeaturesFollowTheAudioAndLabelsSpellTheText) {
+  auto imported = importKaldiDirectory(root + "/task/train", {});
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  EXPECT_TRUE(imported->problems.empty());
+  ASSERT_EQ(imported->utterances.size(), 5u);
+  absl::StatusOr<Vocabulary> vocabulary =
+      Vocabulary::fromTokens(imported->tokens, "tokens");
+  ASSERT_TRUE(vocabulary.ok()) << vocabulary.status().message();
+  EXPECT_EQ(imported->tokens[0], kBlankToken);
+  std::map<std::string, std::string> text;
+  for (const SpeechUtterance &u : task) {
+    std::string words;
+    for (const std::string &w : u.words)
+      words += (words.empty() ? "" : " ") + w;
+    text[u.id] = words;
+  }
+  for (const ImportedUtterance &u : imported->utterances) {
+    const Tensor &features = u.arrays.at("features");
+    const Tensor &labels = u.arrays.at("labels");
+    ASSERT_EQ(features.shape().size(), 2u);
+    EXPECT_EQ(features.shape()[1], 80);
+    // 25 ms frames every 10 ms at 16 kHz over the resampled duration.
+    AudioReadOptions native;
+    native.sampleRate = 0;
+    absl::StatusOr<Audio> audio = readAudio(wav(u.id), native);
+    ASSERT_TRUE(audio.ok());
+    int64_t samples16k =
+        ((int64_t)audio->samples.size() * 16000 + 11025) / 22050;
+    int64_t frames = (samples16k - 400) / 160 + 1;
+    EXPECT_NEAR(features.shape()[0], frames, 1) << u.id;
+    std::vector<int32_t> l(labels.data<int32_t>(),
+                           labels.data<int32_t>() + labels.numElements());
+    auto words = vocabulary->text(l);
+    ASSERT_TRUE(words.ok());
+    EXPECT_EQ(*words, text.at(u.id)) << u.id;
+  }
+  // More threads, the same arrays.
+  KaldiImportOptions two;
+  two.threads = 2;
+  auto again = importKaldiDirectory(root + "/task/train", two);
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(again->utterances.size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(again->utterances[i].id, imported->utterances[i].id);
+    const Tensor &a = again->utterances[i].arrays.at("features");
+    const Tensor &b = imported->utterances[i].arrays.at("features");
+    ASSERT_EQ(a.numElements(), b.numElements());
+    EXPECT_EQ(0, std::memcmp(a.data<float>(), b.data<float>(),
+                             a.numElements() * sizeof(float)));
+  }
+}
+
+TEST_F(KaldiImportTest, SegmentsCutRecordings) {
+  std::string dir = root + "/segmented";
+  llvm::sys::fs::create_directories(dir);
+  const std::string &id = task.front().id;
+  write(dir + "/wav.scp", "rec " + wav(id) + "\n");
+  write(dir + "/segments", "a rec 0.05 0.3\nb rec 0 -1\n");
+  write(dir + "/text", "a x\nb y\n");
+  auto imported = importKaldiDirectory(dir, {});
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  ASSERT_EQ(imported->utterances.size(), 2u)
+      << (imported->problems.empty() ? "" : imported->problems.front());
+  // 0.25 s at 16 kHz: 4000 samples, (4000 - 400) / 160 + 1 frames.
+  EXPECT_EQ(imported->utterances[0].arrays.at("features").shape()[0], 23);
+  auto whole = importKaldiDirectory(root + "/task/train", {});
+  ASSERT_TRUE(whole.ok());
+  for (const ImportedUtterance &u : whole->utterances) {
+    if (u.id != id)
+      continue;
+    EXPECT_EQ(imported->utterances[1].arrays.at("features").shape(),
+              u.arrays.at("features").shape());
+  }
+}
+
+TEST_F(KaldiImportTest, EveryBadEntryIsReportedWithItsLine) {
+  std::string dir = root + "/bad";
+  llvm::sys::fs::create_directories(dir);
+  std::string good = wav(task.front().id);
+  write(dir + "/notaudio.wav", "RIFF but not really");
+  write(dir + "/wav.scp", "r1 " + good + "\n" +                 // 1
+                              "r2 sox x.flac -t wav - |\n" +    // 2
+                              "r3 " + dir + "/missing.wav\n" +  // 3
+                              "r4 " + dir + "/notaudio.wav\n" + // 4
+                              "r5 " + good + "\n" +             // 5
+                              "r5 " + good + "\n" +             // 6
+                              "r6\n");                          // 7
+  write(dir + "/segments", "u1 r1 0 0.3\n"                      // 1
+                           "u2 r2 0 0.3\n"                      // 2
+                           "u3 r3 0 0.3\n"                      // 3
+                           "u4 r4 0 0.3\n"                      // 4
+                           "u5 r5 0 0.3\n"                      // 5
+                           "u6 r6 0 0.3\n"                      // 6
+                           "u7 r1 0.5 0.2\n"                    // 7
+                           "u8 r1 0 999\n"                      // 8
+                           "u9 r1 0 0.01\n"                     // 9
+                           "u11 nowhere 0 1\n");                // 10
+  write(dir + "/text", "u1 a b\n"                               // 1
+                       "u2 a\n"                                 // 2
+                       "u3 a\n"                                 // 3
+                       "u4 a\n"                                 // 4
+                       "u5 a\n"                                 // 5
+                       "u6 a\n"                                 // 6
+                       "u7 a\n"                                 // 7
+                       "u8 a\n"                                 // 8
+                       "u9 a\n"                                 // 9
+                       "u10 a\n"                                // 10
+                       "u11 a\n"                                // 11
+                       "u12\n"                                  // 12
+                       "u1 a\n");                               // 13
+  KaldiImportOptions options;
+  options.tokens = {kBlankToken, kWordSeparator, "a"};
+  auto imported = importKaldiDirectory(dir, options);
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  // u1 has a 'b' the given vocabulary lacks, so nothing is imported.
+  EXPECT_TRUE(imported->utterances.empty());
+  std::string scp = dir + "/wav.scp", seg = dir + "/segments",
+              text = dir + "/text";
+  std::vector<std::string> expected = {
+      text + ":12: utterance 'u12' has an empty transcript",
+      text + ":13: utterance 'u1' is listed more than once",
+      text + ":1: utterance 'u1': the character 'b' is not in the vocabulary",
+      text + ":2: utterance 'u2': " + scp +
+          ":2: 'sox x.flac -t wav - |' is "
+          "a command; nn-data reads audio "
+          "files only (convert the audio "
+          "first)",
+      text + ":5: utterance 'u5': " + scp +
+          ":6: recording 'r5' is listed more than once",
+      text + ":6: utterance 'u6': " + scp +
+          ":7: expected '<recording-id> <path>', got no path",
+      text + ":7: utterance 'u7': " + seg +
+          ":7: segment 'u7' has start 0.500000 and end 0.200000 (seconds; "
+          "end -1 means the recording's end)",
+      text + ":10: utterance 'u10' has no entry in segments",
+      text + ":11: utterance 'u11' has no recording 'nowhere' in wav.scp",
+  };
+  ASSERT_GE(imported->problems.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_EQ(imported->problems[i], expected[i]);
+  // Then the audio problems, in text's order.
+  ASSERT_EQ(imported->problems.size(), expected.size() + 4);
+  EXPECT_EQ(imported->problems[expected.size()].rfind(scp + ":3: ", 0), 0u);
+  EXPECT_NE(imported->problems[expected.size()].find("missing.wav"),
+            std::string::npos);
+  EXPECT_EQ(imported->problems[expected.size() + 1].rfind(scp + ":4: ", 0), 0u);
+  EXPECT_EQ(imported->problems[expected.size() + 2].rfind(
+                scp + ":1: segment 'u8' ends at 999.000000 s, past the end "
+                      "of its recording (",
+                0),
+            0u);
+  EXPECT_EQ(imported->problems[expected.size() + 3],
+            scp + ":1: utterance 'u9' is shorter than one frame (160 "
+                  "samples)");
+  int64_t skipped = 0;
+  for (const auto &[reason, count] : imported->skipped)
+    skipped += count;
+  EXPECT_EQ(skipped, 13);
+  EXPECT_EQ(imported->skipped.at("unreadable audio"), 2);
+
+  // A directory without its lists is an error, not a skip.
+  auto empty = importKaldiDirectory(root + "/nowhere", {});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.status().message(),
+            "'" + root + "/nowhere/wav.scp' does not exist");
+}
+
+TEST(CharacterVocabularyTest, BlankSeparatorThenCharactersInByteOrder) {
+  std::vector<std::string> tokens =
+      characterVocabulary({"zwei drei", "\xC3\xA9t\xC3\xA9 a"});
+  std::vector<std::string> expected = {
+      kBlankToken, kWordSeparator, "a", "d", "e", "i", "r", "t", "w",
+      "z",         "\xC3\xA9"};
+  EXPECT_EQ(tokens, expected);
+  auto labels = characterLabels("\xC3\xA9t\xC3\xA9 a", tokens);
+  ASSERT_TRUE(labels.ok());
+  EXPECT_EQ(*labels, (std::vector<int32_t>{10, 7, 10, 1, 2}));
+  EXPECT_FALSE(characterLabels("q", tokens).ok());
+  EXPECT_FALSE(characterLabels("\xFF", tokens).ok());
+}
+
+} // namespace
