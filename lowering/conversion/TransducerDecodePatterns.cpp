@@ -495,7 +495,6 @@ public:
           rl, anyLabel,
           [&](OpBuilder &ib, Location il) {
             LinalgBuilder ilb(ib, il, lb.getDims());
-            Scalar q{ib, il};
             // Rows without a label run the predictor on the start symbol
             // and keep their values.
             Value mask = ilb.generic(
@@ -525,7 +524,6 @@ public:
             for (auto [f, old] : llvm::zip(fresh, gathered))
               merged.push_back(selectRows(ilb, mask, f, old));
             ib.create<scf::YieldOp>(il, merged);
-            (void)q;
           },
           [&](OpBuilder &ib, Location il) {
             ib.create<scf::YieldOp>(il, gathered);
@@ -535,7 +533,9 @@ public:
       return result;
     };
 
-    SmallVector<Value> searched = forLoop(
+    // The loop's results (the last slot rows) are not needed: the search
+    // state is the workspace's, and the loop stays for its calls.
+    (void)forLoop(
         s, s.idx(0), time, slots, [&](Scalar &ts, Value t, ValueRange frame) {
           if (!rnnt) {
             SmallVector<Value> next = roundAt(ts, t, ts.idx(0), frame);
@@ -615,7 +615,6 @@ public:
             next.push_back(gatherRows(tlb, parentRows, stash));
           return next;
         });
-    (void)searched;
 
     // The N-best lists.
     Value beamSize = s.idx(beam);
