@@ -405,6 +405,51 @@ TEST(TransducerSearch, BatchInvariance) {
   }
 }
 
+TEST(TransducerSearch, ExactTiesGoShorterThenLexicographic) {
+  // Uniform log-probabilities over one frame: rna's candidates (the empty
+  // sequence and each label alone) all score -log V; rnnt's labels then
+  // end with the blank at twice that. Ties go to the shorter, then the
+  // lexicographically smaller sequence.
+  std::vector<double> uniform(5, -std::log(5.0));
+  for (bool rnnt : {false, true}) {
+    TransducerBeamShape shape;
+    shape.batch = 1;
+    shape.beam = 3;
+    shape.capacity = 2;
+    shape.kind = rnnt ? TransducerKind::rnnt : TransducerKind::rna;
+    shape.maxSymbols = 1;
+    std::vector<uint64_t> workspace(4096);
+    int64_t bytes = transducerWorkspaceBytes(shape);
+    ASSERT_LE(bytes, 8 * 4096);
+    ASSERT_TRUE(transducerBeamStart(shape, workspace.data(), bytes).ok());
+    std::vector<double> rows;
+    for (int32_t r = 0; r < shape.beam; ++r)
+      rows.insert(rows.end(), uniform.begin(), uniform.end());
+    TransducerLogProbs view{rows.data(), ScoreType::f64, 5, 5, 1};
+    int32_t length = 1, any = 0;
+    std::vector<int32_t> parents(3), labels(3);
+    for (int32_t round = 0; round < shape.rounds(); ++round) {
+      ASSERT_TRUE(transducerBeamStep(workspace.data(), bytes, view,
+                                     /*blank=*/2, &length, 0, round,
+                                     parents.data(), labels.data(), &any)
+                      .ok());
+    }
+    if (rnnt) {
+      ASSERT_TRUE(transducerBeamEndFrame(workspace.data(), bytes, &length, 0,
+                                         parents.data())
+                      .ok());
+    }
+    auto all = transducerBeamFinish(workspace.data(), bytes);
+    ASSERT_TRUE(all.ok());
+    const std::vector<CtcHypothesis> &got = (*all)[0];
+    ASSERT_EQ(got.size(), 3u);
+    EXPECT_EQ(got[0].labels, Labels{});
+    EXPECT_EQ(got[1].labels, Labels{0});
+    EXPECT_EQ(got[2].labels, Labels{1});
+    EXPECT_EQ(got[1].score, got[2].score);
+  }
+}
+
 TEST(TransducerSearch, RefusesBadWorkspaceAndOverflow) {
   std::vector<uint64_t> workspace(64, 0);
   std::vector<double> x(3, -1.0);
