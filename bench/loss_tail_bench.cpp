@@ -573,6 +573,92 @@ void benchCtcBeamSearch(benchmark::State &state) {
                             : ", all tokens"));
 }
 
+/// Transducer beam search (nn.transducer_beam_search) at B = 8, beam 4,
+/// V = 32 classes, over random encoder frames of 100 to 200 steps: the
+/// predictor a one-step graph (embedding, linear over [embedding, state],
+/// tanh; D = 64), the joiner tanh then linear to V; random parameters.
+/// range(0): 0 for rna, 1 for rnnt with max_symbols 2. Counts frames/s.
+void benchTransducerBeamSearch(benchmark::State &state) {
+  bool rnnt = state.range(0);
+  constexpr int64_t kRows = 8, kWidth = 64, kClasses = 32, kBeam = 4;
+  std::string d = std::to_string(kWidth), v = std::to_string(kClasses);
+  std::string row = "!nn.tensor<[S, " + d + "], f32>";
+  std::string source =
+      "nn.parameter @embed : !nn.tensor<[" + v + ", " + d +
+      "], f32>\n"
+      "nn.parameter @wp : !nn.tensor<[" +
+      d + ", " + std::to_string(2 * kWidth) +
+      "], f32>\n"
+      "nn.parameter @wj : !nn.tensor<[" +
+      v + ", " + d +
+      "], f32>\n"
+      "nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: " +
+      row + ") -> (" + row + ", " + row +
+      ") dims [S: batch] {\n"
+      "  %e = nn.param_ref @embed : !nn.tensor<[" +
+      v + ", " + d +
+      "], f32>\n"
+      "  %w = nn.param_ref @wp : !nn.tensor<[" +
+      d + ", " + std::to_string(2 * kWidth) +
+      "], f32>\n"
+      "  %x = nn.embedding %y, %e : !nn.tensor<[S], i32>, !nn.tensor<[" +
+      v + ", " + d + "], f32>\n  %c = nn.concat %x, %h : " + row + ", " + row +
+      "\n  %l = nn.linear %c, %w : !nn.tensor<[S, " +
+      std::to_string(2 * kWidth) + "], f32>, !nn.tensor<[" + d + ", " +
+      std::to_string(2 * kWidth) + "], f32>\n  %n = nn.tanh %l : " + row +
+      "\n  nn.return %n, %n : " + row + ", " + row +
+      "\n}\n"
+      "nn.graph @joint(%h: !nn.tensor<[R, " +
+      d + "], f32>) -> !nn.tensor<[R, " + v +
+      "], f32> dims [R: batch] {\n"
+      "  %w = nn.param_ref @wj : !nn.tensor<[" +
+      v + ", " + d + "], f32>\n  %t = nn.tanh %h : !nn.tensor<[R, " + d +
+      "], f32>\n  %z = nn.linear %t, %w : !nn.tensor<[R, " + d +
+      "], f32>, !nn.tensor<[" + v + ", " + d +
+      "], f32>\n  nn.return %z : !nn.tensor<[R, " + v +
+      "], f32>\n}\n"
+      "nn.graph @search(%enc: !nn.tensor<[B, T, " +
+      d +
+      "], f32>) -> (!nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>) "
+      "dims [B: batch, T: seq(B), K: seq(B) computed, H: batch = flatten(B, "
+      "K), Y: seq(H) computed] {\n  %y, %s = nn.transducer_beam_search %enc "
+      "predictor @pred joiner @joint topology " +
+      (rnnt ? "rnnt" : "rna") + " blank 0 start 0 beam " +
+      std::to_string(kBeam) + (rnnt ? " max_symbols 2" : "") +
+      " : !nn.tensor<[B, T, " + d +
+      "], f32> -> !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>\n"
+      "  nn.return %y, %s : !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], "
+      "f32>\n}\n";
+  nn::Executable exe = compile(source, false, true);
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  auto random = [&](std::vector<int64_t> shape, float scale) {
+    nn::Tensor t(nn::DType::f32, shape);
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      t.data<float>()[i] = scale * u(rng);
+    return t;
+  };
+  nn::RunInputs inputs;
+  int64_t frames = 0, padded = 0;
+  for (int64_t b = 0; b < kRows; ++b) {
+    int32_t length = 100 + rng() % 101;
+    inputs.lengths["T"].push_back(length);
+    frames += length;
+    padded = std::max<int64_t>(padded, length);
+  }
+  inputs.inputs["enc"] = random({kRows, padded, kWidth}, 1.0f);
+  inputs.parameters["embed"] = random({kClasses, kWidth}, 1.0f);
+  inputs.parameters["wp"] = random({kWidth, 2 * kWidth}, 0.2f);
+  inputs.parameters["wj"] = random({kClasses, kWidth}, 1.0f);
+  nn::RunResult result;
+  runMeasured(state, exe, inputs, result);
+  state.counters["frames_per_s"] = benchmark::Counter(
+      (double)frames * state.iterations(), benchmark::Counter::kIsRate);
+  state.SetLabel(std::string("transducer_beam_search ") +
+                 (rnnt ? "rnnt, max_symbols 2" : "rna") +
+                 ", B = 8, V = 32, D = 64, beam 4");
+}
+
 /// The RNN-T loss tail of a transducer at B = 30 (the first 30 utterances
 /// of the batch, with their own T and U): encoder [B, T, 512] and
 /// prediction [B, U + 1, 512] meet in the joint, then tanh, linear to
@@ -937,6 +1023,11 @@ BENCHMARK(benchGreedyDecode)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchMwerTrainStep)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(benchTransducerBeamSearch)
     ->Arg(0)
     ->Arg(1)
     ->Unit(benchmark::kMillisecond)

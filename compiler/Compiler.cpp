@@ -123,11 +123,12 @@ selectTrainedLosses(ModuleOp module,
   return absl::OkStatus();
 }
 
-/// Sets the beam of the one nn.ctc_beam_search that `entry` runs, itself
-/// or through the graphs it calls.
+/// Sets the beam of the one beam search (nn.ctc_beam_search or
+/// nn.transducer_beam_search) that `entry` runs, itself or through the
+/// graphs it calls.
 absl::Status setSearchBeam(ir::GraphOp entry, SymbolTable &symbols,
                            int64_t beam) {
-  std::vector<ir::CtcBeamSearchOp> searches;
+  std::vector<Operation *> searches;
   llvm::SmallPtrSet<Operation *, 8> visited;
   std::vector<ir::GraphOp> pending{entry};
   while (!pending.empty()) {
@@ -136,8 +137,8 @@ absl::Status setSearchBeam(ir::GraphOp entry, SymbolTable &symbols,
     if (!visited.insert(graph).second)
       continue;
     graph.walk([&](Operation *op) {
-      if (auto search = dyn_cast<ir::CtcBeamSearchOp>(op))
-        searches.push_back(search);
+      if (isa<ir::CtcBeamSearchOp, ir::TransducerBeamSearchOp>(op))
+        searches.push_back(op);
       else if (auto call = dyn_cast<ir::CallOp>(op))
         pending.push_back(symbols.lookup<ir::GraphOp>(call.getCallee()));
     });
@@ -146,14 +147,18 @@ absl::Status setSearchBeam(ir::GraphOp entry, SymbolTable &symbols,
   if (searches.empty())
     return absl::InvalidArgumentError(
         "a search beam is given, but " + graph +
-        " runs no beam search (nn.ctc_beam_search)");
+        " runs no beam search (nn.ctc_beam_search, "
+        "nn.transducer_beam_search)");
   if (searches.size() > 1)
     return absl::InvalidArgumentError(
         "a search beam is given, but " + graph + " runs " +
         std::to_string(searches.size()) +
         " beam searches; the beam to change is ambiguous");
-  ir::CtcBeamSearchOp search = searches.front();
-  search.setBeam(beam);
+  Operation *search = searches.front();
+  if (auto ctc = dyn_cast<ir::CtcBeamSearchOp>(search))
+    ctc.setBeam(beam);
+  else
+    cast<ir::TransducerBeamSearchOp>(search).setBeam(beam);
   if (failed(verify(search)))
     return absl::InvalidArgumentError("beam " + std::to_string(beam) +
                                       " does not verify for " + graph);

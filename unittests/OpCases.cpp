@@ -292,6 +292,40 @@ nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>)
       : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
   nn.return %y, %s, %z, %zs : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
 })"},
+    // Transducer beam search over the same callees: RNN-T N-best (beam 3,
+    // 2 labels per frame) and RNA best-only (beam 2).
+    {"transducer_beam_search", R"(
+nn.parameter @embed : !nn.tensor<[5, 4], f32>
+nn.parameter @wp : !nn.tensor<[4, 8], f32>
+nn.parameter @bp : !nn.tensor<[4], f32>
+nn.parameter @wj : !nn.tensor<[5, 4], f32>
+nn.graph @pred(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>)
+    -> (!nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  %e = nn.param_ref @embed : !nn.tensor<[5, 4], f32>
+  %w = nn.param_ref @wp : !nn.tensor<[4, 8], f32>
+  %b = nn.param_ref @bp : !nn.tensor<[4], f32>
+  %x = nn.embedding %y, %e : !nn.tensor<[S], i32>, !nn.tensor<[5, 4], f32>
+  %c = nn.concat %x, %h : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+  %l = nn.linear %c, %w, %b : !nn.tensor<[S, 8], f32>, !nn.tensor<[4, 8], f32>, !nn.tensor<[4], f32>
+  %n = nn.tanh %l : !nn.tensor<[S, 4], f32>
+  nn.return %n, %n : !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %w = nn.param_ref @wj : !nn.tensor<[5, 4], f32>
+  %t = nn.tanh %h : !nn.tensor<[R, 4], f32>
+  %z = nn.linear %t, %w : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %z : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>)
+    -> (!nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), K: seq(B) computed, H: batch = flatten(B, K),
+          Y: seq(H) computed, Z: seq(B) computed] {
+  %y, %s = nn.transducer_beam_search %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 beam 3 max_symbols 2
+      : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
+  %z, %zs = nn.transducer_beam_search %enc predictor @pred joiner @joint topology rna blank 2 start 0 beam 2
+      : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+  nn.return %y, %s, %z, %zs : !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+})"},
     {"gather_states", R"(
 nn.graph @g(%s: !nn.tensor<[B, U1, 3], f32>, %a: !nn.tensor<[B, T], i32>, %dg: !nn.tensor<[B, T, 3], f32>)
     -> (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U1, 3], f32>)

@@ -16,6 +16,7 @@
 #include "ExecutionUtil.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -425,6 +426,253 @@ TEST(TransducerGreedyDecodeTest, JoinerGraphServesTrainingOnPackedRows) {
     ASSERT_EQ(got.losses.size(), 1u);
     EXPECT_TRUE(std::isfinite(got.losses[0].sum));
   }
+}
+
+//===----------------------------------------------------------------------===//
+// nn.transducer_beam_search
+//===----------------------------------------------------------------------===//
+
+/// The beam searches over the same callees, each N-best list rescored in
+/// the graph by the training path (prediction network over the
+/// hypotheses, join, joiner, transducer_loss over the flattened batch H):
+/// rnnt (blank 0, 2 labels per frame) as result0/1 rescored as result2,
+/// rna (blank 2) as result3/4 rescored as result5.
+std::string beamSource(int64_t rnntBeam, int64_t rnaBeam) {
+  return std::string(kSource) + R"(
+nn.graph @beam(%enc: !nn.tensor<[B, T, 3], f32>)
+    -> (!nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>,
+        !nn.tensor<[B, L, Z], i32>, !nn.tensor<[B, L], f32>, !nn.tensor<[B, L], f32>)
+    dims [B: batch, T: seq(B), K: seq(B) computed, H: batch = flatten(B, K),
+          Y: seq(H) computed, TH: seq(H) = T, Y1: seq(H) = Y + 1, J: packed(H, TH, Y1),
+          L: seq(B) computed, G: batch = flatten(B, L), Z: seq(G) computed,
+          TG: seq(G) = T, Z1: seq(G) = Z + 1, I: packed(G, TG, Z1)] {
+  %embed = nn.param_ref @embed : !nn.tensor<[5, 4], f32>
+  %wi = nn.param_ref @wi : !nn.tensor<[12, 4], f32>
+  %wh = nn.param_ref @wh : !nn.tensor<[12, 3], f32>
+  %b = nn.param_ref @b : !nn.tensor<[12], f32>
+  %y, %s = nn.transducer_beam_search %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 beam )" +
+         std::to_string(rnntBeam) + R"( max_symbols 2
+      : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
+  %yh = nn.flatten_beam %y : !nn.tensor<[B, K, Y], i32> -> !nn.tensor<[H, Y], i32>
+  %eh = nn.repeat_beam %enc : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[H, TH, 3], f32>
+  %phin = nn.prepend_start %yh start 0 : !nn.tensor<[H, Y], i32> -> !nn.tensor<[H, Y1], i32>
+  %phx = nn.embedding %phin, %embed : !nn.tensor<[H, Y1], i32>, !nn.tensor<[5, 4], f32>
+  %ph = nn.lstm forward %phx, %wi, %wh, %b : !nn.tensor<[H, Y1, 4], f32>, !nn.tensor<[12, 4], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12], f32>
+  %jh = nn.transducer_join %eh, %ph : !nn.tensor<[H, TH, 3], f32>, !nn.tensor<[H, Y1, 3], f32> -> !nn.tensor<[J, 3], f32>
+  %zh = nn.call @joint(%jh) : (!nn.tensor<[J, 3], f32>) -> !nn.tensor<[J, 5], f32>
+  %lh = nn.transducer_loss %zh, %yh from logits topology rnnt blank 0 : !nn.tensor<[J, 5], f32>, !nn.tensor<[H, Y], i32>
+  nn.mark_loss %lh as "rnnt" normalize per_sequence : !nn.tensor<[H], f32>
+  %lk = nn.unflatten_beam %lh : !nn.tensor<[H], f32> -> !nn.tensor<[B, K], f32>
+  %z, %zs = nn.transducer_beam_search %enc predictor @pred joiner @joint topology rna blank 2 start 0 beam )" +
+         std::to_string(rnaBeam) + R"(
+      : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, L, Z], i32>, !nn.tensor<[B, L], f32>
+  %zg = nn.flatten_beam %z : !nn.tensor<[B, L, Z], i32> -> !nn.tensor<[G, Z], i32>
+  %eg = nn.repeat_beam %enc : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[G, TG, 3], f32>
+  %pgin = nn.prepend_start %zg start 0 : !nn.tensor<[G, Z], i32> -> !nn.tensor<[G, Z1], i32>
+  %pgx = nn.embedding %pgin, %embed : !nn.tensor<[G, Z1], i32>, !nn.tensor<[5, 4], f32>
+  %pg = nn.lstm forward %pgx, %wi, %wh, %b : !nn.tensor<[G, Z1, 4], f32>, !nn.tensor<[12, 4], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12], f32>
+  %jg = nn.transducer_join %eg, %pg : !nn.tensor<[G, TG, 3], f32>, !nn.tensor<[G, Z1, 3], f32> -> !nn.tensor<[I, 3], f32>
+  %xg = nn.call @joint(%jg) : (!nn.tensor<[I, 3], f32>) -> !nn.tensor<[I, 5], f32>
+  %lg = nn.transducer_loss %xg, %zg from logits topology rna blank 2 : !nn.tensor<[I, 5], f32>, !nn.tensor<[G, Z], i32>
+  nn.mark_loss %lg as "rna" normalize per_sequence : !nn.tensor<[G], f32>
+  %ll = nn.unflatten_beam %lg : !nn.tensor<[G], f32> -> !nn.tensor<[B, L], f32>
+  nn.return %y, %s, %lk, %z, %zs, %ll : !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>,
+      !nn.tensor<[B, L, Z], i32>, !nn.tensor<[B, L], f32>, !nn.tensor<[B, L], f32>
+}
+)";
+}
+
+struct Hypothesis {
+  std::vector<int32_t> labels;
+  double score = 0, rescored = 0;
+};
+
+/// Sequence b's N-best list: labels output `labels` [B, K, Y] over the
+/// computed dims `k` (list lengths) and `y` (hypothesis lengths over the
+/// flattened batch), scores `scores` and in-graph rescoring `rescored`
+/// ([B, K]).
+std::vector<Hypothesis>
+nBestOf(const RunResult &result, const std::string &labels,
+        const std::string &scores, const std::string &rescored,
+        const std::string &k, const std::string &y, int64_t b) {
+  const Tensor &l = output(result, labels);
+  const Tensor &counts = output(result, "lengths:" + k);
+  const Tensor &lengths = output(result, "lengths:" + y);
+  int64_t first = 0;
+  for (int64_t i = 0; i < b; ++i)
+    first += counts.data<int32_t>()[i];
+  int64_t slots = l.shape()[1], longest = l.shape()[2];
+  std::vector<Hypothesis> list;
+  for (int64_t i = 0; i < counts.data<int32_t>()[b]; ++i) {
+    const int32_t *row = l.data<int32_t>() + (b * slots + i) * longest;
+    list.push_back(
+        {std::vector<int32_t>(row, row + lengths.data<int32_t>()[first + i]),
+         output(result, scores).at(b * slots + i),
+         output(result, rescored).at(b * slots + i)});
+  }
+  return list;
+}
+
+TEST(TransducerBeamSearchTest, WideBeamScoresAreMinusTheTransducerLoss) {
+  // Two frames (rnnt: every sequence of at most 2 labels has all its
+  // alignments under max_symbols 2, and beam 512 prunes nothing) and
+  // three frames (rna: 85 sequences, beam 128): each listed hypothesis
+  // scores -transducer_loss of itself, rescored in the same graph.
+  Executable exe = compileOrDie(beamSource(512, 128), /*pack=*/false, "beam");
+  std::mt19937 rng(17);
+  for (uint32_t seed = 0; seed < 3; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Model m(seed);
+    std::vector<std::vector<double>> utterances{
+        randomFrames(rng, 2), randomFrames(rng, 1), randomFrames(rng, 0)};
+    RunInputs inputs = batchOf(utterances, m);
+    RunResult got;
+    absl::Status status = exe.run(inputs, got);
+    ASSERT_TRUE(status.ok()) << status.message();
+    for (size_t b = 0; b < utterances.size(); ++b) {
+      SCOPED_TRACE("sequence " + std::to_string(b));
+      int64_t frames = utterances[b].size() / kHidden;
+      std::vector<Hypothesis> rnnt =
+          nBestOf(got, "result0", "result1", "result2", "K", "Y", b);
+      std::vector<Hypothesis> rna =
+          nBestOf(got, "result3", "result4", "result5", "L", "Z", b);
+      // Every sequence of up to 2 labels per frame (4 labels), and every
+      // one of up to `frames` labels under rna.
+      int64_t rnntCount = 0, rnaCount = 0;
+      for (int64_t n = 0, p = 1; n <= 2 * frames; ++n, p *= 4)
+        rnntCount += p;
+      for (int64_t n = 0, p = 1; n <= frames; ++n, p *= 4)
+        rnaCount += p;
+      EXPECT_EQ((int64_t)rnnt.size(), rnntCount);
+      EXPECT_EQ((int64_t)rna.size(), rnaCount);
+      int64_t exact = 0;
+      for (const Hypothesis &h : rnnt)
+        if ((int64_t)h.labels.size() <= 2) {
+          EXPECT_NEAR(h.score, -h.rescored, 1e-4 * std::max(1.0, h.rescored));
+          ++exact;
+        }
+      EXPECT_GT(exact, 0);
+      for (const Hypothesis &h : rna)
+        EXPECT_NEAR(h.score, -h.rescored, 1e-4 * std::max(1.0, h.rescored));
+      for (const auto *list : {&rnnt, &rna})
+        for (size_t k = 1; k < list->size(); ++k)
+          EXPECT_GE((*list)[k - 1].score, (*list)[k].score);
+    }
+    expectMatchesReference(beamSource(512, 128), exe, inputs, got, 1e-4, 1e-5);
+  }
+}
+
+TEST(TransducerBeamSearchTest, NarrowBeamMatchesTheReference) {
+  Executable exe = compileOrDie(beamSource(4, 3), /*pack=*/false, "beam");
+  std::mt19937 rng(23);
+  for (uint32_t seed = 0; seed < 4; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Model m(seed + 40);
+    std::vector<std::vector<double>> utterances;
+    for (int64_t length : {5, 1, 0, 9, 3})
+      utterances.push_back(randomFrames(rng, length));
+    RunInputs inputs = batchOf(utterances, m);
+    RunResult got;
+    absl::Status status = exe.run(inputs, got);
+    ASSERT_TRUE(status.ok()) << status.message();
+    expectMatchesReference(beamSource(4, 3), exe, inputs, got, 1e-4, 1e-5);
+    // Full lists: at most the beam, the sequence without frames one empty
+    // hypothesis scoring 0.
+    std::vector<Hypothesis> none =
+        nBestOf(got, "result0", "result1", "result2", "K", "Y", 2);
+    ASSERT_EQ(none.size(), 1u);
+    EXPECT_TRUE(none[0].labels.empty());
+    EXPECT_EQ(none[0].score, 0.0);
+    EXPECT_EQ(nBestOf(got, "result0", "result1", "result2", "K", "Y", 3).size(),
+              4u);
+    EXPECT_EQ(nBestOf(got, "result3", "result4", "result5", "L", "Z", 3).size(),
+              3u);
+  }
+}
+
+TEST(TransducerBeamSearchTest, EachUtteranceAloneEqualsItInABatch) {
+  Executable exe = compileOrDie(beamSource(4, 3), /*pack=*/false, "beam");
+  Model m(12);
+  std::mt19937 rng(6);
+  std::vector<std::vector<double>> utterances;
+  for (int64_t length : {1, 17, 3, 0, 30, 2})
+    utterances.push_back(randomFrames(rng, length));
+  RunResult batch;
+  ASSERT_TRUE(exe.run(batchOf(utterances, m), batch).ok());
+  for (size_t b = 0; b < utterances.size(); ++b) {
+    SCOPED_TRACE("sequence " + std::to_string(b));
+    RunResult alone;
+    ASSERT_TRUE(exe.run(batchOf({utterances[b]}, m), alone).ok());
+    for (auto [labels, scores, rescored, k, y] :
+         {std::array<const char *, 5>{"result0", "result1", "result2", "K",
+                                      "Y"},
+          std::array<const char *, 5>{"result3", "result4", "result5", "L",
+                                      "Z"}}) {
+      std::vector<Hypothesis> together =
+          nBestOf(batch, labels, scores, rescored, k, y, b);
+      std::vector<Hypothesis> single =
+          nBestOf(alone, labels, scores, rescored, k, y, 0);
+      ASSERT_EQ(together.size(), single.size()) << labels;
+      for (size_t i = 0; i < single.size(); ++i) {
+        EXPECT_EQ(together[i].labels, single[i].labels) << labels;
+        EXPECT_TRUE(close(together[i].score, single[i].score, 1e-6)) << labels;
+      }
+    }
+  }
+}
+
+TEST(TransducerBeamSearchTest, RnaBeamOneIsGreedy) {
+  // With beam 1 the rna search keeps the best extension of one hypothesis
+  // per frame: the greedy decision (random real scores: no exact ties).
+  std::string source = std::string(kSource) + R"(
+nn.graph @one(%enc: !nn.tensor<[B, T, 3], f32>) -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), Y: seq(B) computed] {
+  %y, %s = nn.transducer_beam_search %enc predictor @pred joiner @joint topology rna blank 2 start 0 beam 1
+      : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return %y, %s : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+}
+)";
+  Executable exe = compileOrDie(source, /*pack=*/false, "one");
+  std::mt19937 rng(31);
+  for (uint32_t seed = 0; seed < 4; ++seed) {
+    Model m(seed + 60);
+    std::vector<std::vector<double>> utterances;
+    for (int64_t length : {6, 0, 11})
+      utterances.push_back(randomFrames(rng, length));
+    RunResult got;
+    ASSERT_TRUE(exe.run(batchOf(utterances, m), got).ok());
+    for (size_t b = 0; b < utterances.size(); ++b) {
+      Decoded want = plainGreedy(m, utterances[b], 2, 1);
+      EXPECT_EQ(hypothesis(got, "result0", "Y", b), want.labels);
+      EXPECT_NEAR(output(got, "result1").at(b), want.score,
+                  1e-4 * std::max(1.0, -want.score));
+    }
+  }
+}
+
+TEST(TransducerBeamSearchTest, SearchBeamOptionSetsTheBeam) {
+  // compile's searchBeam reaches nn.transducer_beam_search: beam 1 lists
+  // one hypothesis per sequence.
+  std::string source = std::string(kSource) + R"(
+nn.graph @nbest(%enc: !nn.tensor<[B, T, 3], f32>) -> (!nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>)
+    dims [B: batch, T: seq(B), K: seq(B) computed, H: batch = flatten(B, K), Y: seq(H) computed] {
+  %y, %s = nn.transducer_beam_search %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 beam 6 max_symbols 2
+      : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
+  nn.return %y, %s : !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
+}
+)";
+  CompileOptions options;
+  options.entry = "nbest";
+  options.searchBeam = 1;
+  Executable exe = compileOrDie(source, options);
+  Model m(3);
+  std::mt19937 rng(2);
+  RunResult got;
+  ASSERT_TRUE(
+      exe.run(batchOf({randomFrames(rng, 4), randomFrames(rng, 6)}, m), got)
+          .ok());
+  EXPECT_EQ(output(got, "lengths:K").data<int32_t>()[0], 1);
+  EXPECT_EQ(output(got, "lengths:K").data<int32_t>()[1], 1);
 }
 
 } // namespace

@@ -155,36 +155,53 @@ SmallVector<StringRef, 1> CtcBeamSearchOp::getProducedDims() {
 // TransducerGreedyDecodeOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult TransducerGreedyDecodeOp::verify() {
-  FailureOr<DimContext> context = DimContext::get(*this);
+/// The checks the transducer decoders share: padded `[B, T, D]` encoder
+/// frames, the hypotheses (`[B, Y]`, or with `allowNBest` the N-best
+/// layout `[B, K, Y]`) with scores of the encoder's element type, blank and
+/// start classes, and max_symbols for rnnt only.
+static LogicalResult verifyTransducerDecoder(Operation *op, Value encoder,
+                                             Value labels, Value score,
+                                             int64_t blank, int64_t start,
+                                             TransducerTopology topology,
+                                             std::optional<uint64_t> maxSymbols,
+                                             bool allowNBest = false) {
+  FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
   FailureOr<Positions> frames =
-      requirePaddedFrames(*this, *context, getEncoder(), "encoder");
-  if (failed(frames) ||
-      failed(requireOneFeatureAxis(*this, getEncoder(), "encoder")))
+      requirePaddedFrames(op, *context, encoder, "encoder");
+  if (failed(frames) || failed(requireOneFeatureAxis(op, encoder, "encoder")))
     return failure();
-  if (failed(verifyHypotheses(*this, *context, getLabels(), frames->batch,
-                              "labels")))
+  bool nBest = allowNBest && tensorOf(labels).getRank() == 3;
+  if (nBest ? failed(verifyNBest(op, *context, labels, frames->batch))
+            : failed(verifyHypotheses(op, *context, labels, frames->batch,
+                                      "labels")))
     return failure();
-  auto want = NNTensorType::get(tensorOf(getLabels()).getDims().take_front(1),
-                                tensorOf(getEncoder()).getElementType());
-  if (tensorOf(getScore()) != want)
-    return emitOpError() << "score must be " << want << ", got "
-                         << getScore().getType();
-  auto blank = static_cast<int64_t>(getBlank());
-  auto start = static_cast<int64_t>(getStart());
+  auto want =
+      NNTensorType::get(tensorOf(labels).getDims().take_front(nBest ? 2 : 1),
+                        tensorOf(encoder).getElementType());
+  if (tensorOf(score) != want)
+    return op->emitOpError()
+           << "score must be " << want << ", got " << score.getType();
   if (blank < 0 || start < 0)
-    return emitOpError() << "blank and start must be classes (at least 0), got "
-                         << blank << " and " << start;
-  bool rnnt = getTopology() == TransducerTopology::rnnt;
-  if (rnnt && !getMaxSymbols())
-    return emitOpError() << "topology rnnt needs max_symbols (the labels a "
-                            "frame may emit at most)";
-  if (!rnnt && getMaxSymbols())
-    return emitOpError() << "topology rna emits at most one label per frame; "
-                            "max_symbols is for rnnt";
+    return op->emitOpError()
+           << "blank and start must be classes (at least 0), got " << blank
+           << " and " << start;
+  bool rnnt = topology == TransducerTopology::rnnt;
+  if (rnnt && !maxSymbols)
+    return op->emitOpError() << "topology rnnt needs max_symbols (the labels "
+                                "a frame may emit at most)";
+  if (!rnnt && maxSymbols)
+    return op->emitOpError() << "topology rna emits at most one label per "
+                                "frame; max_symbols is for rnnt";
   return success();
+}
+
+LogicalResult TransducerGreedyDecodeOp::verify() {
+  return verifyTransducerDecoder(*this, getEncoder(), getLabels(), getScore(),
+                                 static_cast<int64_t>(getBlank()),
+                                 static_cast<int64_t>(getStart()),
+                                 getTopology(), getMaxSymbols());
 }
 
 /// The row batch of callee `graph`, whose role `role` names in
@@ -227,24 +244,32 @@ static FailureOr<StringRef> verifyRowCallee(Operation *op, GraphOp graph,
   return rows;
 }
 
-LogicalResult
-TransducerGreedyDecodeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+/// The callee checks of the transducer decoders: `predictor` and `joiner`
+/// name row-batch graphs of the conventions transducer_greedy_decode
+/// documents, for frames of `encoder` and class `blank`.
+static LogicalResult verifyTransducerCallees(Operation *op,
+                                             SymbolTableCollection &symbolTable,
+                                             FlatSymbolRefAttr predictorAttr,
+                                             FlatSymbolRefAttr joinerAttr,
+                                             Value encoderValue,
+                                             int64_t blank) {
+  auto emitOpError = [&]() { return op->emitOpError(); };
+  MLIRContext *context = op->getContext();
   auto predictor =
-      symbolTable.lookupNearestSymbolFrom<GraphOp>(*this, getPredictorAttr());
+      symbolTable.lookupNearestSymbolFrom<GraphOp>(op, predictorAttr);
   if (!predictor)
-    return emitOpError() << "predictor '" << getPredictor()
+    return emitOpError() << "predictor '" << predictorAttr.getValue()
                          << "' does not name an nn.graph";
-  auto joiner =
-      symbolTable.lookupNearestSymbolFrom<GraphOp>(*this, getJoinerAttr());
+  auto joiner = symbolTable.lookupNearestSymbolFrom<GraphOp>(op, joinerAttr);
   if (!joiner)
-    return emitOpError() << "joiner '" << getJoiner()
+    return emitOpError() << "joiner '" << joinerAttr.getValue()
                          << "' does not name an nn.graph";
-  NNTensorType encoder = tensorOf(getEncoder());
+  NNTensorType encoder = tensorOf(encoderValue);
   Type element = encoder.getElementType();
   int64_t width = featureSize(encoder);
 
   // The joiner: [S, D] -> [S, V], V covering the blank.
-  FailureOr<StringRef> rows = verifyRowCallee(*this, joiner, "joiner");
+  FailureOr<StringRef> rows = verifyRowCallee(op, joiner, "joiner");
   if (failed(rows))
     return failure();
   auto rowType = [&](StringRef s, ArrayRef<int64_t> features, Type type) {
@@ -252,7 +277,7 @@ TransducerGreedyDecodeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     SmallVector<int64_t> sizes{-1};
     names.append(features.size(), StringRef());
     llvm::append_range(sizes, features);
-    return NNTensorType::get(getContext(), names, sizes, type);
+    return NNTensorType::get(context, names, sizes, type);
   };
   NNTensorType joinerIn = rowType(*rows, {width}, element);
   if (joiner.getNumArguments() != 1 || joiner.getArgumentTypes()[0] != joinerIn)
@@ -268,19 +293,17 @@ TransducerGreedyDecodeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
                          << " must return one [" << *rows
                          << ", V] float tensor of logits";
   int64_t classes = featureSize(logits);
-  if (static_cast<int64_t>(getBlank()) >= classes)
-    return emitOpError() << "blank " << static_cast<int64_t>(getBlank())
-                         << " is not a class in [0, " << classes
-                         << ") of joiner @" << joiner.getSymName();
+  if (blank >= classes)
+    return emitOpError() << "blank " << blank << " is not a class in [0, "
+                         << classes << ") of joiner @" << joiner.getSymName();
 
   // The predictor: (y [S] i32, states...) -> ([S, D], states...).
-  rows = verifyRowCallee(*this, predictor, "predictor");
+  rows = verifyRowCallee(op, predictor, "predictor");
   if (failed(rows))
     return failure();
   ArrayRef<Type> in = predictor.getArgumentTypes();
   ArrayRef<Type> out = predictor.getResultTypes();
-  NNTensorType labelsIn =
-      rowType(*rows, {}, IntegerType::get(getContext(), 32));
+  NNTensorType labelsIn = rowType(*rows, {}, IntegerType::get(context, 32));
   if (in.empty() || in[0] != labelsIn)
     return emitOpError() << "predictor @" << predictor.getSymName()
                          << " must take the row labels " << labelsIn
@@ -308,10 +331,46 @@ TransducerGreedyDecodeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
   return success();
 }
 
+LogicalResult
+TransducerGreedyDecodeOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyTransducerCallees(*this, symbolTable, getPredictorAttr(),
+                                 getJoinerAttr(), getEncoder(),
+                                 static_cast<int64_t>(getBlank()));
+}
+
 SmallVector<StringRef, 1> TransducerGreedyDecodeOp::getProducedDims() {
   return {tensorOf(getLabels()).getDimName(1)};
 }
 
 SmallVector<FlatSymbolRefAttr, 2> TransducerGreedyDecodeOp::getCalleeGraphs() {
+  return {getPredictorAttr(), getJoinerAttr()};
+}
+
+//===----------------------------------------------------------------------===//
+// TransducerBeamSearchOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransducerBeamSearchOp::verify() {
+  return verifyTransducerDecoder(
+      *this, getEncoder(), getLabels(), getScore(),
+      static_cast<int64_t>(getBlank()), static_cast<int64_t>(getStart()),
+      getTopology(), getMaxSymbols(), /*allowNBest=*/true);
+}
+
+LogicalResult
+TransducerBeamSearchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  return verifyTransducerCallees(*this, symbolTable, getPredictorAttr(),
+                                 getJoinerAttr(), getEncoder(),
+                                 static_cast<int64_t>(getBlank()));
+}
+
+SmallVector<StringRef, 1> TransducerBeamSearchOp::getProducedDims() {
+  NNTensorType labels = tensorOf(getLabels());
+  if (labels.getRank() == 3)
+    return {labels.getDimName(1), labels.getDimName(2)};
+  return {labels.getDimName(1)};
+}
+
+SmallVector<FlatSymbolRefAttr, 2> TransducerBeamSearchOp::getCalleeGraphs() {
   return {getPredictorAttr(), getJoinerAttr()};
 }

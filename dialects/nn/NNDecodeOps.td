@@ -208,4 +208,84 @@ def NN_TransducerGreedyDecodeOp : NN_SequenceMixingOp<"transducer_greedy_decode"
   let hasVerifier = 1;
 }
 
+def NN_TransducerBeamSearchOp : NN_SequenceMixingOp<"transducer_beam_search", [
+    NN_BeamLayout, DeclareOpInterfaceMethods<NN_DimProducerOpInterface>,
+    DeclareOpInterfaceMethods<NN_GraphCalleeOpInterface>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "transducer beam search through predictor and joiner graphs";
+  let description = [{
+    Beam search of a transducer whose prediction and joint networks are
+    graphs of the module, called as `nn.transducer_greedy_decode` calls
+    them (the same callee conventions, checked the same way) on one row per
+    beam slot: `B · beam` rows. `encoder` is padded `[B, T, D]`; each
+    sequence runs over its own frames, and padded frames (NaN included) are
+    never read into a result. Scores are log-space f64 inside; each
+    hypothesis's predictor state follows its labels (it starts as zeros
+    after the `start` symbol), and `log p(c | t, y)` is the log-softmax of
+    the joiner's logits on `encoder[b, t] + pred(y)`.
+
+    * `topology rna` (frame-synchronous; no `max_symbols`): per frame each
+      hypothesis y extends by the blank (to y) or by each label c (to
+      y + c), scored score(y) + log p(c | t, y); extensions that spell the
+      same labels merge by log-sum-exp; the `beam` best survive.
+    * `topology rnnt` (time-synchronous, Saon et al. 2020; needs
+      `max_symbols` >= 1): per frame up to `max_symbols` + 1 rounds. In a
+      round each hypothesis's blank ends its frame: it joins the frame's
+      result set (equal labels merge by log-sum-exp); its labels form the
+      next round's hypotheses (merged, the `beam` best), except in the last
+      round, so a frame emits `max_symbols` labels at most. The next frame
+      starts from the `beam` best of the result set. With `max_symbols` at
+      least a hypothesis's length and a beam wide enough that nothing is
+      pruned, its score is the exact log P(y | x), `-transducer_loss`.
+
+    The order of hypotheses, everywhere: the higher score, then the
+    shorter, then the lexicographically smaller label sequence, so a
+    sequence's result never depends on its batch-mates. With `beam 1`,
+    `rna` is greedy decoding (when no two classes score exactly equal);
+    `rnnt` is not: it picks the best of the chain of best labels each
+    ending the frame with the blank.
+
+    Results, as `nn.ctc_beam_search` returns them: `labels` `[B, Y]` i32
+    over a `computed` dim `Y` (the best hypothesis) and `score` `[B]` (the
+    encoder's element type), or the N-best layout `[B, K, Y]` and `[B, K]`
+    with `K: seq(B) computed` and `Y: seq(H) computed` for
+    `H: batch = flatten(B, K)`, best first, at most `beam` per sequence. A
+    sequence without frames gets the empty hypothesis and 0; one whose
+    every path has probability 0 gets none (the best-only form: the empty
+    hypothesis and -inf).
+
+    ```mlir
+    // dims [B: batch, T: seq(B), K: seq(B) computed,
+    //       H: batch = flatten(B, K), Y: seq(H) computed]
+    %h, %hs = nn.transducer_beam_search %enc predictor @pred joiner @joint
+        topology rnnt blank 0 start 0 beam 4 max_symbols 3
+        : !nn.tensor<[B, T, 8], f32>
+        -> !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$encoder, FlatSymbolRefAttr:$predictor,
+                       FlatSymbolRefAttr:$joiner,
+                       NN_TransducerTopology:$topology, I64Attr:$blank,
+                       I64Attr:$start,
+                       ConfinedAttr<I64Attr, [IntMinValue<1>]>:$beam,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$max_symbols);
+  let results = (outs NN_IntegerTensor:$labels, NN_FloatTensor:$score);
+  let assemblyFormat = [{
+    $encoder `predictor` $predictor `joiner` $joiner `topology` $topology
+    `blank` $blank `start` $start `beam` $beam
+    (`max_symbols` $max_symbols^)? attr-dict `:` qualified(type($encoder))
+    `->` qualified(type($labels)) `,` qualified(type($score))
+  }];
+  let extraClassDeclaration = [{
+    /// Joiner rounds per frame at most: max_symbols + 1 for rnnt (the last
+    /// only ends hypotheses), 1 for rna.
+    int64_t getRoundsPerFrame() {
+      return getTopology() == ::mlir::nn::TransducerTopology::rnnt
+                 ? static_cast<int64_t>(getMaxSymbols().value_or(1)) + 1
+                 : 1;
+    }
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // NN_DECODE_OPS_TD

@@ -51,6 +51,51 @@ void nn_search_ctc_prefix_v1(const char *origin, int64_t scores,
                              int64_t labelLengths, int64_t hypothesisScores,
                              int64_t counts, int64_t extents);
 
+/// Transducer beam search (nn::runtime::transducerBeam*), driven one
+/// round at a time by compiled code that runs the networks. `topology` 0
+/// is rna, 1 rnnt (with `maxSymbols` ≥ 1). The workspace, `workspaceBytes`
+/// at address `workspace`, holds the whole search state between calls:
+/// the caller allocates it (this size; 0 for an invalid shape) and frees
+/// it, nothing else is allocated across calls.
+int64_t nn_search_transducer_workspace_bytes_v1(int64_t batch, int32_t beam,
+                                                int64_t capacity,
+                                                int32_t topology,
+                                                int32_t maxSymbols);
+
+/// Starts a search in the workspace: every sequence holds the empty
+/// hypothesis in slot 0.
+void nn_search_transducer_start_v1(const char *origin, int64_t workspace,
+                                   int64_t workspaceBytes, int64_t batch,
+                                   int32_t beam, int64_t capacity,
+                                   int32_t topology, int32_t maxSymbols);
+
+/// One round of frame `frame`: log-probabilities of `scoreBits`-bit floats,
+/// slot row r's class c at element r·rowStride + c·classStride (rows:
+/// batch·beam); `lengths` i32 [batch]. Writes i32 [batch·beam] `parents`
+/// and `labels` (-1: none) and i32 `anyLabel`.
+void nn_search_transducer_step_v1(const char *origin, int64_t workspace,
+                                  int64_t workspaceBytes, int64_t logProbs,
+                                  int32_t scoreBits, int64_t vocab,
+                                  int64_t rowStride, int64_t classStride,
+                                  int32_t blank, int64_t lengths, int64_t frame,
+                                  int32_t round, int64_t parents,
+                                  int64_t labels, int64_t anyLabel);
+
+/// rnnt, after a frame's rounds: i32 [batch·beam] `parents` index the
+/// rows stashed per round ([rounds·batch·beam]).
+void nn_search_transducer_end_frame_v1(const char *origin, int64_t workspace,
+                                       int64_t workspaceBytes, int64_t lengths,
+                                       int64_t frame, int64_t parents);
+
+/// The N-best lists, laid out as nn_search_ctc_prefix_v1 writes them
+/// (labels [batch, beam, labelCapacity], labelLengths and
+/// hypothesisScores [batch, beam], counts [batch]).
+void nn_search_transducer_finish_v1(const char *origin, int64_t workspace,
+                                    int64_t workspaceBytes, int32_t scoreBits,
+                                    int64_t labels, int64_t labelCapacity,
+                                    int64_t labelLengths,
+                                    int64_t hypothesisScores, int64_t counts);
+
 // NOLINTEND(readability-identifier-naming)
 }
 

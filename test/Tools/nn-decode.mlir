@@ -104,7 +104,7 @@
 // RUN: %python -c "import json, sys; a = [json.loads(l) for l in open(sys.argv[1])][:-1]; b = [json.loads(l) for l in open(sys.argv[2])][:-1]; assert len(a) == len(b) == 6; assert any(abs(x['score'] - y['score']) > 1e-6 for x, y in zip(a, b)), 'beam 8 scored like beam 1'; print('beam 8 scores differ')" %t/sum1.jsonl %t/sum8.jsonl | FileCheck %s --check-prefix=WIDER
 // WIDER: beam 8 scores differ
 // RUN: not nn-decode %s --entry greedy --beam 4 --params %t/params.npz --data %t/with-greedy.npz 2>&1 | FileCheck %s --check-prefix=NO-SEARCH
-// NO-SEARCH: nn-decode: a search beam is given, but graph @greedy runs no beam search (nn.ctc_beam_search)
+// NO-SEARCH: nn-decode: a search beam is given, but graph @greedy runs no beam search (nn.ctc_beam_search, nn.transducer_beam_search)
 // RUN: not nn-decode %s --entry beam1 --beam 0 --params %t/params.npz --data %t/with-greedy.npz 2>&1 | FileCheck %s --check-prefix=BEAM-ZERO
 // BEAM-ZERO: nn-decode: --beam must be at least 1
 

@@ -1,8 +1,10 @@
 //===- TransducerDecode.cpp - reference transducer decoding ---------------===//
 //
-// Written from the description of nn.transducer_greedy_decode, sharing
-// nothing with the lowering: one sequence at a time, one row per callee
-// call, the callee graphs evaluated by the reference's own graph walker.
+// Written from the descriptions of nn.transducer_greedy_decode and
+// nn.transducer_beam_search, sharing nothing with the lowering or the
+// runtime's search: one sequence at a time, one row per callee call, the
+// callee graphs evaluated by the reference's own graph walker, hypotheses
+// kept in std::maps keyed by their labels.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,8 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 using namespace nn::reference;
 
@@ -93,6 +97,252 @@ absl::Status evalTransducerGreedyDecodeOp(Frame &f,
   return absl::OkStatus();
 }
 
+/// A hypothesis of the reference beam search: its score and the
+/// predictor's output and states after its labels.
+struct Beam {
+  double score = 0;
+  std::vector<Array> predicted;
+};
+using Beams = std::map<std::vector<int64_t>, Beam>;
+
+double logSum(double a, double b) {
+  if (a == -kInf)
+    return b;
+  if (b == -kInf)
+    return a;
+  double m = std::max(a, b);
+  return m + std::log(std::exp(a - m) + std::exp(b - m));
+}
+
+/// The `beam` best of `all`: higher score, then shorter, then
+/// lexicographically smaller labels; -inf scores dropped.
+std::vector<std::vector<int64_t>> bestOf(const Beams &all, int64_t beam) {
+  std::vector<std::vector<int64_t>> keys;
+  for (const auto &[labels, hypothesis] : all)
+    if (hypothesis.score > -kInf)
+      keys.push_back(labels);
+  std::stable_sort(keys.begin(), keys.end(), [&](const auto &a, const auto &b) {
+    double sa = all.at(a).score, sb = all.at(b).score;
+    if (sa != sb)
+      return sa > sb;
+    return a.size() < b.size(); // the map order is lexicographic
+  });
+  if ((int64_t)keys.size() > beam)
+    keys.resize(beam);
+  return keys;
+}
+
+/// Beam search of each sequence on its own, as the description of
+/// nn.transducer_beam_search states it: rna frame-synchronous, rnnt
+/// time-synchronous with max_symbols + 1 rounds per frame.
+absl::Status evalTransducerBeamSearchOp(Frame &f, ir::TransducerBeamSearchOp op,
+                                        const RowGraphRunner &runRows) {
+  ir::NNTensorType encoderType = typeOf(op.getEncoder());
+  const Array &encoder = f.operand(op, 0);
+  const std::vector<int64_t> &frames =
+      f.lengths.at(encoderType.getDimName(1).str());
+  int64_t batch = frames.size(), padded = encoder.shape[1],
+          width = encoder.shape[2];
+  int64_t blank = op.getBlank(), start = op.getStart();
+  auto beam = static_cast<int64_t>(op.getBeam());
+  bool rnnt = op.getTopology() == ir::TransducerTopology::rnnt;
+  int64_t maxSymbols = rnnt ? static_cast<int64_t>(*op.getMaxSymbols()) : 0;
+  mlir::SymbolTable symbols(op->getParentOfType<mlir::ModuleOp>());
+  auto predictor = symbols.lookup<ir::GraphOp>(op.getPredictor());
+
+  // The predictor after `label` from `from`'s states.
+  auto advance = [&](const std::vector<Array> &from, int64_t label,
+                     std::vector<Array> &out) {
+    std::vector<Array> step{zeros({1})};
+    step[0].data[0] = (double)label;
+    step.insert(step.end(), from.begin() + 1, from.end());
+    return runRows(op.getPredictor(), 1, step, out);
+  };
+  // log p(c | t, y) for every class.
+  auto logProbs = [&](int64_t b, int64_t t, const Beam &h,
+                      std::vector<double> &out) -> absl::Status {
+    Array joined = zeros({1, width});
+    for (int64_t d = 0; d < width; ++d)
+      joined.data[d] =
+          encoder.data[(b * padded + t) * width + d] + h.predicted[0].data[d];
+    std::vector<Array> logits;
+    if (absl::Status s = runRows(op.getJoiner(), 1, {joined}, logits); !s.ok())
+      return s;
+    out = logits[0].data;
+    double top = -kInf;
+    for (double z : out)
+      top = std::max(top, z);
+    double sum = 0;
+    for (double z : out)
+      sum += std::exp(z - top);
+    for (double &z : out)
+      z = std::isnan(z) ? -kInf : z - top - std::log(sum);
+    return absl::OkStatus();
+  };
+
+  std::vector<std::vector<std::pair<std::vector<int64_t>, double>>> lists(
+      batch);
+  for (int64_t b = 0; b < batch; ++b) {
+    Beam empty;
+    std::vector<Array> initial{zeros({1})};
+    initial[0].data[0] = (double)start;
+    for (mlir::Type type : predictor.getArgumentTypes().drop_front()) {
+      auto state = mlir::cast<ir::NNTensorType>(type);
+      std::vector<int64_t> shape{1};
+      for (unsigned i = 1; i < state.getRank(); ++i)
+        shape.push_back(state.getStaticSize(i));
+      initial.push_back(zeros(shape));
+    }
+    if (absl::Status s =
+            runRows(op.getPredictor(), 1, initial, empty.predicted);
+        !s.ok())
+      return s;
+    Beams current{{{}, empty}};
+    for (int64_t t = 0; t < frames[b]; ++t) {
+      // Candidates: labels -> (score, the hypothesis extended, label or -1).
+      struct Candidate {
+        double score = -kInf;
+        std::vector<int64_t> parent;
+        int64_t label = -1;
+        bool set = false;
+      };
+      if (!rnnt) {
+        std::map<std::vector<int64_t>, Candidate> next;
+        for (const auto &[labels, h] : current) {
+          std::vector<double> x;
+          if (absl::Status s = logProbs(b, t, h, x); !s.ok())
+            return s;
+          for (int64_t c = 0; c < (int64_t)x.size(); ++c) {
+            std::vector<int64_t> y = labels;
+            if (c != blank)
+              y.push_back(c);
+            Candidate &into = next[y];
+            into.score = logSum(into.score, h.score + x[c]);
+            // Any contributor's predictor state is the state after y;
+            // prefer the one already computed (the blank's).
+            if (!into.set || c == blank) {
+              into.parent = labels;
+              into.label = c == blank ? -1 : c;
+              into.set = true;
+            }
+          }
+        }
+        Beams scored;
+        for (const auto &[labels, c] : next)
+          scored[labels].score = c.score;
+        Beams kept;
+        for (const auto &labels : bestOf(scored, beam)) {
+          const Candidate &c = next.at(labels);
+          Beam h;
+          h.score = c.score;
+          if (c.label < 0)
+            h.predicted = current.at(c.parent).predicted;
+          else if (absl::Status s = advance(current.at(c.parent).predicted,
+                                            c.label, h.predicted);
+                   !s.ok())
+            return s;
+          kept[labels] = h;
+        }
+        current = kept;
+        continue;
+      }
+      // rnnt: the frame's result set, and rounds of label expansions.
+      Beams ended;
+      Beams round = current;
+      for (int64_t r = 0; r <= maxSymbols && !round.empty(); ++r) {
+        Beams expanded;
+        std::map<std::vector<int64_t>, Candidate> origin;
+        for (const auto &[labels, h] : round) {
+          std::vector<double> x;
+          if (absl::Status s = logProbs(b, t, h, x); !s.ok())
+            return s;
+          double score = h.score + x[blank];
+          auto found = ended.find(labels);
+          if (found != ended.end())
+            found->second.score = logSum(found->second.score, score);
+          else if (score > -kInf)
+            ended[labels] = {score, h.predicted};
+          if (r == maxSymbols)
+            continue;
+          for (int64_t c = 0; c < (int64_t)x.size(); ++c) {
+            if (c == blank)
+              continue;
+            std::vector<int64_t> y = labels;
+            y.push_back(c);
+            expanded[y].score = logSum(
+                expanded.count(y) ? expanded[y].score : -kInf, h.score + x[c]);
+            origin[y] = {0, labels, c, true};
+          }
+        }
+        Beams next;
+        for (const auto &labels : bestOf(expanded, beam)) {
+          Beam h;
+          h.score = expanded.at(labels).score;
+          const Candidate &c = origin.at(labels);
+          if (absl::Status s =
+                  advance(round.at(c.parent).predicted, c.label, h.predicted);
+              !s.ok())
+            return s;
+          next[labels] = h;
+        }
+        round = next;
+      }
+      Beams kept;
+      for (const auto &labels : bestOf(ended, beam))
+        kept[labels] = ended.at(labels);
+      current = kept;
+    }
+    for (const auto &labels : bestOf(current, beam))
+      lists[b].push_back({labels, current.at(labels).score});
+  }
+
+  ir::NNTensorType labelsType = typeOf(op.getLabels());
+  if (labelsType.getRank() == 2) {
+    // The best of each list; the empty hypothesis and -inf without one.
+    std::vector<std::vector<int64_t>> hypotheses(batch);
+    Array score = zeros({batch});
+    for (int64_t b = 0; b < batch; ++b) {
+      score.data[b] = lists[b].empty() ? -kInf : lists[b].front().second;
+      if (!lists[b].empty())
+        hypotheses[b] = lists[b].front().first;
+    }
+    setHypotheses(f, op, labelsType.getDimName(1).str(), hypotheses);
+    f.setResult(op, score, 1);
+    return absl::OkStatus();
+  }
+  // N-best: K counts each list, H = flatten(B, K) follows, Y holds each
+  // hypothesis's length at its flat entry.
+  std::string beamDim = labelsType.getDimName(1).str();
+  std::string labelDim = labelsType.getDimName(2).str();
+  int64_t longestList = 1, longest = 1;
+  std::vector<int64_t> counts, hypothesisLengths;
+  for (const auto &list : lists) {
+    counts.push_back(list.size());
+    longestList = std::max<int64_t>(longestList, list.size());
+    for (const auto &[labels, value] : list) {
+      hypothesisLengths.push_back(labels.size());
+      longest = std::max<int64_t>(longest, labels.size());
+    }
+  }
+  f.sizes[beamDim] = longestList;
+  f.lengths[beamDim] = counts;
+  f.deriveDims();
+  f.sizes[labelDim] = longest;
+  f.lengths[labelDim] = hypothesisLengths;
+  f.deriveDims();
+  Array labels = zeros({batch, longestList, longest});
+  Array score = zeros({batch, longestList});
+  for (int64_t b = 0; b < batch; ++b)
+    for (size_t k = 0; k < lists[b].size(); ++k) {
+      score.data[b * longestList + k] = lists[b][k].second;
+      for (size_t u = 0; u < lists[b][k].first.size(); ++u)
+        labels.data[(b * longestList + k) * longest + u] = lists[b][k].first[u];
+    }
+  f.setResult(op, labels, 0);
+  f.setResult(op, score, 1);
+  return absl::OkStatus();
+}
+
 } // namespace
 
 bool nn::reference::evaluateCalleeDecodeOp(Frame &f, Operation *op,
@@ -100,6 +350,10 @@ bool nn::reference::evaluateCalleeDecodeOp(Frame &f, Operation *op,
                                            absl::Status &status) {
   if (auto decode = mlir::dyn_cast<ir::TransducerGreedyDecodeOp>(op)) {
     status = evalTransducerGreedyDecodeOp(f, decode, runRows);
+    return true;
+  }
+  if (auto search = mlir::dyn_cast<ir::TransducerBeamSearchOp>(op)) {
+    status = evalTransducerBeamSearchOp(f, search, runRows);
     return true;
   }
   return false;
