@@ -178,6 +178,22 @@ absl::Status Evaluator::run(ir::GraphOp graph, std::vector<Array> arguments,
                llvm::zip(call.getResults(), calleeResults))
             f.values[result] = array;
         })
+        .Case([&](ir::CtcBeamSearchOp search) {
+          // Its language model, if any, runs on one row per prefix.
+          RowGraphRunner runRows =
+              [&](llvm::StringRef name, int64_t rows, std::vector<Array> args,
+                  std::vector<Array> &out) -> absl::Status {
+            auto callee = symbols.lookup<ir::GraphOp>(name);
+            ir::DimTable calleeTable(callee.getDims());
+            std::map<std::string, int64_t> calleeSizes{
+                {calleeTable.getDecls().front().getName().str(), rows}};
+            out.clear();
+            LossList none;
+            return run(callee, std::move(args), calleeSizes, {}, parameters,
+                       out, none);
+          };
+          status = evaluateCtcBeamSearchOp(f, search, runRows);
+        })
         .Case([&](ir::TransducerGreedyDecodeOp decode) {
           RowGraphRunner runRows =
               [&](llvm::StringRef name, int64_t rows, std::vector<Array> args,
