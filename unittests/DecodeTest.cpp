@@ -654,14 +654,17 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
 )";
 
 TEST(CtcLmFusionTest, MatchesTheReferenceEvaluator) {
-  Executable exe = compileOrDie(kLmSource, /*pack=*/false);
-  for (uint32_t seed : {3u, 4u}) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    RunInputs inputs =
-        makeInputs(exe.manifest(), seed, LengthPattern::WithEmpty, 5, 9, kNaN);
-    RunResult got;
-    ASSERT_TRUE(exe.run(inputs, got).ok());
-    expectMatchesReference(kLmSource, exe, inputs, got, 1e-4, 1e-5);
+  for (bool pack : {false, true}) {
+    SCOPED_TRACE("pack " + std::to_string(pack));
+    Executable exe = compileOrDie(kLmSource, pack);
+    for (uint32_t seed : {3u, 4u}) {
+      SCOPED_TRACE("seed " + std::to_string(seed));
+      RunInputs inputs = makeInputs(exe.manifest(), seed,
+                                    LengthPattern::WithEmpty, 5, 9, kNaN);
+      RunResult got;
+      ASSERT_TRUE(exe.run(inputs, got).ok());
+      expectMatchesReference(kLmSource, exe, inputs, got, 1e-4, 1e-5);
+    }
   }
 }
 
