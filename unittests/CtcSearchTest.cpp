@@ -869,6 +869,385 @@ TEST(CtcSearchTest, CEntryPointMatchesTheCppApi) {
   }
 }
 
+/// A bigram language model over `vocab` classes with class 0 the blank:
+/// row `previous` (0 at the start) holds log p(c | previous) for c ≥ 1 and
+/// log p(end | previous) in column 0, so a step-wise search reads the end
+/// score from the blank's column.
+class TableBigram : public CtcLabelScorer {
+public:
+  TableBigram(std::mt19937_64 &rng, int vocab)
+      : vocab(vocab), table(vocab * vocab) {
+    for (int p = 0; p < vocab; ++p) {
+      double total = 0;
+      for (int c = 0; c < vocab; ++c)
+        total += (table[p * vocab + c] = 0.2 + uniform(rng));
+      for (int c = 0; c < vocab; ++c)
+        table[p * vocab + c] = std::log(table[p * vocab + c] / total);
+    }
+  }
+  const double *row(int32_t previous) const { return &table[previous * vocab]; }
+  void scoreNext(int64_t, const int32_t *prefix, int64_t length,
+                 double *logProbs) override {
+    std::copy_n(row(length ? prefix[length - 1] : 0), vocab, logProbs);
+  }
+  double scoreEnd(int64_t, const int32_t *prefix, int64_t length) override {
+    return row(length ? prefix[length - 1] : 0)[0];
+  }
+  int vocab;
+  std::vector<double> table;
+};
+
+/// What compiled code does around a step-wise search: each slot's
+/// language-model state (here the last label; 0 at the start) and output
+/// row, gathered by parent after every frame and advanced where a label
+/// was appended. `step` and `finish` run one frame and the end.
+struct StepDriver {
+  int64_t batch, beam, vocab;
+  const TableBigram *lm;
+  std::vector<int32_t> state, parents, appended;
+  std::vector<double> rows;
+  int32_t newLabels = -1;
+
+  StepDriver(int64_t batch, int64_t beam, int64_t vocab, const TableBigram *lm)
+      : batch(batch), beam(beam), vocab(vocab), lm(lm), state(batch * beam, 0),
+        parents(batch * beam, -7), appended(batch * beam, -7),
+        rows(batch * beam * vocab) {
+    fillRows();
+  }
+  CtcLmRows lmRows() const {
+    CtcLmRows view;
+    if (lm) {
+      view.data = rows.data();
+      view.type = ScoreType::f64;
+      view.rowStride = vocab;
+    }
+    return view;
+  }
+  CtcStepBuffers buffers() {
+    return CtcStepBuffers{parents.data(), appended.data(), &newLabels};
+  }
+  /// After a step: the gather by parent, and the language model on the
+  /// slots that appended a label. Checks the step's outputs on the way.
+  void advance() {
+    std::vector<int32_t> next(state.size());
+    int32_t appendedCount = 0;
+    for (int64_t b = 0; b < batch; ++b) {
+      for (int64_t k = 0; k < beam; ++k) {
+        int64_t s = b * beam + k;
+        ASSERT_GE(parents[s], 0);
+        ASSERT_LT(parents[s], beam);
+        ASSERT_GE(appended[s], -1);
+        ASSERT_LT(appended[s], vocab);
+        next[s] = appended[s] >= 0 ? appended[s] : state[b * beam + parents[s]];
+        appendedCount += appended[s] >= 0;
+      }
+    }
+    EXPECT_EQ(newLabels, appendedCount);
+    state.swap(next);
+    fillRows();
+  }
+  void fillRows() {
+    if (!lm)
+      return;
+    for (size_t s = 0; s < state.size(); ++s)
+      std::copy_n(lm->row(state[s]), vocab, &rows[s * vocab]);
+  }
+};
+
+/// The step-wise search of `scores` (frames 0 .. capacity-1) through the
+/// C++ API, as compiled code drives it.
+std::vector<std::vector<CtcHypothesis>>
+stepSearch(const CtcScores &scores, const CtcBeamOptions &options,
+           const TableBigram *lm, int32_t endClass, int64_t capacity) {
+  int64_t batch = scores.batch, beam = options.beam;
+  int64_t bytes = ctcStepWorkspaceBytes(batch, beam, capacity);
+  EXPECT_GT(bytes, 0);
+  std::vector<uint64_t> workspace((bytes + 7) / 8, 0xabababababababab);
+  EXPECT_TRUE(
+      ctcStepBegin(workspace.data(), bytes, batch, options.beam, capacity)
+          .ok());
+  StepDriver driver(batch, beam, scores.vocab, lm);
+  for (int64_t t = 0; t < capacity; ++t) {
+    absl::Status status = ctcStepFrame(workspace.data(), bytes, scores, options,
+                                       t, driver.lmRows(), driver.buffers());
+    EXPECT_TRUE(status.ok()) << status;
+    if (!status.ok())
+      return {};
+    driver.advance();
+  }
+  int64_t labelCapacity = std::max<int64_t>(capacity, 1);
+  std::vector<int32_t> labels(batch * beam * labelCapacity),
+      lengths(batch * beam), counts(batch);
+  std::vector<double> hypothesisScores(batch * beam);
+  CtcNBestBuffers output{labels.data(),  labelCapacity,
+                         lengths.data(), hypothesisScores.data(),
+                         ScoreType::f64, counts.data()};
+  absl::Status status = ctcStepFinish(workspace.data(), bytes, scores, options,
+                                      driver.lmRows(), endClass, output);
+  EXPECT_TRUE(status.ok()) << status;
+  std::vector<std::vector<CtcHypothesis>> result(batch);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t k = 0; k < counts[b]; ++k) {
+      int64_t row = b * beam + k;
+      const int32_t *first = &labels[row * labelCapacity];
+      result[b].push_back(CtcHypothesis{Labels(first, first + lengths[row]),
+                                        hypothesisScores[row]});
+    }
+  return result;
+}
+
+TEST(CtcSearchTest, StepwiseSearchIsTheSearchWithAScorer) {
+  std::mt19937_64 rng(21);
+  const int vocab = 6;
+  TableBigram lm(rng, vocab);
+  std::vector<std::vector<double>> sequences;
+  for (int frames : {0, 1, 14, 3, 9, 6})
+    sequences.push_back(roundedToFloat(randomLogProbs(rng, frames, vocab)));
+  PaddedBatch batch = paddedBatch(sequences, vocab);
+  int64_t size = static_cast<int64_t>(sequences.size());
+  CtcScores scores = CtcScores::padded(batch.scores.data(), size, batch.frames,
+                                       vocab, batch.lengths.data());
+  for (CtcMerge merge : {CtcMerge::sum, CtcMerge::max})
+    for (int32_t endClass : {-1, 0})
+      for (int threads : {1, 3}) {
+        SCOPED_TRACE(testing::Message()
+                     << "merge " << static_cast<int>(merge) << " end "
+                     << endClass << " threads " << threads);
+        CtcBeamOptions options;
+        options.beam = 4;
+        options.merge = merge;
+        options.tokenBeam = 4;
+        options.scoreBeam = 12;
+        options.lengthBonus = 0.25;
+        options.scorerWeight = 0.6;
+        options.threads = threads;
+        auto stepped = stepSearch(scores, options, &lm, endClass, batch.frames);
+        options.scorer = &lm;
+        options.scoreEnd = endClass >= 0;
+        auto whole = beamSearch(scores, options);
+        ASSERT_EQ(stepped.size(), whole.size());
+        for (int64_t b = 0; b < size; ++b) {
+          SCOPED_TRACE(testing::Message() << "sequence " << b);
+          expectSame(stepped[b], whole[b]);
+        }
+      }
+}
+
+TEST(CtcSearchTest, StepwiseSearchWithoutLanguageModelIsTheSearch) {
+  std::mt19937_64 rng(22);
+  const int vocab = 5;
+  TableBigram lm(rng, vocab);
+  std::vector<std::vector<double>> sequences;
+  for (int frames : {11, 0, 4, 7})
+    sequences.push_back(roundedToFloat(randomLogProbs(rng, frames, vocab)));
+  PaddedBatch batch = paddedBatch(sequences, vocab);
+  CtcScores scores =
+      CtcScores::padded(batch.scores.data(), sequences.size(), batch.frames,
+                        vocab, batch.lengths.data());
+  CtcBeamOptions options;
+  options.beam = 3;
+  auto plain = beamSearch(scores, options);
+  // No rows, and rows at weight 0 (with an end class): both the plain
+  // search, bit for bit.
+  auto noLm = stepSearch(scores, options, nullptr, 0, batch.frames);
+  auto weightZero = stepSearch(scores, options, &lm, 0, batch.frames);
+  ASSERT_EQ(noLm.size(), plain.size());
+  ASSERT_EQ(weightZero.size(), plain.size());
+  for (size_t b = 0; b < plain.size(); ++b) {
+    SCOPED_TRACE(testing::Message() << "sequence " << b);
+    expectSame(noLm[b], plain[b]);
+    expectSame(weightZero[b], plain[b]);
+  }
+}
+
+TEST(CtcSearchTest, StepwiseFusionMatchesEnumeration) {
+  std::mt19937_64 rng(23);
+  const int vocab = 4, frames = 5;
+  TableBigram lm(rng, vocab);
+  std::vector<double> x = randomLogProbs(rng, frames, vocab);
+  auto acoustic = enumerateLabelSequences(x, frames, vocab, 0, true);
+  const double weight = 0.8, bonus = -0.1;
+  std::map<Labels, double> reference;
+  for (const auto &[labels, score] : acoustic) {
+    // log P_ctc(y) + λ (Σ log p(y_i | y_{i-1}) + log p(end | y_last)) + β|y|.
+    double sentence = 0;
+    int32_t previous = 0;
+    for (int32_t label : labels) {
+      sentence += lm.table[previous * vocab + label];
+      previous = label;
+    }
+    sentence += lm.table[previous * vocab + 0];
+    reference[labels] = score + weight * sentence + bonus * labels.size();
+  }
+  CtcBeamOptions options;
+  options.beam = static_cast<int32_t>(reference.size());
+  options.scorerWeight = weight;
+  options.lengthBonus = bonus;
+  int32_t length = frames;
+  auto result =
+      stepSearch(CtcScores::padded(x.data(), 1, frames, vocab, &length),
+                 options, &lm, 0, frames);
+  ASSERT_EQ(result.size(), 1u);
+  expectMatchesReference(result[0], reference);
+}
+
+TEST(CtcSearchTest, StepwiseSequenceDecodesAloneAsInAnyBatch) {
+  std::mt19937_64 rng(24);
+  const int vocab = 6;
+  TableBigram lm(rng, vocab);
+  std::vector<std::vector<double>> sequences;
+  for (int frames : {0, 13, 2, 30, 5})
+    sequences.push_back(roundedToFloat(randomLogProbs(rng, frames, vocab)));
+  PaddedBatch padded = paddedBatch(sequences, vocab);
+  std::vector<float> dense;
+  for (const auto &x : sequences)
+    for (double v : x)
+      dense.push_back(static_cast<float>(v));
+  std::vector<int64_t> offsets =
+      packedOffsets(padded.lengths.data(), sequences.size());
+  CtcBeamOptions options;
+  options.beam = 5;
+  options.scorerWeight = 0.5;
+  options.tokenThreshold = 6;
+  auto fromPadded =
+      stepSearch(CtcScores::padded(padded.scores.data(), sequences.size(),
+                                   padded.frames, vocab, padded.lengths.data()),
+                 options, &lm, 0, padded.frames);
+  // Packed, with a longer workspace than needed.
+  auto fromPacked =
+      stepSearch(CtcScores::packed(dense.data(), dense.size() / vocab, vocab,
+                                   sequences.size(), padded.lengths.data(),
+                                   offsets.data()),
+                 options, &lm, 0, padded.frames + 3);
+  ASSERT_EQ(fromPadded.size(), sequences.size());
+  ASSERT_EQ(fromPacked.size(), sequences.size());
+  for (size_t b = 0; b < sequences.size(); ++b) {
+    SCOPED_TRACE(testing::Message() << "sequence " << b);
+    std::vector<float> alone(sequences[b].begin(), sequences[b].end());
+    int32_t length = padded.lengths[b];
+    auto single =
+        stepSearch(CtcScores::padded(alone.data(), 1, length, vocab, &length),
+                   options, &lm, 0, length);
+    ASSERT_EQ(single.size(), 1u);
+    expectSame(fromPadded[b], single[0]);
+    expectSame(fromPacked[b], single[0]);
+  }
+}
+
+TEST(CtcSearchTest, StepEntryPointsMatchTheCppApi) {
+  std::mt19937_64 rng(25);
+  const int vocab = 5, beam = 3;
+  TableBigram lm(rng, vocab);
+  std::vector<std::vector<double>> sequences;
+  for (int frames : {8, 0, 5})
+    sequences.push_back(roundedToFloat(randomLogProbs(rng, frames, vocab)));
+  PaddedBatch batch = paddedBatch(sequences, vocab);
+  int64_t size = static_cast<int64_t>(sequences.size());
+  CtcScores view = CtcScores::padded(batch.scores.data(), size, batch.frames,
+                                     vocab, batch.lengths.data());
+  CtcBeamOptions options;
+  options.beam = beam;
+  options.merge = CtcMerge::max;
+  options.lengthBonus = 0.5;
+  options.scorerWeight = 0.3;
+  auto expected = stepSearch(view, options, &lm, 0, batch.frames);
+
+  auto address = [](const void *p) {
+    return static_cast<int64_t>(reinterpret_cast<intptr_t>(p));
+  };
+  int64_t bytes = nn_search_ctc_workspace_bytes_v1(size, beam, batch.frames);
+  EXPECT_EQ(bytes, ctcStepWorkspaceBytes(size, beam, batch.frames));
+  EXPECT_EQ(nn_search_ctc_workspace_bytes_v1(size, 0, batch.frames), -1);
+  std::vector<uint64_t> workspace((bytes + 7) / 8);
+  nn_search_ctc_begin_v1("test", address(workspace.data()), bytes, size, beam,
+                         batch.frames);
+  StepDriver driver(size, beam, vocab, &lm);
+  for (int64_t t = 0; t < batch.frames; ++t) {
+    nn_search_ctc_step_v1(
+        "test", address(workspace.data()), bytes, address(batch.scores.data()),
+        32, size, batch.frames, vocab, address(batch.lengths.data()), 0,
+        batch.frames * vocab, vocab, 1, 0, beam, 1, 0, kInf, kInf, 0.5,
+        address(driver.rows.data()), 64, vocab, 1, 0.3, t,
+        address(driver.parents.data()), address(driver.appended.data()),
+        address(&driver.newLabels));
+    driver.advance();
+  }
+  const int64_t capacity = batch.frames;
+  std::vector<int32_t> labels(size * beam * capacity, -7),
+      labelLengths(size * beam, -7), counts(size, -7);
+  std::vector<float> scores(size * beam);
+  int64_t extents[2] = {-7, -7};
+  nn_search_ctc_finish_v1(
+      "test", address(workspace.data()), bytes, address(batch.scores.data()),
+      32, size, batch.frames, vocab, address(batch.lengths.data()), 0,
+      batch.frames * vocab, vocab, 1, 0, beam, 1, 0, kInf, kInf, 0.5,
+      address(driver.rows.data()), 64, vocab, 1, 0.3, 0, address(labels.data()),
+      capacity, address(labelLengths.data()), address(scores.data()),
+      address(counts.data()), address(extents));
+  int64_t mostHypotheses = 0, mostLabels = 0;
+  for (int64_t b = 0; b < size; ++b) {
+    SCOPED_TRACE(testing::Message() << "sequence " << b);
+    ASSERT_EQ(counts[b], static_cast<int32_t>(expected[b].size()));
+    mostHypotheses = std::max<int64_t>(mostHypotheses, counts[b]);
+    for (int k = 0; k < counts[b]; ++k) {
+      int64_t row = b * beam + k;
+      const int32_t *first = &labels[row * capacity];
+      EXPECT_EQ(Labels(first, first + labelLengths[row]),
+                expected[b][k].labels);
+      EXPECT_EQ(scores[row], static_cast<float>(expected[b][k].score));
+      mostLabels = std::max<int64_t>(mostLabels, labelLengths[row]);
+    }
+  }
+  EXPECT_EQ(extents[0], mostHypotheses);
+  EXPECT_EQ(extents[1], mostLabels);
+}
+
+TEST(CtcSearchTest, StepwiseSearchRejectsMisuse) {
+  std::vector<float> x(2 * 3 * 4, -1.0f);
+  int32_t lengths[] = {3, 2};
+  CtcScores scores = CtcScores::padded(x.data(), 2, 3, 4, lengths);
+  CtcBeamOptions options;
+  options.beam = 2;
+  int64_t bytes = ctcStepWorkspaceBytes(2, 2, 3);
+  ASSERT_GT(bytes, 0);
+  std::vector<uint64_t> workspace((bytes + 7) / 8, 0);
+  std::vector<int32_t> parents(4), appended(4);
+  CtcStepBuffers out{parents.data(), appended.data(), nullptr};
+  auto expectRejected = [](const absl::Status &status, const char *what) {
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << what;
+    EXPECT_NE(status.message().find(what), std::string::npos) << status;
+  };
+  expectRejected(
+      ctcStepFrame(workspace.data(), bytes, scores, options, 0, {}, out),
+      "not started");
+  expectRejected(ctcStepBegin(workspace.data(), bytes - 8, 2, 2, 3),
+                 "step workspace of");
+  ASSERT_TRUE(ctcStepBegin(workspace.data(), bytes, 2, 2, 3).ok());
+  expectRejected(
+      ctcStepFrame(workspace.data(), bytes, scores, options, 1, {}, out),
+      "frame 1 of sequence 0 out of order");
+  CtcBeamOptions wider = options;
+  wider.beam = 3;
+  expectRejected(
+      ctcStepFrame(workspace.data(), bytes, scores, wider, 0, {}, out),
+      "used for batch 2 and beam 3");
+  std::mt19937_64 rng(26);
+  TableBigram lm(rng, 4);
+  CtcBeamOptions withScorer = options;
+  withScorer.scorer = &lm;
+  expectRejected(
+      ctcStepFrame(workspace.data(), bytes, scores, withScorer, 0, {}, out),
+      "language model as rows");
+  int32_t tooLong[] = {4, 2};
+  std::vector<float> y(2 * 4 * 4, -1.0f);
+  expectRejected(ctcStepFrame(workspace.data(), bytes,
+                              CtcScores::padded(y.data(), 2, 4, 4, tooLong),
+                              options, 0, {}, out),
+                 "a sequence of 4 frames in a step workspace for 3");
+  EXPECT_TRUE(
+      ctcStepFrame(workspace.data(), bytes, scores, options, 0, {}, out).ok());
+}
+
 TEST(CtcSearchTest, RejectsArgumentsOutOfRange) {
   std::vector<float> x(2 * 3 * 4, 0);
   int32_t lengths[] = {3, 2};

@@ -509,11 +509,12 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
 /// [B, K] output `scores` and the lengths of K and of Y (over H, b-major).
 std::vector<std::pair<std::vector<int32_t>, double>>
 nBestOf(const RunResult &result, const std::string &labels,
-        const std::string &scores, int64_t b) {
+        const std::string &scores, int64_t b,
+        const std::string &labelDim = "Y") {
   const Tensor &y = output(result, labels);
   const Tensor &s = output(result, scores);
   const Tensor &counts = output(result, "lengths:K");
-  const Tensor &lengths = output(result, "lengths:Y");
+  const Tensor &lengths = output(result, "lengths:" + labelDim);
   int64_t first = 0;
   for (int64_t i = 0; i < b; ++i)
     first += counts.data<int32_t>()[i];
@@ -582,6 +583,144 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
     EXPECT_GE(single.size(), 1u);
     EXPECT_LE(single.size(), 6u);
     EXPECT_EQ(single, nBestOf(batched, "result0", "result1", b));
+  }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Shallow fusion with a language-model graph
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// An embedding + LSTM language model over the three classes (class 0, the
+// blank, doubles as start and end symbol), written with the dialect's
+// layers (it has no single-step LSTM op): gates from one linear each over
+// [embedding, h], then c' = f·c + i·g and h' = o·tanh(c'). The searches:
+// fused (single best and N-best), fused at weight 0 and the same search
+// without a language model.
+const char *kLmSource = R"(
+nn.parameter @embed : !nn.tensor<[3, 3], f32>
+nn.parameter @wi : !nn.tensor<[4, 7], f32>
+nn.parameter @wf : !nn.tensor<[4, 7], f32>
+nn.parameter @wg : !nn.tensor<[4, 7], f32>
+nn.parameter @wo : !nn.tensor<[4, 7], f32>
+nn.parameter @out : !nn.tensor<[3, 4], f32>
+nn.graph @lm(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>, %c: !nn.tensor<[S, 4], f32>)
+    -> (!nn.tensor<[S, 3], f32>, !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>) dims [S: batch] {
+  %e = nn.param_ref @embed : !nn.tensor<[3, 3], f32>
+  %x = nn.embedding %y, %e : !nn.tensor<[S], i32>, !nn.tensor<[3, 3], f32>
+  %xh = nn.concat %x, %h : !nn.tensor<[S, 3], f32>, !nn.tensor<[S, 4], f32>
+  %wi = nn.param_ref @wi : !nn.tensor<[4, 7], f32>
+  %wf = nn.param_ref @wf : !nn.tensor<[4, 7], f32>
+  %wg = nn.param_ref @wg : !nn.tensor<[4, 7], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[4, 7], f32>
+  %zi = nn.linear %xh, %wi : !nn.tensor<[S, 7], f32>, !nn.tensor<[4, 7], f32>
+  %zf = nn.linear %xh, %wf : !nn.tensor<[S, 7], f32>, !nn.tensor<[4, 7], f32>
+  %zg = nn.linear %xh, %wg : !nn.tensor<[S, 7], f32>, !nn.tensor<[4, 7], f32>
+  %zo = nn.linear %xh, %wo : !nn.tensor<[S, 7], f32>, !nn.tensor<[4, 7], f32>
+  %i = nn.sigmoid %zi : !nn.tensor<[S, 4], f32>
+  %f = nn.sigmoid %zf : !nn.tensor<[S, 4], f32>
+  %g = nn.tanh %zg : !nn.tensor<[S, 4], f32>
+  %o = nn.sigmoid %zo : !nn.tensor<[S, 4], f32>
+  %fc = nn.mul %f, %c : !nn.tensor<[S, 4], f32>
+  %ig = nn.mul %i, %g : !nn.tensor<[S, 4], f32>
+  %c1 = nn.add %fc, %ig : !nn.tensor<[S, 4], f32>
+  %tc = nn.tanh %c1 : !nn.tensor<[S, 4], f32>
+  %h1 = nn.mul %o, %tc : !nn.tensor<[S, 4], f32>
+  %w = nn.param_ref @out : !nn.tensor<[3, 4], f32>
+  %z = nn.linear %h1, %w : !nn.tensor<[S, 4], f32>, !nn.tensor<[3, 4], f32>
+  nn.return %z, %h1, %c1 : !nn.tensor<[S, 3], f32>, !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
+}
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, K, Z], i32>, !nn.tensor<[B, K], f32>,
+        !nn.tensor<[B, P], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, Q], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), Y: seq(B) computed, K: seq(B) computed,
+          H: batch = flatten(B, K), Z: seq(H) computed, P: seq(B) computed,
+          Q: seq(B) computed] {
+  %y, %s = nn.ctc_beam_search %x from logits blank 0 beam 4 merge sum lm @lm from logits weight 0.7 start 0 end 0 length_bonus 0.3
+      : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %n, %ns = nn.ctc_beam_search %x from logits blank 0 beam 3 merge max token_beam 2 lm @lm from logits weight 1.5 start 0
+      : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, K, Z], i32>, !nn.tensor<[B, K], f32>
+  %p, %ps = nn.ctc_beam_search %x from logits blank 0 beam 4 merge sum lm @lm from logits weight 0.0 start 0 end 0
+      : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, P], i32>, !nn.tensor<[B], f32>
+  %q, %qs = nn.ctc_beam_search %x from logits blank 0 beam 4 merge sum
+      : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, Q], i32>, !nn.tensor<[B], f32>
+  nn.return %y, %s, %n, %ns, %p, %ps, %q, %qs : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, K, Z], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, P], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Q], i32>, !nn.tensor<[B], f32>
+}
+)";
+
+TEST(CtcLmFusionTest, MatchesTheReferenceEvaluator) {
+  for (bool pack : {false, true}) {
+    SCOPED_TRACE("pack " + std::to_string(pack));
+    Executable exe = compileOrDie(kLmSource, pack);
+    for (uint32_t seed : {3u, 4u}) {
+      SCOPED_TRACE("seed " + std::to_string(seed));
+      RunInputs inputs = makeInputs(exe.manifest(), seed,
+                                    LengthPattern::WithEmpty, 5, 9, kNaN);
+      RunResult got;
+      ASSERT_TRUE(exe.run(inputs, got).ok());
+      expectMatchesReference(kLmSource, exe, inputs, got, 1e-4, 1e-5);
+    }
+  }
+}
+
+TEST(CtcLmFusionTest, WeightZeroIsTheSearchWithoutLanguageModel) {
+  Executable exe = compileOrDie(kLmSource, /*pack=*/false);
+  RunInputs inputs =
+      makeInputs(exe.manifest(), 7, LengthPattern::WithEmpty, 6, 12, kNaN);
+  RunResult got;
+  ASSERT_TRUE(exe.run(inputs, got).ok());
+  bool fusionChangesSomething = false;
+  for (int64_t b = 0; b < 6; ++b) {
+    SCOPED_TRACE("utterance " + std::to_string(b));
+    EXPECT_EQ(hypothesis(got, "result4", "P", b),
+              hypothesis(got, "result6", "Q", b));
+    EXPECT_EQ(output(got, "result5").at(b), output(got, "result7").at(b));
+    fusionChangesSomething |=
+        output(got, "result1").at(b) != output(got, "result7").at(b);
+  }
+  // The fused search's scores include the LM: the test is not vacuous.
+  EXPECT_TRUE(fusionChangesSomething);
+}
+
+TEST(CtcLmFusionTest, EachUtteranceAloneEqualsItInABatch) {
+  Executable exe = compileOrDie(kLmSource, /*pack=*/false);
+  RunInputs batch =
+      makeInputs(exe.manifest(), 9, LengthPattern::WithEmpty, 6, 14, kNaN);
+  RunResult batched;
+  ASSERT_TRUE(exe.run(batch, batched).ok());
+  const Tensor &x = batch.inputs.at("x");
+  int64_t padded = x.shape()[1];
+  for (int64_t b = 0; b < 6; ++b) {
+    SCOPED_TRACE("utterance " + std::to_string(b));
+    int32_t length = batch.lengths.at("T")[b];
+    RunInputs alone;
+    alone.parameters = batch.parameters;
+    alone.lengths["T"] = {length};
+    Tensor one(DType::f32, {1, std::max<int64_t>(length, 1), kBeamClasses});
+    for (int64_t i = 0; i < one.numElements(); ++i)
+      one.data<float>()[i] =
+          i < length * kBeamClasses
+              ? x.data<float>()[b * padded * kBeamClasses + i]
+              : (float)kNaN;
+    alone.inputs["x"] = one;
+    RunResult single;
+    ASSERT_TRUE(exe.run(alone, single).ok());
+    EXPECT_EQ(hypothesis(single, "result0", "Y", 0),
+              hypothesis(batched, "result0", "Y", b));
+    EXPECT_NEAR(output(single, "result1").at(0),
+                output(batched, "result1").at(b), 1e-5);
+    auto listAlone = nBestOf(single, "result2", "result3", 0, "Z");
+    auto listBatched = nBestOf(batched, "result2", "result3", b, "Z");
+    ASSERT_EQ(listAlone.size(), listBatched.size());
+    for (size_t k = 0; k < listAlone.size(); ++k) {
+      EXPECT_EQ(listAlone[k].first, listBatched[k].first) << "hypothesis " << k;
+      EXPECT_NEAR(listAlone[k].second, listBatched[k].second, 1e-5);
+    }
   }
 }
 

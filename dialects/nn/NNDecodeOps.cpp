@@ -9,6 +9,8 @@
 
 #include "dialects/nn/NNOpsUtils.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::nn;
 using namespace mlir::nn::detail;
@@ -126,6 +128,49 @@ SmallVector<StringRef, 1> CtcGreedyDecodeOp::getProducedDims() {
 // CtcBeamSearchOp
 //===----------------------------------------------------------------------===//
 
+static FailureOr<StringRef> verifyRowCallee(Operation *op, GraphOp graph,
+                                            StringRef role);
+
+/// The language-model attributes: all of lm, its input kind, weight and
+/// start, or none of them (nor end or length_bonus); classes of the op's
+/// vocabulary; a finite weight >= 0 and a finite bonus.
+static LogicalResult verifyLmAttributes(CtcBeamSearchOp op, int64_t classes) {
+  bool hasLm = op.getLmAttr() != nullptr;
+  if (!hasLm) {
+    if (op.getLmInputAttr() || op.getLmWeightAttr() || op.getLmStartAttr() ||
+        op.getLmEndAttr())
+      return op.emitOpError()
+             << "has language-model settings (from, weight, start, end) "
+                "but no 'lm' graph";
+    if (op.getLengthBonusAttr())
+      return op.emitOpError() << "length_bonus needs a language model "
+                                 "('lm @graph from ... weight ... start ...')";
+    return success();
+  }
+  if (!op.getLmInputAttr() || !op.getLmWeightAttr() || !op.getLmStartAttr())
+    return op.emitOpError()
+           << "lm @" << op.getLmAttr().getValue()
+           << " needs its output kind, weight and start symbol";
+  double weight = op.getLmWeightAttr().getValueAsDouble();
+  if (!(weight >= 0) || !std::isfinite(weight))
+    return op.emitOpError()
+           << "lm weight must be finite and at least 0, got " << weight;
+  if (auto bonus = op.getLengthBonusAttr();
+      bonus && !std::isfinite(bonus.getValueAsDouble()))
+    return op.emitOpError()
+           << "length_bonus must be finite, got " << bonus.getValueAsDouble();
+  for (auto [name, value] :
+       {std::pair{"start", op.getLmStartAttr()}, {"end", op.getLmEndAttr()}}) {
+    if (!value)
+      continue;
+    int64_t symbol = value.getInt();
+    if (symbol < 0 || symbol >= classes)
+      return op.emitOpError() << "lm " << name << " symbol " << symbol
+                              << " is not a class in [0, " << classes << ")";
+  }
+  return success();
+}
+
 LogicalResult CtcBeamSearchOp::verify() {
   if (failed(verifyCtcDecoder(*this, getScores(),
                               static_cast<int64_t>(getBlank()), getLabels(),
@@ -141,7 +186,58 @@ LogicalResult CtcBeamSearchOp::verify() {
     if (value && !(value->convertToDouble() >= 0))
       return emitOpError() << name << " must be at least 0, got "
                            << value->convertToDouble();
+  return verifyLmAttributes(*this, classes);
+}
+
+LogicalResult
+CtcBeamSearchOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  if (!getLmAttr())
+    return success();
+  auto lm = symbolTable.lookupNearestSymbolFrom<GraphOp>(*this, getLmAttr());
+  if (!lm)
+    return emitOpError() << "lm '" << getLmAttr().getValue()
+                         << "' does not name an nn.graph";
+  FailureOr<StringRef> rows = verifyRowCallee(*this, lm, "lm");
+  if (failed(rows))
+    return failure();
+  ArrayRef<Type> in = lm.getArgumentTypes();
+  ArrayRef<Type> out = lm.getResultTypes();
+  SmallVector<StringRef> names{*rows};
+  SmallVector<int64_t> sizes{-1};
+  auto labelsIn = NNTensorType::get(getContext(), names, sizes,
+                                    IntegerType::get(getContext(), 32));
+  if (in.empty() || in[0] != labelsIn)
+    return emitOpError() << "lm @" << lm.getSymName()
+                         << " must take the row labels " << labelsIn
+                         << " first";
+  int64_t classes = featureSize(tensorOf(getScores()));
+  auto output = out.empty() ? NNTensorType() : cast<NNTensorType>(out[0]);
+  if (!output || output.getRank() != 2 || output.isNamedDim(1) ||
+      output.getStaticSize(1) != classes ||
+      !isa<FloatType>(output.getElementType()))
+    return emitOpError() << "lm @" << lm.getSymName() << " must return its "
+                         << "scores [" << *rows << ", " << classes
+                         << "] float first (one per class of the scores)";
+  if (in.size() != out.size())
+    return emitOpError() << "lm @" << lm.getSymName() << " takes "
+                         << in.size() - 1 << " state tensors and returns "
+                         << out.size() - 1
+                         << "; each state comes back with its type";
+  for (unsigned i = 1; i < in.size(); ++i) {
+    auto state = cast<NNTensorType>(in[i]);
+    if (in[i] != out[i] || !isa<FloatType>(state.getElementType()))
+      return emitOpError() << "lm @" << lm.getSymName() << " state " << i - 1
+                           << " must be a float [" << *rows
+                           << ", ...] tensor returned with the same type, got "
+                           << in[i] << " -> " << out[i];
+  }
   return success();
+}
+
+SmallVector<FlatSymbolRefAttr, 2> CtcBeamSearchOp::getCalleeGraphs() {
+  if (FlatSymbolRefAttr lm = getLmAttr())
+    return {lm};
+  return {};
 }
 
 SmallVector<StringRef, 1> CtcBeamSearchOp::getProducedDims() {

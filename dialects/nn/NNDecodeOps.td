@@ -51,7 +51,9 @@ def NN_CtcGreedyDecodeOp : NN_SequenceMixingOp<"ctc_greedy_decode", [
 }
 
 def NN_CtcBeamSearchOp : NN_SequenceMixingOp<"ctc_beam_search", [
-    NN_BeamLayout, DeclareOpInterfaceMethods<NN_DimProducerOpInterface>]> {
+    NN_BeamLayout, DeclareOpInterfaceMethods<NN_DimProducerOpInterface>,
+    DeclareOpInterfaceMethods<NN_GraphCalleeOpInterface>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "CTC prefix beam search";
   let description = [{
     The standard CTC prefix search (Graves 2012; Hannun et al. 2014) over
@@ -87,6 +89,23 @@ def NN_CtcBeamSearchOp : NN_SequenceMixingOp<"ctc_beam_search", [
     for a sequence without frames). `nn.flatten_beam` turns the list into
     one batch entry per hypothesis, e.g. to rescore it with `ctc_loss`.
 
+    Shallow fusion with a label-level language model (`lm`, a graph of the
+    module called one step at a time on all `B · beam` prefixes of the
+    beam): extending prefix y by label c adds `weight · log p_lm(c | y)`
+    (λ ≥ 0) to the prefix's LM score, and prefixes are ranked (and
+    returned, scored) by `acoustic + λ·log P_lm(y) + length_bonus · |y|`.
+    `end`, when given, adds `λ · log p_lm(end | y)` to each final
+    hypothesis. The LM starts from zero states with the `start` symbol as
+    its first input; its output row over the op's `V` classes is
+    log-softmaxed with `from logits` or read as is with `from log_probs`
+    (the blank's column is never read as a label score; `end` may name it).
+    `weight 0` gives the search without a language model.
+    `length_bonus` needs `lm`. Callee convention (checked here): exactly
+    one dim, a row batch `S`, no loss;
+    `(%y: [S] i32, %state_1: [S, ...] float, ...) -> ([S, V] float,
+    %state_1': [S, ...], ...)`, each state returned with its argument's
+    type.
+
     ```mlir
     // dims [B: batch, T: seq(B), K: seq(B) computed,
     //       H: batch = flatten(B, K), Y: seq(H) computed]
@@ -100,18 +119,36 @@ def NN_CtcBeamSearchOp : NN_SequenceMixingOp<"ctc_beam_search", [
         token_beam 16 : !nn.tensor<[B, T, 500], f32>
         -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
     ```
+
+    ```mlir
+    // @lm: (!nn.tensor<[S], i32>, !nn.tensor<[S, 64], f32>)
+    //      -> (!nn.tensor<[S, 500], f32>, !nn.tensor<[S, 64], f32>)
+    %y, %s = nn.ctc_beam_search %z from logits blank 0 beam 8 merge sum
+        lm @lm from logits weight 0.5 start 0 end 0 length_bonus 1.0
+        : !nn.tensor<[B, T, 500], f32>
+        -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+    ```
   }];
   let arguments = (ins NN_FloatTensor:$scores, NN_LossInput:$input_kind,
                        I64Attr:$blank, ConfinedAttr<I64Attr, [IntMinValue<1>]>:$beam,
                        DefaultValuedAttr<NN_CtcMerge, "::mlir::nn::CtcMerge::sum">:$merge,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntMinValue<1>]>>:$token_beam,
                        OptionalAttr<F64Attr>:$token_threshold,
-                       OptionalAttr<F64Attr>:$score_beam);
+                       OptionalAttr<F64Attr>:$score_beam,
+                       OptionalAttr<FlatSymbolRefAttr>:$lm,
+                       OptionalAttr<NN_LossInput>:$lm_input,
+                       OptionalAttr<F64Attr>:$lm_weight,
+                       OptionalAttr<I64Attr>:$lm_start,
+                       OptionalAttr<I64Attr>:$lm_end,
+                       OptionalAttr<F64Attr>:$length_bonus);
   let results = (outs NN_IntegerTensor:$labels, NN_FloatTensor:$score);
   let assemblyFormat = [{
     $scores `from` $input_kind `blank` $blank `beam` $beam `merge` $merge
     (`token_beam` $token_beam^)? (`token_threshold` $token_threshold^)?
-    (`score_beam` $score_beam^)? attr-dict `:` qualified(type($scores)) `->`
+    (`score_beam` $score_beam^)?
+    (`lm` $lm^ `from` $lm_input `weight` $lm_weight `start` $lm_start)?
+    (`end` $lm_end^)? (`length_bonus` $length_bonus^)?
+    attr-dict `:` qualified(type($scores)) `->`
     qualified(type($labels)) `,` qualified(type($score))
   }];
   let hasVerifier = 1;

@@ -13,17 +13,21 @@
 // total order (score, then length, then labels). docs/runtime.md ("CTC
 // search") has the recursion.
 //
+// The trie lives in flat arrays of a fixed size (a frame makes at most
+// `beam` nodes) with an open-addressing child table, so that a step-wise
+// search can keep it in a workspace its caller owns between calls: the
+// same searcher then runs one frame per call on state it loads from there.
+//
 //===----------------------------------------------------------------------===//
 
 #include "runtime/search/CtcSearch.h"
 
 #include "nn/Runtime.h"
 
-#include "absl/container/flat_hash_map.h"
-
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -35,6 +39,67 @@ CtcLabelScorer::~CtcLabelScorer() = default;
 namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+/// An empty slot of a trie's child table (no (node, label) key has it).
+constexpr uint64_t kNoChild = ~uint64_t(0);
+
+int64_t alignUp(int64_t bytes) { return (bytes + 7) & ~int64_t(7); }
+
+/// Where the arrays of a trie of at most `maxNodes` nodes lie in its
+/// memory (8-byte aligned): parent, label and beam slot per node, then the
+/// child table (keys, nodes) of a power-of-two size ≥ 2·maxNodes.
+struct TrieLayout {
+  int64_t maxNodes = 0, tableSize = 0;
+  int tableShift = 0;
+  int64_t labelsAt = 0, slotsAt = 0, keysAt = 0, childrenAt = 0, bytes = 0;
+};
+
+/// False when node ids (int32) cannot number `maxNodes` nodes.
+bool makeTrieLayout(int64_t maxNodes, TrieLayout &layout) {
+  if (maxNodes < 1 || maxNodes > std::numeric_limits<int32_t>::max())
+    return false;
+  layout.maxNodes = maxNodes;
+  layout.tableSize = 2;
+  layout.tableShift = 63;
+  while (layout.tableSize < 2 * maxNodes) {
+    layout.tableSize *= 2;
+    --layout.tableShift;
+  }
+  int64_t column = alignUp(4 * maxNodes);
+  layout.labelsAt = column;
+  layout.slotsAt = 2 * column;
+  layout.keysAt = 3 * column;
+  layout.childrenAt = layout.keysAt + 8 * layout.tableSize;
+  layout.bytes = layout.childrenAt + alignUp(4 * layout.tableSize);
+  return true;
+}
+
+/// A prefix in the beam: its trie node, the log scores of its paths ending
+/// in blank (`blank`) and in its last label (`label`), and its weighted LM
+/// score. Plain data: a step-wise search keeps it in its workspace.
+struct BeamEntry {
+  int32_t node;
+  int32_t length;
+  int32_t last; // -1 for the empty prefix
+  double blank, label, lm;
+  bool scorerReady;
+};
+
+/// A step-wise search's state of one sequence at the start of its block of
+/// the workspace, followed by its `beam` entries and its trie.
+struct StepState {
+  int64_t nodes, frame, entries, reserved;
+};
+
+/// The workspace of a step-wise search starts with this.
+struct StepHeader {
+  uint64_t magic;
+  int64_t batch, beam, capacity, sequenceBytes, reserved[3];
+};
+constexpr uint64_t kStepMagic = 0x6e6e637463737431; // "nnctcst1"
+
+int64_t stepEntriesBytes(int64_t beam) {
+  return alignUp(beam * static_cast<int64_t>(sizeof(BeamEntry)));
+}
 
 absl::Status invalid(const std::string &message) {
   return absl::InvalidArgumentError("CTC search: " + message);
@@ -163,9 +228,14 @@ void forEachSequence(int64_t batch, int threads, MakeWorker makeWorker,
 /// The prefix beam search of one sequence at a time.
 class PrefixSearcher {
 public:
-  PrefixSearcher(const CtcScores &scores, const CtcBeamOptions &options)
+  /// With `lmRows`, the language model's rows come from there (a
+  /// step-wise search) instead of options.scorer.
+  PrefixSearcher(const CtcScores &scores, const CtcBeamOptions &options,
+                 const CtcLmRows *lmRows = nullptr, int32_t endClass = -1)
       : scores(scores), options(options), vocab(scores.vocab),
-        useScorer(options.scorer && options.scorerWeight > 0) {
+        lmRows(lmRows && lmRows->data ? lmRows : nullptr), endClass(endClass),
+        useScorer((options.scorer || this->lmRows) &&
+                  options.scorerWeight > 0) {
     size_t beam = options.beam;
     frame.resize(vocab);
     order.resize(vocab);
@@ -190,7 +260,13 @@ public:
     this->sequence = sequence;
     int64_t length = scores.lengths[sequence];
     int64_t start = sequenceStart(scores, sequence);
-    reset(length);
+    TrieLayout layout;
+    // ctcPrefixSearch checked that the bound fits.
+    makeTrieLayout(length * options.beam + 1, layout);
+    if (static_cast<int64_t>(storage.size()) * 8 < layout.bytes)
+      storage.resize(layout.bytes / 8);
+    attach(reinterpret_cast<char *>(storage.data()), layout);
+    reset();
     for (int64_t t = 0; t < length && !entries.empty(); ++t) {
       readFrame(scores, start, t, frame.data());
       selectTokens();
@@ -199,17 +275,56 @@ public:
     finish(output);
   }
 
+  /// Step-wise search: starts `sequence`'s state at `state` (its block of
+  /// the workspace) with the empty prefix.
+  void begin(char *state, const TrieLayout &layout) {
+    attach(state + sizeof(StepState) + stepEntriesBytes(options.beam), layout);
+    reset();
+    auto *header = reinterpret_cast<StepState *>(state);
+    header->frame = 0;
+    save(state);
+  }
+
+  /// Step-wise search: frame t of `sequence` if t < its length, on the
+  /// state at `state`; writes its slots' parents and appended labels and
+  /// sets `newLabels` to the number of appended ones.
+  void advance(int64_t sequence, int64_t t, char *state,
+               const TrieLayout &layout, const CtcStepBuffers &output,
+               int32_t &newLabels) {
+    load(sequence, state, layout);
+    int64_t beam = options.beam;
+    int32_t *parents = output.parents + sequence * beam;
+    int32_t *appended = output.appended + sequence * beam;
+    for (int64_t k = 0; k < beam; ++k) {
+      parents[k] = static_cast<int32_t>(k);
+      appended[k] = -1;
+    }
+    newLabels = 0;
+    if (t < scores.lengths[sequence]) {
+      if (!entries.empty()) {
+        readFrame(scores, sequenceStart(scores, sequence), t, frame.data());
+        selectTokens();
+        step();
+        for (size_t k = 0; k < entries.size(); ++k) {
+          parents[k] = stepFrom[k];
+          appended[k] = stepAppended[k];
+          newLabels += stepAppended[k] >= 0;
+        }
+      }
+      reinterpret_cast<StepState *>(state)->frame = t + 1;
+    }
+    save(state);
+  }
+
+  /// Step-wise search: the N-best list of `sequence`'s current slots.
+  void finishSteps(int64_t sequence, char *state, const TrieLayout &layout,
+                   const CtcNBestBuffers &output) {
+    load(sequence, state, layout);
+    finish(output);
+  }
+
 private:
-  /// A prefix in the beam: its trie node, the log scores of its paths
-  /// ending in blank (`blank`) and in its last label (`label`), and its
-  /// weighted LM score.
-  struct Entry {
-    int32_t node;
-    int32_t length;
-    int32_t last; // -1 for the empty prefix
-    double blank, label, lm;
-    bool scorerReady;
-  };
+  using Entry = BeamEntry;
 
   /// A prefix competing for the next beam: entry `from` itself
   /// (appended < 0) or entry `from` extended by `appended`.
@@ -221,12 +336,20 @@ private:
   const CtcScores &scores;
   const CtcBeamOptions &options;
   const int64_t vocab;
+  const CtcLmRows *lmRows;
+  const int32_t endClass;
   const bool useScorer;
   int64_t sequence = 0;
 
-  // The trie of this sequence: node 0 is the empty prefix.
-  std::vector<int32_t> parent, nodeLabel, slotOfNode;
-  absl::flat_hash_map<uint64_t, int32_t> children;
+  // The trie of this sequence: node 0 is the empty prefix. Its arrays lie
+  // in `storage` (a whole-sequence search) or in a step-wise search's
+  // workspace; slotOfNode is -1 between frames.
+  int32_t *parent = nullptr, *nodeLabel = nullptr, *slotOfNode = nullptr;
+  uint64_t *childKeys = nullptr;
+  int32_t *childNodes = nullptr;
+  int64_t nodeCount = 0, tableSize = 0;
+  int tableShift = 0;
+  std::vector<uint64_t> storage;
 
   std::vector<Entry> entries, nextEntries;
   std::vector<Candidate> heap;
@@ -245,38 +368,81 @@ private:
   // λ·log p(c | prefix) per beam slot, [beam, vocab].
   std::vector<double> scorerRows, nextScorerRows;
   std::vector<int32_t> prefixLabels;
+  // Per slot after step(): the slot it came from, the label it appended
+  // (-1: none).
+  std::vector<int32_t> stepFrom, stepAppended;
 
   static uint64_t childKey(int32_t node, int32_t label) {
     return (static_cast<uint64_t>(static_cast<uint32_t>(node)) << 32) |
            static_cast<uint32_t>(label);
   }
 
-  /// The node spelling node's labels + label, made if new.
+  /// The node spelling node's labels + label, made if new. The layout's
+  /// bound holds: each frame makes at most `beam` nodes.
   int32_t child(int32_t node, int32_t label) {
-    auto [it, inserted] = children.try_emplace(
-        childKey(node, label), static_cast<int32_t>(parent.size()));
-    if (inserted) {
-      parent.push_back(node);
-      nodeLabel.push_back(label);
-      slotOfNode.push_back(-1);
+    uint64_t key = childKey(node, label);
+    // Fibonacci hashing: the top bits of the product index the table.
+    uint64_t mask = static_cast<uint64_t>(tableSize) - 1;
+    for (uint64_t i = (key * 0x9e3779b97f4a7c15ull) >> tableShift;;
+         i = (i + 1) & mask) {
+      if (childKeys[i] == key)
+        return childNodes[i];
+      if (childKeys[i] == kNoChild) {
+        int32_t made = static_cast<int32_t>(nodeCount++);
+        parent[made] = node;
+        nodeLabel[made] = label;
+        slotOfNode[made] = -1;
+        childKeys[i] = key;
+        childNodes[i] = made;
+        return made;
+      }
     }
-    return it->second;
   }
 
-  void reset(int64_t length) {
-    parent.assign(1, -1);
-    nodeLabel.assign(1, -1);
-    slotOfNode.assign(1, -1);
-    children.clear();
-    // Each frame makes at most `beam` nodes; reserving that bound (within
-    // reason) keeps growth out of the frame loop.
-    int64_t bound = std::min<int64_t>(length * options.beam + 1, 1 << 20);
-    parent.reserve(bound);
-    nodeLabel.reserve(bound);
-    slotOfNode.reserve(bound);
-    children.reserve(bound);
+  /// Points the trie's arrays into `memory`, laid out by `layout`.
+  void attach(char *memory, const TrieLayout &layout) {
+    parent = reinterpret_cast<int32_t *>(memory);
+    nodeLabel = reinterpret_cast<int32_t *>(memory + layout.labelsAt);
+    slotOfNode = reinterpret_cast<int32_t *>(memory + layout.slotsAt);
+    childKeys = reinterpret_cast<uint64_t *>(memory + layout.keysAt);
+    childNodes = reinterpret_cast<int32_t *>(memory + layout.childrenAt);
+    tableSize = layout.tableSize;
+    tableShift = layout.tableShift;
+  }
+
+  /// The empty prefix alone, in a trie of one node.
+  void reset() {
+    nodeCount = 1;
+    parent[0] = -1;
+    nodeLabel[0] = -1;
+    slotOfNode[0] = -1;
+    std::fill_n(childKeys, tableSize, kNoChild);
     entries.clear();
     entries.push_back(Entry{0, 0, -1, 0.0, kNegInf, 0.0, false});
+  }
+
+  /// Takes up `sequence`'s step-wise state at `state`. The language
+  /// model's rows come with every call: no entry has one yet.
+  void load(int64_t sequence, char *state, const TrieLayout &layout) {
+    this->sequence = sequence;
+    auto *header = reinterpret_cast<StepState *>(state);
+    attach(state + sizeof(StepState) + stepEntriesBytes(options.beam), layout);
+    nodeCount = header->nodes;
+    entries.resize(header->entries);
+    if (!entries.empty())
+      std::memcpy(entries.data(), state + sizeof(StepState),
+                  entries.size() * sizeof(Entry));
+    for (Entry &entry : entries)
+      entry.scorerReady = false;
+  }
+
+  void save(char *state) {
+    auto *header = reinterpret_cast<StepState *>(state);
+    header->nodes = nodeCount;
+    header->entries = static_cast<int64_t>(entries.size());
+    if (!entries.empty())
+      std::memcpy(state + sizeof(StepState), entries.data(),
+                  entries.size() * sizeof(Entry));
   }
 
   bool extendable(int32_t c) const {
@@ -389,11 +555,25 @@ private:
       prefixLabels[i] = nodeLabel[node];
   }
 
+  /// Row `row` of lmRows, class c.
+  double lmValue(int64_t row, int64_t c) const {
+    int64_t at = row * lmRows->rowStride + c * lmRows->classStride;
+    return lmRows->type == ScoreType::f32
+               ? static_cast<const float *>(lmRows->data)[at]
+               : static_cast<const double *>(lmRows->data)[at];
+  }
+
   void scoreNext(size_t slot) {
     Entry &entry = entries[slot];
     double *row = &scorerRows[slot * vocab];
-    spell(entry.node, entry.length);
-    options.scorer->scoreNext(sequence, prefixLabels.data(), entry.length, row);
+    if (lmRows) {
+      for (int64_t c = 0; c < vocab; ++c)
+        row[c] = lmValue(sequence * options.beam + slot, c);
+    } else {
+      spell(entry.node, entry.length);
+      options.scorer->scoreNext(sequence, prefixLabels.data(), entry.length,
+                                row);
+    }
     for (int64_t c = 0; c < vocab; ++c)
       row[c] = std::isnan(row[c]) ? kNegInf : options.scorerWeight * row[c];
     entry.scorerReady = true;
@@ -463,11 +643,15 @@ private:
     };
     std::sort_heap(heap.begin(), heap.end(), bestFirst);
     nextEntries.clear();
+    stepFrom.clear();
+    stepAppended.clear();
     for (const Candidate &candidate : heap) {
       if (candidate.rank < bestRank - options.scoreBeam)
         break;
       const Entry &source = entries[candidate.from];
       size_t slot = nextEntries.size();
+      stepFrom.push_back(candidate.from);
+      stepAppended.push_back(candidate.appended);
       if (candidate.appended < 0) {
         nextEntries.push_back(Entry{source.node, source.length, source.last,
                                     candidate.blank, candidate.label,
@@ -522,14 +706,20 @@ private:
 
   void finish(const CtcNBestBuffers &output) {
     heap.clear();
+    bool addEnd = useScorer && (lmRows ? endClass >= 0 : options.scoreEnd);
     for (size_t i = 0; i < entries.size(); ++i) {
       const Entry &entry = entries[i];
       double rank = mergeScores(options.merge, entry.blank, entry.label) +
                     (entry.lm + bonus(entry.length));
-      if (useScorer && options.scoreEnd) {
-        spell(entry.node, entry.length);
-        double end = options.scorer->scoreEnd(sequence, prefixLabels.data(),
-                                              entry.length);
+      if (addEnd) {
+        double end;
+        if (lmRows) {
+          end = lmValue(sequence * options.beam + i, endClass);
+        } else {
+          spell(entry.node, entry.length);
+          end = options.scorer->scoreEnd(sequence, prefixLabels.data(),
+                                         entry.length);
+        }
         rank += std::isnan(end) ? kNegInf : options.scorerWeight * end;
       }
       if (rank > kNegInf)
@@ -664,6 +854,11 @@ absl::Status nn::runtime::ctcPrefixSearch(const CtcScores &scores,
   if (scores.batch > 0 && output.capacity < longest)
     return invalid("label capacity " + std::to_string(output.capacity) + " < " +
                    std::to_string(longest) + " frames of the longest sequence");
+  if (TrieLayout layout;
+      longest > (std::numeric_limits<int32_t>::max() - 1) / options.beam ||
+      !makeTrieLayout(longest * options.beam + 1, layout))
+    return invalid("beam " + std::to_string(options.beam) + " × " +
+                   std::to_string(longest) + " frames: too many prefixes");
   forEachSequence(
       scores.batch, resolveThreads(options.threads),
       [&] { return PrefixSearcher(scores, options); },
@@ -699,6 +894,160 @@ nn::runtime::ctcPrefixSearch(const CtcScores &scores,
     }
   }
   return result;
+}
+
+/// Bytes of one sequence's block of a step workspace, and its trie's
+/// layout; false when out of range.
+static bool stepSequenceLayout(int64_t beam, int64_t capacity,
+                               TrieLayout &layout, int64_t &bytes) {
+  if (beam < 1 || beam > std::numeric_limits<int32_t>::max() || capacity < 0 ||
+      capacity > (std::numeric_limits<int32_t>::max() - 1) / beam ||
+      !makeTrieLayout(capacity * beam + 1, layout))
+    return false;
+  bytes = sizeof(StepState) + stepEntriesBytes(beam) + layout.bytes;
+  return true;
+}
+
+int64_t nn::runtime::ctcStepWorkspaceBytes(int64_t batch, int64_t beam,
+                                           int64_t capacity) {
+  TrieLayout layout;
+  int64_t sequenceBytes = 0;
+  if (batch < 0 || !stepSequenceLayout(beam, capacity, layout, sequenceBytes) ||
+      (batch > 0 && sequenceBytes > (std::numeric_limits<int64_t>::max() -
+                                     static_cast<int64_t>(sizeof(StepHeader))) /
+                                        batch))
+    return -1;
+  return static_cast<int64_t>(sizeof(StepHeader)) + batch * sequenceBytes;
+}
+
+absl::Status nn::runtime::ctcStepBegin(void *workspace, int64_t bytes,
+                                       int64_t batch, int32_t beam,
+                                       int64_t capacity) {
+  int64_t needed = ctcStepWorkspaceBytes(batch, beam, capacity);
+  if (needed < 0)
+    return invalid("no step workspace for batch " + std::to_string(batch) +
+                   ", beam " + std::to_string(beam) + ", " +
+                   std::to_string(capacity) + " frames");
+  if (!workspace || bytes < needed ||
+      reinterpret_cast<uintptr_t>(workspace) % 8 != 0)
+    return invalid("step workspace of " + std::to_string(bytes) + " bytes at " +
+                   std::to_string(reinterpret_cast<uintptr_t>(workspace)) +
+                   " (needs " + std::to_string(needed) + ", 8-byte aligned)");
+  TrieLayout layout;
+  int64_t sequenceBytes = 0;
+  stepSequenceLayout(beam, capacity, layout, sequenceBytes);
+  auto *header = static_cast<StepHeader *>(workspace);
+  *header = StepHeader{kStepMagic, batch, beam, capacity, sequenceBytes, {}};
+  // The scores are not read: a view of one class gives a searcher.
+  CtcScores none;
+  none.vocab = 1;
+  CtcBeamOptions options;
+  options.beam = beam;
+  PrefixSearcher searcher(none, options);
+  char *first = static_cast<char *>(workspace) + sizeof(StepHeader);
+  for (int64_t b = 0; b < batch; ++b)
+    searcher.begin(first + b * sequenceBytes, layout);
+  return absl::OkStatus();
+}
+
+/// The workspace's header, checked against the call's batch and beam.
+static absl::StatusOr<const StepHeader *>
+checkStepWorkspace(const void *workspace, int64_t bytes,
+                   const CtcScores &scores, const CtcBeamOptions &options) {
+  const auto *header = static_cast<const StepHeader *>(workspace);
+  if (!workspace || bytes < static_cast<int64_t>(sizeof(StepHeader)) ||
+      header->magic != kStepMagic)
+    return invalid("step workspace not started (ctcStepBegin)");
+  if (header->batch != scores.batch || header->beam != options.beam)
+    return invalid("step workspace of batch " + std::to_string(header->batch) +
+                   " and beam " + std::to_string(header->beam) +
+                   " used for batch " + std::to_string(scores.batch) +
+                   " and beam " + std::to_string(options.beam));
+  if (bytes <
+      ctcStepWorkspaceBytes(header->batch, header->beam, header->capacity))
+    return invalid("step workspace of " + std::to_string(bytes) +
+                   " bytes is too small");
+  if (options.scorer)
+    return invalid("a step-wise search takes its language model as rows");
+  int64_t longest = 0;
+  if (absl::Status status = checkScores(scores, longest); !status.ok())
+    return status;
+  if (absl::Status status = checkBeamOptions(scores, options); !status.ok())
+    return status;
+  if (longest > header->capacity)
+    return invalid("a sequence of " + std::to_string(longest) +
+                   " frames in a step workspace for " +
+                   std::to_string(header->capacity));
+  return header;
+}
+
+absl::Status nn::runtime::ctcStepFrame(void *workspace, int64_t bytes,
+                                       const CtcScores &scores,
+                                       const CtcBeamOptions &options, int64_t t,
+                                       const CtcLmRows &lm,
+                                       const CtcStepBuffers &output) {
+  auto header = checkStepWorkspace(workspace, bytes, scores, options);
+  if (!header.ok())
+    return header.status();
+  if (scores.batch > 0 && (!output.parents || !output.appended))
+    return invalid("missing step output buffer");
+  int64_t sequenceBytes = (*header)->sequenceBytes;
+  char *first = static_cast<char *>(workspace) + sizeof(StepHeader);
+  for (int64_t b = 0; b < scores.batch; ++b) {
+    int64_t next =
+        reinterpret_cast<StepState *>(first + b * sequenceBytes)->frame;
+    if (t < scores.lengths[b] && next != t)
+      return invalid("frame " + std::to_string(t) + " of sequence " +
+                     std::to_string(b) + " out of order (next is " +
+                     std::to_string(next) + ")");
+  }
+  TrieLayout layout;
+  stepSequenceLayout((*header)->beam, (*header)->capacity, layout,
+                     sequenceBytes);
+  std::vector<int32_t> newLabels(scores.batch, 0);
+  forEachSequence(
+      scores.batch, resolveThreads(options.threads),
+      [&] { return PrefixSearcher(scores, options, &lm); },
+      [&](PrefixSearcher &searcher, int64_t b) {
+        searcher.advance(b, t, first + b * sequenceBytes, layout, output,
+                         newLabels[b]);
+      });
+  if (output.newLabels)
+    *output.newLabels = std::accumulate(newLabels.begin(), newLabels.end(), 0);
+  return absl::OkStatus();
+}
+
+absl::Status nn::runtime::ctcStepFinish(void *workspace, int64_t bytes,
+                                        const CtcScores &scores,
+                                        const CtcBeamOptions &options,
+                                        const CtcLmRows &lm, int32_t endClass,
+                                        const CtcNBestBuffers &output) {
+  auto header = checkStepWorkspace(workspace, bytes, scores, options);
+  if (!header.ok())
+    return header.status();
+  if (endClass >= scores.vocab)
+    return invalid("end class " + std::to_string(endClass) +
+                   " is not a class of the " + std::to_string(scores.vocab) +
+                   "-class vocabulary");
+  if (scores.batch > 0 && (!output.labels || !output.labelLengths ||
+                           !output.scores || !output.counts))
+    return invalid("missing output buffer");
+  // A hypothesis has at most one label per frame of the workspace.
+  if (scores.batch > 0 && output.capacity < (*header)->capacity)
+    return invalid("label capacity " + std::to_string(output.capacity) + " < " +
+                   std::to_string((*header)->capacity) + " frames");
+  TrieLayout layout;
+  int64_t sequenceBytes = 0;
+  stepSequenceLayout((*header)->beam, (*header)->capacity, layout,
+                     sequenceBytes);
+  char *first = static_cast<char *>(workspace) + sizeof(StepHeader);
+  forEachSequence(
+      scores.batch, resolveThreads(options.threads),
+      [&] { return PrefixSearcher(scores, options, &lm, endClass); },
+      [&](PrefixSearcher &searcher, int64_t b) {
+        searcher.finishSteps(b, first + b * sequenceBytes, layout, output);
+      });
+  return absl::OkStatus();
 }
 
 absl::Status nn::runtime::ctcGreedySearch(const CtcScores &scores,

@@ -153,6 +153,66 @@ absl::Status ctcPrefixSearch(const CtcScores &scores,
 absl::StatusOr<std::vector<std::vector<CtcHypothesis>>>
 ctcPrefixSearch(const CtcScores &scores, const CtcBeamOptions &options);
 
+/// Step-wise prefix search, for compiled code that runs the language model
+/// itself (a callee graph on all beam slots at once) between frames. The
+/// search state lives in a caller-provided workspace of
+/// ctcStepWorkspaceBytes bytes (no allocation outlives a call, so a run
+/// that ends early leaks nothing): ctcStepBegin starts every sequence
+/// with the empty prefix in slot 0; ctcStepFrame advances the sequences
+/// with t < length by frame t, exactly as ctcPrefixSearch does with a
+/// scorer whose log p(· | prefix of slot k) is row b·beam + k of `lm`;
+/// ctcStepFinish writes the N-best lists as ctcPrefixSearch does. Slots
+/// are numbered per sequence, 0 ≤ k < beam; row s = b·beam + k of the
+/// [batch·beam, ...] buffers below belongs to slot k of sequence b.
+
+/// The language model's log-probabilities per beam slot: row s's class c
+/// is element s·rowStride + c·classStride (NaN is read as -inf; the
+/// blank's column is ignored). Null data: no language model.
+struct CtcLmRows {
+  const void *data = nullptr;
+  ScoreType type = ScoreType::f32;
+  int64_t rowStride = 0, classStride = 1;
+};
+
+/// Where a step writes each new slot's origin: `parents` [batch·beam], the
+/// slot of the same sequence it came from (before the step), and
+/// `appended` [batch·beam], the label it appended to that slot's prefix or
+/// -1 when its prefix is the parent's (then the language model's state and
+/// row carry over unchanged). Sequences with t ≥ length, and unused slots,
+/// get parents[s] = k and appended[s] = -1. `newLabels`, unless null: the
+/// number of slots with appended ≥ 0 (0: no language-model call needed).
+struct CtcStepBuffers {
+  int32_t *parents = nullptr;
+  int32_t *appended = nullptr;
+  int32_t *newLabels = nullptr;
+};
+
+/// Bytes of a step-wise search's workspace for `batch` sequences of at
+/// most `capacity` frames and `beam` slots; -1 when out of range.
+int64_t ctcStepWorkspaceBytes(int64_t batch, int64_t beam, int64_t capacity);
+
+/// Starts a step-wise search in `workspace` (8-byte aligned, `bytes` ≥
+/// ctcStepWorkspaceBytes(batch, beam, capacity)).
+absl::Status ctcStepBegin(void *workspace, int64_t bytes, int64_t batch,
+                          int32_t beam, int64_t capacity);
+
+/// Frame t of every sequence with t < length (frames are taken in order,
+/// from 0). `scores.batch` and `options.beam` must be the workspace's;
+/// `options.scorer` must be null (the language model comes as `lm`, times
+/// options.scorerWeight).
+absl::Status ctcStepFrame(void *workspace, int64_t bytes,
+                          const CtcScores &scores,
+                          const CtcBeamOptions &options, int64_t t,
+                          const CtcLmRows &lm, const CtcStepBuffers &output);
+
+/// The N-best lists of the current slots. With `endClass` ≥ 0 and a
+/// language model, λ·lm[s][endClass] is added to slot s's final score
+/// (CtcBeamOptions::scoreEnd).
+absl::Status ctcStepFinish(void *workspace, int64_t bytes,
+                           const CtcScores &scores,
+                           const CtcBeamOptions &options, const CtcLmRows &lm,
+                           int32_t endClass, const CtcNBestBuffers &output);
+
 /// Where greedy results go: labels [batch, capacity] (capacity ≥ the
 /// longest sequence's frames; 0 past each length), lengths and scores
 /// [batch].

@@ -96,6 +96,53 @@ void nn_search_transducer_finish_v1(const char *origin, int64_t workspace,
                                     int64_t labelLengths,
                                     int64_t hypothesisScores, int64_t counts);
 
+/// Step-wise CTC prefix search with shallow fusion (CtcSearch.h,
+/// ctcStep*): the caller runs the language model on all batch·beam slots
+/// between frames. The state lives in a workspace the caller allocates
+/// (8-byte aligned) of nn_search_ctc_workspace_bytes_v1(batch, beam,
+/// capacity) bytes, capacity ≥ the longest sequence's frames; -1 when
+/// those are out of range.
+int64_t nn_search_ctc_workspace_bytes_v1(int64_t batch, int32_t beam,
+                                         int64_t capacity);
+
+/// Starts every sequence of the workspace with the empty prefix in slot 0.
+void nn_search_ctc_begin_v1(const char *origin, int64_t workspace,
+                            int64_t workspaceBytes, int64_t batch, int32_t beam,
+                            int64_t capacity);
+
+/// Frame t of every sequence with t < length. Scores and search settings
+/// as nn_search_ctc_prefix_v1, plus `lengthBonus` (β per label). `lm`,
+/// unless 0: log-probabilities of `lmBits`-bit floats per slot, row
+/// s = b·beam + k's class c at element s·lmRowStride + c·lmClassStride,
+/// added times `weight` (λ ≥ 0) to the prefixes slot k extends. Writes i32
+/// [batch·beam] `parents` (the slot each new slot came from) and
+/// `appended` (the label it appended, -1: none) and, unless 0, i32 [1]
+/// `newLabels` (how many slots appended one).
+void nn_search_ctc_step_v1(
+    const char *origin, int64_t workspace, int64_t workspaceBytes,
+    int64_t scores, int32_t scoreBits, int64_t batch, int64_t frames,
+    int64_t vocab, int64_t lengths, int32_t packed, int64_t sequenceStride,
+    int64_t frameStride, int64_t classStride, int32_t blank, int32_t beam,
+    int32_t merge, int32_t tokenBeam, double tokenThreshold, double scoreBeam,
+    double lengthBonus, int64_t lm, int32_t lmBits, int64_t lmRowStride,
+    int64_t lmClassStride, double weight, int64_t t, int64_t parents,
+    int64_t appended, int64_t newLabels);
+
+/// The N-best lists of the current slots, written as
+/// nn_search_ctc_prefix_v1 writes them (scores of scoreBits floats). With
+/// `endClass` ≥ 0 and an `lm`, λ·lm[s][endClass] is added to slot s's
+/// final score. The arguments before `endClass` are nn_search_ctc_step_v1's.
+void nn_search_ctc_finish_v1(
+    const char *origin, int64_t workspace, int64_t workspaceBytes,
+    int64_t scores, int32_t scoreBits, int64_t batch, int64_t frames,
+    int64_t vocab, int64_t lengths, int32_t packed, int64_t sequenceStride,
+    int64_t frameStride, int64_t classStride, int32_t blank, int32_t beam,
+    int32_t merge, int32_t tokenBeam, double tokenThreshold, double scoreBeam,
+    double lengthBonus, int64_t lm, int32_t lmBits, int64_t lmRowStride,
+    int64_t lmClassStride, double weight, int32_t endClass, int64_t labels,
+    int64_t labelCapacity, int64_t labelLengths, int64_t hypothesisScores,
+    int64_t counts, int64_t extents);
+
 // NOLINTEND(readability-identifier-naming)
 }
 

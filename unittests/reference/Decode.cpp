@@ -8,10 +8,15 @@
 
 #include "Evaluators.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 
 using namespace nn::reference;
 
@@ -82,11 +87,39 @@ double logAdd(double a, double b) {
 /// best by score, then fewer labels, then lexicographically smaller, stay.
 /// Returns the surviving hypotheses and their scores, best first (none
 /// when no path exists).
+/// Shallow fusion: `next` gives log p_lm(c | prefix) for every class c;
+/// extending a prefix by c adds weight times that to its LM score, and a
+/// prefix ranks by its acoustic score + LM score + bonus per label; `end`
+/// (unless -1) adds weight · log p_lm(end | y) to each final hypothesis.
+struct LmFusion {
+  std::function<absl::Status(const std::vector<int64_t> &,
+                             std::vector<double> &)>
+      next;
+  double weight = 0, bonus = 0;
+  int64_t end = -1;
+};
+
 std::vector<std::pair<std::vector<int64_t>, double>>
 prefixSearch(const std::vector<std::vector<double>> &frames, int64_t blank,
              int64_t beam, bool mergeMax, int64_t tokenBeam,
-             double tokenThreshold, double scoreBeam) {
+             double tokenThreshold, double scoreBeam,
+             const LmFusion *lm = nullptr, absl::Status *status = nullptr) {
   using Prefix = std::vector<int64_t>;
+  // The LM's part of each prefix's rank (0 without a language model).
+  std::map<Prefix, double> lmScore{{Prefix(), 0.0}};
+  auto lmRow = [&](const Prefix &prefix, std::vector<double> &row) {
+    absl::Status s = lm->next(prefix, row);
+    if (!s.ok() && status && status->ok())
+      *status = s;
+    for (double &v : row)
+      v = std::isnan(v) ? -kInf : lm->weight * v;
+  };
+  auto rankOf = [&](const Prefix &prefix, double acoustic) {
+    if (!lm)
+      return acoustic;
+    return acoustic + (lmScore.at(prefix) + lm->bonus * prefix.size());
+  };
+  bool fused = lm && lm->weight > 0;
   struct Scores {
     double blank = -kInf, label = -kInf;
   };
@@ -127,8 +160,11 @@ prefixSearch(const std::vector<std::vector<double>> &frames, int64_t blank,
         allowed.push_back(c);
 
     std::map<Prefix, Scores> next;
+    std::vector<double> row;
     for (const auto &[prefix, scores] : prefixes) {
       double total = combine(scores.blank, scores.label);
+      if (fused && !allowed.empty())
+        lmRow(prefix, row);
       Scores &same = next[prefix];
       same.blank = combine(same.blank, total + x[blank]);
       if (!prefix.empty())
@@ -140,12 +176,14 @@ prefixSearch(const std::vector<std::vector<double>> &frames, int64_t blank,
             !prefix.empty() && prefix.back() == c ? scores.blank : total;
         Scores &extended = next[longer];
         extended.label = combine(extended.label, from + x[c]);
+        if (lm)
+          lmScore[longer] = lmScore.at(prefix) + (fused ? row[c] : 0.0);
       }
     }
     std::vector<std::pair<Prefix, double>> ranked;
     double best = -kInf;
     for (const auto &[prefix, scores] : next) {
-      double score = combine(scores.blank, scores.label);
+      double score = rankOf(prefix, combine(scores.blank, scores.label));
       if (score > -kInf)
         ranked.push_back({prefix, score});
       best = std::max(best, score);
@@ -159,13 +197,90 @@ prefixSearch(const std::vector<std::vector<double>> &frames, int64_t blank,
     }
   }
   std::vector<std::pair<Prefix, double>> final;
-  for (const auto &[prefix, scores] : prefixes)
-    final.push_back({prefix, combine(scores.blank, scores.label)});
+  for (const auto &[prefix, scores] : prefixes) {
+    double score = rankOf(prefix, combine(scores.blank, scores.label));
+    if (fused && lm->end >= 0) {
+      std::vector<double> row;
+      lmRow(prefix, row);
+      score += row[lm->end];
+    }
+    if (score > -kInf)
+      final.push_back({prefix, score});
+  }
   std::sort(final.begin(), final.end(), better);
   return final;
 }
 
-void evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op) {
+/// log p_lm(· | prefix) of LM graph `op.getLm()` for one sequence: the
+/// graph run on one row per prefix, from `start` on zero states, each
+/// prefix's run continuing its parent's state; memoized per prefix.
+class ReferenceLm {
+public:
+  ReferenceLm(ir::CtcBeamSearchOp op, const RowGraphRunner &runRows)
+      : op(op), runRows(runRows) {}
+
+  absl::Status next(const std::vector<int64_t> &prefix,
+                    std::vector<double> &logProbs) {
+    auto it = memo.find(prefix);
+    if (it == memo.end()) {
+      std::vector<Array> arguments{zeros({1})};
+      if (prefix.empty()) {
+        arguments[0].data[0] = (double)*op.getLmStart();
+        mlir::SymbolTable symbols(op->getParentOfType<mlir::ModuleOp>());
+        auto graph = symbols.lookup<ir::GraphOp>(*op.getLm());
+        for (mlir::Type type : graph.getArgumentTypes().drop_front()) {
+          auto state = mlir::cast<ir::NNTensorType>(type);
+          std::vector<int64_t> shape{1};
+          for (unsigned i = 1; i < state.getRank(); ++i)
+            shape.push_back(state.getStaticSize(i));
+          arguments.push_back(zeros(shape));
+        }
+      } else {
+        std::vector<int64_t> parent(prefix.begin(), prefix.end() - 1);
+        std::vector<double> unused;
+        if (absl::Status s = next(parent, unused); !s.ok())
+          return s;
+        arguments[0].data[0] = (double)prefix.back();
+        const std::vector<Array> &state = memo.at(parent).state;
+        arguments.insert(arguments.end(), state.begin(), state.end());
+      }
+      std::vector<Array> results;
+      if (absl::Status s = runRows(*op.getLm(), 1, arguments, results); !s.ok())
+        return s;
+      Entry entry;
+      entry.logProbs = results[0].data;
+      if (op.getLmInput() == ir::LossInput::logits) {
+        double top = -kInf, sum = 0;
+        for (double v : entry.logProbs)
+          top = std::max(top, v);
+        for (double v : entry.logProbs)
+          sum += std::exp(v - top);
+        for (double &v : entry.logProbs)
+          v = v - top - std::log(sum);
+      }
+      entry.state.assign(results.begin() + 1, results.end());
+      it = memo.emplace(prefix, std::move(entry)).first;
+    }
+    logProbs = it->second.logProbs;
+    return absl::OkStatus();
+  }
+
+private:
+  struct Entry {
+    std::vector<double> logProbs;
+    std::vector<Array> state;
+  };
+  ir::CtcBeamSearchOp op;
+  const RowGraphRunner &runRows;
+  std::map<std::vector<int64_t>, Entry> memo;
+};
+
+/// `runRows` evaluates the LM graph; null when the op has none.
+absl::Status evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op,
+                                 const RowGraphRunner *runRows = nullptr) {
+  if (op.getLm() && !runRows)
+    return absl::InvalidArgumentError(
+        "reference: nn.ctc_beam_search with an lm needs a graph runner");
   ir::NNTensorType scoresType = typeOf(op.getScores());
   bool packed = scoresType.getRank() == 2;
   Array lp = op.getInputKind() == ir::LossInput::logits
@@ -193,9 +308,26 @@ void evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op) {
                           lp.data.begin() + (at + 1) * classes);
     }
     row += lengths[b];
+    std::optional<ReferenceLm> model;
+    LmFusion fusion;
+    if (op.getLm()) {
+      model.emplace(op, *runRows);
+      fusion.next = [&](const std::vector<int64_t> &prefix,
+                        std::vector<double> &logProbs) {
+        return model->next(prefix, logProbs);
+      };
+      fusion.weight = op.getLmWeight()->convertToDouble();
+      fusion.bonus =
+          op.getLengthBonus() ? op.getLengthBonus()->convertToDouble() : 0.0;
+      fusion.end = op.getLmEnd() ? (int64_t)*op.getLmEnd() : -1;
+    }
+    absl::Status status;
     lists.push_back(prefixSearch(frames, op.getBlank(), op.getBeam(),
                                  op.getMerge() == ir::CtcMerge::max, tokenBeam,
-                                 tokenThreshold, scoreBeam));
+                                 tokenThreshold, scoreBeam,
+                                 op.getLm() ? &fusion : nullptr, &status));
+    if (!status.ok())
+      return status;
   }
   ir::NNTensorType labelsType = typeOf(op.getLabels());
   if (labelsType.getRank() == 2) {
@@ -209,7 +341,7 @@ void evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op) {
     }
     setHypotheses(f, op, labelsType.getDimName(1).str(), hypotheses);
     f.setResult(op, score, 1);
-    return;
+    return absl::OkStatus();
   }
   // N-best: K counts each list, H = flatten(B, K) follows, Y holds each
   // hypothesis's length at its flat entry.
@@ -241,6 +373,7 @@ void evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op) {
     }
   f.setResult(op, labels, 0);
   f.setResult(op, score, 1);
+  return absl::OkStatus();
 }
 
 } // namespace
@@ -268,7 +401,17 @@ bool nn::reference::evaluateDecodeOp(Frame &f, Operation *op) {
   bool handled = true;
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](ir::CtcGreedyDecodeOp o) { evalCtcGreedyDecodeOp(f, o); })
-      .Case([&](ir::CtcBeamSearchOp o) { evalCtcBeamSearchOp(f, o); })
+      .Case([&](ir::CtcBeamSearchOp o) {
+        // Reference.cpp evaluates a search with an LM through
+        // evaluateCtcBeamSearchOp.
+        (void)evalCtcBeamSearchOp(f, o);
+      })
       .Default([&](Operation *) { handled = false; });
   return handled;
+}
+
+absl::Status
+nn::reference::evaluateCtcBeamSearchOp(Frame &f, Operation *op,
+                                       const RowGraphRunner &runRows) {
+  return evalCtcBeamSearchOp(f, mlir::cast<ir::CtcBeamSearchOp>(op), &runRows);
 }

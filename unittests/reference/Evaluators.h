@@ -190,6 +190,10 @@ using RowGraphRunner = std::function<absl::Status(
 bool evaluateCalleeDecodeOp(Frame &f, Operation *op,
                             const RowGraphRunner &runRows,
                             absl::Status &status);
+/// nn.ctc_beam_search, with its language model (if any) evaluated by
+/// `runRows`.
+absl::Status evaluateCtcBeamSearchOp(Frame &f, Operation *op,
+                                     const RowGraphRunner &runRows);
 /// Packing and broadcasting between layouts (NNPackOps.td).
 bool evaluatePackOp(Frame &f, Operation *op);
 /// Gradients of frame-wise layers and losses and the generic backward

@@ -178,23 +178,27 @@ absl::Status Evaluator::run(ir::GraphOp graph, std::vector<Array> arguments,
                llvm::zip(call.getResults(), calleeResults))
             f.values[result] = array;
         })
-        .Case<ir::TransducerGreedyDecodeOp, ir::TransducerBeamSearchOp>(
-            [&](Operation *decode) {
-              RowGraphRunner runRows =
-                  [&](llvm::StringRef name, int64_t rows,
-                      std::vector<Array> args,
-                      std::vector<Array> &out) -> absl::Status {
-                auto callee = symbols.lookup<ir::GraphOp>(name);
-                ir::DimTable calleeTable(callee.getDims());
-                std::map<std::string, int64_t> calleeSizes{
-                    {calleeTable.getDecls().front().getName().str(), rows}};
-                out.clear();
-                LossList none;
-                return run(callee, std::move(args), calleeSizes, {}, parameters,
-                           out, none);
-              };
-              evaluateCalleeDecodeOp(f, decode, runRows, status);
-            })
+        .Case<ir::CtcBeamSearchOp, ir::TransducerGreedyDecodeOp,
+              ir::TransducerBeamSearchOp>([&](Operation *decode) {
+          // The decoder's callee graphs (a language model, a predictor and
+          // a joiner) run on a row batch.
+          RowGraphRunner runRows =
+              [&](llvm::StringRef name, int64_t rows, std::vector<Array> args,
+                  std::vector<Array> &out) -> absl::Status {
+            auto callee = symbols.lookup<ir::GraphOp>(name);
+            ir::DimTable calleeTable(callee.getDims());
+            std::map<std::string, int64_t> calleeSizes{
+                {calleeTable.getDecls().front().getName().str(), rows}};
+            out.clear();
+            LossList none;
+            return run(callee, std::move(args), calleeSizes, {}, parameters,
+                       out, none);
+          };
+          if (auto search = dyn_cast<ir::CtcBeamSearchOp>(decode))
+            status = evaluateCtcBeamSearchOp(f, search, runRows);
+          else
+            evaluateCalleeDecodeOp(f, decode, runRows, status);
+        })
         .Case([&](ir::ReturnOp ret) {
           for (Value operand : ret.getOperands())
             results.push_back(f.values[operand]);
