@@ -194,7 +194,7 @@ absl::Status Evaluator::run(ir::GraphOp graph, std::vector<Array> arguments,
             return run(callee, std::move(args), calleeSizes, {}, parameters,
                        out, none);
           };
-          if (auto search = dyn_cast<ir::CtcBeamSearchOp>(decode))
+          if (auto search = mlir::dyn_cast<ir::CtcBeamSearchOp>(decode))
             status = evaluateCtcBeamSearchOp(f, search, runRows);
           else
             evaluateCalleeDecodeOp(f, decode, runRows, status);
