@@ -244,39 +244,8 @@ public:
     Value labels = filled(buffers[2]);
     Value labelLengths = filled(buffers[3]);
     Value hypothesisScores = filled(buffers[4]);
-    if (labelsType.getRank() == 3)
-      return nBest(op, lb, labels, labelLengths, hypothesisScores,
-                   filled(buffers[5]), batch);
-
-    // The best hypothesis of each sequence: row 0 of its N-best (length 0
-    // and score -inf when it has none). Its padded size is the longest.
-    auto longestLoop = b.create<scf::ForOp>(
-        loc, s.idx(0), batch, s.idx(1), ValueRange{s.idx(1)},
-        [&](OpBuilder &nb, Location l, Value bi, ValueRange acc) {
-          Scalar q{nb, l};
-          Value length = q.toIndex(nb.create<tensor::ExtractOp>(
-              l, labelLengths, ValueRange{bi, q.idx(0)}));
-          nb.create<scf::YieldOp>(l, q.maxI(acc[0], length));
-        });
-    Value longest = longestLoop.getResult(0);
-    OpFoldResult zeroAttr = b.getIndexAttr(0), oneAttr = b.getIndexAttr(1);
-    auto bestType = RankedTensorType::get(
-        {ShapedType::kDynamic, ShapedType::kDynamic}, i32);
-    Value best = b.create<tensor::ExtractSliceOp>(
-        loc, bestType, labels,
-        ArrayRef<OpFoldResult>{zeroAttr, zeroAttr, zeroAttr},
-        ArrayRef<OpFoldResult>{batch, oneAttr, longest},
-        ArrayRef<OpFoldResult>{oneAttr, oneAttr, oneAttr});
-    auto column = [&](Value matrix, Type t) -> Value {
-      return b.create<tensor::ExtractSliceOp>(
-          loc, RankedTensorType::get({ShapedType::kDynamic}, t), matrix,
-          ArrayRef<OpFoldResult>{zeroAttr, zeroAttr},
-          ArrayRef<OpFoldResult>{batch, oneAttr},
-          ArrayRef<OpFoldResult>{oneAttr, oneAttr});
-    };
-    state.bindComputed(op, labelsType.getDimName(1),
-                       DimValue{longest, column(labelLengths, i32)}, lb);
-    return SmallVector<Value>{best, column(hypothesisScores, element)};
+    return beamSearchResults(state, op, labelsType, lb, labels, labelLengths,
+                             hypothesisScores, filled(buffers[5]), batch);
   }
 
 private:
@@ -609,67 +578,6 @@ private:
                                        bufferOf(b, loc, carried[0])};
     llvm::append_range(finishArguments, buffers.drop_front(2));
     b.create<func::CallOp>(loc, finishSite, finishArguments);
-  }
-
-  /// The N-best results: K's lengths are the runtime's counts, H =
-  /// flatten(B, K) follows, and Y's lengths are the hypotheses' lengths in
-  /// H's order; labels [B, beam, cap] and scores [B, beam] are sliced to
-  /// the longest list and the longest hypothesis (each at least 1).
-  SmallVector<Value> nBest(CtcBeamSearchOp op, LinalgBuilder &lb, Value labels,
-                           Value labelLengths, Value scores, Value counts,
-                           Value batch) const {
-    OpBuilder &b = lb.getBuilder();
-    Location loc = lb.getLoc();
-    Scalar s{b, loc};
-    NNTensorType labelsType = typeOf(op.getLabels());
-    Type i32 = b.getI32Type();
-    auto longestOf = [&](Value lengths, Value size) {
-      return forLoop(s, s.idx(0), size, {s.idx(1)},
-                     [&](Scalar &q, Value i, ValueRange acc) {
-                       Value length = q.toIndex(
-                           q.b.create<tensor::ExtractOp>(q.loc, lengths, i));
-                       return SmallVector<Value>{q.maxI(acc[0], length)};
-                     })[0];
-    };
-    StringRef beamDim = labelsType.getDimName(1);
-    StringRef labelDim = labelsType.getDimName(2);
-    Value listSize = longestOf(counts, batch);
-    state.bindComputed(op, beamDim, DimValue{listSize, counts}, lb);
-
-    // Entry h of H is hypothesis h - offset(owner(h)) of sequence owner(h).
-    StringRef flatName = lb.getDims().getDecls().lookup(labelDim).getBatch();
-    DimValue flat = lb.getDims().lookup(flatName);
-    Value offsets = flat.offsets;
-    Value lengths =
-        lb.map(NNTensorType::get(b.getContext(), {flatName}, {0}, i32),
-               flat.owner, [&](Scalar &q, ValueRange args) -> Value {
-                 Value owner = q.toIndex(args[0]);
-                 Value first = q.toIndex(
-                     q.b.create<tensor::ExtractOp>(q.loc, offsets, owner));
-                 Value k = q.sub(q.index(0), first);
-                 return q.b.create<tensor::ExtractOp>(q.loc, labelLengths,
-                                                      ValueRange{owner, k});
-               });
-    Value longest = longestOf(lengths, flat.size);
-    state.bindComputed(op, labelDim, DimValue{longest, lengths}, lb);
-
-    OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-    Value nBestLabels = b.create<tensor::ExtractSliceOp>(
-        loc,
-        RankedTensorType::get(SmallVector<int64_t>(3, ShapedType::kDynamic),
-                              i32),
-        labels, ArrayRef<OpFoldResult>{zero, zero, zero},
-        ArrayRef<OpFoldResult>{batch, listSize, longest},
-        ArrayRef<OpFoldResult>{one, one, one});
-    Value nBestScores = b.create<tensor::ExtractSliceOp>(
-        loc,
-        RankedTensorType::get(
-            SmallVector<int64_t>(2, ShapedType::kDynamic),
-            cast<RankedTensorType>(scores.getType()).getElementType()),
-        scores, ArrayRef<OpFoldResult>{zero, zero},
-        ArrayRef<OpFoldResult>{batch, listSize},
-        ArrayRef<OpFoldResult>{one, one});
-    return {nBestLabels, nBestScores};
   }
 };
 

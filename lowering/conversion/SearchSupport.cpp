@@ -130,3 +130,88 @@ SmallVector<Value> mlir::nn::callOnRows(LinalgBuilder &lb,
       lb.getLoc(), callee.graph.getSymName(), results, arguments);
   return SmallVector<Value>(call.getResults());
 }
+
+SmallVector<Value> mlir::nn::beamSearchResults(ConversionState &state,
+                                               Operation *op,
+                                               NNTensorType labelsType,
+                                               LinalgBuilder &lb, Value labels,
+                                               Value labelLengths, Value scores,
+                                               Value counts, Value batch) {
+  OpBuilder &b = lb.getBuilder();
+  Location loc = lb.getLoc();
+  Scalar s{b, loc};
+  Type i32 = b.getI32Type();
+  OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+  Type scoreType = cast<RankedTensorType>(scores.getType()).getElementType();
+  auto longestOf = [&](Value lengths, Value size) {
+    return forLoop(
+        s, s.idx(0), size, {s.idx(1)}, [&](Scalar &q, Value i, ValueRange acc) {
+          Value length =
+              q.toIndex(q.b.create<tensor::ExtractOp>(q.loc, lengths, i));
+          return SmallVector<Value>{q.maxI(acc[0], length)};
+        })[0];
+  };
+
+  if (labelsType.getRank() == 2) {
+    Value longest =
+        forLoop(s, s.idx(0), batch, {s.idx(1)},
+                [&](Scalar &q, Value bi, ValueRange acc) {
+                  Value length = q.toIndex(q.b.create<tensor::ExtractOp>(
+                      q.loc, labelLengths, ValueRange{bi, q.idx(0)}));
+                  return SmallVector<Value>{q.maxI(acc[0], length)};
+                })[0];
+    Value first = b.create<tensor::ExtractSliceOp>(
+        loc,
+        RankedTensorType::get({ShapedType::kDynamic, ShapedType::kDynamic},
+                              i32),
+        labels, ArrayRef<OpFoldResult>{zero, zero, zero},
+        ArrayRef<OpFoldResult>{batch, one, longest},
+        ArrayRef<OpFoldResult>{one, one, one});
+    auto column = [&](Value matrix, Type element) -> Value {
+      return b.create<tensor::ExtractSliceOp>(
+          loc, RankedTensorType::get({ShapedType::kDynamic}, element), matrix,
+          ArrayRef<OpFoldResult>{zero, zero},
+          ArrayRef<OpFoldResult>{batch, one}, ArrayRef<OpFoldResult>{one, one});
+    };
+    state.bindComputed(op, labelsType.getDimName(1),
+                       DimValue{longest, column(labelLengths, i32)}, lb);
+    return {first, column(scores, scoreType)};
+  }
+
+  StringRef beamDim = labelsType.getDimName(1);
+  StringRef labelDim = labelsType.getDimName(2);
+  Value listSize = longestOf(counts, batch);
+  state.bindComputed(op, beamDim, DimValue{listSize, counts}, lb);
+
+  // Entry h of H is hypothesis h - offset(owner(h)) of sequence owner(h).
+  StringRef flatName = lb.getDims().getDecls().lookup(labelDim).getBatch();
+  DimValue flat = lb.getDims().lookup(flatName);
+  Value offsets = flat.offsets;
+  Value lengths =
+      lb.map(NNTensorType::get(b.getContext(), {flatName}, {0}, i32),
+             flat.owner, [&](Scalar &q, ValueRange args) -> Value {
+               Value owner = q.toIndex(args[0]);
+               Value firstOfOwner = q.toIndex(
+                   q.b.create<tensor::ExtractOp>(q.loc, offsets, owner));
+               Value k = q.sub(q.index(0), firstOfOwner);
+               return q.b.create<tensor::ExtractOp>(q.loc, labelLengths,
+                                                    ValueRange{owner, k});
+             });
+  Value longest = longestOf(lengths, flat.size);
+  state.bindComputed(op, labelDim, DimValue{longest, lengths}, lb);
+
+  Value nBestLabels = b.create<tensor::ExtractSliceOp>(
+      loc,
+      RankedTensorType::get(SmallVector<int64_t>(3, ShapedType::kDynamic), i32),
+      labels, ArrayRef<OpFoldResult>{zero, zero, zero},
+      ArrayRef<OpFoldResult>{batch, listSize, longest},
+      ArrayRef<OpFoldResult>{one, one, one});
+  Value nBestScores = b.create<tensor::ExtractSliceOp>(
+      loc,
+      RankedTensorType::get(SmallVector<int64_t>(2, ShapedType::kDynamic),
+                            scoreType),
+      scores, ArrayRef<OpFoldResult>{zero, zero},
+      ArrayRef<OpFoldResult>{batch, listSize},
+      ArrayRef<OpFoldResult>{one, one});
+  return {nBestLabels, nBestScores};
+}

@@ -14,6 +14,7 @@
 
 #include "lowering/conversion/Abi.h"
 #include "lowering/conversion/LinalgBuilder.h"
+#include "lowering/conversion/Patterns.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include <utility>
@@ -63,6 +64,20 @@ Value selectRows(LinalgBuilder &lb, Value mask, Value fresh, Value old);
 /// parameters it reads (the caller's ABI includes them, AbiBuilder).
 SmallVector<Value> callOnRows(LinalgBuilder &lb, const GraphAbi &callee,
                               Value rows, ValueRange operands);
+
+/// The results of beam search `op` from the runtime's dense N-best buffers
+/// (labels [B, beam, capacity], labelLengths and scores [B, beam], counts
+/// [B]), for its result type `labelsType`:
+///  - N-best `[B, K, Y]`: K is bound to the counts, H = flatten(B, K)
+///    follows, Y to the hypotheses' lengths in H's order; labels and
+///    scores are sliced to the longest list and the longest hypothesis.
+///  - best only `[B, Y]`: row 0 of each list (length 0 and score -inf when
+///    a sequence has none), Y bound to its lengths.
+/// Padded sizes are at least 1.
+SmallVector<Value> beamSearchResults(ConversionState &state, Operation *op,
+                                     NNTensorType labelsType, LinalgBuilder &lb,
+                                     Value labels, Value labelLengths,
+                                     Value scores, Value counts, Value batch);
 
 } // namespace mlir::nn
 

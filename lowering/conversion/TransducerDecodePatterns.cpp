@@ -642,10 +642,8 @@ public:
     Value labels = filled(b, loc, buffers[1]);
     Value labelLengths = filled(b, loc, buffers[2]);
     Value scores = filled(b, loc, buffers[3]);
-    if (labelsType.getRank() == 3)
-      return nBest(op, lb, labels, labelLengths, scores,
-                   filled(b, loc, buffers[4]), batch);
-    return best(op, lb, labels, labelLengths, scores, batch);
+    return beamSearchResults(state, op, labelsType, lb, labels, labelLengths,
+                             scores, filled(b, loc, buffers[4]), batch);
   }
 
 private:
@@ -653,103 +651,6 @@ private:
   static Value filled(OpBuilder &b, Location loc, Value buffer) {
     return b.create<bufferization::ToTensorOp>(loc, buffer, /*restrict=*/true,
                                                /*writable=*/true);
-  }
-
-  /// The best hypothesis of each sequence: row 0 of its N-best (length 0
-  /// and score -inf when it has none), padded to the longest.
-  SmallVector<Value> best(TransducerBeamSearchOp op, LinalgBuilder &lb,
-                          Value labels, Value labelLengths, Value scores,
-                          Value batch) const {
-    OpBuilder &b = lb.getBuilder();
-    Location loc = lb.getLoc();
-    Scalar s{b, loc};
-    Type i32 = b.getI32Type();
-    Value longest =
-        forLoop(s, s.idx(0), batch, {s.idx(1)},
-                [&](Scalar &q, Value bi, ValueRange acc) {
-                  Value length = q.toIndex(q.b.create<tensor::ExtractOp>(
-                      q.loc, labelLengths, ValueRange{bi, q.idx(0)}));
-                  return SmallVector<Value>{q.maxI(acc[0], length)};
-                })[0];
-    OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-    Value first = b.create<tensor::ExtractSliceOp>(
-        loc,
-        RankedTensorType::get({ShapedType::kDynamic, ShapedType::kDynamic},
-                              i32),
-        labels, ArrayRef<OpFoldResult>{zero, zero, zero},
-        ArrayRef<OpFoldResult>{batch, one, longest},
-        ArrayRef<OpFoldResult>{one, one, one});
-    auto column = [&](Value matrix) -> Value {
-      return b.create<tensor::ExtractSliceOp>(
-          loc,
-          RankedTensorType::get(
-              {ShapedType::kDynamic},
-              cast<RankedTensorType>(matrix.getType()).getElementType()),
-          matrix, ArrayRef<OpFoldResult>{zero, zero},
-          ArrayRef<OpFoldResult>{batch, one}, ArrayRef<OpFoldResult>{one, one});
-    };
-    state.bindComputed(op, typeOf(op.getLabels()).getDimName(1),
-                       DimValue{longest, column(labelLengths)}, lb);
-    return {first, column(scores)};
-  }
-
-  /// The N-best results, as nn.ctc_beam_search binds them: K's lengths are
-  /// the counts, H = flatten(B, K) follows, Y's lengths are the
-  /// hypotheses' in H's order; sliced to the longest list and hypothesis.
-  SmallVector<Value> nBest(TransducerBeamSearchOp op, LinalgBuilder &lb,
-                           Value labels, Value labelLengths, Value scores,
-                           Value counts, Value batch) const {
-    OpBuilder &b = lb.getBuilder();
-    Location loc = lb.getLoc();
-    Scalar s{b, loc};
-    NNTensorType labelsType = typeOf(op.getLabels());
-    Type i32 = b.getI32Type();
-    auto longestOf = [&](Value lengths, Value size) {
-      return forLoop(s, s.idx(0), size, {s.idx(1)},
-                     [&](Scalar &q, Value i, ValueRange acc) {
-                       Value length = q.toIndex(
-                           q.b.create<tensor::ExtractOp>(q.loc, lengths, i));
-                       return SmallVector<Value>{q.maxI(acc[0], length)};
-                     })[0];
-    };
-    StringRef beamDim = labelsType.getDimName(1);
-    StringRef labelDim = labelsType.getDimName(2);
-    Value listSize = longestOf(counts, batch);
-    state.bindComputed(op, beamDim, DimValue{listSize, counts}, lb);
-
-    StringRef flatName = lb.getDims().getDecls().lookup(labelDim).getBatch();
-    DimValue flat = lb.getDims().lookup(flatName);
-    Value offsets = flat.offsets;
-    Value lengths =
-        lb.map(NNTensorType::get(b.getContext(), {flatName}, {0}, i32),
-               flat.owner, [&](Scalar &q, ValueRange args) -> Value {
-                 Value owner = q.toIndex(args[0]);
-                 Value first = q.toIndex(
-                     q.b.create<tensor::ExtractOp>(q.loc, offsets, owner));
-                 Value k = q.sub(q.index(0), first);
-                 return q.b.create<tensor::ExtractOp>(q.loc, labelLengths,
-                                                      ValueRange{owner, k});
-               });
-    Value longest = longestOf(lengths, flat.size);
-    state.bindComputed(op, labelDim, DimValue{longest, lengths}, lb);
-
-    OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
-    Value nBestLabels = b.create<tensor::ExtractSliceOp>(
-        loc,
-        RankedTensorType::get(SmallVector<int64_t>(3, ShapedType::kDynamic),
-                              i32),
-        labels, ArrayRef<OpFoldResult>{zero, zero, zero},
-        ArrayRef<OpFoldResult>{batch, listSize, longest},
-        ArrayRef<OpFoldResult>{one, one, one});
-    Value nBestScores = b.create<tensor::ExtractSliceOp>(
-        loc,
-        RankedTensorType::get(
-            SmallVector<int64_t>(2, ShapedType::kDynamic),
-            cast<RankedTensorType>(scores.getType()).getElementType()),
-        scores, ArrayRef<OpFoldResult>{zero, zero},
-        ArrayRef<OpFoldResult>{batch, listSize},
-        ArrayRef<OpFoldResult>{one, one});
-    return {nBestLabels, nBestScores};
   }
 };
 } // namespace
