@@ -79,7 +79,9 @@ struct SpeechUtterance {
 /// dir/tokens.txt (the character vocabulary of all the task's words).
 /// `progress`, if set, is called after each utterance with (done, total).
 /// Errors name what failed: bad options, an unwritable directory, a voice
-/// eSpeak NG does not have.
+/// eSpeak NG does not have. Each utterance is spoken in a forked child
+/// process (SpeechTask.cpp says why): call this from a process that runs
+/// no other threads at the time, as nn-data does.
 absl::StatusOr<std::vector<SpeechUtterance>> synthesizeSpeechTask(
     const std::string &dir, const SpeechTaskOptions &options,
     const std::function<void(int64_t, int64_t)> &progress = {});
