@@ -243,7 +243,10 @@ void writeSlot(Hypothesis *h, double score, uint64_t hash,
   h->hash = hash;
   h->length = length;
   h->source = source;
-  std::memmove(labelsOf(h), labels, sizeof(int32_t) * length);
+  // An empty hypothesis may come from an empty vector (a null pointer),
+  // which memmove must not be given even for zero bytes.
+  if (length > 0)
+    std::memmove(labelsOf(h), labels, sizeof(int32_t) * length);
 }
 
 /// Extends sequence b's slots by the labels (and, with `withBlank`, the
