@@ -329,7 +329,17 @@ absl::Status evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op,
     if (!status.ok())
       return status;
   }
-  ir::NNTensorType labelsType = typeOf(op.getLabels());
+  setBeamResults(f, op, typeOf(op.getLabels()), lists);
+  return absl::OkStatus();
+}
+
+} // namespace
+
+void nn::reference::setBeamResults(
+    Frame &f, Operation *op, ir::NNTensorType labelsType,
+    const std::vector<std::vector<std::pair<std::vector<int64_t>, double>>>
+        &lists) {
+  int64_t batch = lists.size();
   if (labelsType.getRank() == 2) {
     // The best of each list; the empty hypothesis and -inf without one.
     std::vector<std::vector<int64_t>> hypotheses(batch);
@@ -341,7 +351,7 @@ absl::Status evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op,
     }
     setHypotheses(f, op, labelsType.getDimName(1).str(), hypotheses);
     f.setResult(op, score, 1);
-    return absl::OkStatus();
+    return;
   }
   // N-best: K counts each list, H = flatten(B, K) follows, Y holds each
   // hypothesis's length at its flat entry.
@@ -373,10 +383,7 @@ absl::Status evalCtcBeamSearchOp(Frame &f, ir::CtcBeamSearchOp op,
     }
   f.setResult(op, labels, 0);
   f.setResult(op, score, 1);
-  return absl::OkStatus();
 }
-
-} // namespace
 
 void nn::reference::setHypotheses(
     Frame &f, Operation *op, const std::string &dim,

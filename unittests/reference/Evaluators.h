@@ -179,6 +179,15 @@ bool evaluateDecodeOp(Frame &f, Operation *op);
 /// follows, and sets the hypotheses, padded with 0, as result 0 of `op`.
 void setHypotheses(Frame &f, Operation *op, const std::string &dim,
                    const std::vector<std::vector<int64_t>> &hypotheses);
+/// For beam searches: results from each sequence's list of (labels, score),
+/// best first. `[B, Y]` results take each list's first hypothesis (the
+/// empty one and -inf for an empty list); `[B, K, Y]` results bind K to
+/// the lists' sizes and Y to the hypotheses' lengths (H = flatten(B, K)
+/// follows), padded with 0.
+void setBeamResults(
+    Frame &f, Operation *op, ir::NNTensorType labelsType,
+    const std::vector<std::vector<std::pair<std::vector<int64_t>, double>>>
+        &lists);
 /// Evaluates callee graph `graph` on `arguments` with its row batch (its
 /// one dim) bound to `rows`; the reference's own graph walker.
 using RowGraphRunner = std::function<absl::Status(

@@ -296,50 +296,7 @@ absl::Status evalTransducerBeamSearchOp(Frame &f, ir::TransducerBeamSearchOp op,
       lists[b].push_back({labels, current.at(labels).score});
   }
 
-  ir::NNTensorType labelsType = typeOf(op.getLabels());
-  if (labelsType.getRank() == 2) {
-    // The best of each list; the empty hypothesis and -inf without one.
-    std::vector<std::vector<int64_t>> hypotheses(batch);
-    Array score = zeros({batch});
-    for (int64_t b = 0; b < batch; ++b) {
-      score.data[b] = lists[b].empty() ? -kInf : lists[b].front().second;
-      if (!lists[b].empty())
-        hypotheses[b] = lists[b].front().first;
-    }
-    setHypotheses(f, op, labelsType.getDimName(1).str(), hypotheses);
-    f.setResult(op, score, 1);
-    return absl::OkStatus();
-  }
-  // N-best: K counts each list, H = flatten(B, K) follows, Y holds each
-  // hypothesis's length at its flat entry.
-  std::string beamDim = labelsType.getDimName(1).str();
-  std::string labelDim = labelsType.getDimName(2).str();
-  int64_t longestList = 1, longest = 1;
-  std::vector<int64_t> counts, hypothesisLengths;
-  for (const auto &list : lists) {
-    counts.push_back(list.size());
-    longestList = std::max<int64_t>(longestList, list.size());
-    for (const auto &[labels, value] : list) {
-      hypothesisLengths.push_back(labels.size());
-      longest = std::max<int64_t>(longest, labels.size());
-    }
-  }
-  f.sizes[beamDim] = longestList;
-  f.lengths[beamDim] = counts;
-  f.deriveDims();
-  f.sizes[labelDim] = longest;
-  f.lengths[labelDim] = hypothesisLengths;
-  f.deriveDims();
-  Array labels = zeros({batch, longestList, longest});
-  Array score = zeros({batch, longestList});
-  for (int64_t b = 0; b < batch; ++b)
-    for (size_t k = 0; k < lists[b].size(); ++k) {
-      score.data[b * longestList + k] = lists[b][k].second;
-      for (size_t u = 0; u < lists[b][k].first.size(); ++u)
-        labels.data[(b * longestList + k) * longest + u] = lists[b][k].first[u];
-    }
-  f.setResult(op, labels, 0);
-  f.setResult(op, score, 1);
+  setBeamResults(f, op, typeOf(op.getLabels()), lists);
   return absl::OkStatus();
 }
 
