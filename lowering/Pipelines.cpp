@@ -74,6 +74,9 @@ void mlir::nn::buildOptimizePipeline(OpPassManager &pm,
   const CompileRequest &request = settings.request;
   const ::nn::OptimizeOptions &optimize = settings.optimize;
   bool trainStep = request.grads && request.trainStep;
+  // First: a predictor's step form comes from the graph as written, before
+  // dropout and autodiff rewrite it for training.
+  pm.addPass(createNNDeriveStepGraphs());
   // A train step returns none of the graph's results: gone before packing
   // and fusion look at their uses.
   if (trainStep) {

@@ -109,6 +109,28 @@ def NNExposeLosses : Pass<"nn-expose-losses", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::nn::NNDialect"];
 }
 
+def NNDeriveStepGraphs : Pass<"nn-derive-step-graphs", "::mlir::ModuleOp"> {
+  let summary = "Writes the step form of each transducer predictor given as a sequence";
+  let description = [{
+    A transducer decoder (`nn.transducer_greedy_decode`,
+    `nn.transducer_beam_search`) may name its predictor in the sequence
+    form, the network as training calls it: `(y: [S, U] i32) -> [S, U, D]`
+    over the labels after `nn.prepend_start`. This pass writes, once per
+    such predictor, a graph `<predictor>.step` in the step form the
+    lowering calls one label at a time, `(y: [S] i32, h_1, c_1, ...) ->
+    ([S, D], h_1', c_1', ...)`, and points the decoders at it. Frame-wise
+    ops run on the label's row, `nn.dropout` is the identity (a search is
+    not training), and each forward `nn.lstm` becomes one cell step in
+    frame-wise ops whose (h, c) states the step graph takes and returns
+    (zero at the start, as `nn.lstm` starts). The decoders' verifier has
+    already refused predictors with other ops. Runs first in the optimize
+    pipeline (before dropout and autodiff rewrite the predictor for
+    training) and again, as a no-op then, at the start of
+    `nn-convert-to-linalg`. Idempotent; docs/passes.md.
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+}
+
 def NNAutodiff : Pass<"nn-autodiff", "::mlir::ModuleOp"> {
   let summary = "Reverse-mode autodiff: returns the gradient of the training objective";
   let description = [{

@@ -292,6 +292,44 @@ nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>)
       : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
   nn.return %y, %s, %z, %zs : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
 })"},
+    // The prediction network written once, as training calls it
+    // (embedding, forward LSTM, projection over [S, U]): greedy RNN-T and
+    // RNA beam search drive its derived step graph; the reference runs it
+    // on every whole prefix.
+    {"transducer_sequence_predictor", R"(
+nn.parameter @embed : !nn.tensor<[5, 3], f32>
+nn.parameter @wi : !nn.tensor<[12, 3], f32>
+nn.parameter @wh : !nn.tensor<[12, 3], f32>
+nn.parameter @b : !nn.tensor<[12], f32>
+nn.parameter @wp : !nn.tensor<[4, 3], f32>
+nn.parameter @wj : !nn.tensor<[5, 4], f32>
+nn.graph @pred(%y: !nn.tensor<[S, U], i32>) -> !nn.tensor<[S, U, 4], f32>
+    dims [S: batch, U: seq(S)] {
+  %e = nn.param_ref @embed : !nn.tensor<[5, 3], f32>
+  %wi = nn.param_ref @wi : !nn.tensor<[12, 3], f32>
+  %wh = nn.param_ref @wh : !nn.tensor<[12, 3], f32>
+  %b = nn.param_ref @b : !nn.tensor<[12], f32>
+  %wp = nn.param_ref @wp : !nn.tensor<[4, 3], f32>
+  %x = nn.embedding %y, %e : !nn.tensor<[S, U], i32>, !nn.tensor<[5, 3], f32>
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[S, U, 3], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12], f32>
+  %p = nn.linear %h, %wp : !nn.tensor<[S, U, 3], f32>, !nn.tensor<[4, 3], f32>
+  nn.return %p : !nn.tensor<[S, U, 4], f32>
+}
+nn.graph @joint(%h: !nn.tensor<[R, 4], f32>) -> !nn.tensor<[R, 5], f32> dims [R: batch] {
+  %w = nn.param_ref @wj : !nn.tensor<[5, 4], f32>
+  %t = nn.tanh %h : !nn.tensor<[R, 4], f32>
+  %z = nn.linear %t, %w : !nn.tensor<[R, 4], f32>, !nn.tensor<[5, 4], f32>
+  nn.return %z : !nn.tensor<[R, 5], f32>
+}
+nn.graph @g(%enc: !nn.tensor<[B, T, 4], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), Y: seq(B) computed, Z: seq(B) computed] {
+  %y, %s = nn.transducer_greedy_decode %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 max_symbols 2
+      : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %z, %zs = nn.transducer_beam_search %enc predictor @pred joiner @joint topology rna blank 2 start 0 beam 2
+      : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+  nn.return %y, %s, %z, %zs : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Z], i32>, !nn.tensor<[B], f32>
+})"},
     // Transducer beam search over the same callees: RNN-T N-best (beam 3,
     // 2 labels per frame) and RNA best-only (beam 2).
     {"transducer_beam_search", R"(

@@ -9,7 +9,9 @@
 // all-blank output and exact ties. "Written once": the step graph iterated
 // over the labels reproduces the training graph's prediction network
 // (nn.prepend_start, nn.embedding, nn.lstm), and the joiner graph is
-// called in training on the packed joint rows.
+// called in training on the packed joint rows. The same network written
+// once in the sequence form (@predictor, the graph training calls) drives
+// the searches and rescores their N-best lists in one graph.
 //
 //===----------------------------------------------------------------------===//
 
@@ -432,13 +434,58 @@ TEST(TransducerGreedyDecodeTest, JoinerGraphServesTrainingOnPackedRows) {
 // nn.transducer_beam_search
 //===----------------------------------------------------------------------===//
 
+/// The prediction network of kSource written once, as training runs it:
+/// @pred's network over the labels after prepend_start.
+const char *kSequencePredictor = R"(
+nn.graph @predictor(%y: !nn.tensor<[S, U], i32>) -> !nn.tensor<[S, U, 3], f32>
+    dims [S: batch, U: seq(S)] {
+  %embed = nn.param_ref @embed : !nn.tensor<[5, 4], f32>
+  %wi = nn.param_ref @wi : !nn.tensor<[12, 4], f32>
+  %wh = nn.param_ref @wh : !nn.tensor<[12, 3], f32>
+  %b = nn.param_ref @b : !nn.tensor<[12], f32>
+  %x = nn.embedding %y, %embed : !nn.tensor<[S, U], i32>, !nn.tensor<[5, 4], f32>
+  %d = nn.dropout %x rate 0.25 : !nn.tensor<[S, U, 4], f32>
+  %h = nn.lstm forward %d, %wi, %wh, %b : !nn.tensor<[S, U, 4], f32>, !nn.tensor<[12, 4], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12], f32>
+  nn.return %h : !nn.tensor<[S, U, 3], f32>
+}
+)";
+
+/// `source` with its decoders driving @predictor (kSequencePredictor,
+/// added) instead of the step graph @pred, and its rescoring networks
+/// (embedding and nn.lstm over prepend_start) replaced by calls of
+/// @predictor: one prediction network for search and training.
+std::string inSequenceForm(std::string source) {
+  auto replaceAll = [&](const std::string &from, const std::string &to) {
+    for (size_t at = source.find(from); at != std::string::npos;
+         at = source.find(from, at + to.size()))
+      source.replace(at, from.size(), to);
+  };
+  replaceAll("predictor @pred ", "predictor @predictor ");
+  // The rescoring LSTMs over the flattened beams H and G.
+  for (auto [batch, labels] :
+       {std::pair<std::string, std::string>{"H", "Y1"}, {"G", "Z1"}}) {
+    std::string p = batch == "H" ? "%ph" : "%pg";
+    size_t begin = source.find("  " + p + "x = nn.embedding");
+    if (begin == std::string::npos)
+      continue; // no rescoring
+    size_t end = source.find('\n', source.find("  " + p + " = nn.lstm"));
+    source.replace(begin, end - begin,
+                   "  " + p + " = nn.call @predictor(" + p +
+                       "in) : (!nn.tensor<[" + batch + ", " + labels +
+                       "], i32>) -> !nn.tensor<[" + batch + ", " + labels +
+                       ", 3], f32>");
+  }
+  return source + kSequencePredictor;
+}
+
 /// The beam searches over the same callees, each N-best list rescored in
 /// the graph by the training path (prediction network over the
 /// hypotheses, join, joiner, transducer_loss over the flattened batch H):
 /// rnnt (blank 0, 2 labels per frame) as result0/1 rescored as result2,
 /// rna (blank 2) as result3/4 rescored as result5.
-std::string beamSource(int64_t rnntBeam, int64_t rnaBeam) {
-  return std::string(kSource) + R"(
+std::string beamSource(int64_t rnntBeam, int64_t rnaBeam,
+                       bool sequenceForm = false) {
+  std::string source = std::string(kSource) + R"(
 nn.graph @beam(%enc: !nn.tensor<[B, T, 3], f32>)
     -> (!nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, K], f32>,
         !nn.tensor<[B, L, Z], i32>, !nn.tensor<[B, L], f32>, !nn.tensor<[B, L], f32>)
@@ -451,7 +498,7 @@ nn.graph @beam(%enc: !nn.tensor<[B, T, 3], f32>)
   %wh = nn.param_ref @wh : !nn.tensor<[12, 3], f32>
   %b = nn.param_ref @b : !nn.tensor<[12], f32>
   %y, %s = nn.transducer_beam_search %enc predictor @pred joiner @joint topology rnnt blank 0 start 0 beam )" +
-         std::to_string(rnntBeam) + R"( max_symbols 2
+                       std::to_string(rnntBeam) + R"( max_symbols 2
       : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
   %yh = nn.flatten_beam %y : !nn.tensor<[B, K, Y], i32> -> !nn.tensor<[H, Y], i32>
   %eh = nn.repeat_beam %enc : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[H, TH, 3], f32>
@@ -464,7 +511,7 @@ nn.graph @beam(%enc: !nn.tensor<[B, T, 3], f32>)
   nn.mark_loss %lh as "rnnt" normalize per_sequence : !nn.tensor<[H], f32>
   %lk = nn.unflatten_beam %lh : !nn.tensor<[H], f32> -> !nn.tensor<[B, K], f32>
   %z, %zs = nn.transducer_beam_search %enc predictor @pred joiner @joint topology rna blank 2 start 0 beam )" +
-         std::to_string(rnaBeam) + R"(
+                       std::to_string(rnaBeam) + R"(
       : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, L, Z], i32>, !nn.tensor<[B, L], f32>
   %zg = nn.flatten_beam %z : !nn.tensor<[B, L, Z], i32> -> !nn.tensor<[G, Z], i32>
   %eg = nn.repeat_beam %enc : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[G, TG, 3], f32>
@@ -480,6 +527,7 @@ nn.graph @beam(%enc: !nn.tensor<[B, T, 3], f32>)
       !nn.tensor<[B, L, Z], i32>, !nn.tensor<[B, L], f32>, !nn.tensor<[B, L], f32>
 }
 )";
+  return sequenceForm ? inSequenceForm(source) : source;
 }
 
 struct Hypothesis {
@@ -673,6 +721,105 @@ nn.graph @nbest(%enc: !nn.tensor<[B, T, 3], f32>) -> (!nn.tensor<[B, K, Y], i32>
           .ok());
   EXPECT_EQ(output(got, "lengths:K").data<int32_t>()[0], 1);
   EXPECT_EQ(output(got, "lengths:K").data<int32_t>()[1], 1);
+}
+
+//===----------------------------------------------------------------------===//
+// The prediction network written once
+//===----------------------------------------------------------------------===//
+
+TEST(TransducerWrittenOnceTest,
+     SequenceFormPredictorDecodesLikeThePlainDecoder) {
+  // The decoders given the training network itself (@predictor, with a
+  // dropout that a search leaves out) decode as the plain decoder does,
+  // and as the reference, which runs @predictor on each whole prefix.
+  std::string source = inSequenceForm(kSource);
+  ASSERT_NE(source.find("predictor @predictor joiner"), std::string::npos);
+  Executable exe = compileOrDie(source, /*pack=*/false, "decode");
+  std::mt19937 rng(3);
+  for (uint32_t seed = 0; seed < 4; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    Model m(seed);
+    std::vector<std::vector<double>> utterances;
+    for (int64_t length : {5, 1, 0, 9, 3})
+      utterances.push_back(randomFrames(rng, length));
+    RunInputs inputs = batchOf(utterances, m);
+    RunResult got;
+    absl::Status status = exe.run(inputs, got);
+    ASSERT_TRUE(status.ok()) << status.message();
+    EXPECT_GT(expectPlainGreedy(m, utterances, got), 0);
+    expectMatchesReference(source, exe, inputs, got, 1e-4, 1e-5);
+  }
+}
+
+TEST(TransducerWrittenOnceTest, SearchRescoringAndTrainingShareOnePredictor) {
+  // The beam searches drive @predictor and the same graph rescores their
+  // N-best lists through nn.call. Compiled for evaluation, the lists,
+  // scores and rescorings are the step-form graph's and the reference's.
+  // Compiled for training (gradients, dropout on), the search still runs
+  // without dropout, so its lists are the evaluation build's, while the
+  // rescoring drops units and trains every parameter.
+  std::string source = beamSource(4, 3, /*sequenceForm=*/true);
+  ASSERT_NE(source.find("nn.call @predictor(%phin)"), std::string::npos);
+  ASSERT_NE(source.find("nn.call @predictor(%pgin)"), std::string::npos);
+  Executable sequence = compileOrDie(source, /*pack=*/false, "beam");
+  Executable step = compileOrDie(beamSource(4, 3), /*pack=*/false, "beam");
+  CompileOptions training;
+  training.entry = "beam";
+  training.grads = training.training = true;
+  Executable trained = compileOrDie(source, training);
+
+  std::mt19937 rng(17);
+  std::vector<std::vector<double>> utterances;
+  for (int64_t length : {5, 1, 0, 9, 3})
+    utterances.push_back(randomFrames(rng, length));
+  Model m(41);
+  RunInputs inputs = batchOf(utterances, m);
+  RunResult a, b, t;
+  absl::Status status = sequence.run(inputs, a);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_TRUE(step.run(inputs, b).ok());
+  expectMatchesReference(source, sequence, inputs, a, 1e-4, 1e-5);
+  Tensor seed(DType::i32, {});
+  seed.data<int32_t>()[0] = 5;
+  inputs.inputs["dropout_seed"] = seed;
+  status = trained.run(inputs, t);
+  ASSERT_TRUE(status.ok()) << status.message();
+
+  bool rescoredDiffers = false;
+  for (size_t i = 0; i < utterances.size(); ++i)
+    for (auto [labels, scores, rescored, k, y] :
+         {std::array<const char *, 5>{"result0", "result1", "result2", "K",
+                                      "Y"},
+          std::array<const char *, 5>{"result3", "result4", "result5", "L",
+                                      "Z"}}) {
+      SCOPED_TRACE(std::string(labels) + ", sequence " + std::to_string(i));
+      std::vector<Hypothesis> x = nBestOf(a, labels, scores, rescored, k, y, i);
+      std::vector<Hypothesis> z = nBestOf(b, labels, scores, rescored, k, y, i);
+      std::vector<Hypothesis> w = nBestOf(t, labels, scores, rescored, k, y, i);
+      ASSERT_EQ(x.size(), z.size());
+      ASSERT_EQ(x.size(), w.size());
+      for (size_t j = 0; j < x.size(); ++j) {
+        EXPECT_EQ(x[j].labels, z[j].labels);
+        EXPECT_TRUE(close(x[j].score, z[j].score, 1e-5, 1e-6));
+        EXPECT_TRUE(close(x[j].rescored, z[j].rescored, 1e-5, 1e-6));
+        EXPECT_EQ(w[j].labels, x[j].labels);
+        EXPECT_EQ(w[j].score, x[j].score);
+        rescoredDiffers |= !close(w[j].rescored, x[j].rescored, 1e-4);
+      }
+    }
+  EXPECT_TRUE(rescoredDiffers);
+  // Every parameter trains: the predictor's through the rescoring, the
+  // joiner's through both joins.
+  ASSERT_EQ(t.gradientNames().size(), 6u);
+  for (const std::string &name : t.gradientNames()) {
+    const Tensor &grad = *t.gradient(name);
+    double norm = 0;
+    for (int64_t i = 0; i < grad.numElements(); ++i) {
+      ASSERT_TRUE(std::isfinite(grad.at(i))) << name;
+      norm += grad.at(i) * grad.at(i);
+    }
+    EXPECT_GT(norm, 0) << name;
+  }
 }
 
 } // namespace

@@ -446,9 +446,17 @@ LogicalResult DimBinding::verifyKinds(EmitErrorFn emitError) {
          calleeDecl.getFactor() != callerDecl.getFactor() ||
          calleeDecl.getOffset() != callerDecl.getOffset()))
       return mismatch();
+    // A plain callee batch sees the entries of a flattened batch as its
+    // batch (an N-best list's hypotheses, one entry each, rescored by the
+    // graph that training calls); a plain callee sequence takes any caller
+    // sequence's lengths, a lift's included.
+    bool plainBatch =
+        calleeDecl.getKind() == DimKind::batch && !calleeDecl.isFlatten();
+    bool plainSequence =
+        calleeDecl.getKind() == DimKind::seq && !calleeDecl.getSource();
     if (calleeDecl.isGridPacked() != callerDecl.isGridPacked() ||
-        calleeDecl.isFlatten() != callerDecl.isFlatten() ||
-        calleeDecl.isLift() != callerDecl.isLift())
+        (calleeDecl.isFlatten() != callerDecl.isFlatten() && !plainBatch) ||
+        (calleeDecl.isLift() != callerDecl.isLift() && !plainSequence))
       return mismatch();
     if (calleeDecl.getBatch() && failed(bind(calleeDecl.getBatch().getValue(),
                                              callerDecl.getBatch().getValue(),

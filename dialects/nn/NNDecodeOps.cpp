@@ -8,6 +8,7 @@
 #include "dialects/nn/NNOps.h"
 
 #include "dialects/nn/NNOpsUtils.h"
+#include "dialects/nn/TransducerPredictor.h"
 
 #include <cmath>
 
@@ -340,6 +341,42 @@ static FailureOr<StringRef> verifyRowCallee(Operation *op, GraphOp graph,
   return rows;
 }
 
+/// The checks of a sequence-form predictor (TransducerPredictor.h) whose
+/// signature matched `dims`: one result `[S, U, width]` of `element`, no
+/// loss, and a step rule for every op (the search runs it one label at a
+/// time).
+static LogicalResult verifySequencePredictor(Operation *op, GraphOp predictor,
+                                             SequencePredictorDims dims,
+                                             int64_t width, Type element) {
+  auto fail = [&]() {
+    return op->emitOpError() << "predictor @" << predictor.getSymName();
+  };
+  NNTensorType output = NNTensorType::get(
+      op->getContext(), {dims.batch, dims.labels, StringRef()}, {-1, -1, width},
+      element);
+  if (predictor.getNumResults() != 1 || predictor.getResultTypes()[0] != output)
+    return fail() << " (a sequence-form predictor over the labels ["
+                  << dims.batch << ", " << dims.labels << "]) must return one "
+                  << output << " (the encoder's width and element type)";
+  for (Operation &inner : predictor.getBody().front()) {
+    if (getPredictorStepRule(&inner))
+      continue;
+    InFlightDiagnostic diag = fail() << " cannot run one label at a time: '"
+                                     << inner.getName().getStringRef() << "' ";
+    if (isa<MarkLossOp>(inner) || isa<LossOpInterface>(inner))
+      diag << "is a loss; a decoder's callee computes scores only";
+    else if (isa<SequenceMixingOpInterface>(inner))
+      diag << "reads later labels (a sequence-form predictor may use "
+              "frame-wise ops and forward LSTMs only)";
+    else
+      diag << "has no step form (a sequence-form predictor may use "
+              "frame-wise ops and forward LSTMs only)";
+    diag.attachNote(inner.getLoc()) << "this op";
+    return diag;
+  }
+  return success();
+}
+
 /// The callee checks of the transducer decoders: `predictor` and `joiner`
 /// name row-batch graphs of the conventions transducer_greedy_decode
 /// documents, for frames of `encoder` and class `blank`.
@@ -393,7 +430,14 @@ static LogicalResult verifyTransducerCallees(Operation *op,
     return emitOpError() << "blank " << blank << " is not a class in [0, "
                          << classes << ") of joiner @" << joiner.getSymName();
 
-  // The predictor: (y [S] i32, states...) -> ([S, D], states...).
+  // The predictor, in its sequence form: (y [S, U] i32) -> [S, U, D],
+  // every op with a step rule.
+  if (std::optional<SequencePredictorDims> dims =
+          matchSequencePredictor(predictor))
+    return verifySequencePredictor(op, predictor, *dims, width, element);
+
+  // The predictor in its step form: (y [S] i32, states...) -> ([S, D],
+  // states...).
   rows = verifyRowCallee(op, predictor, "predictor");
   if (failed(rows))
     return failure();

@@ -167,16 +167,25 @@ def NN_TransducerGreedyDecodeOp : NN_SequenceMixingOp<"transducer_greedy_decode"
     over its own frames, and padded frames (which may hold anything, NaN
     included) are never read into a result.
 
-    Callee conventions (checked here). Both callees declare exactly one
-    dim, a batch `S` (the row batch) over which they declare no sequence
-    dim, and mark no loss:
+    Callee conventions (checked here). The callees mark no loss. The
+    joiner, and a predictor in the step form, declare exactly one dim, a
+    batch `S` (the row batch) over which they declare no sequence dim.
 
-    * `predictor`: `(%y: [S] i32, %state_1: [S, ...] float, ...) ->
-      ([S, D] float, %state_1': [S, ...], ...)`: one step of the
-      prediction network on row labels `y` and its state (zero or more
-      state tensors, each returned with its argument's type). The output
-      has the encoder's `D` and element type. The state starts as zeros
-      and the first input is `start`, so the first output is the
+    * `predictor`, in one of two forms:
+      - the sequence form, the prediction network exactly as training
+        calls it on the labels after `nn.prepend_start`: `(%y: [S, U] i32)
+        -> [S, U, D] float` with dims `[S: batch, U: seq(S)]`, built from
+        frame-wise ops (`nn.dropout` is the identity here) and forward
+        `nn.lstm`s only, anything that reads later labels refused. The
+        network is written once: `nn-derive-step-graphs` writes its step
+        form for the search, each LSTM a cell step with its (h, c) state;
+      - the step form: `(%y: [S] i32, %state_1: [S, ...] float, ...) ->
+        ([S, D] float, %state_1': [S, ...], ...)`, one step of the
+        prediction network on row labels `y` and its state (zero or more
+        state tensors, each returned with its argument's type).
+
+      The output has the encoder's `D` and element type. The state starts
+      as zeros and the first input is `start`, so the first output is the
       network's output after the start symbol (position 0 of what
       `nn.prepend_start` feeds it in training).
     * `joiner`: `(%h: [S, D] float) -> [S, V]` logits over `V` classes

@@ -83,7 +83,10 @@ def NN_CallOp : NN_Op<"call", [
     callee dim binds exactly one caller dim of the same kind: a batch binds
     a batch, `seq(B)` binds a sequence dim of the batch `B` binds (derived
     or not), a derived `ceildiv(T, k)` binds a dim derived from `T`'s image
-    with the same `k`. Static sizes and element types must be equal. A
+    with the same `k`. A plain batch may bind a flattened one (`flatten(B,
+    K)`: the callee sees an N-best list's hypotheses as its batch), and a
+    plain sequence dim any sequence dim of the bound batch, a lift
+    included. Static sizes and element types must be equal. A
     callee batch over which the callee declares no sequence dim counts
     rows: it may bind a caller's packed dim too (a joint network's step
     graph called on the packed `[J, D]` rows of `nn.transducer_join`).

@@ -72,6 +72,10 @@ struct NNConvertToLinalgPass
       target.addLegalOp(*op);
     }
 
+    // Decoders call predictors in the step form (a no-op after the
+    // optimize pipeline, which derives them first).
+    if (failed(deriveStepGraphs(module)))
+      return signalPassFailure();
     // The ABI (root dims, parameters) is read before the losses move.
     FailureOr<ModuleAbi> abis = ModuleAbi::compute(module);
     if (failed(abis) || failed(exposeLosses(module)))

@@ -593,6 +593,11 @@ struct LinalgToGpuPass
       std::string name = (function ? function.getName().str() : "kernel") +
                          "_k" + std::to_string(counter++) + "_" +
                          mlir::nn::originOpName(op.getLoc(), "linalg");
+      // A PTX identifier is letters, digits, '_' and '$'; graph names may
+      // hold more (`@"enc.layer1"`, a derived `@"predictor.step"`).
+      for (char &c : name)
+        if (!llvm::isAlnum(c) && c != '_' && c != '$')
+          c = '_';
       if (failed(KernelBuilder(op, name).build()))
         return signalPassFailure();
     }

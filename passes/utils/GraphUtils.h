@@ -4,8 +4,9 @@
 // Helpers that nn passes and the conversion to linalg both use, in a
 // library of their own (NNPassUtils) so that the conversion does not link
 // the pass library: finding the entry graph, appending an argument, and
-// the rewrite of nn-expose-losses (marked losses become graph results),
-// which nn-convert-to-linalg runs as its first step.
+// the rewrites of nn-expose-losses (marked losses become graph results)
+// and nn-derive-step-graphs (a transducer predictor's step form), which
+// nn-convert-to-linalg runs as its first steps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +24,13 @@ namespace mlir::nn {
 /// results (a call returns its callee's). Fails (with a diagnostic) on
 /// recursive calls.
 LogicalResult exposeLosses(ModuleOp module);
+
+/// Gives every transducer decoder whose predictor is in the sequence form
+/// (dialects/nn/TransducerPredictor.h) a derived graph in the step form,
+/// `<predictor>.step`, and points the decoder at it; one per predictor.
+/// The rewrite of nn-derive-step-graphs, which nn-convert-to-linalg runs
+/// too. Idempotent.
+LogicalResult deriveStepGraphs(ModuleOp module);
 
 /// The graph `name` names, or (empty) the one graph no graph calls; an
 /// error from `pass` otherwise.

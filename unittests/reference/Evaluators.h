@@ -189,7 +189,9 @@ void setBeamResults(
     const std::vector<std::vector<std::pair<std::vector<int64_t>, double>>>
         &lists);
 /// Evaluates callee graph `graph` on `arguments` with its row batch (its
-/// one dim) bound to `rows`; the reference's own graph walker.
+/// first dim) bound to `rows`; the reference's own graph walker. A callee
+/// with a second dim (a sequence-form predictor, `[S, U]` labels in) runs
+/// every row over the whole of its argument's axis 1.
 using RowGraphRunner = std::function<absl::Status(
     llvm::StringRef graph, int64_t rows, std::vector<Array> arguments,
     std::vector<Array> &results)>;

@@ -187,12 +187,21 @@ absl::Status Evaluator::run(ir::GraphOp graph, std::vector<Array> arguments,
                   std::vector<Array> &out) -> absl::Status {
             auto callee = symbols.lookup<ir::GraphOp>(name);
             ir::DimTable calleeTable(callee.getDims());
+            llvm::ArrayRef<ir::DimDeclAttr> decls = calleeTable.getDecls();
             std::map<std::string, int64_t> calleeSizes{
-                {calleeTable.getDecls().front().getName().str(), rows}};
+                {decls.front().getName().str(), rows}};
+            // A sequence-form predictor's label dim: every row as long as
+            // its argument's axis 1.
+            std::map<std::string, std::vector<int64_t>> calleeLengths;
+            if (decls.size() == 2) {
+              int64_t length = args.front().shape.at(1);
+              calleeSizes[decls[1].getName().str()] = length;
+              calleeLengths[decls[1].getName().str()].assign(rows, length);
+            }
             out.clear();
             LossList none;
-            return run(callee, std::move(args), calleeSizes, {}, parameters,
-                       out, none);
+            return run(callee, std::move(args), calleeSizes, calleeLengths,
+                       parameters, out, none);
           };
           if (auto search = mlir::dyn_cast<ir::CtcBeamSearchOp>(decode))
             status = evaluateCtcBeamSearchOp(f, search, runRows);

@@ -4,7 +4,9 @@
 // nn.transducer_beam_search, sharing nothing with the lowering or the
 // runtime's search: one sequence at a time, one row per callee call, the
 // callee graphs evaluated by the reference's own graph walker, hypotheses
-// kept in std::maps keyed by their labels.
+// kept in std::maps keyed by their labels. A predictor in the sequence
+// form (the training network) runs again on each whole label prefix, so
+// no step graph derived from it is involved.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,77 @@
 using namespace nn::reference;
 
 namespace {
+
+/// The predictor one label at a time, in either of its forms
+/// (nn.transducer_greedy_decode's description). A hypothesis's predictor
+/// state is a list of arrays whose first is the output `[1, D]` after its
+/// labels. The step form keeps its state tensors after it. The sequence
+/// form (the network as training runs it) keeps the labels so far, the
+/// start symbol first, and runs on the whole prefix again for each label,
+/// its output at the last position taken: what training computes there,
+/// by the reference's own nn.lstm and frame-wise ops.
+class PredictorSteps {
+public:
+  PredictorSteps(mlir::SymbolTable &symbols, llvm::StringRef name,
+                 const RowGraphRunner &runRows)
+      : name(name), graph(symbols.lookup<ir::GraphOp>(name)), runRows(runRows),
+        sequenceForm(ir::DimTable(graph.getDims()).getDecls().size() == 2) {}
+
+  /// The state after the start symbol: zero states in the step form.
+  absl::Status begin(int64_t start, std::vector<Array> &out) const {
+    if (sequenceForm)
+      return runPrefix({(double)start}, out);
+    std::vector<Array> step{zeros({1})};
+    step[0].data[0] = (double)start;
+    for (mlir::Type type : graph.getArgumentTypes().drop_front()) {
+      auto state = mlir::cast<ir::NNTensorType>(type);
+      std::vector<int64_t> shape{1};
+      for (unsigned i = 1; i < state.getRank(); ++i)
+        shape.push_back(state.getStaticSize(i));
+      step.push_back(zeros(shape));
+    }
+    return runRows(name, 1, step, out);
+  }
+
+  /// The state after `label` from `from`.
+  absl::Status advance(const std::vector<Array> &from, int64_t label,
+                       std::vector<Array> &out) const {
+    if (sequenceForm) {
+      std::vector<double> prefix = from[1].data;
+      prefix.push_back((double)label);
+      return runPrefix(prefix, out);
+    }
+    std::vector<Array> step{zeros({1})};
+    step[0].data[0] = (double)label;
+    step.insert(step.end(), from.begin() + 1, from.end());
+    return runRows(name, 1, step, out);
+  }
+
+private:
+  /// The sequence form on one row of labels `prefix`: {its output at the
+  /// last position [1, D], the prefix [1, L]}.
+  absl::Status runPrefix(const std::vector<double> &prefix,
+                         std::vector<Array> &out) const {
+    auto length = (int64_t)prefix.size();
+    Array labels = zeros({1, length});
+    labels.data = prefix;
+    std::vector<Array> results;
+    if (absl::Status s = runRows(name, 1, {labels}, results); !s.ok())
+      return s;
+    const Array &all = results[0]; // [1, L, D]
+    int64_t width = all.shape[2];
+    Array last = zeros({1, width});
+    for (int64_t d = 0; d < width; ++d)
+      last.data[d] = all.data[(length - 1) * width + d];
+    out = {last, labels};
+    return absl::OkStatus();
+  }
+
+  llvm::StringRef name;
+  mutable ir::GraphOp graph; // op accessors are not const
+  const RowGraphRunner &runRows;
+  bool sequenceForm;
+};
 
 /// Greedy decoding of each sequence on its own: the predictor starts from
 /// `start` on zero states; per frame, up to `rounds` decisions, each the
@@ -37,24 +110,13 @@ absl::Status evalTransducerGreedyDecodeOp(Frame &f,
   int64_t blank = op.getBlank(), start = op.getStart();
   int64_t rounds = op.getRoundsPerFrame();
   mlir::SymbolTable symbols(op->getParentOfType<mlir::ModuleOp>());
-  auto predictor = symbols.lookup<ir::GraphOp>(op.getPredictor());
+  PredictorSteps predictor(symbols, op.getPredictor(), runRows);
 
   std::vector<std::vector<int64_t>> hypotheses(batch);
   Array score = zeros({batch});
   for (int64_t b = 0; b < batch; ++b) {
-    // The predictor's first step: start on zero states.
-    std::vector<Array> step{zeros({1})};
-    step[0].data[0] = (double)start;
-    for (mlir::Type type : predictor.getArgumentTypes().drop_front()) {
-      auto state = mlir::cast<ir::NNTensorType>(type);
-      std::vector<int64_t> shape{1};
-      for (unsigned i = 1; i < state.getRank(); ++i)
-        shape.push_back(state.getStaticSize(i));
-      step.push_back(zeros(shape));
-    }
     std::vector<Array> predicted;
-    if (absl::Status s = runRows(op.getPredictor(), 1, step, predicted);
-        !s.ok())
+    if (absl::Status s = predictor.begin(start, predicted); !s.ok())
       return s;
     for (int64_t t = 0; t < frames[b]; ++t)
       for (int64_t r = 0; r < rounds; ++r) {
@@ -83,10 +145,8 @@ absl::Status evalTransducerGreedyDecodeOp(Frame &f,
         if (best == blank)
           break;
         hypotheses[b].push_back(best);
-        step = {zeros({1})};
-        step[0].data[0] = (double)best;
-        step.insert(step.end(), predicted.begin() + 1, predicted.end());
-        if (absl::Status s = runRows(op.getPredictor(), 1, step, predicted);
+        std::vector<Array> before = std::move(predicted);
+        if (absl::Status s = predictor.advance(before, best, predicted);
             !s.ok())
           return s;
       }
@@ -148,15 +208,10 @@ absl::Status evalTransducerBeamSearchOp(Frame &f, ir::TransducerBeamSearchOp op,
   bool rnnt = op.getTopology() == ir::TransducerTopology::rnnt;
   int64_t maxSymbols = rnnt ? static_cast<int64_t>(*op.getMaxSymbols()) : 0;
   mlir::SymbolTable symbols(op->getParentOfType<mlir::ModuleOp>());
-  auto predictor = symbols.lookup<ir::GraphOp>(op.getPredictor());
-
-  // The predictor after `label` from `from`'s states.
+  PredictorSteps predictor(symbols, op.getPredictor(), runRows);
   auto advance = [&](const std::vector<Array> &from, int64_t label,
                      std::vector<Array> &out) {
-    std::vector<Array> step{zeros({1})};
-    step[0].data[0] = (double)label;
-    step.insert(step.end(), from.begin() + 1, from.end());
-    return runRows(op.getPredictor(), 1, step, out);
+    return predictor.advance(from, label, out);
   };
   // log p(c | t, y) for every class.
   auto logProbs = [&](int64_t b, int64_t t, const Beam &h,
@@ -184,18 +239,7 @@ absl::Status evalTransducerBeamSearchOp(Frame &f, ir::TransducerBeamSearchOp op,
       batch);
   for (int64_t b = 0; b < batch; ++b) {
     Beam empty;
-    std::vector<Array> initial{zeros({1})};
-    initial[0].data[0] = (double)start;
-    for (mlir::Type type : predictor.getArgumentTypes().drop_front()) {
-      auto state = mlir::cast<ir::NNTensorType>(type);
-      std::vector<int64_t> shape{1};
-      for (unsigned i = 1; i < state.getRank(); ++i)
-        shape.push_back(state.getStaticSize(i));
-      initial.push_back(zeros(shape));
-    }
-    if (absl::Status s =
-            runRows(op.getPredictor(), 1, initial, empty.predicted);
-        !s.ok())
+    if (absl::Status s = predictor.begin(start, empty.predicted); !s.ok())
       return s;
     Beams current{{{}, empty}};
     for (int64_t t = 0; t < frames[b]; ++t) {
