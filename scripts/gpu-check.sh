@@ -25,10 +25,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${NN_BUILD_DIR:-build}
 EXAMPLES=(blstm_ce_ctc conv_encoder_decoupled_loss shared_tail_two_losses)
-# The alignment graphs of the stage recipes (nn.viterbi_align with a
-# prior; nn.transducer_align over a packed joint), forward only.
+# The alignment graphs (entry @align) of the stage recipes
+# (nn.viterbi_align with a prior; nn.transducer_align over a packed joint),
+# forward only.
 declare -A ALIGNERS=([recipe-align]=examples/recipe/align.mlir
-                     [recipe-rna-align]=examples/recipe-rna/align.mlir)
+                     [recipe-rna-align]=examples/recipe-rna/model.mlir)
 # Seeded synthetic batches per example (U: label lengths for CTC).
 SHAPE=(--batch 6 --min-len 20 --max-len 60 --seed 3)
 # Label lengths each example's CTC can align (T6 = T / 6 in example 2).
@@ -114,9 +115,9 @@ bundle() {
   for name in "${!ALIGNERS[@]}"; do
     for pack in pack no-pack; do
       local flag=(); [[ $pack == no-pack ]] && flag=(--no-pack)
-      "$BUILD/bin/nn-run" "${ALIGNERS[$name]}" "${flag[@]}" --compile-only \
+      "$BUILD/bin/nn-run" "${ALIGNERS[$name]}" --entry=align "${flag[@]}" --compile-only \
         --target=cuda --emit-artifact="$dir/$name.$pack.fwd.cuda.so" >/dev/null
-      "$BUILD/bin/nn-run" "${ALIGNERS[$name]}" "${flag[@]}" --compile-only \
+      "$BUILD/bin/nn-run" "${ALIGNERS[$name]}" --entry=align "${flag[@]}" --compile-only \
         --emit-artifact="$dir/$name.cpu.so" >/dev/null
       # shellcheck disable=SC2046 # shape prints words
       "$BUILD/bin/nn-exec" "$dir/$name.cpu.so" $(shape "$name") --json \
@@ -221,9 +222,9 @@ full() {
   done
   for name in "${!ALIGNERS[@]}"; do
     echo "== $name cuda vs cpu"
-    "$BUILD/bin/nn-run" "${ALIGNERS[$name]}" --compile-only \
+    "$BUILD/bin/nn-run" "${ALIGNERS[$name]}" --entry=align --compile-only \
       --emit-artifact="$dir/cpu.so" >/dev/null
-    "$BUILD/bin/nn-run" "${ALIGNERS[$name]}" --compile-only --target=cuda \
+    "$BUILD/bin/nn-run" "${ALIGNERS[$name]}" --entry=align --compile-only --target=cuda \
       --emit-artifact="$dir/cuda.so" >/dev/null
     # shellcheck disable=SC2046
     "$BUILD/bin/nn-exec" "$dir/cpu.so" $(shape "$name") --json >"$dir/cpu.json"

@@ -239,15 +239,17 @@ TEST(StagesTest, CtcAlignFrameWiseRecipe) {
 
 // The RNA recipe (examples/recipe-rna): a transducer trained with the
 // full-sum RNA loss, its best paths over the joint, frame-wise CE with
-// each frame's prediction state gathered along the alignment.
-TEST(StagesTest, RnaAlignFrameWiseRecipe) {
+// each frame's prediction state gathered along the alignment, dev decoded
+// greedily; every network written once (model.mlir), the search driving
+// the prediction network training called.
+TEST(StagesTest, RnaAlignFrameWiseDecodeRecipe) {
   std::string work = scratch("rna");
   std::unique_ptr<StagePipeline> pipeline;
   absl::Status status =
       runStages(std::string(NN_SOURCE_DIR) + "/examples/recipe-rna/recipe.json",
                 work, pipeline);
   ASSERT_TRUE(status.ok()) << status.message();
-  ASSERT_EQ(pipeline->reports().size(), 3u);
+  ASSERT_EQ(pipeline->reports().size(), 4u);
   int64_t devLabels = 0, trainLabels = 0;
   double devInside = labelsInsideSegments(
       work + "/data/dev.align/shard-00000.npz",
@@ -266,11 +268,27 @@ TEST(StagesTest, RnaAlignFrameWiseRecipe) {
   const StageReport &ce = reportOf(*pipeline, "ce");
   double start = lossIn(ce.devAtStart, "fer"), end = lossIn(ce.devAtEnd, "fer");
   EXPECT_LT(end, 0.06);
+  // Stage 4: the label error rate of greedy decoding with the RNA model,
+  // the one stage 1's last dev evaluation reported (its eval_only `ler`),
+  // and its loss, for the same parameters and data.
+  const StageReport &rna = reportOf(*pipeline, "rna");
+  const StageReport &decode = reportOf(*pipeline, "decode");
+  ASSERT_EQ(decode.decoded.size(), 1u);
+  const StageReport::Decoded &dev = decode.decoded[0];
+  EXPECT_EQ(dev.utterances, 128);
+  EXPECT_EQ(dev.referenceLength, devLabels);
+  ASSERT_TRUE(dev.errorRate.has_value());
+  EXPECT_LT(*dev.errorRate, 0.3);
+  EXPECT_NEAR(*dev.errorRate, lossIn(rna.devAtEnd, "ler"), 1e-6);
+  EXPECT_NEAR(lossIn(dev.losses, "rna"), lossIn(rna.devAtEnd, "rna"),
+              1e-5 * lossIn(rna.devAtEnd, "rna"));
   std::printf("labels emitted inside their segment: dev %.3f (%lld), train "
               "%.3f (%lld); dev frame error against the alignments: RNA "
-              "model %.4f, after CE %.4f\n",
+              "model %.4f, after CE %.4f; dev label error rate of the RNA "
+              "model, greedy: %.4f (%lld / %lld)\n",
               devInside, (long long)devLabels, trainInside,
-              (long long)trainLabels, start, end);
+              (long long)trainLabels, start, end, *dev.errorRate,
+              (long long)dev.errors, (long long)dev.referenceLength);
   llvm::sys::fs::remove_directories(work);
 }
 
