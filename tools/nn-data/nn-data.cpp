@@ -6,6 +6,7 @@
 //   nn-data synthesize DEV.npz --features 80 --classes 500 --seed 1
 //   nn-data synthesize speech DIR --vocabulary digits --seed 1
 //   nn-data import KALDI_DIR OUT.npz --num-mel-bins 80 [--vocab tokens.txt]
+//       [--cmvn global | --cmvn-stats TRAIN.cmvn.npz]
 //
 // The dataset format (nn/Dataset.h, docs/training.md): per array name,
 // the utterances' arrays concatenated along axis 0 and NAME.lengths giving
@@ -17,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nn/Audio.h"
 #include "nn/Dataset.h"
 #include "nn/ErrorRate.h"
 #include "nn/File.h"
@@ -35,6 +37,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 
 namespace cl = llvm::cl;
@@ -103,6 +106,17 @@ static cl::opt<std::string>
                        "with; default: the transcripts' "
                        "characters, written beside the output"),
               cl::sub(importCommand));
+static cl::opt<std::string>
+    cmvnMode("cmvn",
+             cl::desc("Feature normalization: 'global' computes the mean and "
+                      "variance of this set's features, writes them beside the "
+                      "output and normalizes with them; default: none"),
+             cl::sub(importCommand));
+static cl::opt<std::string> cmvnStatsFile(
+    "cmvn-stats",
+    cl::desc("Normalize with these statistics (the training set's "
+             "cmvn.npz) instead, copied beside the output"),
+    cl::sub(importCommand));
 static cl::opt<unsigned> importThreads("threads", cl::init(1),
                                        cl::desc("Threads reading audio and "
                                                 "computing features"),
@@ -351,11 +365,72 @@ absl::Status synthesizeSpeech() {
   return absl::OkStatus();
 }
 
+/// A file beside the import's output: OUT/<name> for shards, OUT.<name>
+/// (OUT without .npz) for one file.
+std::string besideOutput(const std::string &name) {
+  llvm::SmallString<256> path(output);
+  if (shardUtterances) {
+    llvm::sys::path::append(path, name);
+  } else {
+    llvm::sys::path::replace_extension(path, "");
+    path += "." + name;
+  }
+  return path.str().str();
+}
+
+/// The normalization --cmvn / --cmvn-stats ask for, checked before any
+/// audio is read: nullopt for none, statistics without frames for
+/// --cmvn=global (this set's, accumulated after the import), or the
+/// statistics of the --cmvn-stats file.
+absl::StatusOr<std::optional<nn::FeatureStats>> cmvnFromFlags() {
+  if (cmvnMode.empty() && cmvnStatsFile.empty())
+    return std::nullopt;
+  if (!cmvnMode.empty() && cmvnMode != "global")
+    return absl::InvalidArgumentError("unknown --cmvn '" + cmvnMode +
+                                      "' (known: global)");
+  if (!cmvnMode.empty() && !cmvnStatsFile.empty())
+    return absl::InvalidArgumentError(
+        "--cmvn=global computes this set's statistics and --cmvn-stats "
+        "reads another set's: give one");
+  if (cmvnStatsFile.empty())
+    return std::optional<nn::FeatureStats>(nn::FeatureStats(numMelBins));
+  absl::StatusOr<nn::FeatureStats> read = nn::FeatureStats::read(cmvnStatsFile);
+  if (!read.ok())
+    return read.status();
+  if (read->dim() != (int)numMelBins)
+    return absl::InvalidArgumentError(
+        cmvnStatsFile + ": statistics of " + std::to_string(read->dim()) +
+        " features, but --num-mel-bins is " + std::to_string(numMelBins));
+  return std::optional<nn::FeatureStats>(std::move(*read));
+}
+
+/// Normalizes the features of `utterances` with `stats`, accumulating them
+/// first for --cmvn=global. The caller writes them beside the output
+/// (cmvn.npz) once it exists, so that each set records what it was
+/// normalized with.
+absl::Status
+normalizeFeatures(nn::FeatureStats &stats,
+                  std::vector<nn::data::ImportedUtterance> &utterances) {
+  if (cmvnStatsFile.empty())
+    for (const nn::data::ImportedUtterance &u : utterances)
+      if (absl::Status status = stats.accumulate(u.arrays.at("features"));
+          !status.ok())
+        return status;
+  for (nn::data::ImportedUtterance &u : utterances)
+    if (absl::Status status = stats.apply(u.arrays.at("features"));
+        !status.ok())
+      return status;
+  return absl::OkStatus();
+}
+
 absl::Status import() {
   nn::data::KaldiImportOptions options;
   options.sampleRate = sampleRate;
   options.numMelBins = numMelBins;
   options.threads = std::max(1u, (unsigned)importThreads);
+  absl::StatusOr<std::optional<nn::FeatureStats>> stats = cmvnFromFlags();
+  if (!stats.ok())
+    return stats.status();
   if (!vocabFile.empty()) {
     absl::StatusOr<nn::Vocabulary> vocabulary = nn::Vocabulary::load(vocabFile);
     if (!vocabulary.ok())
@@ -386,6 +461,10 @@ absl::Status import() {
         "no utterance of '" + sourceDir + "' could be imported" +
         (reasons.empty() ? std::string(" (its text lists none)")
                          : " (" + reasons + ")"));
+  if (*stats)
+    if (absl::Status status = normalizeFeatures(**stats, imported->utterances);
+        !status.ok())
+      return status;
   std::vector<std::string> ids;
   std::vector<nn::UtteranceArrays> items;
   for (nn::data::ImportedUtterance &u : imported->utterances) {
@@ -395,20 +474,24 @@ absl::Status import() {
   }
   if (absl::Status status = writeShards(ids, items); !status.ok())
     return status;
+  if (*stats) {
+    std::string path = besideOutput("cmvn.npz");
+    if (absl::Status status = (*stats)->write(path); !status.ok())
+      return status;
+    llvm::outs() << "normalized the features with the global mean and "
+                    "variance of "
+                 << (cmvnStatsFile.empty() ? std::string("this set")
+                                           : "'" + cmvnStatsFile + "'")
+                 << " (" << (*stats)->frames() << " frames), written to "
+                 << path << "\n";
+  }
   if (vocabFile.empty()) {
-    // The vocabulary goes beside the data: OUT/tokens.txt for shards,
-    // OUT.tokens.txt (OUT without .npz) for one file.
-    llvm::SmallString<256> path(output);
-    if (shardUtterances) {
-      llvm::sys::path::append(path, "tokens.txt");
-    } else {
-      llvm::sys::path::replace_extension(path, "");
-      path += ".tokens.txt";
-    }
+    // The vocabulary goes beside the data.
+    std::string path = besideOutput("tokens.txt");
     std::string tokens;
     for (const std::string &token : imported->tokens)
       tokens += token + "\n";
-    if (absl::Status status = nn::writeFileAtomically(path.str().str(), tokens);
+    if (absl::Status status = nn::writeFileAtomically(path, tokens);
         !status.ok())
       return status;
     llvm::outs() << "wrote the vocabulary (" << imported->tokens.size()
