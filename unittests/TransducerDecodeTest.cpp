@@ -530,6 +530,12 @@ nn.graph @beam(%enc: !nn.tensor<[B, T, 3], f32>)
   return sequenceForm ? inSequenceForm(source) : source;
 }
 
+/// beamSource's two searches by output: labels, scores, rescored, the
+/// list dim and the hypothesis dim (rnnt, then rna).
+constexpr std::array<std::array<const char *, 5>, 2> kSearches = {
+    {{"result0", "result1", "result2", "K", "Y"},
+     {"result3", "result4", "result5", "L", "Z"}}};
+
 struct Hypothesis {
   std::vector<int32_t> labels;
   double score = 0, rescored = 0;
@@ -651,11 +657,7 @@ TEST(TransducerBeamSearchTest, EachUtteranceAloneEqualsItInABatch) {
     SCOPED_TRACE("sequence " + std::to_string(b));
     RunResult alone;
     ASSERT_TRUE(exe.run(batchOf({utterances[b]}, m), alone).ok());
-    for (auto [labels, scores, rescored, k, y] :
-         {std::array<const char *, 5>{"result0", "result1", "result2", "K",
-                                      "Y"},
-          std::array<const char *, 5>{"result3", "result4", "result5", "L",
-                                      "Z"}}) {
+    for (auto [labels, scores, rescored, k, y] : kSearches) {
       std::vector<Hypothesis> together =
           nBestOf(batch, labels, scores, rescored, k, y, b);
       std::vector<Hypothesis> single =
@@ -787,11 +789,7 @@ TEST(TransducerWrittenOnceTest, SearchRescoringAndTrainingShareOnePredictor) {
 
   bool rescoredDiffers = false;
   for (size_t i = 0; i < utterances.size(); ++i)
-    for (auto [labels, scores, rescored, k, y] :
-         {std::array<const char *, 5>{"result0", "result1", "result2", "K",
-                                      "Y"},
-          std::array<const char *, 5>{"result3", "result4", "result5", "L",
-                                      "Z"}}) {
+    for (auto [labels, scores, rescored, k, y] : kSearches) {
       SCOPED_TRACE(std::string(labels) + ", sequence " + std::to_string(i));
       std::vector<Hypothesis> x = nBestOf(a, labels, scores, rescored, k, y, i);
       std::vector<Hypothesis> z = nBestOf(b, labels, scores, rescored, k, y, i);

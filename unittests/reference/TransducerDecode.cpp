@@ -34,8 +34,20 @@ class PredictorSteps {
 public:
   PredictorSteps(mlir::SymbolTable &symbols, llvm::StringRef name,
                  const RowGraphRunner &runRows)
-      : name(name), graph(symbols.lookup<ir::GraphOp>(name)), runRows(runRows),
-        sequenceForm(ir::DimTable(graph.getDims()).getDecls().size() == 2) {}
+      : name(name), runRows(runRows) {
+    auto graph = symbols.lookup<ir::GraphOp>(name);
+    sequenceForm = ir::DimTable(graph.getDims()).getDecls().size() == 2;
+    if (sequenceForm)
+      return;
+    // The step form's states, one row each.
+    for (mlir::Type type : graph.getArgumentTypes().drop_front()) {
+      auto state = mlir::cast<ir::NNTensorType>(type);
+      std::vector<int64_t> shape{1};
+      for (unsigned i = 1; i < state.getRank(); ++i)
+        shape.push_back(state.getStaticSize(i));
+      stateShapes.push_back(shape);
+    }
+  }
 
   /// The state after the start symbol: zero states in the step form.
   absl::Status begin(int64_t start, std::vector<Array> &out) const {
@@ -43,13 +55,8 @@ public:
       return runPrefix({(double)start}, out);
     std::vector<Array> step{zeros({1})};
     step[0].data[0] = (double)start;
-    for (mlir::Type type : graph.getArgumentTypes().drop_front()) {
-      auto state = mlir::cast<ir::NNTensorType>(type);
-      std::vector<int64_t> shape{1};
-      for (unsigned i = 1; i < state.getRank(); ++i)
-        shape.push_back(state.getStaticSize(i));
+    for (const std::vector<int64_t> &shape : stateShapes)
       step.push_back(zeros(shape));
-    }
     return runRows(name, 1, step, out);
   }
 
@@ -88,9 +95,9 @@ private:
   }
 
   llvm::StringRef name;
-  mutable ir::GraphOp graph; // op accessors are not const
   const RowGraphRunner &runRows;
   bool sequenceForm;
+  std::vector<std::vector<int64_t>> stateShapes;
 };
 
 /// Greedy decoding of each sequence on its own: the predictor starts from
@@ -209,10 +216,6 @@ absl::Status evalTransducerBeamSearchOp(Frame &f, ir::TransducerBeamSearchOp op,
   int64_t maxSymbols = rnnt ? static_cast<int64_t>(*op.getMaxSymbols()) : 0;
   mlir::SymbolTable symbols(op->getParentOfType<mlir::ModuleOp>());
   PredictorSteps predictor(symbols, op.getPredictor(), runRows);
-  auto advance = [&](const std::vector<Array> &from, int64_t label,
-                     std::vector<Array> &out) {
-    return predictor.advance(from, label, out);
-  };
   // log p(c | t, y) for every class.
   auto logProbs = [&](int64_t b, int64_t t, const Beam &h,
                       std::vector<double> &out) -> absl::Status {
@@ -281,8 +284,8 @@ absl::Status evalTransducerBeamSearchOp(Frame &f, ir::TransducerBeamSearchOp op,
           h.score = c.score;
           if (c.label < 0)
             h.predicted = current.at(c.parent).predicted;
-          else if (absl::Status s = advance(current.at(c.parent).predicted,
-                                            c.label, h.predicted);
+          else if (absl::Status s = predictor.advance(
+                       current.at(c.parent).predicted, c.label, h.predicted);
                    !s.ok())
             return s;
           kept[labels] = h;
@@ -323,8 +326,8 @@ absl::Status evalTransducerBeamSearchOp(Frame &f, ir::TransducerBeamSearchOp op,
           Beam h;
           h.score = expanded.at(labels).score;
           const Candidate &c = origin.at(labels);
-          if (absl::Status s =
-                  advance(round.at(c.parent).predicted, c.label, h.predicted);
+          if (absl::Status s = predictor.advance(round.at(c.parent).predicted,
+                                                 c.label, h.predicted);
               !s.ok())
             return s;
           next[labels] = h;

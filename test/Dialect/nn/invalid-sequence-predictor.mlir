@@ -143,3 +143,20 @@ nn.graph @g(%z: !nn.tensor<[B, T, 5], f32>) -> !nn.tensor<[H, Y1, 4], f32>
   %p = nn.call @pred(%s) : (!nn.tensor<[H, Y1], i32>) -> !nn.tensor<[H, Y1, 4], f32>
   nn.return %p : !nn.tensor<[H, Y1, 4], f32>
 }
+
+// -----
+
+// Valid: a plain callee sequence dim binds a lift of a flattened batch
+// (each hypothesis's copy of its utterance's frames).
+nn.graph @frames(%x: !nn.tensor<[S, U, 4], f32>) -> !nn.tensor<[S, U, 4], f32> dims [S: batch, U: seq(S)] {
+  %t = nn.tanh %x : !nn.tensor<[S, U, 4], f32>
+  nn.return %t : !nn.tensor<[S, U, 4], f32>
+}
+nn.graph @g(%z: !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[H, TH, 4], f32>
+    dims [B: batch, T: seq(B), K: seq(B) computed, H: batch = flatten(B, K),
+          Y: seq(H) computed, TH: seq(H) = T] {
+  %y, %sc = nn.ctc_beam_search %z from logits blank 0 beam 2 merge sum : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[B, K, Y], i32>, !nn.tensor<[B, K], f32>
+  %r = nn.repeat_beam %z : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[H, TH, 4], f32>
+  %p = nn.call @frames(%r) : (!nn.tensor<[H, TH, 4], f32>) -> !nn.tensor<[H, TH, 4], f32>
+  nn.return %p : !nn.tensor<[H, TH, 4], f32>
+}
