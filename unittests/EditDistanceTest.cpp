@@ -6,9 +6,11 @@
 // alphabet (many ties) with garbage in the padding, compiled against the
 // reference and the totals against the host scorer nn::editDistance (an
 // independent implementation with another tie rule: only the totals must
-// agree). Then a greedy CTC decoding scored by a loss marked eval_only:
-// decoder and scoring gone from the train step, which still trains CTC,
-// and the label error rate reported by the evaluation graph.
+// agree). The same with `words`: hand-made sentences, and random ones
+// against the word error rate of the host scorer over a character
+// vocabulary's words. Then a greedy CTC decoding scored by a loss marked
+// eval_only: decoder and scoring gone from the train step, which still trains
+// CTC, and the label error rate reported by the evaluation graph.
 //
 //===----------------------------------------------------------------------===//
 
@@ -207,6 +209,151 @@ TEST(EditDistanceTest, HostScorerSplitsTiesByFewestSubstitutions) {
   EXPECT_EQ(host.substitutions, 0);
   EXPECT_EQ(host.insertions, 1);
   EXPECT_EQ(host.deletions, 2);
+}
+
+//===----------------------------------------------------------------------===//
+// Words
+//===----------------------------------------------------------------------===//
+
+/// The graph of kSource comparing words separated by spaces (label 32).
+const char *kWordSource = R"(
+nn.graph @g(%hyp: !nn.tensor<[B, Y], i32>, %ref: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>)
+    dims [B: batch, Y: seq(B), U: seq(B)] {
+  %e, %n, %c = nn.edit_distance %hyp, %ref words separator 32 : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %e, %n as "wer" normalize custom as_error : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
+  nn.return %e, %n, %c : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>
+}
+)";
+
+/// Word counts worked out by hand; `words` is the number of reference
+/// words.
+struct WordCase {
+  HandCase labels;
+  int64_t words;
+};
+
+const std::vector<WordCase> kWordCases{
+    {{"the cat sat", "the cat sat", 0, 0, 0}, 3},
+    // Runs of separators are one boundary; separators at the ends bound
+    // nothing.
+    {{"  the   cat ", "the cat", 0, 0, 0}, 2},
+    {{"the bat sat", "the cat sat", 1, 0, 0}, 3},
+    {{"the cat", " the cat sat", 0, 0, 1}, 3},
+    {{"the cat sat on", "the cat sat", 0, 1, 0}, 3},
+    {{"", "a b", 0, 0, 2}, 2},
+    {{"   ", "", 0, 0, 0}, 0},
+    {{"a b", "   ", 0, 2, 0}, 0},
+    // One word against two: the diagonal first (a substitution), then the
+    // deletion of "a".
+    {{"ab", "a b", 1, 0, 1}, 2},
+    // A prefix of a word is another word.
+    {{"ca cat", "cat cat", 1, 0, 0}, 2},
+};
+
+std::vector<HandCase> labelsOf(const std::vector<WordCase> &cases) {
+  std::vector<HandCase> labels;
+  for (const WordCase &c : cases)
+    labels.push_back(c.labels);
+  return labels;
+}
+
+/// Separators and letters of the cases: read by mistake, they would
+/// split or match words.
+int32_t separatorGarbage(int64_t b, int64_t i) { return " at"[(b + i) % 3]; }
+
+void expectWordCounts(const Outputs &out) {
+  ASSERT_EQ(out.errors.size(), kWordCases.size());
+  for (size_t b = 0; b < kWordCases.size(); ++b) {
+    const HandCase &c = kWordCases[b].labels;
+    SCOPED_TRACE("hyp '" + c.hyp + "', ref '" + c.ref + "'");
+    EXPECT_EQ(out.errors[b], c.substitutions + c.insertions + c.deletions);
+    EXPECT_EQ(out.lengths[b], (double)kWordCases[b].words);
+    EXPECT_EQ(out.counts[3 * b], c.substitutions);
+    EXPECT_EQ(out.counts[3 * b + 1], c.insertions);
+    EXPECT_EQ(out.counts[3 * b + 2], c.deletions);
+  }
+}
+
+TEST(EditDistanceTest, WordsReferenceGivesTheHandCounts) {
+  reference::Result result;
+  absl::Status status = reference::evaluate(
+      kWordSource, "g", batchOf(labelsOf(kWordCases), separatorGarbage),
+      result);
+  ASSERT_TRUE(status.ok()) << status.message();
+  expectWordCounts(fromReference(result));
+}
+
+TEST(EditDistanceTest, WordsCompiledGiveTheHandCountsAndTheWordErrorRate) {
+  // 0 + 0 + 1 + 1 + 1 + 2 + 0 + 2 + 2 + 1 errors over 3 + 2 + 3 + 3 + 3 +
+  // 2 + 0 + 0 + 2 + 2 reference words.
+  constexpr double kErrors = 10, kWords = 20;
+  for (bool pack : {false, true}) {
+    SCOPED_TRACE(pack ? "packed" : "padded");
+    Executable exe = compileOrDie(kWordSource, pack);
+    RunResult result;
+    absl::Status status =
+        exe.run(batchOf(labelsOf(kWordCases), separatorGarbage), result);
+    ASSERT_TRUE(status.ok()) << status.message();
+    expectWordCounts(fromRun(result));
+    ASSERT_EQ(result.losses.size(), 1u);
+    EXPECT_EQ(result.losses[0].sum, kErrors);
+    EXPECT_EQ(result.losses[0].normalization, kWords);
+  }
+}
+
+// Labels 0, 1, 2 spelled by the character vocabulary "a", "▁", "b": the
+// op with separator 1 against the word error rate nn-decode --vocab
+// computes (the host scorer over the vocabulary's words), on random
+// sequences full of separator runs, with garbage in the padding.
+TEST(EditDistanceTest, WordsMatchReferenceAndTheVocabularyWordErrors) {
+  const char *source = R"(
+nn.graph @g(%hyp: !nn.tensor<[B, Y], i32>, %ref: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>)
+    dims [B: batch, Y: seq(B), U: seq(B)] {
+  %e, %n, %c = nn.edit_distance %hyp, %ref words separator 1 : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+  nn.return %e, %n, %c : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>
+})";
+  absl::StatusOr<Vocabulary> vocabulary =
+      Vocabulary::fromTokens({"a", "\u2581", "b"}, "test vocabulary");
+  ASSERT_TRUE(vocabulary.ok()) << vocabulary.status().message();
+  Executable exe = compileOrDie(source, false);
+  std::mt19937 rng(31);
+  for (int round = 0; round < 60; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    std::vector<HandCase> cases(1 + rng() % 12);
+    for (HandCase &c : cases) {
+      for (size_t n = rng() % 17; c.hyp.size() < n;)
+        c.hyp.push_back((char)(rng() % 3));
+      for (size_t n = rng() % 17; c.ref.size() < n;)
+        c.ref.push_back((char)(rng() % 3));
+    }
+    RunInputs inputs =
+        batchOf(cases, [&](int64_t, int64_t) { return (int32_t)(rng() % 3); });
+    RunResult result;
+    absl::Status status = exe.run(inputs, result);
+    ASSERT_TRUE(status.ok()) << status.message();
+    reference::Result want;
+    status = reference::evaluate(source, "g", inputs, want);
+    ASSERT_TRUE(status.ok()) << status.message();
+    Outputs got = fromRun(result), expected = fromReference(want);
+    EXPECT_EQ(got.errors, expected.errors);
+    EXPECT_EQ(got.lengths, expected.lengths);
+    EXPECT_EQ(got.counts, expected.counts);
+    auto wordsOf = [&](const std::string &labels) {
+      std::vector<int32_t> ids(labels.begin(), labels.end());
+      absl::StatusOr<std::vector<std::string>> words = vocabulary->words(ids);
+      EXPECT_TRUE(words.ok()) << words.status().message();
+      return words.value_or(std::vector<std::string>{});
+    };
+    for (size_t b = 0; b < cases.size(); ++b) {
+      std::vector<std::string> hyp = wordsOf(cases[b].hyp);
+      std::vector<std::string> ref = wordsOf(cases[b].ref);
+      EXPECT_EQ(got.errors[b], (double)editDistance(hyp, ref).errors())
+          << "batch row " << b;
+      EXPECT_EQ(got.lengths[b], (double)ref.size()) << "batch row " << b;
+    }
+  }
 }
 
 /// A CTC model whose greedy decoding is scored against the labels,

@@ -145,8 +145,9 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %l: !nn.tensor<[B, U], i32>, %k: !nn
   nn.mark_loss %z, %k as "ctc_zi" normalize custom : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
   nn.return
 })"},
-    // Labels of two independent sequence dims and of one dim against itself.
-    // The embeddings make them class indices of 3 classes, which the
+    // Labels of two independent sequence dims and of one dim against itself,
+    // and words separated by class 2 (runs of it, and at the ends, are
+    // frequent). The embeddings make them class indices of 3 classes, which the
     // synthetic inputs draw from [0, 3): matches and ties are frequent.
     {"edit_distance", R"(
 nn.parameter @table : !nn.tensor<[3, 2], f32>
@@ -159,6 +160,8 @@ nn.graph @g(%hyp: !nn.tensor<[B, Y], i32>, %ref: !nn.tensor<[B, U], i32>, %alt: 
   nn.mark_loss %e, %n as "ler" normalize custom as_error : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
   %se, %sn, %sc = nn.edit_distance %alt, %hyp : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, Y], i32>
   nn.mark_loss %se as "self" normalize per_sequence as_error : !nn.tensor<[B], f32>
+  %we, %wn, %wc = nn.edit_distance %hyp, %ref words separator 2 : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %we, %wn as "wer" normalize custom as_error : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
   %table = nn.param_ref @table : !nn.tensor<[3, 2], f32>
   %eh = nn.embedding %hyp, %table : !nn.tensor<[B, Y], i32>, !nn.tensor<[3, 2], f32>
   %ea = nn.embedding %alt, %table : !nn.tensor<[B, Y], i32>, !nn.tensor<[3, 2], f32>

@@ -65,6 +65,10 @@ LogicalResult EditDistanceOp::verify() {
     return emitOpError() << "ref batch '" << ref->batch
                          << "' differs from the hyp batch '" << hyp->batch
                          << "'";
+  if (std::optional<int64_t> separator = getSeparator();
+      separator && *separator < 0)
+    return emitOpError() << "words separator must be a label (>= 0), got "
+                         << *separator;
   SmallVector<Type, 3> want =
       editDistanceTypes(getContext(), tensorOf(getHyp()).getDims()[0]);
   StringRef names[] = {"errors", "ref_lengths", "counts"};

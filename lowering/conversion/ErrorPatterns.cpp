@@ -2,7 +2,9 @@
 //
 // nn.edit_distance runs per sequence (an scf.for over the batch) the
 // Levenshtein dynamic programme over hypothesis rows i and reference
-// columns j as scalar loops, keeping one row of the table: for each
+// columns j as scalar loops (tokens are labels, or with `words` the
+// words a first pass over each sequence finds, compared label by label
+// where the programme compares two), keeping one row of the table: for each
 // column the substitution, insertion and deletion counts of the cell's
 // chosen path ([U + 1, 3] i32 for the padded reference length U; a cell's
 // cost is the sum of its counts, every edit costing 1). Row i is written
@@ -73,6 +75,153 @@ Value toI32(Scalar &q, Value v) {
   return q.b.create<arith::IndexCastOp>(q.loc, q.i32Type(), v);
 }
 
+/// What row i (1-based) of the programme compares: the hypothesis token,
+/// read once per row.
+using RowToken = function_ref<Value(Scalar &, Value i)>;
+/// Whether the row's token and reference token `j` (1-based) differ, an
+/// i1.
+using TokensDiffer = function_ref<Value(Scalar &, Value token, Value j)>;
+
+/// The programme of one sequence of `rows` hypothesis and `columns`
+/// reference tokens (indices) over `row`, [>= columns + 1, 3] i32: returns
+/// the row whose cell `columns` holds the counts of the whole sequences.
+Value levenshtein(Scalar &s, Value rows, Value columns, Value row,
+                  RowToken rowToken, TokensDiffer differs) {
+  Type i32 = s.i32Type();
+  Value zero = s.i32(0);
+  // Row 0: the first j reference tokens, all deleted.
+  SmallVector<Value> table =
+      forLoop(s, s.idx(0), s.add(columns, s.idx(1)), {row},
+              [&](Scalar &q, Value j, ValueRange a) -> SmallVector<Value> {
+                return {writeCell(q, a[0], j, {zero, zero, toI32(q, j)})};
+              });
+  table = forLoop(
+      s, s.idx(1), s.add(rows, s.idx(1)), table,
+      [&](Scalar &q, Value i, ValueRange a) -> SmallVector<Value> {
+        Value token = rowToken(q, i);
+        // Column 0: the first i hypothesis tokens, all inserted.
+        Counts corner = readCell(q, a[0], q.idx(0));
+        Value first = writeCell(q, a[0], q.idx(0), {zero, toI32(q, i), zero});
+        SmallVector<Value> init{first};
+        llvm::append_range(init, corner.values());
+        SmallVector<Value> swept = forLoop(
+            q, q.idx(1), q.add(columns, q.idx(1)), init,
+            [&](Scalar &r, Value j, ValueRange d) -> SmallVector<Value> {
+              Value current = d[0];
+              Counts diagonal{d[1], d[2], d[3]};
+              Counts up = readCell(r, current, j);
+              Counts left = readCell(r, current, r.sub(j, r.idx(1)));
+              Value mismatch =
+                  r.b.create<arith::ExtUIOp>(r.loc, i32, differs(r, token, j));
+              // Ties: the diagonal, then the deletion, then the insertion
+              // (strict comparisons in that order).
+              Counts best{r.add(diagonal.substitutions, mismatch),
+                          diagonal.insertions, diagonal.deletions};
+              Value bestCost = best.cost(r);
+              Value one = r.i32(1);
+              Value deletionCost = r.add(left.cost(r), one);
+              Value deletes = r.lt(deletionCost, bestCost);
+              best = {r.select(deletes, left.substitutions, best.substitutions),
+                      r.select(deletes, left.insertions, best.insertions),
+                      r.select(deletes, r.add(left.deletions, one),
+                               best.deletions)};
+              bestCost = r.select(deletes, deletionCost, bestCost);
+              Value insertionCost = r.add(up.cost(r), one);
+              Value inserts = r.lt(insertionCost, bestCost);
+              best = {
+                  r.select(inserts, up.substitutions, best.substitutions),
+                  r.select(inserts, r.add(up.insertions, one), best.insertions),
+                  r.select(inserts, up.deletions, best.deletions)};
+              // Cell (i - 1, j) is the next column's diagonal.
+              SmallVector<Value> next{writeCell(r, current, j, best)};
+              llvm::append_range(next, up.values());
+              return next;
+            });
+        return {swept[0]};
+      });
+  return table[0];
+}
+
+/// The words of one sequence: `spans` [>= words + 1, 2] index holds each
+/// word's first position and the position after its last; `count` the
+/// number of words (an index).
+struct Words {
+  Value spans, count;
+
+  Value start(Scalar &s, Value word) const {
+    return s.b.create<tensor::ExtractOp>(s.loc, spans,
+                                         ValueRange{word, s.idx(0)});
+  }
+  Value end(Scalar &s, Value word) const {
+    return s.b.create<tensor::ExtractOp>(s.loc, spans,
+                                         ValueRange{word, s.idx(1)});
+  }
+};
+
+/// Splits the first `length` labels of row `bi` of `labels` at the
+/// labels equal to `separator` (i32), into `spans`, [pad + 1, 2] index for
+/// the padded length `pad`. Branch-free: every position writes the
+/// current word's span at slot `count`, which moves on only when a word
+/// ends, so the last write to a slot is the word's true span; a sequence
+/// that ends inside a word closes it after the loop (the extra slot
+/// takes the write when it does not). A run of separators ends one word
+/// at most, so no word is empty.
+Words splitWords(Scalar &s, Value labels, Value bi, Value length,
+                 Value separator, Value spans) {
+  Value falseValue = s.b.create<arith::ConstantIntOp>(s.loc, 0, 1);
+  Value trueValue = s.b.create<arith::ConstantIntOp>(s.loc, 1, 1);
+  auto writeSpan = [](Scalar &q, Value spans, Value slot, Value start,
+                      Value end) {
+    spans = q.b.create<tensor::InsertOp>(q.loc, start, spans,
+                                         ValueRange{slot, q.idx(0)});
+    return q.b
+        .create<tensor::InsertOp>(q.loc, end, spans, ValueRange{slot, q.idx(1)})
+        .getResult();
+  };
+  // Carried: spans, count, the current word's start, whether inside a word.
+  SmallVector<Value> state = forLoop(
+      s, s.idx(0), length, {spans, s.idx(0), s.idx(0), falseValue},
+      [&](Scalar &q, Value p, ValueRange a) -> SmallVector<Value> {
+        Value label =
+            q.b.create<tensor::ExtractOp>(q.loc, labels, ValueRange{bi, p});
+        Value isSeparator = q.b.create<arith::CmpIOp>(
+            q.loc, arith::CmpIPredicate::eq, label, separator);
+        Value inWord = a[3];
+        Value isLabel =
+            q.b.create<arith::XOrIOp>(q.loc, isSeparator, trueValue);
+        Value startsWord = q.andI(
+            isLabel, q.b.create<arith::XOrIOp>(q.loc, inWord, trueValue));
+        Value endsWord = q.andI(isSeparator, inWord);
+        Value start = q.select(startsWord, p, a[2]);
+        Value written = writeSpan(q, a[0], a[1], start, p);
+        Value count = q.add(a[1], q.select(endsWord, q.idx(1), q.idx(0)));
+        return {written, count, start, isLabel};
+      });
+  Value spansOut = writeSpan(s, state[0], state[1], state[2], length);
+  Value count = s.add(state[1], s.select(state[3], s.idx(1), s.idx(0)));
+  return {spansOut, count};
+}
+
+/// Whether word `i` of `hyp` and word `j` of `ref` (0-based) differ: their
+/// lengths, or some label at one offset.
+Value wordsDiffer(Scalar &s, Value hypLabels, Value refLabels, Value bi,
+                  const Words &hyp, Value i, const Words &ref, Value j) {
+  Value hypStart = hyp.start(s, i), refStart = ref.start(s, j);
+  Value hypLength = s.sub(hyp.end(s, i), hypStart);
+  Value refLength = s.sub(ref.end(s, j), refStart);
+  Value differ = s.ne(hypLength, refLength);
+  SmallVector<Value> any =
+      forLoop(s, s.idx(0), s.minI(hypLength, refLength), {differ},
+              [&](Scalar &q, Value k, ValueRange a) -> SmallVector<Value> {
+                Value h = q.b.create<tensor::ExtractOp>(
+                    q.loc, hypLabels, ValueRange{bi, q.add(hypStart, k)});
+                Value r = q.b.create<tensor::ExtractOp>(
+                    q.loc, refLabels, ValueRange{bi, q.add(refStart, k)});
+                return {q.b.create<arith::OrIOp>(q.loc, a[0], q.ne(h, r))};
+              });
+  return any[0];
+}
+
 class EditDistanceConversion : public NNConversionPattern<EditDistanceOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -86,94 +235,79 @@ public:
     Value hypLengths = dims.lengths(hypType.getDimName(1));
     Value refLengths = dims.lengths(refType.getDimName(1));
     Value batch = dims.size(hypType.getDimName(0));
+    Value hypPad = dims.size(hypType.getDimName(1));
     Value refPad = dims.size(refType.getDimName(1));
+    std::optional<int64_t> separator = op.getSeparator();
     Scalar outer = lb.scalar();
     Type f32 = outer.b.getF32Type(), i32 = outer.i32Type();
     Value errors = lb.empty(lb.sizes(typeOf(op.getErrors())), f32);
     Value refCounts = lb.empty(lb.sizes(typeOf(op.getRefLengths())), f32);
     Value counts = lb.empty(lb.sizes(typeOf(op.getCounts())), i32);
-    // One row for every sequence, sized for the longest reference.
-    Value row = outer.b.create<tensor::EmptyOp>(
-        outer.loc, ArrayRef<int64_t>{ShapedType::kDynamic, 3}, i32,
-        ValueRange{outer.add(refPad, outer.idx(1))});
+    // One row for every sequence, sized for the longest reference (words
+    // are never more than labels).
+    auto scratch = [&](Value pad, int64_t width, Type element) -> Value {
+      return outer.b.create<tensor::EmptyOp>(
+          outer.loc, ArrayRef<int64_t>{ShapedType::kDynamic, width}, element,
+          ValueRange{outer.add(pad, outer.idx(1))});
+    };
+    SmallVector<Value> init{errors, refCounts, counts, scratch(refPad, 3, i32)};
+    if (separator) {
+      init.push_back(scratch(hypPad, 2, outer.b.getIndexType()));
+      init.push_back(scratch(refPad, 2, outer.b.getIndexType()));
+    }
 
     SmallVector<Value> results = forLoop(
-        outer, outer.idx(0), batch, {errors, refCounts, counts, row},
+        outer, outer.idx(0), batch, init,
         [&](Scalar &s, Value bi, ValueRange c) -> SmallVector<Value> {
           Value hypLength =
               s.b.create<tensor::ExtractOp>(s.loc, hypLengths, bi);
-          Value refLength =
+          // The reference's tokens, i32 (the rate's divisor) and index.
+          Value refTokens =
               s.b.create<tensor::ExtractOp>(s.loc, refLengths, bi);
-          Value rows = s.toIndex(hypLength), columns = s.toIndex(refLength);
-          Value zero = s.i32(0);
-          // Row 0: the first j reference labels, all deleted.
-          SmallVector<Value> table = forLoop(
-              s, s.idx(0), s.add(columns, s.idx(1)), {c[3]},
-              [&](Scalar &q, Value j, ValueRange a) -> SmallVector<Value> {
-                return {writeCell(q, a[0], j, {zero, zero, toI32(q, j)})};
-              });
-          table = forLoop(
-              s, s.idx(1), s.add(rows, s.idx(1)), table,
-              [&](Scalar &q, Value i, ValueRange a) -> SmallVector<Value> {
-                Value label = q.b.create<tensor::ExtractOp>(
-                    q.loc, hyp, ValueRange{bi, q.sub(i, q.idx(1))});
-                // Column 0: the first i hypothesis labels, all inserted.
-                Counts corner = readCell(q, a[0], q.idx(0));
-                Value first =
-                    writeCell(q, a[0], q.idx(0), {zero, toI32(q, i), zero});
-                SmallVector<Value> init{first};
-                llvm::append_range(init, corner.values());
-                SmallVector<Value> swept = forLoop(
-                    q, q.idx(1), q.add(columns, q.idx(1)), init,
-                    [&](Scalar &r, Value j,
-                        ValueRange d) -> SmallVector<Value> {
-                      Value current = d[0];
-                      Counts diagonal{d[1], d[2], d[3]};
-                      Counts up = readCell(r, current, j);
-                      Counts left = readCell(r, current, r.sub(j, r.idx(1)));
-                      Value refLabel = r.b.create<tensor::ExtractOp>(
-                          r.loc, ref, ValueRange{bi, r.sub(j, r.idx(1))});
-                      Value differs = r.b.create<arith::ExtUIOp>(
-                          r.loc, i32, r.ne(label, refLabel));
-                      // Ties: the diagonal, then the deletion, then the
-                      // insertion (strict comparisons in that order).
-                      Counts best{r.add(diagonal.substitutions, differs),
-                                  diagonal.insertions, diagonal.deletions};
-                      Value bestCost = best.cost(r);
-                      Value one = r.i32(1);
-                      Value deletionCost = r.add(left.cost(r), one);
-                      Value deletes = r.lt(deletionCost, bestCost);
-                      best = {
-                          r.select(deletes, left.substitutions,
-                                   best.substitutions),
-                          r.select(deletes, left.insertions, best.insertions),
-                          r.select(deletes, r.add(left.deletions, one),
-                                   best.deletions)};
-                      bestCost = r.select(deletes, deletionCost, bestCost);
-                      Value insertionCost = r.add(up.cost(r), one);
-                      Value inserts = r.lt(insertionCost, bestCost);
-                      best = {r.select(inserts, up.substitutions,
-                                       best.substitutions),
-                              r.select(inserts, r.add(up.insertions, one),
-                                       best.insertions),
-                              r.select(inserts, up.deletions, best.deletions)};
-                      // Cell (i - 1, j) is the next column's diagonal.
-                      SmallVector<Value> next{writeCell(r, current, j, best)};
-                      llvm::append_range(next, up.values());
-                      return next;
-                    });
-                return {swept[0]};
-              });
-          Counts last = readCell(s, table[0], columns);
+          hypLength = s.toIndex(hypLength);
+          Value refLength = s.toIndex(refTokens);
+          SmallVector<Value> carried(c.begin(), c.end());
+          Value table;
+          if (separator) {
+            Value sep = s.i32(*separator);
+            Words hypWords = splitWords(s, hyp, bi, hypLength, sep, carried[4]);
+            Words refWords = splitWords(s, ref, bi, refLength, sep, carried[5]);
+            carried[4] = hypWords.spans;
+            carried[5] = refWords.spans;
+            refLength = refWords.count;
+            refTokens = toI32(s, refLength);
+            table = levenshtein(
+                s, hypWords.count, refWords.count, carried[3],
+                [&](Scalar &q, Value i) { return q.sub(i, q.idx(1)); },
+                [&](Scalar &r, Value word, Value j) {
+                  return wordsDiffer(r, hyp, ref, bi, hypWords, word, refWords,
+                                     r.sub(j, r.idx(1)));
+                });
+          } else {
+            table = levenshtein(
+                s, hypLength, refLength, carried[3],
+                [&](Scalar &q, Value i) -> Value {
+                  return q.b.create<tensor::ExtractOp>(
+                      q.loc, hyp, ValueRange{bi, q.sub(i, q.idx(1))});
+                },
+                [&](Scalar &r, Value label, Value j) {
+                  Value refLabel = r.b.create<tensor::ExtractOp>(
+                      r.loc, ref, ValueRange{bi, r.sub(j, r.idx(1))});
+                  return r.ne(label, refLabel);
+                });
+          }
+          carried[3] = table;
+          Counts last = readCell(s, table, refLength);
           Value total = s.b.create<arith::SIToFPOp>(s.loc, f32, last.cost(s));
-          Value length = s.b.create<arith::SIToFPOp>(s.loc, f32, refLength);
-          Value counted = c[2];
+          Value length = s.b.create<arith::SIToFPOp>(s.loc, f32, refTokens);
           for (auto [k, value] : llvm::enumerate(last.values()))
-            counted = s.b.create<tensor::InsertOp>(s.loc, value, counted,
-                                                   ValueRange{bi, s.idx(k)});
-          return {s.b.create<tensor::InsertOp>(s.loc, total, c[0], bi),
-                  s.b.create<tensor::InsertOp>(s.loc, length, c[1], bi),
-                  counted, table[0]};
+            carried[2] = s.b.create<tensor::InsertOp>(s.loc, value, carried[2],
+                                                      ValueRange{bi, s.idx(k)});
+          carried[0] =
+              s.b.create<tensor::InsertOp>(s.loc, total, carried[0], bi);
+          carried[1] =
+              s.b.create<tensor::InsertOp>(s.loc, length, carried[1], bi);
+          return carried;
         });
     return SmallVector<Value>{results[0], results[1], results[2]};
   }

@@ -1,7 +1,8 @@
 //===- Errors.cpp - reference evaluation of edit distances and risks ------===//
 //
-// nn.edit_distance written from its description: the whole Levenshtein
-// table of each sequence, then a backtrace from its last cell that takes
+// nn.edit_distance written from its description: each sequence's tokens
+// (its labels, or with `words` the label lists between separators), the
+// whole Levenshtein table, then a backtrace from its last cell that takes
 // the diagonal, then the deletion, then the insertion, whichever first
 // explains the cell's value (dialects/nn/NNErrorOps.td). nn.expected_risk
 // and its gradient: each sequence's softmax over its hypotheses, then the
@@ -19,21 +20,50 @@ using namespace nn::reference;
 
 namespace {
 
+/// A token of nn.edit_distance: one label, or with `words` the labels of
+/// one word.
+using Token = std::vector<double>;
+
+/// The tokens of the first `length` labels of row b of `labels`: each
+/// label, or with `words` the words between labels equal to `separator`.
+std::vector<Token> tokensOf(const Array &labels, int64_t b, int64_t length,
+                            bool words, double separator) {
+  std::vector<Token> tokens;
+  Token word;
+  for (int64_t i = 0; i < length; ++i) {
+    double label = labels.data[b * labels.shape[1] + i];
+    if (!words) {
+      tokens.push_back({label});
+    } else if (label == separator) {
+      if (!word.empty())
+        tokens.push_back(word);
+      word.clear();
+    } else {
+      word.push_back(label);
+    }
+  }
+  if (!word.empty())
+    tokens.push_back(word);
+  return tokens;
+}
+
 void evalEditDistanceOp(Frame &f, ir::EditDistanceOp op) {
   const Array &hyp = f.operand(op, 0), &ref = f.operand(op, 1);
   const std::vector<int64_t> &hypLengths =
       f.lengths.at(typeOf(op.getHyp()).getDimName(1).str());
   const std::vector<int64_t> &refLengths =
       f.lengths.at(typeOf(op.getRef()).getDimName(1).str());
+  bool words = op.getSeparator().has_value();
+  double separator = words ? (double)*op.getSeparator() : 0;
   int64_t batch = hyp.shape[0];
   Array errors = zeros({batch}), lengths = zeros({batch}),
         counts = zeros({batch, 3});
   for (int64_t b = 0; b < batch; ++b) {
-    int64_t rows = hypLengths[b], columns = refLengths[b];
-    auto h = [&](int64_t i) { return hyp.data[b * hyp.shape[1] + i]; };
-    auto r = [&](int64_t j) { return ref.data[b * ref.shape[1] + j]; };
-    // d[i][j]: the distance between the first i hypothesis labels and the
-    // first j reference labels.
+    std::vector<Token> h = tokensOf(hyp, b, hypLengths[b], words, separator);
+    std::vector<Token> r = tokensOf(ref, b, refLengths[b], words, separator);
+    int64_t rows = h.size(), columns = r.size();
+    // d[i][j]: the distance between the first i hypothesis tokens and the
+    // first j reference tokens.
     std::vector<std::vector<int64_t>> d(rows + 1,
                                         std::vector<int64_t>(columns + 1));
     for (int64_t i = 0; i <= rows; ++i)
@@ -42,13 +72,13 @@ void evalEditDistanceOp(Frame &f, ir::EditDistanceOp op) {
           d[i][j] = i + j;
           continue;
         }
-        d[i][j] = std::min({d[i - 1][j - 1] + (h(i - 1) != r(j - 1)),
+        d[i][j] = std::min({d[i - 1][j - 1] + (h[i - 1] != r[j - 1]),
                             d[i][j - 1] + 1, d[i - 1][j] + 1});
       }
     int64_t substitutions = 0, insertions = 0, deletions = 0;
     for (int64_t i = rows, j = columns; i > 0 || j > 0;) {
       if (i > 0 && j > 0) {
-        int64_t mismatch = h(i - 1) != r(j - 1);
+        int64_t mismatch = h[i - 1] != r[j - 1];
         if (d[i][j] == d[i - 1][j - 1] + mismatch) {
           substitutions += mismatch;
           --i, --j;

@@ -1,4 +1,4 @@
-// Round trip of nn.edit_distance (NNErrorOps.td) and of a loss marked
+// Round trip of nn.edit_distance (NNErrorOps.td) over labels and words and of a loss marked
 // eval_only, in custom and in generic form; the generic form spells the
 // inferred result types.
 // RUN: nn-opt %s | nn-opt | FileCheck %s
@@ -11,9 +11,12 @@
 // CHECK-NEXT: nn.mark_loss %[[E]], %[[N]] as "ler" normalize custom as_error eval_only : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
 // CHECK-NEXT: %{{.+}}, %{{.+}}, %[[SC:.+]] = nn.edit_distance %[[HYP]], %[[HYP]] : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, Y], i32>
 // CHECK-NEXT: nn.mark_loss %{{.+}} as "self" normalize sum as_error : !nn.tensor<[B], f32>
+// CHECK-NEXT: %[[WE:.+]], %[[WN:.+]], %{{.+}} = nn.edit_distance %[[HYP]], %[[REF]] words separator 1 : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+// CHECK-NEXT: nn.mark_loss %[[WE]], %[[WN]] as "wer" normalize custom as_error eval_only : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
 // CHECK-NEXT: nn.return %[[C]], %[[SC]] : !nn.tensor<[B, 3], i32>, !nn.tensor<[B, 3], i32>
 // GENERIC: "nn.edit_distance"(%{{.+}}, %{{.+}}) : (!nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>)
 // GENERIC: "nn.mark_loss"(%{{.+}}, %{{.+}}) <{as_error, eval_only, name = "ler", normalization = 3 : i32
+// GENERIC: "nn.edit_distance"(%{{.+}}, %{{.+}}) <{separator = 1 : i64}> : (!nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>)
 nn.graph @edit_distance(%hyp: !nn.tensor<[B, Y], i32>, %ref: !nn.tensor<[B, U], i32>)
     -> (!nn.tensor<[B, 3], i32>, !nn.tensor<[B, 3], i32>)
     dims [B: batch, Y: seq(B), U: seq(B)] {
@@ -21,6 +24,8 @@ nn.graph @edit_distance(%hyp: !nn.tensor<[B, Y], i32>, %ref: !nn.tensor<[B, U], 
   nn.mark_loss %e, %n as "ler" normalize custom as_error eval_only : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
   %se, %sn, %sc = nn.edit_distance %hyp, %hyp : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, Y], i32>
   nn.mark_loss %se as "self" normalize sum as_error : !nn.tensor<[B], f32>
+  %we, %wn, %wc = nn.edit_distance %hyp, %ref words separator 1 : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %we, %wn as "wer" normalize custom as_error eval_only : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
   nn.return %c, %sc : !nn.tensor<[B, 3], i32>, !nn.tensor<[B, 3], i32>
 }
 

@@ -18,6 +18,14 @@ nn.graph @g(%h: !nn.tensor<[B, Y], i32>, %r: !nn.tensor<[B, U], i64>) dims [B: b
 
 // -----
 
+nn.graph @g(%h: !nn.tensor<[B, Y], i32>, %r: !nn.tensor<[B, U], i32>) dims [B: batch, Y: seq(B), U: seq(B)] {
+  // expected-error @+1 {{words separator must be a label (>= 0), got -1}}
+  %e, %n, %c = nn.edit_distance %h, %r words separator -1 : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+  nn.return
+}
+
+// -----
+
 nn.graph @g(%h: !nn.tensor<[B, Y], i32>, %r: !nn.tensor<[C, V], i32>) dims [B: batch, Y: seq(B), C: batch, V: seq(C)] {
   // expected-error @+1 {{ref batch 'C' differs from the hyp batch 'B'}}
   %e, %n, %c = nn.edit_distance %h, %r : !nn.tensor<[B, Y], i32>, !nn.tensor<[C, V], i32>

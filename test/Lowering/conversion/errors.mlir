@@ -124,6 +124,53 @@ nn.graph @same_dim(%x: !nn.tensor<[B, T], i32>, %z: !nn.tensor<[B, T], i32>)
 
 // -----
 
+// With `words separator 5`: per sequence, a first pass over each of hyp
+// and ref finds the words (a scratch [pad + 1, 2] of spans per operand,
+// written branch-free: every position writes the current span at slot
+// `count`, which moves on when a separator ends a word; a sequence ending
+// inside a word closes it after the loop). The programme then runs over
+// the word counts, and a cell's mismatch is a loop over the shorter word
+// that ORs label differences into "the lengths differ". The reference
+// length reported is the reference word count.
+// CHECK-LABEL: func.func @words
+// CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[Y:[a-z0-9]+]]: index, %[[YLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[HYP:[a-z0-9]+]]: tensor<?x?xi32>, %[[REF:[a-z0-9]+]]: tensor<?x?xi32>)
+// CHECK: %[[YPAD:.+]] = arith.addi %[[Y]], %c1{{(_[0-9]+)?}} : index
+// CHECK-NEXT: %[[HSPANS:.+]] = tensor.empty(%[[YPAD]]) : tensor<?x2xindex>
+// CHECK: %[[UPAD:.+]] = arith.addi %[[U]], %c1{{(_[0-9]+)?}} : index
+// CHECK-NEXT: %[[RSPANS:.+]] = tensor.empty(%[[UPAD]]) : tensor<?x2xindex>
+// CHECK: scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args({{.+}}, %[[HS:.+]] = %[[HSPANS]], %[[RS:.+]] = %[[RSPANS]])
+// CHECK: %[[SPLIT:.+]]:4 = scf.for %[[P:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[SP:.+]] = %[[HS]], %[[COUNT:.+]] = %{{.+}}, %[[START:.+]] = %{{.+}}, %[[IN:.+]] = %false{{(_[0-9]+)?}}) -> (tensor<?x2xindex>, index, index, i1) {
+// CHECK-NEXT: %[[L:.+]] = tensor.extract %[[HYP]][%[[BI]], %[[P]]] : tensor<?x?xi32>
+// CHECK-NEXT: %[[ISSEP:.+]] = arith.cmpi eq, %[[L]], %c5_i32 : i32
+// CHECK: %[[NEWSTART:.+]] = arith.select %{{.+}}, %[[P]], %[[START]] : index
+// CHECK: tensor.insert %[[NEWSTART]] into %[[SP]][%[[COUNT]], %{{.+}}] : tensor<?x2xindex>
+// CHECK: tensor.insert %[[P]] into %{{.+}}[%[[COUNT]], %{{.+}}] : tensor<?x2xindex>
+// CHECK: scf.yield
+// CHECK: tensor.insert %[[SPLIT]]#2 into %[[SPLIT]]#0[%[[SPLIT]]#1, %{{.+}}] : tensor<?x2xindex>
+// CHECK: arith.select %[[SPLIT]]#3
+// CHECK: %[[RSPLIT:.+]]:4 = scf.for %{{.+}} iter_args(%{{.+}} = %[[RS]],
+// CHECK-NEXT: tensor.extract %[[REF]][%[[BI]], %{{.+}}] : tensor<?x?xi32>
+// CHECK: %[[RWORDS:.+]] = arith.addi %[[RSPLIT]]#1, %{{.+}} : index
+// CHECK-NEXT: %[[RWORDS32:.+]] = arith.index_cast %[[RWORDS]] : index to i32
+// CHECK: %[[DIFF:.+]] = arith.cmpi ne, %{{.+}}, %{{.+}} : index
+// CHECK-NEXT: %[[SHORTER:.+]] = arith.minsi %{{.+}}, %{{.+}} : index
+// CHECK: %[[ANY:.+]] = scf.for %{{.+}} = %{{.+}} to %[[SHORTER]] step %{{.+}} iter_args(%[[ACC:.+]] = %[[DIFF]]) -> (i1) {
+// CHECK: tensor.extract %[[HYP]]
+// CHECK: tensor.extract %[[REF]]
+// CHECK: %[[NE:.+]] = arith.cmpi ne, %{{.+}}, %{{.+}} : i32
+// CHECK-NEXT: %[[OR:.+]] = arith.ori %[[ACC]], %[[NE]] : i1
+// CHECK-NEXT: scf.yield %[[OR]] : i1
+// CHECK: arith.extui %[[ANY]] : i1 to i32
+// CHECK: arith.sitofp %[[RWORDS32]] : i32 to f32
+nn.graph @words(%hyp: !nn.tensor<[B, Y], i32>, %ref: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>)
+    dims [B: batch, Y: seq(B), U: seq(B)] {
+  %e, %n, %c = nn.edit_distance %hyp, %ref words separator 5 : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+  nn.return %e, %n, %c : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>, !nn.tensor<[B, 3], i32>
+}
+
+// -----
+
 // nn.expected_risk (ErrorPatterns.cpp), baseline mean: row reductions over
 // the hypotheses k of each sequence (k a reduction loop), in f64, each
 // valid hypothesis (k < len_K(b)) selected into the accumulators, padded
