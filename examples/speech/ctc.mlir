@@ -5,9 +5,10 @@
 // task's digits vocabulary (0 = the CTC blank, 1 = the word separator
 // "▁").
 //
-//   @ctc     training: the CTC loss; on dev also the character error
-//            rate of greedy decoding (`cer`, eval_only: the train step
-//            does not decode)
+//   @ctc     training: the CTC loss; on dev also the character and word
+//            error rates of greedy decoding (`cer`, `wer`, eval_only:
+//            the train step does not decode; words are split at the
+//            separator class 1, as nn-decode --vocab splits them at "▁")
 //   @decode  greedy CTC hypotheses, which nn-decode --vocab spells as
 //            words and scores (the word error rate)
 
@@ -52,6 +53,10 @@ nn.graph @ctc(%features: !nn.tensor<[B, T, 40], f32>,
   %edits, %ref_len, %counts = nn.edit_distance %hyp, %labels
       : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
   nn.mark_loss %edits, %ref_len as "cer" normalize custom as_error eval_only
+      : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
+  %word_edits, %words, %word_counts = nn.edit_distance %hyp, %labels words separator 1
+      : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %word_edits, %words as "wer" normalize custom as_error eval_only
       : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
   nn.return
 }
