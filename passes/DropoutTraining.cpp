@@ -1,9 +1,10 @@
 //===- DropoutTraining.cpp - dropout masks from a seed input --------------===//
 //
-// Training mode. Every graph that holds a dropout of nonzero rate, itself
-// or through its calls, gets a last argument `dropout_seed` (a scalar i32
-// tensor) that its callers pass down; each such dropout reads it and gets
-// a key unique in the module, so no two dropouts share a mask.
+// Training mode. Every graph that holds a dropout of nonzero rate or an
+// nn.spec_augment that masks something, itself or through its calls, gets
+// a last argument `dropout_seed` (a scalar i32 tensor) that its callers
+// pass down; each such op reads it and gets a key unique in the module, so
+// no two share a mask.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,7 +33,17 @@ struct NNDropoutTrainingPass
   void runOnOperation() override;
 };
 
-/// Whether `graph` (or a graph it calls) has a dropout that drops.
+/// Whether `op` draws random masks in training: a dropout that drops, a
+/// SpecAugment that masks.
+bool isRandomMask(Operation *op) {
+  if (auto dropout = dyn_cast<DropoutOp>(op))
+    return !dropout.getRate().isZero();
+  if (auto augment = dyn_cast<SpecAugmentOp>(op))
+    return augment.masksAnything();
+  return false;
+}
+
+/// Whether `graph` (or a graph it calls) has a random mask.
 bool dropsUnits(GraphOp graph, SymbolTable &symbols,
                 llvm::DenseMap<Operation *, bool> &memo) {
   auto [it, inserted] = memo.try_emplace(graph, false);
@@ -41,8 +52,8 @@ bool dropsUnits(GraphOp graph, SymbolTable &symbols,
                        // rejects it later)
   bool drops = false;
   graph.walk([&](Operation *op) {
-    if (auto dropout = dyn_cast<DropoutOp>(op))
-      drops |= !dropout.getRate().isZero();
+    if (isRandomMask(op))
+      drops = true;
     else if (auto call = dyn_cast<CallOp>(op))
       if (auto callee = symbols.lookup<GraphOp>(call.getCallee()))
         drops |= dropsUnits(callee, symbols, memo);
@@ -78,11 +89,13 @@ void NNDropoutTrainingPass::runOnOperation() {
   for (GraphOp graph : seeded) {
     Value seed = seeds.lookup(graph);
     graph.walk([&](Operation *op) {
-      if (auto dropout = dyn_cast<DropoutOp>(op)) {
-        if (dropout.getRate().isZero())
-          return;
+      if (auto dropout = dyn_cast<DropoutOp>(op); dropout && isRandomMask(op)) {
         dropout.getSeedMutable().assign(seed);
         dropout.setKey(key++);
+      } else if (auto augment = dyn_cast<SpecAugmentOp>(op);
+                 augment && isRandomMask(op)) {
+        augment.getSeedMutable().assign(seed);
+        augment.setKey(key++);
       } else if (auto call = dyn_cast<CallOp>(op)) {
         if (Operation *callee = symbols.lookup(call.getCallee());
             callee && seeds.count(callee))

@@ -436,6 +436,25 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
   nn.return
 })",
      /*training=*/true},
+    // Training mode: SpecAugment between two layers (its VJP masks the
+    // gradient of the first), bands wide enough for the short test
+    // sequences to be masked often.
+    {"spec_augment_training", R"(
+nn.parameter @w : !nn.tensor<[5, 3], f32>
+nn.parameter @v : !nn.tensor<[3, 5], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[5, 3], f32>
+  %v = nn.param_ref @v : !nn.tensor<[3, 5], f32>
+  %h = nn.linear %x, %w : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>
+  %m = nn.spec_augment %h freq_masks 2 freq_width 2 time_masks 1 time_width 2 : !nn.tensor<[B, T, 5], f32>
+  %a = nn.tanh %m : !nn.tensor<[B, T, 5], f32>
+  %l = nn.linear %a, %v : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[3, 5], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})",
+     /*training=*/true},
     // Minimum expected risk over an N-best list, mixed with cross
     // entropy: each hypothesis here is one position, whose cross entropy
     // is its nll. The same cross entropy is trained directly at half

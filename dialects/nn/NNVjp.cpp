@@ -94,6 +94,26 @@ LogicalResult DropoutOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+/// Evaluation: the identity. Training: dy through the same masks, which
+/// the same op on dy regenerates. The seed gets no gradient.
+LogicalResult
+SpecAugmentOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                        SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  if (!getSeed() || !dy) {
+    operandGradients.push_back(dy);
+  } else {
+    auto masked = b.create<SpecAugmentOp>(
+        getLoc(), dy.getType(), dy, getSeed(), getFreqMasksAttr(),
+        getFreqWidthAttr(), getTimeMasksAttr(), getTimeWidthAttr(),
+        getTimeRatioAttr(), getKeyAttr());
+    operandGradients.push_back(masked);
+  }
+  if (getSeed())
+    operandGradients.push_back(Value());
+  return success();
+}
+
 LogicalResult AddOp::buildVjp(OpBuilder &, ValueRange resultGradients,
                               SmallVectorImpl<Value> &operandGradients) {
   operandGradients.append({resultGradients[0], resultGradients[0]});

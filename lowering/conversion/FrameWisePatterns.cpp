@@ -3,6 +3,8 @@
 // Frame-wise ops become linalg.generic (or linalg.matmul_transpose_b) on
 // their positions, padded or packed alike: they never read lengths, and
 // what they compute on padded frames is never read as valid.
+// nn.spec_augment is here too, beside nn.dropout, whose counter hash it
+// shares; unlike the frame-wise ops it reads its sequences' lengths.
 //
 //===----------------------------------------------------------------------===//
 
@@ -240,6 +242,118 @@ public:
           Value kept = s.mul(a[0], s.f(element, 1.0 / (1.0 - rate)));
           nested.create<linalg::YieldOp>(
               l, s.select(keep, kept, s.f(element, 0.0)));
+        })};
+  }
+};
+
+/// Without a seed (evaluation) the identity. With one, per element: the
+/// masks of its sequence drawn from the hashes of the op's description
+/// (recomputed per element: a few multiplies per mask, no state), and the
+/// element zeroed when a mask covers it and its frame is real. Packed rows
+/// find their (sequence, frame) as dropout's do.
+class SpecAugmentConversion : public NNConversionPattern<SpecAugmentOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(SpecAugmentOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    if (!op.getSeed())
+      return SmallVector<Value>{adaptor.getInput()};
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    NNTensorType type = typeOf(op.getResult());
+    unsigned rank = type.getRank();
+    Type element = type.getElementType();
+    int64_t features = type.getStaticSize(rank - 1);
+    FailureOr<Positions> positions = classifyPositions(
+        type, lb.getDims().getDecls(), [&] { return emitError(loc); });
+    if (failed(positions))
+      return failure();
+    Value lengths = lb.getDims().lengths(positions->sequences[0]);
+    Value seed =
+        b.create<tensor::ExtractOp>(loc, adaptor.getSeed(), ValueRange{});
+    Value x = adaptor.getInput();
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    SmallVector<Value> inputs{x, seed};
+    SmallVector<AffineMap> maps{identity,
+                                AffineMap::get(rank, 0, {}, b.getContext())};
+    bool packed = positions->kind == PositionKind::Packed;
+    if (packed) {
+      auto [rowSeq, rowFrame] =
+          packedRowPositions(lb, lengths, lb.getDims().size(positions->batch),
+                             tensor::getMixedSize(b, loc, x, 0));
+      inputs.append({rowSeq, rowFrame});
+      maps.append(2, AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
+    }
+    maps.push_back(identity);
+    Value init = lb.empty(lb.sizes(type), element);
+    int64_t freqMasks = op.getFreqMasks(), timeMasks = op.getTimeMasks();
+    int64_t freqWidth = op.getFreqWidth(), timeWidth = op.getTimeWidth();
+    double ratio = op.getTimeRatio().convertToDouble();
+    int64_t key = op.getKey();
+    return SmallVector<Value>{lb.generic(
+        init.getType(), inputs, init, maps,
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange a) {
+          Scalar s{nested, l};
+          Type i32 = s.i32Type();
+          auto xorI = [&](Value v, Value w) {
+            return nested.create<arith::XOrIOp>(l, v, w).getResult();
+          };
+          auto remU = [&](Value v, Value w) {
+            return nested.create<arith::RemUIOp>(l, v, w).getResult();
+          };
+          auto toI32 = [&](Value v) {
+            return nested.create<arith::IndexCastOp>(l, i32, v).getResult();
+          };
+          auto inBand = [&](Value at, Value start, Value width) {
+            return s.andI(s.ge(at, start), s.lt(at, s.add(start, width)));
+          };
+          Value sequence = packed ? a[2] : toI32(s.index(0));
+          Value frame = packed ? a[3] : toI32(s.index(1));
+          Value feature = toI32(s.index(rank - 1));
+          Value length = nested.create<tensor::ExtractOp>(
+              l, lengths, ValueRange{s.toIndex(sequence)});
+          Value h = mix32(s, s.add(a[1], s.i32(0x9e3779b9)));
+          h = mix32(s, xorI(h, s.i32(key)));
+          h = mix32(s, xorI(h, sequence));
+          // u and v of mask m.
+          auto draws = [&](int64_t m) {
+            auto draw = [&](int64_t counter) {
+              return nested.create<arith::ShRUIOp>(
+                  l, mix32(s, xorI(h, s.i32(counter))), s.i32(8));
+            };
+            return std::pair<Value, Value>(draw(2 * m), draw(2 * m + 1));
+          };
+          Value one = s.i32(1);
+          Value masked = nested.create<arith::ConstantIntOp>(l, 0, 1);
+          for (int64_t m = 0; m < freqMasks; ++m) {
+            auto [u, v] = draws(m);
+            Value width = remU(u, s.i32(freqWidth + 1));
+            Value start = remU(v, s.add(s.sub(s.i32(features), width), one));
+            masked = nested.create<arith::OrIOp>(l, masked,
+                                                 inBand(feature, start, width));
+          }
+          if (timeMasks > 0) {
+            // W = min(time_width, floor(time_ratio * L)).
+            Value scaled = s.mul(
+                nested.create<arith::SIToFPOp>(l, nested.getF64Type(), length),
+                s.f(nested.getF64Type(), ratio));
+            Value bound = s.minI(
+                s.i32(timeWidth),
+                nested.create<arith::FPToSIOp>(l, i32, scaled).getResult());
+            for (int64_t m = freqMasks; m < freqMasks + timeMasks; ++m) {
+              auto [u, v] = draws(m);
+              Value width = remU(u, s.add(bound, one));
+              Value start = remU(v, s.add(s.sub(length, width), one));
+              masked = nested.create<arith::OrIOp>(l, masked,
+                                                   inBand(frame, start, width));
+            }
+          }
+          // Padded frames stay as they are.
+          masked = s.andI(masked, s.lt(frame, length));
+          nested.create<linalg::YieldOp>(
+              l, s.select(masked, s.f(element, 0.0), a[0]));
         })};
   }
 };
@@ -697,12 +811,12 @@ void mlir::nn::populateFrameWiseConversionPatterns(
                ElementwiseConversion<MulOp>, ElementwiseConversion<ReluOp>,
                ElementwiseConversion<TanhOp>, ElementwiseConversion<SigmoidOp>,
                ElementwiseConversion<GeluOp>, SoftmaxConversion,
-               LogSoftmaxConversion, DropoutConversion, LayerNormConversion,
-               EmbeddingConversion, ConcatConversion, LinearGradInputConversion,
-               LinearGradWeightConversion, SumPositionsConversion,
-               ActivationGradConversion, LogSoftmaxGradConversion,
-               SoftmaxGradConversion, SliceFeaturesConversion,
-               ZeroPaddingConversion, LayerNormGradInputConversion,
-               LayerNormGradScaleConversion, EmbeddingGradConversion>(converter,
-                                                                      state);
+               LogSoftmaxConversion, DropoutConversion, SpecAugmentConversion,
+               LayerNormConversion, EmbeddingConversion, ConcatConversion,
+               LinearGradInputConversion, LinearGradWeightConversion,
+               SumPositionsConversion, ActivationGradConversion,
+               LogSoftmaxGradConversion, SoftmaxGradConversion,
+               SliceFeaturesConversion, ZeroPaddingConversion,
+               LayerNormGradInputConversion, LayerNormGradScaleConversion,
+               EmbeddingGradConversion>(converter, state);
 }

@@ -156,7 +156,8 @@ using LossList = std::vector<std::pair<std::string, Loss>>;
 // true when `op` belongs to its family; false, with `f` untouched,
 // otherwise.
 
-/// Frame-wise layers (NNFrameWiseOps.td).
+/// Frame-wise layers (NNFrameWiseOps.td), and nn.spec_augment
+/// (NNAugmentOps.td), whose masks are drawn as dropout's are.
 bool evaluateFrameWiseOp(Frame &f, Operation *op);
 /// Sequence-mixing layers and their gradients (NNSequenceOps.td).
 bool evaluateSequenceOp(Frame &f, Operation *op);

@@ -95,6 +95,74 @@ void evalDropoutOp(Frame &f, ir::DropoutOp dropout) {
   f.setResult(dropout, y);
 }
 
+/// nn.spec_augment as its description states it: each sequence's masks
+/// drawn first, as bands, then every real frame's features zeroed where a
+/// band covers them.
+void evalSpecAugmentOp(Frame &f, ir::SpecAugmentOp op) {
+  Array y = f.operand(op, 0);
+  if (!op.getSeed()) {
+    f.setResult(op, y);
+    return;
+  }
+  auto mix = [](uint32_t h) {
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+  };
+  uint32_t seed =
+      static_cast<uint32_t>(static_cast<int64_t>(f.operand(op, 1).data[0]));
+  uint32_t base =
+      mix(mix(seed + 0x9e3779b9u) ^ static_cast<uint32_t>(op.getKey()));
+  ir::NNTensorType type = typeOf(op.getResult());
+  FailureOr<ir::Positions> positions = ir::classifyPositions(
+      type, f.table, [&] { return mlir::emitError(op.getLoc()); });
+  const std::vector<int64_t> &lengths =
+      f.lengths.at(positions->sequences[0].str());
+  bool packed = positions->kind == ir::PositionKind::Packed;
+  int64_t features = y.shape.back();
+  int64_t padded = packed ? 0 : y.shape[1];
+  int64_t row = 0; // packed: the first row of sequence b
+  for (int64_t b = 0; b < (int64_t)lengths.size(); ++b) {
+    int64_t length = lengths[b];
+    uint32_t hb = mix(base ^ static_cast<uint32_t>(b));
+    // The bands [start, start + width) over features, then over frames.
+    std::vector<std::pair<int64_t, int64_t>> featureBands, frameBands;
+    int64_t masks = op.getFreqMasks() + op.getTimeMasks();
+    int64_t timeBound = std::min<int64_t>(
+        op.getTimeWidth(),
+        (int64_t)std::floor(op.getTimeRatio().convertToDouble() *
+                            (double)length));
+    for (int64_t m = 0; m < masks; ++m) {
+      uint32_t u = mix(hb ^ static_cast<uint32_t>(2 * m)) >> 8;
+      uint32_t v = mix(hb ^ static_cast<uint32_t>(2 * m + 1)) >> 8;
+      bool frequency = m < (int64_t)op.getFreqMasks();
+      int64_t extent = frequency ? features : length;
+      int64_t maxWidth = frequency ? op.getFreqWidth() : timeBound;
+      int64_t width = u % (uint32_t)(maxWidth + 1);
+      int64_t start = v % (uint32_t)(extent - width + 1);
+      (frequency ? featureBands : frameBands).emplace_back(start, width);
+    }
+    auto covered = [](const std::vector<std::pair<int64_t, int64_t>> &bands,
+                      int64_t at) {
+      for (auto [start, width] : bands)
+        if (at >= start && at < start + width)
+          return true;
+      return false;
+    };
+    for (int64_t t = 0; t < length; ++t) {
+      int64_t at = packed ? (row + t) * features : (b * padded + t) * features;
+      for (int64_t k = 0; k < features; ++k)
+        if (covered(frameBands, t) || covered(featureBands, k))
+          y.data[at + k] = 0.0;
+    }
+    row += length;
+  }
+  f.setResult(op, y);
+}
+
 void evalActivationOp(Frame &f, Operation *unary) {
   Array y = f.operand(unary, 0);
   for (double &v : y.data) {
@@ -182,6 +250,7 @@ bool nn::reference::evaluateFrameWiseOp(Frame &f, Operation *op) {
       .Case([&](ir::LinearOp o) { evalLinearOp(f, o); })
       .Case<ir::AddOp, ir::MulOp>([&](Operation *o) { evalAddOrMulOp(f, o); })
       .Case([&](ir::DropoutOp o) { evalDropoutOp(f, o); })
+      .Case([&](ir::SpecAugmentOp o) { evalSpecAugmentOp(f, o); })
       .Case<ir::ReluOp, ir::TanhOp, ir::SigmoidOp, ir::GeluOp>(
           [&](Operation *o) { evalActivationOp(f, o); })
       .Case([&](ir::LogSoftmaxOp o) { evalLogSoftmaxOp(f, o); })
