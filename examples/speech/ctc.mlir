@@ -5,10 +5,12 @@
 // task's digits vocabulary (0 = the CTC blank, 1 = the word separator
 // "▁").
 //
-//   @ctc     training: the CTC loss; on dev also the character and word
-//            error rates of greedy decoding (`cer`, `wer`, eval_only:
-//            the train step does not decode; words are split at the
-//            separator class 1, as nn-decode --vocab splits them at "▁")
+//   @ctc     training: the CTC loss over SpecAugment-masked features
+//            (nn.spec_augment; unmasked on dev); on dev also the
+//            character and word error rates of greedy decoding (`cer`,
+//            `wer`, eval_only: the train step does not decode; words are
+//            split at the separator class 1, as nn-decode --vocab splits
+//            them at "▁")
 //   @decode  greedy CTC hypotheses, which nn-decode --vocab spells as
 //            words and scores (the word error rate)
 
@@ -44,7 +46,12 @@ nn.graph @acoustic(%features: !nn.tensor<[B, T, 40], f32>)
 nn.graph @ctc(%features: !nn.tensor<[B, T, 40], f32>,
               %labels: !nn.tensor<[B, U], i32>)
     dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed] {
-  %logits = nn.call @acoustic(%features) : (!nn.tensor<[B, T, 40], f32>) -> !nn.tensor<[B, T, 17], f32>
+  // SpecAugment while training (the identity on dev): two bands of up to
+  // 8 of the 40 bins, two of up to 10 frames (at most a fifth of the
+  // utterance) per utterance.
+  %masked = nn.spec_augment %features freq_masks 2 freq_width 8 time_masks 2
+      time_width 10 time_ratio 2.000000e-01 : !nn.tensor<[B, T, 40], f32>
+  %logits = nn.call @acoustic(%masked) : (!nn.tensor<[B, T, 40], f32>) -> !nn.tensor<[B, T, 17], f32>
   %ctc = nn.ctc_loss %logits, %labels from logits blank 0
       : !nn.tensor<[B, T, 17], f32>, !nn.tensor<[B, U], i32>
   nn.mark_loss %ctc as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
