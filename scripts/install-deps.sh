@@ -16,8 +16,8 @@ packages=(
   libsndfile1-dev libsamplerate0-dev libfftw3-dev libespeak-ng-dev pkg-config
   # Fuzz targets and the sanitizer build (clang's libFuzzer, ASan, UBSan).
   clang-14 libclang-rt-14-dev
-  # Test and benchmark tooling only.
-  python3-numpy libbenchmark-dev
+  # Test and benchmark tooling only (python3-venv: scripts/python-tools.sh).
+  python3-numpy python3-venv libbenchmark-dev
 )
 
 missing=()

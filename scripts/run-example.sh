@@ -49,7 +49,8 @@ tokens="$speech/audio/tokens.txt"
 "$bin/nn-train" examples/speech/ctc.mlir --entry ctc \
     --data "$speech/train.npz" --dev "$speech/dev.npz" --batch-size 16 \
     --epochs 10 --lr cosine:peak=3e-3,warmup=50,total=1880,final=1e-4 \
-    --save "$speech/checkpoints" --keep 1 --seed 1
+    --save "$speech/checkpoints" --keep 1 --seed 1 \
+    --tensorboard "$speech/tensorboard"
 # The last checkpoint decoded and spelled as words; its word error rate
 # is the last epoch's dev `wer` above.
 "$bin/nn-decode" examples/speech/ctc.mlir --entry decode \
@@ -58,3 +59,4 @@ tokens="$speech/audio/tokens.txt"
     2>"$speech/decode.log"
 echo "nn-decode, last checkpoint: dev $(tail -n 1 "$speech/decode.log"); the first hypotheses:"
 head -n 3 "$speech/dev.txt"
+echo "TensorBoard scalars of the run: $speech/tensorboard (bench/plot-tensorboard.py draws them)"

@@ -3,6 +3,8 @@
 
 #include "training/Trainer.h"
 
+#include "training/TensorBoard.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -403,6 +405,13 @@ absl::Status Trainer::evaluate(int64_t atBatch, bool atStart) {
     totals.add(result.losses);
   }
   (atStart ? startLosses : lastLosses) = totals.losses;
+  if (events) {
+    std::vector<std::pair<std::string, double>> values;
+    for (const LossValue &loss : totals.losses)
+      values.emplace_back("dev/" + loss.name, lossValue(manifest, loss));
+    if (absl::Status status = events->scalars(atBatch, values); !status.ok())
+      return status;
+  }
   const OutputOptions &out = options.output;
   if (out.json) {
     llvm::outs() << support::JsonObject(out.jsonFields)
@@ -500,6 +509,21 @@ absl::Status Trainer::checkSaveDir() {
         "): --resume " + dir +
         " continues that run; or save to another directory");
   return absl::OkStatus();
+}
+
+absl::Status Trainer::logScalars(const StepReport &report, int64_t frames,
+                                 double seconds) {
+  if (!events)
+    return absl::OkStatus();
+  std::vector<std::pair<std::string, double>> values;
+  for (const LossValue &loss : report.losses)
+    values.emplace_back("train/" + loss.name,
+                        lossValue(trainStep.manifest(), loss));
+  values.emplace_back("train/lr", report.learningRate);
+  values.emplace_back("train/grad_norm", report.gradNorm);
+  if (seconds > 0)
+    values.emplace_back("train/frames_per_second", frames / seconds);
+  return events->scalars(trainState.batches, values);
 }
 
 void Trainer::progress(const StepReport &report, int64_t frames,
@@ -601,6 +625,13 @@ absl::Status Trainer::run(bool &finished) {
                          : source->epochOf(batches) >= options.epochs;
   };
   const int64_t firstBatch = trainState.batches;
+  if (!options.tensorboardDir.empty()) {
+    absl::StatusOr<std::unique_ptr<EventFileWriter>> writer =
+        EventFileWriter::create(options.tensorboardDir);
+    if (!writer.ok())
+      return writer.status();
+    events = std::move(*writer);
+  }
   if (options.evaluateAtStart && trainState.batches == 0)
     if (absl::Status status = evaluate(0, /*atStart=*/true); !status.ok())
       return status;
@@ -656,6 +687,8 @@ absl::Status Trainer::run(bool &finished) {
       found->sum += lossValue(manifest, loss);
     }
     progress(report, frames, seconds);
+    if (absl::Status status = logScalars(report, frames, seconds); !status.ok())
+      return status;
     bool last = finishedAt(trainState.batches);
     if (epochEnd || last)
       if (absl::Status status = evaluate(trainState.batches, false);

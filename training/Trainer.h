@@ -119,6 +119,11 @@ struct TrainOptions {
   /// parameters score).
   bool evaluateAtStart = false;
   OutputOptions output;
+  /// TensorBoard: an event file in this directory with each step's losses
+  /// (`train/<name>`), `train/lr`, `train/grad_norm` and
+  /// `train/frames_per_second`, and each dev evaluation's losses and error
+  /// rates (`dev/<name>`), by batch count. Empty: none.
+  std::string tensorboardDir;
 };
 
 /// Set by Ctrl-C (installInterruptHandler): the trainer finishes its step,
@@ -138,6 +143,8 @@ std::string lossesText(const Manifest &manifest,
 /// {"ce": 1.2345, ...}
 support::JsonObject lossesJson(const Manifest &manifest,
                                const std::vector<LossValue> &losses);
+
+class EventFileWriter;
 
 class Trainer {
 public:
@@ -180,11 +187,15 @@ private:
   absl::Status save();
   absl::Status removeFile(const std::string &path);
   void progress(const StepReport &report, int64_t frames, double seconds);
+  /// The step's scalars to the TensorBoard event file, if there is one.
+  absl::Status logScalars(const StepReport &report, int64_t frames,
+                          double seconds);
 
   TrainOptions options;
   std::unique_ptr<Artifact> trainCompiled, evalCompiled;
   Executable trainStep, evalGraph;
   std::unique_ptr<BatchSource> source;
+  std::unique_ptr<EventFileWriter> events;
   std::vector<RunInputs> devSet;
   TrainState trainState;
   int64_t totalSteps = 0, skipped = 0;

@@ -186,6 +186,11 @@ static cl::opt<unsigned>
     logEvery("log-every", cl::init(1),
              cl::desc("--verbose: a line every N steps (and the first)"),
              cl::cat(outputCategory));
+static cl::opt<std::string> tensorboard(
+    "tensorboard",
+    cl::desc("Write TensorBoard scalars (train and dev losses, error rates, "
+             "lr, grad_norm, frames/s) to an event file in this directory"),
+    cl::cat(outputCategory));
 
 namespace {
 
@@ -275,6 +280,7 @@ int trainModel() {
   options.resume = resume;
   options.initFrom = initFrom;
   options.output = outputOptions();
+  options.tensorboardDir = tensorboard;
   absl::StatusOr<nn::LearningRateSchedule> parsed =
       nn::LearningRateSchedule::parse(lr);
   if (!parsed.ok())
@@ -313,15 +319,15 @@ int trainModel() {
 int runStages() {
   std::vector<std::string> conflicting = compileFlags.given();
   for (cl::Option *option : std::initializer_list<cl::Option *>{
-           &modelPath,    &emitArtifacts, &compileOnly,
-           &dataPath,     &devPath,       &synthetic,
-           &batchSize,    &maxFrames,     &noBucket,
-           &noShuffle,    &noise,         &taskClasses,
-           &devBatches,   &steps,         &epochs,
-           &epochSteps,   &seed,          &lr,
-           &onNonFinite,  &saveDir,       &saveEvery,
-           &keep,         &resume,        &initFrom,
-           &trainedLosses})
+           &modelPath,     &emitArtifacts, &compileOnly,
+           &dataPath,      &devPath,       &synthetic,
+           &batchSize,     &maxFrames,     &noBucket,
+           &noShuffle,     &noise,         &taskClasses,
+           &devBatches,    &steps,         &epochs,
+           &epochSteps,    &seed,          &lr,
+           &onNonFinite,   &saveDir,       &saveEvery,
+           &keep,          &resume,        &initFrom,
+           &trainedLosses, &tensorboard})
     if (option->getNumOccurrences())
       conflicting.push_back(option->ArgStr.empty()
                                 ? std::string("<model.mlir>")
