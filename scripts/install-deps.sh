@@ -14,6 +14,8 @@ packages=(
   # Audio files, resampling and the FFT of log-mel features (docs/audio.md);
   # eSpeak NG speaks the spoken-word task (docs/speech-task.md).
   libsndfile1-dev libsamplerate0-dev libfftw3-dev libespeak-ng-dev pkg-config
+  # BPE vocabularies (nn-data import --bpe-vocab-size).
+  libsentencepiece-dev
   # Fuzz targets and the sanitizer build (clang's libFuzzer, ASan, UBSan).
   clang-14 libclang-rt-14-dev
   # Test and benchmark tooling only (python3-venv: scripts/python-tools.sh).

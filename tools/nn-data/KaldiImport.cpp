@@ -62,28 +62,6 @@ readTable(const std::string &path, bool required) {
   return std::optional<std::vector<TableLine>>(std::move(lines));
 }
 
-/// The UTF-8 code points of `text` as strings; nullopt when it is not
-/// valid UTF-8.
-std::optional<std::vector<std::string>> codePoints(const std::string &text) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < text.size();) {
-    unsigned char c = text[i];
-    size_t n = c < 0x80         ? 1
-               : (c >> 5) == 6  ? 2
-               : (c >> 4) == 14 ? 3
-               : (c >> 3) == 30 ? 4
-                                : 0;
-    if (n == 0 || i + n > text.size())
-      return std::nullopt;
-    for (size_t k = 1; k < n; ++k)
-      if (((unsigned char)text[i + k] >> 6) != 2)
-        return std::nullopt;
-    out.push_back(text.substr(i, n));
-    i += n;
-  }
-  return out;
-}
-
 /// Words separated by single spaces.
 std::string normalizeSpaces(const std::string &text) {
   std::istringstream in(text);
@@ -114,6 +92,26 @@ struct Job {
 };
 
 } // namespace
+
+std::optional<std::vector<std::string>> codePoints(const std::string &text) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = text[i];
+    size_t n = c < 0x80         ? 1
+               : (c >> 5) == 6  ? 2
+               : (c >> 4) == 14 ? 3
+               : (c >> 3) == 30 ? 4
+                                : 0;
+    if (n == 0 || i + n > text.size())
+      return std::nullopt;
+    for (size_t k = 1; k < n; ++k)
+      if (((unsigned char)text[i + k] >> 6) != 2)
+        return std::nullopt;
+    out.push_back(text.substr(i, n));
+    i += n;
+  }
+  return out;
+}
 
 std::vector<std::string>
 characterVocabulary(const std::vector<std::string> &transcripts) {
@@ -275,7 +273,17 @@ importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
     }
     accepted.emplace_back(l, transcript);
   }
-  if (options.tokens.empty()) {
+  std::optional<TranscriptCoder> coder;
+  if (options.coder) {
+    std::vector<std::string> transcripts;
+    for (auto &[line, transcript] : accepted)
+      transcripts.push_back(transcript);
+    absl::StatusOr<TranscriptCoder> made = options.coder(transcripts);
+    if (!made.ok())
+      return made.status();
+    coder = std::move(*made);
+    result.tokens = coder->tokens;
+  } else if (options.tokens.empty()) {
     std::vector<std::string> transcripts;
     for (auto &[line, transcript] : accepted)
       transcripts.push_back(transcript);
@@ -319,7 +327,8 @@ importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
     job.path = audio->second.path;
     job.where = at(scpPath, audio->second.line);
     absl::StatusOr<std::vector<int32_t>> labels =
-        characterLabels(transcript, result.tokens);
+        coder ? coder->encode(transcript)
+              : characterLabels(transcript, result.tokens);
     if (!labels.ok()) {
       skip(where,
            "utterance '" + l.key +

@@ -3,9 +3,9 @@
 // `nn-data import`: a Kaldi-style data directory (wav.scp, text, optional
 // segments) becomes per-utterance arrays of nn's dataset format: log-mel
 // features (nn/Audio.h, Kaldi's conventions) and the transcript's labels
-// through a character vocabulary. Every bad entry is reported with its
-// file and line and the utterance is left out; the summary counts them by
-// reason. Nothing of a bad utterance reaches the arrays.
+// through a character vocabulary or a BPE model (Bpe.h). Every bad entry is
+// reported with its file and line and the utterance is left out; the summary
+// counts them by reason. Nothing of a bad utterance reaches the arrays.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,19 @@ absl::StatusOr<std::vector<int32_t>>
 characterLabels(const std::string &transcript,
                 const std::vector<std::string> &tokens);
 
+/// The UTF-8 code points of `text` as strings; nullopt when it is not
+/// valid UTF-8.
+std::optional<std::vector<std::string>> codePoints(const std::string &text);
+
+/// Labels other than characters (a BPE model, Bpe.h): the vocabulary's
+/// tokens and the labels of one transcript (InvalidArgument naming what
+/// cannot be encoded).
+struct TranscriptCoder {
+  std::vector<std::string> tokens;
+  std::function<absl::StatusOr<std::vector<int32_t>>(const std::string &)>
+      encode;
+};
+
 struct KaldiImportOptions {
   /// Audio is resampled to this rate, and features computed at it.
   int sampleRate = 16000;
@@ -52,6 +66,12 @@ struct KaldiImportOptions {
   std::vector<std::string> tokens;
   /// Worker threads reading audio and computing features (>= 1).
   int threads = 1;
+  /// When set, replaces `tokens` and the character labels: called once
+  /// with the transcripts that are accepted (to train on, or ignored), in
+  /// the text file's order; its error ends the import.
+  std::function<absl::StatusOr<TranscriptCoder>(
+      const std::vector<std::string> &transcripts)>
+      coder;
 };
 
 /// One imported utterance.

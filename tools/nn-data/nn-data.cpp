@@ -5,7 +5,8 @@
 //   nn-data synthesize OUT.npz --features 80 --classes 500 --utterances 256
 //   nn-data synthesize DEV.npz --features 80 --classes 500 --seed 1
 //   nn-data synthesize speech DIR --vocabulary digits --seed 1
-//   nn-data import KALDI_DIR OUT.npz --num-mel-bins 80 [--vocab tokens.txt]
+//   nn-data import KALDI_DIR OUT.npz --num-mel-bins 80 [--vocab tokens.txt
+//       | --bpe-vocab-size N | --bpe-model TRAIN.bpe.model]
 //       [--cmvn global | --cmvn-stats TRAIN.cmvn.npz]
 //
 // The dataset format (nn/Dataset.h, docs/training.md): per array name,
@@ -25,6 +26,7 @@
 #include "nn/Npy.h"
 #include "nn/SegmentTask.h"
 #include "tools/common/Flags.h"
+#include "tools/nn-data/Bpe.h"
 #include "tools/nn-data/KaldiImport.h"
 #include "tools/nn-data/SpeechTask.h"
 
@@ -106,6 +108,17 @@ static cl::opt<std::string>
                        "with; default: the transcripts' "
                        "characters, written beside the output"),
               cl::sub(importCommand));
+static cl::opt<unsigned> bpeVocabSize(
+    "bpe-vocab-size", cl::init(0),
+    cl::desc("Label with a BPE vocabulary of N classes (blank 0 and <unk> 1 "
+             "included) trained by SentencePiece on this set's transcripts; "
+             "the model and tokens.txt are written beside the output"),
+    cl::sub(importCommand));
+static cl::opt<std::string> bpeModelFile(
+    "bpe-model",
+    cl::desc("Label with this BPE model (the training set's bpe.model); its "
+             "tokens.txt is written beside the output"),
+    cl::sub(importCommand));
 static cl::opt<std::string>
     cmvnMode("cmvn",
              cl::desc("Feature normalization: 'global' computes the mean and "
@@ -431,6 +444,50 @@ absl::Status import() {
   absl::StatusOr<std::optional<nn::FeatureStats>> stats = cmvnFromFlags();
   if (!stats.ok())
     return stats.status();
+  int labelings =
+      !vocabFile.empty() + (bpeVocabSize > 0) + !bpeModelFile.empty();
+  if (labelings > 1)
+    return absl::InvalidArgumentError(
+        "--vocab, --bpe-vocab-size and --bpe-model each choose the labels: "
+        "give one");
+  if (bpeVocabSize > 0 && bpeVocabSize < 3)
+    return absl::InvalidArgumentError(
+        "--bpe-vocab-size " + std::to_string(bpeVocabSize) +
+        ": at least 3 (the blank, <unk> and one piece)");
+  std::shared_ptr<nn::data::BpeModel> bpe;
+  if (!bpeModelFile.empty()) {
+    // Loaded (and checked) before any audio is read.
+    absl::StatusOr<std::unique_ptr<nn::data::BpeModel>> loaded =
+        nn::data::BpeModel::load(bpeModelFile);
+    if (!loaded.ok())
+      return loaded.status();
+    bpe = std::move(*loaded);
+  }
+  if (bpe || bpeVocabSize > 0)
+    options.coder = [&bpe](const std::vector<std::string> &transcripts)
+        -> absl::StatusOr<nn::data::TranscriptCoder> {
+      if (!bpe) {
+        std::string path = besideOutput("bpe.model");
+        if (absl::Status status =
+                nn::data::BpeModel::train(transcripts, bpeVocabSize, path);
+            !status.ok())
+          return status;
+        absl::StatusOr<std::unique_ptr<nn::data::BpeModel>> trained =
+            nn::data::BpeModel::load(path);
+        if (!trained.ok())
+          return trained.status();
+        bpe = std::move(*trained);
+        llvm::outs() << "trained a BPE model of " << bpeVocabSize
+                     << " classes on " << transcripts.size()
+                     << " transcripts, written to " << path << "\n";
+      }
+      nn::data::TranscriptCoder coder;
+      coder.tokens = bpe->tokens();
+      coder.encode = [model = bpe](const std::string &transcript) {
+        return model->encode(transcript);
+      };
+      return coder;
+    };
   if (!vocabFile.empty()) {
     absl::StatusOr<nn::Vocabulary> vocabulary = nn::Vocabulary::load(vocabFile);
     if (!vocabulary.ok())
