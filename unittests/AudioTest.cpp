@@ -203,6 +203,35 @@ TEST(Audio, ResamplingKeepsASine) {
   EXPECT_CONTAINS(bad.status().message(), "sine: cannot resample");
 }
 
+// Speed perturbation: a 440 Hz sine played 0.9 and 1.1 times as fast is a
+// sine of 396 and 484 Hz at the same rate, 1/0.9 and 1/1.1 times as long.
+TEST(Audio, ChangingTheSpeedScalesDurationAndPitch) {
+  const int rate = 16000;
+  std::vector<float> samples(16000);
+  for (size_t i = 0; i < samples.size(); ++i)
+    samples[i] = 0.5f * (float)std::sin(2 * M_PI * 440.0 * i / rate);
+  for (double factor : {0.9, 1.1}) {
+    absl::StatusOr<std::vector<float>> out =
+        changeSpeed(samples, factor, "sine");
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_NEAR((double)out->size(), samples.size() / factor, 2.0);
+    double pitch = 440.0 * factor, worst = 0;
+    for (size_t i = rate / 10; i < out->size() - rate / 10; ++i)
+      worst = std::max(
+          worst,
+          std::abs((*out)[i] - 0.5 * std::sin(2 * M_PI * pitch * i / rate)));
+    EXPECT_LT(worst, 1e-3) << "factor " << factor;
+  }
+  absl::StatusOr<std::vector<float>> same = changeSpeed(samples, 1.0, "sine");
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(*same, samples);
+  for (double bad : {0.4, 2.5, 0.0}) {
+    absl::StatusOr<std::vector<float>> out = changeSpeed(samples, bad, "sine");
+    ASSERT_FALSE(out.ok());
+    EXPECT_CONTAINS(out.status().message(), "is outside [0.5, 2]");
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Filterbank against kaldi-native-fbank
 //===----------------------------------------------------------------------===//

@@ -114,6 +114,50 @@ TEST_F(KaldiImportTest, FeaturesFollowTheAudioAndLabelsSpellTheText) {
   }
 }
 
+// --speed-perturb 0.9,1,1.1: three copies per utterance, in that order,
+// ids prefixed as Kaldi does, the same labels, about 1/factor as many
+// frames; factor 1 is the plain import, feature for feature.
+TEST_F(KaldiImportTest, SpeedPerturbationCopiesEachUtterance) {
+  auto plain = importKaldiDirectory(root + "/task/train", {});
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  KaldiImportOptions options;
+  options.speeds = {0.9, 1.0, 1.1};
+  auto perturbed = importKaldiDirectory(root + "/task/train", options);
+  ASSERT_TRUE(perturbed.ok()) << perturbed.status().message();
+  ASSERT_EQ(perturbed->utterances.size(), 3 * plain->utterances.size());
+  for (size_t u = 0; u < plain->utterances.size(); ++u) {
+    const ImportedUtterance &original = plain->utterances[u];
+    const std::string prefixes[] = {"sp0.9-", "", "sp1.1-"};
+    const double factors[] = {0.9, 1.0, 1.1};
+    int64_t frames = original.arrays.at("features").shape()[0];
+    for (int k = 0; k < 3; ++k) {
+      const ImportedUtterance &copy = perturbed->utterances[3 * u + k];
+      EXPECT_EQ(copy.id, prefixes[k] + original.id);
+      const Tensor &labels = copy.arrays.at("labels");
+      const Tensor &want = original.arrays.at("labels");
+      ASSERT_EQ(labels.numElements(), want.numElements());
+      for (int64_t i = 0; i < want.numElements(); ++i)
+        EXPECT_EQ(labels.data<int32_t>()[i], want.data<int32_t>()[i]);
+      const Tensor &features = copy.arrays.at("features");
+      // Frames every 10 ms of 25 ms windows: duration / factor, +-2.
+      EXPECT_NEAR((double)features.shape()[0], frames / factors[k], 2.0)
+          << copy.id;
+      if (k == 1) {
+        const Tensor &f = original.arrays.at("features");
+        ASSERT_EQ(features.numElements(), f.numElements());
+        for (int64_t i = 0; i < f.numElements(); ++i)
+          ASSERT_EQ(features.data<float>()[i], f.data<float>()[i]);
+      }
+    }
+  }
+  for (std::vector<double> bad :
+       {std::vector<double>{}, {0.9, 0.9}, {3.0}, {1.0, 0.1}}) {
+    options.speeds = bad;
+    auto rejected = importKaldiDirectory(root + "/task/train", options);
+    EXPECT_EQ(rejected.status().code(), absl::StatusCode::kInvalidArgument);
+  }
+}
+
 TEST_F(KaldiImportTest, SegmentsCutRecordings) {
   std::string dir = root + "/segmented";
   llvm::sys::fs::create_directories(dir);

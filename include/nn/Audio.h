@@ -57,6 +57,16 @@ absl::StatusOr<std::vector<float>>
 resampleAudio(absl::Span<const float> samples, int fromRate, int toRate,
               const std::string &what);
 
+/// Speed perturbation (Kaldi's `sox speed`, Ko et al., 2015): `samples`
+/// played `factor` times as fast at the same rate, so about
+/// `samples.size() / factor` samples, tempo and pitch both scaled;
+/// libsamplerate's best sinc converter at ratio 1 / factor. `factor` in
+/// [0.5, 2]; 1 returns the samples unchanged. `what` names the source in
+/// errors.
+absl::StatusOr<std::vector<float>> changeSpeed(absl::Span<const float> samples,
+                                               double factor,
+                                               const std::string &what);
+
 /// The analysis window applied to each frame (Kaldi's names).
 enum class FbankWindow { Povey, Hamming, Hanning, Rectangular };
 

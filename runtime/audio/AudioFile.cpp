@@ -29,20 +29,18 @@ struct SndFileCloser {
 
 } // namespace
 
-absl::StatusOr<std::vector<float>>
-resampleAudio(absl::Span<const float> samples, int fromRate, int toRate,
-              const std::string &what) {
-  if (fromRate <= 0 || toRate <= 0)
-    return absl::InvalidArgumentError(
-        what + ": cannot resample from " + std::to_string(fromRate) +
-        " Hz to " + std::to_string(toRate) + " Hz (rates must be positive)");
-  if (fromRate == toRate)
-    return std::vector<float>(samples.begin(), samples.end());
-  double ratio = (double)toRate / fromRate;
+namespace {
+
+/// `samples` converted at `ratio` (output rate / input rate) by
+/// libsamplerate's best sinc converter; `conversion` says what it does in
+/// errors ("resample from 22050 Hz to 16000 Hz").
+absl::StatusOr<std::vector<float>> convert(absl::Span<const float> samples,
+                                           double ratio,
+                                           const std::string &what,
+                                           const std::string &conversion) {
   if (!src_is_valid_ratio(ratio))
-    return absl::InvalidArgumentError(
-        what + ": libsamplerate cannot resample from " +
-        std::to_string(fromRate) + " Hz to " + std::to_string(toRate) + " Hz");
+    return absl::InvalidArgumentError(what + ": libsamplerate cannot " +
+                                      conversion);
   // One call converts the whole signal (end_of_input set), so the filter's
   // delay is flushed and the output has the expected length.
   std::vector<float> out((size_t)((double)samples.size() * ratio) + 16);
@@ -55,11 +53,39 @@ resampleAudio(absl::Span<const float> samples, int fromRate, int toRate,
   data.end_of_input = 1;
   int error = src_simple(&data, SRC_SINC_BEST_QUALITY, 1);
   if (error != 0)
-    return absl::InternalError(
-        what + ": resampling from " + std::to_string(fromRate) + " Hz to " +
-        std::to_string(toRate) + " Hz failed: " + src_strerror(error));
+    return absl::InternalError(what + ": failed to " + conversion + ": " +
+                               src_strerror(error));
   out.resize((size_t)data.output_frames_gen);
   return out;
+}
+
+} // namespace
+
+absl::StatusOr<std::vector<float>>
+resampleAudio(absl::Span<const float> samples, int fromRate, int toRate,
+              const std::string &what) {
+  if (fromRate <= 0 || toRate <= 0)
+    return absl::InvalidArgumentError(
+        what + ": cannot resample from " + std::to_string(fromRate) +
+        " Hz to " + std::to_string(toRate) + " Hz (rates must be positive)");
+  if (fromRate == toRate)
+    return std::vector<float>(samples.begin(), samples.end());
+  return convert(samples, (double)toRate / fromRate, what,
+                 "resample from " + std::to_string(fromRate) + " Hz to " +
+                     std::to_string(toRate) + " Hz");
+}
+
+absl::StatusOr<std::vector<float>> changeSpeed(absl::Span<const float> samples,
+                                               double factor,
+                                               const std::string &what) {
+  if (!(factor >= 0.5 && factor <= 2.0))
+    return absl::InvalidArgumentError(what + ": speed factor " +
+                                      std::to_string(factor) +
+                                      " is outside [0.5, 2]");
+  if (factor == 1.0)
+    return std::vector<float>(samples.begin(), samples.end());
+  return convert(samples, 1.0 / factor, what,
+                 "change the speed by " + std::to_string(factor));
 }
 
 absl::StatusOr<Audio> readAudio(const std::string &path,

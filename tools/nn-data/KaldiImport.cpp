@@ -89,6 +89,7 @@ struct Job {
   std::string where; // "FILE:LINE" of its audio entry
   std::optional<Segment> segment;
   std::vector<int32_t> labels;
+  double speed = 1.0;
 };
 
 } // namespace
@@ -111,6 +112,32 @@ std::optional<std::vector<std::string>> codePoints(const std::string &text) {
     i += n;
   }
   return out;
+}
+
+std::string speedText(double speed) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", speed);
+  return text;
+}
+
+std::string speedPerturbedId(const std::string &id, double speed) {
+  return "sp" + speedText(speed) + "-" + id;
+}
+
+absl::Status checkSpeeds(const std::vector<double> &speeds) {
+  if (speeds.empty())
+    return absl::InvalidArgumentError("no speed factors (1 is no change)");
+  for (size_t i = 0; i < speeds.size(); ++i) {
+    double speed = speeds[i];
+    if (!(speed >= 0.5 && speed <= 2.0))
+      return absl::InvalidArgumentError("speed factor " + speedText(speed) +
+                                        " is outside [0.5, 2]");
+    for (size_t k = 0; k < i; ++k)
+      if (speeds[k] == speed)
+        return absl::InvalidArgumentError("speed factor " + speedText(speed) +
+                                          " is given twice");
+  }
+  return absl::OkStatus();
 }
 
 std::vector<std::string>
@@ -161,6 +188,8 @@ importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
                      const std::function<void(int64_t, int64_t)> &progress) {
   if (options.threads < 1)
     return absl::InvalidArgumentError("threads must be >= 1");
+  if (absl::Status status = checkSpeeds(options.speeds); !status.ok())
+    return status;
   FbankOptions fbankOptions;
   fbankOptions.sampleRate = options.sampleRate;
   fbankOptions.numMelBins = options.numMelBins;
@@ -337,7 +366,13 @@ importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
       continue;
     }
     job.labels = std::move(*labels);
-    jobs.push_back(std::move(job));
+    for (double speed : options.speeds) {
+      Job copy = job;
+      copy.speed = speed;
+      if (speed != 1.0)
+        copy.id = speedPerturbedId(job.id, speed);
+      jobs.push_back(std::move(copy));
+    }
   }
 
   // Audio and features, on worker threads; results stay in text's order.
@@ -382,6 +417,18 @@ importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
             size_t last = std::min(
                 samples.size(), (size_t)std::llround(end * options.sampleRate));
             samples = samples.subspan(first, last > first ? last - first : 0);
+          }
+        }
+        std::vector<float> perturbed;
+        if (problems[i].empty() && job.speed != 1.0) {
+          absl::StatusOr<std::vector<float>> changed =
+              changeSpeed(samples, job.speed, job.where);
+          if (changed.ok()) {
+            perturbed = std::move(*changed);
+            samples = perturbed;
+          } else {
+            problems[i] = std::string(changed.status().message());
+            reasons[i] = "speed perturbation failed";
           }
         }
         if (problems[i].empty()) {

@@ -57,6 +57,14 @@ struct TranscriptCoder {
       encode;
 };
 
+/// A speed factor as ids and messages spell it ("0.9", "1.1").
+std::string speedText(double speed);
+/// The id of utterance `id` played `speed` times as fast: "sp0.9-<id>".
+std::string speedPerturbedId(const std::string &id, double speed);
+/// InvalidArgument unless `speeds` is a nonempty list of distinct factors
+/// in [0.5, 2].
+absl::Status checkSpeeds(const std::vector<double> &speeds);
+
 struct KaldiImportOptions {
   /// Audio is resampled to this rate, and features computed at it.
   int sampleRate = 16000;
@@ -66,6 +74,13 @@ struct KaldiImportOptions {
   std::vector<std::string> tokens;
   /// Worker threads reading audio and computing features (>= 1).
   int threads = 1;
+  /// Speed perturbation: each utterance once per factor (in [0.5, 2],
+  /// distinct), its audio played that much faster (nn::changeSpeed) after
+  /// resampling and segmenting, with the same labels. Factor 1 keeps the
+  /// id; another prefixes it with "sp<factor>-" (Kaldi's
+  /// perturb_data_dir_speed.sh: "sp0.9-utt1"). Copies follow their
+  /// utterance, in the order given.
+  std::vector<double> speeds{1.0};
   /// When set, replaces `tokens` and the character labels: called once
   /// with the transcripts that are accepted (to train on, or ignored), in
   /// the text file's order; its error ends the import.

@@ -108,6 +108,12 @@ static cl::opt<std::string>
                        "with; default: the transcripts' "
                        "characters, written beside the output"),
               cl::sub(importCommand));
+static cl::list<double> speedPerturb(
+    "speed-perturb", cl::CommaSeparated,
+    cl::desc("Speed perturbation: each utterance once per factor (e.g. "
+             "0.9,1.0,1.1; in [0.5, 2]), ids of factors other than 1 "
+             "prefixed sp<factor>-"),
+    cl::sub(importCommand));
 static cl::opt<unsigned> bpeVocabSize(
     "bpe-vocab-size", cl::init(0),
     cl::desc("Label with a BPE vocabulary of N classes (blank 0 and <unk> 1 "
@@ -441,6 +447,12 @@ absl::Status import() {
   options.sampleRate = sampleRate;
   options.numMelBins = numMelBins;
   options.threads = std::max(1u, (unsigned)importThreads);
+  if (!speedPerturb.empty()) {
+    options.speeds.assign(speedPerturb.begin(), speedPerturb.end());
+    if (absl::Status status = nn::data::checkSpeeds(options.speeds);
+        !status.ok())
+      return nn::withContext(status, "--speed-perturb: ");
+  }
   absl::StatusOr<std::optional<nn::FeatureStats>> stats = cmvnFromFlags();
   if (!stats.ok())
     return stats.status();
