@@ -158,6 +158,23 @@ TEST_F(KaldiImportTest, SpeedPerturbationCopiesEachUtterance) {
   }
 }
 
+// A segment to the end of its recording (end -1) that starts past it has
+// no audio: skipped as shorter than one frame, not read out of bounds.
+TEST_F(KaldiImportTest, ASegmentStartingPastItsRecordingIsSkipped) {
+  std::string dir = root + "/late";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(dir));
+  write(dir + "/wav.scp", "r " + wav(task[0].id) + "\n");
+  write(dir + "/segments", "late r 999 -1\n");
+  write(dir + "/text", "late a\n");
+  auto imported = importKaldiDirectory(dir, {});
+  ASSERT_TRUE(imported.ok()) << imported.status().message();
+  EXPECT_TRUE(imported->utterances.empty());
+  ASSERT_EQ(imported->problems.size(), 1u);
+  EXPECT_NE(imported->problems[0].find("shorter than one frame (0 samples)"),
+            std::string::npos)
+      << imported->problems[0];
+}
+
 TEST_F(KaldiImportTest, SegmentsCutRecordings) {
   std::string dir = root + "/segmented";
   llvm::sys::fs::create_directories(dir);

@@ -62,15 +62,6 @@ readTable(const std::string &path, bool required) {
   return std::optional<std::vector<TableLine>>(std::move(lines));
 }
 
-/// Words separated by single spaces.
-std::string normalizeSpaces(const std::string &text) {
-  std::istringstream in(text);
-  std::string word, out;
-  while (in >> word)
-    out += (out.empty() ? "" : " ") + word;
-  return out;
-}
-
 struct Audio {
   std::string path;
   int64_t line = 0;
@@ -88,11 +79,21 @@ struct Job {
   std::string path;
   std::string where; // "FILE:LINE" of its audio entry
   std::optional<Segment> segment;
+  /// The channel read from the file; -1: the file must be mono.
+  int channel = -1;
   std::vector<int32_t> labels;
   double speed = 1.0;
 };
 
 } // namespace
+
+std::string normalizeSpaces(const std::string &text) {
+  std::istringstream in(text);
+  std::string word, out;
+  while (in >> word)
+    out += (out.empty() ? "" : " ") + word;
+  return out;
+}
 
 std::optional<std::vector<std::string>> codePoints(const std::string &text) {
   std::vector<std::string> out;
@@ -183,16 +184,17 @@ characterLabels(const std::string &transcript,
   return labels;
 }
 
+absl::Status checkImportOptions(const KaldiImportOptions &options) {
+  if (options.threads < 1)
+    return absl::InvalidArgumentError("threads must be >= 1");
+  return checkSpeeds(options.speeds);
+}
+
 absl::StatusOr<KaldiImport>
 importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
                      const std::function<void(int64_t, int64_t)> &progress) {
-  if (options.threads < 1)
-    return absl::InvalidArgumentError("threads must be >= 1");
-  if (absl::Status status = checkSpeeds(options.speeds); !status.ok())
+  if (absl::Status status = checkImportOptions(options); !status.ok())
     return status;
-  FbankOptions fbankOptions;
-  fbankOptions.sampleRate = options.sampleRate;
-  fbankOptions.numMelBins = options.numMelBins;
 
   auto file = [&](const char *name) {
     llvm::SmallString<256> path(dir);
@@ -211,11 +213,10 @@ importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
   if (!segments.ok())
     return segments.status();
 
-  KaldiImport result;
+  ImportSources sources;
   auto skip = [&](const std::string &where, const std::string &what,
                   const std::string &reason) {
-    result.problems.push_back(where + ": " + what);
-    ++result.skipped[reason];
+    sources.skip(where + ": " + what, reason);
   };
   auto at = [](const std::string &path, int64_t line) {
     return path + ":" + std::to_string(line);
@@ -274,8 +275,56 @@ importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
       }
     }
 
-  // Transcripts, then the vocabulary, then labels.
-  std::vector<std::pair<TableLine, std::string>> accepted; // line, text
+  // Where each utterance's audio is; a problem found here skips it after
+  // the vocabulary is made (from every accepted transcript).
+  auto deferSkip = [](UtteranceSource &u, const std::string &where,
+                      const std::string &what, const std::string &reason) {
+    u.problem = where + ": " + what;
+    u.reason = reason;
+  };
+  auto resolve = [&](const TableLine &l,
+                     const std::string &transcript) -> UtteranceSource {
+    std::string where = at(textPath, l.line);
+    UtteranceSource u;
+    u.id = l.key;
+    u.transcript = transcript;
+    u.where = where;
+    std::string recording = l.key;
+    if (*segments) {
+      if (auto bad = badSegments.find(l.key); bad != badSegments.end()) {
+        deferSkip(u, where, "utterance '" + l.key + "': " + bad->second,
+                  "bad segment");
+        return u;
+      }
+      auto found = segmentOf.find(l.key);
+      if (found == segmentOf.end()) {
+        deferSkip(u, where,
+                  "utterance '" + l.key + "' has no entry in segments",
+                  "no audio");
+        return u;
+      }
+      u.span = AudioSpan{found->second.start, found->second.end};
+      recording = found->second.recording;
+    }
+    if (auto bad = badRecordings.find(recording); bad != badRecordings.end()) {
+      deferSkip(u, where, "utterance '" + l.key + "': " + bad->second,
+                "bad wav.scp");
+      return u;
+    }
+    auto audio = recordings.find(recording);
+    if (audio == recordings.end()) {
+      deferSkip(u, where,
+                "utterance '" + l.key + "' has no recording '" + recording +
+                    "' in wav.scp",
+                "no audio");
+      return u;
+    }
+    u.path = audio->second.path;
+    u.audioWhere = at(scpPath, audio->second.line);
+    return u;
+  };
+
+  // Transcripts in text's order.
   std::set<std::string> seenIds;
   for (const TableLine &l : **text) {
     std::string where = at(textPath, l.line);
@@ -300,13 +349,34 @@ importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
            "bad transcript");
       continue;
     }
-    accepted.emplace_back(l, transcript);
+    sources.utterances.push_back(resolve(l, transcript));
   }
+  return importSources(std::move(sources), options, progress);
+}
+
+absl::StatusOr<KaldiImport>
+importSources(ImportSources sources, const KaldiImportOptions &options,
+              const std::function<void(int64_t, int64_t)> &progress) {
+  if (absl::Status status = checkImportOptions(options); !status.ok())
+    return status;
+  FbankOptions fbankOptions;
+  fbankOptions.sampleRate = options.sampleRate;
+  fbankOptions.numMelBins = options.numMelBins;
+  KaldiImport result;
+  result.problems = std::move(sources.problems);
+  result.skipped = std::move(sources.skipped);
+  auto skip = [&](const std::string &where, const std::string &what,
+                  const std::string &reason) {
+    result.problems.push_back(where + ": " + what);
+    ++result.skipped[reason];
+  };
+
+  // The vocabulary, then labels.
   std::optional<TranscriptCoder> coder;
   if (options.coder) {
     std::vector<std::string> transcripts;
-    for (auto &[line, transcript] : accepted)
-      transcripts.push_back(transcript);
+    for (const UtteranceSource &u : sources.utterances)
+      transcripts.push_back(u.transcript);
     absl::StatusOr<TranscriptCoder> made = options.coder(transcripts);
     if (!made.ok())
       return made.status();
@@ -314,53 +384,35 @@ importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
     result.tokens = coder->tokens;
   } else if (options.tokens.empty()) {
     std::vector<std::string> transcripts;
-    for (auto &[line, transcript] : accepted)
-      transcripts.push_back(transcript);
+    for (const UtteranceSource &u : sources.utterances)
+      transcripts.push_back(u.transcript);
     result.tokens = characterVocabulary(transcripts);
   } else {
     result.tokens = options.tokens;
   }
 
   std::vector<Job> jobs;
-  for (auto &[l, transcript] : accepted) {
-    std::string where = at(textPath, l.line);
+  for (const UtteranceSource &u : sources.utterances) {
+    if (!u.problem.empty()) {
+      result.problems.push_back(u.problem);
+      ++result.skipped[u.reason];
+      continue;
+    }
+    const std::string &where = u.where;
+    const std::string &transcript = u.transcript;
     Job job;
-    job.id = l.key;
-    std::string recording = l.key;
-    if (*segments) {
-      if (auto bad = badSegments.find(l.key); bad != badSegments.end()) {
-        skip(where, "utterance '" + l.key + "': " + bad->second, "bad segment");
-        continue;
-      }
-      auto found = segmentOf.find(l.key);
-      if (found == segmentOf.end()) {
-        skip(where, "utterance '" + l.key + "' has no entry in segments",
-             "no audio");
-        continue;
-      }
-      job.segment = found->second;
-      recording = found->second.recording;
-    }
-    if (auto bad = badRecordings.find(recording); bad != badRecordings.end()) {
-      skip(where, "utterance '" + l.key + "': " + bad->second, "bad wav.scp");
-      continue;
-    }
-    auto audio = recordings.find(recording);
-    if (audio == recordings.end()) {
-      skip(where,
-           "utterance '" + l.key + "' has no recording '" + recording +
-               "' in wav.scp",
-           "no audio");
-      continue;
-    }
-    job.path = audio->second.path;
-    job.where = at(scpPath, audio->second.line);
+    job.id = u.id;
+    job.path = u.path;
+    job.where = u.audioWhere;
+    job.channel = u.channel;
+    if (u.span)
+      job.segment = Segment{"", u.span->start, u.span->end, 0};
     absl::StatusOr<std::vector<int32_t>> labels =
         coder ? coder->encode(transcript)
               : characterLabels(transcript, result.tokens);
     if (!labels.ok()) {
       skip(where,
-           "utterance '" + l.key +
+           "utterance '" + u.id +
                "': " + std::string(labels.status().message()),
            "character not in the vocabulary");
       continue;
@@ -394,6 +446,7 @@ importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
       const Job &job = jobs[i];
       AudioReadOptions read;
       read.sampleRate = options.sampleRate;
+      read.channel = job.channel;
       absl::StatusOr<nn::Audio> audio = readAudio(job.path, read);
       if (!audio.ok()) {
         problems[i] = job.where + ": " + std::string(audio.status().message());
@@ -404,16 +457,21 @@ importKaldiDirectory(const std::string &dir, const KaldiImportOptions &options,
           const Segment &s = *job.segment;
           double seconds = (double)samples.size() / options.sampleRate;
           double end = s.end == -1 ? seconds : s.end;
-          // Segment times are rounded to samples; half a sample of slack
-          // at the end tolerates a rounded duration.
-          if (end > seconds + 0.5 / options.sampleRate) {
+          // Times are rounded, and resampling may shorten a recording by
+          // a sample: an end up to kSpanOvershootSeconds past the audio
+          // is cut to it (Lhotse's tolerance), further is an error.
+          if (end > seconds + kSpanOvershootSeconds) {
             problems[i] = job.where + ": segment '" + job.id + "' ends at " +
                           std::to_string(end) +
                           " s, past the end of its recording (" +
                           std::to_string(seconds) + " s)";
             reasons[i] = "segment outside its recording";
           } else {
-            size_t first = (size_t)std::llround(s.start * options.sampleRate);
+            // A start past the audio (end -1) leaves nothing: "shorter
+            // than one frame" below.
+            size_t first =
+                std::min(samples.size(),
+                         (size_t)std::llround(s.start * options.sampleRate));
             size_t last = std::min(
                 samples.size(), (size_t)std::llround(end * options.sampleRate));
             samples = samples.subspan(first, last > first ? last - first : 0);

@@ -44,6 +44,10 @@ absl::StatusOr<std::vector<int32_t>>
 characterLabels(const std::string &transcript,
                 const std::vector<std::string> &tokens);
 
+/// `text`'s words (split at spaces, tabs, line breaks) joined by single
+/// spaces: a transcript as the vocabularies read it.
+std::string normalizeSpaces(const std::string &text);
+
 /// The UTF-8 code points of `text` as strings; nullopt when it is not
 /// valid UTF-8.
 std::optional<std::vector<std::string>> codePoints(const std::string &text);
@@ -103,6 +107,62 @@ struct KaldiImport {
   /// One line per left-out utterance: "FILE:LINE: what is wrong".
   std::vector<std::string> problems;
 };
+
+/// How far a segment or cut may end past its recording's audio, in
+/// seconds (the end is then cut to the audio's): Lhotse's default duration
+/// mismatch tolerance (0.025 s, lhotse/audio/utils.py), which covers
+/// rounded times and the sample resampling may take off. Kaldi's
+/// extract-segments allows 0.5 s (--max-overshoot), which would hide a
+/// wrong segments file.
+inline constexpr double kSpanOvershootSeconds = 0.025;
+
+/// A part of a recording, in seconds from its start; end -1: to its end.
+struct AudioSpan {
+  double start = 0, end = -1;
+};
+
+/// One utterance as a corpus format describes it, before its audio is
+/// read: what every importer (Kaldi directories, Lhotse manifests) hands
+/// to importSources.
+struct UtteranceSource {
+  std::string id;
+  /// Words separated by single spaces, valid UTF-8, not empty.
+  std::string transcript;
+  /// "FILE:LINE" naming the utterance in messages.
+  std::string where;
+  /// The audio file, and "FILE:LINE" of the entry that names it.
+  std::string path, audioWhere;
+  std::optional<AudioSpan> span;
+  /// The channel read; -1: the file must be mono.
+  int channel = -1;
+  /// Set: the utterance is skipped with this message ("FILE:LINE: ...")
+  /// and counted under `reason`, after its transcript has joined the
+  /// vocabulary.
+  std::string problem, reason;
+};
+
+/// What a corpus format yields: the utterances whose transcripts are
+/// accepted, in the corpus's order, and the entries already left out.
+struct ImportSources {
+  std::vector<UtteranceSource> utterances;
+  std::vector<std::string> problems;
+  std::map<std::string, int64_t> skipped;
+
+  void skip(const std::string &problem, const std::string &reason) {
+    problems.push_back(problem);
+    ++skipped[reason];
+  }
+};
+
+/// Threads and speed factors checked; what every import checks first.
+absl::Status checkImportOptions(const KaldiImportOptions &options);
+
+/// The common part of every import: the vocabulary (or `options.coder`)
+/// from the transcripts, labels, speed-perturbed copies, audio read on
+/// `options.threads` workers, features. `progress` as below.
+absl::StatusOr<KaldiImport>
+importSources(ImportSources sources, const KaldiImportOptions &options,
+              const std::function<void(int64_t, int64_t)> &progress = {});
 
 /// Imports the Kaldi data directory `dir`. Errors (not skips) are a
 /// directory without wav.scp or text, unreadable list files and bad

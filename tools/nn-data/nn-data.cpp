@@ -5,7 +5,8 @@
 //   nn-data synthesize OUT.npz --features 80 --classes 500 --utterances 256
 //   nn-data synthesize DEV.npz --features 80 --classes 500 --seed 1
 //   nn-data synthesize speech DIR --vocabulary digits --seed 1
-//   nn-data import KALDI_DIR OUT.npz --num-mel-bins 80 [--vocab tokens.txt
+//   nn-data import KALDI_DIR|CUTS.jsonl[.gz] OUT.npz --num-mel-bins 80
+//       [--vocab tokens.txt
 //       | --bpe-vocab-size N | --bpe-model TRAIN.bpe.model]
 //       [--cmvn global | --cmvn-stats TRAIN.cmvn.npz]
 //
@@ -28,6 +29,7 @@
 #include "tools/common/Flags.h"
 #include "tools/nn-data/Bpe.h"
 #include "tools/nn-data/KaldiImport.h"
+#include "tools/nn-data/LhotseImport.h"
 #include "tools/nn-data/SpeechTask.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -52,9 +54,10 @@ static cl::SubCommand
                       "Write utterances of the synthetic segment task");
 
 static cl::SubCommand
-    importCommand("import", "Import a Kaldi data directory (wav.scp, text, "
-                            "optional segments): log-mel features and "
-                            "character labels");
+    importCommand("import",
+                  "Import a Kaldi data directory (wav.scp, text, optional "
+                  "segments) or a Lhotse cut manifest (.jsonl[.gz]): "
+                  "log-mel features and character or BPE labels");
 
 static cl::opt<std::string> sourceDir(cl::Positional, cl::desc("<folder>"),
                                       cl::Required, cl::sub(convertCommand),
@@ -513,7 +516,9 @@ absl::Status import() {
                    << (done == total ? "\n" : "");
   };
   absl::StatusOr<nn::data::KaldiImport> imported =
-      nn::data::importKaldiDirectory(sourceDir, options, progress);
+      nn::data::isLhotseManifest(sourceDir)
+          ? nn::data::importLhotseCuts(sourceDir, options, progress)
+          : nn::data::importKaldiDirectory(sourceDir, options, progress);
   if (!imported.ok())
     return imported.status();
   for (const std::string &problem : imported->problems)
