@@ -167,9 +167,66 @@ std::pair<Value, Value> packedRowPositions(LinalgBuilder &lb, Value lengths,
   return {step.getResult(0), step.getResult(1)};
 }
 
+/// The body of a counter-hashed mask: the element, the hash of seed and
+/// key (`h = mix(mix(seed + 0x9e3779b9) ^ key)`, what every mask starts
+/// from), and the element's logical position as i32 coordinates.
+using MaskBody = function_ref<Value(Scalar &, Value element, Value keyed,
+                                    ArrayRef<Value> position)>;
+
+/// The elementwise linalg.generic of nn.dropout and nn.spec_augment in
+/// training: each element of `x` (of nn type `type`) through `body`. The
+/// logical position is (sequence, frame) of a packed row, then the other
+/// indices; every index as it is when padded. So a packed and a padded
+/// run see the same positions, and the same masks.
+FailureOr<Value> maskElementwise(LinalgBuilder &lb, Value x, Value seedTensor,
+                                 int64_t key, NNTensorType type,
+                                 MaskBody body) {
+  OpBuilder &b = lb.getBuilder();
+  Location loc = lb.getLoc();
+  unsigned rank = type.getRank();
+  FailureOr<Positions> positions = classifyPositions(
+      type, lb.getDims().getDecls(), [&] { return emitError(loc); });
+  if (failed(positions))
+    return failure();
+  Value seed = b.create<tensor::ExtractOp>(loc, seedTensor, ValueRange{});
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<Value> inputs{x, seed};
+  SmallVector<AffineMap> maps{identity,
+                              AffineMap::get(rank, 0, {}, b.getContext())};
+  bool packed = positions->kind == PositionKind::Packed;
+  if (packed) {
+    auto [rowSeq, rowFrame] =
+        packedRowPositions(lb, lb.getDims().lengths(positions->sequences[0]),
+                           lb.getDims().size(positions->batch),
+                           tensor::getMixedSize(b, loc, x, 0));
+    inputs.append({rowSeq, rowFrame});
+    maps.append(2, AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
+  }
+  maps.push_back(identity);
+  Value init = lb.empty(lb.sizes(type), type.getElementType());
+  return lb.generic(
+      init.getType(), inputs, init, maps,
+      SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+      [&](OpBuilder &nested, Location l, ValueRange a) {
+        Scalar s{nested, l};
+        Value h = mix32(s, s.add(a[1], s.i32(0x9e3779b9)));
+        h = mix32(s, nested.create<arith::XOrIOp>(l, h, s.i32(key)));
+        SmallVector<Value> position;
+        unsigned first = 0;
+        if (packed) {
+          position.append({a[2], a[3]});
+          first = 1;
+        }
+        for (unsigned dim = first; dim < rank; ++dim)
+          position.push_back(
+              nested.create<arith::IndexCastOp>(l, s.i32Type(), s.index(dim)));
+        nested.create<linalg::YieldOp>(l, body(s, a[0], h, position));
+      });
+}
+
 /// Without a seed (evaluation) the identity. With one, the mask of the
-/// op's description: a hash of seed, key and logical position against an
-/// integer threshold, identical in packed and padded layouts.
+/// op's description: the keyed hash mixed with each coordinate of the
+/// position, against an integer threshold.
 class DropoutConversion : public NNConversionPattern<DropoutOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -178,79 +235,31 @@ public:
                                       LinalgBuilder &lb) const override {
     if (!op.getSeed())
       return SmallVector<Value>{adaptor.getInput()};
-    OpBuilder &b = lb.getBuilder();
-    Location loc = lb.getLoc();
     NNTensorType type = typeOf(op.getResult());
-    unsigned rank = type.getRank();
     Type element = type.getElementType();
     double rate = op.getRate().convertToDouble();
     int64_t threshold = static_cast<int64_t>(std::ceil(rate * 16777216.0));
-    int64_t key = op.getKey();
-    FailureOr<Positions> positions = classifyPositions(
-        type, lb.getDims().getDecls(), [&] { return emitError(loc); });
-    if (failed(positions))
+    FailureOr<Value> result = maskElementwise(
+        lb, adaptor.getInput(), adaptor.getSeed(), op.getKey(), type,
+        [&](Scalar &s, Value x, Value h, ArrayRef<Value> position) -> Value {
+          for (Value c : position)
+            h = mix32(s, s.b.create<arith::XOrIOp>(s.loc, h, c));
+          Value drawn = s.b.create<arith::ShRUIOp>(s.loc, h, s.i32(8));
+          Value keep = s.b.create<arith::CmpIOp>(
+              s.loc, arith::CmpIPredicate::uge, drawn, s.i32(threshold));
+          Value kept = s.mul(x, s.f(element, 1.0 / (1.0 - rate)));
+          return s.select(keep, kept, s.f(element, 0.0));
+        });
+    if (failed(result))
       return failure();
-    Value seed =
-        b.create<tensor::ExtractOp>(loc, adaptor.getSeed(), ValueRange{});
-    Value x = adaptor.getInput();
-    AffineMap identity = b.getMultiDimIdentityMap(rank);
-    SmallVector<Value> inputs{x, seed};
-    SmallVector<AffineMap> maps{identity,
-                                AffineMap::get(rank, 0, {}, b.getContext())};
-    bool packed = positions->kind == PositionKind::Packed;
-    if (packed) {
-      auto [rowSeq, rowFrame] =
-          packedRowPositions(lb, lb.getDims().lengths(positions->sequences[0]),
-                             lb.getDims().size(positions->batch),
-                             tensor::getMixedSize(b, loc, x, 0));
-      inputs.append({rowSeq, rowFrame});
-      maps.append(2, AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
-    }
-    maps.push_back(identity);
-    Value init = lb.empty(lb.sizes(type), element);
-    return SmallVector<Value>{lb.generic(
-        init.getType(), inputs, init, maps,
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &nested, Location l, ValueRange a) {
-          Scalar s{nested, l};
-          auto xorI = [&](Value v, Value w) {
-            return nested.create<arith::XOrIOp>(l, v, w).getResult();
-          };
-          auto coordinate = [&](unsigned dim) {
-            return nested
-                .create<arith::IndexCastOp>(l, s.i32Type(), s.index(dim))
-                .getResult();
-          };
-          Value h = mix32(s, s.add(a[1], s.i32(0x9e3779b9)));
-          h = mix32(s, xorI(h, s.i32(key)));
-          // The logical position: (sequence, frame) of a packed row, then
-          // the features; else every index as it is.
-          SmallVector<Value> coordinates;
-          unsigned first = 0;
-          if (packed) {
-            coordinates.append({a[2], a[3]});
-            first = 1;
-          }
-          for (unsigned dim = first; dim < rank; ++dim)
-            coordinates.push_back(coordinate(dim));
-          for (Value c : coordinates)
-            h = mix32(s, xorI(h, c));
-          Value drawn =
-              nested.create<arith::ShRUIOp>(l, h, s.i32(8)).getResult();
-          Value keep = nested.create<arith::CmpIOp>(
-              l, arith::CmpIPredicate::uge, drawn, s.i32(threshold));
-          Value kept = s.mul(a[0], s.f(element, 1.0 / (1.0 - rate)));
-          nested.create<linalg::YieldOp>(
-              l, s.select(keep, kept, s.f(element, 0.0)));
-        })};
+    return SmallVector<Value>{*result};
   }
 };
 
 /// Without a seed (evaluation) the identity. With one, per element: the
 /// masks of its sequence drawn from the hashes of the op's description
 /// (recomputed per element: a few multiplies per mask, no state), and the
-/// element zeroed when a mask covers it and its frame is real. Packed rows
-/// find their (sequence, frame) as dropout's do.
+/// element zeroed when a mask covers it and its frame is real.
 class SpecAugmentConversion : public NNConversionPattern<SpecAugmentOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -259,43 +268,23 @@ public:
                                       LinalgBuilder &lb) const override {
     if (!op.getSeed())
       return SmallVector<Value>{adaptor.getInput()};
-    OpBuilder &b = lb.getBuilder();
-    Location loc = lb.getLoc();
     NNTensorType type = typeOf(op.getResult());
-    unsigned rank = type.getRank();
     Type element = type.getElementType();
-    int64_t features = type.getStaticSize(rank - 1);
+    int64_t features = type.getStaticSize(type.getRank() - 1);
     FailureOr<Positions> positions = classifyPositions(
-        type, lb.getDims().getDecls(), [&] { return emitError(loc); });
+        type, lb.getDims().getDecls(), [&] { return emitError(lb.getLoc()); });
     if (failed(positions))
       return failure();
     Value lengths = lb.getDims().lengths(positions->sequences[0]);
-    Value seed =
-        b.create<tensor::ExtractOp>(loc, adaptor.getSeed(), ValueRange{});
-    Value x = adaptor.getInput();
-    AffineMap identity = b.getMultiDimIdentityMap(rank);
-    SmallVector<Value> inputs{x, seed};
-    SmallVector<AffineMap> maps{identity,
-                                AffineMap::get(rank, 0, {}, b.getContext())};
-    bool packed = positions->kind == PositionKind::Packed;
-    if (packed) {
-      auto [rowSeq, rowFrame] =
-          packedRowPositions(lb, lengths, lb.getDims().size(positions->batch),
-                             tensor::getMixedSize(b, loc, x, 0));
-      inputs.append({rowSeq, rowFrame});
-      maps.append(2, AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
-    }
-    maps.push_back(identity);
-    Value init = lb.empty(lb.sizes(type), element);
     int64_t freqMasks = op.getFreqMasks(), timeMasks = op.getTimeMasks();
     int64_t freqWidth = op.getFreqWidth(), timeWidth = op.getTimeWidth();
     double ratio = op.getTimeRatio().convertToDouble();
-    int64_t key = op.getKey();
-    return SmallVector<Value>{lb.generic(
-        init.getType(), inputs, init, maps,
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &nested, Location l, ValueRange a) {
-          Scalar s{nested, l};
+    FailureOr<Value> result = maskElementwise(
+        lb, adaptor.getInput(), adaptor.getSeed(), op.getKey(), type,
+        [&](Scalar &s, Value x, Value keyed,
+            ArrayRef<Value> position) -> Value {
+          OpBuilder &nested = s.b;
+          Location l = s.loc;
           Type i32 = s.i32Type();
           auto xorI = [&](Value v, Value w) {
             return nested.create<arith::XOrIOp>(l, v, w).getResult();
@@ -303,20 +292,16 @@ public:
           auto remU = [&](Value v, Value w) {
             return nested.create<arith::RemUIOp>(l, v, w).getResult();
           };
-          auto toI32 = [&](Value v) {
-            return nested.create<arith::IndexCastOp>(l, i32, v).getResult();
-          };
           auto inBand = [&](Value at, Value start, Value width) {
             return s.andI(s.ge(at, start), s.lt(at, s.add(start, width)));
           };
-          Value sequence = packed ? a[2] : toI32(s.index(0));
-          Value frame = packed ? a[3] : toI32(s.index(1));
-          Value feature = toI32(s.index(rank - 1));
+          // (sequence, frame, feature): the position of [B, T, F] and of
+          // a packed [N, F] alike.
+          Value sequence = position[0], frame = position[1],
+                feature = position.back();
           Value length = nested.create<tensor::ExtractOp>(
               l, lengths, ValueRange{s.toIndex(sequence)});
-          Value h = mix32(s, s.add(a[1], s.i32(0x9e3779b9)));
-          h = mix32(s, xorI(h, s.i32(key)));
-          h = mix32(s, xorI(h, sequence));
+          Value h = mix32(s, xorI(keyed, sequence));
           // u and v of mask m.
           auto draws = [&](int64_t m) {
             auto draw = [&](int64_t counter) {
@@ -352,9 +337,11 @@ public:
           }
           // Padded frames stay as they are.
           masked = s.andI(masked, s.lt(frame, length));
-          nested.create<linalg::YieldOp>(
-              l, s.select(masked, s.f(element, 0.0), a[0]));
-        })};
+          return s.select(masked, s.f(element, 0.0), x);
+        });
+    if (failed(result))
+      return failure();
+    return SmallVector<Value>{*result};
   }
 };
 

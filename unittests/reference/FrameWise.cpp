@@ -44,6 +44,17 @@ void evalAddOrMulOp(Frame &f, Operation *binary) {
   f.setResult(binary, y);
 }
 
+/// MurmurHash3's 32-bit finalizer, the mixing step of the masks of
+/// nn.dropout and nn.spec_augment (their descriptions).
+uint32_t mix(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
 void evalDropoutOp(Frame &f, ir::DropoutOp dropout) {
   Array y = f.operand(dropout, 0);
   if (!dropout.getSeed()) {
@@ -51,14 +62,6 @@ void evalDropoutOp(Frame &f, ir::DropoutOp dropout) {
     return;
   }
   // The mask as the op's description states it.
-  auto mix = [](uint32_t h) {
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-  };
   double rate = dropout.getRate().convertToDouble();
   auto threshold = static_cast<uint32_t>(std::ceil(rate * 16777216.0));
   uint32_t seed = static_cast<uint32_t>(
@@ -104,14 +107,6 @@ void evalSpecAugmentOp(Frame &f, ir::SpecAugmentOp op) {
     f.setResult(op, y);
     return;
   }
-  auto mix = [](uint32_t h) {
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-  };
   uint32_t seed =
       static_cast<uint32_t>(static_cast<int64_t>(f.operand(op, 1).data[0]));
   uint32_t base =
