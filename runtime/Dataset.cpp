@@ -805,6 +805,72 @@ nn::concatenateUtterances(const std::vector<UtteranceArrays> &utterances,
   return arrays;
 }
 
+absl::StatusOr<std::vector<UtteranceArrays>>
+nn::splitUtterances(const std::map<std::string, Tensor> &arrays,
+                    const std::string &what) {
+  auto fail = [&](const std::string &name, const std::string &why) {
+    return absl::InvalidArgumentError(what + ": array '" + name + "' " + why);
+  };
+  auto isLengths = [](const std::string &name) {
+    const std::string suffix = ".lengths";
+    return name.size() > suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) ==
+               0;
+  };
+  // The utterance count: any lengths array's size, else a stacked array's.
+  // -1 until known; a shard without rows of either kind holds none.
+  int64_t count = -1;
+  for (const auto &[name, tensor] : arrays)
+    if (count < 0 && isLengths(name) && tensor.rank() == 1)
+      count = tensor.shape()[0];
+  for (const auto &[name, tensor] : arrays)
+    if (count < 0 && tensor.rank() == 1 && !arrays.count(name + ".lengths"))
+      count = tensor.shape()[0];
+  std::vector<UtteranceArrays> utterances(std::max<int64_t>(count, 0));
+  for (const auto &[name, tensor] : arrays) {
+    if (isLengths(name))
+      continue;
+    if (tensor.rank() == 0)
+      return fail(name, "is a scalar, not one row per utterance");
+    int64_t rowBytes =
+        tensor.sizeInBytes() / std::max<int64_t>(tensor.shape()[0], 1);
+    auto lengthsIt = arrays.find(name + ".lengths");
+    if (lengthsIt == arrays.end()) {
+      // Stacked rank-0 values.
+      if (tensor.rank() != 1 || tensor.shape()[0] != count)
+        return fail(name, "has no lengths and is not one value per "
+                          "utterance");
+      for (int64_t u = 0; u < count; ++u) {
+        Tensor value(tensor.dtype(), {});
+        std::memcpy(value.raw(), (const char *)tensor.raw() + u * rowBytes,
+                    rowBytes);
+        utterances[u][name] = std::move(value);
+      }
+      continue;
+    }
+    const Tensor &lengths = lengthsIt->second;
+    if (lengths.dtype() != DType::i32 || lengths.rank() != 1 ||
+        lengths.shape()[0] != count)
+      return fail(name + ".lengths", "is not one i32 length per utterance");
+    int64_t row = 0;
+    for (int64_t u = 0; u < count; ++u) {
+      int32_t length = lengths.data<int32_t>()[u];
+      if (length < 0 || row + length > tensor.shape()[0])
+        return fail(name, "has fewer rows than its lengths add up to");
+      std::vector<int64_t> shape = tensor.shape();
+      shape[0] = length;
+      Tensor part(tensor.dtype(), shape);
+      std::memcpy(part.raw(), (const char *)tensor.raw() + row * rowBytes,
+                  length * rowBytes);
+      utterances[u][name] = std::move(part);
+      row += length;
+    }
+    if (row != tensor.shape()[0])
+      return fail(name, "has more rows than its lengths add up to");
+  }
+  return utterances;
+}
+
 std::vector<std::vector<int64_t>>
 nn::epochBatches(const Dataset &dataset, const BatchingOptions &options,
                  int64_t epoch) {

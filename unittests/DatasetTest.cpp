@@ -765,3 +765,54 @@ TEST_F(DatasetTest, HostArraysAreReadForTheCaller) {
 }
 
 } // namespace
+
+// splitUtterances undoes concatenateUtterances: arrays of any rank cut by
+// their lengths, rank-0 values unstacked; arrays that do not cut are
+// errors naming the array.
+TEST(ShardArraysTest, SplitUndoesConcatenate) {
+  std::vector<UtteranceArrays> utterances;
+  for (int u = 0; u < 4; ++u) {
+    UtteranceArrays a;
+    a["features"] = Tensor::of<float>(DType::f32, {u, 2},
+                                      std::vector<float>(2 * u, 0.5f * u));
+    a["labels"] = Tensor::of<int32_t>(DType::i32, {u + 1},
+                                      std::vector<int32_t>(u + 1, 7 * u));
+    a["weight"] = Tensor::of<float>(DType::f32, {}, {1.0f + u});
+    utterances.push_back(std::move(a));
+  }
+  std::map<std::string, Tensor> shard =
+      concatenateUtterances(utterances, 0, utterances.size());
+  absl::StatusOr<std::vector<UtteranceArrays>> split =
+      splitUtterances(shard, "shard");
+  ASSERT_TRUE(split.ok()) << split.status().message();
+  ASSERT_EQ(split->size(), utterances.size());
+  for (size_t u = 0; u < utterances.size(); ++u) {
+    ASSERT_EQ((*split)[u].size(), 3u);
+    for (const auto &[name, tensor] : utterances[u]) {
+      const Tensor &got = (*split)[u].at(name);
+      EXPECT_EQ(got.shape(), tensor.shape()) << name << " " << u;
+      EXPECT_EQ(got.dtype(), tensor.dtype());
+      EXPECT_EQ(0, std::memcmp(got.raw(), tensor.raw(), tensor.sizeInBytes()))
+          << name << " " << u;
+    }
+  }
+  EXPECT_TRUE(splitUtterances({}, "empty")->empty());
+
+  std::map<std::string, Tensor> short_ = shard;
+  short_["labels.lengths"].data<int32_t>()[3] = 9;
+  absl::StatusOr<std::vector<UtteranceArrays>> bad =
+      splitUtterances(short_, "bad.npz");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(
+      bad.status().message(),
+      "bad.npz: array 'labels' has fewer rows than its lengths add up to");
+  std::map<std::string, Tensor> long_ = shard;
+  long_["labels.lengths"].data<int32_t>()[3] = 1;
+  EXPECT_EQ(splitUtterances(long_, "bad.npz").status().message(),
+            "bad.npz: array 'labels' has more rows than its lengths add up to");
+  std::map<std::string, Tensor> count = shard;
+  count["weight"] = Tensor::of<float>(DType::f32, {3}, {1, 2, 3});
+  EXPECT_EQ(splitUtterances(count, "bad.npz").status().message(),
+            "bad.npz: array 'weight' has no lengths and is not one value per "
+            "utterance");
+}

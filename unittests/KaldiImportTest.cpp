@@ -305,3 +305,121 @@ TEST(CharacterVocabularyTest, BlankSeparatorThenCharactersInByteOrder) {
 }
 
 } // namespace
+
+namespace {
+
+/// The ids and features of an import, read from its work folder.
+std::vector<ImportedUtterance> readWork(const KaldiImport &imported) {
+  std::vector<ImportedUtterance> utterances;
+  for (size_t c = 0; c < imported.chunks; ++c) {
+    auto chunk = imported.work->read(c);
+    EXPECT_TRUE(chunk.ok()) << chunk.status().message();
+    if (chunk.ok())
+      for (ImportedUtterance &u : *chunk)
+        utterances.push_back(std::move(u));
+  }
+  return utterances;
+}
+
+bool sameArrays(const UtteranceArrays &a, const UtteranceArrays &b) {
+  if (a.size() != b.size())
+    return false;
+  for (const auto &[name, tensor] : a) {
+    auto other = b.find(name);
+    if (other == b.end() || other->second.shape() != tensor.shape() ||
+        other->second.dtype() != tensor.dtype() ||
+        std::memcmp(tensor.raw(), other->second.raw(), tensor.sizeInBytes()) !=
+            0)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+// With a work folder, finished chunks are written there and a rerun reuses
+// those still valid: the same utterances and skips as an import in memory;
+// a chunk whose files are incomplete, or whose audio file changed, is
+// imported again.
+TEST_F(KaldiImportTest, ResumesFromTheWorkFolder) {
+  std::string dir = root + "/resume";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(dir + "/wav"));
+  std::string scp, text;
+  for (const SpeechUtterance &u : task) {
+    ASSERT_FALSE(
+        llvm::sys::fs::copy_file(wav(u.id), dir + "/wav/" + u.id + ".wav"));
+    scp += u.id + " " + dir + "/wav/" + u.id + ".wav\n";
+    std::string words;
+    for (const std::string &w : u.words)
+      words += " " + w;
+    text += u.id + words + "\n";
+  }
+  scp += "gone " + dir + "/wav/gone.wav\n";
+  text += "gone a\n";
+  write(dir + "/wav.scp", scp);
+  write(dir + "/text", text);
+
+  KaldiImportOptions inMemory;
+  auto plain = importKaldiDirectory(dir, inMemory);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  const size_t n = task.size(); // 7: train, dev and test
+  ASSERT_EQ(plain->utterances.size(), n);
+  ASSERT_EQ(plain->problems.size(), 1u);
+
+  KaldiImportOptions options;
+  options.workDir = root + "/work";
+  options.chunkJobs = 3; // chunks [u0 u1 u2] [u3 u4 u5] [u6 gone]
+  options.threads = 2;
+  auto check = [&](const KaldiImport &imported, int64_t reused) {
+    EXPECT_EQ(imported.reused, reused);
+    EXPECT_EQ(imported.chunks, 3u);
+    EXPECT_EQ(imported.imported, (int64_t)n);
+    EXPECT_TRUE(imported.utterances.empty());
+    EXPECT_EQ(imported.problems, plain->problems);
+    EXPECT_EQ(imported.skipped, plain->skipped);
+    std::vector<ImportedUtterance> stored = readWork(imported);
+    ASSERT_EQ(stored.size(), n);
+    for (size_t i = 0; i < n; ++i) {
+      EXPECT_EQ(stored[i].id, plain->utterances[i].id);
+      EXPECT_TRUE(sameArrays(stored[i].arrays, plain->utterances[i].arrays))
+          << stored[i].id;
+    }
+  };
+  auto first = importKaldiDirectory(dir, options);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  check(*first, 0);
+  auto again = importKaldiDirectory(dir, options);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  check(*again, 8);
+
+  // Killed while the second chunk was written: its outcomes are missing.
+  ASSERT_FALSE(llvm::sys::fs::remove(root + "/work/chunk-000001.txt"));
+  auto resumed = importKaldiDirectory(dir, options);
+  ASSERT_TRUE(resumed.ok()) << resumed.status().message();
+  check(*resumed, 5);
+
+  // An outcomes file of another version is not trusted.
+  std::string outcomes = read(root + "/work/chunk-000000.txt");
+  write(root + "/work/chunk-000000.txt",
+        "nn-data import chunk 0" + outcomes.substr(outcomes.find('\n')));
+  auto rewritten = importKaldiDirectory(dir, options);
+  ASSERT_TRUE(rewritten.ok()) << rewritten.status().message();
+  check(*rewritten, 5);
+
+  // u6's audio replaced by u0's: the last chunk is imported again.
+  const std::string &last = task[6].id;
+  ASSERT_FALSE(
+      llvm::sys::fs::copy_file(wav(task[0].id), dir + "/wav/" + last + ".wav"));
+  auto changed = importKaldiDirectory(dir, options);
+  ASSERT_TRUE(changed.ok()) << changed.status().message();
+  EXPECT_EQ(changed->reused, 6);
+  std::vector<ImportedUtterance> stored = readWork(*changed);
+  ASSERT_EQ(stored.size(), n);
+  EXPECT_EQ(stored[6].id, last);
+  UtteranceArrays now{{"features", stored[6].arrays.at("features")}};
+  UtteranceArrays u0{{"features", plain->utterances[0].arrays.at("features")}};
+  EXPECT_TRUE(sameArrays(now, u0));
+
+  ASSERT_TRUE(changed->work->remove().ok());
+  EXPECT_FALSE(llvm::sys::fs::exists(root + "/work"));
+}

@@ -263,6 +263,15 @@ std::map<std::string, Tensor>
 concatenateUtterances(const std::vector<UtteranceArrays> &utterances,
                       size_t begin, size_t end);
 
+/// The utterances of a shard's arrays, as concatenateUtterances wrote
+/// them: each NAME cut along axis 0 by NAME.lengths, rank-1 arrays without
+/// lengths one value per utterance. InvalidArgument naming `what` and the
+/// array when they do not cut (lengths missing, of another count, or not
+/// summing to the rows).
+absl::StatusOr<std::vector<UtteranceArrays>>
+splitUtterances(const std::map<std::string, Tensor> &arrays,
+                const std::string &what);
+
 struct BatchingOptions {
   /// At most this many sequences per batch.
   int64_t maxSequences = 16;

@@ -4,10 +4,12 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/xxhash.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -84,6 +86,113 @@ struct Job {
   std::vector<int32_t> labels;
   double speed = 1.0;
 };
+
+/// A chunk of jobs being imported (ImportWork.h).
+struct ChunkState {
+  size_t begin = 0, end = 0; // its jobs
+  uint64_t fingerprint = 0;
+  /// Per job, its arrays once imported, until the chunk is complete.
+  std::vector<std::optional<UtteranceArrays>> arrays;
+  std::atomic<size_t> remaining{0};
+  /// One per job; the imported utterances (kept without a work folder).
+  std::vector<JobOutcome> outcomes;
+  std::vector<ImportedUtterance> utterances;
+};
+
+/// What decides the arrays of jobs [begin, end): the feature options,
+/// each job, and the size and modification time of its audio file (a file
+/// replaced in place is imported again).
+uint64_t chunkFingerprint(const std::vector<Job> &jobs, size_t begin,
+                          size_t end, const KaldiImportOptions &options) {
+  std::string key = "rate " + std::to_string(options.sampleRate) + " bins " +
+                    std::to_string(options.numMelBins) + "\n";
+  auto number = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", value);
+    return std::string(text);
+  };
+  for (size_t i = begin; i < end; ++i) {
+    const Job &job = jobs[i];
+    key += job.id + "\t" + job.path + "\t" + std::to_string(job.channel) +
+           "\t" + number(job.speed);
+    if (job.segment)
+      key += "\t" + number(job.segment->start) + " " + number(job.segment->end);
+    key += "\tlabels";
+    for (int32_t label : job.labels)
+      key += " " + std::to_string(label);
+    llvm::sys::fs::file_status status;
+    if (!llvm::sys::fs::status(job.path, status))
+      key += "\tfile " + std::to_string(status.getSize()) + " " +
+             std::to_string(
+                 status.getLastModificationTime().time_since_epoch().count());
+    key += "\n";
+  }
+  return llvm::xxh3_64bits(key);
+}
+
+/// Reads the audio of `job` and computes its features with `fbank`:
+/// `arrays` is set, or the outcome says why the job is skipped.
+JobOutcome importJob(const Job &job, Fbank &fbank,
+                     const KaldiImportOptions &options,
+                     std::optional<UtteranceArrays> &arrays) {
+  JobOutcome outcome{job.id, "", ""};
+  auto skip = [&](std::string problem, const char *reason) {
+    outcome.problem = std::move(problem);
+    outcome.reason = reason;
+    return outcome;
+  };
+  AudioReadOptions read;
+  read.sampleRate = options.sampleRate;
+  read.channel = job.channel;
+  absl::StatusOr<nn::Audio> audio = readAudio(job.path, read);
+  if (!audio.ok())
+    return skip(job.where + ": " + std::string(audio.status().message()),
+                "unreadable audio");
+  absl::Span<const float> samples(audio->samples);
+  if (job.segment) {
+    const Segment &s = *job.segment;
+    double seconds = (double)samples.size() / options.sampleRate;
+    double end = s.end == -1 ? seconds : s.end;
+    // Times are rounded, and resampling may shorten a recording by a
+    // sample: an end up to kSpanOvershootSeconds past the audio is cut to
+    // it (Lhotse's tolerance), further is an error.
+    if (end > seconds + kSpanOvershootSeconds)
+      return skip(job.where + ": segment '" + job.id + "' ends at " +
+                      std::to_string(end) +
+                      " s, past the end of its recording (" +
+                      std::to_string(seconds) + " s)",
+                  "segment outside its recording");
+    // A start past the audio (end -1) leaves nothing: "shorter than one
+    // frame" below.
+    size_t first = std::min(samples.size(),
+                            (size_t)std::llround(s.start * options.sampleRate));
+    size_t last = std::min(samples.size(),
+                           (size_t)std::llround(end * options.sampleRate));
+    samples = samples.subspan(first, last > first ? last - first : 0);
+  }
+  std::vector<float> perturbed;
+  if (job.speed != 1.0) {
+    absl::StatusOr<std::vector<float>> changed =
+        changeSpeed(samples, job.speed, job.where);
+    if (!changed.ok())
+      return skip(std::string(changed.status().message()),
+                  "speed perturbation failed");
+    perturbed = std::move(*changed);
+    samples = perturbed;
+  }
+  Tensor features = fbank.compute(samples);
+  if (features.shape()[0] == 0)
+    return skip(job.where + ": utterance '" + job.id +
+                    "' is shorter than one frame (" +
+                    std::to_string(samples.size()) + " samples)",
+                "shorter than one frame");
+  UtteranceArrays a;
+  a["features"] = std::move(features);
+  a["labels"] =
+      Tensor::of<int32_t>(DType::i32, {(int64_t)job.labels.size()}, job.labels);
+  arrays = std::move(a);
+  return outcome;
+}
 
 } // namespace
 
@@ -187,6 +296,8 @@ characterLabels(const std::string &transcript,
 absl::Status checkImportOptions(const KaldiImportOptions &options) {
   if (options.threads < 1)
     return absl::InvalidArgumentError("threads must be >= 1");
+  if (options.chunkJobs < 1)
+    return absl::InvalidArgumentError("chunkJobs must be >= 1");
   return checkSpeeds(options.speeds);
 }
 
@@ -427,12 +538,47 @@ importSources(ImportSources sources, const KaldiImportOptions &options,
     }
   }
 
-  // Audio and features, on worker threads; results stay in text's order.
-  std::vector<std::optional<UtteranceArrays>> arrays(jobs.size());
-  std::vector<std::string> problems(jobs.size()), reasons(jobs.size());
+  // Audio and features, chunk by chunk on worker threads; results stay in
+  // the corpus's order.
+  std::optional<ImportWork> workFolder;
+  if (!options.workDir.empty()) {
+    absl::StatusOr<ImportWork> opened = ImportWork::open(options.workDir);
+    if (!opened.ok())
+      return opened.status();
+    workFolder = std::move(*opened);
+  }
+  size_t per = options.chunkJobs;
+  size_t chunkCount = (jobs.size() + per - 1) / per;
+  std::vector<ChunkState> chunks(chunkCount);
+  std::vector<size_t> pending; // jobs of the chunks to import, in order
+  int64_t reused = 0;
+  for (size_t c = 0; c < chunkCount; ++c) {
+    ChunkState &chunk = chunks[c];
+    chunk.begin = c * per;
+    chunk.end = std::min(jobs.size(), chunk.begin + per);
+    chunk.fingerprint = chunkFingerprint(jobs, chunk.begin, chunk.end, options);
+    if (workFolder)
+      if (std::optional<std::vector<JobOutcome>> outcomes =
+              workFolder->reuse(c, chunk.fingerprint);
+          outcomes && outcomes->size() == chunk.end - chunk.begin) {
+        chunk.outcomes = std::move(*outcomes);
+        reused += (int64_t)(chunk.end - chunk.begin);
+        continue;
+      }
+    chunk.outcomes.resize(chunk.end - chunk.begin);
+    chunk.arrays.resize(chunk.end - chunk.begin);
+    chunk.remaining = chunk.end - chunk.begin;
+    for (size_t i = chunk.begin; i < chunk.end; ++i)
+      pending.push_back(i);
+  }
+
   std::atomic<size_t> next{0};
-  std::atomic<int64_t> done{0};
-  std::mutex progressMutex;
+  std::atomic<int64_t> done{reused};
+  std::atomic<bool> failed{false};
+  std::mutex mutex; // progress calls and `error`
+  absl::Status error;
+  if (progress && reused)
+    progress(reused, (int64_t)jobs.size());
   // One filterbank per thread (an Fbank is not shared between threads).
   std::vector<std::unique_ptr<Fbank>> fbanks;
   for (int t = 0; t < options.threads; ++t) {
@@ -442,72 +588,34 @@ importSources(ImportSources sources, const KaldiImportOptions &options,
     fbanks.push_back(std::move(*fbank));
   }
   auto work = [&](Fbank &fbank) {
-    for (size_t i; (i = next++) < jobs.size();) {
-      const Job &job = jobs[i];
-      AudioReadOptions read;
-      read.sampleRate = options.sampleRate;
-      read.channel = job.channel;
-      absl::StatusOr<nn::Audio> audio = readAudio(job.path, read);
-      if (!audio.ok()) {
-        problems[i] = job.where + ": " + std::string(audio.status().message());
-        reasons[i] = "unreadable audio";
-      } else {
-        absl::Span<const float> samples(audio->samples);
-        if (job.segment) {
-          const Segment &s = *job.segment;
-          double seconds = (double)samples.size() / options.sampleRate;
-          double end = s.end == -1 ? seconds : s.end;
-          // Times are rounded, and resampling may shorten a recording by
-          // a sample: an end up to kSpanOvershootSeconds past the audio
-          // is cut to it (Lhotse's tolerance), further is an error.
-          if (end > seconds + kSpanOvershootSeconds) {
-            problems[i] = job.where + ": segment '" + job.id + "' ends at " +
-                          std::to_string(end) +
-                          " s, past the end of its recording (" +
-                          std::to_string(seconds) + " s)";
-            reasons[i] = "segment outside its recording";
-          } else {
-            // A start past the audio (end -1) leaves nothing: "shorter
-            // than one frame" below.
-            size_t first =
-                std::min(samples.size(),
-                         (size_t)std::llround(s.start * options.sampleRate));
-            size_t last = std::min(
-                samples.size(), (size_t)std::llround(end * options.sampleRate));
-            samples = samples.subspan(first, last > first ? last - first : 0);
-          }
-        }
-        std::vector<float> perturbed;
-        if (problems[i].empty() && job.speed != 1.0) {
-          absl::StatusOr<std::vector<float>> changed =
-              changeSpeed(samples, job.speed, job.where);
-          if (changed.ok()) {
-            perturbed = std::move(*changed);
-            samples = perturbed;
-          } else {
-            problems[i] = std::string(changed.status().message());
-            reasons[i] = "speed perturbation failed";
-          }
-        }
-        if (problems[i].empty()) {
-          Tensor features = fbank.compute(samples);
-          if (features.shape()[0] == 0) {
-            problems[i] = job.where + ": utterance '" + job.id +
-                          "' is shorter than one frame (" +
-                          std::to_string(samples.size()) + " samples)";
-            reasons[i] = "shorter than one frame";
-          } else {
-            UtteranceArrays a;
-            a["features"] = std::move(features);
-            a["labels"] = Tensor::of<int32_t>(
-                DType::i32, {(int64_t)job.labels.size()}, job.labels);
-            arrays[i] = std::move(a);
+    for (size_t p; !failed && (p = next++) < pending.size();) {
+      size_t i = pending[p];
+      ChunkState &chunk = chunks[i / per];
+      size_t k = i - chunk.begin;
+      chunk.outcomes[k] = importJob(jobs[i], fbank, options, chunk.arrays[k]);
+      if (--chunk.remaining == 0) {
+        // The last job of its chunk: the chunk is complete.
+        for (size_t j = 0; j < chunk.arrays.size(); ++j)
+          if (chunk.arrays[j])
+            chunk.utterances.push_back(
+                {jobs[chunk.begin + j].id, std::move(*chunk.arrays[j])});
+        chunk.arrays.clear();
+        if (workFolder) {
+          absl::Status status =
+              workFolder->write(i / per, chunk.fingerprint, chunk.outcomes,
+                                std::move(chunk.utterances));
+          chunk.utterances.clear();
+          if (!status.ok()) {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (error.ok())
+              error = status;
+            failed = true;
           }
         }
       }
       int64_t finished = ++done;
       if (progress) {
-        std::lock_guard<std::mutex> lock(progressMutex);
+        std::lock_guard<std::mutex> lock(mutex);
         progress(finished, (int64_t)jobs.size());
       }
     }
@@ -518,15 +626,24 @@ importSources(ImportSources sources, const KaldiImportOptions &options,
   work(*fbanks[0]);
   for (std::thread &worker : workers)
     worker.join();
+  if (!error.ok())
+    return error;
 
-  for (size_t i = 0; i < jobs.size(); ++i) {
-    if (!arrays[i]) {
-      result.problems.push_back(problems[i]);
-      ++result.skipped[reasons[i]];
-      continue;
+  for (ChunkState &chunk : chunks) {
+    for (const JobOutcome &outcome : chunk.outcomes) {
+      if (outcome.problem.empty()) {
+        ++result.imported;
+        continue;
+      }
+      result.problems.push_back(outcome.problem);
+      ++result.skipped[outcome.reason];
     }
-    result.utterances.push_back({jobs[i].id, std::move(*arrays[i])});
+    for (ImportedUtterance &u : chunk.utterances)
+      result.utterances.push_back(std::move(u));
   }
+  result.chunks = chunkCount;
+  result.reused = reused;
+  result.work = std::move(workFolder);
   return result;
 }
 

@@ -12,6 +12,8 @@
 #ifndef NN_TOOLS_NN_DATA_KALDIIMPORT_H
 #define NN_TOOLS_NN_DATA_KALDIIMPORT_H
 
+#include "tools/nn-data/ImportWork.h"
+
 #include "nn/Audio.h"
 #include "nn/Dataset.h"
 
@@ -91,16 +93,24 @@ struct KaldiImportOptions {
   std::function<absl::StatusOr<TranscriptCoder>(
       const std::vector<std::string> &transcripts)>
       coder;
-};
-
-/// One imported utterance.
-struct ImportedUtterance {
-  std::string id;
-  UtteranceArrays arrays; // features [frames, bins] f32, labels [n] i32
+  /// When set, the import's work folder (ImportWork.h): each finished
+  /// chunk of utterances is written there instead of kept in memory, and
+  /// the chunks a previous run of the same import finished are reused.
+  std::string workDir;
+  /// Jobs per chunk of the work folder (>= 1).
+  size_t chunkJobs = kImportChunkJobs;
 };
 
 struct KaldiImport {
-  std::vector<ImportedUtterance> utterances; // in text's order
+  /// In the corpus's order: without a work folder, the utterances;
+  /// with one, the folder and how many chunks hold them (ImportWork::read).
+  std::vector<ImportedUtterance> utterances;
+  std::optional<ImportWork> work;
+  size_t chunks = 0;
+  /// Utterances imported (in `utterances` or the chunks).
+  int64_t imported = 0;
+  /// Jobs whose chunk a previous run had finished.
+  int64_t reused = 0;
   std::vector<std::string> tokens;
   /// Left-out utterances by reason ("unreadable audio", ...).
   std::map<std::string, int64_t> skipped;

@@ -36,10 +36,15 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -195,36 +200,122 @@ nn::Tensor idArray(const std::string &id) {
                                  codePoints);
 }
 
-/// Writes `items` as shards: one file, or shard-<k>.npz files in a
-/// directory with --shard-utterances.
-absl::Status writeShards(const std::vector<std::string> &ids,
-                         const std::vector<nn::UtteranceArrays> &items) {
-  size_t per = shardUtterances ? (size_t)shardUtterances : items.size();
-  if (shardUtterances)
-    if (std::error_code ec = llvm::sys::fs::create_directories(output))
-      return absl::InternalError("cannot create '" + output +
-                                 "': " + ec.message());
-  for (size_t begin = 0, shard = 0; begin < items.size();
-       begin += per, ++shard) {
-    size_t end = std::min(items.size(), begin + per);
+/// Writes utterances as they come as dataset shards: one file (held until
+/// finish()), or shard-<k>.npz files of --shard-utterances utterances in a
+/// directory, each written as soon as it is full.
+class ShardWriter {
+public:
+  /// Adds an utterance (its arrays with nn.id).
+  absl::Status add(const std::string &id, nn::UtteranceArrays arrays) {
+    if (!written_ && pending_.empty())
+      first_ = id;
+    last_ = id;
+    pending_.push_back(std::move(arrays));
+    if (shardUtterances && pending_.size() == shardUtterances)
+      return flush();
+    return absl::OkStatus();
+  }
+  /// Writes what is left and says what was written.
+  absl::Status finish() {
+    if (!pending_.empty())
+      if (absl::Status status = flush(); !status.ok())
+        return status;
+    llvm::outs() << "wrote " << written_ << " utterances ("
+                 << (written_ ? first_ + " .. " + last_ : "") << ") to "
+                 << output << "\n";
+    return absl::OkStatus();
+  }
+
+private:
+  absl::Status flush() {
     std::string path = output;
     if (shardUtterances) {
+      if (std::error_code ec = llvm::sys::fs::create_directories(output))
+        return absl::InternalError("cannot create '" + output +
+                                   "': " + ec.message());
       char name[32];
-      std::snprintf(name, sizeof(name), "shard-%05zu.npz", shard);
+      std::snprintf(name, sizeof(name), "shard-%05zu.npz", shards_++);
       llvm::SmallString<256> joined(output);
       llvm::sys::path::append(joined, name);
       path = joined.str().str();
     }
-    if (absl::Status status =
-            nn::writeNpz(path, nn::concatenateUtterances(items, begin, end));
+    if (absl::Status status = nn::writeNpz(
+            path, nn::concatenateUtterances(pending_, 0, pending_.size()));
         !status.ok())
       return status;
+    written_ += (int64_t)pending_.size();
+    pending_.clear();
+    return absl::OkStatus();
   }
-  llvm::outs() << "wrote " << items.size() << " utterances ("
-               << (ids.empty() ? "" : ids.front() + " .. " + ids.back())
-               << ") to " << output << "\n";
-  return absl::OkStatus();
+
+  std::vector<nn::UtteranceArrays> pending_;
+  size_t shards_ = 0;
+  int64_t written_ = 0;
+  std::string first_, last_;
+};
+
+/// Writes `items` (with their nn.id arrays) as shards (ShardWriter).
+absl::Status writeShards(const std::vector<std::string> &ids,
+                         std::vector<nn::UtteranceArrays> &items) {
+  ShardWriter writer;
+  for (size_t i = 0; i < items.size(); ++i)
+    if (absl::Status status = writer.add(ids[i], std::move(items[i]));
+        !status.ok())
+      return status;
+  return writer.finish();
 }
+
+/// Progress of a long step on stderr: one line rewritten in place on a
+/// terminal, a line per tenth of the work in a log. The rate counts only
+/// the work of this run (an import resumes with part of it done).
+class ProgressLine {
+public:
+  explicit ProgressLine(std::string verb)
+      : verb_(std::move(verb)),
+        terminal_(llvm::sys::Process::StandardErrIsDisplayed()) {}
+
+  void operator()(int64_t done, int64_t total) {
+    auto now = std::chrono::steady_clock::now();
+    if (!started_) {
+      started_ = true;
+      start_ = now;
+      baseline_ = done;
+    }
+    bool last = done == total;
+    if (!last) {
+      if (terminal_ ? now - shown_ < std::chrono::milliseconds(200)
+                    : done * 10 / total == shownTenth_)
+        return;
+    }
+    shown_ = now;
+    shownTenth_ = done * 10 / std::max<int64_t>(total, 1);
+    double seconds = std::chrono::duration<double>(now - start_).count();
+    double rate = seconds > 0 ? (double)(done - baseline_) / seconds : 0;
+    char line[160];
+    int at = std::snprintf(line, sizeof(line), "%s %lld / %lld (%d%%)",
+                           verb_.c_str(), (long long)done, (long long)total,
+                           (int)(100 * done / std::max<int64_t>(total, 1)));
+    if (rate > 0) {
+      at += std::snprintf(line + at, sizeof(line) - at, ", %.1f/s", rate);
+      if (!last) {
+        long left = std::lround((total - done) / rate);
+        std::snprintf(line + at, sizeof(line) - at, ", %ldm%02lds left",
+                      left / 60, left % 60);
+      }
+    }
+    if (terminal_)
+      llvm::errs() << "\r" << line << "\x1b[K" << (last ? "\n" : "");
+    else
+      llvm::errs() << line << "\n";
+  }
+
+private:
+  std::string verb_;
+  bool terminal_;
+  bool started_ = false;
+  std::chrono::steady_clock::time_point start_, shown_;
+  int64_t baseline_ = 0, shownTenth_ = -1;
+};
 
 absl::Status convert() {
   // <utterance>.<array>.npy, the utterance id up to the first dot.
@@ -371,13 +462,9 @@ absl::Status synthesizeSpeech() {
   options.minSnrDb = noiseSnr;
   options.maxSnrDb = noiseSnr + 20;
   options.seed = seed;
-  auto progress = [](int64_t done, int64_t total) {
-    if (done == total || done % 50 == 0)
-      llvm::errs() << "\rsynthesized " << done << " / " << total
-                   << (done == total ? "\n" : "");
-  };
+  ProgressLine progress("synthesized");
   absl::StatusOr<std::vector<nn::data::SpeechUtterance>> made =
-      nn::data::synthesizeSpeechTask(speechDir, options, progress);
+      nn::data::synthesizeSpeechTask(speechDir, options, std::ref(progress));
   if (!made.ok())
     return made.status();
   llvm::outs() << "wrote " << made->size() << " utterances to " << speechDir
@@ -424,25 +511,6 @@ absl::StatusOr<std::optional<nn::FeatureStats>> cmvnFromFlags() {
         cmvnStatsFile + ": statistics of " + std::to_string(read->dim()) +
         " features, but --num-mel-bins is " + std::to_string(numMelBins));
   return std::optional<nn::FeatureStats>(std::move(*read));
-}
-
-/// Normalizes the features of `utterances` with `stats`, accumulating them
-/// first for --cmvn=global. The caller writes them beside the output
-/// (cmvn.npz) once it exists, so that each set records what it was
-/// normalized with.
-absl::Status
-normalizeFeatures(nn::FeatureStats &stats,
-                  std::vector<nn::data::ImportedUtterance> &utterances) {
-  if (cmvnStatsFile.empty())
-    for (const nn::data::ImportedUtterance &u : utterances)
-      if (absl::Status status = stats.accumulate(u.arrays.at("features"));
-          !status.ok())
-        return status;
-  for (nn::data::ImportedUtterance &u : utterances)
-    if (absl::Status status = stats.apply(u.arrays.at("features"));
-        !status.ok())
-      return status;
-  return absl::OkStatus();
 }
 
 absl::Status import() {
@@ -510,17 +578,21 @@ absl::Status import() {
     for (int64_t i = 0; i < vocabulary->size(); ++i)
       options.tokens.push_back(vocabulary->token(i));
   }
-  auto progress = [](int64_t done, int64_t total) {
-    if (done == total || done % 100 == 0)
-      llvm::errs() << "\rimported " << done << " / " << total
-                   << (done == total ? "\n" : "");
-  };
+  // Finished chunks of features wait in a work folder beside the output
+  // until the import is complete; a rerun of an interrupted import
+  // resumes from them (ImportWork.h).
+  options.workDir = besideOutput("import.partial");
+  ProgressLine progress("imported");
   absl::StatusOr<nn::data::KaldiImport> imported =
       nn::data::isLhotseManifest(sourceDir)
-          ? nn::data::importLhotseCuts(sourceDir, options, progress)
-          : nn::data::importKaldiDirectory(sourceDir, options, progress);
+          ? nn::data::importLhotseCuts(sourceDir, options, std::ref(progress))
+          : nn::data::importKaldiDirectory(sourceDir, options,
+                                           std::ref(progress));
   if (!imported.ok())
     return imported.status();
+  if (imported->reused)
+    llvm::outs() << "resumed an interrupted import: " << imported->reused
+                 << " utterances from " << options.workDir << "\n";
   for (const std::string &problem : imported->problems)
     llvm::errs() << "nn-data: skipped: " << problem << "\n";
   int64_t skipped = 0;
@@ -530,23 +602,49 @@ absl::Status import() {
     reasons +=
         (reasons.empty() ? "" : ", ") + std::to_string(count) + " " + reason;
   }
-  if (imported->utterances.empty())
+  if (!imported->imported)
     return absl::InvalidArgumentError(
         "no utterance of '" + sourceDir + "' could be imported" +
         (reasons.empty() ? std::string(" (its text lists none)")
                          : " (" + reasons + ")"));
-  if (*stats)
-    if (absl::Status status = normalizeFeatures(**stats, imported->utterances);
+
+  // The utterances stream from the work folder's chunks, in order.
+  auto forEachUtterance =
+      [&](const std::function<absl::Status(nn::data::ImportedUtterance &)>
+              &visit) -> absl::Status {
+    for (size_t c = 0; c < imported->chunks; ++c) {
+      absl::StatusOr<std::vector<nn::data::ImportedUtterance>> chunk =
+          imported->work->read(c);
+      if (!chunk.ok())
+        return chunk.status();
+      for (nn::data::ImportedUtterance &u : *chunk)
+        if (absl::Status status = visit(u); !status.ok())
+          return status;
+    }
+    return absl::OkStatus();
+  };
+  // --cmvn=global: this set's statistics first, over every frame.
+  if (*stats && cmvnStatsFile.empty())
+    if (absl::Status status =
+            forEachUtterance([&](nn::data::ImportedUtterance &u) {
+              return (*stats)->accumulate(u.arrays.at("features"));
+            });
         !status.ok())
       return status;
-  std::vector<std::string> ids;
-  std::vector<nn::UtteranceArrays> items;
-  for (nn::data::ImportedUtterance &u : imported->utterances) {
-    u.arrays[nn::kIdArray] = idArray(u.id);
-    ids.push_back(u.id);
-    items.push_back(std::move(u.arrays));
-  }
-  if (absl::Status status = writeShards(ids, items); !status.ok())
+  ShardWriter writer;
+  if (absl::Status status =
+          forEachUtterance([&](nn::data::ImportedUtterance &u) {
+            if (*stats)
+              if (absl::Status status =
+                      (*stats)->apply(u.arrays.at("features"));
+                  !status.ok())
+                return status;
+            u.arrays[nn::kIdArray] = idArray(u.id);
+            return writer.add(u.id, std::move(u.arrays));
+          });
+      !status.ok())
+    return status;
+  if (absl::Status status = writer.finish(); !status.ok())
     return status;
   if (*stats) {
     std::string path = besideOutput("cmvn.npz");
@@ -574,7 +672,8 @@ absl::Status import() {
   if (skipped)
     llvm::outs() << "skipped " << skipped << " utterances (" << reasons
                  << ")\n";
-  return absl::OkStatus();
+  // The output is complete: its work is no longer needed.
+  return imported->work->remove();
 }
 
 } // namespace
