@@ -13,7 +13,7 @@ packages=(
   libdnnl2
   # Audio files, resampling and the FFT of log-mel features (docs/audio.md);
   # eSpeak NG speaks the spoken-word task (docs/speech-task.md).
-  libsndfile1-dev libsamplerate0-dev libfftw3-dev libespeak-ng-dev pkg-config
+  libsndfile1-dev libsoxr-dev libfftw3-dev libespeak-ng-dev pkg-config
   # BPE vocabularies (nn-data import --bpe-vocab-size).
   libsentencepiece-dev
   # Fuzz targets and the sanitizer build (clang's libFuzzer, ASan, UBSan).

@@ -1,7 +1,7 @@
 //===- nn/Audio.h - audio files and Kaldi-compatible log-mel features -----===//
 //
 // What a speech user brings: WAV and FLAC files (read with libsndfile,
-// resampled with libsamplerate when the file's rate differs from the
+// resampled with libsoxr when the file's rate differs from the
 // model's), turned into log-mel filterbank features the way Kaldi's
 // `compute-fbank-feats` computes them, and optionally normalized with global
 // mean/variance statistics gathered over a set of utterances. Errors are
@@ -29,8 +29,7 @@ namespace nn {
 struct AudioReadOptions {
   /// The rate the samples are returned at, in Hz; 0 keeps the file's rate.
   int sampleRate = 16000;
-  /// A file at another rate is resampled (libsamplerate's best sinc
-  /// converter) when true, and is an error naming both rates when false.
+  /// A file at another rate is resampled (resampleAudio) when true, and is an error naming both rates when false.
   bool resample = true;
   /// The channel returned from a multi-channel file, counted from 0; -1
   /// means the file must be mono, and a multi-channel file is an error.
@@ -51,8 +50,9 @@ struct Audio {
 absl::StatusOr<Audio> readAudio(const std::string &path,
                                 const AudioReadOptions &options = {});
 
-/// Resamples `samples` from `fromRate` to `toRate` Hz with libsamplerate's
-/// best sinc converter; `what` names the source in errors.
+/// Resamples `samples` from `fromRate` to `toRate` Hz with libsoxr (20-bit
+/// precision, linear phase, flat to 97% of the lower Nyquist frequency);
+/// `what` names the source in errors.
 absl::StatusOr<std::vector<float>>
 resampleAudio(absl::Span<const float> samples, int fromRate, int toRate,
               const std::string &what);
@@ -60,7 +60,7 @@ resampleAudio(absl::Span<const float> samples, int fromRate, int toRate,
 /// Speed perturbation (Kaldi's `sox speed`, Ko et al., 2015): `samples`
 /// played `factor` times as fast at the same rate, so about
 /// `samples.size() / factor` samples, tempo and pitch both scaled;
-/// libsamplerate's best sinc converter at ratio 1 / factor. `factor` in
+/// resampleAudio's converter at ratio 1 / factor. `factor` in
 /// [0.5, 2]; 1 returns the samples unchanged. `what` names the source in
 /// errors.
 absl::StatusOr<std::vector<float>> changeSpeed(absl::Span<const float> samples,
