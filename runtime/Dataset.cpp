@@ -183,7 +183,8 @@ Dataset::shardPaths(const std::string &path) {
   if (DIR *dir = opendir(path.c_str())) {
     while (dirent *entry = readdir(dir)) {
       std::string name = entry->d_name;
-      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npz") == 0)
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".npz") == 0 &&
+          name != kFeatureStatsFile)
         found.push_back(path + "/" + name);
     }
     closedir(dir);

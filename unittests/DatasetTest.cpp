@@ -137,6 +137,16 @@ TEST_F(DatasetTest, BatchesHoldTheUtterancesPadded) {
   EXPECT_EQ(batch.inputs.at("weight").at(1), 1.0);
   EXPECT_EQ(batch.inputs.at("half_labels").shape(),
             (std::vector<int64_t>{2, 3}));
+
+  // The statistics nn-data import --cmvn writes beside shards are not one.
+  write("cmvn.npz", {{"frames", Tensor::of<int64_t>(DType::i64, {1}, {7})}});
+  absl::StatusOr<std::vector<std::string>> shards = Dataset::shardPaths(dir);
+  ASSERT_TRUE(shards.ok());
+  EXPECT_EQ(*shards,
+            (std::vector<std::string>{dir + "/a.npz", dir + "/b.npz"}));
+  absl::StatusOr<Dataset> again = Dataset::load(dir, model());
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->size(), 3);
 }
 
 // An overlay adds arrays to the dataset's utterances, shard by shard: here

@@ -106,7 +106,7 @@ public:
   absl::Status finish(const std::string &path) const;
 
   /// The shards of `path` as load() reads them: the file itself, or a
-  /// directory's *.npz files in name order.
+  /// directory's *.npz files in name order except kFeatureStatsFile.
   static absl::StatusOr<std::vector<std::string>>
   shardPaths(const std::string &path);
 
@@ -234,6 +234,9 @@ constexpr const char *kKeepArray = "nn.keep";
 /// The per-utterance array that names utterances: Unicode code points,
 /// ragged with "nn.id.lengths" like a sequence input.
 constexpr const char *kIdArray = "nn.id";
+/// The normalization statistics `nn-data import --cmvn` writes into a
+/// directory of shards (nn::FeatureStats): not a shard.
+constexpr const char *kFeatureStatsFile = "cmvn.npz";
 
 /// Why `codePoints` is not an utterance id, or "" when it is one. An id is
 /// a non-empty sequence of Unicode scalar values (no surrogates, at most
