@@ -160,6 +160,8 @@ absl::Status StagePipeline::Impl::runTrain(Stage &stage,
 
   TrainOptions &options = trainer.mutableOptions();
   options.files = work.get();
+  if (!output.tensorboardDir.empty())
+    options.tensorboardDir = output.tensorboardDir + "/" + stage.name;
   if (hasCheckpoint) {
     options.resume = checkpoints;
   } else if (!stage.readInit.empty()) {

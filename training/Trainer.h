@@ -67,6 +67,10 @@ struct OutputOptions {
   /// (`"event": "resumed"`), as stage runs report events; a plain run's
   /// JSON holds steps and dev evaluations only (its contract).
   bool jsonEvents = false;
+  /// Stage runs: each train stage writes its TensorBoard scalars
+  /// (TrainOptions::tensorboardDir) to <tensorboardDir>/<stage name>, one
+  /// TensorBoard run per stage. Empty: none.
+  std::string tensorboardDir;
 };
 
 /// The owner of a directory a run writes into (a stage's work directory,

@@ -126,3 +126,20 @@ def test_unwritable_directory_is_an_error(tmp_path):
     assert result.returncode != 0
     assert "--tensorboard: cannot create" in result.stderr
     assert str(blocker / "tb") in result.stderr
+
+
+def test_stage_runs_write_one_tensorboard_run_per_train_stage(tmp_path):
+    # The stage file of test/Tools/nn-train-stages.mlir: train 'ctc', align,
+    # train 'ce' on the alignments, decode.
+    inputs = os.path.join(os.path.dirname(__file__), "..", "Tools", "Inputs", "stages")
+    for name in os.listdir(inputs):
+        (tmp_path / name).write_bytes(open(os.path.join(inputs, name), "rb").read())
+    nn_train("--stages", str(tmp_path / "stages.json"), "--tensorboard", str(tmp_path / "tb"))
+    assert sorted(os.listdir(tmp_path / "tb")) == ["ce", "ctc"]
+    expected = {"ctc": {"train/ctc", "dev/ctc"}, "ce": {"train/ce", "dev/ce", "dev/fer"}}
+    for stage, losses in expected.items():
+        accumulator = EventAccumulator(str(tmp_path / "tb" / stage))
+        accumulator.Reload()
+        tags = set(accumulator.Tags()["scalars"])
+        assert losses | {"train/lr", "train/grad_norm", "train/frames_per_second"} <= tags, stage
+        assert accumulator.Scalars("train/" + stage)[0].step == 1

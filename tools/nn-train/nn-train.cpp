@@ -319,15 +319,15 @@ int trainModel() {
 int runStages() {
   std::vector<std::string> conflicting = compileFlags.given();
   for (cl::Option *option : std::initializer_list<cl::Option *>{
-           &modelPath,     &emitArtifacts, &compileOnly,
-           &dataPath,      &devPath,       &synthetic,
-           &batchSize,     &maxFrames,     &noBucket,
-           &noShuffle,     &noise,         &taskClasses,
-           &devBatches,    &steps,         &epochs,
-           &epochSteps,    &seed,          &lr,
-           &onNonFinite,   &saveDir,       &saveEvery,
-           &keep,          &resume,        &initFrom,
-           &trainedLosses, &tensorboard})
+           &modelPath,    &emitArtifacts, &compileOnly,
+           &dataPath,     &devPath,       &synthetic,
+           &batchSize,    &maxFrames,     &noBucket,
+           &noShuffle,    &noise,         &taskClasses,
+           &devBatches,   &steps,         &epochs,
+           &epochSteps,   &seed,          &lr,
+           &onNonFinite,  &saveDir,       &saveEvery,
+           &keep,         &resume,        &initFrom,
+           &trainedLosses})
     if (option->getNumOccurrences())
       conflicting.push_back(option->ArgStr.empty()
                                 ? std::string("<model.mlir>")
@@ -344,6 +344,7 @@ int runStages() {
   if (!pipeline.ok())
     return fail(pipeline.status());
   training::OutputOptions output = outputOptions();
+  output.tensorboardDir = tensorboard;
   if (absl::Status status = (*pipeline)->prepare(output); !status.ok())
     return fail(status);
   training::installInterruptHandler();
