@@ -314,7 +314,8 @@ private:
   bool terminal_;
   bool started_ = false;
   std::chrono::steady_clock::time_point start_, shown_;
-  int64_t baseline_ = 0, shownTenth_ = -1;
+  // In a log, the first line comes after a tenth of the work.
+  int64_t baseline_ = 0, shownTenth_ = 0;
 };
 
 absl::Status convert() {
