@@ -1,5 +1,4 @@
-//===- ImportWork.cpp - The resumable part of nn-data import
-//---------------===//
+//===- ImportWork.cpp - The resumable part of nn-data import -------------===//
 
 #include "tools/nn-data/ImportWork.h"
 

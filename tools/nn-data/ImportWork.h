@@ -1,5 +1,4 @@
-//===- ImportWork.h - The resumable part of nn-data import -------*- C++
-//-*-===//
+//===- ImportWork.h - The resumable part of nn-data import --*- C++ -*-===//
 //
 // An import reads audio and computes features chunk by chunk: the
 // utterances of each run of kImportChunkJobs consecutive jobs are written
