@@ -808,17 +808,17 @@ TEST(ShardArraysTest, SplitUndoesConcatenate) {
   }
   EXPECT_TRUE(splitUtterances({}, "empty")->empty());
 
-  std::map<std::string, Tensor> short_ = shard;
-  short_["labels.lengths"].data<int32_t>()[3] = 9;
+  std::map<std::string, Tensor> tooShort = shard;
+  tooShort["labels.lengths"].data<int32_t>()[3] = 9;
   absl::StatusOr<std::vector<UtteranceArrays>> bad =
-      splitUtterances(short_, "bad.npz");
+      splitUtterances(tooShort, "bad.npz");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(
       bad.status().message(),
       "bad.npz: array 'labels' has fewer rows than its lengths add up to");
-  std::map<std::string, Tensor> long_ = shard;
-  long_["labels.lengths"].data<int32_t>()[3] = 1;
-  EXPECT_EQ(splitUtterances(long_, "bad.npz").status().message(),
+  std::map<std::string, Tensor> tooLong = shard;
+  tooLong["labels.lengths"].data<int32_t>()[3] = 1;
+  EXPECT_EQ(splitUtterances(tooLong, "bad.npz").status().message(),
             "bad.npz: array 'labels' has more rows than its lengths add up to");
   std::map<std::string, Tensor> count = shard;
   count["weight"] = Tensor::of<float>(DType::f32, {3}, {1, 2, 3});

@@ -311,8 +311,8 @@ namespace {
 /// The ids and features of an import, read from its work folder.
 std::vector<ImportedUtterance> readWork(const KaldiImport &imported) {
   std::vector<ImportedUtterance> utterances;
-  for (size_t c = 0; c < imported.chunks; ++c) {
-    auto chunk = imported.work->read(c);
+  for (size_t c = 0; c < imported.chunkIds.size(); ++c) {
+    auto chunk = imported.work->read(c, imported.chunkIds[c]);
     EXPECT_TRUE(chunk.ok()) << chunk.status().message();
     if (chunk.ok())
       for (ImportedUtterance &u : *chunk)
@@ -372,7 +372,7 @@ TEST_F(KaldiImportTest, ResumesFromTheWorkFolder) {
   options.threads = 2;
   auto check = [&](const KaldiImport &imported, int64_t reused) {
     EXPECT_EQ(imported.reused, reused);
-    EXPECT_EQ(imported.chunks, 3u);
+    EXPECT_EQ(imported.chunkIds.size(), 3u);
     EXPECT_EQ(imported.imported, (int64_t)n);
     EXPECT_TRUE(imported.utterances.empty());
     EXPECT_EQ(imported.problems, plain->problems);
@@ -420,6 +420,61 @@ TEST_F(KaldiImportTest, ResumesFromTheWorkFolder) {
   UtteranceArrays u0{{"features", plain->utterances[0].arrays.at("features")}};
   EXPECT_TRUE(sameArrays(now, u0));
 
+  // The arrays of a chunk gone, its outcomes there: imported again.
+  ASSERT_FALSE(llvm::sys::fs::remove(root + "/work/chunk-000001.npz"));
+  auto refilled = importKaldiDirectory(dir, options);
+  ASSERT_TRUE(refilled.ok()) << refilled.status().message();
+  EXPECT_EQ(refilled->reused, 5);
+
+  // An edited transcript (u3's, with the characters it has): its chunk is
+  // imported again with the new labels.
+  std::string edited;
+  for (const SpeechUtterance &u : task) {
+    std::string words;
+    for (const std::string &w : u.words)
+      words += " " + w;
+    if (u.id == task[3].id)
+      words += " " + u.words.front();
+    edited += u.id + words + "\n";
+  }
+  write(dir + "/text", edited + "gone a\n");
+  auto relabelled = importKaldiDirectory(dir, options);
+  ASSERT_TRUE(relabelled.ok()) << relabelled.status().message();
+  EXPECT_EQ(relabelled->reused, 5);
+  stored = readWork(*relabelled);
+  ASSERT_EQ(stored.size(), n);
+  EXPECT_GT(stored[3].arrays.at("labels").numElements(),
+            plain->utterances[3].arrays.at("labels").numElements());
+
+  // Arrays that are not the chunk's utterances (another chunk's): an error
+  // naming the file, not other utterances.
+  ASSERT_FALSE(llvm::sys::fs::copy_file(root + "/work/chunk-000000.npz",
+                                        root + "/work/chunk-000001.npz"));
+  auto mixed = importKaldiDirectory(dir, options);
+  ASSERT_TRUE(mixed.ok()) << mixed.status().message();
+  auto wrong = mixed->work->read(1, mixed->chunkIds[1]);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("chunk-000001.npz holds 3 "
+                                          "utterances, not the 3 its outcomes "
+                                          "list (first difference at position "
+                                          "0)"),
+            std::string::npos)
+      << wrong.status().message();
+
   ASSERT_TRUE(changed->work->remove().ok());
   EXPECT_FALSE(llvm::sys::fs::exists(root + "/work"));
+
+  // Chunks of one job: "gone" is a chunk whose every job is skipped, with
+  // no arrays; it is reused like the others.
+  options.chunkJobs = 1;
+  options.workDir = root + "/single";
+  auto single = importKaldiDirectory(dir, options);
+  ASSERT_TRUE(single.ok()) << single.status().message();
+  auto singleAgain = importKaldiDirectory(dir, options);
+  ASSERT_TRUE(singleAgain.ok()) << singleAgain.status().message();
+  EXPECT_EQ(singleAgain->reused, (int64_t)n + 1);
+  EXPECT_EQ(singleAgain->problems, plain->problems);
+  ASSERT_EQ(singleAgain->chunkIds.size(), n + 1);
+  EXPECT_TRUE(singleAgain->chunkIds.back().empty());
+  EXPECT_EQ(readWork(*singleAgain).size(), n);
 }

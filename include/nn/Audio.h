@@ -29,7 +29,8 @@ namespace nn {
 struct AudioReadOptions {
   /// The rate the samples are returned at, in Hz; 0 keeps the file's rate.
   int sampleRate = 16000;
-  /// A file at another rate is resampled (resampleAudio) when true, and is an error naming both rates when false.
+  /// A file at another rate is resampled (resampleAudio) when true, and is an
+  /// error naming both rates when false.
   bool resample = true;
   /// The channel returned from a multi-channel file, counted from 0; -1
   /// means the file must be mono, and a multi-channel file is an error.

@@ -60,6 +60,11 @@ absl::StatusOr<std::vector<float>> convert(absl::Span<const float> samples,
                        out.data(), out.size(), &made, &io, &quality, &runtime))
     return absl::InternalError(what + ": failed to " + conversion + ": " +
                                error);
+  if (used != samples.size())
+    return absl::InternalError(what + ": failed to " + conversion +
+                               ": libsoxr took " + std::to_string(used) +
+                               " of " + std::to_string(samples.size()) +
+                               " samples");
   out.resize(made);
   return out;
 }

@@ -8,6 +8,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -59,7 +60,7 @@ ImportWork::reuse(size_t index, uint64_t fingerprint) const {
     return std::nullopt;
   };
   std::ifstream in(outcomes, std::ios::binary);
-  if (!in || !llvm::sys::fs::exists(arrays))
+  if (!in)
     return discard();
   std::string line;
   if (!std::getline(in, line) || line != kOutcomesHeader ||
@@ -78,6 +79,10 @@ ImportWork::reuse(size_t index, uint64_t fingerprint) const {
     else
       return discard();
   }
+  // A chunk that imported anything has its arrays file.
+  for (const JobOutcome &outcome : result)
+    if (outcome.problem.empty() && !llvm::sys::fs::exists(arrays))
+      return discard();
   return result;
 }
 
@@ -94,11 +99,15 @@ absl::Status ImportWork::write(size_t index, uint64_t fingerprint,
         DType::i32, {(int64_t)codePoints->size()}, *codePoints);
     utterances.push_back(std::move(u.arrays));
   }
-  // The arrays first: the outcomes file is what marks a chunk complete.
-  if (absl::Status status =
-          writeNpz(path(index, "npz"),
-                   concatenateUtterances(utterances, 0, utterances.size()));
-      !status.ok())
+  // The arrays first: the outcomes file is what marks a chunk complete. A
+  // chunk whose every job was skipped has no arrays (an archive without
+  // arrays is not a valid .npz).
+  if (utterances.empty())
+    llvm::sys::fs::remove(path(index, "npz"));
+  else if (absl::Status status = writeNpz(
+               path(index, "npz"),
+               concatenateUtterances(utterances, 0, utterances.size()));
+           !status.ok())
     return status;
   std::string text =
       std::string(kOutcomesHeader) + "\nfingerprint " + hex(fingerprint) + "\n";
@@ -111,7 +120,9 @@ absl::Status ImportWork::write(size_t index, uint64_t fingerprint,
 }
 
 absl::StatusOr<std::vector<ImportedUtterance>>
-ImportWork::read(size_t index) const {
+ImportWork::read(size_t index, const std::vector<std::string> &ids) const {
+  if (ids.empty())
+    return std::vector<ImportedUtterance>();
   std::map<std::string, Tensor> arrays;
   std::string file = path(index, "npz");
   if (absl::Status status = readNpz(file, arrays); !status.ok())
@@ -132,6 +143,14 @@ ImportWork::read(size_t index) const {
     u.erase(id);
     utterances.push_back({std::move(text), std::move(u)});
   }
+  for (size_t i = 0; i < std::max(ids.size(), utterances.size()); ++i)
+    if (i >= ids.size() || i >= utterances.size() || ids[i] != utterances[i].id)
+      return absl::InvalidArgumentError(
+          file + " holds " + std::to_string(utterances.size()) +
+          " utterances, not the " + std::to_string(ids.size()) +
+          " its outcomes list (first difference at position " +
+          std::to_string(i) + "); remove the work folder '" + dir_ +
+          "' and import again");
   return utterances;
 }
 

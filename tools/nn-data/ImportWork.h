@@ -49,6 +49,7 @@ public:
   /// Opens (creating) the folder `dir`.
   static absl::StatusOr<ImportWork> open(const std::string &dir);
 
+  /// The folder's path.
   const std::string &dir() const { return dir_; }
 
   /// The outcomes of chunk `index` when its files are complete and were
@@ -57,15 +58,17 @@ public:
   /// taken for this one's.
   std::optional<std::vector<JobOutcome>> reuse(size_t index,
                                                uint64_t fingerprint) const;
-  /// Writes chunk `index`: `utterances` (the imported jobs, in order, ids
-  /// as nn.id arrays) first, then `outcomes` (one per job) with the
-  /// fingerprint, which mark the chunk complete.
+  /// Writes chunk `index`: `imported` (the imported jobs, in order, ids
+  /// as nn.id arrays; no arrays file when none is) first, then `outcomes`
+  /// (one per job) with the fingerprint, which mark the chunk complete.
   absl::Status write(size_t index, uint64_t fingerprint,
                      const std::vector<JobOutcome> &outcomes,
-                     std::vector<ImportedUtterance> utterances) const;
-  /// The utterances of a complete chunk (its outcomes come from reuse or
-  /// write); errors name the file.
-  absl::StatusOr<std::vector<ImportedUtterance>> read(size_t index) const;
+                     std::vector<ImportedUtterance> imported) const;
+  /// The utterances of a complete chunk, which must be `ids` in order (the
+  /// imported jobs of its outcomes): InvalidArgument naming the file when
+  /// the arrays file holds others, as when two imports wrote one folder.
+  absl::StatusOr<std::vector<ImportedUtterance>>
+  read(size_t index, const std::vector<std::string> &ids) const;
   /// Removes the folder and everything in it.
   absl::Status remove() const;
 

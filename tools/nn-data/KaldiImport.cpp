@@ -87,6 +87,11 @@ struct Job {
   double speed = 1.0;
 };
 
+/// Names the code that turns audio into features (resampler, filterbank):
+/// chunks written by other code are not reused. Change it whenever their
+/// output changes.
+constexpr const char *kFeatureVersion = "features 2 (libsoxr hq 0.97)";
+
 /// A chunk of jobs being imported (ImportWork.h).
 struct ChunkState {
   size_t begin = 0, end = 0; // its jobs
@@ -104,7 +109,8 @@ struct ChunkState {
 /// replaced in place is imported again).
 uint64_t chunkFingerprint(const std::vector<Job> &jobs, size_t begin,
                           size_t end, const KaldiImportOptions &options) {
-  std::string key = "rate " + std::to_string(options.sampleRate) + " bins " +
+  std::string key = std::string(kFeatureVersion) + " rate " +
+                    std::to_string(options.sampleRate) + " bins " +
                     std::to_string(options.numMelBins) + "\n";
   auto number = [](double value) {
     char text[32];
@@ -113,8 +119,8 @@ uint64_t chunkFingerprint(const std::vector<Job> &jobs, size_t begin,
   };
   for (size_t i = begin; i < end; ++i) {
     const Job &job = jobs[i];
-    key += job.id + "\t" + job.path + "\t" + std::to_string(job.channel) +
-           "\t" + number(job.speed);
+    key += job.id + "\t" + job.where + "\t" + job.path + "\t" +
+           std::to_string(job.channel) + "\t" + number(job.speed);
     if (job.segment)
       key += "\t" + number(job.segment->start) + " " + number(job.segment->end);
     key += "\tlabels";
@@ -573,7 +579,7 @@ importSources(ImportSources sources, const KaldiImportOptions &options,
   }
 
   std::atomic<size_t> next{0};
-  std::atomic<int64_t> done{reused};
+  int64_t done = reused; // under `mutex`
   std::atomic<bool> failed{false};
   std::mutex mutex; // progress calls and `error`
   absl::Status error;
@@ -613,11 +619,11 @@ importSources(ImportSources sources, const KaldiImportOptions &options,
           }
         }
       }
-      int64_t finished = ++done;
-      if (progress) {
-        std::lock_guard<std::mutex> lock(mutex);
-        progress(finished, (int64_t)jobs.size());
-      }
+      // Counted under the lock, so that progress sees counts in order.
+      std::lock_guard<std::mutex> lock(mutex);
+      ++done;
+      if (progress)
+        progress(done, (int64_t)jobs.size());
     }
   };
   std::vector<std::thread> workers;
@@ -630,9 +636,11 @@ importSources(ImportSources sources, const KaldiImportOptions &options,
     return error;
 
   for (ChunkState &chunk : chunks) {
+    std::vector<std::string> &ids = result.chunkIds.emplace_back();
     for (const JobOutcome &outcome : chunk.outcomes) {
       if (outcome.problem.empty()) {
         ++result.imported;
+        ids.push_back(outcome.id);
         continue;
       }
       result.problems.push_back(outcome.problem);
@@ -641,7 +649,8 @@ importSources(ImportSources sources, const KaldiImportOptions &options,
     for (ImportedUtterance &u : chunk.utterances)
       result.utterances.push_back(std::move(u));
   }
-  result.chunks = chunkCount;
+  if (!workFolder)
+    result.chunkIds.clear();
   result.reused = reused;
   result.work = std::move(workFolder);
   return result;

@@ -103,10 +103,11 @@ struct KaldiImportOptions {
 
 struct KaldiImport {
   /// In the corpus's order: without a work folder, the utterances;
-  /// with one, the folder and how many chunks hold them (ImportWork::read).
+  /// with one, the folder and the ids each of its chunks holds
+  /// (ImportWork::read).
   std::vector<ImportedUtterance> utterances;
   std::optional<ImportWork> work;
-  size_t chunks = 0;
+  std::vector<std::vector<std::string>> chunkIds;
   /// Utterances imported (in `utterances` or the chunks).
   int64_t imported = 0;
   /// Jobs whose chunk a previous run had finished.

@@ -254,7 +254,8 @@ private:
   std::string first_, last_;
 };
 
-/// Writes `items` (with their nn.id arrays) as shards (ShardWriter).
+/// Writes `items` (with their nn.id arrays) as shards (ShardWriter),
+/// moving them out of `items`.
 absl::Status writeShards(const std::vector<std::string> &ids,
                          std::vector<nn::UtteranceArrays> &items) {
   ShardWriter writer;
@@ -613,9 +614,9 @@ absl::Status import() {
   auto forEachUtterance =
       [&](const std::function<absl::Status(nn::data::ImportedUtterance &)>
               &visit) -> absl::Status {
-    for (size_t c = 0; c < imported->chunks; ++c) {
+    for (size_t c = 0; c < imported->chunkIds.size(); ++c) {
       absl::StatusOr<std::vector<nn::data::ImportedUtterance>> chunk =
-          imported->work->read(c);
+          imported->work->read(c, imported->chunkIds[c]);
       if (!chunk.ok())
         return chunk.status();
       for (nn::data::ImportedUtterance &u : *chunk)
