@@ -104,9 +104,10 @@ struct ChunkState {
   std::vector<ImportedUtterance> utterances;
 };
 
-/// What decides the arrays of jobs [begin, end): the feature options,
-/// each job, and the size and modification time of its audio file (a file
-/// replaced in place is imported again).
+/// What decides the arrays and outcomes of jobs [begin, end): the feature
+/// code's version and options, each job (where it is listed, so that
+/// reused messages name the right line), and the size and modification
+/// time of its audio file (a file replaced in place is imported again).
 uint64_t chunkFingerprint(const std::vector<Job> &jobs, size_t begin,
                           size_t end, const KaldiImportOptions &options) {
   std::string key = std::string(kFeatureVersion) + " rate " +
