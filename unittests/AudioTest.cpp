@@ -56,6 +56,25 @@ Audio readOrDie(const std::string &name, AudioReadOptions options = {}) {
   return audio.ok() ? *audio : Audio();
 }
 
+/// `n` samples of a sine of amplitude 0.5 and frequency `hz` at `rate`.
+std::vector<float> sine(double hz, int rate, size_t n) {
+  std::vector<float> samples(n);
+  for (size_t i = 0; i < n; ++i)
+    samples[i] = 0.5f * (float)std::sin(2 * M_PI * hz * i / rate);
+  return samples;
+}
+
+/// The largest difference between `samples` (at `rate`) and that sine,
+/// leaving out a tenth of a second at either end (filter edges).
+double worstAgainstSine(const std::vector<float> &samples, double hz,
+                        int rate) {
+  double worst = 0;
+  for (size_t i = rate / 10; i + rate / 10 < samples.size(); ++i)
+    worst = std::max(
+        worst, std::abs(samples[i] - 0.5 * std::sin(2 * M_PI * hz * i / rate)));
+  return worst;
+}
+
 AudioReadOptions fileRate() {
   AudioReadOptions options;
   options.sampleRate = 0;
@@ -182,20 +201,14 @@ TEST(Audio, ResamplingKeepsASine) {
   // A 440 Hz sine at 8 kHz brought to 16 kHz and to 22.05 kHz must be the
   // same sine sampled at the new rate, away from the ends.
   const int fromRate = 8000;
-  std::vector<float> samples(8000);
-  for (size_t i = 0; i < samples.size(); ++i)
-    samples[i] = 0.5f * (float)std::sin(2 * M_PI * 440.0 * i / fromRate);
+  std::vector<float> samples = sine(440, fromRate, 8000);
   for (int toRate : {16000, 22050}) {
     absl::StatusOr<std::vector<float>> out =
         resampleAudio(samples, fromRate, toRate, "sine");
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_NEAR((double)out->size(), (double)toRate, 2.0);
-    double worst = 0;
-    for (size_t i = toRate / 10; i < out->size() - toRate / 10; ++i)
-      worst = std::max(
-          worst,
-          std::abs((*out)[i] - 0.5 * std::sin(2 * M_PI * 440.0 * i / toRate)));
-    EXPECT_LT(worst, 1e-3) << "to " << toRate << " Hz";
+    EXPECT_LT(worstAgainstSine(*out, 440, toRate), 1e-3)
+        << "to " << toRate << " Hz";
   }
   absl::StatusOr<std::vector<float>> bad =
       resampleAudio(samples, fromRate, 0, "sine");
@@ -210,25 +223,16 @@ TEST(Audio, ResamplingKeepsASine) {
 // aliasing to 7 kHz.
 TEST(Audio, ResamplingKeepsTheBandAndRemovesWhatWouldAlias) {
   const int fromRate = 22050, toRate = 16000;
-  auto sine = [](double hz, int rate, size_t n) {
-    std::vector<float> samples(n);
-    for (size_t i = 0; i < n; ++i)
-      samples[i] = 0.5f * (float)std::sin(2 * M_PI * hz * i / rate);
-    return samples;
-  };
   absl::StatusOr<std::vector<float>> kept =
       resampleAudio(sine(7500, fromRate, fromRate), fromRate, toRate, "7.5k");
   ASSERT_TRUE(kept.ok()) << kept.status();
-  std::vector<float> expected = sine(7500, toRate, kept->size());
-  double worst = 0, power = 0;
+  double power = 0;
   size_t from = toRate / 10, to = kept->size() - toRate / 10;
-  for (size_t i = from; i < to; ++i) {
-    worst = std::max(worst, (double)std::abs((*kept)[i] - expected[i]));
+  for (size_t i = from; i < to; ++i)
     power += (double)(*kept)[i] * (*kept)[i];
-  }
   double rms = std::sqrt(power / (double)(to - from));
   EXPECT_NEAR(20 * std::log10(rms / (0.5 / std::sqrt(2.0))), 0.0, 0.1);
-  EXPECT_LT(worst, 1e-2);
+  EXPECT_LT(worstAgainstSine(*kept, 7500, toRate), 1e-2);
 
   absl::StatusOr<std::vector<float>> removed =
       resampleAudio(sine(9000, fromRate, fromRate), fromRate, toRate, "9k");
@@ -243,20 +247,14 @@ TEST(Audio, ResamplingKeepsTheBandAndRemovesWhatWouldAlias) {
 // sine of 396 and 484 Hz at the same rate, 1/0.9 and 1/1.1 times as long.
 TEST(Audio, ChangingTheSpeedScalesDurationAndPitch) {
   const int rate = 16000;
-  std::vector<float> samples(16000);
-  for (size_t i = 0; i < samples.size(); ++i)
-    samples[i] = 0.5f * (float)std::sin(2 * M_PI * 440.0 * i / rate);
+  std::vector<float> samples = sine(440, rate, 16000);
   for (double factor : {0.9, 1.1}) {
     absl::StatusOr<std::vector<float>> out =
         changeSpeed(samples, factor, "sine");
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_NEAR((double)out->size(), samples.size() / factor, 2.0);
-    double pitch = 440.0 * factor, worst = 0;
-    for (size_t i = rate / 10; i < out->size() - rate / 10; ++i)
-      worst = std::max(
-          worst,
-          std::abs((*out)[i] - 0.5 * std::sin(2 * M_PI * pitch * i / rate)));
-    EXPECT_LT(worst, 1e-3) << "factor " << factor;
+    EXPECT_LT(worstAgainstSine(*out, 440 * factor, rate), 1e-3)
+        << "factor " << factor;
   }
   absl::StatusOr<std::vector<float>> same = changeSpeed(samples, 1.0, "sine");
   ASSERT_TRUE(same.ok());

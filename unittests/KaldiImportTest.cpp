@@ -10,6 +10,7 @@
 
 #include "tools/nn-data/KaldiImport.h"
 #include "tools/nn-data/SpeechTask.h"
+#include "unittests/SynthesizedTaskTest.h"
 
 #include "nn/ErrorRate.h"
 
@@ -26,23 +27,9 @@ using namespace nn::data;
 
 namespace {
 
-class KaldiImportTest : public ::testing::Test {
+class KaldiImportTest : public SynthesizedTaskTest {
 protected:
-  void SetUp() override {
-    llvm::SmallString<128> path;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("nn-import", path));
-    root = path.str().str();
-    SpeechTaskOptions o;
-    o.trainUtterances = 5;
-    o.devUtterances = o.testUtterances = 1;
-    o.devVariants = o.testVariants = 1;
-    o.maxWords = 3;
-    o.seed = 11;
-    auto made = synthesizeSpeechTask(root + "/task", o);
-    ASSERT_TRUE(made.ok()) << made.status().message();
-    task = *made;
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(root); }
+  KaldiImportTest() : SynthesizedTaskTest(/*trainUtterances=*/5, /*seed=*/11) {}
 
   static void write(const std::string &path, const std::string &text) {
     std::ofstream(path, std::ios::binary) << text;
@@ -53,13 +40,6 @@ protected:
     s << in.rdbuf();
     return s.str();
   }
-  /// The path of utterance `id`'s WAV file.
-  std::string wav(const std::string &id) const {
-    return root + "/task/wav/" + id + ".wav";
-  }
-
-  std::string root;
-  std::vector<SpeechUtterance> task;
 };
 
 TEST_F(KaldiImportTest, FeaturesFollowTheAudioAndLabelsSpellTheText) {
@@ -71,13 +51,9 @@ TEST_F(KaldiImportTest, FeaturesFollowTheAudioAndLabelsSpellTheText) {
       Vocabulary::fromTokens(imported->tokens, "tokens");
   ASSERT_TRUE(vocabulary.ok()) << vocabulary.status().message();
   EXPECT_EQ(imported->tokens[0], kBlankToken);
-  std::map<std::string, std::string> text;
-  for (const SpeechUtterance &u : task) {
-    std::string words;
-    for (const std::string &w : u.words)
-      words += (words.empty() ? "" : " ") + w;
-    text[u.id] = words;
-  }
+  std::map<std::string, std::string> transcripts;
+  for (const SpeechUtterance &u : task)
+    transcripts[u.id] = text(u);
   for (const ImportedUtterance &u : imported->utterances) {
     const Tensor &features = u.arrays.at("features");
     const Tensor &labels = u.arrays.at("labels");
@@ -96,7 +72,7 @@ TEST_F(KaldiImportTest, FeaturesFollowTheAudioAndLabelsSpellTheText) {
                            labels.data<int32_t>() + labels.numElements());
     auto words = vocabulary->text(l);
     ASSERT_TRUE(words.ok());
-    EXPECT_EQ(*words, text.at(u.id)) << u.id;
+    EXPECT_EQ(*words, transcripts.at(u.id)) << u.id;
   }
   // More threads, the same arrays.
   KaldiImportOptions two;
@@ -344,20 +320,17 @@ bool sameArrays(const UtteranceArrays &a, const UtteranceArrays &b) {
 TEST_F(KaldiImportTest, ResumesFromTheWorkFolder) {
   std::string dir = root + "/resume";
   ASSERT_FALSE(llvm::sys::fs::create_directories(dir + "/wav"));
-  std::string scp, text;
+  std::string scp, lines;
   for (const SpeechUtterance &u : task) {
     ASSERT_FALSE(
         llvm::sys::fs::copy_file(wav(u.id), dir + "/wav/" + u.id + ".wav"));
     scp += u.id + " " + dir + "/wav/" + u.id + ".wav\n";
-    std::string words;
-    for (const std::string &w : u.words)
-      words += " " + w;
-    text += u.id + words + "\n";
+    lines += u.id + " " + text(u) + "\n";
   }
   scp += "gone " + dir + "/wav/gone.wav\n";
-  text += "gone a\n";
+  lines += "gone a\n";
   write(dir + "/wav.scp", scp);
-  write(dir + "/text", text);
+  write(dir + "/text", lines);
 
   KaldiImportOptions inMemory;
   auto plain = importKaldiDirectory(dir, inMemory);
@@ -429,14 +402,9 @@ TEST_F(KaldiImportTest, ResumesFromTheWorkFolder) {
   // An edited transcript (u3's, with the characters it has): its chunk is
   // imported again with the new labels.
   std::string edited;
-  for (const SpeechUtterance &u : task) {
-    std::string words;
-    for (const std::string &w : u.words)
-      words += " " + w;
-    if (u.id == task[3].id)
-      words += " " + u.words.front();
-    edited += u.id + words + "\n";
-  }
+  for (const SpeechUtterance &u : task)
+    edited += u.id + " " + text(u) +
+              (u.id == task[3].id ? " " + u.words.front() : "") + "\n";
   write(dir + "/text", edited + "gone a\n");
   auto relabelled = importKaldiDirectory(dir, options);
   ASSERT_TRUE(relabelled.ok()) << relabelled.status().message();

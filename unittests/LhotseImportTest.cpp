@@ -9,6 +9,7 @@
 
 #include "tools/nn-data/LhotseImport.h"
 #include "tools/nn-data/SpeechTask.h"
+#include "unittests/SynthesizedTaskTest.h"
 
 #include "nn/Audio.h"
 
@@ -25,34 +26,15 @@ using namespace nn::data;
 
 namespace {
 
-class LhotseImportTest : public ::testing::Test {
+class LhotseImportTest : public SynthesizedTaskTest {
 protected:
+  LhotseImportTest() : SynthesizedTaskTest(/*trainUtterances=*/4, /*seed=*/7) {}
+
   void SetUp() override {
-    llvm::SmallString<128> path;
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("nn-lhotse", path));
-    root = path.str().str();
-    SpeechTaskOptions o;
-    o.trainUtterances = 4;
-    o.devUtterances = o.testUtterances = 1;
-    o.devVariants = o.testVariants = 1;
-    o.maxWords = 3;
-    o.seed = 7;
-    auto made = synthesizeSpeechTask(root + "/task", o);
-    ASSERT_TRUE(made.ok()) << made.status().message();
-    for (const SpeechUtterance &u : *made)
+    SynthesizedTaskTest::SetUp();
+    for (const SpeechUtterance &u : task)
       if (u.split == "train")
         train.push_back(u);
-  }
-  void TearDown() override { llvm::sys::fs::remove_directories(root); }
-
-  std::string wav(const std::string &id) const {
-    return root + "/task/wav/" + id + ".wav";
-  }
-  static std::string text(const SpeechUtterance &u) {
-    std::string words;
-    for (const std::string &w : u.words)
-      words += (words.empty() ? "" : " ") + w;
-    return words;
   }
   double seconds(const std::string &id) const {
     AudioReadOptions keep;
@@ -80,7 +62,6 @@ protected:
            ", \"channel_ids\": [0]}, \"type\": \"MonoCut\"}\n";
   }
 
-  std::string root;
   std::vector<SpeechUtterance> train;
 };
 
