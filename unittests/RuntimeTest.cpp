@@ -357,6 +357,23 @@ TEST(OneDnnGemmTest, ComputesTheProductAndNamesTheOpWhenRejected) {
       << call.error;
 }
 
+/// A product with an empty sum (K = 0: a weight gradient over a batch with
+/// no real frame) is C = beta C, as BLAS defines it: zero for beta = 0,
+/// whatever C held before, and C scaled otherwise.
+TEST(OneDnnGemmTest, AnEmptySumScalesC) {
+  std::vector<float> c{std::nanf(""), 7.0f, -2.0f, 1.5f};
+  float unused = 0.0f;
+  nn_cpu_sgemm("nn.linear_grad_weight", 101, 112, 111, 2, 2, 0, 1.0f,
+               (int64_t)&unused, 2, (int64_t)&unused, 2, 0.0f,
+               (int64_t)c.data(), 2);
+  EXPECT_EQ(c, std::vector<float>(4, 0.0f));
+  c = {1.0f, 2.0f, 3.0f, 4.0f};
+  nn_cpu_sgemm("nn.linear_grad_weight", 101, 112, 111, 2, 2, 0, 1.0f,
+               (int64_t)&unused, 2, (int64_t)&unused, 2, 0.5f,
+               (int64_t)c.data(), 2);
+  EXPECT_EQ(c, (std::vector<float>{0.5f, 1.0f, 1.5f, 2.0f}));
+}
+
 TEST(AllocatorTest, LargeBlocksAreReusedSmallOnesAreNot) {
   nn::runtime::releaseCachedBlocks();
   size_t large = nn::runtime::kCachedBlockBytes * 2;

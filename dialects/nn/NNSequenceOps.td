@@ -55,9 +55,12 @@ def NN_LstmWithTapeOp : NN_SequenceMixingOp<"lstm_with_tape", [
     Computes `nn.lstm`'s result from the same operands and direction, and
     `tape` `[B, T, D * 6H]` (D = 2 for `bidirectional`, else 1): per
     direction, six blocks of H features per frame, the cell state, the
-    gate activations i, f, g, o and the output h, zero on padded frames.
-    The backward direction's blocks are in its own step order (frame t is
-    its step t, over each sequence reversed within its length). Only
+    gate activations i, f, g, o and the output h. Its layout is the
+    lowering's own: with the `B x T` axes read as one axis of rows, the
+    first N rows (N real frames) hold the frames in the LSTM's step order
+    (the sequences sorted by length, longest first; step s holds those
+    longer than s, and a backward direction's step s of a sequence is its
+    frame len - 1 - s); the other rows are never written or read. Only
     `nn-save-lstm-tape` creates it, after `nn-autodiff`, to hand the tape
     to the `nn.lstm_grad` of the same operands instead of recomputing the
     forward there (docs/autodiff.md).

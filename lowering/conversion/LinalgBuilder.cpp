@@ -680,3 +680,62 @@ Value LinalgBuilder::concatFeatures(ValueRange parts,
   }
   return result;
 }
+
+Value mlir::nn::toRows(OpBuilder &b, Location loc, Value value,
+                       unsigned positions) {
+  auto type = cast<RankedTensorType>(value.getType());
+  unsigned rank = type.getRank();
+  if (positions == 1)
+    return value;
+  if (positions == 0) {
+    SmallVector<int64_t> shape{1};
+    shape.append(type.getShape().begin(), type.getShape().end());
+    SmallVector<ReassociationIndices> groups;
+    if (rank == 0) {
+      groups = {};
+    } else {
+      groups.push_back({0, 1});
+      for (unsigned i = 1; i < rank; ++i)
+        groups.push_back({(int64_t)i + 1});
+    }
+    return b.create<tensor::ExpandShapeOp>(
+        loc, RankedTensorType::get(shape, type.getElementType()), value,
+        groups);
+  }
+  SmallVector<ReassociationIndices> groups;
+  ReassociationIndices rows;
+  for (unsigned i = 0; i < positions; ++i)
+    rows.push_back(i);
+  groups.push_back(rows);
+  for (unsigned i = positions; i < rank; ++i)
+    groups.push_back({(int64_t)i});
+  return b.create<tensor::CollapseShapeOp>(loc, value, groups);
+}
+
+Value mlir::nn::fromRows(OpBuilder &b, Location loc, Value rows,
+                         unsigned positions, ArrayRef<OpFoldResult> shape) {
+  auto type = cast<RankedTensorType>(rows.getType());
+  if (positions == 1)
+    return rows;
+  SmallVector<int64_t> staticShape;
+  SmallVector<Value> dynamic;
+  dispatchIndexOpFoldResults(shape, dynamic, staticShape);
+  auto resultType = RankedTensorType::get(staticShape, type.getElementType());
+  if (positions == 0) {
+    SmallVector<ReassociationIndices> groups;
+    if (type.getRank() > 1) {
+      groups.push_back({0, 1});
+      for (unsigned i = 2; i < type.getRank(); ++i)
+        groups.push_back({(int64_t)i - 1});
+    }
+    return b.create<tensor::CollapseShapeOp>(loc, resultType, rows, groups);
+  }
+  // tensor.reshape, not expand_shape: bufferizing an expand_shape with two
+  // dynamic sizes in one group crashes in MLIR 19 (the memref op is rebuilt
+  // without its output shape; docs/lowering.md, "Decisions").
+  SmallVector<Value> extents;
+  for (OpFoldResult size : shape)
+    extents.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
+  Value shapeTensor = b.create<tensor::FromElementsOp>(loc, extents);
+  return b.create<tensor::ReshapeOp>(loc, resultType, rows, shapeTensor);
+}

@@ -124,6 +124,13 @@ class LinalgBuilder;
 /// roots, and again after a producer binds a computed dim.
 void deriveBoundDims(LinalgBuilder &b, BoundDims &dims);
 
+/// Flattens the leading `positions` axes of `value` into one row axis (or
+/// adds one when there are none).
+Value toRows(OpBuilder &b, Location loc, Value value, unsigned positions);
+/// The inverse of toRows: `rows` [R, F...] back to `shape` [P..., F...].
+Value fromRows(OpBuilder &b, Location loc, Value rows, unsigned positions,
+               ArrayRef<OpFoldResult> shape);
+
 /// Builds tensor/linalg IR at one location, reading sizes of named axes
 /// from the bound dims.
 class LinalgBuilder {

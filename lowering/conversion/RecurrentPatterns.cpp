@@ -1,9 +1,12 @@
 //===- RecurrentPatterns.cpp - recurrent layers to scf loops --------------===//
 //
-// A recurrence becomes an scf.for over time: one GEMM projects every
-// frame's input at once, and each step updates only the sequences still
-// running (t < len). The backward direction runs on each sequence reversed
-// within its own length, so padding never enters the state.
+// An LSTM runs on real frames only, in the order of PyTorch's packed
+// sequences and cuDNN's packed layout (StepOrder below): the sequences
+// sorted by length, longest first, each time step's frames contiguous rows
+// of only the sequences still running. One GEMM projects the input of every
+// real frame; each step's recurrent GEMM and gate update cover the running
+// sequences alone; the backward direction starts each sequence at its own
+// last frame. Padded frames are never read, and outputs there are zero.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,119 +25,383 @@ using utils::IteratorType;
 
 namespace {
 
-/// y[b, t] = x[b, len(b) - 1 - t] for t < len(b), else 0.
-Value reverseWithinLengths(LinalgBuilder &lb, Value x, Value lengths) {
+/// Rows [start, start + count) and features [offset, offset + width) of a
+/// 2-D tensor.
+Value sliceRows(LinalgBuilder &lb, Value x, OpFoldResult start,
+                OpFoldResult count, int64_t offset, int64_t width) {
+  OpBuilder &b = lb.getBuilder();
+  auto type = RankedTensorType::get(
+      {ShapedType::kDynamic, width},
+      cast<RankedTensorType>(x.getType()).getElementType());
+  return b.create<tensor::ExtractSliceOp>(
+      lb.getLoc(), type, x,
+      ArrayRef<OpFoldResult>{start, b.getIndexAttr(offset)},
+      ArrayRef<OpFoldResult>{count, b.getIndexAttr(width)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+}
+
+/// `part` [R, W] written into the 2-D `into` from row `start` and feature
+/// `offset` on.
+Value insertRows(LinalgBuilder &lb, Value part, Value into, OpFoldResult start,
+                 int64_t offset = 0) {
   OpBuilder &b = lb.getBuilder();
   Location loc = lb.getLoc();
-  auto type = cast<RankedTensorType>(x.getType());
-  unsigned rank = type.getRank();
-  Value init =
-      lb.empty(tensor::getMixedSizes(b, loc, x), type.getElementType());
-  AffineMap identity = b.getMultiDimIdentityMap(rank);
-  AffineMap batch = AffineMap::get(rank, 0, b.getAffineDimExpr(0));
-  return lb.generic(type, lengths, init, {batch, identity},
-                    SmallVector<IteratorType>(rank, IteratorType::parallel),
+  int64_t width = cast<RankedTensorType>(part.getType()).getDimSize(1);
+  return b.create<tensor::InsertSliceOp>(
+      loc, part, into, ArrayRef<OpFoldResult>{start, b.getIndexAttr(offset)},
+      ArrayRef<OpFoldResult>{tensor::getMixedSize(b, loc, part, 0),
+                             b.getIndexAttr(width)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
+}
+
+Value toI32(Scalar &s, Value index) {
+  return s.b.create<arith::IndexCastOp>(s.loc, s.b.getI32Type(), index);
+}
+
+/// The order in which an LSTM visits the frames of a padded batch: that of
+/// PyTorch's PackedSequence and cuDNN's packed layout. The sequences are
+/// sorted by length, longest first (ties in batch order); step s holds
+/// the A(s) sequences longer than s, as rows [start(s), start(s) + A(s))
+/// of an [N, ...] tensor in that sorted order, N being the real frames.
+/// A direction's step s of a sequence of length L is its frame s (forward)
+/// or L - 1 - s (backward, so each sequence starts at its own end). As A(s)
+/// never grows, the sequences running at step s are the first A(s) of the
+/// sorted order: the recurrent state is a [B, H] tensor whose leading A(s)
+/// rows a step reads and writes, and a step's input, output and tape rows
+/// are contiguous.
+class StepOrder {
+public:
+  StepOrder(LinalgBuilder &lb, Value lengths, OpFoldResult batch,
+            OpFoldResult time);
+
+  OpFoldResult getBatch() const { return batch; }
+  /// The number of steps (the longest length) and of rows (N), as index.
+  Value getSteps() const { return steps; }
+  Value getRows() const { return rows; }
+  /// The first row of `step` (an index in [0, steps]).
+  Value stepStart(Scalar &s, Value step) const {
+    return s.toIndex(s.b.create<tensor::ExtractOp>(s.loc, starts, step));
+  }
+
+  /// Features [offset, offset + width) of x [B, T, F] as [N, width] rows
+  /// in a direction's order; padded frames are not read.
+  Value gather(LinalgBuilder &lb, Value x, bool reversed, int64_t offset,
+               int64_t width);
+
+  /// One direction's rows [N, W] for `scatter`, landing at features
+  /// [offset, offset + W) of the padded result.
+  struct Part {
+    Value rows;
+    bool reversed;
+    int64_t offset;
+  };
+  /// A padded [B, T, F] from rows in step order, zero on padded frames:
+  /// the parts side by side (`sum` false) or added up (`sum` true; every
+  /// part then spans all F features).
+  Value scatter(LinalgBuilder &lb, ArrayRef<Part> parts, int64_t features,
+                bool sum) const;
+
+  /// Features [offset, offset + width) of `rows` [N, ...] one step earlier
+  /// of the same sequence: zero at its step 0.
+  Value previousStep(LinalgBuilder &lb, Value rows, int64_t offset,
+                     int64_t width) const;
+
+private:
+  /// [N] i32: the row of the collapsed padded [B * T, ...] tensor that
+  /// each row of a direction's order holds; built once per direction.
+  Value sourceRows(LinalgBuilder &lb, bool reversed);
+
+  OpFoldResult batch, time;
+  /// [B] i32: the lengths; each sequence's place in the sorted order; the
+  /// sequence at each place.
+  Value lengths, place, sequenceAt;
+  /// [T + 1] i32: start(s), start(T) = N.
+  Value starts;
+  /// [N] i32: the step of each row.
+  Value rowStep;
+  Value steps, rows;
+  Value sources[2];
+};
+
+StepOrder::StepOrder(LinalgBuilder &lb, Value lengths, OpFoldResult batch,
+                     OpFoldResult time)
+    : batch(batch), time(time), lengths(lengths) {
+  OpBuilder &b = lb.getBuilder();
+  Location loc = lb.getLoc();
+  Type i32 = b.getI32Type();
+  AffineExpr d0 = b.getAffineDimExpr(0), d1 = b.getAffineDimExpr(1);
+  AffineMap first = AffineMap::get(2, 0, d0), second = AffineMap::get(2, 0, d1);
+  SmallVector<IteratorType> reduceSecond{IteratorType::parallel,
+                                         IteratorType::reduction};
+  // place[b] = #{b' : L[b'] > L[b], or L[b'] = L[b] and b' < b}: B^2
+  // comparisons, which at any batch size cost less than one step.
+  Value zeros = lb.filled({batch}, i32, 0.0);
+  place = lb.generic(
+      zeros.getType(), {lengths, lengths}, zeros, {first, second, first},
+      reduceSecond, [&](OpBuilder &nested, Location l, ValueRange args) {
+        Scalar s{nested, l};
+        Value own = args[0], other = args[1];
+        Value longer = nested.create<arith::CmpIOp>(
+            l, arith::CmpIPredicate::sgt, other, own);
+        Value tie = s.andI(nested.create<arith::CmpIOp>(
+                               l, arith::CmpIPredicate::eq, other, own),
+                           s.lt(s.index(1), s.index(0)));
+        Value before = nested.create<arith::OrIOp>(l, longer, tie);
+        Value one = nested.create<arith::ExtUIOp>(l, i32, before);
+        nested.create<linalg::YieldOp>(l, s.add(args[2], one));
+      });
+  // sequenceAt[k] = the b whose place is k.
+  sequenceAt = lb.generic(
+      zeros.getType(), place, zeros, {second, first}, reduceSecond,
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        Scalar s{nested, l};
+        Value here = nested.create<arith::CmpIOp>(
+            l, arith::CmpIPredicate::eq, args[0], toI32(s, s.index(0)));
+        Value sequence = toI32(s, s.index(1));
+        nested.create<linalg::YieldOp>(
+            l, s.add(args[1], s.select(here, sequence, s.i32(0))));
+      });
+  // start(s) = sum over b of min(L[b], s), for s in [0, T].
+  Value timeValue = getValueOrCreateConstantIndexOp(b, loc, time);
+  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
+  Value startCount = b.create<arith::AddIOp>(loc, timeValue, one);
+  Value startInit = lb.filled({startCount}, i32, 0.0);
+  starts = lb.generic(
+      startInit.getType(), lengths, startInit, {second, first}, reduceSecond,
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        Scalar s{nested, l};
+        Value before = s.minI(args[0], toI32(s, s.index(0)));
+        nested.create<linalg::YieldOp>(l, s.add(args[1], before));
+      });
+  Scalar s{b, loc};
+  rows = stepStart(s, timeValue);
+  // The longest length: the number of steps.
+  Value longestInit = lb.filled({}, i32, 0.0);
+  Value longest = lb.generic(
+      longestInit.getType(), lengths, longestInit,
+      {b.getMultiDimIdentityMap(1), AffineMap::get(1, 0, {}, b.getContext())},
+      {IteratorType::reduction},
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        Scalar s{nested, l};
+        nested.create<linalg::YieldOp>(l, s.maxI(args[0], args[1]));
+      });
+  steps = s.toIndex(b.create<tensor::ExtractOp>(loc, longest, ValueRange{}));
+  // The step of row r: the last s with start(s) <= r, by bisection over
+  // start's T + 1 entries (32 halvings cover any T below 2^32; once the
+  // interval is one entry wide the rest change nothing).
+  Value stepInit = lb.empty({rows}, i32);
+  rowStep = lb.generic(
+      stepInit.getType(), ValueRange{}, stepInit, {b.getMultiDimIdentityMap(1)},
+      {IteratorType::parallel}, [&](OpBuilder &nested, Location l, ValueRange) {
+        Scalar s{nested, l};
+        Value row = toI32(s, s.index(0));
+        SmallVector<Value> bounds = forLoop(
+            s, s.idx(0), s.idx(32), {s.idx(0), timeValue},
+            [&](Scalar &s, Value, ValueRange range) -> SmallVector<Value> {
+              Value mid = s.b.create<arith::DivUIOp>(
+                  s.loc, s.add(range[0], range[1]), s.idx(2));
+              Value start = s.b.create<tensor::ExtractOp>(s.loc, starts, mid);
+              Value atOrBefore = s.b.create<arith::CmpIOp>(
+                  s.loc, arith::CmpIPredicate::sle, start, row);
+              return {s.select(atOrBefore, mid, range[0]),
+                      s.select(atOrBefore, range[1], mid)};
+            });
+        nested.create<linalg::YieldOp>(l, toI32(s, bounds[0]));
+      });
+}
+
+Value StepOrder::sourceRows(LinalgBuilder &lb, bool reversed) {
+  if (Value cached = sources[reversed])
+    return cached;
+  OpBuilder &b = lb.getBuilder();
+  Value timeValue = getValueOrCreateConstantIndexOp(b, lb.getLoc(), time);
+  Value init = lb.empty({rows}, b.getI32Type());
+  AffineMap identity = b.getMultiDimIdentityMap(1);
+  sources[reversed] = lb.generic(
+      init.getType(), rowStep, init, {identity, identity},
+      {IteratorType::parallel},
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        Scalar s{nested, l};
+        Value step = s.toIndex(args[0]);
+        Value k = s.sub(s.index(0), stepStart(s, step));
+        Value sequence =
+            s.toIndex(nested.create<tensor::ExtractOp>(l, sequenceAt, k));
+        Value frame = step;
+        if (reversed) {
+          Value length =
+              s.toIndex(nested.create<tensor::ExtractOp>(l, lengths, sequence));
+          frame = s.sub(s.sub(length, s.idx(1)), step);
+        }
+        nested.create<linalg::YieldOp>(
+            l, toI32(s, s.add(s.mul(sequence, timeValue), frame)));
+      });
+  return sources[reversed];
+}
+
+Value StepOrder::gather(LinalgBuilder &lb, Value x, bool reversed,
+                        int64_t offset, int64_t width) {
+  OpBuilder &b = lb.getBuilder();
+  Value source = sourceRows(lb, reversed);
+  Value padded = toRows(b, lb.getLoc(), x, 2);
+  Type element = cast<RankedTensorType>(x.getType()).getElementType();
+  Value init = lb.empty({rows, b.getIndexAttr(width)}, element);
+  return lb.generic(
+      init.getType(), source, init,
+      {AffineMap::get(2, 0, b.getAffineDimExpr(0)),
+       b.getMultiDimIdentityMap(2)},
+      {IteratorType::parallel, IteratorType::parallel},
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        Scalar s{nested, l};
+        Value feature = s.add(s.index(1), s.idx(offset));
+        Value v = nested.create<tensor::ExtractOp>(
+            l, padded, ValueRange{s.toIndex(args[0]), feature});
+        nested.create<linalg::YieldOp>(l, v);
+      });
+}
+
+Value StepOrder::scatter(LinalgBuilder &lb, ArrayRef<Part> parts,
+                         int64_t features, bool sum) const {
+  OpBuilder &b = lb.getBuilder();
+  Type element =
+      cast<RankedTensorType>(parts.front().rows.getType()).getElementType();
+  Value init = lb.empty({batch, time, b.getIndexAttr(features)}, element);
+  AffineMap perSequence = AffineMap::get(3, 0, b.getAffineDimExpr(0));
+  return lb.generic(
+      init.getType(), {lengths, place}, init,
+      {perSequence, perSequence, b.getMultiDimIdentityMap(3)},
+      SmallVector<IteratorType>(3, IteratorType::parallel),
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        Scalar s{nested, l};
+        Value length = s.toIndex(args[0]);
+        Value frame = s.index(1), feature = s.index(2);
+        Value zero = s.f(element, 0.0);
+        // Padded frames have no row (with N = 0 there is none to clamp
+        // to): they are not read at all.
+        auto branch = nested.create<scf::IfOp>(
+            l, s.lt(frame, length),
+            [&](OpBuilder &then, Location tl) {
+              Scalar s{then, tl};
+              Value place = s.toIndex(args[1]);
+              Value result;
+              for (const Part &part : parts) {
+                Value step = part.reversed
+                                 ? s.sub(s.sub(length, s.idx(1)), frame)
+                                 : frame;
+                Value row = s.add(stepStart(s, step), place);
+                int64_t width =
+                    cast<RankedTensorType>(part.rows.getType()).getDimSize(1);
+                Value own = s.sub(feature, s.idx(part.offset));
+                Value column = s.maxI(s.minI(own, s.idx(width - 1)), s.idx(0));
+                Value v = then.create<tensor::ExtractOp>(
+                    tl, part.rows, ValueRange{row, column});
+                if (!result) {
+                  result = v;
+                } else if (sum) {
+                  result = s.add(result, v);
+                } else {
+                  Value inPart = s.ge(feature, s.idx(part.offset));
+                  result = s.select(inPart, v, result);
+                }
+              }
+              then.create<scf::YieldOp>(tl, result);
+            },
+            [&](OpBuilder &otherwise, Location el) {
+              otherwise.create<scf::YieldOp>(el, zero);
+            });
+        nested.create<linalg::YieldOp>(l, branch.getResult(0));
+      });
+}
+
+Value StepOrder::previousStep(LinalgBuilder &lb, Value rowValues,
+                              int64_t offset, int64_t width) const {
+  OpBuilder &b = lb.getBuilder();
+  Type element = cast<RankedTensorType>(rowValues.getType()).getElementType();
+  Value init = lb.empty({rows, b.getIndexAttr(width)}, element);
+  return lb.generic(init.getType(), rowStep, init,
+                    {AffineMap::get(2, 0, b.getAffineDimExpr(0)),
+                     b.getMultiDimIdentityMap(2)},
+                    {IteratorType::parallel, IteratorType::parallel},
                     [&](OpBuilder &nested, Location l, ValueRange args) {
                       Scalar s{nested, l};
-                      Value length = s.toIndex(args[0]);
-                      Value t = s.index(1);
-                      Value valid = s.lt(t, length);
-                      Value source = s.sub(s.sub(length, s.idx(1)), t);
-                      source = s.select(valid, source, s.idx(0));
-                      SmallVector<Value> indices{s.index(0), source};
-                      for (unsigned i = 2; i < rank; ++i)
-                        indices.push_back(s.index(i));
-                      Value v = nested.create<tensor::ExtractOp>(l, x, indices);
-                      Value zero = s.f(type.getElementType(), 0.0);
-                      nested.create<linalg::YieldOp>(l,
-                                                     s.select(valid, v, zero));
+                      Value step = s.toIndex(args[0]);
+                      Value k = s.sub(s.index(0), stepStart(s, step));
+                      // At step 0 the row read is the sequence's own (k < A(0)
+                      // <= N) and selected away.
+                      Value first = s.lt(step, s.idx(1));
+                      Value before = s.maxI(s.sub(step, s.idx(1)), s.idx(0));
+                      Value row = s.add(stepStart(s, before), k);
+                      Value v = nested.create<tensor::ExtractOp>(
+                          l, rowValues,
+                          ValueRange{row, s.add(s.index(1), s.idx(offset))});
+                      nested.create<linalg::YieldOp>(
+                          l, s.select(first, s.f(element, 0.0), v));
                     });
 }
 
-/// Frame t of x [B, T, K] as [B, K]; with `width`, features
-/// [offset, offset + width) of it.
-Value extractFrame(LinalgBuilder &lb, Value x, OpFoldResult t,
-                   int64_t offset = 0, int64_t width = -1) {
-  OpBuilder &b = lb.getBuilder();
-  auto type = cast<RankedTensorType>(x.getType());
-  if (width < 0)
-    width = type.getDimSize(2);
-  auto frameType = RankedTensorType::get({ShapedType::kDynamic, width},
-                                         type.getElementType());
-  return b.create<tensor::ExtractSliceOp>(
-      lb.getLoc(), frameType, x,
-      ArrayRef<OpFoldResult>{b.getIndexAttr(0), t, b.getIndexAttr(offset)},
-      ArrayRef<OpFoldResult>{tensor::getMixedSize(b, lb.getLoc(), x, 0),
-                             b.getIndexAttr(1), b.getIndexAttr(width)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                             b.getIndexAttr(1)});
-}
-
-/// `frame` [B, K] written into frame t of `into` [B, T, W] at feature
-/// `offset`.
-Value insertFrame(LinalgBuilder &lb, Value frame, Value into, OpFoldResult t,
-                  int64_t offset = 0) {
-  OpBuilder &b = lb.getBuilder();
-  int64_t width = cast<RankedTensorType>(frame.getType()).getDimSize(1);
-  return b.create<tensor::InsertSliceOp>(
-      lb.getLoc(), frame, into,
-      ArrayRef<OpFoldResult>{b.getIndexAttr(0), t, b.getIndexAttr(offset)},
-      ArrayRef<OpFoldResult>{tensor::getMixedSize(b, lb.getLoc(), into, 0),
-                             b.getIndexAttr(1), b.getIndexAttr(width)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                             b.getIndexAttr(1)});
-}
-
-/// What the backward of a forward LSTM reads from its forward, per frame:
-/// six blocks of H features from `offset` on in a [B, T, W] tensor, zero
-/// on padded frames: the cell state, the four gate activations (i, f, g,
-/// o) and the output h (nn.lstm_with_tape's tape, docs/autodiff.md).
+/// Where a direction's blocks lie in an LSTM's tape: rows in step order,
+/// per direction six blocks of H features from `offset` on: the cell
+/// state, the four gate activations (i, f, g, o) and the output h
+/// (nn.lstm_with_tape's tape, docs/autodiff.md).
 struct LstmTape {
-  Value frames;
+  Value rows;
   int64_t offset = 0;
   static constexpr int64_t kBlocks = 6, kCells = 0, kGates = 1, kOutput = 5;
 };
 
-/// A forward LSTM over x [B, T, I]; outputs on padded frames are zero.
-/// With a `tape`, the per-frame cells, gates and outputs are written into
-/// its blocks, and `tape->frames` becomes the written tensor.
-Value lstmForward(LinalgBuilder &lb, Value x, Value lengths, Value wi, Value wh,
-                  Value bias, int64_t hidden, LstmTape *tape = nullptr) {
+/// A loop over [0, `count`) steps whose body builds with `lb` (the
+/// LinalgBuilder's builder is pointed into it) and yields the carried
+/// values.
+SmallVector<Value>
+stepLoop(LinalgBuilder &lb, Value count, ValueRange init,
+         function_ref<SmallVector<Value>(Value step, ValueRange)> body) {
   OpBuilder &b = lb.getBuilder();
   Location loc = lb.getLoc();
-  auto xType = cast<RankedTensorType>(x.getType());
-  Type element = xType.getElementType();
-  OpFoldResult batch = tensor::getMixedSize(b, loc, x, 0);
-  OpFoldResult time = tensor::getMixedSize(b, loc, x, 1);
-  // The input projection of all frames at once: one GEMM.
-  Value projected = lb.linear(x, wi, bias); // [B, T, 4H]
-  Value h0 = lb.filled({batch, b.getIndexAttr(hidden)}, element, 0.0);
-  Value y0 = lb.filled({batch, time, b.getIndexAttr(hidden)}, element, 0.0);
   Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
   Value one = b.create<arith::ConstantIndexOp>(loc, 1);
-  Value steps = getValueOrCreateConstantIndexOp(b, loc, time);
-  auto stateType = cast<RankedTensorType>(h0.getType());
-  // Loop-carried: h, c, y, then the tape.
-  SmallVector<Value> carried{h0, h0, y0};
-  if (tape)
-    carried.push_back(tape->frames);
-
   auto loop = b.create<scf::ForOp>(
-      loc, zero, steps, one, carried,
-      [&](OpBuilder &nested, Location l, Value t, ValueRange state) {
+      loc, zero, count, one, init,
+      [&](OpBuilder &nested, Location l, Value step, ValueRange carried) {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(nested.getInsertionBlock(),
                             nested.getInsertionPoint());
-        Value h = state[0], c = state[1];
-        Value gates = extractFrame(lb, projected, t);
-        Value recurrent = lb.matmulTransposeB(h, wh); // [B, 4H]
+        b.create<scf::YieldOp>(l, body(step, carried));
+      });
+  return SmallVector<Value>(loop.getResults());
+}
+
+/// One direction of an LSTM over its input rows x [N, I] in step order
+/// (StepOrder::gather); returns its outputs [N, H] in that order. With a
+/// `tape`, every row's blocks are written into it too.
+Value lstmSteps(LinalgBuilder &lb, const StepOrder &order, Value x, Value wi,
+                Value wh, Value bias, int64_t hidden,
+                LstmTape *tape = nullptr) {
+  OpBuilder &b = lb.getBuilder();
+  Type element = cast<RankedTensorType>(x.getType()).getElementType();
+  OpFoldResult width = b.getIndexAttr(hidden);
+  // The input projection of every real frame at once: one GEMM.
+  Value projected = lb.linear(x, wi, bias); // [N, 4H]
+  Value state0 = lb.filled({order.getBatch(), width}, element, 0.0);
+  // Every row is written by exactly one step.
+  Value y0 = lb.empty({order.getRows(), width}, element);
+  SmallVector<Value> init{state0, state0, y0};
+  if (tape)
+    init.push_back(tape->rows);
+  SmallVector<Value> results = stepLoop(
+      lb, order.getSteps(), init,
+      [&](Value step, ValueRange state) -> SmallVector<Value> {
+        Scalar s = lb.scalar();
+        Value start = order.stepStart(s, step);
+        Value running = s.sub(order.stepStart(s, s.add(step, s.idx(1))), start);
+        Value h = sliceRows(lb, state[0], s.idx(0), running, 0, hidden);
+        Value c = sliceRows(lb, state[1], s.idx(0), running, 0, hidden);
+        Value gates = sliceRows(lb, projected, start, running, 0, 4 * hidden);
+        Value recurrent = lb.matmulTransposeB(h, wh); // [A, 4H]
         // Loop bounds come from the first operand that indexes a loop
-        // plainly, so the [B, H] state goes first: gate k of unit j is
-        // column k * H + j of the [B, 4H] gate tensors.
+        // plainly, so the [A, H] state goes first: gate k of unit j is
+        // column k * H + j of the [A, 4H] gate tensors.
         AffineMap identity = b.getMultiDimIdentityMap(2);
-        AffineMap batchOnly = AffineMap::get(2, 0, b.getAffineDimExpr(0));
-        SmallVector<AffineMap> maps{identity, identity, batchOnly};
-        SmallVector<Value> inputs{c, h, lengths};
+        SmallVector<AffineMap> maps{identity};
+        SmallVector<Value> inputs{c};
         for (Value source : {gates, recurrent})
           for (int k = 0; k < 4; ++k) {
             inputs.push_back(source);
@@ -143,159 +410,119 @@ Value lstmForward(LinalgBuilder &lb, Value x, Value lengths, Value wi, Value wh,
                 {b.getAffineDimExpr(0), b.getAffineDimExpr(1) + k * hidden},
                 b.getContext()));
           }
-        unsigned outputs = tape ? 8 : 3;
+        unsigned outputs = tape ? 7 : 2;
         maps.append(outputs, identity);
-        Value init = lb.empty({batch, b.getIndexAttr(hidden)}, element);
-        auto step = b.create<linalg::GenericOp>(
-            l, SmallVector<Type>(outputs, stateType), inputs,
-            SmallVector<Value>(outputs, init), maps,
+        Value out = lb.empty({running, width}, element);
+        auto update = b.create<linalg::GenericOp>(
+            lb.getLoc(), SmallVector<Type>(outputs, out.getType()), inputs,
+            SmallVector<Value>(outputs, out), maps,
             SmallVector<IteratorType>(2, IteratorType::parallel),
             [&](OpBuilder &body, Location bl, ValueRange args) {
               Scalar s{body, bl};
-              Value cPrev = args[0], hPrev = args[1];
-              Value running = s.lt(t, s.toIndex(args[2]));
-              ValueRange gate = args.slice(3, 4), rec = args.slice(7, 4);
+              Value cPrev = args[0];
+              ValueRange gate = args.slice(1, 4), rec = args.slice(5, 4);
               Value i = s.sigmoid(s.add(gate[0], rec[0]));
               Value f = s.sigmoid(s.add(gate[1], rec[1]));
               Value g = s.tanh(s.add(gate[2], rec[2]));
               Value o = s.sigmoid(s.add(gate[3], rec[3]));
               Value cNext = s.add(s.mul(f, cPrev), s.mul(i, g));
-              Value hNext = s.mul(o, s.tanh(cNext));
-              Value zeroF = s.f(cNext.getType(), 0.0);
-              SmallVector<Value> results{s.select(running, hNext, hPrev),
-                                         s.select(running, cNext, cPrev),
-                                         s.select(running, hNext, zeroF)};
+              SmallVector<Value> results{s.mul(o, s.tanh(cNext)), cNext};
               if (tape)
-                for (Value v : {cNext, i, f, g, o})
-                  results.push_back(s.select(running, v, zeroF));
+                results.append({cNext, i, f, g, o});
               body.create<linalg::YieldOp>(bl, results);
             });
+        Value hNext = update.getResult(0);
         SmallVector<Value> next{
-            step.getResult(0), step.getResult(1),
-            insertFrame(lb, step.getResult(2), state[2], t)};
+            insertRows(lb, hNext, state[0], s.idx(0)),
+            insertRows(lb, update.getResult(1), state[1], s.idx(0)),
+            insertRows(lb, hNext, state[2], start)};
         if (tape) {
-          // Blocks: cells and the four gates (results 3..7), then h.
-          Value frames = state[3];
+          // Blocks: the cells and the four gates (results 2..6), then h.
+          Value rows = state[3];
           for (int64_t k = 0; k < 5; ++k)
-            frames = insertFrame(lb, step.getResult(3 + k), frames, t,
-                                 tape->offset + k * hidden);
-          frames = insertFrame(lb, step.getResult(2), frames, t,
-                               tape->offset + LstmTape::kOutput * hidden);
-          next.push_back(frames);
+            rows = insertRows(lb, update.getResult(2 + k), rows, start,
+                              tape->offset + k * hidden);
+          next.push_back(insertRows(lb, hNext, rows, start,
+                                    tape->offset + LstmTape::kOutput * hidden));
         }
-        b.create<scf::YieldOp>(l, next);
+        return next;
       });
   if (tape)
-    tape->frames = loop.getResult(3);
-  return loop.getResult(2);
+    tape->rows = results[3];
+  return results[2];
 }
 
-/// y shifted one frame later: result[b, t] = y[b, t - 1], 0 at t = 0 (the
-/// state each step of a forward LSTM starts from).
-Value previousFrames(LinalgBuilder &lb, Value y) {
-  OpBuilder &b = lb.getBuilder();
-  auto type = cast<RankedTensorType>(y.getType());
-  Value init =
-      lb.empty(tensor::getMixedSizes(b, lb.getLoc(), y), type.getElementType());
-  return lb.generic(
-      type, ValueRange{}, init, {b.getMultiDimIdentityMap(3)},
-      SmallVector<IteratorType>(3, IteratorType::parallel),
-      [&](OpBuilder &nested, Location l, ValueRange) {
-        Scalar s{nested, l};
-        Value t = s.index(1);
-        Value first = s.lt(t, s.idx(1));
-        Value source = s.select(first, s.idx(0), s.sub(t, s.idx(1)));
-        Value v = nested.create<tensor::ExtractOp>(
-            l, y, ValueRange{s.index(0), source, s.index(2)});
-        nested.create<linalg::YieldOp>(
-            l, s.select(first, s.f(type.getElementType(), 0.0), v));
-      });
-}
-
-/// The gradients of one LSTM direction's input and weights.
+/// The gradients of one LSTM direction's input rows and weights.
 struct LstmGrads {
   Value input, inputWeight, recurrentWeight, bias;
 };
 
-/// Backpropagation through time of a forward LSTM over x [B, T, I], given
-/// dy [B, T, H]. It reads the forward's `tape` (nn.lstm_with_tape's) or,
-/// without one, runs the forward again to record it (docs/autodiff.md);
-/// then a loop from the last frame down carries
-/// the recurrent gradients dh and dc, each sequence starting at its own
-/// last real frame (padded frames are selected away, so dy there is never
-/// read). The per-frame gate gradients [B, T, 4H] are zero on padded
-/// frames and feed three GEMMs and a sum, as a linear's backward would.
-LstmGrads lstmBackward(LinalgBuilder &lb, Value x, Value dy, Value lengths,
-                       Value wi, Value wh, Value bias, int64_t hidden,
-                       bool inputGradient, LstmTape tape = {}) {
+/// Backpropagation through time of one direction over its input rows
+/// x [N, I] given its output gradient rows dy [N, H], both in step order.
+/// It reads the forward's `tape` or, without one, runs the forward again
+/// to record it (docs/autodiff.md); then a loop from the last step down
+/// carries the recurrent gradients dh and dc of the running sequences
+/// (a sequence joins at its own last frame with zero). The gate gradients
+/// [N, 4H] feed three GEMMs and a sum, as a linear's backward would.
+LstmGrads lstmBackwardSteps(LinalgBuilder &lb, const StepOrder &order, Value x,
+                            Value dy, Value wi, Value wh, Value bias,
+                            int64_t hidden, bool inputGradient,
+                            LstmTape tape = {}) {
   OpBuilder &b = lb.getBuilder();
-  Location loc = lb.getLoc();
-  auto xType = cast<RankedTensorType>(x.getType());
-  Type element = xType.getElementType();
-  OpFoldResult batch = tensor::getMixedSize(b, loc, x, 0);
-  OpFoldResult time = tensor::getMixedSize(b, loc, x, 1);
-  if (!tape.frames) {
+  Type element = cast<RankedTensorType>(x.getType()).getElementType();
+  OpFoldResult width = b.getIndexAttr(hidden);
+  if (!tape.rows) {
     // A tape of this direction alone, whatever offset the caller's
     // two-direction layout would have given it.
     tape.offset = 0;
-    tape.frames = lb.empty(
-        {batch, time, b.getIndexAttr(LstmTape::kBlocks * hidden)}, element);
-    lstmForward(lb, x, lengths, wi, wh, bias, hidden, &tape);
+    tape.rows = lb.empty(
+        {order.getRows(), b.getIndexAttr(LstmTape::kBlocks * hidden)}, element);
+    lstmSteps(lb, order, x, wi, wh, bias, hidden, &tape);
   }
   auto block = [&](int64_t k) { return tape.offset + k * hidden; };
-  Value y = lb.sliceFeatures(tape.frames, block(LstmTape::kOutput), hidden);
-
-  Value state0 = lb.filled({batch, b.getIndexAttr(hidden)}, element, 0.0);
+  // A sequence's dh and dc are zero until its last frame: rows of the
+  // state past the running ones are never written before they run.
+  Value state0 = lb.filled({order.getBatch(), width}, element, 0.0);
   Value gates0 =
-      lb.filled({batch, time, b.getIndexAttr(4 * hidden)}, element, 0.0);
-  Value zero = b.create<arith::ConstantIndexOp>(loc, 0);
-  Value one = b.create<arith::ConstantIndexOp>(loc, 1);
-  Value steps = getValueOrCreateConstantIndexOp(b, loc, time);
-  auto stateType = cast<RankedTensorType>(state0.getType());
-
-  auto loop = b.create<scf::ForOp>(
-      loc, zero, steps, one, ValueRange{state0, state0, gates0},
-      [&](OpBuilder &nested, Location l, Value step, ValueRange state) {
-        OpBuilder::InsertionGuard guard(b);
-        b.setInsertionPoint(nested.getInsertionBlock(),
-                            nested.getInsertionPoint());
-        Scalar s{b, l};
-        // Frame t = T - 1 - step; the cell before it is frame t - 1's
-        // (zero at t = 0, selected in the body).
-        Value t = s.sub(s.sub(steps, one), step);
-        Value before = s.maxI(s.sub(t, one), zero);
-        Value dhRecurrent = state[0], dcNext = state[1];
-        Value cells = tape.frames;
-        int64_t cellsAt = block(LstmTape::kCells);
+      lb.empty({order.getRows(), b.getIndexAttr(4 * hidden)}, element);
+  Value steps = order.getSteps();
+  SmallVector<Value> results = stepLoop(
+      lb, steps, {state0, state0, gates0},
+      [&](Value iteration, ValueRange state) -> SmallVector<Value> {
+        Scalar s = lb.scalar();
+        Value step = s.sub(s.sub(steps, s.idx(1)), iteration);
+        Value start = order.stepStart(s, step);
+        Value running = s.sub(order.stepStart(s, s.add(step, s.idx(1))), start);
+        // The cell before step 0 is zero (selected in the body); the rows
+        // read for it there are the step's own.
+        Value before =
+            order.stepStart(s, s.maxI(s.sub(step, s.idx(1)), s.idx(0)));
+        Value first = s.lt(step, s.idx(1));
+        auto rowsOf = [&](Value from, int64_t k) {
+          return sliceRows(lb, tape.rows, from, running, block(k), hidden);
+        };
         SmallVector<Value> inputs{
-            dhRecurrent,
-            dcNext,
-            lengths,
-            extractFrame(lb, dy, t),
-            extractFrame(lb, cells, t, cellsAt, hidden),
-            extractFrame(lb, cells, before, cellsAt, hidden)};
+            sliceRows(lb, state[0], s.idx(0), running, 0, hidden),
+            sliceRows(lb, state[1], s.idx(0), running, 0, hidden),
+            sliceRows(lb, dy, start, running, 0, hidden),
+            rowsOf(start, LstmTape::kCells), rowsOf(before, LstmTape::kCells)};
         for (int64_t k = 0; k < 4; ++k)
-          inputs.push_back(extractFrame(lb, tape.frames, t,
-                                        block(LstmTape::kGates + k), hidden));
+          inputs.push_back(rowsOf(start, LstmTape::kGates + k));
         AffineMap identity = b.getMultiDimIdentityMap(2);
-        AffineMap batchOnly = AffineMap::get(2, 0, b.getAffineDimExpr(0));
         SmallVector<AffineMap> maps(inputs.size() + 5, identity);
-        maps[2] = batchOnly;
-        Value init = lb.empty({batch, b.getIndexAttr(hidden)}, element);
+        Value out = lb.empty({running, width}, element);
         auto frame = b.create<linalg::GenericOp>(
-            l, SmallVector<Type>(5, stateType), inputs,
-            SmallVector<Value>(5, init), maps,
+            lb.getLoc(), SmallVector<Type>(5, out.getType()), inputs,
+            SmallVector<Value>(5, out), maps,
             SmallVector<IteratorType>(2, IteratorType::parallel),
             [&](OpBuilder &body, Location bl, ValueRange args) {
               Scalar s{body, bl};
-              Value running = s.lt(t, s.toIndex(args[2]));
-              Value first = s.lt(t, s.idx(1));
               Type f32 = args[0].getType();
               Value zeroF = s.f(f32, 0.0), oneF = s.f(f32, 1.0);
-              Value dh = s.add(args[3], args[0]);
-              Value c = args[4];
-              Value cPrev = s.select(first, zeroF, args[5]);
-              Value i = args[6], f = args[7], g = args[8], o = args[9];
+              Value dh = s.add(args[2], args[0]);
+              Value c = args[3];
+              Value cPrev = s.select(first, zeroF, args[4]);
+              Value i = args[5], f = args[6], g = args[7], o = args[8];
               Value tc = s.tanh(c);
               Value dc = s.add(args[1],
                                s.mul(s.mul(dh, o), s.sub(oneF, s.mul(tc, tc))));
@@ -306,24 +533,26 @@ LstmGrads lstmBackward(LinalgBuilder &lb, Value x, Value dy, Value lengths,
               Value df = s.mul(s.mul(dc, cPrev), dSigmoid(f));
               Value dg = s.mul(s.mul(dc, i), s.sub(oneF, s.mul(g, g)));
               Value dO = s.mul(s.mul(dh, tc), dSigmoid(o));
-              SmallVector<Value> results;
-              for (Value v : {s.mul(dc, f), di, df, dg, dO})
-                results.push_back(s.select(running, v, zeroF));
-              body.create<linalg::YieldOp>(bl, results);
+              body.create<linalg::YieldOp>(
+                  bl, ValueRange{s.mul(dc, f), di, df, dg, dO});
             });
         Value gates = state[2];
         for (int k = 0; k < 4; ++k)
-          gates = insertFrame(lb, frame.getResult(1 + k), gates, t, k * hidden);
-        // The recurrent gradient for frame t - 1: dgates(t) Wh.
-        Value dhNext = lb.linearGradInput(extractFrame(lb, gates, t), wh);
-        b.create<scf::YieldOp>(l,
-                               ValueRange{dhNext, frame.getResult(0), gates});
+          gates =
+              insertRows(lb, frame.getResult(1 + k), gates, start, k * hidden);
+        // The recurrent gradient for the step before: dgates Wh.
+        Value dhBefore = lb.linearGradInput(
+            sliceRows(lb, gates, start, running, 0, 4 * hidden), wh);
+        return {insertRows(lb, dhBefore, state[0], s.idx(0)),
+                insertRows(lb, frame.getResult(0), state[1], s.idx(0)), gates};
       });
-  Value dGates = loop.getResult(2);
-  SmallVector<Value> masks{lengths};
-  return {lb.linearGradInput(dGates, wi), lb.linearGradWeight(dGates, x, masks),
-          lb.linearGradWeight(dGates, previousFrames(lb, y), masks),
-          lb.sumValidPositions(dGates, 2, masks)};
+  Value dGates = results[2];
+  Value hBefore =
+      order.previousStep(lb, tape.rows, block(LstmTape::kOutput), hidden);
+  return {inputGradient ? lb.linearGradInput(dGates, wi) : Value(),
+          lb.linearGradWeight(dGates, x, {}),
+          lb.linearGradWeight(dGates, hBefore, {}),
+          lb.sumValidPositions(dGates, 1, {})};
 }
 
 /// weights[direction] of a bidirectional layer's stacked weights.
@@ -344,51 +573,60 @@ Value sliceDirection(LinalgBuilder &lb, Value weights, int64_t direction) {
                                           sliceSizes, strides);
 }
 
+/// Whether direction `d` (0 or 1) of an LSTM runs over each sequence
+/// reversed.
+bool isReversed(LstmDirection direction, int64_t d) {
+  return direction == LstmDirection::backward ||
+         (direction == LstmDirection::bidirectional && d == 1);
+}
+
+/// A direction's weights: the stacked ones' slice when bidirectional.
+struct DirectionWeights {
+  Value input, recurrent, bias;
+};
+DirectionWeights weightsOf(LinalgBuilder &b, LstmDirection direction, int64_t d,
+                           Value wi, Value wh, Value bias) {
+  if (direction != LstmDirection::bidirectional)
+    return {wi, wh, bias};
+  return {sliceDirection(b, wi, d), sliceDirection(b, wh, d),
+          sliceDirection(b, bias, d)};
+}
+
+/// The step order of an LSTM's input of `inputType`.
+StepOrder stepOrderOf(LinalgBuilder &b, NNTensorType inputType) {
+  SmallVector<OpFoldResult> sizes = b.sizes(inputType);
+  return StepOrder(b, b.getDims().lengths(inputType.getDimName(1)), sizes[0],
+                   sizes[1]);
+}
+
 /// nn.lstm's result; with `tape` (a [B, T, D * 6H] tensor to write), also
-/// its tape, the forward direction's blocks first.
+/// its tape: rows in step order, the first N of its B * T, the forward
+/// direction's blocks first.
 Value lowerLstm(LinalgBuilder &b, LstmDirection direction,
                 NNTensorType inputType, Value x, Value wi, Value wh, Value bias,
                 Value *tape) {
-  Value lengths = b.getDims().lengths(inputType.getDimName(1));
   auto whType = cast<RankedTensorType>(wh.getType());
   int64_t hidden = whType.getDimSize(whType.getRank() - 1);
+  int64_t inputs = inputType.getStaticSize(2);
+  StepOrder order = stepOrderOf(b, inputType);
   LstmTape record;
   if (tape)
-    record.frames = *tape;
-  auto run = [&](Value input, Value wiD, Value whD, Value biasD,
-                 int64_t tapeBlock) {
-    record.offset = tapeBlock * LstmTape::kBlocks * hidden;
-    return lstmForward(b, input, lengths, wiD, whD, biasD, hidden,
-                       tape ? &record : nullptr);
-  };
-  auto backward = [&](Value wiD, Value whD, Value biasD, int64_t tapeBlock) {
-    Value reversed = reverseWithinLengths(b, x, lengths);
-    Value y = run(reversed, wiD, whD, biasD, tapeBlock);
-    return reverseWithinLengths(b, y, lengths);
-  };
-  Value result;
-  switch (direction) {
-  case LstmDirection::forward:
-    result = run(x, wi, wh, bias, 0);
-    break;
-  case LstmDirection::backward:
-    result = backward(wi, wh, bias, 0);
-    break;
-  case LstmDirection::bidirectional: {
-    Value forward = run(x, sliceDirection(b, wi, 0), sliceDirection(b, wh, 0),
-                        sliceDirection(b, bias, 0), 0);
-    Value back = backward(sliceDirection(b, wi, 1), sliceDirection(b, wh, 1),
-                          sliceDirection(b, bias, 1), 1);
-    SmallVector<OpFoldResult> positions = b.sizes(inputType);
-    positions.pop_back();
-    result = b.concatFeatures({forward, back}, positions, {hidden, hidden},
-                              inputType.getElementType());
-    break;
-  }
+    record.rows = toRows(b.getBuilder(), b.getLoc(), *tape, 2);
+  int64_t directions = direction == LstmDirection::bidirectional ? 2 : 1;
+  SmallVector<StepOrder::Part> parts;
+  for (int64_t d = 0; d < directions; ++d) {
+    bool reversed = isReversed(direction, d);
+    DirectionWeights w = weightsOf(b, direction, d, wi, wh, bias);
+    record.offset = d * LstmTape::kBlocks * hidden;
+    Value rows =
+        lstmSteps(b, order, order.gather(b, x, reversed, 0, inputs), w.input,
+                  w.recurrent, w.bias, hidden, tape ? &record : nullptr);
+    parts.push_back({rows, reversed, d * hidden});
   }
   if (tape)
-    *tape = record.frames;
-  return result;
+    *tape = fromRows(b.getBuilder(), b.getLoc(), record.rows, 2,
+                     tensor::getMixedSizes(b.getBuilder(), b.getLoc(), *tape));
+  return order.scatter(b, parts, directions * hidden, /*sum=*/false);
 }
 
 class LstmConversion : public NNConversionPattern<LstmOp> {
@@ -411,7 +649,7 @@ public:
   FailureOr<SmallVector<Value>> build(LstmWithTapeOp op, OpAdaptor adaptor,
                                       LinalgBuilder &b) const override {
     auto tapeType = cast<NNTensorType>(op.getTape().getType());
-    // Every frame of every block is written (zero where padded).
+    // The first N rows are written; the backward reads no others.
     Value tape = b.empty(b.sizes(tapeType), tapeType.getElementType());
     Value result = lowerLstm(
         b, op.getDirection(), cast<NNTensorType>(op.getInput().getType()),
@@ -450,67 +688,49 @@ public:
   FailureOr<SmallVector<Value>> build(LstmGradOp op, OpAdaptor adaptor,
                                       LinalgBuilder &b) const override {
     auto inputType = cast<NNTensorType>(op.getInput().getType());
+    LstmDirection direction = op.getDirection();
     Value x = adaptor.getInput(), dy = adaptor.getGrad();
-    Value lengths = b.getDims().lengths(inputType.getDimName(1));
     Value wi = adaptor.getInputWeight();
     Value wh = adaptor.getRecurrentWeight();
     Value bias = adaptor.getBias();
     auto whType = cast<RankedTensorType>(wh.getType());
     int64_t hidden = whType.getDimSize(whType.getRank() - 1);
+    int64_t inputs = inputType.getStaticSize(2);
+    StepOrder order = stepOrderOf(b, inputType);
     // The input gradient of a first layer has no use: not computed (an
     // empty tensor stands for it).
     bool inputGradient = !op.getInputGrad().use_empty();
-    // The backward direction is a forward LSTM over each sequence reversed
-    // within its length; so is its backpropagation, with dy reversed the
-    // same way and the input gradient reversed back.
-    // The forward's tape, if it kept one: direction d's blocks start at
-    // d * 6H.
-    auto tapeOf = [&](int64_t direction) {
+    Value tapeRows;
+    if (Value tape = adaptor.getTape())
+      tapeRows = toRows(b.getBuilder(), b.getLoc(), tape, 2);
+    int64_t directions = direction == LstmDirection::bidirectional ? 2 : 1;
+    SmallVector<LstmGrads> grads;
+    SmallVector<StepOrder::Part> inputParts;
+    for (int64_t d = 0; d < directions; ++d) {
+      bool reversed = isReversed(direction, d);
+      DirectionWeights w = weightsOf(b, direction, d, wi, wh, bias);
+      // The forward's tape, if it kept one: direction d's blocks start at
+      // d * 6H.
       LstmTape tape;
-      tape.frames = adaptor.getTape();
-      tape.offset = direction * LstmTape::kBlocks * hidden;
-      return tape;
-    };
-    auto backward = [&](Value dyD, Value wiD, Value whD, Value biasD,
-                        int64_t tapeBlock) {
-      LstmGrads grads =
-          lstmBackward(b, reverseWithinLengths(b, x, lengths),
-                       reverseWithinLengths(b, dyD, lengths), lengths, wiD, whD,
-                       biasD, hidden, inputGradient, tapeOf(tapeBlock));
-      if (inputGradient)
-        grads.input = reverseWithinLengths(b, grads.input, lengths);
-      return grads;
-    };
-    Value unusedInput = b.empty(b.sizes(inputType), inputType.getElementType());
-    auto results = [&](const LstmGrads &g) {
-      return SmallVector<Value>{inputGradient ? g.input : unusedInput,
-                                g.inputWeight, g.recurrentWeight, g.bias};
-    };
-    switch (op.getDirection()) {
-    case LstmDirection::forward:
-      return results(lstmBackward(b, x, dy, lengths, wi, wh, bias, hidden,
-                                  inputGradient, tapeOf(0)));
-    case LstmDirection::backward:
-      return results(backward(dy, wi, wh, bias, 0));
-    case LstmDirection::bidirectional: {
-      LstmGrads forward = lstmBackward(
-          b, x, b.sliceFeatures(dy, 0, hidden), lengths,
-          sliceDirection(b, wi, 0), sliceDirection(b, wh, 0),
-          sliceDirection(b, bias, 0), hidden, inputGradient, tapeOf(0));
-      LstmGrads back = backward(
-          b.sliceFeatures(dy, hidden, hidden), sliceDirection(b, wi, 1),
-          sliceDirection(b, wh, 1), sliceDirection(b, bias, 1), 1);
-      return SmallVector<Value>{
-          inputGradient
-              ? b.map(inputType, {forward.input, back.input},
-                      [](Scalar &s, ValueRange a) { return s.add(a[0], a[1]); })
-              : unusedInput,
-          stackDirections(b, forward.inputWeight, back.inputWeight),
-          stackDirections(b, forward.recurrentWeight, back.recurrentWeight),
-          stackDirections(b, forward.bias, back.bias)};
+      tape.rows = tapeRows;
+      tape.offset = d * LstmTape::kBlocks * hidden;
+      grads.push_back(lstmBackwardSteps(
+          b, order, order.gather(b, x, reversed, 0, inputs),
+          order.gather(b, dy, reversed, d * hidden, hidden), w.input,
+          w.recurrent, w.bias, hidden, inputGradient, tape));
+      inputParts.push_back({grads.back().input, reversed, 0});
     }
-    }
-    llvm_unreachable("every LSTM direction is handled");
+    Value inputGrad =
+        inputGradient ? order.scatter(b, inputParts, inputs, /*sum=*/true)
+                      : b.empty(b.sizes(inputType), inputType.getElementType());
+    if (directions == 1)
+      return SmallVector<Value>{inputGrad, grads[0].inputWeight,
+                                grads[0].recurrentWeight, grads[0].bias};
+    return SmallVector<Value>{
+        inputGrad,
+        stackDirections(b, grads[0].inputWeight, grads[1].inputWeight),
+        stackDirections(b, grads[0].recurrentWeight, grads[1].recurrentWeight),
+        stackDirections(b, grads[0].bias, grads[1].bias)};
   }
 };
 

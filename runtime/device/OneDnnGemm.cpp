@@ -128,6 +128,19 @@ bool runSgemm(const char *origin, int order, int transA, int transB, int m,
                   origin, order, transA, transB);
     return false;
   }
+  if (m == 0 || n == 0)
+    return true;
+  // An empty sum (K = 0, a weight gradient over a batch without a real
+  // frame) leaves C = beta C by BLAS's definition, but oneDNN's sgemm
+  // returns without touching C: C would keep whatever its buffer held.
+  if (k == 0) {
+    auto *rows = (float *)(intptr_t)c;
+    for (int i = 0; i < m; ++i)
+      for (int j = 0; j < n; ++j)
+        rows[(int64_t)i * ldc + j] =
+            beta == 0.0f ? 0.0f : beta * rows[(int64_t)i * ldc + j];
+    return true;
+  }
   nn::runtime::GemmCall call;
   call.transA = transA == kTrans;
   call.transB = transB == kTrans;

@@ -2,30 +2,52 @@
 
 // Recurrent layers (RecurrentPatterns.cpp).
 
-// An LSTM: one GEMM for the input projection of all frames, then a loop over
-// the padded time whose step updates only running sequences (t < len).
-// Backward runs forward on each sequence reversed within its own length.
+// An LSTM runs in step order (PyTorch's packed sequences): each sequence's
+// place among the sequences sorted by length (longest first, ties in batch
+// order); the first row of each step, start(s) = sum_b min(len_b, s); each
+// row's step by bisection over them. The real frames are gathered into
+// rows, one GEMM projects them all, and each step of the loop works on the
+// leading `running` rows of the state and on its own rows of the
+// projection, with nothing masked. A generic puts the rows back in the
+// padded layout, zero on padded frames (which it never reads).
 // CHECK-LABEL: func.func @lstm
-// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]
-// CHECK: scf.for %[[T:.+]] = {{.+}} iter_args(%[[H:.+]] = %{{.+}}, %[[C:.+]] = %{{.+}}, %[[Y:.+]] = %{{.+}}) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x2xf32>)
-// CHECK:   tensor.extract_slice %{{.+}}[0, %[[T]], 0] [%{{.+}}, 1, 8]
-// CHECK:   linalg.matmul_transpose_b ins(%[[H]], %{{.+}} : tensor<?x2xf32>, tensor<8x2xf32>)
+// CHECK: %[[PLACE:.+]] = linalg.generic {{.+}}iterator_types = ["parallel", "reduction"]
+// CHECK:   arith.cmpi sgt
+// CHECK: linalg.generic {{.+}}ins(%[[PLACE]]
+// CHECK: %[[STARTS:.+]] = linalg.generic {{.+}}iterator_types = ["parallel", "reduction"]
+// CHECK:   arith.minsi
+// CHECK: %[[N:.+]] = tensor.extract %[[STARTS]][%{{.+}}] : tensor<?xi32>
+// CHECK: scf.for {{.+}} = %c0{{.*}} to %c32
+// CHECK:   arith.divui
+// CHECK: %[[X:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1], [2]] : tensor<?x?x3xf32> into tensor<?x3xf32>
+// CHECK: %[[ROWS:.+]] = linalg.generic
+// CHECK:   tensor.extract %[[X]]
+// CHECK: %[[PROJ:.+]] = linalg.matmul_transpose_b ins(%[[ROWS]], %{{.+}} : tensor<?x3xf32>, tensor<8x3xf32>)
+// CHECK: scf.for %[[S:.+]] = {{.+}} iter_args(%[[H:.+]] = %{{.+}}, %[[C:.+]] = %{{.+}}, %[[Y:.+]] = %{{.+}}) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>)
+// CHECK:   %[[START:.+]] = arith.index_cast
+// CHECK:   %[[RUNNING:.+]] = arith.subi
+// CHECK:   %[[HA:.+]] = tensor.extract_slice %[[H]][%{{.+}}, 0] [%[[RUNNING]], 2]
+// CHECK:   tensor.extract_slice %[[PROJ]][%[[START]], 0] [%[[RUNNING]], 8]
+// CHECK:   linalg.matmul_transpose_b ins(%[[HA]], %{{.+}} : tensor<?x2xf32>, tensor<8x2xf32>)
 // CHECK:   linalg.generic
-// CHECK:     arith.cmpi slt, %[[T]]
+// CHECK-NOT: arith.select
 // CHECK:     math.tanh
-// CHECK:     arith.select
-// CHECK:   tensor.insert_slice %{{.+}} into %[[Y]][0, %[[T]], 0]
-// CHECK-LABEL: func.func @backward
-// The reversal: frame t of sequence b reads frame len(b) - 1 - t.
+// CHECK:   tensor.insert_slice %{{.+}} into %[[Y]][%[[START]], 0]
 // CHECK: linalg.generic
-// CHECK:   %[[L:.+]] = arith.index_cast %{{.+}} : i32 to index
-// CHECK:   %[[T:.+]] = linalg.index 1
-// CHECK:   arith.cmpi slt, %[[T]], %[[L]]
-// CHECK:   arith.subi
-// CHECK:   tensor.extract
+// CHECK:   scf.if
+// CHECK:     tensor.extract %[[STARTS]]
+// CHECK-LABEL: func.func @backward
+// A backward direction's rows: step s of a sequence is its frame
+// len - 1 - s.
+// CHECK: linalg.generic
+// CHECK:   %[[K:.+]] = arith.subi
+// CHECK:   %[[SEQ:.+]] = arith.index_cast %{{.+}} : i32 to index
+// CHECK:   %[[LEN:.+]] = arith.index_cast %{{.+}} : i32 to index
+// CHECK:   %[[LAST:.+]] = arith.subi %[[LEN]], %c1
+// CHECK:   arith.subi %[[LAST]]
 // CHECK: scf.for
 // CHECK: linalg.generic
-// CHECK:   tensor.extract
+// CHECK:   scf.if
 nn.graph @lstm(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[8, 3], f32>,
                %wh: !nn.tensor<[8, 2], f32>, %b: !nn.tensor<[8], f32>)
     -> !nn.tensor<[B, T, 2], f32> dims [B: batch, T: seq(B)] {
@@ -42,13 +64,19 @@ nn.graph @backward(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[8, 3], f32>,
 // -----
 
 // Bidirectional: the weights of each direction are slices of the stacked
-// ones; the two outputs are concatenated, forward first. Unary activations
+// ones; the two directions' rows land side by side in the padded result,
+// forward first. Unary activations
 // are maps; dropout is the identity (no op at all).
 // CHECK-LABEL: func.func @bidirectional
-// CHECK-DAG: tensor.extract_slice %{{.+}}[0, 0, 0] [1, 8, 3] [1, 1, 1] : tensor<2x8x3xf32> to tensor<8x3xf32>
-// CHECK-DAG: tensor.extract_slice %{{.+}}[1, 0, 0] [1, 8, 3] [1, 1, 1] : tensor<2x8x3xf32> to tensor<8x3xf32>
-// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0] [%{{.+}}, %{{.+}}, 2]
-// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 2] [%{{.+}}, %{{.+}}, 2]
+// CHECK: tensor.extract_slice %{{.+}}[0, 0, 0] [1, 8, 3] [1, 1, 1] : tensor<2x8x3xf32> to tensor<8x3xf32>
+// CHECK: %[[FWD:.+]]:3 = scf.for
+// CHECK: tensor.extract_slice %{{.+}}[1, 0, 0] [1, 8, 3] [1, 1, 1] : tensor<2x8x3xf32> to tensor<8x3xf32>
+// CHECK: %[[BWD:.+]]:3 = scf.for
+// CHECK: linalg.generic
+// CHECK:   scf.if
+// CHECK:     tensor.extract %[[FWD]]#2
+// CHECK:     tensor.extract %[[BWD]]#2
+// CHECK:     arith.select
 // CHECK: linalg.generic
 // CHECK:   arith.maximumf
 // CHECK: linalg.generic
@@ -75,22 +103,25 @@ nn.graph @bidirectional(%x: !nn.tensor<[B, T, 3], f32>, %wi: !nn.tensor<[2, 8, 3
 // -----
 
 // The LSTM's backward (nn.lstm_grad) without a tape: the forward runs
-// again and writes its tape (per frame six blocks of H = 2: cells, gates
-// i, f, g, o, output h), then a loop from the last frame down carries dh
-// and dc; frames past a sequence's length are selected away. The gate
-// gradients feed the GEMMs of a linear's backward: dx, dWi, dWh (against
-// the previous frame's output) and the bias sum.
+// again and writes its tape rows (six blocks of H = 2: cells, gates i, f,
+// g, o, output h), then a loop from the last step down carries dh and dc
+// of the running sequences; only the cell before step 0 is selected away.
+// The gate gradients [N, 4H] feed the GEMMs of a linear's backward: dx,
+// dWi, dWh (against the previous step's output) and the bias sum; dx goes
+// back to the padded layout.
 // CHECK-LABEL: func.func @lstm_grad
-// CHECK: scf.for {{.+}} -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x12xf32>)
-// CHECK-COUNT-6: tensor.insert_slice %{{.+}} into %{{.+}}[0, %{{.+}}, {{[0-9]+}}] [%{{.+}}, 1, 2]
-// CHECK: scf.for %[[S:.+]] = {{.+}} iter_args(%[[DH:.+]] = %{{.+}}, %[[DC:.+]] = %{{.+}}, %[[DG:.+]] = %{{.+}}) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x8xf32>)
-// CHECK:   %[[T:.+]] = arith.subi %{{.+}}, %[[S]]
+// CHECK: scf.for {{.+}} -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x12xf32>)
+// CHECK-COUNT-6: tensor.insert_slice %{{.+}} into %{{.+}}[%{{.+}}, {{[0-9]+}}] [%{{.+}}, 2]
+// CHECK: scf.for %[[I:.+]] = {{.+}} iter_args(%[[DH:.+]] = %{{.+}}, %[[DC:.+]] = %{{.+}}, %[[DG:.+]] = %{{.+}}) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x8xf32>)
+// CHECK:   %[[S:.+]] = arith.subi %{{.+}}, %[[I]]
+// CHECK:   %[[FIRST:.+]] = arith.cmpi slt, %[[S]], %c1
 // CHECK:   linalg.generic
-// CHECK:     arith.cmpi slt, %[[T]]
-// CHECK:     arith.select
-// CHECK:   tensor.insert_slice %{{.+}} into %[[DG]][0, %[[T]], 0] [%{{.+}}, 1, 2]
-// CHECK:   tensor.insert_slice %{{.+}} into %{{.+}}[0, %[[T]], 6] [%{{.+}}, 1, 2]
+// CHECK:     arith.select %[[FIRST]]
+// CHECK:   tensor.insert_slice %{{.+}} into %[[DG]][%[[START:.+]], 0] [%{{.+}}, 2]
+// CHECK:   tensor.insert_slice %{{.+}} into %{{.+}}[%[[START]], 6] [%{{.+}}, 2]
 // CHECK:   linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<?x8xf32>, tensor<8x2xf32>)
+// CHECK: linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<?x8xf32>, tensor<8x3xf32>)
+// CHECK: scf.if
 // CHECK: return
 nn.graph @lstm_grad(%dy: !nn.tensor<[B, T, 2], f32>, %x: !nn.tensor<[B, T, 3], f32>,
                     %wi: !nn.tensor<[8, 3], f32>, %wh: !nn.tensor<[8, 2], f32>,
@@ -104,16 +135,19 @@ nn.graph @lstm_grad(%dy: !nn.tensor<[B, T, 2], f32>, %x: !nn.tensor<[B, T, 3], f
 // -----
 
 // With its forward's tape (nn.lstm_with_tape, bidirectional: the backward
-// direction's blocks from feature 6H = 12 on), nothing runs forward again:
-// the only recurrences are the forward's two and the backward's two.
+// direction's blocks from feature 6H = 12 on, rows in step order in the
+// first N of the tape's B * T), nothing runs forward again: the only
+// recurrences are the forward's two and the backward's two.
 // CHECK-LABEL: func.func @lstm_with_tape
 // CHECK: %[[TAPE:.+]] = tensor.empty(%{{.+}}, %{{.+}}) : tensor<?x?x24xf32>
-// CHECK: scf.for {{.+}} iter_args({{.+}} = %[[TAPE]]) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x24xf32>)
-// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, %{{.+}}, 0] [%{{.+}}, 1, 2]
-// CHECK: scf.for {{.+}} -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x2xf32>, tensor<?x?x24xf32>)
-// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, %{{.+}}, 12] [%{{.+}}, 1, 2]
-// CHECK-COUNT-2: scf.for {{.+}} -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x?x8xf32>)
-// CHECK-NOT: scf.for
+// CHECK: %[[TROWS:.+]] = tensor.collapse_shape %[[TAPE]] {{\[\[}}0, 1], [2]]
+// CHECK: scf.for {{.+}} iter_args({{.+}} = %[[TROWS]]) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x24xf32>)
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[%{{.+}}, 0] [%{{.+}}, 2]
+// CHECK: scf.for {{.+}} -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x24xf32>)
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[%{{.+}}, 12] [%{{.+}}, 2]
+// CHECK: tensor.reshape
+// CHECK-COUNT-2: scf.for {{.+}} -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x8xf32>)
+// CHECK-NOT: scf.for {{.+}} -> (tensor
 // CHECK: return
 nn.graph @lstm_with_tape(%x: !nn.tensor<[B, T, 3], f32>, %dy: !nn.tensor<[B, T, 4], f32>,
                          %wi: !nn.tensor<[2, 8, 3], f32>, %wh: !nn.tensor<[2, 8, 2], f32>,
