@@ -78,7 +78,7 @@ public:
   /// The number of steps (the longest length) and of rows (N), as index.
   Value getSteps() const { return steps; }
   Value getRows() const { return rows; }
-  /// The first row of `step` (an index in [0, steps]).
+  /// The first row of `step`, an index in [0, T] (start(T) = N).
   Value stepStart(Scalar &s, Value step) const {
     return s.toIndex(s.b.create<tensor::ExtractOp>(s.loc, starts, step));
   }
@@ -96,8 +96,9 @@ public:
     int64_t offset;
   };
   /// A padded [B, T, F] from rows in step order, zero on padded frames:
-  /// the parts side by side (`sum` false) or added up (`sum` true; every
-  /// part then spans all F features).
+  /// the parts side by side (`sum` false: in increasing offset order,
+  /// without gaps) or added up (`sum` true; every part then spans all F
+  /// features).
   Value scatter(LinalgBuilder &lb, ArrayRef<Part> parts, int64_t features,
                 bool sum) const;
 
@@ -119,7 +120,9 @@ private:
   Value starts;
   /// [N] i32: the step of each row.
   Value rowStep;
+  /// The longest length and N, as index.
   Value steps, rows;
+  /// sourceRows per direction (forward, reversed), built on first use.
   Value sources[2];
 };
 
@@ -134,7 +137,7 @@ StepOrder::StepOrder(LinalgBuilder &lb, Value lengths, OpFoldResult batch,
   SmallVector<IteratorType> reduceSecond{IteratorType::parallel,
                                          IteratorType::reduction};
   // place[b] = #{b' : L[b'] > L[b], or L[b'] = L[b] and b' < b}: B^2
-  // comparisons, which at any batch size cost less than one step.
+  // comparisons, far less than one step's GEMM at any realistic batch.
   Value zeros = lb.filled({batch}, i32, 0.0);
   place = lb.generic(
       zeros.getType(), {lengths, lengths}, zeros, {first, second, first},
@@ -245,18 +248,17 @@ Value StepOrder::gather(LinalgBuilder &lb, Value x, bool reversed,
   Value padded = toRows(b, lb.getLoc(), x, 2);
   Type element = cast<RankedTensorType>(x.getType()).getElementType();
   Value init = lb.empty({rows, b.getIndexAttr(width)}, element);
-  return lb.generic(
-      init.getType(), source, init,
-      {AffineMap::get(2, 0, b.getAffineDimExpr(0)),
-       b.getMultiDimIdentityMap(2)},
-      {IteratorType::parallel, IteratorType::parallel},
-      [&](OpBuilder &nested, Location l, ValueRange args) {
-        Scalar s{nested, l};
-        Value feature = s.add(s.index(1), s.idx(offset));
-        Value v = nested.create<tensor::ExtractOp>(
-            l, padded, ValueRange{s.toIndex(args[0]), feature});
-        nested.create<linalg::YieldOp>(l, v);
-      });
+  return lb.generic(init.getType(), source, init,
+                    {AffineMap::get(2, 0, b.getAffineDimExpr(0)),
+                     b.getMultiDimIdentityMap(2)},
+                    {IteratorType::parallel, IteratorType::parallel},
+                    [&](OpBuilder &nested, Location l, ValueRange args) {
+                      Scalar s{nested, l};
+                      Value feature = s.add(s.index(1), s.idx(offset));
+                      Value v = nested.create<tensor::ExtractOp>(
+                          l, padded, ValueRange{s.toIndex(args[0]), feature});
+                      nested.create<linalg::YieldOp>(l, v);
+                    });
 }
 
 Value StepOrder::scatter(LinalgBuilder &lb, ArrayRef<Part> parts,
@@ -275,19 +277,19 @@ Value StepOrder::scatter(LinalgBuilder &lb, ArrayRef<Part> parts,
         Value length = s.toIndex(args[0]);
         Value frame = s.index(1), feature = s.index(2);
         Value zero = s.f(element, 0.0);
-        // Padded frames have no row (with N = 0 there is none to clamp
-        // to): they are not read at all.
+        // Padded frames have no row; the scf.if keeps them from being
+        // read (there may be no rows at all).
         auto branch = nested.create<scf::IfOp>(
             l, s.lt(frame, length),
             [&](OpBuilder &then, Location tl) {
               Scalar s{then, tl};
-              Value place = s.toIndex(args[1]);
+              Value sortedPlace = s.toIndex(args[1]);
               Value result;
               for (const Part &part : parts) {
                 Value step = part.reversed
                                  ? s.sub(s.sub(length, s.idx(1)), frame)
                                  : frame;
-                Value row = s.add(stepStart(s, step), place);
+                Value row = s.add(stepStart(s, step), sortedPlace);
                 int64_t width =
                     cast<RankedTensorType>(part.rows.getType()).getDimSize(1);
                 Value own = s.sub(feature, s.idx(part.offset));

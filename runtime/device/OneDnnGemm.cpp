@@ -84,6 +84,21 @@ public:
     if (call.dtype != nn::DType::f32)
       return absl::InternalError(std::string("GEMM of ") + origin +
                                  ": oneDNN's sgemm takes f32 only");
+    if (call.m == 0 || call.n == 0)
+      return absl::OkStatus();
+    // An empty sum (K = 0, a weight gradient over a batch without a real
+    // frame) leaves C = beta C by BLAS's definition, but oneDNN's sgemm
+    // returns without touching C: C would keep whatever its buffer held.
+    if (call.k == 0) {
+      auto *rows = (float *)call.c;
+      auto beta = (float)call.beta;
+      for (int i = 0; i < call.m; ++i)
+        for (int j = 0; j < call.n; ++j) {
+          float &c = rows[(int64_t)i * call.ldc + j];
+          c = beta == 0.0f ? 0.0f : beta * c;
+        }
+      return absl::OkStatus();
+    }
     // The run set this thread's OpenMP threads only if the artifact has
     // threaded loops (it then links libomp); a GEMM-only artifact does not.
     if (int threads = nn::numThreads(); threads > 0)
@@ -127,19 +142,6 @@ bool runSgemm(const char *origin, int order, int transA, int transB, int m,
                   "%d)",
                   origin, order, transA, transB);
     return false;
-  }
-  if (m == 0 || n == 0)
-    return true;
-  // An empty sum (K = 0, a weight gradient over a batch without a real
-  // frame) leaves C = beta C by BLAS's definition, but oneDNN's sgemm
-  // returns without touching C: C would keep whatever its buffer held.
-  if (k == 0) {
-    auto *rows = (float *)(intptr_t)c;
-    for (int i = 0; i < m; ++i)
-      for (int j = 0; j < n; ++j)
-        rows[(int64_t)i * ldc + j] =
-            beta == 0.0f ? 0.0f : beta * rows[(int64_t)i * ldc + j];
-    return true;
   }
   nn::runtime::GemmCall call;
   call.transA = transA == kTrans;
