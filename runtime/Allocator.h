@@ -3,8 +3,9 @@
 // Artifacts allocate through `_mlir_memref_to_llvm_alloc` / `_free`, which
 // libNNRuntime exports (the compiler lowers memrefs with MLIR's generic
 // allocation functions). Large blocks are kept after they are freed and
-// handed out again for the same size: a model run allocates the same
-// buffers every time (and an LSTM every step), and fresh pages from the
+// handed out again for the same size or one up to a quarter smaller: a
+// model run allocates the same buffers every time (and an LSTM every step),
+// batches of other lengths nearly the same, and fresh pages from the
 // kernel cost a page fault each. An allocation that fails inside a run
 // ends the run with an error instead of a null pointer the generated code
 // would write through.
@@ -26,7 +27,10 @@ void _mlir_memref_to_llvm_free(void *pointer);
 namespace nn::runtime {
 /// Blocks of at least this many bytes are cached for reuse.
 constexpr size_t kCachedBlockBytes = 1 << 20;
-/// At most this many bytes stay cached; beyond it freed blocks are released.
+/// Freed blocks stay cached up to the most bytes ever live at once in large
+/// blocks, and at least this many; beyond it they are released (smaller
+/// cached blocks first). An allocation that fails empties the cache and
+/// tries again.
 constexpr size_t kCacheLimitBytes = size_t(1) << 30;
 
 /// How a guarded call of an artifact's entry ended.
@@ -59,7 +63,7 @@ size_t cachedBytes();
 /// reset, which starts from what is live then. For benchmarks.
 size_t peakLiveBytes();
 void resetPeakLiveBytes();
-/// Releases every cached block.
+/// Releases every cached block (the high-water mark stays).
 void releaseCachedBlocks();
 } // namespace nn::runtime
 
