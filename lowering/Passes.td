@@ -131,7 +131,11 @@ def NNParallelLoops : Pass<"nn-parallel-loops", "::mlir::ModuleOp"> {
     trip counts of the loops inside, where known before it) is below
     `min-work` becomes sequential; when the work is known only at run
     time, an `scf.if` chooses between the parallel loop and a sequential
-    copy.
+    copy. An `scf.forall` (on memrefs: the lowering's loops over
+    independent sequences, each a recursion over its own frames) becomes
+    an outermost `scf.parallel` that stays parallel whenever it has two
+    iterations or more: its work per iteration, a loop over a length read
+    inside it, is not known before it, and is a whole sequence's.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];

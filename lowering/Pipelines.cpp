@@ -15,6 +15,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
@@ -158,6 +159,7 @@ void mlir::nn::buildCpuCodegenPipeline(OpPassManager &pm,
     pm.addPass(createConvertSCFToOpenMPPass());
     pm.addPass(createNNInlineAllocaScopes());
   } else {
+    pm.addPass(createForallToForLoopPass());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
     pm.addPass(createNNRegisterAccumulators());
   }
@@ -194,6 +196,9 @@ void mlir::nn::buildGpuCodegenPipeline(OpPassManager &pm,
     gemm.runtime = GemmRuntime::cuda;
     pm.addPass(createNNGemmToBlas(gemm));
   }
+  // Sequences run one after another: each is a host loop launching a
+  // kernel per frame.
+  pm.addPass(createForallToForLoopPass());
   // Every copy becomes a kernel: host code must not touch device data in
   // bulk.
   NNCopiesToLinalgOptions copies;

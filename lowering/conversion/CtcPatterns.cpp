@@ -442,22 +442,30 @@ public:
     Value states =
         rna ? outer.add(labelPad, outer.idx(1))
             : outer.add(outer.mul(labelPad, outer.idx(2)), outer.idx(1));
-    Value alignment = lb.filled(lb.sizes(typeOf(op.getAlignment())), i32, -1.0);
+    // Every sequence writes its whole row of the alignment and its score.
+    Value alignment = lb.empty(lb.sizes(typeOf(op.getAlignment())), i32);
     Value bestScores = lb.empty(lb.sizes(typeOf(op.getScore())), element);
+    // Packed scores: sequence b's frames start at row offset_b, the sum of
+    // the lengths before it, known up front so that the sequences can run
+    // in any order.
+    Value offsets =
+        packed ? exclusivePrefixSum(lb, batch, frameLengths).first : Value();
     auto vectorType = [&](Type t) {
       return RankedTensorType::get({ShapedType::kDynamic}, t);
     };
 
-    auto batchLoop = b.create<scf::ForOp>(
-        loc, outer.idx(0), batch, outer.idx(1),
-        ValueRange{alignment, bestScores, outer.idx(0)},
-        [&](OpBuilder &nb, Location l, Value bi, ValueRange bState) {
-          Scalar s{nb, l};
+    // The sequences are independent: threads on the CPU.
+    SmallVector<Value> results = forEachSequence(
+        lb, batch, {alignment, bestScores},
+        [&](Scalar &s, Value bi) -> SmallVector<SequenceSlice> {
+          OpBuilder &nb = s.b;
+          Location l = s.loc;
           Value frames =
               s.toIndex(nb.create<tensor::ExtractOp>(l, frameLengths, bi));
-          Value offset = bState[2];
-          // Where frame t of this sequence is, in the scores and in the
-          // alignment.
+          Value offset =
+              packed ? s.toIndex(nb.create<tensor::ExtractOp>(l, offsets, bi))
+                     : Value();
+          // Where frame t of this sequence is in the scores.
           auto position = [&](Scalar &q, Value t) {
             return packed ? SmallVector<Value>{q.add(offset, t)}
                           : SmallVector<Value>{bi, t};
@@ -577,9 +585,13 @@ public:
           Value feasible = nb.create<arith::CmpFOp>(
               l, arith::CmpFPredicate::OGT, score, s.f(element, kNegInf));
           Value traced = s.select(feasible, frames, s.idx(0));
+          // This sequence's row of the alignment: its frames (packed) or
+          // the padded time, -1 where nothing is traced.
+          Value rowLength = packed ? frames : time;
+          Value row = lb.filled({rowLength}, i32, -1.0);
           auto backtrace = nb.create<scf::ForOp>(
               l, s.idx(0), traced, s.idx(1),
-              ValueRange{finalState, bState[0], s.f(element, 0.0)},
+              ValueRange{finalState, row, s.f(element, 0.0)},
               [&](OpBuilder &tb, Location tl, Value step, ValueRange carried) {
                 Scalar q{tb, tl};
                 Value t = q.sub(q.sub(frames, q.idx(1)), step);
@@ -595,8 +607,8 @@ public:
                 else
                   emitted = graph.classOf(q, st);
                 Value label = tb.create<arith::IndexCastOp>(tl, i32, emitted);
-                Value written = tb.create<tensor::InsertOp>(
-                    tl, label, carried[1], position(q, t));
+                Value written =
+                    tb.create<tensor::InsertOp>(tl, label, carried[1], t);
                 Value priorSum = carried[2];
                 if (prior)
                   priorSum =
@@ -607,11 +619,14 @@ public:
               });
           if (prior)
             score = s.add(score, backtrace.getResult(2));
-          Value scored = nb.create<tensor::InsertOp>(l, score, bState[1], bi);
-          nb.create<scf::YieldOp>(l, ValueRange{backtrace.getResult(1), scored,
-                                                s.add(offset, frames)});
+          Value scoreRow = nb.create<tensor::FromElementsOp>(l, score);
+          OpFoldResult one = nb.getIndexAttr(1), zero = nb.getIndexAttr(0);
+          SequenceSlice rowSlice{backtrace.getResult(1), {offset}, {frames}};
+          if (!packed)
+            rowSlice = {backtrace.getResult(1), {bi, zero}, {one, time}};
+          return {rowSlice, {scoreRow, {bi}, {one}}};
         });
-    return SmallVector<Value>{batchLoop.getResult(0), batchLoop.getResult(1)};
+    return results;
   }
 };
 

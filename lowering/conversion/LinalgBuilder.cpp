@@ -167,26 +167,62 @@ SmallVector<Value> mlir::nn::forLoop(Scalar &s, Value lower, Value upper,
 /// The values of `flatten(B, K)` for batch size `batch` and K's
 /// `lengths`: the size (the sum of the lengths), the offsets (their
 /// exclusive prefix sum) and each entry's owner.
-static DimValue flattenBatch(LinalgBuilder &lb, Value batch, Value lengths) {
+std::pair<Value, Value>
+mlir::nn::exclusivePrefixSum(LinalgBuilder &lb, Value batch, Value lengths) {
+  return exclusivePrefixSum(lb, batch, [&](Scalar &q, Value bi) {
+    return q.toIndex(q.b.create<tensor::ExtractOp>(q.loc, lengths, bi));
+  });
+}
+
+std::pair<Value, Value>
+mlir::nn::exclusivePrefixSum(LinalgBuilder &lb, Value batch,
+                             function_ref<Value(Scalar &, Value bi)> rowsOf) {
   OpBuilder &b = lb.getBuilder();
-  Location loc = lb.getLoc();
   Scalar s = lb.scalar();
   Type i32 = b.getI32Type();
-  Value offsets =
-      b.create<tensor::EmptyOp>(loc, ArrayRef<OpFoldResult>{batch}, i32);
+  Value offsets = b.create<tensor::EmptyOp>(lb.getLoc(),
+                                            ArrayRef<OpFoldResult>{batch}, i32);
   SmallVector<Value> prefix =
       forLoop(s, s.idx(0), batch, {offsets, s.idx(0)},
               [&](Scalar &q, Value bi, ValueRange state) -> SmallVector<Value> {
                 Value updated = q.b.create<tensor::InsertOp>(
                     q.loc, q.b.create<arith::IndexCastOp>(q.loc, i32, state[1]),
                     state[0], bi);
-                Value length = q.toIndex(
-                    q.b.create<tensor::ExtractOp>(q.loc, lengths, bi));
-                return {updated, q.add(state[1], length)};
+                return {updated, q.add(state[1], rowsOf(q, bi))};
               });
+  return {prefix[0], prefix[1]};
+}
+
+SmallVector<Value> mlir::nn::forEachSequence(
+    LinalgBuilder &lb, Value batch, ValueRange outputs,
+    function_ref<SmallVector<SequenceSlice>(Scalar &, Value bi)> body) {
+  OpBuilder &b = lb.getBuilder();
+  Location loc = lb.getLoc();
+  auto forall = b.create<scf::ForallOp>(loc, ArrayRef<OpFoldResult>{batch},
+                                        outputs, std::nullopt);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(forall.getBody()->getTerminator());
+  Scalar s{b, loc};
+  SmallVector<SequenceSlice> slices =
+      body(s, forall.getInductionVars().front());
+  assert(slices.size() == outputs.size() && "one tile per output");
+  b.setInsertionPointToStart(forall.getTerminator().getBody());
+  for (auto [slice, shared] :
+       llvm::zip_equal(slices, forall.getRegionOutArgs())) {
+    SmallVector<OpFoldResult> strides(slice.offsets.size(), b.getIndexAttr(1));
+    b.create<tensor::ParallelInsertSliceOp>(
+        loc, slice.tile, shared, slice.offsets, slice.sizes, strides);
+  }
+  return SmallVector<Value>(forall.getResults());
+}
+
+static DimValue flattenBatch(LinalgBuilder &lb, Value batch, Value lengths) {
+  OpBuilder &b = lb.getBuilder();
+  Location loc = lb.getLoc();
+  Scalar s = lb.scalar();
+  Type i32 = b.getI32Type();
   DimValue value;
-  value.offsets = prefix[0];
-  value.size = prefix[1];
+  std::tie(value.offsets, value.size) = exclusivePrefixSum(lb, batch, lengths);
   Value owner =
       b.create<tensor::EmptyOp>(loc, ArrayRef<OpFoldResult>{value.size}, i32);
   value.owner = forLoop(

@@ -124,6 +124,34 @@ class LinalgBuilder;
 /// roots, and again after a producer binds a computed dim.
 void deriveBoundDims(LinalgBuilder &b, BoundDims &dims);
 
+/// The exclusive prefix sum of `lengths` (tensor<?xi32> over `batch`
+/// sequences, an index): each sequence's first row among the rows of all,
+/// as tensor<?xi32>, and the total.
+std::pair<Value, Value> exclusivePrefixSum(LinalgBuilder &lb, Value batch,
+                                           Value lengths);
+/// The same over the row counts `rowsOf(s, b)` (an index) of each sequence
+/// b: a transducer's T_b * U1_b grid rows, say.
+std::pair<Value, Value>
+exclusivePrefixSum(LinalgBuilder &lb, Value batch,
+                   function_ref<Value(Scalar &, Value bi)> rowsOf);
+
+/// What one iteration of forEachSequence writes: `tile` into the shared
+/// output at `offsets` with `sizes` (unit strides).
+struct SequenceSlice {
+  Value tile;
+  SmallVector<OpFoldResult> offsets, sizes;
+};
+
+/// An scf.forall over `batch` independent sequences whose iterations each
+/// compute their own tiles (`body`, at the iteration's insertion point,
+/// returns one per output, in order) and insert them into `outputs`, the
+/// loop's shared outputs; returns the outputs written. The tiles of
+/// different sequences must not overlap. On the CPU, nn-parallel-loops
+/// runs the sequences on threads; elsewhere it is a loop.
+SmallVector<Value> forEachSequence(
+    LinalgBuilder &lb, Value batch, ValueRange outputs,
+    function_ref<SmallVector<SequenceSlice>(Scalar &, Value bi)> body);
+
 /// Flattens the leading `positions` axes of `value` into one row axis (or
 /// adds one when there are none).
 Value toRows(OpBuilder &b, Location loc, Value value, unsigned positions);

@@ -18,12 +18,12 @@
 //
 // nn.transducer_loss reads the joint's logits through their row
 // log-sum-exp (the log-softmax is never materialized) and runs the
-// forward recursion over the grid per sequence, in float64, as scalar
-// loops: the recursion touches two classes per row, so its cost is the
-// grid, not the vocabulary. The gradient runs the forward recursion into
-// a table and the backward one into a vector, writes each row's total
-// posterior and its blank and label posteriors, and one generic over
-// [rows, V] turns them into `occ * softmax - gamma`.
+// forward recursion over the grid per sequence (the sequences an
+// scf.forall: threads on the CPU), in float64, as scalar loops: the recursion
+// touches two classes per row, so its cost is the grid, not the vocabulary. The
+// gradient runs the forward recursion into a table and the backward one into a
+// vector, writes each row's total posterior and its blank and label posteriors,
+// and one generic over [rows, V] turns them into `occ * softmax - gamma`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,6 +93,13 @@ struct SequenceGrid {
     if (packed)
       return {q.add(offset, q.add(q.mul(t, columns), u))};
     return {batchIndex, t, u};
+  }
+  /// (t, u) in this sequence's own tile of the rows: [T_b * U1_b] packed,
+  /// [T, U1] padded.
+  SmallVector<Value> tileRow(Scalar &q, Value t, Value u) const {
+    if (packed)
+      return {q.add(q.mul(t, columns), u)};
+    return {t, u};
   }
   /// log p(class | t, u) in float64.
   Value logProb(Scalar &q, Value t, Value u, Value cls) const {
@@ -253,13 +260,31 @@ TransducerInputs transducerInputs(OpTy op, Adaptor adaptor, LinalgBuilder &lb) {
   return in;
 }
 
-/// The grid of sequence `bi`, its row offset `offset` when packed.
+/// Packed: each sequence's first row of the grid (the T_b * U1_b rows of
+/// the sequences before it), tensor<?xi32> over the batch, computed before
+/// the sequences so that they can run in any order; padded: null.
+Value gridOffsets(LinalgBuilder &lb, const TransducerInputs &in) {
+  if (!in.packed)
+    return Value();
+  return exclusivePrefixSum(lb, in.batch,
+                            [&](Scalar &q, Value bi) {
+                              Value frames =
+                                  q.toIndex(extract(q, in.frameLengths, {bi}));
+                              Value labels =
+                                  q.toIndex(extract(q, in.labelLengths, {bi}));
+                              return q.mul(frames, q.add(labels, q.idx(1)));
+                            })
+      .first;
+}
+
+/// The grid of sequence `bi`; `offsets` from gridOffsets.
 SequenceGrid sequenceGrid(Scalar &s, const TransducerInputs &in, Value bi,
-                          Value offset, int64_t blank) {
+                          Value offsets, int64_t blank) {
   SequenceGrid g;
   g.packed = in.packed;
   g.batchIndex = bi;
-  g.offset = offset;
+  if (offsets)
+    g.offset = s.toIndex(extract(s, offsets, {bi}));
   g.frames = s.toIndex(extract(s, in.frameLengths, {bi}));
   g.columns = s.add(s.toIndex(extract(s, in.labelLengths, {bi})), s.idx(1));
   g.labels = in.labels;
@@ -304,24 +329,24 @@ public:
     NNTensorType type = typeOf(op.getResult());
     Type element = type.getElementType();
     TransducerInputs in = transducerInputs(op, adaptor, lb);
-    Scalar outer = lb.scalar();
     Value losses = lb.empty(lb.sizes(type), element);
-    Value alpha = emptyF64(outer, {outer.add(in.labelPad, outer.idx(1))});
-    SmallVector<Value> results =
-        forLoop(outer, outer.idx(0), in.batch, {losses, alpha, outer.idx(0)},
-                [&](Scalar &s, Value bi, ValueRange c) -> SmallVector<Value> {
-                  SequenceGrid g = sequenceGrid(s, in, bi, c[2], op.getBlank());
-                  auto [logP, vector] =
-                      forward(s, g, op.getTopology(), c[1], /*isTable=*/false);
-                  Value loss = s.neg(logP);
-                  if (op.getZeroInfinity())
-                    loss = s.select(s.feq(logP, s.f(logP.getType(), kNegInf)),
-                                    s.f(logP.getType(), 0.0), loss);
-                  loss = s.b.create<arith::TruncFOp>(s.loc, element, loss);
-                  return {insert(s, loss, c[0], {bi}), vector,
-                          s.add(c[2], s.mul(g.frames, g.columns))};
-                });
-    return SmallVector<Value>{results[0]};
+    Value offsets = gridOffsets(lb, in);
+    // The sequences are independent: threads on the CPU.
+    return forEachSequence(
+        lb, in.batch, {losses},
+        [&](Scalar &s, Value bi) -> SmallVector<SequenceSlice> {
+          SequenceGrid g = sequenceGrid(s, in, bi, offsets, op.getBlank());
+          auto [logP, vector] =
+              forward(s, g, op.getTopology(), emptyF64(s, {g.columns}),
+                      /*isTable=*/false);
+          Value loss = s.neg(logP);
+          if (op.getZeroInfinity())
+            loss = s.select(s.feq(logP, s.f(logP.getType(), kNegInf)),
+                            s.f(logP.getType(), 0.0), loss);
+          loss = s.b.create<arith::TruncFOp>(s.loc, element, loss);
+          Value tile = s.b.create<tensor::FromElementsOp>(s.loc, loss);
+          return {{tile, {bi}, {s.b.getIndexAttr(1)}}};
+        });
   }
 };
 
@@ -346,17 +371,19 @@ public:
     NNTensorType scoreType = typeOf(op.getScore());
     Type element = scoreType.getElementType();
     TransducerInputs in = transducerInputs(op, adaptor, lb);
-    Scalar outer = lb.scalar();
-    Type i32 = outer.b.getI32Type(), f64 = outer.b.getF64Type();
-    Value alignment = lb.filled(lb.sizes(alignmentType), i32, -1.0);
+    OpBuilder &b = lb.getBuilder();
+    Type i32 = b.getI32Type(), f64 = b.getF64Type();
+    Value alignment = lb.empty(lb.sizes(alignmentType), i32);
     Value scores = lb.empty(lb.sizes(scoreType), element);
-    Value table = emptyF64(outer, {outer.add(in.framePad, outer.idx(1)),
-                                   outer.add(in.labelPad, outer.idx(1))});
+    Value offsets = gridOffsets(lb, in);
     int64_t blank = op.getBlank();
-    SmallVector<Value> results = forLoop(
-        outer, outer.idx(0), in.batch, {alignment, scores, table, outer.idx(0)},
-        [&](Scalar &s, Value bi, ValueRange c) -> SmallVector<Value> {
-          SequenceGrid g = sequenceGrid(s, in, bi, c[3], blank);
+    // The sequences are independent: threads on the CPU. Each writes its
+    // row of the alignment (-1 past its frames or where it is infeasible)
+    // and its score.
+    return forEachSequence(
+        lb, in.batch, {alignment, scores},
+        [&](Scalar &s, Value bi) -> SmallVector<SequenceSlice> {
+          SequenceGrid g = sequenceGrid(s, in, bi, offsets, blank);
           Value last = s.sub(g.columns, s.idx(1)); // U
           // The two ways into (t, u): the blank from (t - 1, u), label u
           // from (t - 1, u - 1).
@@ -373,8 +400,9 @@ public:
             return q.b.create<arith::CmpFOp>(q.loc, arith::CmpFPredicate::OGT,
                                              move, stay);
           };
+          Value table = emptyF64(s, {s.add(g.frames, s.idx(1)), g.columns});
           SmallVector<Value> delta = forLoop(
-              s, s.idx(0), g.columns, {c[2]},
+              s, s.idx(0), g.columns, {table},
               [&](Scalar &q, Value u, ValueRange a) -> SmallVector<Value> {
                 Value v = q.select(eq(q, u, q.idx(0)), q.f(f64, 0.0),
                                    q.f(f64, kNegInf));
@@ -396,22 +424,24 @@ public:
           Value feasible = s.b.create<arith::CmpFOp>(
               s.loc, arith::CmpFPredicate::OGT, best, s.f(f64, kNegInf));
           Value traced = s.select(feasible, g.frames, s.idx(0));
+          Value row = lb.filled({in.framePad}, i32, -1.0);
           SmallVector<Value> path = forLoop(
-              s, s.idx(0), traced, {last, c[0]},
+              s, s.idx(0), traced, {last, row},
               [&](Scalar &q, Value step, ValueRange a) -> SmallVector<Value> {
                 Value t = q.sub(g.frames, step), u = a[0];
                 auto [stay, move] = candidates(q, delta[0], t, u);
                 Value emits = better(q, move, stay);
                 Value label = g.labelI32(q, before(q, u));
                 Value cls = q.select(emits, label, q.i32(blank));
-                Value written = insert(q, cls, a[1], {bi, q.sub(t, q.idx(1))});
+                Value written = insert(q, cls, a[1], {q.sub(t, q.idx(1))});
                 return {q.select(emits, before(q, u), u), written};
               });
           Value score = s.b.create<arith::TruncFOp>(s.loc, element, best);
-          return {path[1], insert(s, score, c[1], {bi}), delta[0],
-                  s.add(c[3], s.mul(g.frames, g.columns))};
+          OpFoldResult one = s.b.getIndexAttr(1);
+          return {
+              {path[1], {bi, s.b.getIndexAttr(0)}, {one, in.framePad}},
+              {s.b.create<tensor::FromElementsOp>(s.loc, score), {bi}, {one}}};
         });
-    return SmallVector<Value>{results[0], results[1]};
   }
 };
 
@@ -438,25 +468,44 @@ public:
     TransducerInputs in = transducerInputs(op, adaptor, lb);
     TransducerTopology topology = op.getTopology();
     bool rnnt = topology == TransducerTopology::rnnt;
-    Scalar outer = lb.scalar();
     SmallVector<OpFoldResult> rowShape = lb.sizes(rowType(jointType, element));
-    Value occupancy = lb.filled(rowShape, element, 0.0);
-    Value blankPost = lb.filled(rowShape, element, 0.0);
-    Value labelPost = lb.filled(rowShape, element, 0.0);
-    Value rowLabels = lb.filled(rowShape, b.getI32Type(), -1);
-    Value columnsPad = outer.add(in.labelPad, outer.idx(1));
-    Value table =
-        emptyF64(outer, {outer.add(in.framePad, outer.idx(1)), columnsPad});
-    Value beta = emptyF64(outer, {columnsPad});
+    Type i32 = b.getI32Type();
+    SmallVector<Value> rowOutputs{
+        lb.empty(rowShape, element), lb.empty(rowShape, element),
+        lb.empty(rowShape, element), lb.empty(rowShape, i32)};
+    Value offsets = gridOffsets(lb, in);
     Value grad = adaptor.getGrad();
 
-    SmallVector<Value> results = forLoop(
-        outer, outer.idx(0), in.batch,
-        {occupancy, blankPost, labelPost, rowLabels, table, beta, outer.idx(0)},
-        [&](Scalar &s, Value bi, ValueRange c) -> SmallVector<Value> {
+    // The sequences are independent: threads on the CPU. Each writes its
+    // rows of the occupancy, the blank and label posteriors and the row
+    // labels (0, 0, 0, -1 on padding) as one tile.
+    SmallVector<Value> results = forEachSequence(
+        lb, in.batch, rowOutputs,
+        [&](Scalar &s, Value bi) -> SmallVector<SequenceSlice> {
           Type f64 = s.b.getF64Type();
-          SequenceGrid g = sequenceGrid(s, in, bi, c[6], op.getBlank());
-          auto [logP, alphas] = forward(s, g, topology, c[4], /*isTable=*/true);
+          SequenceGrid g = sequenceGrid(s, in, bi, offsets, op.getBlank());
+          SmallVector<OpFoldResult> tileShape, offsetsOut, sizesOut;
+          OpFoldResult zero = s.b.getIndexAttr(0), one = s.b.getIndexAttr(1);
+          if (in.packed) {
+            tileShape = {s.mul(g.frames, g.columns)};
+            offsetsOut = {g.offset};
+            sizesOut = tileShape;
+          } else {
+            tileShape = {rowShape[1], rowShape[2]};
+            offsetsOut = {bi, zero, zero};
+            sizesOut = {one, rowShape[1], rowShape[2]};
+          }
+          // Packed, the recursion writes every row of the tile; padded,
+          // the rows past the sequence's grid keep the fill.
+          auto tile = [&](Type type, double fill) {
+            return in.packed ? lb.empty(tileShape, type)
+                             : lb.filled(tileShape, type, fill);
+          };
+          SmallVector<Value> tiles{tile(element, 0.0), tile(element, 0.0),
+                                   tile(element, 0.0), tile(i32, -1.0)};
+          Value table = emptyF64(s, {s.add(g.frames, s.idx(1)), g.columns});
+          auto [logP, alphas] =
+              forward(s, g, topology, table, /*isTable=*/true);
           Value last = s.sub(g.columns, s.idx(1));
           Value feasible = s.b.create<arith::CmpFOp>(
               s.loc, arith::CmpFPredicate::OGT, logP, s.f(f64, kNegInf));
@@ -478,14 +527,15 @@ public:
           // beta before the last frame: rna's final vector, [.., 0 at U];
           // rnnt reads none (the end is the blank at (T - 1, U)).
           SmallVector<Value> betaInit = forLoop(
-              s, s.idx(0), g.columns, {c[5]},
+              s, s.idx(0), g.columns, {emptyF64(s, {g.columns})},
               [&](Scalar &q, Value u, ValueRange a) -> SmallVector<Value> {
                 Value v =
                     q.select(eq(q, u, last), q.f(f64, 0.0), q.f(f64, kNegInf));
                 return {insert(q, v, a[0], {u})};
               });
           SmallVector<Value> rows = forLoop(
-              s, s.idx(0), g.frames, {c[0], c[1], c[2], c[3], betaInit[0]},
+              s, s.idx(0), g.frames,
+              {tiles[0], tiles[1], tiles[2], tiles[3], betaInit[0]},
               [&](Scalar &q, Value step, ValueRange tc) {
                 Value t = q.sub(q.sub(g.frames, q.idx(1)), step);
                 Value hasNext = q.lt(q.add(t, q.idx(1)), g.frames);
@@ -515,7 +565,7 @@ public:
                       Value alpha = extract(r, alphas, {t, u});
                       Value pBlank = posterior(r, r.add(alpha, blankTerm));
                       Value pLabel = posterior(r, r.add(alpha, labelTerm));
-                      SmallVector<Value> at = g.row(r, t, u);
+                      SmallVector<Value> at = g.tileRow(r, t, u);
                       Value label =
                           r.select(hasLabel, g.labelI32(r, u), r.i32(-1));
                       Value nextBeta = r.logAddExp(blankTerm, labelTerm);
@@ -527,13 +577,10 @@ public:
                               insert(r, nextBeta, a[4], {u})};
                     });
               });
-          return {rows[0],
-                  rows[1],
-                  rows[2],
-                  rows[3],
-                  alphas,
-                  rows[4],
-                  s.add(c[6], s.mul(g.frames, g.columns))};
+          SmallVector<SequenceSlice> slices;
+          for (Value tile : ArrayRef(rows).take_front(4))
+            slices.push_back({tile, offsetsOut, sizesOut});
+          return slices;
         });
 
     // [rows, V]: occ * softmax - gamma (from log-probs: -gamma).

@@ -8,7 +8,9 @@
 // iterations times the trip counts of the loops it holds) is below
 // min-work runs sequentially: known at compile time, it is rewritten;
 // known only at run time, an scf.if picks the parallel loop or a
-// sequential copy. nn-register-accumulators keeps reduction accumulators
+// sequential copy. An scf.forall (independent sequences) becomes an
+// outermost parallel loop that needs only two iterations.
+// nn-register-accumulators keeps reduction accumulators
 // in registers, which outlined loop bodies need to vectorize.
 // docs/lowering.md, "Threads".
 //
@@ -21,6 +23,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -209,11 +212,27 @@ Value innerWork(OpBuilder &builder, Location loc, Operation *at,
   return best;
 }
 
+/// Marks the parallel loops that were scf.forall loops over sequences.
+constexpr llvm::StringLiteral kSequencesAttr = "nn.sequences";
+
 struct ParallelLoopsPass
     : public mlir::nn::impl::NNParallelLoopsBase<ParallelLoopsPass> {
   using NNParallelLoopsBase::NNParallelLoopsBase;
 
   void runOnOperation() override {
+    // Loops over independent sequences: parallel whatever their estimated
+    // work (see guard).
+    SmallVector<scf::ForallOp> foralls;
+    getOperation().walk(
+        [&](scf::ForallOp forall) { foralls.push_back(forall); });
+    IRRewriter rewriter(&getContext());
+    for (scf::ForallOp forall : foralls) {
+      rewriter.setInsertionPoint(forall);
+      scf::ParallelOp parallel;
+      if (failed(scf::forallToParallelLoop(rewriter, forall, &parallel)))
+        return signalPassFailure();
+      parallel->setAttr(kSequencesAttr, rewriter.getUnitAttr());
+    }
     SmallVector<scf::ParallelOp> outermost, inner;
     getOperation().walk([&](scf::ParallelOp parallel) {
       if (parallel->getParentOfType<scf::ParallelOp>())
@@ -237,9 +256,15 @@ struct ParallelLoopsPass
     Value trips =
         tripCount(builder, loc, parallel, parallel.getLowerBound().front(),
                   parallel.getUpperBound().front(), parallel.getStep().front());
+    std::optional<int64_t> staticTrips = getConstantIntValue(trips);
+    if (parallel->hasAttr(kSequencesAttr)) {
+      // Each iteration is a sequence's recursion over its frames.
+      if (staticTrips && *staticTrips < 2)
+        sequentialize(parallel);
+      return;
+    }
     Value work = builder.createOrFold<arith::MulIOp>(
         loc, trips, innerWork(builder, loc, parallel, parallel));
-    std::optional<int64_t> staticTrips = getConstantIntValue(trips);
     std::optional<int64_t> staticWork = getConstantIntValue(work);
     if ((staticTrips && *staticTrips < 2) ||
         (staticWork && *staticWork < minWork)) {

@@ -150,3 +150,58 @@ func.func @may_alias(%a: memref<?x512xf32>, %out: memref<?xf32>, %other: memref<
   }
   return
 }
+
+// -----
+
+// Loops over independent sequences (scf.forall on memrefs, as the
+// lowering of viterbi_align leaves them after bufferization) become
+// outermost parallel loops that stay parallel whatever their estimated
+// work: each iteration is a whole sequence's recursion over a length read
+// inside it. One sequence known at compile time runs as a plain loop.
+// CHECK-LABEL: func.func @sequences
+// CHECK-NOT: scf.forall
+// CHECK-NOT: scf.if
+// CHECK: scf.parallel (%[[B:.+]]) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) {
+// CHECK-NEXT: %[[LEN:.+]] = memref.load %{{.+}}[%[[B]]] : memref<?xindex>
+// CHECK-NEXT: scf.for %{{.+}} = %{{.+}} to %[[LEN]] step
+// CHECK: } {nn.sequences}
+// CHECK-LABEL: func.func @one_sequence
+// CHECK-NOT: scf.parallel
+// CHECK: scf.for
+// CHECK: return
+// OMP-LABEL: func.func @sequences
+// OMP: omp.parallel
+// OMP: omp.wsloop
+
+func.func @sequences(%lengths: memref<?xindex>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %b = memref.dim %lengths, %c0 : memref<?xindex>
+  scf.forall (%i) in (%b) {
+    %n = memref.load %lengths[%i] : memref<?xindex>
+    %sum = scf.for %t = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
+      %next = arith.addf %acc, %one : f32
+      scf.yield %next : f32
+    }
+    memref.store %sum, %out[%i] : memref<?xf32>
+  }
+  return
+}
+
+func.func @one_sequence(%lengths: memref<1xindex>, %out: memref<1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  scf.forall (%i) in (1) {
+    %n = memref.load %lengths[%i] : memref<1xindex>
+    %sum = scf.for %t = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
+      %next = arith.addf %acc, %one : f32
+      scf.yield %next : f32
+    }
+    memref.store %sum, %out[%i] : memref<1xf32>
+  }
+  return
+}

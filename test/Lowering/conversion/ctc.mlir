@@ -1,7 +1,8 @@
 // RUN: nn-opt %s --split-input-file --nn-convert-to-linalg | FileCheck %s
 
 // The CTC family (CtcPatterns.cpp): ctc_loss, ctc_loss_grad and
-// viterbi_align. Everything runs per sequence (an scf.for over the batch)
+// viterbi_align. Everything runs per sequence (an scf.for over the batch,
+// an scf.forall for viterbi_align, whose sequences write disjoint rows)
 // over the label states of the padded label count U: 2U + 1 for CTC
 // (even states blanks, state 2u + 1 label u), U + 1 for RNA. Each frame
 // is one generic over the states.
@@ -198,15 +199,18 @@ nn.graph @ctc_grad(%g: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T, 3], f32>, %y:
 // that won (0, 1, 2; ties keep the lower), kept in a [T, 2U + 1] i32
 // table. The final state is the last label 2L - 1 when it scores strictly
 // higher than the final blank 2L. The backtrace, only for a feasible
-// sequence, writes each frame's class from the last frame down and steps
-// back by the recorded move; frames it does not reach stay -1.
+// sequence, writes each frame's class from the last frame down into the
+// sequence's own row and steps back by the recorded move; frames it does
+// not reach stay -1. The sequences are independent: an scf.forall whose
+// iterations each insert their row and score (threads on the CPU through
+// nn-parallel-loops).
 // CHECK-LABEL: func.func @viterbi_ctc
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[X:[a-z0-9]+]]: tensor<?x?x5xf32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xf32>)
 // CHECK: %[[LOGPROBS:.+]] = linalg.generic {{{.+}}iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %{{.+}}, %{{.+}} : tensor<?x?x5xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
 // CHECK: %[[TWICE:.+]] = arith.muli %[[U]], %c2{{(_[0-9]+)?}} : index
 // CHECK: %[[STATES:.+]] = arith.addi %[[TWICE]], %c1{{(_[0-9]+)?}} : index
-// CHECK: %[[UNALIGNED:.+]] = linalg.fill ins(%c-1_i32{{(_[0-9]+)?}} : i32) outs(%{{.+}} : tensor<?x?xi32>)
-// CHECK: %[[R:.+]]:3 = scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%[[ALIGNMENT:.+]] = %[[UNALIGNED]], %[[SCORES:.+]] = %{{.+}}, %{{.+}} = %{{.+}}) -> (tensor<?x?xi32>, tensor<?xf32>, index) {
+// CHECK: %[[EMPTY:.+]] = tensor.empty(%[[B]], %[[T]]) : tensor<?x?xi32>
+// CHECK: %[[R:.+]]:2 = scf.forall (%[[BI:.+]]) in (%[[B]]) shared_outs(%[[ALIGNMENT:.+]] = %[[EMPTY]], %[[SCORES:.+]] = %{{.+}}) -> (tensor<?x?xi32>, tensor<?xf32>) {
 // CHECK: %[[FRAMES:.+]] = arith.index_cast %{{.+}} : i32 to index
 // CHECK: %[[LABELS:.+]] = arith.index_cast %{{.+}} : i32 to index
 // CHECK: %[[NOMOVES:.+]] = tensor.empty(%[[T]], %[[STATES]]) : tensor<?x?xi32>
@@ -235,18 +239,22 @@ nn.graph @ctc_grad(%g: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T, 3], f32>, %y:
 // CHECK: %[[SCORE:.+]] = arith.select %[[USELABEL]], %[[LABELSCORE]], %[[BLANKSCORE]] : f32
 // CHECK: %[[FEASIBLE:.+]] = arith.cmpf ogt, %[[SCORE]], %{{.+}} : f32
 // CHECK: %[[TRACED:.+]] = arith.select %[[FEASIBLE]], %[[FRAMES]], %c0{{(_[0-9]+)?}} : index
-// CHECK: %[[PATH:.+]]:3 = scf.for %[[BS:.+]] = %{{.+}} to %[[TRACED]] step %{{.+}} iter_args(%[[ST:.+]] = %[[FINALSTATE]], %[[AC:.+]] = %[[ALIGNMENT]], %{{.+}} = %{{.+}}) -> (index, tensor<?x?xi32>, f32) {
+// CHECK: %[[ROWEMPTY:.+]] = tensor.empty(%[[T]]) : tensor<?xi32>
+// CHECK: %[[UNALIGNED:.+]] = linalg.fill ins(%c-1_i32{{(_[0-9]+)?}} : i32) outs(%[[ROWEMPTY]] : tensor<?xi32>)
+// CHECK: %[[PATH:.+]]:3 = scf.for %[[BS:.+]] = %{{.+}} to %[[TRACED]] step %{{.+}} iter_args(%[[ST:.+]] = %[[FINALSTATE]], %[[AC:.+]] = %[[UNALIGNED]], %{{.+}} = %{{.+}}) -> (index, tensor<?xi32>, f32) {
 // CHECK: %[[TM:.+]] = arith.subi %[[FRAMES]], %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[TB:.+]] = arith.subi %[[TM]], %[[BS]] : index
 // CHECK: %[[M32:.+]] = tensor.extract %[[FWD]]#1[%[[TB]], %[[ST]]] : tensor<?x?xi32>
 // CHECK: %[[M:.+]] = arith.index_cast %[[M32]] : i32 to index
 // CHECK: %[[CLASS:.+]] = arith.select %{{.+}}, %{{.+}}, %c0{{(_[0-9]+)?}} : index
 // CHECK: %[[CLASS32:.+]] = arith.index_cast %[[CLASS]] : index to i32
-// CHECK: %[[WRITTEN:.+]] = tensor.insert %[[CLASS32]] into %[[AC]][%[[BI]], %[[TB]]] : tensor<?x?xi32>
+// CHECK: %[[WRITTEN:.+]] = tensor.insert %[[CLASS32]] into %[[AC]][%[[TB]]] : tensor<?xi32>
 // CHECK: %[[BACK:.+]] = arith.subi %[[ST]], %[[M]] : index
-// CHECK-NEXT: scf.yield %[[BACK]], %[[WRITTEN]], %{{.+}} : index, tensor<?x?xi32>, f32
-// CHECK: %[[SCORED:.+]] = tensor.insert %[[SCORE]] into %[[SCORES]][%[[BI]]] : tensor<?xf32>
-// CHECK: scf.yield %[[PATH]]#1, %[[SCORED]], %{{.+}} : tensor<?x?xi32>, tensor<?xf32>, index
+// CHECK-NEXT: scf.yield %[[BACK]], %[[WRITTEN]], %{{.+}} : index, tensor<?xi32>, f32
+// CHECK: %[[SCORED:.+]] = tensor.from_elements %[[SCORE]] : tensor<1xf32>
+// CHECK-NEXT: scf.forall.in_parallel {
+// CHECK-NEXT: tensor.parallel_insert_slice %[[PATH]]#1 into %[[ALIGNMENT]][%[[BI]], 0] [1, %[[T]]] [1, 1] : tensor<?xi32> into tensor<?x?xi32>
+// CHECK-NEXT: tensor.parallel_insert_slice %[[SCORED]] into %[[SCORES]][%[[BI]]] [1] [1] : tensor<1xf32> into tensor<?xf32>
 // CHECK: return %[[R]]#0, %[[R]]#1 : tensor<?x?xi32>, tensor<?xf32>
 nn.graph @viterbi_ctc(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)
     dims [B: batch, T: seq(B), U: seq(B)] {
@@ -258,7 +266,8 @@ nn.graph @viterbi_ctc(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32
 
 // viterbi_align, RNA topology, packed log-probabilities [N, V] with a
 // prior: U + 1 states; frame t of sequence b is row offset_b + t, the
-// offset carried by the batch loop and grown by T_b. Staying emits the
+// offsets the lengths' exclusive prefix sum, computed before the
+// sequences so that they can run in any order. Staying emits the
 // blank (4), moving from s - 1 emits label s - 1; the search reads
 // log-probabilities minus the prior, and the backtrace adds the prior of
 // each emitted class back so that the score is the path's
@@ -267,9 +276,11 @@ nn.graph @viterbi_ctc(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[X:[a-z0-9]+]]: tensor<?x5xf32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>, %[[PRIOR:[a-z0-9]+]]: tensor<5xf32>) -> (tensor<?xi32>, tensor<?xf32>)
 // CHECK-NOT: linalg.generic
 // CHECK: %[[STATES:.+]] = arith.addi %[[U]], %c1{{(_[0-9]+)?}} : index
-// CHECK: %[[UNALIGNED:.+]] = linalg.fill ins(%c-1_i32{{(_[0-9]+)?}} : i32) outs(%{{.+}} : tensor<?xi32>)
-// CHECK: %[[R:.+]]:3 = scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%[[ALIGNMENT:.+]] = %[[UNALIGNED]], %[[SCORES:.+]] = %{{.+}}, %[[OFFSET:.+]] = %c0{{(_[0-9]+)?}}) -> (tensor<?xi32>, tensor<?xf32>, index) {
+// CHECK: %[[OFFSETS:.+]]:2 = scf.for %{{.+}} = %{{.+}} to %[[B]] step %{{.+}} iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %c0{{(_[0-9]+)?}}) -> (tensor<?xi32>, index) {
+// CHECK: %[[R:.+]]:2 = scf.forall (%[[BI:.+]]) in (%[[B]]) shared_outs(%[[ALIGNMENT:.+]] = %{{.+}}, %[[SCORES:.+]] = %{{.+}}) -> (tensor<?xi32>, tensor<?xf32>) {
 // CHECK: %[[FRAMES:.+]] = arith.index_cast %{{.+}} : i32 to index
+// CHECK-NEXT: %[[OFFSETB:.+]] = tensor.extract %[[OFFSETS]]#0[%[[BI]]] : tensor<?xi32>
+// CHECK-NEXT: %[[OFFSET:.+]] = arith.index_cast %[[OFFSETB]] : i32 to index
 // CHECK: %[[LABELS:.+]] = arith.index_cast %{{.+}} : i32 to index
 // CHECK: %[[FWD:.+]]:2 = scf.for %[[TI:.+]] = %{{.+}} to %[[FRAMES]] step %{{.+}} iter_args(%[[PREV:.+]] = %{{.+}}, %[[MOVES:.+]] = %{{.+}}) -> (tensor<?xf32>, tensor<?x?xi32>) {
 // CHECK: linalg.generic {{{.+}}iterator_types = ["parallel"]} outs(%{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xi32>)
@@ -290,23 +301,25 @@ nn.graph @viterbi_ctc(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32
 // CHECK: %[[BEST:.+]] = tensor.extract %[[FWD]]#0[%[[LABELS]]] : tensor<?xf32>
 // CHECK: %[[FEASIBLE:.+]] = arith.cmpf ogt, %[[BEST]], %{{.+}} : f32
 // CHECK: %[[TRACED:.+]] = arith.select %[[FEASIBLE]], %[[FRAMES]], %c0{{(_[0-9]+)?}} : index
-// CHECK: %[[PATH:.+]]:3 = scf.for %[[BS:.+]] = %{{.+}} to %[[TRACED]] step %{{.+}} iter_args(%[[ST:.+]] = %[[LABELS]], %[[AC:.+]] = %[[ALIGNMENT]], %[[PRIORSUM:.+]] = %{{.+}}) -> (index, tensor<?xi32>, f32) {
+// CHECK: %[[ROWEMPTY:.+]] = tensor.empty(%[[FRAMES]]) : tensor<?xi32>
+// CHECK: %[[UNALIGNED:.+]] = linalg.fill ins(%c-1_i32{{(_[0-9]+)?}} : i32) outs(%[[ROWEMPTY]] : tensor<?xi32>)
+// CHECK: %[[PATH:.+]]:3 = scf.for %[[BS:.+]] = %{{.+}} to %[[TRACED]] step %{{.+}} iter_args(%[[ST:.+]] = %[[LABELS]], %[[AC:.+]] = %[[UNALIGNED]], %[[PRIORSUM:.+]] = %{{.+}}) -> (index, tensor<?xi32>, f32) {
 // CHECK: %[[TB:.+]] = arith.subi %{{.+}}, %[[BS]] : index
 // CHECK: %[[M32:.+]] = tensor.extract %[[FWD]]#1[%[[TB]], %[[ST]]] : tensor<?x?xi32>
 // CHECK: %[[M:.+]] = arith.index_cast %[[M32]] : i32 to index
 // CHECK: %[[STAYED:.+]] = arith.cmpi eq, %[[M]], %c0{{(_[0-9]+)?}} : index
 // CHECK: %[[EMITTED:.+]] = arith.select %[[STAYED]], %c4{{(_[0-9]+)?}}, %{{.+}} : index
 // CHECK: %[[EMITTED32:.+]] = arith.index_cast %[[EMITTED]] : index to i32
-// CHECK: %[[AT:.+]] = arith.addi %[[OFFSET]], %[[TB]] : index
-// CHECK: %[[WRITTEN:.+]] = tensor.insert %[[EMITTED32]] into %[[AC]][%[[AT]]] : tensor<?xi32>
+// CHECK: %[[WRITTEN:.+]] = tensor.insert %[[EMITTED32]] into %[[AC]][%[[TB]]] : tensor<?xi32>
 // CHECK: %[[P:.+]] = tensor.extract %[[PRIOR]][%[[EMITTED]]] : tensor<5xf32>
 // CHECK: %[[SUM:.+]] = arith.addf %[[PRIORSUM]], %[[P]] : f32
 // CHECK: %[[BACK:.+]] = arith.subi %[[ST]], %[[M]] : index
 // CHECK-NEXT: scf.yield %[[BACK]], %[[WRITTEN]], %[[SUM]] : index, tensor<?xi32>, f32
 // CHECK: %[[SCORE:.+]] = arith.addf %[[BEST]], %[[PATH]]#2 : f32
-// CHECK: %[[SCORED:.+]] = tensor.insert %[[SCORE]] into %[[SCORES]][%[[BI]]] : tensor<?xf32>
-// CHECK: %[[NEXT:.+]] = arith.addi %[[OFFSET]], %[[FRAMES]] : index
-// CHECK-NEXT: scf.yield %[[PATH]]#1, %[[SCORED]], %[[NEXT]] : tensor<?xi32>, tensor<?xf32>, index
+// CHECK: %[[SCORED:.+]] = tensor.from_elements %[[SCORE]] : tensor<1xf32>
+// CHECK-NEXT: scf.forall.in_parallel {
+// CHECK-NEXT: tensor.parallel_insert_slice %[[PATH]]#1 into %[[ALIGNMENT]][%[[OFFSET]]] [%[[FRAMES]]] [1] : tensor<?xi32> into tensor<?xi32>
+// CHECK-NEXT: tensor.parallel_insert_slice %[[SCORED]] into %[[SCORES]][%[[BI]]] [1] [1] : tensor<1xf32> into tensor<?xf32>
 // CHECK: return %[[R]]#0, %[[R]]#1 : tensor<?xi32>, tensor<?xf32>
 nn.parameter @prior : !nn.tensor<[5], f32>
 nn.graph @viterbi_rna_packed(%x: !nn.tensor<[N, 5], f32>, %y: !nn.tensor<[B, U], i32>) -> (!nn.tensor<[N], i32>, !nn.tensor<[B], f32>)

@@ -175,11 +175,14 @@ nn.graph @join_grad_packed(%g: !nn.tensor<[J, 4], f32>)
 
 // RNN-T loss from logits, packed: the joint is read through each row's
 // log-sum-exp (row max, sum of exp, max + log; never a [J, V]
-// log-softmax). Per sequence, the forward recursion over the grid in
-// float64 on one vector of U + 1 states: alpha(t, u) = logaddexp(
-// alpha(t - 1, u) + blank(t - 1, u), alpha(t, u - 1) + label(t, u - 1)),
-// rows at offset + t U1_b + u. The loss is -(alpha(T - 1, U) +
-// blank(T - 1, U)), 0 instead of +inf with zero_infinity.
+// log-softmax). The sequences are independent (an scf.forall, threads on
+// the CPU), each starting at its offset, the exclusive prefix sum of the
+// grid sizes T_b U1_b computed before them. Per sequence, the forward
+// recursion over the grid in float64 on one vector of its U_b + 1
+// states: alpha(t, u) = logaddexp(alpha(t - 1, u) + blank(t - 1, u),
+// alpha(t, u - 1) + label(t, u - 1)), rows at offset + t U1_b + u. The
+// loss is -(alpha(T - 1, U) + blank(T - 1, U)), 0 instead of +inf with
+// zero_infinity, inserted at b.
 // CHECK-LABEL: func.func @loss_rnnt
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[JOINT:[a-z0-9]+]]: tensor<?x4xf32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>) -> tensor<?xf32>
 // CHECK: %[[MAX:.+]] = linalg.generic {{{.+}}iterator_types = ["parallel", "reduction"]} ins(%[[JOINT]] : tensor<?x4xf32>)
@@ -189,14 +192,18 @@ nn.graph @join_grad_packed(%g: !nn.tensor<[J, 4], f32>)
 // CHECK: %[[LSE:.+]] = linalg.generic {{{.+}}iterator_types = ["parallel"]} ins(%[[MAX]], %[[SUM]] : tensor<?xf32>, tensor<?xf32>)
 // CHECK: math.log
 // CHECK-NOT: linalg.generic
-// CHECK: %[[STATES:.+]] = arith.addi %[[U]], %c1{{(_[0-9]+)?}} : index
-// CHECK: %[[ALPHA0:.+]] = tensor.empty(%[[STATES]]) : tensor<?xf64>
-// CHECK: %[[R:.+]]:3 = scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%[[LOSSES:.+]] = %{{.+}}, %[[ALPHA:.+]] = %[[ALPHA0]], %[[OFFSET:.+]] = %c0{{(_[0-9]+)?}}) -> (tensor<?xf32>, tensor<?xf64>, index) {
+// CHECK: %[[OFFSETS:.+]]:2 = scf.for %[[OB:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%{{.+}} = %{{.+}}, %[[ROWS:.+]] = %c0{{(_[0-9]+)?}}) -> (tensor<?xi32>, index) {
+// CHECK: %[[OGRID:.+]] = arith.muli %{{.+}}, %{{.+}} : index
+// CHECK-NEXT: %[[ONEXT:.+]] = arith.addi %[[ROWS]], %[[OGRID]] : index
+// CHECK: %[[R:.+]] = scf.forall (%[[BI:.+]]) in (%[[B]]) shared_outs(%[[LOSSES:.+]] = %{{.+}}) -> (tensor<?xf32>) {
+// CHECK-NEXT: %[[OFFSETB:.+]] = tensor.extract %[[OFFSETS]]#0[%[[BI]]] : tensor<?xi32>
+// CHECK-NEXT: %[[OFFSET:.+]] = arith.index_cast %[[OFFSETB]] : i32 to index
 // CHECK: %[[TB:.+]] = tensor.extract %[[TLEN]][%[[BI]]] : tensor<?xi32>
 // CHECK-NEXT: %[[FRAMES:.+]] = arith.index_cast %[[TB]] : i32 to index
 // CHECK: %[[UB:.+]] = tensor.extract %[[ULEN]][%[[BI]]] : tensor<?xi32>
 // CHECK-NEXT: %[[LABELS:.+]] = arith.index_cast %[[UB]] : i32 to index
 // CHECK-NEXT: %[[COLUMNS:.+]] = arith.addi %[[LABELS]], %c1{{(_[0-9]+)?}} : index
+// CHECK-NEXT: %[[ALPHA:.+]] = tensor.empty(%[[COLUMNS]]) : tensor<?xf64>
 // CHECK: %[[LAST:.+]] = arith.subi %[[COLUMNS]], %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[FWD:.+]] = scf.for %[[TI:.+]] = %c0{{(_[0-9]+)?}} to %[[FRAMES]] step %{{.+}} iter_args(%[[AT:.+]] = %[[ALPHA]]) -> (tensor<?xf64>) {
 // CHECK: %[[COLUMN:.+]] = scf.for %[[UI:.+]] = %c0{{(_[0-9]+)?}} to %[[COLUMNS]] step %{{.+}} iter_args(%[[AU:.+]] = %[[AT]]) -> (tensor<?xf64>) {
@@ -247,11 +254,10 @@ nn.graph @join_grad_packed(%g: !nn.tensor<[J, 4], f32>)
 // CHECK: %[[IMPOSSIBLE:.+]] = arith.cmpf oeq, %[[LOGP]], %{{.+}} : f64
 // CHECK-NEXT: %[[LOSS:.+]] = arith.select %[[IMPOSSIBLE]], %{{.+}}, %[[NEG]] : f64
 // CHECK-NEXT: %[[LOSS32:.+]] = arith.truncf %[[LOSS]] : f64 to f32
-// CHECK-NEXT: %[[INSERTED:.+]] = tensor.insert %[[LOSS32]] into %[[LOSSES]][%[[BI]]] : tensor<?xf32>
-// CHECK-NEXT: %[[GRID:.+]] = arith.muli %[[FRAMES]], %[[COLUMNS]] : index
-// CHECK-NEXT: %[[NEXT:.+]] = arith.addi %[[OFFSET]], %[[GRID]] : index
-// CHECK-NEXT: scf.yield %[[INSERTED]], %[[FWD]], %[[NEXT]] : tensor<?xf32>, tensor<?xf64>, index
-// CHECK: return %[[R]]#0 : tensor<?xf32>
+// CHECK-NEXT: %[[TILE:.+]] = tensor.from_elements %[[LOSS32]] : tensor<1xf32>
+// CHECK-NEXT: scf.forall.in_parallel {
+// CHECK-NEXT: tensor.parallel_insert_slice %[[TILE]] into %[[LOSSES]][%[[BI]]] [1] [1] : tensor<1xf32> into tensor<?xf32>
+// CHECK: return %[[R]] : tensor<?xf32>
 nn.graph @loss_rnnt(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
     dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
   %l = nn.transducer_loss %j, %y from logits topology rnnt blank 0 zero_infinity : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
@@ -268,9 +274,10 @@ nn.graph @loss_rnnt(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) ->
 // CHECK-LABEL: func.func @loss_rna
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[JOINT:[a-z0-9]+]]: tensor<?x?x?x4xf32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>) -> tensor<?xf32>
 // CHECK-NOT: math.log
-// CHECK: %[[R:.+]]:3 = scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%[[LOSSES:.+]] = %{{.+}}, %[[ALPHA:.+]] = %{{.+}}, %[[OFFSET:.+]] = %{{.+}}) -> (tensor<?xf32>, tensor<?xf64>, index) {
+// CHECK: %[[R:.+]] = scf.forall (%[[BI:.+]]) in (%[[B]]) shared_outs(%[[LOSSES:.+]] = %{{.+}}) -> (tensor<?xf32>) {
 // CHECK: %[[FRAMES:.+]] = arith.index_cast %{{.+}} : i32 to index
 // CHECK: %[[COLUMNS:.+]] = arith.addi %{{.+}}, %c1{{(_[0-9]+)?}} : index
+// CHECK-NEXT: %[[ALPHA:.+]] = tensor.empty(%[[COLUMNS]]) : tensor<?xf64>
 // CHECK: %[[LAST:.+]] = arith.subi %[[COLUMNS]], %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[START:.+]] = scf.for %[[U0:.+]] = %c0{{(_[0-9]+)?}} to %[[COLUMNS]] step %{{.+}} iter_args(%[[A0:.+]] = %[[ALPHA]]) -> (tensor<?xf64>) {
 // CHECK: %[[FIRST:.+]] = arith.cmpi eq, %[[U0]], %c0{{(_[0-9]+)?}} : index
@@ -298,9 +305,10 @@ nn.graph @loss_rnnt(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) ->
 // CHECK: %[[LOGP:.+]] = tensor.extract %[[FWD]][%[[LAST]]] : tensor<?xf64>
 // CHECK-NEXT: %[[NEG:.+]] = arith.negf %[[LOGP]] : f64
 // CHECK-NEXT: %[[LOSS32:.+]] = arith.truncf %[[NEG]] : f64 to f32
-// CHECK-NEXT: %[[INSERTED:.+]] = tensor.insert %[[LOSS32]] into %[[LOSSES]][%[[BI]]] : tensor<?xf32>
-// CHECK: scf.yield %[[INSERTED]], %[[FWD]], %{{.+}} : tensor<?xf32>, tensor<?xf64>, index
-// CHECK: return %[[R]]#0 : tensor<?xf32>
+// CHECK-NEXT: %[[TILE:.+]] = tensor.from_elements %[[LOSS32]] : tensor<1xf32>
+// CHECK-NEXT: scf.forall.in_parallel {
+// CHECK-NEXT: tensor.parallel_insert_slice %[[TILE]] into %[[LOSSES]][%[[BI]]] [1] [1] : tensor<1xf32> into tensor<?xf32>
+// CHECK: return %[[R]] : tensor<?xf32>
 nn.graph @loss_rna(%j: !nn.tensor<[B, T, U1, 4], f32>, %y: !nn.tensor<[B, U], i32>) -> !nn.tensor<[B], f32>
     dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1] {
   %l = nn.transducer_loss %j, %y from log_probs topology rna blank 3 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
@@ -321,17 +329,21 @@ nn.graph @loss_rna(%j: !nn.tensor<[B, T, U1, 4], f32>, %y: !nn.tensor<[B, U], i3
 // CHECK-LABEL: func.func @loss_grad_rnnt
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[G:[a-z0-9]+]]: tensor<?xf32>, %[[JOINT:[a-z0-9]+]]: tensor<?x4xf32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>) -> tensor<?x4xf32>
 // CHECK: %[[LSE:.+]] = linalg.generic {{{.+}}iterator_types = ["parallel"]} ins(%{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xf32>)
-// CHECK: %[[OCC0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?xf32>)
-// CHECK: %[[BLANK0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?xf32>)
-// CHECK: %[[LABEL0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?xf32>)
-// CHECK: %[[ROWLABELS0:.+]] = linalg.fill ins(%c-1_i32{{(_[0-9]+)?}} : i32) outs(%{{.+}} : tensor<?xi32>)
-// CHECK: %[[COLUMNSPAD:.+]] = arith.addi %[[U]], %c1{{(_[0-9]+)?}} : index
-// CHECK: %[[FRAMESPAD:.+]] = arith.addi %[[T]], %c1{{(_[0-9]+)?}} : index
-// CHECK: %[[TABLE0:.+]] = tensor.empty(%[[FRAMESPAD]], %[[COLUMNSPAD]]) : tensor<?x?xf64>
-// CHECK: %[[BETA0:.+]] = tensor.empty(%[[COLUMNSPAD]]) : tensor<?xf64>
-// CHECK: %[[R:.+]]:7 = scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%[[OCC:.+]] = %[[OCC0]], %[[BLANKP:.+]] = %[[BLANK0]], %[[LABELP:.+]] = %[[LABEL0]], %[[ROWLABELS:.+]] = %[[ROWLABELS0]], %[[TABLE:.+]] = %[[TABLE0]], %[[BETA:.+]] = %[[BETA0]], %[[OFFSET:.+]] = %{{.+}}) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xi32>, tensor<?x?xf64>, tensor<?xf64>, index) {
+// CHECK: %[[OFFSETS:.+]]:2 = scf.for %{{.+}} = %{{.+}} to %[[B]] step %{{.+}} iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %c0{{(_[0-9]+)?}}) -> (tensor<?xi32>, index) {
+// CHECK: %[[R:.+]]:4 = scf.forall (%[[BI:.+]]) in (%[[B]]) shared_outs(%[[OCCALL:.+]] = %{{.+}}, %[[BLANKALL:.+]] = %{{.+}}, %[[LABELALL:.+]] = %{{.+}}, %[[ROWLABELSALL:.+]] = %{{.+}}) -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xi32>) {
+// CHECK-NEXT: %[[OFFSETB:.+]] = tensor.extract %[[OFFSETS]]#0[%[[BI]]] : tensor<?xi32>
+// CHECK-NEXT: %[[OFFSET:.+]] = arith.index_cast %[[OFFSETB]] : i32 to index
 // CHECK: %[[FRAMES:.+]] = arith.index_cast %{{.+}} : i32 to index
 // CHECK: %[[COLUMNS:.+]] = arith.addi %{{.+}}, %c1{{(_[0-9]+)?}} : index
+// Packed, the sequence's tiles are its T_b U1_b rows, each written by
+// the backward recursion: not filled.
+// CHECK-NEXT: %[[GRID:.+]] = arith.muli %[[FRAMES]], %[[COLUMNS]] : index
+// CHECK-NEXT: %[[OCC:.+]] = tensor.empty(%[[GRID]]) : tensor<?xf32>
+// CHECK-NEXT: %[[BLANKP:.+]] = tensor.empty(%[[GRID]]) : tensor<?xf32>
+// CHECK-NEXT: %[[LABELP:.+]] = tensor.empty(%[[GRID]]) : tensor<?xf32>
+// CHECK-NEXT: %[[ROWLABELS:.+]] = tensor.empty(%[[GRID]]) : tensor<?xi32>
+// CHECK: %[[FRAMES1:.+]] = arith.addi %[[FRAMES]], %c1{{(_[0-9]+)?}} : index
+// CHECK-NEXT: %[[TABLE:.+]] = tensor.empty(%[[FRAMES1]], %[[COLUMNS]]) : tensor<?x?xf64>
 // The forward recursion writes the table at (t, u):
 // CHECK: %[[ALPHAS:.+]] = scf.for %[[TI:.+]] = %{{.+}} to %[[FRAMES]] step %{{.+}} iter_args(%[[AT:.+]] = %[[TABLE]]) -> (tensor<?x?xf64>) {
 // CHECK: scf.for %[[UI:.+]] = %{{.+}} to %[[COLUMNS]] step %{{.+}} iter_args(%[[AU:.+]] = %[[AT]]) -> (tensor<?x?xf64>) {
@@ -345,6 +357,7 @@ nn.graph @loss_rna(%j: !nn.tensor<[B, T, U1, 4], f32>, %y: !nn.tensor<[B, U], i3
 // CHECK-NEXT: %[[SCALE:.+]] = arith.select %[[FEASIBLE]], %[[GRADB64]], %[[NAN]] : f64
 // CHECK: %[[SAFELOGP:.+]] = arith.select %[[FEASIBLE]], %[[LOGP]], %{{.+}} : f64
 // beta's initial vector: 0 at U, -inf elsewhere.
+// CHECK: %[[BETA:.+]] = tensor.empty(%[[COLUMNS]]) : tensor<?xf64>
 // CHECK: %[[BETAINIT:.+]] = scf.for %[[UB:.+]] = %{{.+}} to %[[COLUMNS]] step %{{.+}} iter_args(%[[BV:.+]] = %[[BETA]]) -> (tensor<?xf64>) {
 // CHECK: %[[ATEND:.+]] = arith.cmpi eq, %[[UB]], %[[LAST]] : index
 // CHECK-NEXT: %[[BINIT:.+]] = arith.select %[[ATEND]], %{{.+}}, %{{.+}} : f64
@@ -374,10 +387,12 @@ nn.graph @loss_rna(%j: !nn.tensor<[B, T, U1, 4], f32>, %y: !nn.tensor<[B, U], i3
 // CHECK-DAG: %[[PLABEL:.+]] = arith.mulf %[[PL3]], %[[SCALE]] : f64
 // CHECK-DAG: %[[NEWBETA:.+]] = tensor.insert %[[NEXTBETA:[a-z0-9_]+]] into %[[BETAU]][%[[UI]]] : tensor<?xf64>
 // CHECK-DAG: %[[NEXTBETA]] = arith.select %{{.+}}, %{{.+}}, %{{.+}} : f64
-// The row, its total posterior, flushed:
+// The row, its total posterior, flushed; the joint's row is offset +
+// t U1_b + u, the tile's t U1_b + u:
 // CHECK-DAG: %[[NEWRL:.+]] = tensor.insert %[[ROWLABEL:[a-z0-9_]+]] into %[[RL2]][%[[ROW:[a-z0-9_]+]]] : tensor<?xi32>
-// CHECK-DAG: %[[ROW]] = arith.addi %[[OFFSET]], %[[ROW1:[a-z0-9_]+]] : index
-// CHECK-DAG: %[[ROW1]] = arith.addi %[[ROW0:[a-z0-9_]+]], %[[UI]] : index
+// CHECK-DAG: %[[JROW:.+]] = arith.addi %[[OFFSET]], %{{.+}} : index
+// CHECK-DAG: tensor.extract %[[JOINT]][%[[JROW]], %{{.+}}] : tensor<?x4xf32>
+// CHECK-DAG: %[[ROW]] = arith.addi %[[ROW0:[a-z0-9_]+]], %[[UI]] : index
 // CHECK-DAG: %[[ROW0]] = arith.muli %[[TB]], %[[COLUMNS]] : index
 // CHECK-DAG: %[[POST:.+]] = arith.addf %[[PBLANK]], %[[PLABEL]] : f64
 // CHECK-DAG: %[[ABS:.+]] = math.absf %[[POST]] : f64
@@ -398,6 +413,11 @@ nn.graph @loss_rna(%j: !nn.tensor<[B, T, U1, 4], f32>, %y: !nn.tensor<[B, U], i3
 // CHECK-DAG: %[[NEWLABEL:.+]] = tensor.insert %[[LABEL32]] into %[[L2]][%[[ROW]]] : tensor<?xf32>
 // CHECK-DAG: %[[ROWLABEL]] = arith.select %[[HASLABEL]], %{{.+}}, %c-1_i32{{(_[0-9]+)?}} : i32
 // CHECK: scf.yield %[[NEWOCC]], %[[NEWBLANK]], %[[NEWLABEL]], %[[NEWRL]], %[[NEWBETA]] :
+// CHECK: scf.forall.in_parallel {
+// CHECK-NEXT: tensor.parallel_insert_slice %[[BWD]]#0 into %[[OCCALL]][%[[OFFSET]]] [%[[GRID]]] [1] : tensor<?xf32> into tensor<?xf32>
+// CHECK-NEXT: tensor.parallel_insert_slice %[[BWD]]#1 into %[[BLANKALL]][%[[OFFSET]]] [%[[GRID]]] [1] : tensor<?xf32> into tensor<?xf32>
+// CHECK-NEXT: tensor.parallel_insert_slice %[[BWD]]#2 into %[[LABELALL]][%[[OFFSET]]] [%[[GRID]]] [1] : tensor<?xf32> into tensor<?xf32>
+// CHECK-NEXT: tensor.parallel_insert_slice %[[BWD]]#3 into %[[ROWLABELSALL]][%[[OFFSET]]] [%[[GRID]]] [1] : tensor<?xi32> into tensor<?xi32>
 // CHECK: %[[INIT:.+]] = tensor.empty(%{{.+}}) : tensor<?x4xf32>
 // CHECK: %[[DJ:.+]] = linalg.generic {indexing_maps = [#[[ID:map[0-9]*]], #[[ROWMAP:map[0-9]*]], #[[ROWMAP]], #[[ROWMAP]], #[[ROWMAP]], #[[ROWMAP]], #[[ID]]], iterator_types = ["parallel", "parallel"]} ins(%[[JOINT]], %[[R]]#0, %[[R]]#1, %[[R]]#2, %[[R]]#3, %[[LSE]] : tensor<?x4xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xi32>, tensor<?xf32>) outs(%[[INIT]] : tensor<?x4xf32>)
 // CHECK-NEXT: ^bb0(%[[X:[a-z0-9_]+]]: f32, %[[OC:[a-z0-9_]+]]: f32, %[[PB:[a-z0-9_]+]]: f32, %[[PL:[a-z0-9_]+]]: f32, %[[LB:[a-z0-9_]+]]: i32, %[[LS:[a-z0-9_]+]]: f32, %{{.+}}: f32):
@@ -432,18 +452,23 @@ nn.graph @loss_grad_rnnt(%g: !nn.tensor<[B], f32>, %j: !nn.tensor<[J, 4], f32>, 
 // impossible sequence's scale is 0, not NaN; the backward recursion runs
 // u ascending (beta_{t+1}(u + 1) is still the next row's) and the blank
 // term reads beta_{t+1}(u) at every frame (the initial vector is
-// beta_T); rows are [b, t, u]. The last generic has no log-sum-exp:
-// -gamma.
+// beta_T); the sequence's tiles are [T, U1] (rows past its grid keep
+// 0 and -1), inserted at [b, 0, 0]. The last generic has no
+// log-sum-exp: -gamma.
 // CHECK-LABEL: func.func @loss_grad_rna
 // CHECK-SAME: %[[G:[a-z0-9]+]]: tensor<?xf32>, %[[JOINT:[a-z0-9]+]]: tensor<?x?x?x4xf32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>) -> tensor<?x?x?x4xf32>
 // CHECK-NOT: math.log
-// CHECK: scf.for %[[BI:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%{{.+}}) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xi32>, tensor<?x?xf64>, tensor<?xf64>, index) {
+// CHECK: %[[R:.+]]:4 = scf.forall (%[[BI:.+]]) in (%{{.+}}) shared_outs(%[[OCCALL:.+]] = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}) -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xi32>) {
+// CHECK: %[[OCC0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?x?xf32>)
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?x?xf32>)
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<?x?xf32>)
+// CHECK: linalg.fill ins(%c-1_i32{{(_[0-9]+)?}} : i32) outs(%{{.+}} : tensor<?x?xi32>)
 // CHECK: %[[FEASIBLE:.+]] = arith.cmpf ogt, %{{.+}}, %{{.+}} : f64
 // CHECK: %[[GRADB:.+]] = tensor.extract %[[G]][%[[BI]]] : tensor<?xf32>
 // CHECK-NEXT: %[[GRADB64:.+]] = arith.extf %[[GRADB]] : f32 to f64
 // CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f64
 // CHECK-NEXT: %[[SCALE:.+]] = arith.select %[[FEASIBLE]], %[[GRADB64]], %[[ZERO]] : f64
-// CHECK: scf.for %[[STEP:.+]] = %{{.+}} to %[[FRAMES:.+]] step %{{.+}} iter_args(%[[O1:.+]] = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}})
+// CHECK: %[[BWD:.+]]:5 = scf.for %[[STEP:.+]] = %{{.+}} to %[[FRAMES:.+]] step %{{.+}} iter_args(%[[O1:.+]] = %[[OCC0]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}})
 // CHECK: %[[TM:.+]] = arith.subi %[[FRAMES]], %c1{{(_[0-9]+)?}} : index
 // CHECK-NEXT: %[[TB:.+]] = arith.subi %[[TM]], %[[STEP]] : index
 // CHECK: scf.for %[[UI:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[O2:.+]] = %[[O1]], %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %{{.+}} = %{{.+}}, %[[BETAU:.+]] = %{{.+}})
@@ -452,8 +477,10 @@ nn.graph @loss_grad_rnnt(%g: !nn.tensor<[B], f32>, %j: !nn.tensor<[J, 4], f32>, 
 // CHECK-DAG: %[[BX:.+]] = tensor.extract %[[JOINT]][%[[BI]], %[[TB]], %[[UI]], %c3{{(_[0-9]+)?}}] : tensor<?x?x?x4xf32>
 // CHECK-DAG: %[[BX64:.+]] = arith.extf %[[BX]] : f32 to f64
 // CHECK-DAG: %[[BLANKTERM:.+]] = arith.addf %[[BX64]], %[[BHERE]] : f64
-// CHECK-DAG: tensor.insert %{{.+}} into %[[O2]][%[[BI]], %[[TB]], %[[UI]]] : tensor<?x?x?xf32>
+// CHECK-DAG: tensor.insert %{{.+}} into %[[O2]][%[[TB]], %[[UI]]] : tensor<?x?xf32>
 // CHECK: tensor.insert %{{.+}} into %[[BETAU]][%[[UI]]] : tensor<?xf64>
+// CHECK: scf.forall.in_parallel {
+// CHECK-NEXT: tensor.parallel_insert_slice %[[BWD]]#0 into %[[OCCALL]][%[[BI]], 0, 0] [1, %{{.+}}, %{{.+}}] [1, 1, 1] : tensor<?x?xf32> into tensor<?x?x?xf32>
 // CHECK: linalg.generic {{{.+}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[JOINT]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<?x?x?x4xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xi32>)
 // CHECK-NEXT: ^bb0(%{{.+}}: f32, %[[OC:[a-z0-9_]+]]: f32, %[[PB:[a-z0-9_]+]]: f32, %[[PL:[a-z0-9_]+]]: f32, %[[LB:[a-z0-9_]+]]: i32, %{{.+}}: f32):
 // CHECK-DAG: %[[K:.+]] = linalg.index 3 : index
@@ -478,18 +505,21 @@ nn.graph @loss_grad_rna(%g: !nn.tensor<[B], f32>, %j: !nn.tensor<[B, T, U1, 4], 
 // row t, keeping the label move only where it scores strictly higher
 // (ties stay on the blank). The backtrace from (T, U) runs only for a
 // feasible sequence, recomputes both candidates from the table and writes
-// label u - 1 or the blank (2) at frame t - 1, moving to u - 1 when the
-// label won. The score is delta(T, U).
+// label u - 1 or the blank (2) at frame t - 1 of the sequence's row
+// (-1 elsewhere), moving to u - 1 when the label won. The score is
+// delta(T, U). The sequences are an scf.forall (threads on the CPU), each
+// with its own table, inserting its row and score.
 // CHECK-LABEL: func.func @align
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[JOINT:[a-z0-9]+]]: tensor<?x4xf32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xf32>)
-// CHECK: %[[UNALIGNED:.+]] = linalg.fill ins(%c-1_i32{{(_[0-9]+)?}} : i32) outs(%{{.+}} : tensor<?x?xi32>)
-// CHECK: %[[FRAMESPAD:.+]] = arith.addi %[[T]], %c1{{(_[0-9]+)?}} : index
-// CHECK: %[[COLUMNSPAD:.+]] = arith.addi %[[U]], %c1{{(_[0-9]+)?}} : index
-// CHECK: %[[TABLE0:.+]] = tensor.empty(%[[FRAMESPAD]], %[[COLUMNSPAD]]) : tensor<?x?xf64>
-// CHECK: %[[R:.+]]:4 = scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%[[ALIGNMENT:.+]] = %[[UNALIGNED]], %[[SCORES:.+]] = %{{.+}}, %[[TABLE:.+]] = %[[TABLE0]], %[[OFFSET:.+]] = %{{.+}}) -> (tensor<?x?xi32>, tensor<?xf32>, tensor<?x?xf64>, index) {
+// CHECK: %[[OFFSETS:.+]]:2 = scf.for %{{.+}} = %{{.+}} to %[[B]] step %{{.+}} iter_args(%{{.+}} = %{{.+}}, %{{.+}} = %c0{{(_[0-9]+)?}}) -> (tensor<?xi32>, index) {
+// CHECK: %[[R:.+]]:2 = scf.forall (%[[BI:.+]]) in (%[[B]]) shared_outs(%[[ALIGNMENT:.+]] = %{{.+}}, %[[SCORES:.+]] = %{{.+}}) -> (tensor<?x?xi32>, tensor<?xf32>) {
+// CHECK-NEXT: %[[OFFSETB:.+]] = tensor.extract %[[OFFSETS]]#0[%[[BI]]] : tensor<?xi32>
+// CHECK-NEXT: %[[OFFSET:.+]] = arith.index_cast %[[OFFSETB]] : i32 to index
 // CHECK: %[[FRAMES:.+]] = arith.index_cast %{{.+}} : i32 to index
 // CHECK: %[[COLUMNS:.+]] = arith.addi %{{.+}}, %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[LAST:.+]] = arith.subi %[[COLUMNS]], %c1{{(_[0-9]+)?}} : index
+// CHECK: %[[FRAMES1:.+]] = arith.addi %[[FRAMES]], %c1{{(_[0-9]+)?}} : index
+// CHECK-NEXT: %[[TABLE:.+]] = tensor.empty(%[[FRAMES1]], %[[COLUMNS]]) : tensor<?x?xf64>
 // CHECK: %[[START:.+]] = scf.for %[[U0:.+]] = %{{.+}} to %[[COLUMNS]] step %{{.+}} iter_args(%[[D0:.+]] = %[[TABLE]]) -> (tensor<?x?xf64>) {
 // CHECK: tensor.insert %{{.+}} into %[[D0]][%c0{{(_[0-9]+)?}}, %[[U0]]] : tensor<?x?xf64>
 // CHECK: %[[STOP:.+]] = arith.addi %[[FRAMES]], %c1{{(_[0-9]+)?}} : index
@@ -512,19 +542,23 @@ nn.graph @loss_grad_rna(%g: !nn.tensor<[B], f32>, %j: !nn.tensor<[B, T, U1, 4], 
 // CHECK: %[[SCORE:.+]] = tensor.extract %[[DELTA]][%[[FRAMES]], %[[LAST]]] : tensor<?x?xf64>
 // CHECK: %[[FEASIBLE:.+]] = arith.cmpf ogt, %[[SCORE]], %{{.+}} : f64
 // CHECK: %[[TRACED:.+]] = arith.select %[[FEASIBLE]], %[[FRAMES]], %c0{{(_[0-9]+)?}} : index
-// CHECK: %[[PATH:.+]]:2 = scf.for %[[STEP:.+]] = %{{.+}} to %[[TRACED]] step %{{.+}} iter_args(%[[UC:.+]] = %[[LAST]], %[[AC:.+]] = %[[ALIGNMENT]]) -> (index, tensor<?x?xi32>) {
+// CHECK: %[[ROWEMPTY:.+]] = tensor.empty(%[[T]]) : tensor<?xi32>
+// CHECK: %[[UNALIGNED:.+]] = linalg.fill ins(%c-1_i32{{(_[0-9]+)?}} : i32) outs(%[[ROWEMPTY]] : tensor<?xi32>)
+// CHECK: %[[PATH:.+]]:2 = scf.for %[[STEP:.+]] = %{{.+}} to %[[TRACED]] step %{{.+}} iter_args(%[[UC:.+]] = %[[LAST]], %[[AC:.+]] = %[[UNALIGNED]]) -> (index, tensor<?xi32>) {
 // CHECK-NEXT: %[[TC:.+]] = arith.subi %[[FRAMES]], %[[STEP]] : index
 // CHECK: %[[EMITS:.+]] = arith.cmpf ogt, %{{.+}}, %{{.+}} : f64
 // CHECK: %[[LABEL:.+]] = tensor.extract %[[Y]][%[[BI]], %{{.+}}] : tensor<?x?xi32>
 // CHECK: %[[CLASS:.+]] = arith.select %[[EMITS]], %[[LABEL]], %c2_i32{{(_[0-9]+)?}} : i32
 // CHECK: %[[FRAME:.+]] = arith.subi %[[TC]], %c1{{(_[0-9]+)?}} : index
-// CHECK-NEXT: %[[WRITTEN:.+]] = tensor.insert %[[CLASS]] into %[[AC]][%[[BI]], %[[FRAME]]] : tensor<?x?xi32>
+// CHECK-NEXT: %[[WRITTEN:.+]] = tensor.insert %[[CLASS]] into %[[AC]][%[[FRAME]]] : tensor<?xi32>
 // CHECK: %[[UPREV:.+]] = arith.maxsi %{{.+}}, %c0{{(_[0-9]+)?}} : index
 // CHECK-NEXT: %[[UNEXT:.+]] = arith.select %[[EMITS]], %[[UPREV]], %[[UC]] : index
-// CHECK-NEXT: scf.yield %[[UNEXT]], %[[WRITTEN]] : index, tensor<?x?xi32>
+// CHECK-NEXT: scf.yield %[[UNEXT]], %[[WRITTEN]] : index, tensor<?xi32>
 // CHECK: %[[SCORE32:.+]] = arith.truncf %[[SCORE]] : f64 to f32
-// CHECK-NEXT: %[[SCORED:.+]] = tensor.insert %[[SCORE32]] into %[[SCORES]][%[[BI]]] : tensor<?xf32>
-// CHECK: scf.yield %[[PATH]]#1, %[[SCORED]], %[[DELTA]], %{{.+}} : tensor<?x?xi32>, tensor<?xf32>, tensor<?x?xf64>, index
+// CHECK-NEXT: %[[SCORED:.+]] = tensor.from_elements %[[SCORE32]] : tensor<1xf32>
+// CHECK-NEXT: scf.forall.in_parallel {
+// CHECK-NEXT: tensor.parallel_insert_slice %[[PATH]]#1 into %[[ALIGNMENT]][%[[BI]], 0] [1, %[[T]]] [1, 1] : tensor<?xi32> into tensor<?x?xi32>
+// CHECK-NEXT: tensor.parallel_insert_slice %[[SCORED]] into %[[SCORES]][%[[BI]]] [1] [1] : tensor<1xf32> into tensor<?xf32>
 // CHECK: return %[[R]]#0, %[[R]]#1 : tensor<?x?xi32>, tensor<?xf32>
 nn.graph @align(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)
     dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
