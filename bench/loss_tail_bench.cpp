@@ -316,20 +316,28 @@ void blstmGemm(CBLAS_ORDER order, CBLAS_TRANSPOSE transA,
 }
 
 /// The GEMMs nn's LSTM lowering runs for benchBlstmLayers, alone, called
-/// directly on the same library (docs/performance.md, "BLSTM"): per layer and
-/// direction, the input projection of all B x T_max padded frames and
-/// T_max recurrent [B, 256] x [256, 1024] products; with range(0) = 1
-/// also the backward's T_max [B, 1024] x [1024, 256] products, the weight
-/// gradients of W_ih and W_hh over all frames, and the second layer's
-/// input gradient. (The backward's recomputation of the forward is not
-/// part of the floor.)
+/// directly on the same library (docs/performance.md, "BLSTM"). The
+/// lowering runs in step order (RecurrentPatterns.cpp): per layer and
+/// direction, the input projection of the N real frames and, at step s,
+/// one recurrent [A(s), 256] x [256, 1024] product over the A(s)
+/// sequences longer than s; with range(0) = 1 also the backward's
+/// [A(s), 1024] x [1024, 256] products, the weight gradients of W_ih and
+/// W_hh over the N frames, and the second layer's input gradient. (The
+/// backward's recomputation of the forward is not part of the floor.)
 void benchBlstmGemms(benchmark::State &state) {
   bool backward = state.range(0);
-  int64_t steps = 0;
   std::map<std::string, std::vector<int32_t>> lengths = blstmLengths();
-  for (int32_t length : lengths["T"])
-    steps = std::max<int64_t>(steps, length);
-  int64_t rows = kBlstmBatch * steps;
+  // running[s]: the sequences longer than s; rows: the real frames.
+  std::vector<int64_t> running;
+  int64_t rows = 0;
+  for (int32_t length : lengths["T"]) {
+    rows += length;
+    if ((int64_t)running.size() < length)
+      running.resize(length, 0);
+    for (int32_t s = 0; s < length; ++s)
+      ++running[s];
+  }
+  int64_t steps = running.size();
   std::mt19937 rng(3);
   auto matrix = [&](int64_t count) {
     std::uniform_real_distribution<float> u(-0.1f, 0.1f);
@@ -343,23 +351,30 @@ void benchBlstmGemms(benchmark::State &state) {
                      gates = matrix(rows * kBlstmGates),
                      h = matrix(rows * kBlstmHidden), dW = matrix(1024 * 512),
                      dx = matrix(rows * 512);
-  const int64_t B = kBlstmBatch, H = kBlstmHidden, G = kBlstmGates;
+  const int64_t H = kBlstmHidden, G = kBlstmGates;
   for (auto _ : state) {
     for (int layer = 0; layer < 2; ++layer) {
       int64_t in = kBlstmInput[layer];
       for (int direction = 0; direction < 2; ++direction) {
         blstmGemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, G, in, 1.0f,
                   x.data(), in, w.data(), in, 0.0f, gates.data(), G);
-        for (int64_t t = 0; t < steps; ++t)
-          blstmGemm(CblasRowMajor, CblasNoTrans, CblasTrans, B, G, H, 1.0f,
-                    h.data() + t * B * H, H, wh.data(), H, 1.0f,
-                    gates.data() + t * B * G, G);
+        // Step s's rows follow the steps before it.
+        int64_t start = 0;
+        for (int64_t t = 0; t < steps; ++t) {
+          blstmGemm(CblasRowMajor, CblasNoTrans, CblasTrans, running[t], G, H,
+                    1.0f, h.data() + start * H, H, wh.data(), H, 1.0f,
+                    gates.data() + start * G, G);
+          start += running[t];
+        }
         if (!backward)
           continue;
-        for (int64_t t = 0; t < steps; ++t)
-          blstmGemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, B, H, G, 1.0f,
-                    gates.data() + t * B * G, G, wh.data(), H, 0.0f,
-                    h.data() + t * B * H, H);
+        start = 0;
+        for (int64_t t = 0; t < steps; ++t) {
+          blstmGemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, running[t], H, G,
+                    1.0f, gates.data() + start * G, G, wh.data(), H, 0.0f,
+                    h.data() + start * H, H);
+          start += running[t];
+        }
         blstmGemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, in, rows, 1.0f,
                   gates.data(), G, x.data(), in, 0.0f, dW.data(), in);
         blstmGemm(CblasRowMajor, CblasTrans, CblasNoTrans, G, H, rows, 1.0f,
