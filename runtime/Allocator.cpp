@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <csetjmp>
+#include <cstdio>
 #include <cstdlib>
+#include <dlfcn.h>
 #include <map>
 #include <mutex>
 #include <string>
@@ -103,10 +105,16 @@ struct BlockCache {
         live.erase(it);
         liveBytes -= entry.requested;
         liveBlockBytes -= entry.size;
-        // Over the limit, smaller cached blocks go first: they cannot
-        // serve this block's size, and faulting them in again costs less.
+        // Over the limit, smaller cached blocks go first (they cannot
+        // serve this block's size), but only when dropping them makes room
+        // for it: otherwise the block itself goes.
+        size_t smallerBytes = 0;
+        for (auto it = free.begin(); it != free.end() && it->first < entry.size;
+             ++it)
+          smallerBytes += it->first;
         while (!free.empty() && free.begin()->first < entry.size &&
-               freeBytes + entry.size > limit()) {
+               freeBytes + entry.size > limit() &&
+               freeBytes - smallerBytes + entry.size <= limit()) {
           auto smallest = free.begin();
           freeBytes -= smallest->first;
           std::free(smallest->second);
@@ -169,8 +177,28 @@ bool nn::runtime::failGuardedCall(const char *message) {
   std::longjmp(*allocationGuard, 1);
 }
 
+/// Whether this thread runs inside an OpenMP parallel region (libomp's
+/// omp_in_parallel, when an artifact has loaded it).
+bool inParallelRegion() {
+  using InParallel = int (*)();
+  static auto inParallel =
+      reinterpret_cast<InParallel>(dlsym(RTLD_DEFAULT, "omp_in_parallel"));
+  return inParallel && inParallel();
+}
+
 extern "C" void *_mlir_memref_to_llvm_alloc(size_t size) {
   void *block = cache().allocate(size);
+  // Inside a threaded loop (the sequences of an alignment or a transducer
+  // loss allocate their scratch there) the guard cannot unwind: a worker
+  // thread has none, and the master's would leave libomp's join behind.
+  // Stop with the size rather than hand out a null pointer.
+  if (!block && size > 0 && inParallelRegion()) {
+    std::fprintf(stderr,
+                 "nn runtime: out of memory: allocating %zu bytes inside a "
+                 "threaded loop of an artifact failed\n",
+                 size);
+    std::abort();
+  }
   // Nothing with a destructor is live here or in the artifact's frames
   // between this call and the guard.
   if (!block && size > 0 && allocationGuard) {

@@ -8,7 +8,8 @@
 // batches of other lengths nearly the same, and fresh pages from the
 // kernel cost a page fault each. An allocation that fails inside a run
 // ends the run with an error instead of a null pointer the generated code
-// would write through.
+// would write through; inside a threaded loop, where no guard can unwind,
+// it stops the process with the size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,10 +28,10 @@ void _mlir_memref_to_llvm_free(void *pointer);
 namespace nn::runtime {
 /// Blocks of at least this many bytes are cached for reuse.
 constexpr size_t kCachedBlockBytes = 1 << 20;
-/// Freed blocks stay cached up to the most bytes ever live at once in large
-/// blocks, and at least this many; beyond it they are released (smaller
-/// cached blocks first). An allocation that fails empties the cache and
-/// tries again.
+/// Freed blocks stay cached up to twice the most bytes ever live at once
+/// in large blocks, and at least this many (the floor of that limit);
+/// beyond it they are released (smaller cached blocks first). An
+/// allocation that fails empties the cache and tries again.
 constexpr size_t kCacheLimitBytes = size_t(1) << 30;
 
 /// How a guarded call of an artifact's entry ended.

@@ -451,7 +451,9 @@ TEST(AllocatorTest, TheCacheKeepsWhatARunHeldAtOnce) {
 /// transducer's step frees 4.17 GB of blocks after a 3.58 GB peak, and a
 /// cache held to the peak faulted 0.6 GB in again every batch. 600 and 440
 /// MiB blocks (too different to serve each other), one live at a time:
-/// 1,040 MiB cached, past both the 1 GiB floor and the 600 MiB peak.
+/// 1,040 MiB cached, past both the 1 GiB floor and the 600 MiB peak. The
+/// high-water mark is process-wide: the test discriminates in a process
+/// of its own (as ctest runs it), not after a test that held more.
 TEST(AllocatorTest, BlocksLiveAtDifferentTimesStayCached) {
   nn::runtime::releaseCachedBlocks();
   size_t larger = size_t(600) << 20, smaller = size_t(440) << 20;
@@ -465,6 +467,19 @@ TEST(AllocatorTest, BlocksLiveAtDifferentTimesStayCached) {
   _mlir_memref_to_llvm_free(second);
   EXPECT_EQ(nn::runtime::cachedBytes(), larger + smaller);
   nn::runtime::releaseCachedBlocks();
+}
+
+/// An allocation that fails gives the cached blocks back before it gives
+/// up (outside a run: a null pointer).
+TEST(AllocatorTest, AFailedAllocationEmptiesTheCache) {
+  nn::runtime::releaseCachedBlocks();
+  size_t size = nn::runtime::kCachedBlockBytes * 2;
+  void *block = _mlir_memref_to_llvm_alloc(size);
+  ASSERT_NE(block, nullptr);
+  _mlir_memref_to_llvm_free(block);
+  ASSERT_EQ(nn::runtime::cachedBytes(), size);
+  EXPECT_EQ(_mlir_memref_to_llvm_alloc(size_t(1) << 62), nullptr);
+  EXPECT_EQ(nn::runtime::cachedBytes(), 0u);
 }
 
 TEST(ManifestTest, RoundTrip) {

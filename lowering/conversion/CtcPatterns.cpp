@@ -6,8 +6,9 @@
 // The loss is the forward recursion (alpha); its gradient adds the
 // backward recursion (beta) and scatters each state's posterior onto the
 // class it emits. Viterbi forced alignment (nn.viterbi_align) runs the
-// same per-sequence loop with max for logaddexp over the CTC states or
-// the RNA ones (U + 1: the labels emitted so far), records each frame's
+// same recursion per sequence (the sequences an scf.forall) with max for
+// logaddexp over the CTC states or the RNA ones (U + 1: the labels
+// emitted so far), records each frame's
 // chosen moves and walks them back from the best final state.
 //
 //===----------------------------------------------------------------------===//
@@ -399,10 +400,11 @@ public:
 /// from the last frame down; an infeasible sequence (best score -inf)
 /// runs none and keeps -1 on every frame. Packed scores [N, V] (and
 /// alignment [N]) hold sequence b's frames at rows offset_b + t, the
-/// offset carried by the batch loop. With a prior, the search reads each
-/// class's log-probability minus its prior value, and the backtrace adds
-/// the path's prior values back, so the score is the path's
-/// log-probability.
+/// offsets an exclusive prefix sum of the lengths computed before the
+/// loop over sequences (an scf.forall: each writes its own row and score). With
+/// a prior, the search reads each class's log-probability minus its prior
+/// value, and the backtrace adds the path's prior values back, so the score is
+/// the path's log-probability.
 class ViterbiAlignConversion : public NNConversionPattern<ViterbiAlignOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -621,9 +623,10 @@ public:
             score = s.add(score, backtrace.getResult(2));
           Value scoreRow = nb.create<tensor::FromElementsOp>(l, score);
           OpFoldResult one = nb.getIndexAttr(1), zero = nb.getIndexAttr(0);
-          SequenceSlice rowSlice{backtrace.getResult(1), {offset}, {frames}};
-          if (!packed)
-            rowSlice = {backtrace.getResult(1), {bi, zero}, {one, time}};
+          SequenceSlice rowSlice =
+              packed ? SequenceSlice{backtrace.getResult(1), {offset}, {frames}}
+                     : SequenceSlice{
+                           backtrace.getResult(1), {bi, zero}, {one, time}};
           return {rowSlice, {scoreRow, {bi}, {one}}};
         });
     return results;

@@ -164,9 +164,6 @@ SmallVector<Value> mlir::nn::forLoop(Scalar &s, Value lower, Value upper,
   return SmallVector<Value>(loop.getResults());
 }
 
-/// The values of `flatten(B, K)` for batch size `batch` and K's
-/// `lengths`: the size (the sum of the lengths), the offsets (their
-/// exclusive prefix sum) and each entry's owner.
 std::pair<Value, Value>
 mlir::nn::exclusivePrefixSum(LinalgBuilder &lb, Value batch, Value lengths) {
   return exclusivePrefixSum(lb, batch, [&](Scalar &q, Value bi) {
@@ -216,6 +213,9 @@ SmallVector<Value> mlir::nn::forEachSequence(
   return SmallVector<Value>(forall.getResults());
 }
 
+/// The values of `flatten(B, K)` for batch size `batch` and K's
+/// `lengths`: the size (the sum of the lengths), the offsets (their
+/// exclusive prefix sum) and each entry's owner.
 static DimValue flattenBatch(LinalgBuilder &lb, Value batch, Value lengths) {
   OpBuilder &b = lb.getBuilder();
   Location loc = lb.getLoc();

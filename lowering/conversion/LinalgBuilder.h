@@ -146,8 +146,10 @@ struct SequenceSlice {
 /// compute their own tiles (`body`, at the iteration's insertion point,
 /// returns one per output, in order) and insert them into `outputs`, the
 /// loop's shared outputs; returns the outputs written. The tiles of
-/// different sequences must not overlap. On the CPU, nn-parallel-loops
-/// runs the sequences on threads; elsewhere it is a loop.
+/// different sequences must not overlap, and together they must cover
+/// every element of `outputs` (callers pass tensor.empty: an element no
+/// tile writes is undefined). On the CPU, nn-parallel-loops runs the
+/// sequences on threads; elsewhere it is a loop.
 SmallVector<Value> forEachSequence(
     LinalgBuilder &lb, Value batch, ValueRange outputs,
     function_ref<SmallVector<SequenceSlice>(Scalar &, Value bi)> body);

@@ -145,9 +145,9 @@ Value before(Scalar &q, Value i) {
   return q.maxI(q.sub(i, q.idx(1)), q.idx(0));
 }
 
-/// The forward recursion of one sequence. Writes alpha into `table`
-/// ([rows, U1pad] f64) when given, else keeps one vector `alpha`
-/// ([U1pad]); returns log p(labels) and the updated tensor.
+/// The forward recursion of one sequence. Writes alpha into `state`, a
+/// table ([T_b + 1, U1_b] f64) when `isTable`, else one vector ([U1_b]);
+/// returns log p(labels) and the updated tensor.
 ///
 /// rnnt: alpha(t, u) = logaddexp(alpha(t-1, u) + blank(t-1, u),
 ///                               alpha(t, u-1) + label(t, u-1)),

@@ -229,8 +229,11 @@ struct ParallelLoopsPass
     for (scf::ForallOp forall : foralls) {
       rewriter.setInsertionPoint(forall);
       scf::ParallelOp parallel;
-      if (failed(scf::forallToParallelLoop(rewriter, forall, &parallel)))
+      if (failed(scf::forallToParallelLoop(rewriter, forall, &parallel))) {
+        forall.emitError("expected an scf.forall on buffers (after "
+                         "bufferization) without shared outputs");
         return signalPassFailure();
+      }
       parallel->setAttr(kSequencesAttr, rewriter.getUnitAttr());
     }
     SmallVector<scf::ParallelOp> outermost, inner;

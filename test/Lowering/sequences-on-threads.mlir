@@ -4,8 +4,8 @@
 // marked nn.sequences (threads on the CPU, whatever the work estimate),
 // and without threads they become plain loops.
 // RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize{pack=false},nn-to-buffers,nn-parallel-loops)' | FileCheck %s
-// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-cpu{threads=false})' | FileCheck %s --check-prefix=NOTHREADS
-// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-cpu)' | FileCheck %s --check-prefix=THREADS
+// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-cpu{threads=false})' | FileCheck %s --check-prefix=NOTHREADS --implicit-check-not=omp.
+// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize{pack=false},nn-to-buffers,nn-parallel-loops,convert-scf-to-openmp)' | FileCheck %s --check-prefix=OMP
 
 // CHECK-LABEL: func.func @viterbi
 // CHECK-NOT: scf.forall
@@ -14,14 +14,15 @@
 // CHECK-LABEL: func.func @transducer
 // CHECK-NOT: scf.forall
 // CHECK-COUNT-3: } {nn.sequences}
-// NOTHREADS-NOT: omp.
-// NOTHREADS-NOT: scf.forall
 // NOTHREADS: llvm.func @viterbi
 // NOTHREADS: llvm.func @transducer
-// THREADS: llvm.func @viterbi
-// THREADS: omp.parallel
-// THREADS: llvm.func @transducer
-// THREADS-COUNT-3: omp.parallel
+// With threads, each sequence's recursion over its frames is the body of
+// an OpenMP loop over the sequences:
+// OMP-LABEL: func.func @viterbi
+// OMP: omp.wsloop
+// OMP-NEXT: omp.loop_nest (%[[SEQ:.+]]) : index
+// OMP: memref.load %{{.+}}[%[[SEQ]]] : memref<?xi32>
+// OMP: scf.for
 
 nn.graph @viterbi(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)
     dims [B: batch, T: seq(B), U: seq(B)] {
