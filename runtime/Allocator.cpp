@@ -108,17 +108,18 @@ struct BlockCache {
         // Over the limit, smaller cached blocks go first (they cannot
         // serve this block's size), but only when dropping them makes room
         // for it: otherwise the block itself goes.
-        size_t smallerBytes = 0;
-        for (auto it = free.begin(); it != free.end() && it->first < entry.size;
-             ++it)
-          smallerBytes += it->first;
-        while (!free.empty() && free.begin()->first < entry.size &&
-               freeBytes + entry.size > limit() &&
-               freeBytes - smallerBytes + entry.size <= limit()) {
-          auto smallest = free.begin();
-          freeBytes -= smallest->first;
-          std::free(smallest->second);
-          free.erase(smallest);
+        if (freeBytes + entry.size > limit()) {
+          size_t smallerBytes = 0;
+          for (auto it = free.begin();
+               it != free.end() && it->first < entry.size; ++it)
+            smallerBytes += it->first;
+          if (freeBytes - smallerBytes + entry.size <= limit())
+            while (freeBytes + entry.size > limit()) {
+              auto smallest = free.begin();
+              freeBytes -= smallest->first;
+              std::free(smallest->second);
+              free.erase(smallest);
+            }
         }
         if (freeBytes + entry.size <= limit()) {
           free.emplace(entry.size, block);
