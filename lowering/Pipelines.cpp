@@ -88,8 +88,12 @@ void mlir::nn::buildOptimizePipeline(OpPassManager &pm,
   // Before packing: the seed is an argument like any other.
   if (request.training)
     pm.addPass(createNNDropoutTraining());
-  if (optimize.pack)
-    pm.addPass(createNNPackBeforeLoss());
+  if (optimize.pack) {
+    NNPackBeforeLossOptions packing;
+    packing.pack = optimize.packFrontier;
+    packing.expectedFill = optimize.packExpectedFill;
+    pm.addPass(createNNPackBeforeLoss(packing));
+  }
   // After packing (a packed tail fuses on packed rows), before autodiff
   // (the fused op's gradient never forms the logits either).
   NNFuseLossTailOptions fuse;

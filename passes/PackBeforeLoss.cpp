@@ -1,8 +1,11 @@
 //===- PackBeforeLoss.cpp - run loss tails on packed frames ---------------===//
 //
-// For each frame-wise loss over padded frames [B, T], re-create the
-// frame-wise chain that feeds it on packed frames [N] (N = packed(B, T)),
-// starting from packs of its frontier values. See docs/passes.md.
+// For each frame-wise loss over padded frames [B, T], re-create the chain
+// that feeds it on packed frames [N] (N = packed(B, T)), starting from
+// packs of its frontier values: frame-wise ops always, sequence-mixing ops
+// with a packed form as the `pack` option says (up to the loss tail, as
+// early as possible, or where a cost model says it pays). See
+// docs/passes.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +15,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Format.h"
 
 namespace mlir::nn {
 #define DEBUG_TYPE "nn-pack-before-loss"
@@ -25,11 +29,51 @@ using namespace mlir::nn;
 
 namespace {
 
-/// The frontier rule: whether `op` can be re-created on packed frames.
-/// Frame-wise ops can, with or without parameters; sequence-mixing ops
-/// (SequenceMixingOpInterface) cannot yet. A packed implementation of one
-/// would extend the interface with its rewrite, and a cost model this rule.
-bool canMoveBehindPack(Operation *op) { return isa<FrameWiseOpInterface>(op); }
+/// Whether operand `index` of `op` (frame-wise, or sequence-mixing with a
+/// packed form) is indexed by positions and is packed with the results.
+bool isFrameOperand(Operation *op, unsigned index) {
+  if (auto frameWise = dyn_cast<FrameWiseOpInterface>(op))
+    return frameWise.isFrameOperand(index);
+  return cast<SequenceMixingOpInterface>(op).isPackableOperand(index);
+}
+
+/// Whether `value` has a sequence axis (padded frames, or more).
+bool hasSequenceAxis(Value value) {
+  return cast<NNTensorType>(value.getType()).getNumPositionDims() >= 2;
+}
+
+/// Values per position of `value`: the product of its feature axes.
+double featuresOf(Value value) {
+  auto type = cast<NNTensorType>(value.getType());
+  double features = 1;
+  for (unsigned i = type.getNumPositionDims(); i < type.getRank(); ++i)
+    features *= type.getStaticSize(i);
+  return features;
+}
+
+/// `value` to four significant digits, for remarks.
+std::string fourDigits(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.4g", value);
+  return text;
+}
+
+/// The cost model's work of frame-wise `op` per position, in element
+/// operations: the values it reads and writes per position, and a
+/// linear's multiply-adds.
+double frameWork(Operation *op) {
+  double work = 0;
+  for (OpOperand &operand : op->getOpOperands())
+    if (isFrameOperand(op, operand.getOperandNumber()))
+      work += featuresOf(operand.get());
+  for (Value result : op->getResults())
+    work += featuresOf(result);
+  if (auto linear = dyn_cast<LinearOp>(op)) {
+    auto weight = cast<NNTensorType>(linear.getWeight().getType());
+    work += 2.0 * weight.getStaticSize(0) * weight.getStaticSize(1);
+  }
+  return work;
+}
 
 /// `type` with its leading [B, T] position axes replaced by `packedDim`.
 NNTensorType getPackedType(Type type, StringAttr packedDim) {
@@ -49,6 +93,7 @@ std::string describeProducer(Value value) {
 /// What packing one loss did, for its remark.
 struct LossPacking {
   unsigned movedOps = 0;
+  unsigned movedMixingOps = 0;
   unsigned reusedValues = 0;
   SmallVector<std::string> newPacks;
 };
@@ -56,13 +101,41 @@ struct LossPacking {
 /// Packs the loss tails of one graph.
 class GraphPacker {
 public:
-  explicit GraphPacker(GraphOp graph)
-      : graph(graph), builder(graph.getContext()) {}
+  GraphPacker(GraphOp graph, ::nn::PackFrontier frontier, double expectedFill,
+              bool emitRemarks)
+      : graph(graph), builder(graph.getContext()), frontier(frontier),
+        expectedFill(expectedFill), emitRemarks(emitRemarks) {}
 
   /// Fails only on IR that did not verify.
-  LogicalResult run(bool emitRemarks);
+  LogicalResult run();
 
 private:
+  /// A per-sequence loss with a packed form (ctc_loss): its frames are
+  /// packed, as the frontier says, and its result stays per sequence.
+  /// `skip` says why not.
+  void packSequenceLoss(MarkLossOp mark, Operation *loss,
+                        function_ref<void(StringRef)> skip);
+
+  /// Says what packing one loss did.
+  void remarkPacked(MarkLossOp mark, StringAttr packedDim,
+                    const LossPacking &report);
+
+  /// The frontier rule: whether `op`, producing a value of the chain
+  /// being packed, is re-created on packed frames. Frame-wise ops always
+  /// are; sequence-mixing ops with a packed form as `frontier` says.
+  bool movesBehindPack(Operation *op);
+
+  /// pack=auto: whether moving sequence-mixing `op` behind the pack costs
+  /// less than packing its results (docs/passes.md, the cost model).
+  bool packingPays(SequenceMixingOpInterface op);
+
+  /// The frame-wise ops that would move with a value's packing and the
+  /// values that would be packed for them, for the cost model: adds their
+  /// work per position to `chainWork` and the frontier's values per
+  /// position to `frontierWidth`.
+  void estimateUpstream(Value value, DenseSet<Value> &seen, double &chainWork,
+                        double &frontierWidth) const;
+
   /// The dim declared packed(batch, sequence), declared now if missing.
   StringAttr getOrDeclarePackedDim(StringRef batch, StringRef sequence);
 
@@ -72,10 +145,15 @@ private:
 
   /// Gives padded users of moved values an unpack of the packed twin and
   /// erases the padded ops that are no longer used.
-  void replacePaddedChain(bool emitRemarks);
+  void replacePaddedChain();
 
   GraphOp graph;
   OpBuilder builder;
+  ::nn::PackFrontier frontier;
+  double expectedFill;
+  bool emitRemarks;
+  /// The padded axes [B, T] of the loss being packed.
+  StringRef lossBatch, lossSequence;
   /// Padded value -> its packed twin, shared by all losses of the graph.
   DenseMap<Value, Value> packedOf;
   /// Padded value -> index of the loss whose packing created its twin.
@@ -113,11 +191,10 @@ Value GraphPacker::getPacked(Value value, StringAttr packedDim,
     return packed;
   }
   Operation *producer = value.getDefiningOp();
-  if (producer && canMoveBehindPack(producer)) {
-    auto frameWise = cast<FrameWiseOpInterface>(producer);
+  if (producer && movesBehindPack(producer)) {
     IRMapping mapping;
     for (OpOperand &operand : producer->getOpOperands())
-      if (frameWise.isFrameOperand(operand.getOperandNumber()))
+      if (isFrameOperand(producer, operand.getOperandNumber()))
         mapping.map(operand.get(), getPacked(operand.get(), packedDim, report));
     // Operands (packs, clones) are all placed before the padded producer.
     builder.setInsertionPoint(producer);
@@ -129,7 +206,8 @@ Value GraphPacker::getPacked(Value value, StringAttr packedDim,
       createdForLoss[padded] = currentLoss;
     }
     movedOps.insert(producer);
-    ++report.movedOps;
+    ++(isa<FrameWiseOpInterface>(producer) ? report.movedOps
+                                           : report.movedMixingOps);
     return packedOf.lookup(value);
   }
   // The frontier: pack the value right where it is made.
@@ -145,7 +223,90 @@ Value GraphPacker::getPacked(Value value, StringAttr packedDim,
   return packed;
 }
 
-void GraphPacker::replacePaddedChain(bool emitRemarks) {
+bool GraphPacker::movesBehindPack(Operation *op) {
+  if (isa<FrameWiseOpInterface>(op))
+    return true;
+  auto mixing = dyn_cast<SequenceMixingOpInterface>(op);
+  if (!mixing || !mixing.hasPackedForm())
+    return false;
+  // Its packed operands, and its results with a sequence axis, must be
+  // padded over the loss's [B, T]: the packed dim stands for them all (a
+  // strided conv's result is over another sequence dim).
+  auto overLossAxes = [&](Value value) {
+    auto type = cast<NNTensorType>(value.getType());
+    return type.getNumPositionDims() == 2 && type.getDimName(0) == lossBatch &&
+           type.getDimName(1) == lossSequence;
+  };
+  for (OpOperand &operand : op->getOpOperands())
+    if (isFrameOperand(op, operand.getOperandNumber()) &&
+        !overLossAxes(operand.get()))
+      return false;
+  for (Value result : op->getResults())
+    if (hasSequenceAxis(result) && !overLossAxes(result))
+      return false;
+  switch (frontier) {
+  case ::nn::PackFrontier::lossTail:
+    return false;
+  case ::nn::PackFrontier::earliest:
+    if (emitRemarks)
+      op->emitRemark() << "runs on packed frames (pack=earliest)";
+    return true;
+  case ::nn::PackFrontier::cost:
+    return packingPays(mixing);
+  }
+  llvm_unreachable("unknown pack frontier");
+}
+
+void GraphPacker::estimateUpstream(Value value, DenseSet<Value> &seen,
+                                   double &chainWork,
+                                   double &frontierWidth) const {
+  if (!seen.insert(value).second || packedOf.count(value))
+    return;
+  Operation *producer = value.getDefiningOp();
+  if (producer && isa<FrameWiseOpInterface>(producer)) {
+    chainWork += frameWork(producer);
+    for (OpOperand &operand : producer->getOpOperands())
+      if (isFrameOperand(producer, operand.getOperandNumber()))
+        estimateUpstream(operand.get(), seen, chainWork, frontierWidth);
+    return;
+  }
+  frontierWidth += featuresOf(value);
+}
+
+// Per position of the padded batch (B * T_max of them, a share `fill` of
+// them real), what changes when `op` moves behind the pack:
+//   padded: its padded-frame work w on every position, a pack of its
+//           results (read and write, 2 * R per real frame), and the
+//           frame-wise ops before it on every position (U);
+//   packed: w and U on real frames only, and a pack of the values at the
+//           frontier before it (2 * F per real frame).
+// Its recurrences and GEMMs run on real frames either way and cancel.
+bool GraphPacker::packingPays(SequenceMixingOpInterface op) {
+  double fill = expectedFill;
+  // Results without a sequence axis (a per-sequence loss) need no pack.
+  double results = 0;
+  for (Value result : op->getResults())
+    if (hasSequenceAxis(result))
+      results += featuresOf(result);
+  double chainWork = 0, frontierWidth = 0;
+  DenseSet<Value> seen;
+  for (OpOperand &operand : op->getOpOperands())
+    if (isFrameOperand(op, operand.getOperandNumber()))
+      estimateUpstream(operand.get(), seen, chainWork, frontierWidth);
+  double work = op.getPaddedFrameWork();
+  double padded = work + 2 * fill * results + chainWork;
+  double packed = fill * (work + chainWork) + 2 * fill * frontierWidth;
+  bool pays = packed < padded;
+  if (emitRemarks)
+    op->emitRemark() << (pays ? "runs on packed frames" : "stays padded")
+                     << " (pack=auto): an estimated " << fourDigits(packed)
+                     << " element operations per position packed against "
+                     << fourDigits(padded) << " padded at fill "
+                     << fourDigits(fill);
+  return pays;
+}
+
+void GraphPacker::replacePaddedChain() {
   // Users come after their operands in movedOps: walking it backwards
   // erases a dead padded user before looking at its producers.
   for (Operation *padded : llvm::reverse(movedOps)) {
@@ -169,7 +330,7 @@ void GraphPacker::replacePaddedChain(bool emitRemarks) {
   }
 }
 
-LogicalResult GraphPacker::run(bool emitRemarks) {
+LogicalResult GraphPacker::run() {
   SmallVector<MarkLossOp> marks(graph.getBody().getOps<MarkLossOp>());
   for (MarkLossOp mark : marks) {
     auto skip = [&](StringRef why) {
@@ -184,11 +345,15 @@ LogicalResult GraphPacker::run(bool emitRemarks) {
       skip("its loss has no positions");
       continue;
     }
-    if (!lossOp || !lossOp.isPerFrameLoss()) {
+    if (!lossOp) {
       skip("a per-sequence loss mixes time");
       continue;
     }
-    if (!canMoveBehindPack(loss)) {
+    if (!lossOp.isPerFrameLoss()) {
+      packSequenceLoss(mark, loss, skip);
+      continue;
+    }
+    if (!isa<FrameWiseOpInterface>(loss)) {
       skip("its loss op cannot run on packed frames");
       continue;
     }
@@ -207,27 +372,67 @@ LogicalResult GraphPacker::run(bool emitRemarks) {
       skip("not over exactly one sequence axis");
       continue;
     }
-    StringAttr packedDim =
-        getOrDeclarePackedDim(positions->batch, positions->sequences[0]);
+    lossBatch = positions->batch;
+    lossSequence = positions->sequences[0];
+    StringAttr packedDim = getOrDeclarePackedDim(lossBatch, lossSequence);
     LossPacking report;
     ++currentLoss;
     Value packedLoss = getPacked(mark.getLoss(), packedDim, report);
     mark.getLossMutable().assign(packedLoss);
-    if (emitRemarks) {
-      InFlightDiagnostic remark = mark.emitRemark();
-      remark << "loss '" << mark.getName() << "' runs on packed frames "
-             << packedDim.getValue() << " = packed(" << positions->batch << ", "
-             << positions->sequences[0] << "): " << report.movedOps
-             << " frame-wise op(s) moved behind the pack; new pack(s) of: ";
-      if (report.newPacks.empty())
-        remark << "none";
-      llvm::interleaveComma(report.newPacks, remark);
-      remark << "; " << report.reusedValues
-             << " value(s) shared with earlier losses";
-    }
+    if (emitRemarks)
+      remarkPacked(mark, packedDim, report);
   }
-  replacePaddedChain(emitRemarks);
+  replacePaddedChain();
   return success();
+}
+
+void GraphPacker::packSequenceLoss(MarkLossOp mark, Operation *loss,
+                                   function_ref<void(StringRef)> skip) {
+  auto mixing = dyn_cast<SequenceMixingOpInterface>(loss);
+  if (!mixing || !mixing.hasPackedForm() ||
+      frontier == ::nn::PackFrontier::lossTail) {
+    skip("a per-sequence loss mixes time");
+    return;
+  }
+  SmallVector<OpOperand *> framesOperands;
+  for (OpOperand &operand : loss->getOpOperands())
+    if (mixing.isPackableOperand(operand.getOperandNumber()))
+      framesOperands.push_back(&operand);
+  // The verifier has checked the operand's positions.
+  auto type = cast<NNTensorType>(framesOperands.front()->get().getType());
+  if (type.getNumPositionDims() != 2) {
+    skip("already packed");
+    return;
+  }
+  lossBatch = type.getDimName(0);
+  lossSequence = type.getDimName(1);
+  if (!movesBehindPack(loss)) {
+    skip("its frames stay padded");
+    return;
+  }
+  StringAttr packedDim = getOrDeclarePackedDim(lossBatch, lossSequence);
+  LossPacking report;
+  ++currentLoss;
+  for (OpOperand *operand : framesOperands)
+    operand->set(getPacked(operand->get(), packedDim, report));
+  if (emitRemarks)
+    remarkPacked(mark, packedDim, report);
+}
+
+void GraphPacker::remarkPacked(MarkLossOp mark, StringAttr packedDim,
+                               const LossPacking &report) {
+  InFlightDiagnostic remark = mark.emitRemark();
+  remark << "loss '" << mark.getName() << "' runs on packed frames "
+         << packedDim.getValue() << " = packed(" << lossBatch << ", "
+         << lossSequence << "): " << report.movedOps << " frame-wise";
+  if (report.movedMixingOps)
+    remark << " and " << report.movedMixingOps << " sequence-mixing";
+  remark << " op(s) moved behind the pack; new pack(s) of: ";
+  if (report.newPacks.empty())
+    remark << "none";
+  llvm::interleaveComma(report.newPacks, remark);
+  remark << "; " << report.reusedValues
+         << " value(s) shared with earlier losses";
 }
 
 struct PackBeforeLossPass
@@ -235,8 +440,14 @@ struct PackBeforeLossPass
   using NNPackBeforeLossBase::NNPackBeforeLossBase;
 
   void runOnOperation() override {
+    if (!(expectedFill > 0 && expectedFill <= 1)) {
+      getOperation().emitError()
+          << "nn-pack-before-loss: expected-fill must be in (0, 1], got "
+          << expectedFill.getValue();
+      return signalPassFailure();
+    }
     for (GraphOp graph : getOperation().getOps<GraphOp>())
-      if (failed(GraphPacker(graph).run(emitRemarks)))
+      if (failed(GraphPacker(graph, pack, expectedFill, emitRemarks).run()))
         return signalPassFailure();
   }
 };

@@ -10,8 +10,16 @@ def NNPackBeforeLoss : Pass<"nn-pack-before-loss", "::mlir::ModuleOp"> {
   let description = [{
     For each frame-wise loss marked with `nn.mark_loss` over padded frames
     `[B, T]`, walks backward through frame-wise ops (asking
-    `FrameWiseOpInterface`) to the frontier: values made by other ops
-    (sequence-mixing layers, calls) or graph arguments. Each frontier value
+    `FrameWiseOpInterface`) and, as `pack` says, through sequence-mixing
+    ops with a packed form (`SequenceMixingOpInterface::hasPackedForm`:
+    `nn.lstm`) over the same `[B, T]`, to the frontier: values made by other
+    ops (the rest of the sequence-mixing layers, calls) or graph arguments.
+    `pack=loss-tail` moves no sequence-mixing op, `earliest` every one it
+    reaches, and `auto` (the default) each one whose estimated cost per
+    position packed is below its cost padded at the batch's expected share
+    of real frames `expected-fill` (docs/passes.md: the work it does on
+    padded frames, the pack of its results against the pack of the values
+    before it, and the frame-wise ops before it). Each frontier value
     is packed once (`nn.pack`, shared by all losses that reach it), the
     frame-wise chain is re-created on packed values `[N, ...]` with `N`
     declared `packed(B, T)`, and the loss is marked on the packed value, so
@@ -24,6 +32,14 @@ def NNPackBeforeLoss : Pass<"nn-pack-before-loss", "::mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::nn::NNDialect"];
   let options = [
+    Option<"pack", "pack", "::nn::PackFrontier",
+           /*default=*/"::nn::OptimizeOptions().packFrontier",
+           "How far back to pack: loss-tail (frame-wise ops only), earliest "
+           "(every op with a packed form too) or auto (where the cost model "
+           "says it pays)">,
+    Option<"expectedFill", "expected-fill", "double",
+           /*default=*/"::nn::OptimizeOptions().packExpectedFill",
+           "N / (B * T_max) that the cost model of pack=auto expects">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
            "Emit a remark per loss saying what was packed">
   ];

@@ -105,6 +105,7 @@ public:
   };
 
 NN_ENUM_OPTION_PARSER(::nn::LossTailBackward)
+NN_ENUM_OPTION_PARSER(::nn::PackFrontier)
 NN_ENUM_OPTION_PARSER(::nn::OptimizerKind)
 NN_ENUM_OPTION_PARSER(::nn::GemmLibrary)
 NN_ENUM_OPTION_PARSER(::nn::GpuBinary)

@@ -24,6 +24,7 @@
 #include "mlir/Pass/PassManager.h"
 
 #include <array>
+#include <functional>
 #include <limits>
 #include <random>
 
@@ -864,6 +865,304 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T], i32>)
       EXPECT_EQ(gotInputNan->at(i), gotInput->at(i))
           << "x[" << i << "] with NaN padding";
     }
+  }
+}
+
+/// `source` (a graph @g over x [B, T, F] and per-frame or per-sequence
+/// targets) compiled with pack-frontier=earliest (the pack at the input)
+/// and with loss-tail (the sequence-mixing ops on padded frames): the loss,
+/// every parameter gradient and the input gradient agree within `rel`
+/// (0: bit for bit, where the two layouts read the same values in the same
+/// order), with NaN in every padded frame, over batches that reorder, tie,
+/// hold empty sequences or no frame at all. Both match the float64
+/// reference of the graph packed by the default frontier (rel 1e-3), and
+/// that reference the padded graph's (rel 1e-9). `prepare` sets what else
+/// each batch needs.
+void expectFrontiersAgree(
+    const std::string &source, int64_t features, uint32_t seed, double rel,
+    const std::function<void(RunInputs &)> &prepare = nullptr) {
+  std::string packedGraph = transform(source, false, true, true, {"x"});
+  std::string paddedGraph = transform(source, false, false, true, {"x"});
+  ASSERT_FALSE(packedGraph.empty());
+  ASSERT_FALSE(paddedGraph.empty());
+  CompileOptions options;
+  options.grads = true;
+  options.inputGradients = {"x"};
+  options.optimize.packFrontier = PackFrontier::earliest;
+  Executable packed = compileOrDie(source, options);
+  options.optimize.packFrontier = PackFrontier::lossTail;
+  Executable padded = compileOrDie(source, options);
+  const Manifest &manifest = packed.manifest();
+  const std::vector<std::vector<int32_t>> batches{
+      {2, 5, 0, 5, 1, 3}, {0, 0, 0}, {4}, {1, 3, 3, 2}};
+  for (const std::vector<int32_t> &lengths : batches) {
+    int64_t batch = lengths.size(), time = 5;
+    SCOPED_TRACE("lengths " + ::testing::PrintToString(lengths));
+    RunInputs inputs =
+        makeInputs(manifest, seed++, LengthPattern::AllEqual, batch, time);
+    inputs.lengths["T"] = lengths;
+    if (prepare)
+      prepare(inputs);
+    RunInputs nanInputs = inputs;
+    Tensor &x = nanInputs.inputs["x"];
+    for (int64_t i = 0; i < x.numElements(); ++i)
+      if ((i / features) % time >= lengths[i / (features * time)])
+        x.data<float>()[i] = std::numeric_limits<float>::quiet_NaN();
+    reference::Result wantPacked, wantPadded;
+    absl::Status status =
+        reference::evaluate(packedGraph, "g", inputs, wantPacked);
+    ASSERT_TRUE(status.ok()) << status.message();
+    status = reference::evaluate(paddedGraph, "g", inputs, wantPadded);
+    ASSERT_TRUE(status.ok()) << status.message();
+    RunResult a, b;
+    status = packed.run(nanInputs, a);
+    ASSERT_TRUE(status.ok()) << status.message();
+    status = padded.run(nanInputs, b);
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_EQ(wantPacked.outputs.size(), wantPadded.outputs.size());
+    for (size_t o = 0; o < wantPacked.outputs.size(); ++o)
+      for (size_t i = 0; i < wantPacked.outputs[o].data.size(); ++i)
+        EXPECT_TRUE(close(wantPacked.outputs[o].data[i],
+                          wantPadded.outputs[o].data[i], 1e-9, 1e-12))
+            << "reference output " << o << "[" << i << "]";
+    ASSERT_EQ(a.outputs.size(), b.outputs.size());
+    for (size_t o = 0; o < a.outputs.size(); ++o) {
+      const auto &[name, got] = a.outputs[o];
+      const Tensor &want = b.outputs[o].second;
+      ASSERT_EQ(got.shape(), want.shape()) << name;
+      for (int64_t i = 0; i < got.numElements(); ++i) {
+        if (rel == 0)
+          EXPECT_EQ(got.at(i), want.at(i)) << name << "[" << i << "]";
+        else
+          EXPECT_TRUE(close(got.at(i), want.at(i), rel, rel * 1e-2))
+              << name << "[" << i << "]: packed " << got.at(i) << ", padded "
+              << want.at(i);
+      }
+    }
+    // The reference's outputs: one gradient per parameter in module order,
+    // then the input's.
+    std::map<std::string, Tensor> got = gradientsOf(a);
+    std::vector<std::string> names;
+    for (const TensorInfo &output : manifest.outputs)
+      if (output.name.rfind("grad:", 0) == 0)
+        names.push_back(output.name.substr(5));
+    ASSERT_EQ(wantPacked.outputs.size(), names.size() + 1);
+    for (size_t o = 0; o < names.size(); ++o) {
+      const reference::Array &want = wantPacked.outputs[o];
+      const Tensor &compiled = got.at(names[o]);
+      ASSERT_EQ(compiled.shape(), want.shape) << names[o];
+      for (int64_t i = 0; i < compiled.numElements(); ++i)
+        EXPECT_TRUE(close(compiled.at(i), want.data[i], 1e-3, 1e-5))
+            << names[o] << "[" << i << "]: compiled " << compiled.at(i)
+            << ", reference " << want.data[i];
+    }
+    const Tensor *input = a.inputGradient("x");
+    ASSERT_TRUE(input);
+    const reference::Array &wantInput = wantPacked.outputs.back();
+    ASSERT_EQ(input->shape(), wantInput.shape);
+    for (int64_t i = 0; i < input->numElements(); ++i)
+      EXPECT_TRUE(close(input->at(i), wantInput.data[i], 1e-3, 1e-5))
+          << "x[" << i << "]: compiled " << input->at(i) << ", reference "
+          << wantInput.data[i];
+  }
+}
+
+/// Stacked LSTMs on packed frames and on padded ones (expectFrontiersAgree);
+/// the default frontier packs both LSTMs here.
+TEST(PackedLstmTest, PackedMatchesPaddedBitForBit) {
+  const std::string source = R"(
+nn.parameter @wi : !nn.tensor<[2, 8, 3], f32>
+nn.parameter @wh : !nn.tensor<[2, 8, 2], f32>
+nn.parameter @b : !nn.tensor<[2, 8], f32>
+nn.parameter @wi2 : !nn.tensor<[12, 4], f32>
+nn.parameter @wh2 : !nn.tensor<[12, 3], f32>
+nn.parameter @b2 : !nn.tensor<[12], f32>
+nn.parameter @wo : !nn.tensor<[5, 3], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %wi = nn.param_ref @wi : !nn.tensor<[2, 8, 3], f32>
+  %wh = nn.param_ref @wh : !nn.tensor<[2, 8, 2], f32>
+  %b = nn.param_ref @b : !nn.tensor<[2, 8], f32>
+  %wi2 = nn.param_ref @wi2 : !nn.tensor<[12, 4], f32>
+  %wh2 = nn.param_ref @wh2 : !nn.tensor<[12, 3], f32>
+  %b2 = nn.param_ref @b2 : !nn.tensor<[12], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[5, 3], f32>
+  %h1 = nn.lstm bidirectional %x, %wi, %wh, %b : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>
+  %a = nn.tanh %h1 : !nn.tensor<[B, T, 4], f32>
+  %h2 = nn.lstm backward %a, %wi2, %wh2, %b2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[12, 4], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12], f32>
+  %l = nn.linear %h2, %wo : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[5, 3], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})";
+  std::string packedGraph = transform(source, false, true, true, {"x"});
+  ASSERT_NE(packedGraph.find("!nn.tensor<[N_T, 4], f32>, !nn.tensor<[12, 4]"),
+            std::string::npos)
+      << "the default frontier left an LSTM padded:\n"
+      << packedGraph;
+  expectFrontiersAgree(source, 3, 57, /*rel=*/0);
+}
+
+/// A BLSTM with a CTC loss (no frame-wise loss at all): packed, the CTC
+/// loss reads packed logits and its gradient is packed rows; label
+/// sequences of 0 to 2 labels, some too long for their frames
+/// (zero_infinity). Not bit for bit: at the loss-tail frontier the output
+/// layer's GEMMs run over B * T_max rows, packed over N, and the GEMM
+/// library blocks the sums over rows differently (last-ulp differences).
+TEST(PackedCtcTest, PackedMatchesPadded) {
+  const std::string source = R"(
+nn.parameter @wi : !nn.tensor<[2, 8, 3], f32>
+nn.parameter @wh : !nn.tensor<[2, 8, 2], f32>
+nn.parameter @b : !nn.tensor<[2, 8], f32>
+nn.parameter @wo : !nn.tensor<[5, 4], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %labels: !nn.tensor<[B, U], i32>)
+    dims [B: batch, T: seq(B), U: seq(B)] {
+  %wi = nn.param_ref @wi : !nn.tensor<[2, 8, 3], f32>
+  %wh = nn.param_ref @wh : !nn.tensor<[2, 8, 2], f32>
+  %b = nn.param_ref @b : !nn.tensor<[2, 8], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[5, 4], f32>
+  %h = nn.lstm bidirectional %x, %wi, %wh, %b : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>
+  %l = nn.linear %h, %wo : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[5, 4], f32>
+  %ctc = nn.ctc_loss %l, %labels from logits blank 0 zero_infinity : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %ctc as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
+  nn.return
+})";
+  std::string packedGraph = transform(source, false, true, true, {"x"});
+  ASSERT_NE(packedGraph.find("nn.ctc_loss_grad %"), std::string::npos);
+  ASSERT_NE(packedGraph.find("!nn.tensor<[N_T, 5], f32>, !nn.tensor<[B, U]"),
+            std::string::npos)
+      << "the default frontier left the CTC loss padded:\n"
+      << packedGraph;
+  expectFrontiersAgree(source, 3, 63, /*rel=*/1e-5, [](RunInputs &inputs) {
+    const std::vector<int32_t> &frames = inputs.lengths.at("T");
+    std::vector<int32_t> &labels = inputs.lengths["U"];
+    labels.clear();
+    for (size_t b = 0; b < frames.size(); ++b)
+      labels.push_back(static_cast<int32_t>((b * 5 + frames[b]) % 3));
+    Tensor &ids = inputs.inputs.at("labels");
+    for (int64_t i = 0; i < ids.numElements(); ++i)
+      ids.data<int32_t>()[i] = 1 + static_cast<int32_t>(i % 4);
+  });
+}
+
+/// conv1d and pool on packed frames, strided too (packed(B, T) in,
+/// packed(B, T2) out), written packed against the same graph written
+/// padded: the loss and every gradient agree bit for bit (the packed
+/// windows visit the same frames in the same order and never reach into
+/// the next sequence's rows), with NaN in every padded frame and empty
+/// sequences; both match the float64 reference (rel 1e-3).
+TEST(PackedConvPoolTest, PackedMatchesPaddedBitForBit) {
+  auto source = [](bool packed) {
+    std::string n = packed ? "N" : "B, T", n2 = packed ? "N2" : "B, T2";
+    std::string x = packed ? "%px" : "%x";
+    std::string text = R"(
+nn.parameter @k : !nn.tensor<[4, 3, 2], f32>
+nn.parameter @kb : !nn.tensor<[4], f32>
+nn.parameter @k1 : !nn.tensor<[3, 2, 4], f32>
+nn.parameter @wo : !nn.tensor<[3, 9], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>)
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), N: packed(B, T), N2: packed(B, T2)] {
+  %k = nn.param_ref @k : !nn.tensor<[4, 3, 2], f32>
+  %kb = nn.param_ref @kb : !nn.tensor<[4], f32>
+  %k1 = nn.param_ref @k1 : !nn.tensor<[3, 2, 4], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[3, 9], f32>
+)";
+    if (packed)
+      text += "  %px = nn.pack %x : !nn.tensor<[B, T, 2], f32> -> "
+              "!nn.tensor<[N, 2], f32>\n";
+    text += "  %c = nn.conv1d " + x + ", %k, %kb stride 2 : (!nn.tensor<[" + n +
+            ", 2], f32>, !nn.tensor<[4, 3, 2], f32>, !nn.tensor<[4], " +
+            "f32>) -> !nn.tensor<[" + n2 + ", 4], f32>\n";
+    text += "  %a = nn.pool avg %c window 3 stride 1 : (!nn.tensor<[" + n2 +
+            ", 4], f32>) -> !nn.tensor<[" + n2 + ", 4], f32>\n";
+    text += "  %c1 = nn.conv1d %a, %k1 stride 1 : (!nn.tensor<[" + n2 +
+            ", 4], f32>, !nn.tensor<[3, 2, 4], f32>) -> !nn.tensor<[" + n2 +
+            ", 3], f32>\n";
+    text += "  %m = nn.pool max " + x + " window 3 stride 2 : (!nn.tensor<[" +
+            n + ", 2], f32>) -> !nn.tensor<[" + n2 + ", 2], f32>\n";
+    text += "  %cat = nn.concat %a, %c1, %m : !nn.tensor<[" + n2 +
+            ", 4], f32>, !nn.tensor<[" + n2 + ", 3], f32>, !nn.tensor<[" + n2 +
+            ", 2], f32>\n";
+    text += "  %l = nn.linear %cat, %wo : !nn.tensor<[" + n2 +
+            ", 9], f32>, !nn.tensor<[3, 9], f32>\n";
+    std::string labels = "%y";
+    if (packed) {
+      text += "  %py = nn.pack %y : !nn.tensor<[B, T2], i32> -> "
+              "!nn.tensor<[N2], i32>\n";
+      labels = "%py";
+    }
+    text += "  %ce = nn.cross_entropy %l, " + labels +
+            " from logits : !nn.tensor<[" + n2 + ", 3], f32>, !nn.tensor<[" +
+            n2 + "], i32>\n";
+    text += "  nn.mark_loss %ce as \"ce\" normalize per_frame : !nn.tensor<[" +
+            n2 + "], f32>\n  nn.return\n}\n";
+    return text;
+  };
+  CompileOptions options;
+  options.grads = true;
+  options.inputGradients = {"x"};
+  // The padded graph's loss tail is packed too, so that both sum the same
+  // frame losses in the same order.
+  options.optimize.packFrontier = PackFrontier::lossTail;
+  Executable packed = compileOrDie(source(true), options);
+  Executable padded = compileOrDie(source(false), options);
+  std::string reference = transform(source(true), false, false, true, {"x"});
+  ASSERT_FALSE(reference.empty());
+  const Manifest &manifest = packed.manifest();
+  const std::vector<std::vector<int32_t>> batches{
+      {7, 1, 0, 4, 6}, {0, 0}, {3}, {2, 7, 7}};
+  uint32_t seed = 91;
+  for (const std::vector<int32_t> &lengths : batches) {
+    int64_t batch = lengths.size(), time = 7;
+    SCOPED_TRACE("lengths " + ::testing::PrintToString(lengths));
+    RunInputs inputs =
+        makeInputs(manifest, seed++, LengthPattern::AllEqual, batch, time);
+    inputs.lengths["T"] = lengths;
+    // T2's lengths follow from T's; the labels' padded axis is T2's.
+    Tensor &y = inputs.inputs["y"];
+    ASSERT_EQ(y.shape(), (std::vector<int64_t>{batch, (time + 1) / 2}));
+    RunInputs nanInputs = inputs;
+    Tensor &x = nanInputs.inputs["x"];
+    for (int64_t i = 0; i < x.numElements(); ++i)
+      if ((i / 2) % time >= lengths[i / (2 * time)])
+        x.data<float>()[i] = std::numeric_limits<float>::quiet_NaN();
+    reference::Result want;
+    absl::Status status = reference::evaluate(reference, "g", inputs, want);
+    ASSERT_TRUE(status.ok()) << status.message();
+    RunResult a, b;
+    status = packed.run(nanInputs, a);
+    ASSERT_TRUE(status.ok()) << status.message();
+    status = padded.run(nanInputs, b);
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_EQ(a.outputs.size(), b.outputs.size());
+    for (size_t o = 0; o < a.outputs.size(); ++o) {
+      const auto &[name, got] = a.outputs[o];
+      const Tensor &other = b.outputs[o].second;
+      ASSERT_EQ(got.shape(), other.shape()) << name;
+      for (int64_t i = 0; i < got.numElements(); ++i)
+        EXPECT_EQ(got.at(i), other.at(i)) << name << "[" << i << "]";
+    }
+    std::map<std::string, Tensor> got = gradientsOf(a);
+    std::vector<std::string> names;
+    for (const TensorInfo &output : manifest.outputs)
+      if (output.name.rfind("grad:", 0) == 0)
+        names.push_back(output.name.substr(5));
+    ASSERT_EQ(want.outputs.size(), names.size() + 1);
+    for (size_t o = 0; o < names.size(); ++o) {
+      const Tensor &compiled = got.at(names[o]);
+      ASSERT_EQ(compiled.shape(), want.outputs[o].shape) << names[o];
+      for (int64_t i = 0; i < compiled.numElements(); ++i)
+        EXPECT_TRUE(close(compiled.at(i), want.outputs[o].data[i], 1e-3, 1e-5))
+            << names[o] << "[" << i << "]: compiled " << compiled.at(i)
+            << ", reference " << want.outputs[o].data[i];
+    }
+    const Tensor *input = a.inputGradient("x");
+    ASSERT_TRUE(input);
+    ASSERT_EQ(input->shape(), want.outputs.back().shape);
+    for (int64_t i = 0; i < input->numElements(); ++i)
+      EXPECT_TRUE(close(input->at(i), want.outputs.back().data[i], 1e-3, 1e-5))
+          << "x[" << i << "]: compiled " << input->at(i) << ", reference "
+          << want.outputs.back().data[i];
   }
 }
 

@@ -22,11 +22,9 @@ verifyCtcOperands(Operation *op, Value logits, Value labels, int64_t blank,
   FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
-  FailureOr<Positions> frames = context->positions(logits);
-  if (failed(frames))
-    return failure();
-  if (!allowPacked || frames->kind != PositionKind::Packed)
-    frames = requirePaddedFrames(op, *context, logits, name);
+  FailureOr<Positions> frames =
+      allowPacked ? requireSequenceFrames(op, *context, logits, name)
+                  : requirePaddedFrames(op, *context, logits, name);
   if (failed(frames) || failed(requireOneFeatureAxis(op, logits, name)))
     return failure();
   FailureOr<Positions> labelPositions = context->positions(labels);
@@ -54,9 +52,23 @@ verifyCtcOperands(Operation *op, Value logits, Value labels, int64_t blank,
 
 bool CtcLossOp::isPerFrameLoss() { return false; }
 
+bool CtcLossOp::hasPackedForm() { return true; }
+
+bool CtcLossOp::isPackableOperand(unsigned index) {
+  return index == getLogitsMutable().getOperandNumber();
+}
+
+/// The padded form normalizes (from logits) and, in the gradient, writes
+/// every padded frame's V classes; the recursion runs on real frames.
+double CtcLossOp::getPaddedFrameWork() {
+  return 3.0 * featureSize(tensorOf(getLogits()));
+}
+
 LogicalResult CtcLossOp::verify() {
-  FailureOr<ArrayRef<Attribute>> dims = verifyCtcOperands(
-      *this, getLogits(), getLabels(), static_cast<int64_t>(getBlank()));
+  FailureOr<ArrayRef<Attribute>> dims =
+      verifyCtcOperands(*this, getLogits(), getLabels(),
+                        static_cast<int64_t>(getBlank()), "logits",
+                        /*allowPacked=*/true);
   if (failed(dims))
     return failure();
   return requireResultDims(*this, *dims,
@@ -68,14 +80,17 @@ LogicalResult CtcLossOp::inferReturnTypes(MLIRContext *,
                                           ValueRange operands, DictionaryAttr,
                                           OpaqueProperties, RegionRange,
                                           SmallVectorImpl<Type> &inferred) {
+  // One value per sequence: the labels' batch (packed logits do not name
+  // it).
   FailureOr<NNTensorType> logits =
       inferenceOperand(location, operands, 0, "logits");
-  if (failed(logits))
+  FailureOr<NNTensorType> labels =
+      inferenceOperand(location, operands, 1, "labels");
+  if (failed(logits) || failed(labels))
     return failure();
-  if (logits->getRank() == 0)
-    return emitOptionalError(location, "logits must be [B, T, C], got ",
-                             *logits);
-  inferred.push_back(NNTensorType::get(logits->getDims().take_front(1),
+  if (labels->getRank() == 0)
+    return emitOptionalError(location, "labels must be [B, U], got ", *labels);
+  inferred.push_back(NNTensorType::get(labels->getDims().take_front(1),
                                        logits->getElementType()));
   return success();
 }
@@ -89,8 +104,10 @@ int64_t CtcLossOp::getReservedClass(OpOperand &operand) {
 }
 
 LogicalResult CtcLossGradOp::verify() {
-  FailureOr<ArrayRef<Attribute>> dims = verifyCtcOperands(
-      *this, getLogits(), getLabels(), static_cast<int64_t>(getBlank()));
+  FailureOr<ArrayRef<Attribute>> dims =
+      verifyCtcOperands(*this, getLogits(), getLabels(),
+                        static_cast<int64_t>(getBlank()), "logits",
+                        /*allowPacked=*/true);
   if (failed(dims))
     return failure();
   return requireLossGradType(*this, getGrad(), *dims, getLogits());

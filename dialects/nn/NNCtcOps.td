@@ -14,14 +14,17 @@ include "dialects/nn/NNOpBase.td"
 // CTC and alignment
 //===----------------------------------------------------------------------===//
 
-def NN_CtcLossOp : NN_SequenceMixingOp<"ctc_loss", [
+def NN_CtcLossOp : NN_Op<"ctc_loss", [Pure,
+    DeclareOpInterfaceMethods<NN_SequenceMixingOpInterface,
+        ["hasPackedForm", "getPaddedFrameWork", "isPackableOperand"]>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<NN_VjpOpInterface>,
     DeclareOpInterfaceMethods<NN_LossOpInterface>,
     DeclareOpInterfaceMethods<NN_ClassIndexOpInterface, ["getReservedClass"]>]> {
   let summary = "per-sequence CTC loss, -log p(labels | input)";
   let description = [{
-    `logits` `[B, T, V]` over a sequence dim `T` (logits, or log-probs with
+    `logits` `[B, T, V]` over a sequence dim `T`, or packed `[N, V]` with
+    `N` declared `packed(B, T)` (logits, or log-probs with
     `from log_probs`), `labels` `[B, U]` integer over an independent
     sequence dim `U` of the same batch, `blank` in `[0, V)`. The result
     `[B]` is the forward-algorithm value in log space over `2U + 1`

@@ -38,11 +38,36 @@ def NN_SequenceMixingOpInterface : OpInterface<"SequenceMixingOpInterface"> {
   let description = [{
     An op that looks across time (recurrences, convolution and pooling over
     time, reductions over a sequence axis, sequence-level losses). Packing
-    stops at such ops. The first op that can run on packed frames (with
-    per-sequence borders) will add a method here that re-creates it on
-    packed operands, for the pass to call; a query without that rewrite
-    would promise what no pass can do.
+    stops at such ops unless the op has a packed form: then its operands
+    with position axes may be packed `[N, ...]` (N = packed(B, T)), its
+    results follow them, and the packed op computes the packed form of its
+    padded result, as a frame-wise op would (`nn-pack-before-loss` clones
+    it onto packed operands).
   }];
+  let methods = [
+    InterfaceMethod<[{
+        Returns true when the op accepts packed frames in place of its
+        padded ones (the same results, packed).
+      }],
+      "bool", "hasPackedForm", (ins), [{}], [{ return false; }]>,
+    InterfaceMethod<[{
+        With a packed form: whether operand `index` is one that may be
+        packed (frames over the sequence dim the op mixes). By default every
+        operand with position axes; a CTC loss's labels `[B, U]` are not.
+      }],
+      "bool", "isPackableOperand", (ins "unsigned":$index), [{}], [{
+        auto type = ::llvm::dyn_cast<::mlir::nn::NNTensorType>(
+            $_op->getOperand(index).getType());
+        return type && type.getNumPositionDims() != 0;
+      }]>,
+    InterfaceMethod<[{
+        The work the padded form does on each padded frame that the packed
+        form skips, in element operations per frame of the batch (the
+        cost model of `nn-pack-before-loss`, docs/passes.md). Only asked of
+        ops with a packed form.
+      }],
+      "double", "getPaddedFrameWork", (ins), [{}], [{ return 0.0; }]>
+  ];
 }
 
 def NN_LossOpInterface : OpInterface<"LossOpInterface"> {

@@ -114,6 +114,22 @@ mlir::nn::detail::requirePaddedFrames(Operation *op, const DimContext &context,
   return positions;
 }
 
+FailureOr<Positions> mlir::nn::detail::requireSequenceFrames(
+    Operation *op, const DimContext &context, Value value, StringRef what) {
+  FailureOr<Positions> positions = context.positions(value);
+  if (failed(positions))
+    return failure();
+  bool padded = positions->kind == PositionKind::Padded;
+  if ((!padded && positions->kind != PositionKind::Packed) ||
+      positions->sequences.size() != 1 || positions->isNested())
+    return op->emitOpError()
+           << what
+           << " must be the frames of one sequence dim, padded [batch, "
+              "sequence, ...] or packed [packed(batch, sequence), ...], got "
+           << value.getType();
+  return positions;
+}
+
 LogicalResult mlir::nn::detail::requireLossGradType(Operation *op, Value grad,
                                                     ArrayRef<Attribute> dims,
                                                     Value scores) {

@@ -93,6 +93,13 @@ FailureOr<Positions> requirePaddedFrames(Operation *op,
                                          const DimContext &context, Value value,
                                          StringRef what);
 
+/// Requires `value` to be the frames of exactly one sequence dim, padded
+/// `[B, T, F]` or packed `[N, F]` with N = packed(B, T) (not a transducer
+/// grid), and returns its positions.
+FailureOr<Positions> requireSequenceFrames(Operation *op,
+                                           const DimContext &context,
+                                           Value value, StringRef what);
+
 /// A per-sequence loss's gradient `grad` must have the loss's type: `dims`
 /// (`[B]`) of the scores' element type.
 LogicalResult requireLossGradType(Operation *op, Value grad,

@@ -52,9 +52,9 @@ static LogicalResult verifyStridedSequence(Operation *op,
 // LSTM
 //===----------------------------------------------------------------------===//
 
-/// The checks nn.lstm and nn.lstm_grad share: padded frames with one
-/// feature axis in, weights of the direction's static shapes. Returns the
-/// dims of the lstm's result.
+/// The checks nn.lstm and nn.lstm_grad share: padded or packed frames of
+/// one sequence dim with one feature axis in, weights of the direction's static
+/// shapes. Returns the dims of the lstm's result.
 static FailureOr<SmallVector<Attribute>>
 verifyLstmOperands(Operation *op, LstmDirection direction, Value input,
                    Value inputWeight, Value recurrentWeight, Value bias) {
@@ -62,7 +62,7 @@ verifyLstmOperands(Operation *op, LstmDirection direction, Value input,
   if (failed(context))
     return failure();
   FailureOr<Positions> positions =
-      requirePaddedFrames(op, *context, input, "input");
+      requireSequenceFrames(op, *context, input, "input");
   if (failed(positions) || failed(requireOneFeatureAxis(op, input, "input")))
     return failure();
   int64_t inFeatures = featureSize(tensorOf(input));
@@ -125,6 +125,14 @@ LstmOp::inferReturnTypes(MLIRContext *context, std::optional<Location> location,
                                   directions * *hidden,
                                   input->getElementType()));
   return success();
+}
+
+bool LstmOp::hasPackedForm() { return true; }
+
+/// The padded form writes every padded frame's output (zero); its
+/// recurrence and GEMMs already run on real frames only.
+double LstmOp::getPaddedFrameWork() {
+  return featureSize(tensorOf(getResult()));
 }
 
 NNTensorType LstmWithTapeOp::getTapeType(NNTensorType result) {
@@ -199,22 +207,29 @@ ParameterInit LstmWithTapeOp::getParameterInit(OpOperand &operand) {
 //===----------------------------------------------------------------------===//
 
 /// The frames a strided sequence op (conv1d, pool and their gradients)
-/// maps: `input` and `output` padded frames of one batch with one feature
-/// axis, the output's sequence the input's strided by `stride`. `output`
-/// names the output in messages ("result", "grad", ...).
+/// maps: `input` and `output` frames of one batch with one feature axis,
+/// both padded or both packed, the output's sequence the input's strided
+/// by `stride`. `output` names the output in messages ("result", "grad",
+/// ...).
 static LogicalResult verifyStridedFrames(Operation *op, Value input,
                                          Value outputValue, StringRef output,
                                          int64_t stride) {
   FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
-  FailureOr<Positions> in = requirePaddedFrames(op, *context, input, "input");
+  FailureOr<Positions> in = requireSequenceFrames(op, *context, input, "input");
   if (failed(in) || failed(requireOneFeatureAxis(op, input, "input")))
     return failure();
   FailureOr<Positions> out =
-      requirePaddedFrames(op, *context, outputValue, output);
+      requireSequenceFrames(op, *context, outputValue, output);
   if (failed(out))
     return failure();
+  if (out->kind != in->kind)
+    return op->emitOpError()
+           << output << " must be "
+           << (in->kind == PositionKind::Packed ? "packed like the input"
+                                                : "padded like the input")
+           << ", got " << outputValue.getType();
   if (out->batch != in->batch)
     return op->emitOpError()
            << output << " batch '" << out->batch
@@ -247,6 +262,17 @@ static LogicalResult verifyConv1dOperands(Operation *op, Value input,
            << outputName << " must have " << outChannels << " "
            << tensorOf(input).getElementType() << " features, got " << result;
   return success();
+}
+
+bool Conv1dOp::hasPackedForm() { return true; }
+
+/// The padded form computes every padded output frame: a K-tap window of
+/// Cin channels for each of Cout outputs.
+double Conv1dOp::getPaddedFrameWork() {
+  NNTensorType weight = tensorOf(getWeight());
+  double outputs = weight.getStaticSize(0);
+  return outputs *
+         (2.0 * weight.getStaticSize(1) * weight.getStaticSize(2) + 1.0);
 }
 
 LogicalResult Conv1dOp::verify() {
@@ -291,6 +317,13 @@ static LogicalResult verifyPooled(Operation *op, Value input, Value pooledValue,
            << pooled << " must keep the input's " << featureSize(inputType)
            << " " << inputType.getElementType() << " features, got " << result;
   return success();
+}
+
+bool PoolOp::hasPackedForm() { return true; }
+
+/// The padded form reduces a window for every padded output frame.
+double PoolOp::getPaddedFrameWork() {
+  return featureSize(tensorOf(getResult())) * (getWindow() + 1.0);
 }
 
 LogicalResult PoolOp::verify() {

@@ -15,19 +15,25 @@ include "dialects/nn/NNOpBase.td"
 // Sequence-mixing layers
 //===----------------------------------------------------------------------===//
 
-def NN_LstmOp : NN_SequenceMixingOp<"lstm", [
+def NN_LstmOp : NN_Op<"lstm", [Pure,
+    DeclareOpInterfaceMethods<NN_SequenceMixingOpInterface,
+                              ["hasPackedForm", "getPaddedFrameWork"]>,
     DeclareOpInterfaceMethods<NN_ParameterInitOpInterface>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "LSTM over a sequence axis, masked by its lengths";
   let description = [{
-    `input` `[B, T, I]` with `T` a sequence dim of `B`. Gate order i, f, g, o.
+    `input` `[B, T, I]` with `T` a sequence dim of `B`, or packed
+    `[N, I]` with `N` declared `packed(B, T)`; the result has the input's
+    position axes. Gate order i, f, g, o.
     Unidirectional (`forward`, `backward`): `input_weight` `[4H, I]`,
     `recurrent_weight` `[4H, H]`, `bias` `[4H]`, result `[B, T, H]`.
     `bidirectional`: the weights get a leading axis of size 2 (forward,
     backward) and the result is `[B, T, 2H]`, forward features first. The
     backward direction runs over each sequence within its own length;
-    outputs on padded frames are zero.
+    outputs on padded frames are zero. Packed and padded inputs give the
+    same frames (both run on real frames only; `nn-pack-before-loss`
+    moves an lstm behind the pack when that pays).
 
     ```mlir
     %h = nn.lstm bidirectional %x, %wi, %wh, %b : !nn.tensor<[B, T, 80], f32>,
@@ -53,11 +59,11 @@ def NN_LstmWithTapeOp : NN_SequenceMixingOp<"lstm_with_tape", [
   let summary = "nn.lstm that also keeps what its backward reads (the tape)";
   let description = [{
     Computes `nn.lstm`'s result from the same operands and direction, and
-    `tape` `[B, T, D * 6H]` (D = 2 for `bidirectional`, else 1): per
-    direction, six blocks of H features per frame, the cell state, the
-    gate activations i, f, g, o and the output h. Its layout is the
-    lowering's own: with the `B x T` axes read as one axis of rows, the
-    first N rows (N real frames) hold the frames in the LSTM's step order
+    `tape` `[B, T, D * 6H]` (`[N, D * 6H]` for a packed input; D = 2 for
+    `bidirectional`, else 1): per direction, six blocks of H features per
+    frame, the cell state, the gate activations i, f, g, o and the output
+    h. Its layout is the lowering's own: with the position axes read as
+    one axis of rows, the first N rows (N real frames) hold the frames in the LSTM's step order
     (the sequences sorted by length, longest first; step s holds those
     longer than s, and a backward direction's step s of a sequence is its
     frame len - 1 - s); the other rows are never written or read. Only
@@ -91,7 +97,9 @@ def NN_LstmWithTapeOp : NN_SequenceMixingOp<"lstm_with_tape", [
   let hasVerifier = 1;
 }
 
-def NN_Conv1dOp : NN_SequenceMixingOp<"conv1d", [
+def NN_Conv1dOp : NN_Op<"conv1d", [Pure,
+    DeclareOpInterfaceMethods<NN_SequenceMixingOpInterface,
+                              ["hasPackedForm", "getPaddedFrameWork"]>,
     DeclareOpInterfaceMethods<NN_ParameterInitOpInterface>,
     DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "convolution over a sequence axis with 'same' padding";
@@ -100,7 +108,10 @@ def NN_Conv1dOp : NN_SequenceMixingOp<"conv1d", [
     `[Cout]`. Output frame `t` sees input frames
     `t * stride - (K - 1) / 2 + k`, `k < K`; frames outside the sequence's
     own length read zero. The result is `[B, T', Cout]` with `T' = T` for
-    stride 1, else a dim declared `seq(B) = ceildiv(T, stride)`.
+    stride 1, else a dim declared `seq(B) = ceildiv(T, stride)`. Packed
+    input `[N, Cin]` (`N` declared `packed(B, T)`) gives packed output
+    `[N', Cout]` (`N'` declared `packed(B, T')`), the same frames: a window
+    never reads another sequence's rows.
 
     ```mlir
     %y = nn.conv1d %x, %w, %b stride 2 : (!nn.tensor<[B, T, 80], f32>,
@@ -119,14 +130,18 @@ def NN_Conv1dOp : NN_SequenceMixingOp<"conv1d", [
   let hasVerifier = 1;
 }
 
-def NN_PoolOp : NN_SequenceMixingOp<"pool", [
+def NN_PoolOp : NN_Op<"pool", [Pure,
+    DeclareOpInterfaceMethods<NN_SequenceMixingOpInterface,
+                              ["hasPackedForm", "getPaddedFrameWork"]>,
     DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "max or average pooling over a sequence axis (downsampling)";
   let description = [{
     `input` `[B, T, C]`, windows of `window` frames every `stride` frames
     starting at frame 0, clipped to each sequence's own length (average
     over the frames inside). The result is `[B, T', C]`, `T'` declared
-    `seq(B) = ceildiv(T, stride)` (or `T` itself for stride 1).
+    `seq(B) = ceildiv(T, stride)` (or `T` itself for stride 1). Packed
+    input `[N, C]` gives packed output `[N', C]` (`N'` declared
+    `packed(B, T')`), the same frames.
 
     ```mlir
     %p = nn.pool max %x window 3 stride 3 : (!nn.tensor<[B, T2, 256], f32>)

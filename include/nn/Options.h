@@ -109,9 +109,29 @@ template <> struct EnumChoices<LossTailBackward> {
   };
 };
 
+/// How far back from each loss nn-pack-before-loss puts the pack.
+enum class PackFrontier { lossTail, earliest, cost };
+
+template <> struct EnumChoices<PackFrontier> {
+  static constexpr const char *what = "pack frontier";
+  static constexpr EnumChoice<PackFrontier> all[] = {
+      {PackFrontier::lossTail, "loss-tail",
+       "after the last sequence-mixing op: frame-wise ops only"},
+      {PackFrontier::earliest, "earliest",
+       "as early as the input: every op with a packed form too"},
+      {PackFrontier::cost, "auto",
+       "each op with a packed form where the cost model says it pays"},
+  };
+};
+
 /// The nn-level rewrites before autodiff and lowering.
 struct OptimizeOptions {
   bool pack = true;
+  PackFrontier packFrontier = PackFrontier::cost;
+  /// N / (B * T_max) that the cost model of `pack-frontier=auto` expects:
+  /// 0.65 is a batch of 32 LibriSpeech utterances (0.649 measured,
+  /// docs/performance.md).
+  double packExpectedFill = 0.65;
   bool fuseLossTail = true;
   LossTailBackward lossTailBackward = LossTailBackward::sweep;
   bool saveLstmTape = true;
@@ -119,6 +139,14 @@ struct OptimizeOptions {
   template <typename Binder> void bindOptions(Binder &binder) {
     binder.bind(pack, {"pack", "Run each loss's frame-wise tail on packed "
                                "frames only (nn-pack-before-loss)"});
+    binder.bind(packFrontier,
+                {"pack-frontier",
+                 "How far back from each loss to pack: loss-tail, earliest or "
+                 "auto (a cost model per op with a packed form)"});
+    binder.bind(packExpectedFill,
+                {"pack-expected-fill",
+                 "The share of real frames, N / (B * T_max), that "
+                 "pack-frontier=auto expects"});
     binder.bind(fuseLossTail,
                 {"fuse-loss-tail",
                  "Fuse linear -> (log_softmax ->) cross_entropy into one op "

@@ -3,6 +3,9 @@
 // conv1d, pool and reduce read only the valid frames of their sequence
 // axis: a frame at or past len(b) reads as zero (conv), is skipped (pool,
 // reduce), and average windows divide by the frames they really cover.
+// conv1d and pool (and their gradients) take padded [B, T, C] or packed
+// [N, C] frames alike (SequenceFrames); a packed window never reaches
+// into the neighbouring sequence's rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +26,98 @@ namespace {
 
 NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
 
+/// The frames of one sequence dim as a conv or pool sees them: padded
+/// [B, T, C] (frame t of sequence b at [b, t]) or packed [N, C] (at row
+/// offset(b) + t). A generic over a value of this layout leads with its
+/// position dims (two padded, one packed); inside its body `current` names
+/// the position's sequence and frame, and `read` any other frame of a
+/// value of the same layout.
+class SequenceFrames {
+public:
+  SequenceFrames(LinalgBuilder &lb, NNTensorType type) {
+    const BoundDims &dims = lb.getDims();
+    packed = type.getNumPositionDims() == 1;
+    if (!packed) {
+      lengths = dims.lengths(type.getDimName(1));
+      return;
+    }
+    DimDeclAttr decl = dims.getDecls().lookup(type.getDimName(0));
+    Value batch = dims.size(decl.getBatch().getValue());
+    lengths = dims.lengths(decl.getSource().getValue());
+    offsets = exclusivePrefixSum(lb, batch, lengths).first;
+    sequenceOf = ownerOfRows(lb, offsets, batch, dims.size(type.getDimName(0)));
+  }
+
+  /// The generic dims a position takes.
+  unsigned getPositionDims() const { return packed ? 1 : 2; }
+
+  /// The sequence and frame of the current position of a generic that
+  /// leads with this layout's position dims.
+  std::pair<Value, Value> current(Scalar &s) const {
+    if (!packed)
+      return {s.index(0), s.index(1)};
+    Value row = s.index(0);
+    Value sequence = extractIndex(s, sequenceOf, row);
+    return {sequence, s.sub(row, extractIndex(s, offsets, sequence))};
+  }
+
+  /// The length of sequence `sequence`, as an index.
+  Value length(Scalar &s, Value sequence) const {
+    return extractIndex(s, lengths, sequence);
+  }
+
+  /// Feature `feature` of frame `frame` (inside the sequence) of sequence
+  /// `sequence` of `x`, a value of this layout.
+  Value read(Scalar &s, Value x, Value sequence, Value frame,
+             Value feature) const {
+    if (!packed)
+      return s.b.create<tensor::ExtractOp>(
+          s.loc, x, ValueRange{sequence, frame, feature});
+    Value row = s.add(extractIndex(s, offsets, sequence), frame);
+    return s.b.create<tensor::ExtractOp>(s.loc, x, ValueRange{row, feature});
+  }
+
+private:
+  static Value extractIndex(Scalar &s, Value table, Value at) {
+    return s.toIndex(s.b.create<tensor::ExtractOp>(s.loc, table, at));
+  }
+
+  bool packed;
+  /// [B] i32 lengths; packed: each sequence's first row, and [N] i32 the
+  /// sequence of each row.
+  Value lengths, offsets, sequenceOf;
+};
+
+/// A map of `rank` dims whose results are dims `dims`.
+AffineMap dimsMap(OpBuilder &b, unsigned rank, ArrayRef<unsigned> dims) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned dim : dims)
+    exprs.push_back(b.getAffineDimExpr(dim));
+  return AffineMap::get(rank, 0, exprs, b.getContext());
+}
+
+/// Dims [0, count) followed by `more`.
+SmallVector<unsigned> leading(unsigned count, ArrayRef<unsigned> more = {}) {
+  SmallVector<unsigned> dims;
+  for (unsigned i = 0; i < count; ++i)
+    dims.push_back(i);
+  llvm::append_range(dims, more);
+  return dims;
+}
+
+/// `parallel` parallel iterators then `reductions` reduction ones.
+SmallVector<IteratorType> iteratorsOf(unsigned parallel, unsigned reductions) {
+  SmallVector<IteratorType> iterators(parallel, IteratorType::parallel);
+  iterators.append(reductions, IteratorType::reduction);
+  return iterators;
+}
+
+/// Output frame t' of a conv or pool starts reading its input at
+/// t' * stride - offset.
+Value windowStart(Scalar &s, Value outFrame, int64_t stride, int64_t offset) {
+  return s.sub(s.mul(outFrame, s.idx(stride)), s.idx(offset));
+}
+
 class Conv1dConversion : public NNConversionPattern<Conv1dOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -30,48 +125,42 @@ public:
   FailureOr<SmallVector<Value>> build(Conv1dOp op, OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
     OpBuilder &b = lb.getBuilder();
-    NNTensorType inputType = typeOf(op.getInput());
     NNTensorType type = typeOf(op.getResult());
+    SequenceFrames in(lb, typeOf(op.getInput())), out(lb, type);
     Value x = adaptor.getInput();
     Value w = adaptor.getWeight();
-    Value lengths = lb.getDims().lengths(inputType.getDimName(1));
     auto wType = cast<RankedTensorType>(w.getType());
     int64_t kernel = wType.getDimSize(1);
     int64_t stride = op.getStride();
     Type element = type.getElementType();
+    unsigned p = out.getPositionDims();
     Value init = lb.filled(lb.sizes(type), element, 0.0);
-    if (Value bias = op.getBias() ? adaptor.getBias() : Value()) {
-      AffineMap identity = b.getMultiDimIdentityMap(3);
-      init = lb.generic(init.getType(), bias, init,
-                        {AffineMap::get(3, 0, b.getAffineDimExpr(2)), identity},
-                        SmallVector<IteratorType>(3, IteratorType::parallel),
-                        [&](OpBuilder &nested, Location l, ValueRange a) {
-                          nested.create<linalg::YieldOp>(l, a[0]);
-                        });
-    }
-    // Iteration space (b, t', o, k, c); x is read by index so that frames
-    // outside [0, len(b)) read zero.
-    auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
-    SmallVector<AffineMap> maps{
-        AffineMap::get(5, 0, {d(2), d(3), d(4)}, b.getContext()),
-        AffineMap::get(5, 0, d(0)),
-        AffineMap::get(5, 0, {d(0), d(1), d(2)}, b.getContext())};
-    SmallVector<IteratorType> iterators{
-        IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
-        IteratorType::reduction, IteratorType::reduction};
+    if (Value bias = op.getBias() ? adaptor.getBias() : Value())
+      init =
+          lb.generic(init.getType(), bias, init,
+                     {dimsMap(b, p + 1, {p}), b.getMultiDimIdentityMap(p + 1)},
+                     iteratorsOf(p + 1, 0),
+                     [&](OpBuilder &nested, Location l, ValueRange a) {
+                       nested.create<linalg::YieldOp>(l, a[0]);
+                     });
+    // Iteration space (positions..., o, k, c); x is read by index so that
+    // frames outside [0, len(b)) read zero.
     Value result = lb.generic(
-        init.getType(), {w, lengths}, init, maps, iterators,
+        init.getType(), {w}, init,
+        {dimsMap(b, p + 3, {p, p + 1, p + 2}),
+         dimsMap(b, p + 3, leading(p, {p}))},
+        iteratorsOf(p + 1, 2),
         [&](OpBuilder &nested, Location l, ValueRange a) {
           Scalar s{nested, l};
-          Value t = s.add(
-              s.sub(s.mul(s.index(1), s.idx(stride)), s.idx((kernel - 1) / 2)),
-              s.index(3));
-          Value valid = s.andI(s.ge(t, s.idx(0)), s.lt(t, s.toIndex(a[1])));
+          auto [sequence, frame] = out.current(s);
+          Value t = s.add(windowStart(s, frame, stride, (kernel - 1) / 2),
+                          s.index(p + 1));
+          Value valid =
+              s.andI(s.ge(t, s.idx(0)), s.lt(t, in.length(s, sequence)));
           Value safe = s.select(valid, t, s.idx(0));
-          Value v = nested.create<tensor::ExtractOp>(
-              l, x, ValueRange{s.index(0), safe, s.index(4)});
+          Value v = in.read(s, x, sequence, safe, s.index(p + 2));
           v = s.select(valid, v, s.f(element, 0.0));
-          nested.create<linalg::YieldOp>(l, s.add(a[2], s.mul(v, a[0])));
+          nested.create<linalg::YieldOp>(l, s.add(a[1], s.mul(v, a[0])));
         });
     return SmallVector<Value>{result};
   }
@@ -90,79 +179,85 @@ public:
                                       LinalgBuilder &lb) const override {
     OpBuilder &b = lb.getBuilder();
     NNTensorType inputType = typeOf(op.getInput());
-    NNTensorType gradType = typeOf(op.getGrad());
+    SequenceFrames in(lb, inputType), out(lb, typeOf(op.getGrad()));
     Value dy = adaptor.getGrad(), x = adaptor.getInput(),
           w = adaptor.getWeight();
-    Value inLengths = lb.getDims().lengths(inputType.getDimName(1));
-    Value outLengths = lb.getDims().lengths(gradType.getDimName(1));
     auto wType = cast<RankedTensorType>(w.getType());
     int64_t kernel = wType.getDimSize(1);
     int64_t pad = (kernel - 1) / 2;
     int64_t stride = op.getStride();
     Type element = inputType.getElementType();
-    auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
-    auto map = [&](ArrayRef<AffineExpr> exprs) {
-      return AffineMap::get(5, 0, exprs, b.getContext());
-    };
-    using IT = IteratorType;
+    unsigned p = in.getPositionDims();
 
-    // dx: iteration space (b, s, c, o, k). The input gradient of a conv
-    // that reads graph inputs (a first layer) has no use: not computed.
+    // dx: iteration space (positions..., c, o, k). The input gradient of a
+    // conv that reads graph inputs (a first layer) has no use: not
+    // computed.
     Value dx = lb.empty(lb.sizes(inputType), element);
     if (!op.getInputGrad().use_empty())
       dx = lb.generic(
-          dx.getType(), {w, inLengths, outLengths}, lb.fill(dx, 0.0),
-          {map({d(3), d(4), d(2)}), map(d(0)), map(d(0)),
-           map({d(0), d(1), d(2)})},
-          {IT::parallel, IT::parallel, IT::parallel, IT::reduction,
-           IT::reduction},
+          dx.getType(), {w}, lb.fill(dx, 0.0),
+          {dimsMap(b, p + 3, {p + 1, p + 2, p}),
+           dimsMap(b, p + 3, leading(p, {p}))},
+          iteratorsOf(p + 1, 2),
           [&](OpBuilder &nested, Location l, ValueRange a) {
             Scalar s{nested, l};
-            Value frame = s.index(1);
-            Value numerator = s.sub(s.add(frame, s.idx(pad)), s.index(4));
+            auto [sequence, frame] = in.current(s);
+            Value numerator = s.sub(s.add(frame, s.idx(pad)), s.index(p + 2));
             Value strideIdx = s.idx(stride);
             Value t = nested.create<arith::DivSIOp>(l, numerator, strideIdx);
             Value remainder =
                 nested.create<arith::RemSIOp>(l, numerator, strideIdx);
-            Value valid = s.andI(
-                s.ge(numerator, s.idx(0)),
-                s.andI(s.lt(remainder, s.idx(1)), s.lt(t, s.toIndex(a[2]))));
-            valid = s.andI(valid, s.lt(frame, s.toIndex(a[1])));
+            Value valid = s.andI(s.ge(numerator, s.idx(0)),
+                                 s.andI(s.lt(remainder, s.idx(1)),
+                                        s.lt(t, out.length(s, sequence))));
+            valid = s.andI(valid, s.lt(frame, in.length(s, sequence)));
             Value safe = s.select(valid, t, s.idx(0));
-            Value g = nested.create<tensor::ExtractOp>(
-                l, dy, ValueRange{s.index(0), safe, s.index(3)});
+            Value g = out.read(s, dy, sequence, safe, s.index(p + 1));
             Value term = s.select(valid, s.mul(g, a[0]), s.f(element, 0.0));
-            nested.create<linalg::YieldOp>(l, s.add(a[3], term));
+            nested.create<linalg::YieldOp>(l, s.add(a[1], term));
           });
 
-    // dw: iteration space (b, t', o, k, c).
+    // dw: iteration space (out positions..., o, k, c).
+    unsigned q = out.getPositionDims();
     Value dwInit =
         lb.filled({b.getIndexAttr(wType.getDimSize(0)), b.getIndexAttr(kernel),
                    b.getIndexAttr(wType.getDimSize(2))},
                   element, 0.0);
     Value dw = lb.generic(
-        dwInit.getType(), {dy, inLengths, outLengths}, dwInit,
-        {map({d(0), d(1), d(2)}), map(d(0)), map(d(0)),
-         map({d(2), d(3), d(4)})},
-        {IT::reduction, IT::reduction, IT::parallel, IT::parallel,
-         IT::parallel},
+        dwInit.getType(), {dy}, dwInit,
+        {dimsMap(b, q + 3, leading(q, {q})),
+         dimsMap(b, q + 3, {q, q + 1, q + 2})},
+        [&] {
+          SmallVector<IteratorType> iterators = iteratorsOf(0, q);
+          iterators.append(3, IteratorType::parallel);
+          return iterators;
+        }(),
         [&](OpBuilder &nested, Location l, ValueRange a) {
           Scalar s{nested, l};
-          Value t = s.index(1);
-          Value frame =
-              s.add(s.sub(s.mul(t, s.idx(stride)), s.idx(pad)), s.index(3));
-          Value valid = s.andI(
-              s.lt(t, s.toIndex(a[2])),
-              s.andI(s.ge(frame, s.idx(0)), s.lt(frame, s.toIndex(a[1]))));
+          auto [sequence, t] = out.current(s);
+          Value frame = s.add(windowStart(s, t, stride, pad), s.index(q + 1));
+          Value valid = s.andI(s.lt(t, out.length(s, sequence)),
+                               s.andI(s.ge(frame, s.idx(0)),
+                                      s.lt(frame, in.length(s, sequence))));
           Value safe = s.select(valid, frame, s.idx(0));
-          Value v = nested.create<tensor::ExtractOp>(
-              l, x, ValueRange{s.index(0), safe, s.index(4)});
+          Value v = in.read(s, x, sequence, safe, s.index(q + 2));
           nested.create<linalg::YieldOp>(
-              l, s.select(valid, s.add(a[3], s.mul(a[0], v)), a[3]));
+              l, s.select(valid, s.add(a[1], s.mul(a[0], v)), a[1]));
         });
     return SmallVector<Value>{dx, dw};
   }
 };
+
+/// The frames a pool window starting at `start` covers inside a sequence
+/// of `length`: min(window, length - start), at least 1 (a window past
+/// the length is padding anyway), as a float of `element`.
+Value windowCount(Scalar &s, Type element, int64_t window, Value start,
+                  Value length) {
+  Value inside = s.maxI(s.minI(s.idx(window), s.sub(length, start)), s.idx(1));
+  return s.b.create<arith::SIToFPOp>(
+      s.loc, element,
+      s.b.create<arith::IndexCastOp>(s.loc, s.b.getI64Type(), inside));
+}
 
 class PoolConversion : public NNConversionPattern<PoolOp> {
 public:
@@ -172,60 +267,49 @@ public:
                                       LinalgBuilder &lb) const override {
     OpBuilder &b = lb.getBuilder();
     Location loc = lb.getLoc();
-    NNTensorType inputType = typeOf(op.getInput());
     NNTensorType type = typeOf(op.getResult());
+    SequenceFrames in(lb, typeOf(op.getInput())), out(lb, type);
     Value x = adaptor.getInput();
-    Value lengths = lb.getDims().lengths(inputType.getDimName(1));
     int64_t window = op.getWindow();
     int64_t stride = op.getStride();
     Type element = type.getElementType();
     bool isMax = op.getKind() == PoolKind::max;
+    unsigned p = out.getPositionDims();
     Value init =
         lb.filled(lb.sizes(type), element,
                   isMax ? -std::numeric_limits<double>::infinity() : 0.0);
-    // Iteration space (b, t', c, k).
-    auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
-    SmallVector<AffineMap> maps{
-        AffineMap::get(4, 0, d(0)),
-        AffineMap::get(4, 0, {d(0), d(1), d(2)}, b.getContext())};
-    SmallVector<IteratorType> iterators{
-        IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
-        IteratorType::reduction};
-    auto windowType = RankedTensorType::get({window}, element);
+    // Iteration space (positions..., c, k); the window's shape sizes k.
     Value windowShape =
-        b.create<tensor::EmptyOp>(loc, windowType.getShape(), element);
-    maps.insert(maps.begin(), AffineMap::get(4, 0, d(3)));
+        b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{window}, element);
     Value pooled = lb.generic(
-        init.getType(), {windowShape, lengths}, init, maps, iterators,
+        init.getType(), {windowShape}, init,
+        {dimsMap(b, p + 2, {p + 1}), dimsMap(b, p + 2, leading(p, {p}))},
+        iteratorsOf(p + 1, 1),
         [&](OpBuilder &nested, Location l, ValueRange a) {
           Scalar s{nested, l};
-          Value t = s.add(s.mul(s.index(1), s.idx(stride)), s.index(3));
-          Value valid = s.lt(t, s.toIndex(a[1]));
+          auto [sequence, frame] = out.current(s);
+          Value t = s.add(windowStart(s, frame, stride, 0), s.index(p + 1));
+          Value valid = s.lt(t, in.length(s, sequence));
           Value safe = s.select(valid, t, s.idx(0));
-          Value v = nested.create<tensor::ExtractOp>(
-              l, x, ValueRange{s.index(0), safe, s.index(2)});
-          Value combined = isMax ? s.max(a[2], v) : s.add(a[2], v);
-          nested.create<linalg::YieldOp>(l, s.select(valid, combined, a[2]));
+          Value v = in.read(s, x, sequence, safe, s.index(p));
+          Value combined = isMax ? s.max(a[1], v) : s.add(a[1], v);
+          nested.create<linalg::YieldOp>(l, s.select(valid, combined, a[1]));
         });
     if (!isMax) {
-      // Divide by the frames inside the window: min(window, len - t' * stride),
-      // at least 1 (a frame past the length is padding anyway).
-      AffineMap identity = b.getMultiDimIdentityMap(3);
-      Value out = lb.empty(lb.sizes(type), element);
-      pooled = lb.generic(
-          out.getType(), {pooled, lengths}, out,
-          {identity, AffineMap::get(3, 0, b.getAffineDimExpr(0)), identity},
-          SmallVector<IteratorType>(3, IteratorType::parallel),
-          [&](OpBuilder &nested, Location l, ValueRange a) {
-            Scalar s{nested, l};
-            Value start = s.mul(s.index(1), s.idx(stride));
-            Value inside = s.minI(s.idx(window), s.sub(s.toIndex(a[1]), start));
-            inside = s.maxI(inside, s.idx(1));
-            Value count = s.b.create<arith::SIToFPOp>(
-                l, element,
-                s.b.create<arith::IndexCastOp>(l, s.b.getI64Type(), inside));
-            nested.create<linalg::YieldOp>(l, s.div(a[0], count));
-          });
+      // Divide by the frames inside the window.
+      AffineMap identity = b.getMultiDimIdentityMap(p + 1);
+      Value result = lb.empty(lb.sizes(type), element);
+      pooled =
+          lb.generic(result.getType(), {pooled}, result, {identity, identity},
+                     iteratorsOf(p + 1, 0),
+                     [&](OpBuilder &nested, Location l, ValueRange a) {
+                       Scalar s{nested, l};
+                       auto [sequence, frame] = out.current(s);
+                       Value count = windowCount(
+                           s, element, window, windowStart(s, frame, stride, 0),
+                           in.length(s, sequence));
+                       nested.create<linalg::YieldOp>(l, s.div(a[0], count));
+                     });
     }
     return SmallVector<Value>{pooled};
   }
@@ -365,89 +449,76 @@ public:
     Location loc = lb.getLoc();
     NNTensorType type = typeOf(op.getResult());
     NNTensorType outType = typeOf(op.getGrad());
+    SequenceFrames in(lb, type), out(lb, outType);
     Type element = type.getElementType();
     int64_t window = op.getWindow(), stride = op.getStride();
     bool isMax = op.getKind() == PoolKind::max;
-    Value inLengths = lb.getDims().lengths(type.getDimName(1));
-    Value outLengths = lb.getDims().lengths(outType.getDimName(1));
     Value dy = adaptor.getGrad(), x = adaptor.getInput();
-    auto d = [&](unsigned i) { return b.getAffineDimExpr(i); };
-    auto windowType = RankedTensorType::get({window}, element);
     Value windowShape =
-        b.create<tensor::EmptyOp>(loc, windowType.getShape(), element);
-    SmallVector<IteratorType> iterators{
-        IteratorType::parallel, IteratorType::parallel, IteratorType::parallel,
-        IteratorType::reduction};
+        b.create<tensor::EmptyOp>(loc, ArrayRef<int64_t>{window}, element);
     Value argmax;
     if (isMax) {
-      // Per window (b, o, c): the first valid frame holding the maximum.
+      // Per window (out positions..., c): the first valid frame holding the
+      // maximum.
+      unsigned q = out.getPositionDims();
       Type i64 = b.getI64Type();
       Value first = lb.filled(lb.sizes(outType), i64, -1.0);
+      AffineMap window = dimsMap(b, q + 2, leading(q, {q}));
       argmax = lb.generic(
-          first.getType(), {windowShape, inLengths, adaptor.getOutput()}, first,
-          {AffineMap::get(4, 0, d(3)), AffineMap::get(4, 0, d(0)),
-           AffineMap::get(4, 0, {d(0), d(1), d(2)}, b.getContext()),
-           AffineMap::get(4, 0, {d(0), d(1), d(2)}, b.getContext())},
-          iterators, [&](OpBuilder &nested, Location l, ValueRange a) {
+          first.getType(), {windowShape, adaptor.getOutput()}, first,
+          {dimsMap(b, q + 2, {q + 1}), window, window}, iteratorsOf(q + 1, 1),
+          [&](OpBuilder &nested, Location l, ValueRange a) {
             Scalar s{nested, l};
-            Value t = s.add(s.mul(s.index(1), s.idx(stride)), s.index(3));
-            Value valid = s.lt(t, s.toIndex(a[1]));
+            auto [sequence, frame] = out.current(s);
+            Value t = s.add(windowStart(s, frame, stride, 0), s.index(q + 1));
+            Value valid = s.lt(t, in.length(s, sequence));
             Value safe = s.select(valid, t, s.idx(0));
-            Value v = nested.create<tensor::ExtractOp>(
-                l, x, ValueRange{s.index(0), safe, s.index(2)});
+            Value v = in.read(s, x, sequence, safe, s.index(q));
             Value unset = nested.create<arith::CmpIOp>(
-                l, arith::CmpIPredicate::slt, a[3],
+                l, arith::CmpIPredicate::slt, a[2],
                 nested.create<arith::ConstantIntOp>(l, 0, 64));
-            Value hit = s.andI(s.andI(valid, s.feq(v, a[2])), unset);
+            Value hit = s.andI(s.andI(valid, s.feq(v, a[1])), unset);
             Value t64 = nested.create<arith::IndexCastOp>(l, i64, t);
-            nested.create<linalg::YieldOp>(l, s.select(hit, t64, a[3]));
+            nested.create<linalg::YieldOp>(l, s.select(hit, t64, a[2]));
           });
     }
-    // Iteration space (b, t, c, k): window k of input frame t is output
-    // frame o = (t - k) / stride when that divides.
+    // Iteration space (positions..., c, k): window k of input frame t is
+    // output frame o = (t - k) / stride when that divides.
+    unsigned p = in.getPositionDims();
     Value init = lb.filled(lb.sizes(type), element, 0.0);
-    SmallVector<Value> inputs{windowShape, inLengths, outLengths};
-    SmallVector<AffineMap> maps{AffineMap::get(4, 0, d(3)),
-                                AffineMap::get(4, 0, d(0)),
-                                AffineMap::get(4, 0, d(0))};
-    maps.push_back(AffineMap::get(4, 0, {d(0), d(1), d(2)}, b.getContext()));
     return SmallVector<Value>{lb.generic(
-        init.getType(), inputs, init, maps, iterators,
+        init.getType(), {windowShape}, init,
+        {dimsMap(b, p + 2, {p + 1}), dimsMap(b, p + 2, leading(p, {p}))},
+        iteratorsOf(p + 1, 1),
         [&](OpBuilder &nested, Location l, ValueRange a) {
           Scalar s{nested, l};
-          Value t = s.index(1), k = s.index(3);
-          Value start = s.sub(t, k);
+          auto [sequence, t] = in.current(s);
+          Value start = s.sub(t, s.index(p + 1));
           Value aligned = nested.create<arith::CmpIOp>(
               l, arith::CmpIPredicate::eq,
               nested.create<arith::RemSIOp>(l, start, s.idx(stride)), s.idx(0));
           Value o = nested.create<arith::DivSIOp>(l, start, s.idx(stride));
+          Value inLength = in.length(s, sequence);
           Value valid = s.andI(
               s.andI(s.ge(start, s.idx(0)), aligned),
-              s.andI(s.lt(o, s.toIndex(a[2])), s.lt(t, s.toIndex(a[1]))));
+              s.andI(s.lt(o, out.length(s, sequence)), s.lt(t, inLength)));
           Value safe = s.select(valid, o, s.idx(0));
-          Value g = nested.create<tensor::ExtractOp>(
-              l, dy, ValueRange{s.index(0), safe, s.index(2)});
+          Value channel = s.index(p);
+          Value g = out.read(s, dy, sequence, safe, channel);
           if (isMax) {
-            Value winner = nested.create<tensor::ExtractOp>(
-                l, argmax, ValueRange{s.index(0), safe, s.index(2)});
+            Value winner = out.read(s, argmax, sequence, safe, channel);
             Value t64 =
                 nested.create<arith::IndexCastOp>(l, nested.getI64Type(), t);
             valid =
                 s.andI(valid, nested.create<arith::CmpIOp>(
                                   l, arith::CmpIPredicate::eq, winner, t64));
           } else {
-            Value windowStart = s.mul(safe, s.idx(stride));
-            Value inside =
-                s.minI(s.idx(window), s.sub(s.toIndex(a[1]), windowStart));
-            inside = s.maxI(inside, s.idx(1));
-            Value count = nested.create<arith::SIToFPOp>(
-                l, element,
-                nested.create<arith::IndexCastOp>(l, nested.getI64Type(),
-                                                  inside));
-            g = s.div(g, count);
+            g = s.div(g,
+                      windowCount(s, element, window,
+                                  windowStart(s, safe, stride, 0), inLength));
           }
           nested.create<linalg::YieldOp>(l,
-                                         s.select(valid, s.add(a[3], g), a[3]));
+                                         s.select(valid, s.add(a[1], g), a[1]));
         })};
   }
 };

@@ -2,6 +2,8 @@
 //
 // Both run per sequence (an scf.for over the batch) over the 2U + 1 states
 // of its label sequence: even states are blanks, state 2u + 1 is label u.
+// The log-probs are padded [B, T, V] or packed [N, V] (sequence b's frame
+// t at row offset_b + t); nothing else differs.
 // Each frame is one linalg.generic over the states (a kernel on the GPU).
 // The loss is the forward recursion (alpha); its gradient adds the
 // backward recursion (beta) and scatters each state's posterior onto the
@@ -16,6 +18,7 @@
 #include "lowering/conversion/Patterns.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -40,6 +43,16 @@ struct CtcStates {
   Value labelPad; // U, the padded label count
   int64_t classes;
   int64_t blank;
+  /// Packed log-probs: the sequence's first row; null when padded.
+  Value firstRow = nullptr;
+
+  /// The indices of class `c` at frame t of the sequence in the
+  /// log-probs (or a tensor of their shape).
+  SmallVector<Value, 3> at(Scalar &q, Value t, Value c) const {
+    if (firstRow)
+      return {q.add(firstRow, t), c};
+    return {sequence, t, c};
+  }
 
   /// Odd states are labels.
   Value isLabel(Scalar &q, Value state) const {
@@ -139,8 +152,7 @@ alphaRecursion(OpBuilder &b, Location loc, const CtcStates &graph,
               Value fromSkip =
                   readOrNegInf(q, prev, skipState, hasSkip, element);
               Value emit = q.b.create<tensor::ExtractOp>(
-                  q.loc, logProbs,
-                  ValueRange{graph.sequence, t, graph.classOf(q, st)});
+                  q.loc, logProbs, graph.at(q, t, graph.classOf(q, st)));
               return q.add(q.logAddExp(q.logAddExp(stay, fromPrev), fromSkip),
                            emit);
             });
@@ -157,10 +169,23 @@ alphaRecursion(OpBuilder &b, Location loc, const CtcStates &graph,
 }
 
 /// What both patterns read: log-probabilities, labels, lengths, sizes,
-/// and the number of states, 2 U + 1 for the padded label count U.
+/// and the number of states, 2 U + 1 for the padded label count U; packed
+/// log-probs: each sequence's first row.
 struct CtcInputs {
   Value logProbs, labels, frameLengths, labelLengths, batch, labelPad, states;
+  /// The padded size of the frames' sequence dim.
+  Value time;
+  Value offsets;
   int64_t classes;
+
+  /// The state graph of sequence `bi`.
+  CtcStates graphOf(Scalar &s, Value bi, int64_t blank) const {
+    CtcStates graph{labels, bi, labelPad, classes, blank};
+    if (offsets)
+      graph.firstRow =
+          s.toIndex(s.b.create<tensor::ExtractOp>(s.loc, offsets, bi));
+    return graph;
+  }
 };
 
 template <typename OpTy, typename Adaptor>
@@ -172,11 +197,21 @@ CtcInputs ctcInputs(OpTy op, Adaptor adaptor, LinalgBuilder &lb) {
   if (op.getInputKind() == LossInput::logits)
     in.logProbs = lb.logSoftmax(in.logProbs);
   in.labels = adaptor.getLabels();
-  in.frameLengths = lb.getDims().lengths(logitsType.getDimName(1));
-  in.labelLengths = lb.getDims().lengths(labelsType.getDimName(1));
-  in.batch = lb.getDims().size(logitsType.getDimName(0));
-  in.labelPad = lb.getDims().size(labelsType.getDimName(1));
-  in.classes = logitsType.getStaticSize(2);
+  const BoundDims &dims = lb.getDims();
+  StringRef sequence = logitsType.getNumPositionDims() == 2
+                           ? logitsType.getDimName(1)
+                           : dims.getDecls()
+                                 .lookup(logitsType.getDimName(0))
+                                 .getSource()
+                                 .getValue();
+  in.frameLengths = dims.lengths(sequence);
+  in.time = dims.size(sequence);
+  in.labelLengths = dims.lengths(labelsType.getDimName(1));
+  in.batch = dims.size(labelsType.getDimName(0));
+  in.labelPad = dims.size(labelsType.getDimName(1));
+  in.classes = logitsType.getStaticSize(logitsType.getRank() - 1);
+  if (logitsType.getNumPositionDims() == 1)
+    in.offsets = exclusivePrefixSum(lb, in.batch, in.frameLengths).first;
   Scalar s = lb.scalar();
   in.states = s.add(s.mul(in.labelPad, s.idx(2)), s.idx(1));
   return in;
@@ -204,8 +239,8 @@ public:
               s.toIndex(nb.create<tensor::ExtractOp>(l, in.frameLengths, bi));
           Value labelCount =
               s.toIndex(nb.create<tensor::ExtractOp>(l, in.labelLengths, bi));
-          CtcStates graph{in.labels, bi, in.labelPad, in.classes,
-                          static_cast<int64_t>(op.getBlank())};
+          CtcStates graph =
+              in.graphOf(s, bi, static_cast<int64_t>(op.getBlank()));
           AlphaLoop alpha = alphaRecursion(nb, l, graph, in.logProbs, frames,
                                            states, element);
           Value loss = s.neg(logLikelihood(s, alpha.last, labelCount, element));
@@ -240,7 +275,7 @@ public:
     CtcInputs in = ctcInputs(op, adaptor, lb);
     Scalar outer{b, loc};
     Value states = in.states;
-    Value time = lb.getDims().size(logitsType.getDimName(1));
+    Value time = in.time;
     Value posteriors = lb.filled(lb.sizes(logitsType), element, 0.0);
     Value logLikelihoods = lb.empty(lb.sizes(typeOf(op.getGrad())), element);
 
@@ -254,8 +289,8 @@ public:
           Value labelCount =
               s.toIndex(nb.create<tensor::ExtractOp>(l, in.labelLengths, bi));
           Value lastState = s.mul(labelCount, s.idx(2));
-          CtcStates graph{in.labels, bi, in.labelPad, in.classes,
-                          static_cast<int64_t>(op.getBlank())};
+          CtcStates graph =
+              in.graphOf(s, bi, static_cast<int64_t>(op.getBlank()));
           Value alphas = nb.create<tensor::EmptyOp>(
               l, ArrayRef<int64_t>{ShapedType::kDynamic, ShapedType::kDynamic},
               element, ValueRange{time, states});
@@ -280,7 +315,7 @@ public:
               s.select(feasible, s.add(lastState, s.idx(1)), s.idx(0));
           auto emitOf = [&](Scalar &q, Value t, Value state) {
             return q.b.create<tensor::ExtractOp>(
-                q.loc, in.logProbs, ValueRange{bi, t, graph.classOf(q, state)});
+                q.loc, in.logProbs, graph.at(q, t, graph.classOf(q, state)));
           };
           // Beta "after" the last frame is unused: the last frame's beta
           // is its emission at the two final states, -inf elsewhere.
@@ -333,9 +368,10 @@ public:
                       Value a = sb.create<tensor::ExtractOp>(sl, alphaRows,
                                                              ValueRange{t, st});
                       Value be = sb.create<tensor::ExtractOp>(sl, beta, st);
-                      Value c = graph.classOf(g, st);
-                      Value emit = sb.create<tensor::ExtractOp>(
-                          sl, in.logProbs, ValueRange{bi, t, c});
+                      SmallVector<Value, 3> at =
+                          graph.at(g, t, graph.classOf(g, st));
+                      Value emit =
+                          sb.create<tensor::ExtractOp>(sl, in.logProbs, at);
                       // alpha and beta both hold the emission: where it is
                       // -inf (a class the input rules out at t) they are
                       // -inf too and taking it back out gives NaN, but no
@@ -343,13 +379,11 @@ public:
                       Value p = g.select(
                           g.feq(emit, g.f(element, kNegInf)), g.f(element, 0.0),
                           g.exp(g.sub(g.sub(g.add(a, be), emit), logP)));
-                      Value old = sb.create<tensor::ExtractOp>(
-                          sl, acc[0], ValueRange{bi, t, c});
+                      Value old = sb.create<tensor::ExtractOp>(sl, acc[0], at);
                       sb.create<scf::YieldOp>(
-                          sl,
-                          sb.create<tensor::InsertOp>(sl, g.add(old, p), acc[0],
-                                                      ValueRange{bi, t, c})
-                              .getResult());
+                          sl, sb.create<tensor::InsertOp>(sl, g.add(old, p),
+                                                          acc[0], at)
+                                  .getResult());
                     });
                 tb.create<scf::YieldOp>(tl,
                                         ValueRange{beta, scatter.getResult(0)});
@@ -361,31 +395,54 @@ public:
     Value gamma = batchLoop.getResult(0);
     Value logLik = batchLoop.getResult(1);
 
-    // The gradient at valid frames; padded frames 0.
-    AffineMap identity = b.getMultiDimIdentityMap(3);
-    AffineMap batchOnly = AffineMap::get(3, 0, b.getAffineDimExpr(0));
+    // The gradient at valid frames; padded frames 0. Packed rows are all
+    // valid and read their sequence's values through its index.
+    bool packed = in.offsets != nullptr;
+    unsigned rank = packed ? 2 : 3;
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    AffineMap perSequence = AffineMap::get(rank, 0, b.getAffineDimExpr(0));
     Value init = lb.empty(lb.sizes(logitsType), element);
     bool fromLogits = op.getInputKind() == LossInput::logits;
     bool zeroInfinity = op.getZeroInfinity();
+    SmallVector<Value> perSequenceInputs{adaptor.getGrad(), logLik,
+                                         in.frameLengths};
+    if (packed)
+      perSequenceInputs = {ownerOfRows(
+          lb, in.offsets, in.batch,
+          getValueOrCreateConstantIndexOp(b, loc, lb.sizes(logitsType)[0]))};
+    SmallVector<Value> inputs{gamma, in.logProbs};
+    llvm::append_range(inputs, perSequenceInputs);
+    SmallVector<AffineMap> maps{identity, identity};
+    maps.append(perSequenceInputs.size(), perSequence);
+    maps.push_back(identity);
+    Value seed = adaptor.getGrad();
     Value grad = lb.generic(
-        init.getType(),
-        {gamma, in.logProbs, adaptor.getGrad(), logLik, in.frameLengths}, init,
-        {identity, identity, batchOnly, batchOnly, batchOnly, identity},
-        SmallVector<IteratorType>(3, IteratorType::parallel),
+        init.getType(), inputs, init, maps,
+        SmallVector<IteratorType>(rank, IteratorType::parallel),
         [&](OpBuilder &nested, Location l, ValueRange a) {
           Scalar s{nested, l};
-          Value g = a[2];
+          Value g, logP;
+          if (packed) {
+            Value sequence = s.toIndex(a[2]);
+            g = nested.create<tensor::ExtractOp>(l, seed, sequence);
+            logP = nested.create<tensor::ExtractOp>(l, logLik, sequence);
+          } else {
+            g = a[2];
+            logP = a[3];
+          }
           Value v = fromLogits ? s.mul(g, s.sub(s.exp(a[1]), a[0]))
                                : s.neg(s.mul(g, a[0]));
           Value feasible = nested.create<arith::CmpFOp>(
-              l, arith::CmpFPredicate::OGT, a[3], s.f(element, kNegInf));
+              l, arith::CmpFPredicate::OGT, logP, s.f(element, kNegInf));
           Value infeasible = s.f(
               element,
               zeroInfinity ? 0.0 : std::numeric_limits<double>::quiet_NaN());
           v = s.select(feasible, v, infeasible);
-          Value valid = s.lt(s.index(1), s.toIndex(a[4]));
-          nested.create<linalg::YieldOp>(l,
-                                         s.select(valid, v, s.f(element, 0.0)));
+          if (!packed) {
+            Value valid = s.lt(s.index(1), s.toIndex(a[4]));
+            v = s.select(valid, v, s.f(element, 0.0));
+          }
+          nested.create<linalg::YieldOp>(l, v);
         });
     return SmallVector<Value>{grad};
   }

@@ -190,6 +190,36 @@ mlir::nn::exclusivePrefixSum(LinalgBuilder &lb, Value batch,
   return {prefix[0], prefix[1]};
 }
 
+Value mlir::nn::ownerOfRows(LinalgBuilder &lb, Value firstRows, Value count,
+                            Value rows) {
+  OpBuilder &b = lb.getBuilder();
+  Type i32 = b.getI32Type();
+  Value init = lb.empty({rows}, i32);
+  return lb.generic(
+      init.getType(), ValueRange{}, init, {b.getMultiDimIdentityMap(1)},
+      {utils::IteratorType::parallel},
+      [&](OpBuilder &nested, Location l, ValueRange) {
+        Scalar s{nested, l};
+        Value row = nested.create<arith::IndexCastOp>(l, i32, s.index(0));
+        // 32 halvings cover any count below 2^32; once the interval is one
+        // entry wide the rest change nothing.
+        SmallVector<Value> bounds = forLoop(
+            s, s.idx(0), s.idx(32), {s.idx(0), count},
+            [&](Scalar &s, Value, ValueRange range) -> SmallVector<Value> {
+              Value mid = s.b.create<arith::DivUIOp>(
+                  s.loc, s.add(range[0], range[1]), s.idx(2));
+              Value first =
+                  s.b.create<tensor::ExtractOp>(s.loc, firstRows, mid);
+              Value atOrBefore = s.b.create<arith::CmpIOp>(
+                  s.loc, arith::CmpIPredicate::sle, first, row);
+              return {s.select(atOrBefore, mid, range[0]),
+                      s.select(atOrBefore, range[1], mid)};
+            });
+        Value owner = nested.create<arith::IndexCastOp>(l, i32, bounds[0]);
+        nested.create<linalg::YieldOp>(l, owner);
+      });
+}
+
 SmallVector<Value> mlir::nn::forEachSequence(
     LinalgBuilder &lb, Value batch, ValueRange outputs,
     function_ref<SmallVector<SequenceSlice>(Scalar &, Value bi)> body) {

@@ -135,6 +135,13 @@ std::pair<Value, Value>
 exclusivePrefixSum(LinalgBuilder &lb, Value batch,
                    function_ref<Value(Scalar &, Value bi)> rowsOf);
 
+/// The owner of each of `rows` rows, tensor<?xi32>: the last i < `count`
+/// with firstRows[i] <= r, by bisection, for owners whose first rows are
+/// the non-decreasing `firstRows` (an exclusivePrefixSum: the sequence of
+/// each packed row; an empty sequence shares its first row with the next,
+/// which the search passes).
+Value ownerOfRows(LinalgBuilder &lb, Value firstRows, Value count, Value rows);
+
 /// What one iteration of forEachSequence writes: `tile` into the shared
 /// output at `offsets` with `sizes` (unit strides).
 struct SequenceSlice {

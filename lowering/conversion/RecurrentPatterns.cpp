@@ -7,6 +7,8 @@
 // real frame; each step's recurrent GEMM and gate update cover the running
 // sequences alone; the backward direction starts each sequence at its own
 // last frame. Padded frames are never read, and outputs there are zero.
+// Packed input [N, I] differs only in where a frame's row is: the gather
+// and scatter index it, nothing else changes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,7 +60,7 @@ Value toI32(Scalar &s, Value index) {
   return s.b.create<arith::IndexCastOp>(s.loc, s.b.getI32Type(), index);
 }
 
-/// The order in which an LSTM visits the frames of a padded batch: that of
+/// The order in which an LSTM visits the frames of a batch: that of
 /// PyTorch's PackedSequence and cuDNN's packed layout. The sequences are
 /// sorted by length, longest first (ties in batch order); step s holds
 /// the A(s) sequences longer than s, as rows [start(s), start(s) + A(s))
@@ -69,10 +71,14 @@ Value toI32(Scalar &s, Value index) {
 /// sorted order: the recurrent state is a [B, H] tensor whose leading A(s)
 /// rows a step reads and writes, and a step's input, output and tape rows
 /// are contiguous.
+///
+/// The frames outside the step order are padded [B, T, ...] or, with
+/// `packedOffsets` (each sequence's first row, tensor<?xi32> over B),
+/// packed [N, ...]: frame t of sequence b is then row offset(b) + t.
 class StepOrder {
 public:
   StepOrder(LinalgBuilder &lb, Value lengths, OpFoldResult batch,
-            OpFoldResult time);
+            OpFoldResult time, Value packedOffsets);
 
   OpFoldResult getBatch() const { return batch; }
   /// The number of steps (the longest length) and of rows (N), as index.
@@ -83,8 +89,9 @@ public:
     return s.toIndex(s.b.create<tensor::ExtractOp>(s.loc, starts, step));
   }
 
-  /// Features [offset, offset + width) of x [B, T, F] as [N, width] rows
-  /// in a direction's order; padded frames are not read.
+  /// Features [offset, offset + width) of x [B, T, F] (or packed [N, F])
+  /// as [N, width] rows in a direction's order; padded frames are not
+  /// read.
   Value gather(LinalgBuilder &lb, Value x, bool reversed, int64_t offset,
                int64_t width);
 
@@ -95,9 +102,9 @@ public:
     bool reversed;
     int64_t offset;
   };
-  /// A padded [B, T, F] from rows in step order, zero on padded frames:
-  /// the parts side by side (`sum` false: in increasing offset order,
-  /// without gaps) or added up (`sum` true; every part then spans all F
+  /// A padded [B, T, F] (zero on padded frames) or packed [N, F] from rows
+  /// in step order: the parts side by side (`sum` false: in increasing offset
+  /// order, without gaps) or added up (`sum` true; every part then spans all F
   /// features).
   Value scatter(LinalgBuilder &lb, ArrayRef<Part> parts, int64_t features,
                 bool sum) const;
@@ -107,15 +114,20 @@ public:
   Value previousStep(LinalgBuilder &lb, Value rows, int64_t offset,
                      int64_t width) const;
 
+  bool isPacked() const { return packedOffsets != nullptr; }
+
 private:
-  /// [N] i32: the row of the collapsed padded [B * T, ...] tensor that
-  /// each row of a direction's order holds; built once per direction.
+  /// [N] i32: the row of the collapsed padded [B * T, ...] tensor (or of
+  /// the packed one) that each row of a direction's order holds; built
+  /// once per direction.
   Value sourceRows(LinalgBuilder &lb, bool reversed);
 
   OpFoldResult batch, time;
   /// [B] i32: the lengths; each sequence's place in the sorted order; the
-  /// sequence at each place.
-  Value lengths, place, sequenceAt;
+  /// sequence at each place; packed frames: each sequence's first row.
+  Value lengths, place, sequenceAt, packedOffsets;
+  /// Packed frames: [N] i32, the sequence of each packed row.
+  Value packedSequence;
   /// [T + 1] i32: start(s), start(T) = N.
   Value starts;
   /// [N] i32: the step of each row.
@@ -127,8 +139,8 @@ private:
 };
 
 StepOrder::StepOrder(LinalgBuilder &lb, Value lengths, OpFoldResult batch,
-                     OpFoldResult time)
-    : batch(batch), time(time), lengths(lengths) {
+                     OpFoldResult time, Value packedOffsets)
+    : batch(batch), time(time), lengths(lengths), packedOffsets(packedOffsets) {
   OpBuilder &b = lb.getBuilder();
   Location loc = lb.getLoc();
   Type i32 = b.getI32Type();
@@ -189,28 +201,13 @@ StepOrder::StepOrder(LinalgBuilder &lb, Value lengths, OpFoldResult batch,
         nested.create<linalg::YieldOp>(l, s.maxI(args[0], args[1]));
       });
   steps = s.toIndex(b.create<tensor::ExtractOp>(loc, longest, ValueRange{}));
-  // The step of row r: the last s with start(s) <= r, by bisection over
-  // start's T + 1 entries (32 halvings cover any T below 2^32; once the
-  // interval is one entry wide the rest change nothing).
-  Value stepInit = lb.empty({rows}, i32);
-  rowStep = lb.generic(
-      stepInit.getType(), ValueRange{}, stepInit, {b.getMultiDimIdentityMap(1)},
-      {IteratorType::parallel}, [&](OpBuilder &nested, Location l, ValueRange) {
-        Scalar s{nested, l};
-        Value row = toI32(s, s.index(0));
-        SmallVector<Value> bounds = forLoop(
-            s, s.idx(0), s.idx(32), {s.idx(0), timeValue},
-            [&](Scalar &s, Value, ValueRange range) -> SmallVector<Value> {
-              Value mid = s.b.create<arith::DivUIOp>(
-                  s.loc, s.add(range[0], range[1]), s.idx(2));
-              Value start = s.b.create<tensor::ExtractOp>(s.loc, starts, mid);
-              Value atOrBefore = s.b.create<arith::CmpIOp>(
-                  s.loc, arith::CmpIPredicate::sle, start, row);
-              return {s.select(atOrBefore, mid, range[0]),
-                      s.select(atOrBefore, range[1], mid)};
-            });
-        nested.create<linalg::YieldOp>(l, toI32(s, bounds[0]));
-      });
+  // The step of row r: the last s with start(s) <= r, among start's T
+  // entries before start(T) = N.
+  rowStep = ownerOfRows(lb, starts, timeValue, rows);
+  if (packedOffsets)
+    packedSequence =
+        ownerOfRows(lb, packedOffsets,
+                    getValueOrCreateConstantIndexOp(b, loc, batch), rows);
 }
 
 Value StepOrder::sourceRows(LinalgBuilder &lb, bool reversed) {
@@ -235,8 +232,11 @@ Value StepOrder::sourceRows(LinalgBuilder &lb, bool reversed) {
               s.toIndex(nested.create<tensor::ExtractOp>(l, lengths, sequence));
           frame = s.sub(s.sub(length, s.idx(1)), step);
         }
-        nested.create<linalg::YieldOp>(
-            l, toI32(s, s.add(s.mul(sequence, timeValue), frame)));
+        Value first = packedOffsets
+                          ? s.toIndex(nested.create<tensor::ExtractOp>(
+                                l, packedOffsets, sequence))
+                          : s.mul(sequence, timeValue);
+        nested.create<linalg::YieldOp>(l, toI32(s, s.add(first, frame)));
       });
   return sources[reversed];
 }
@@ -245,7 +245,7 @@ Value StepOrder::gather(LinalgBuilder &lb, Value x, bool reversed,
                         int64_t offset, int64_t width) {
   OpBuilder &b = lb.getBuilder();
   Value source = sourceRows(lb, reversed);
-  Value padded = toRows(b, lb.getLoc(), x, 2);
+  Value frames = toRows(b, lb.getLoc(), x, isPacked() ? 1 : 2);
   Type element = cast<RankedTensorType>(x.getType()).getElementType();
   Value init = lb.empty({rows, b.getIndexAttr(width)}, element);
   return lb.generic(init.getType(), source, init,
@@ -256,7 +256,7 @@ Value StepOrder::gather(LinalgBuilder &lb, Value x, bool reversed,
                       Scalar s{nested, l};
                       Value feature = s.add(s.index(1), s.idx(offset));
                       Value v = nested.create<tensor::ExtractOp>(
-                          l, padded, ValueRange{s.toIndex(args[0]), feature});
+                          l, frames, ValueRange{s.toIndex(args[0]), feature});
                       nested.create<linalg::YieldOp>(l, v);
                     });
 }
@@ -266,52 +266,76 @@ Value StepOrder::scatter(LinalgBuilder &lb, ArrayRef<Part> parts,
   OpBuilder &b = lb.getBuilder();
   Type element =
       cast<RankedTensorType>(parts.front().rows.getType()).getElementType();
+  // Feature `feature` of real frame `frame` of the sequence of length
+  // `length` at `sortedPlace` in the sorted order, read from the parts.
+  auto frameValue = [&](Scalar &s, Value length, Value sortedPlace, Value frame,
+                        Value feature) {
+    Value result;
+    for (const Part &part : parts) {
+      Value step =
+          part.reversed ? s.sub(s.sub(length, s.idx(1)), frame) : frame;
+      Value row = s.add(stepStart(s, step), sortedPlace);
+      int64_t width = cast<RankedTensorType>(part.rows.getType()).getDimSize(1);
+      Value own = s.sub(feature, s.idx(part.offset));
+      Value column = s.maxI(s.minI(own, s.idx(width - 1)), s.idx(0));
+      Value v = s.b.create<tensor::ExtractOp>(s.loc, part.rows,
+                                              ValueRange{row, column});
+      if (!result) {
+        result = v;
+      } else if (sum) {
+        result = s.add(result, v);
+      } else {
+        Value inPart = s.ge(feature, s.idx(part.offset));
+        result = s.select(inPart, v, result);
+      }
+    }
+    return result;
+  };
+  if (isPacked()) {
+    // Every packed row is a real frame: no branch.
+    Value init = lb.empty({rows, b.getIndexAttr(features)}, element);
+    return lb.generic(
+        init.getType(), packedSequence, init,
+        {AffineMap::get(2, 0, b.getAffineDimExpr(0)),
+         b.getMultiDimIdentityMap(2)},
+        {IteratorType::parallel, IteratorType::parallel},
+        [&](OpBuilder &nested, Location l, ValueRange args) {
+          Scalar s{nested, l};
+          Value sequence = s.toIndex(args[0]);
+          auto at = [&](Value table) {
+            return s.toIndex(
+                nested.create<tensor::ExtractOp>(l, table, sequence));
+          };
+          Value frame = s.sub(s.index(0), at(packedOffsets));
+          nested.create<linalg::YieldOp>(
+              l, frameValue(s, at(lengths), at(place), frame, s.index(1)));
+        });
+  }
   Value init = lb.empty({batch, time, b.getIndexAttr(features)}, element);
   AffineMap perSequence = AffineMap::get(3, 0, b.getAffineDimExpr(0));
-  return lb.generic(
-      init.getType(), {lengths, place}, init,
-      {perSequence, perSequence, b.getMultiDimIdentityMap(3)},
-      SmallVector<IteratorType>(3, IteratorType::parallel),
-      [&](OpBuilder &nested, Location l, ValueRange args) {
-        Scalar s{nested, l};
-        Value length = s.toIndex(args[0]);
-        Value frame = s.index(1), feature = s.index(2);
-        Value zero = s.f(element, 0.0);
-        // Padded frames have no row; the scf.if keeps them from being
-        // read (there may be no rows at all).
-        auto branch = nested.create<scf::IfOp>(
-            l, s.lt(frame, length),
-            [&](OpBuilder &then, Location tl) {
-              Scalar s{then, tl};
-              Value sortedPlace = s.toIndex(args[1]);
-              Value result;
-              for (const Part &part : parts) {
-                Value step = part.reversed
-                                 ? s.sub(s.sub(length, s.idx(1)), frame)
-                                 : frame;
-                Value row = s.add(stepStart(s, step), sortedPlace);
-                int64_t width =
-                    cast<RankedTensorType>(part.rows.getType()).getDimSize(1);
-                Value own = s.sub(feature, s.idx(part.offset));
-                Value column = s.maxI(s.minI(own, s.idx(width - 1)), s.idx(0));
-                Value v = then.create<tensor::ExtractOp>(
-                    tl, part.rows, ValueRange{row, column});
-                if (!result) {
-                  result = v;
-                } else if (sum) {
-                  result = s.add(result, v);
-                } else {
-                  Value inPart = s.ge(feature, s.idx(part.offset));
-                  result = s.select(inPart, v, result);
-                }
-              }
-              then.create<scf::YieldOp>(tl, result);
-            },
-            [&](OpBuilder &otherwise, Location el) {
-              otherwise.create<scf::YieldOp>(el, zero);
-            });
-        nested.create<linalg::YieldOp>(l, branch.getResult(0));
-      });
+  return lb.generic(init.getType(), {lengths, place}, init,
+                    {perSequence, perSequence, b.getMultiDimIdentityMap(3)},
+                    SmallVector<IteratorType>(3, IteratorType::parallel),
+                    [&](OpBuilder &nested, Location l, ValueRange args) {
+                      Scalar s{nested, l};
+                      Value length = s.toIndex(args[0]);
+                      Value frame = s.index(1), feature = s.index(2);
+                      Value zero = s.f(element, 0.0);
+                      // Padded frames have no row; the scf.if keeps them from
+                      // being read (there may be no rows at all).
+                      auto branch = nested.create<scf::IfOp>(
+                          l, s.lt(frame, length),
+                          [&](OpBuilder &then, Location tl) {
+                            Scalar s{then, tl};
+                            then.create<scf::YieldOp>(
+                                tl, frameValue(s, length, s.toIndex(args[1]),
+                                               frame, feature));
+                          },
+                          [&](OpBuilder &otherwise, Location el) {
+                            otherwise.create<scf::YieldOp>(el, zero);
+                          });
+                      nested.create<linalg::YieldOp>(l, branch.getResult(0));
+                    });
 }
 
 Value StepOrder::previousStep(LinalgBuilder &lb, Value rowValues,
@@ -594,26 +618,37 @@ DirectionWeights weightsOf(LinalgBuilder &b, LstmDirection direction, int64_t d,
           sliceDirection(b, bias, d)};
 }
 
-/// The step order of an LSTM's input of `inputType`.
+/// The step order of an LSTM's input of `inputType`, padded [B, T, I] or
+/// packed [N, I].
 StepOrder stepOrderOf(LinalgBuilder &b, NNTensorType inputType) {
-  SmallVector<OpFoldResult> sizes = b.sizes(inputType);
-  return StepOrder(b, b.getDims().lengths(inputType.getDimName(1)), sizes[0],
-                   sizes[1]);
+  const BoundDims &dims = b.getDims();
+  if (inputType.getNumPositionDims() == 2) {
+    SmallVector<OpFoldResult> sizes = b.sizes(inputType);
+    return StepOrder(b, dims.lengths(inputType.getDimName(1)), sizes[0],
+                     sizes[1], /*packedOffsets=*/nullptr);
+  }
+  DimDeclAttr packed = dims.getDecls().lookup(inputType.getDimName(0));
+  Value batch = dims.size(packed.getBatch().getValue());
+  Value lengths = dims.lengths(packed.getSource().getValue());
+  Value offsets = exclusivePrefixSum(b, batch, lengths).first;
+  return StepOrder(b, lengths, batch, dims.size(packed.getSource().getValue()),
+                   offsets);
 }
 
-/// nn.lstm's result; with `tape` (a [B, T, D * 6H] tensor to write), also
-/// its tape: rows in step order, the first N of its B * T, the forward
-/// direction's blocks first.
+/// nn.lstm's result; with `tape` (a [B, T, D * 6H] or [N, D * 6H] tensor
+/// to write), also its tape: rows in step order, its first N rows, the
+/// forward direction's blocks first.
 Value lowerLstm(LinalgBuilder &b, LstmDirection direction,
                 NNTensorType inputType, Value x, Value wi, Value wh, Value bias,
                 Value *tape) {
   auto whType = cast<RankedTensorType>(wh.getType());
   int64_t hidden = whType.getDimSize(whType.getRank() - 1);
-  int64_t inputs = inputType.getStaticSize(2);
+  int64_t inputs = inputType.getStaticSize(inputType.getRank() - 1);
   StepOrder order = stepOrderOf(b, inputType);
+  unsigned positions = inputType.getNumPositionDims();
   LstmTape record;
   if (tape)
-    record.rows = toRows(b.getBuilder(), b.getLoc(), *tape, 2);
+    record.rows = toRows(b.getBuilder(), b.getLoc(), *tape, positions);
   int64_t directions = direction == LstmDirection::bidirectional ? 2 : 1;
   SmallVector<StepOrder::Part> parts;
   for (int64_t d = 0; d < directions; ++d) {
@@ -626,7 +661,7 @@ Value lowerLstm(LinalgBuilder &b, LstmDirection direction,
     parts.push_back({rows, reversed, d * hidden});
   }
   if (tape)
-    *tape = fromRows(b.getBuilder(), b.getLoc(), record.rows, 2,
+    *tape = fromRows(b.getBuilder(), b.getLoc(), record.rows, positions,
                      tensor::getMixedSizes(b.getBuilder(), b.getLoc(), *tape));
   return order.scatter(b, parts, directions * hidden, /*sum=*/false);
 }
@@ -697,14 +732,15 @@ public:
     Value bias = adaptor.getBias();
     auto whType = cast<RankedTensorType>(wh.getType());
     int64_t hidden = whType.getDimSize(whType.getRank() - 1);
-    int64_t inputs = inputType.getStaticSize(2);
+    int64_t inputs = inputType.getStaticSize(inputType.getRank() - 1);
     StepOrder order = stepOrderOf(b, inputType);
     // The input gradient of a first layer has no use: not computed (an
     // empty tensor stands for it).
     bool inputGradient = !op.getInputGrad().use_empty();
     Value tapeRows;
     if (Value tape = adaptor.getTape())
-      tapeRows = toRows(b.getBuilder(), b.getLoc(), tape, 2);
+      tapeRows = toRows(b.getBuilder(), b.getLoc(), tape,
+                        inputType.getNumPositionDims());
     int64_t directions = direction == LstmDirection::bidirectional ? 2 : 1;
     SmallVector<LstmGrads> grads;
     SmallVector<StepOrder::Part> inputParts;

@@ -76,13 +76,13 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>, %labels
 // CHECK: nn.mark_loss %{{.+}} as "ctc" normalize per_sequence :
 // CHECK-NEXT: nn.return
 // STEP-LABEL: nn.graph @decoded
-// STEP-SAME: dims [B: batch, T: seq(B), U: seq(B)] {
+// STEP-SAME: dims [B: batch, T: seq(B), U: seq(B), N_T: packed(B, T)] {
 // STEP-NOT: nn.ctc_greedy_decode
 // STEP-NOT: nn.edit_distance
 // STEP: nn.ctc_loss_grad
 // STEP: nn.sgd_update
 // EVAL-LABEL: nn.graph @decoded
-// EVAL-SAME: dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed, Y1: seq(B) = Y + 1] {
+// EVAL-SAME: dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed, Y1: seq(B) = Y + 1, N_T: packed(B, T)] {
 // EVAL: nn.ctc_greedy_decode
 // EVAL: nn.edit_distance
 // EVAL: as "ler" normalize custom as_error eval_only

@@ -1,5 +1,5 @@
 // The pass reports what it did per loss when asked to.
-// RUN: nn-opt %s --nn-pack-before-loss=emit-remarks=true --verify-diagnostics | FileCheck %s
+// RUN: nn-opt %s --nn-pack-before-loss='pack=loss-tail emit-remarks=true' --verify-diagnostics | FileCheck %s
 // Without the option it says nothing.
 // RUN: nn-opt %s --nn-pack-before-loss 2>&1 >/dev/null | count 0
 

@@ -1,7 +1,9 @@
-// RUN: nn-opt %s --split-input-file --nn-pack-before-loss | FileCheck %s
+// The loss-tail frontier: frame-wise ops only (the other frontiers:
+// nn-pack-before-loss-frontier.mlir).
+// RUN: nn-opt %s --split-input-file --nn-pack-before-loss=pack=loss-tail | FileCheck %s
 // Idempotence: a second run changes nothing.
-// RUN: nn-opt %s --split-input-file --nn-pack-before-loss > %t.once.mlir
-// RUN: nn-opt %t.once.mlir --split-input-file --nn-pack-before-loss > %t.twice.mlir
+// RUN: nn-opt %s --split-input-file --nn-pack-before-loss=pack=loss-tail > %t.once.mlir
+// RUN: nn-opt %t.once.mlir --split-input-file --nn-pack-before-loss=pack=loss-tail > %t.twice.mlir
 // RUN: diff %t.once.mlir %t.twice.mlir
 
 // Cross entropy right after an LSTM: the LSTM output and the targets are

@@ -4,11 +4,13 @@
 // In the pipeline with gradients, the lstm whose gradient nn-autodiff
 // built keeps its tape (six blocks of H per direction: 2 x 6 x 8 = 96
 // features) and its lstm_grad reads it; save-lstm-tape=false leaves the
-// gradient recomputing.
+// gradient recomputing. Packing moved the lstm behind the pack of its
+// input: its result and tape are packed rows.
 // PIPELINE-LABEL: nn.graph @bidirectional
-// PIPELINE: %{{.+}}, %[[TAPE:.+]] = nn.lstm_with_tape bidirectional %x, {{.+}} -> !nn.tensor<[B, T, 16], f32>, !nn.tensor<[B, T, 96], f32>
+// PIPELINE: %[[PX:.+]] = nn.pack %x
+// PIPELINE: %{{.+}}, %[[TAPE:.+]] = nn.lstm_with_tape bidirectional %[[PX]], {{.+}} -> !nn.tensor<[N_T, 16], f32>, !nn.tensor<[N_T, 96], f32>
 // PIPELINE-NOT: nn.lstm {{.+}}
-// PIPELINE: nn.lstm_grad bidirectional %{{.+}}, %x, {{.+}} tape %[[TAPE]] :
+// PIPELINE: nn.lstm_grad bidirectional %{{.+}}, %[[PX]], {{.+}} tape %[[TAPE]] :
 // RECOMPUTE-LABEL: nn.graph @bidirectional
 // RECOMPUTE: nn.lstm bidirectional
 // RECOMPUTE-NOT: tape

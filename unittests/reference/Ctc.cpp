@@ -22,11 +22,11 @@ void evalCtcLossOp(Frame &f, ir::CtcLossOp ctc) {
                  ? logSoftmax(f.operand(ctc, 0))
                  : f.operand(ctc, 0);
   const Array &labels = f.operand(ctc, 1);
-  ir::NNTensorType logitsType = typeOf(ctc.getLogits());
   ir::NNTensorType labelsType = typeOf(ctc.getLabels());
-  const auto &frames = f.lengths.at(logitsType.getDimName(1).str());
+  FrameRows rows = frameRows(f, typeOf(ctc.getLogits()));
+  const auto &frames = rows.len;
   const auto &labelCounts = f.lengths.at(labelsType.getDimName(1).str());
-  int64_t batch = lp.shape[0], time = lp.shape[1], classes = lp.shape[2];
+  int64_t batch = frames.size(), classes = lp.shape.back();
   int64_t blank = ctc.getBlank();
   Array y = zeros({batch});
   auto logAdd = [](double a, double b) {
@@ -39,7 +39,7 @@ void evalCtcLossOp(Frame &f, ir::CtcLossOp ctc) {
       return s % 2 ? (int64_t)labels.data[b * labels.shape[1] + s / 2] : blank;
     };
     auto emit = [&](int64_t t, int64_t s) {
-      return lp.data[(b * time + t) * classes + label(s)];
+      return lp.data[rows.row(b, t) * classes + label(s)];
     };
     double loss;
     if (frames[b] == 0) {
@@ -159,11 +159,11 @@ void evalCtcLossGradOp(Frame &f, ir::CtcLossGradOp grad) {
   const Array &g = f.operand(grad, 0), &labels = f.operand(grad, 2);
   bool fromLogits = grad.getInputKind() == ir::LossInput::logits;
   Array lp = fromLogits ? logSoftmax(f.operand(grad, 1)) : f.operand(grad, 1);
-  const auto &frames =
-      f.lengths.at(typeOf(grad.getLogits()).getDimName(1).str());
+  FrameRows rows = frameRows(f, typeOf(grad.getLogits()));
+  const auto &frames = rows.len;
   const auto &labelCounts =
       f.lengths.at(typeOf(grad.getLabels()).getDimName(1).str());
-  int64_t batch = lp.shape[0], time = lp.shape[1], classes = lp.shape[2];
+  int64_t batch = frames.size(), classes = lp.shape.back();
   int64_t blank = grad.getBlank();
   auto logAdd = [](double a, double b) {
     double m = std::max(a, b);
@@ -177,7 +177,7 @@ void evalCtcLossGradOp(Frame &f, ir::CtcLossGradOp grad) {
                     : blank;
     };
     auto emit = [&](int64_t t, int64_t st) {
-      return lp.data[(b * time + t) * classes + label(st)];
+      return lp.data[rows.row(b, t) * classes + label(st)];
     };
     // alpha[t][s] includes frame t's emission, beta[t][s] only the
     // frames after t: a state whose class has log-prob -inf at t
@@ -225,7 +225,7 @@ void evalCtcLossGradOp(Frame &f, ir::CtcLossGradOp grad) {
                  ? logAdd(alpha[n - 1][states - 1], alpha[n - 1][states - 2])
                  : alpha[n - 1][0];
     for (int64_t t = 0; t < n; ++t) {
-      double *row = &dx.data[(b * time + t) * classes];
+      double *row = &dx.data[rows.row(b, t) * classes];
       if (logP == -kInf) {
         double v = grad.getZeroInfinity()
                        ? 0.0
@@ -238,7 +238,7 @@ void evalCtcLossGradOp(Frame &f, ir::CtcLossGradOp grad) {
       for (int64_t st = 0; st < states; ++st)
         gamma[label(st)] += std::exp(alpha[t][st] + beta[t][st] - logP);
       for (int64_t c = 0; c < classes; ++c) {
-        double p = std::exp(lp.data[(b * time + t) * classes + c]);
+        double p = std::exp(lp.data[rows.row(b, t) * classes + c]);
         row[c] =
             fromLogits ? g.data[b] * (p - gamma[c]) : -g.data[b] * gamma[c];
       }

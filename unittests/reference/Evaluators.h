@@ -160,6 +160,19 @@ using LossList = std::vector<std::pair<std::string, Loss>>;
 /// (NNAugmentOps.td), whose masks are drawn as dropout's are.
 bool evaluateFrameWiseOp(Frame &f, Operation *op);
 /// Sequence-mixing layers and their gradients (NNSequenceOps.td).
+/// Where frame t of sequence b lies among the rows of a value over one
+/// sequence dim: b * T + t when padded [B, T, F], first[b] + t when packed
+/// [N, F] (the sequences one after another). `rows[b]` is how many rows
+/// sequence b has: T padded, its length packed.
+struct FrameRows {
+  std::vector<int64_t> len, first, rows;
+  int64_t row(int64_t b, int64_t t) const { return first[b] + t; }
+};
+
+/// The rows of a value of `type`, over one sequence dim (padded or
+/// packed).
+FrameRows frameRows(Frame &f, ir::NNTensorType type);
+
 bool evaluateSequenceOp(Frame &f, Operation *op);
 /// Frame-wise losses and the marking of losses (NNLossOps.td); nn.mark_loss
 /// appends to `losses`.

@@ -15,15 +15,32 @@
 
 using namespace nn::reference;
 
+FrameRows nn::reference::frameRows(Frame &f, ir::NNTensorType type) {
+  FrameRows rows;
+  bool packed = type.getNumPositionDims() == 1;
+  std::string sequence =
+      packed ? f.table.lookup(type.getDimName(0)).getSource().str()
+             : type.getDimName(1).str();
+  rows.len = f.lengths.at(sequence);
+  int64_t next = 0;
+  for (int64_t length : rows.len) {
+    rows.first.push_back(next);
+    rows.rows.push_back(packed ? length : f.size(type, 1));
+    next += rows.rows.back();
+  }
+  return rows;
+}
+
 namespace {
 
 /// A forward LSTM over sequence b's first len(b) frames; zero elsewhere.
 /// `reverse` walks each sequence from its own last frame.
-void lstm(const Array &x, const std::vector<int64_t> &len, const double *wi,
+void lstm(const Array &x, const FrameRows &rows, const double *wi,
           const double *wh, const double *bias, int64_t hidden, bool reverse,
           Array &y, int64_t featureOffset) {
-  int64_t batch = x.shape[0], time = x.shape[1], in = x.shape[2];
-  int64_t out = y.shape[2];
+  int64_t batch = rows.len.size(), in = x.shape.back();
+  int64_t out = y.shape.back();
+  const std::vector<int64_t> &len = rows.len;
   for (int64_t b = 0; b < batch; ++b) {
     std::vector<double> h(hidden, 0.0), c(hidden, 0.0), gates(4 * hidden);
     for (int64_t step = 0; step < len[b]; ++step) {
@@ -31,7 +48,7 @@ void lstm(const Array &x, const std::vector<int64_t> &len, const double *wi,
       for (int64_t g = 0; g < 4 * hidden; ++g) {
         double sum = bias[g];
         for (int64_t i = 0; i < in; ++i)
-          sum += wi[g * in + i] * x.data[(b * time + t) * in + i];
+          sum += wi[g * in + i] * x.data[rows.row(b, t) * in + i];
         for (int64_t j = 0; j < hidden; ++j)
           sum += wh[g * hidden + j] * h[j];
         gates[g] = sum;
@@ -42,32 +59,31 @@ void lstm(const Array &x, const std::vector<int64_t> &len, const double *wi,
         double o = sigmoid(gates[3 * hidden + j]);
         c[j] = f * c[j] + i * g;
         h[j] = o * std::tanh(c[j]);
-        y.data[(b * time + t) * out + featureOffset + j] = h[j];
+        y.data[rows.row(b, t) * out + featureOffset + j] = h[j];
       }
     }
   }
-  (void)time;
 }
 
 /// Backpropagation through time of `lstm` above, in the textbook order:
 /// run the sequence forward keeping every step's state, then walk back
 /// from its last step. dy is read at `featureOffset`; the gradients add
 /// into dx, dwi, dwh and db.
-void lstmGrad(const Array &x, const std::vector<int64_t> &len, const Array &dy,
+void lstmGrad(const Array &x, const FrameRows &rows, const Array &dy,
               const double *wi, const double *wh, const double *bias,
               int64_t hidden, bool reverse, int64_t featureOffset, Array &dx,
               double *dwi, double *dwh, double *db) {
-  int64_t batch = x.shape[0], time = x.shape[1], in = x.shape[2];
-  int64_t out = dy.shape[2], gates = 4 * hidden;
+  int64_t batch = rows.len.size(), in = x.shape.back();
+  int64_t out = dy.shape.back(), gates = 4 * hidden;
   for (int64_t b = 0; b < batch; ++b) {
-    int64_t steps = len[b];
+    int64_t steps = rows.len[b];
     auto frame = [&](int64_t k) { return reverse ? steps - 1 - k : k; };
     // State after step k is at k + 1; index 0 is the zero initial state.
     std::vector<std::vector<double>> h(steps + 1,
                                        std::vector<double>(hidden, 0.0)),
         c = h, act(steps, std::vector<double>(gates));
     for (int64_t k = 0; k < steps; ++k) {
-      const double *xt = &x.data[(b * time + frame(k)) * in];
+      const double *xt = &x.data[rows.row(b, frame(k)) * in];
       for (int64_t g = 0; g < gates; ++g) {
         double sum = bias[g];
         for (int64_t i = 0; i < in; ++i)
@@ -89,7 +105,7 @@ void lstmGrad(const Array &x, const std::vector<int64_t> &len, const Array &dy,
         double i = act[k][j], f = act[k][hidden + j],
                g = act[k][2 * hidden + j], o = act[k][3 * hidden + j];
         double dh =
-            dy.data[(b * time + t) * out + featureOffset + j] + dhNext[j];
+            dy.data[rows.row(b, t) * out + featureOffset + j] + dhNext[j];
         double tc = std::tanh(c[k + 1][j]);
         double dc = dcNext[j] + dh * o * (1 - tc * tc);
         da[j] = dc * g * i * (1 - i);
@@ -98,7 +114,7 @@ void lstmGrad(const Array &x, const std::vector<int64_t> &len, const Array &dy,
         da[3 * hidden + j] = dh * tc * o * (1 - o);
         dcNext[j] = dc * f;
       }
-      const double *xt = &x.data[(b * time + t) * in];
+      const double *xt = &x.data[rows.row(b, t) * in];
       for (int64_t j = 0; j < hidden; ++j) {
         dhNext[j] = 0;
         for (int64_t g = 0; g < gates; ++g)
@@ -108,7 +124,7 @@ void lstmGrad(const Array &x, const std::vector<int64_t> &len, const Array &dy,
         db[g] += da[g];
         for (int64_t i = 0; i < in; ++i) {
           dwi[g * in + i] += da[g] * xt[i];
-          dx.data[(b * time + t) * in + i] += da[g] * wi[g * in + i];
+          dx.data[rows.row(b, t) * in + i] += da[g] * wi[g * in + i];
         }
         for (int64_t j = 0; j < hidden; ++j)
           dwh[g * hidden + j] += da[g] * h[k][j];
@@ -120,20 +136,19 @@ void lstmGrad(const Array &x, const std::vector<int64_t> &len, const Array &dy,
 void evalLstmOp(Frame &f, ir::LstmOp layer) {
   const Array &x = f.operand(layer, 0), &wi = f.operand(layer, 1),
               &wh = f.operand(layer, 2), &bias = f.operand(layer, 3);
-  ir::NNTensorType type = typeOf(layer.getInput());
-  const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
+  FrameRows rows = frameRows(f, typeOf(layer.getInput()));
   int64_t hidden = wh.shape.back();
   Array y = zeros(f.shape(typeOf(layer.getResult())));
   switch (layer.getDirection()) {
   case ir::LstmDirection::forward:
   case ir::LstmDirection::backward:
-    lstm(x, len, wi.data.data(), wh.data.data(), bias.data.data(), hidden,
+    lstm(x, rows, wi.data.data(), wh.data.data(), bias.data.data(), hidden,
          layer.getDirection() == ir::LstmDirection::backward, y, 0);
     break;
   case ir::LstmDirection::bidirectional: {
     int64_t wiSize = count(wi.shape) / 2, whSize = count(wh.shape) / 2;
     for (int d = 0; d < 2; ++d)
-      lstm(x, len, wi.data.data() + d * wiSize, wh.data.data() + d * whSize,
+      lstm(x, rows, wi.data.data() + d * wiSize, wh.data.data() + d * whSize,
            bias.data.data() + d * 4 * hidden, hidden, d == 1, y, d * hidden);
     break;
   }
@@ -143,14 +158,14 @@ void evalLstmOp(Frame &f, ir::LstmOp layer) {
 
 void evalConv1dOp(Frame &f, ir::Conv1dOp conv) {
   const Array &x = f.operand(conv, 0), &w = f.operand(conv, 1);
-  ir::NNTensorType type = typeOf(conv.getInput());
-  const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
-  std::vector<int64_t> shape = f.shape(typeOf(conv.getResult()));
-  Array y = zeros(shape);
+  FrameRows in = frameRows(f, typeOf(conv.getInput()));
+  FrameRows out = frameRows(f, typeOf(conv.getResult()));
+  const std::vector<int64_t> &len = in.len;
+  Array y = zeros(f.shape(typeOf(conv.getResult())));
   int64_t outC = w.shape[0], kernel = w.shape[1], inC = w.shape[2];
   int64_t stride = conv.getStride();
-  for (int64_t b = 0; b < shape[0]; ++b)
-    for (int64_t t = 0; t < shape[1]; ++t)
+  for (int64_t b = 0; b < (int64_t)len.size(); ++b)
+    for (int64_t t = 0; t < out.rows[b]; ++t)
       for (int64_t o = 0; o < outC; ++o) {
         double sum = conv.getBias() ? f.operand(conv, 2).data[o] : 0.0;
         for (int64_t k = 0; k < kernel; ++k) {
@@ -159,22 +174,22 @@ void evalConv1dOp(Frame &f, ir::Conv1dOp conv) {
             continue;
           for (int64_t c = 0; c < inC; ++c)
             sum += w.data[(o * kernel + k) * inC + c] *
-                   x.data[(b * x.shape[1] + source) * inC + c];
+                   x.data[in.row(b, source) * inC + c];
         }
-        y.data[(b * shape[1] + t) * outC + o] = sum;
+        y.data[out.row(b, t) * outC + o] = sum;
       }
   f.setResult(conv, y);
 }
 
 void evalPoolOp(Frame &f, ir::PoolOp pool) {
   const Array &x = f.operand(pool, 0);
-  ir::NNTensorType type = typeOf(pool.getInput());
-  const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
-  std::vector<int64_t> shape = f.shape(typeOf(pool.getResult()));
-  Array y = zeros(shape);
-  int64_t channels = shape[2];
-  for (int64_t b = 0; b < shape[0]; ++b)
-    for (int64_t t = 0; t < shape[1]; ++t)
+  FrameRows in = frameRows(f, typeOf(pool.getInput()));
+  FrameRows out = frameRows(f, typeOf(pool.getResult()));
+  const std::vector<int64_t> &len = in.len;
+  Array y = zeros(f.shape(typeOf(pool.getResult())));
+  int64_t channels = y.shape.back();
+  for (int64_t b = 0; b < (int64_t)len.size(); ++b)
+    for (int64_t t = 0; t < out.rows[b]; ++t)
       for (int64_t c = 0; c < channels; ++c) {
         double max = -kInf, sum = 0;
         int64_t n = 0;
@@ -182,12 +197,12 @@ void evalPoolOp(Frame &f, ir::PoolOp pool) {
           int64_t source = t * (int64_t)pool.getStride() + k;
           if (source >= len[b])
             break;
-          double v = x.data[(b * x.shape[1] + source) * channels + c];
+          double v = x.data[in.row(b, source) * channels + c];
           max = std::max(max, v);
           sum += v;
           ++n;
         }
-        y.data[(b * shape[1] + t) * channels + c] =
+        y.data[out.row(b, t) * channels + c] =
             pool.getKind() == ir::PoolKind::max ? max : (n ? sum / n : 0.0);
       }
   f.setResult(pool, y);
@@ -222,8 +237,7 @@ void evalLstmGradOp(Frame &f, ir::LstmGradOp grad) {
   const Array &dy = f.operand(grad, 0), &x = f.operand(grad, 1),
               &wi = f.operand(grad, 2), &wh = f.operand(grad, 3),
               &bias = f.operand(grad, 4);
-  ir::NNTensorType type = typeOf(grad.getInput());
-  const std::vector<int64_t> &len = f.lengths.at(type.getDimName(1).str());
+  FrameRows rows = frameRows(f, typeOf(grad.getInput()));
   int64_t hidden = wh.shape.back();
   Array dx = zeros(x.shape), dwi = zeros(wi.shape), dwh = zeros(wh.shape),
         db = zeros(bias.shape);
@@ -232,7 +246,7 @@ void evalLstmGradOp(Frame &f, ir::LstmGradOp grad) {
           whSize = count(wh.shape) / (bidirectional ? 2 : 1);
   for (int d = 0; d < (bidirectional ? 2 : 1); ++d) {
     bool reverse = d == 1 || grad.getDirection() == ir::LstmDirection::backward;
-    lstmGrad(x, len, dy, wi.data.data() + d * wiSize,
+    lstmGrad(x, rows, dy, wi.data.data() + d * wiSize,
              wh.data.data() + d * whSize, bias.data.data() + d * 4 * hidden,
              hidden, reverse, d * hidden, dx, dwi.data.data() + d * wiSize,
              dwh.data.data() + d * whSize, db.data.data() + d * 4 * hidden);
@@ -246,24 +260,25 @@ void evalLstmGradOp(Frame &f, ir::LstmGradOp grad) {
 void evalConv1dGradOp(Frame &f, ir::Conv1dGradOp grad) {
   const Array &dy = f.operand(grad, 0), &x = f.operand(grad, 1),
               &w = f.operand(grad, 2);
-  const auto &len = f.lengths.at(typeOf(grad.getInput()).getDimName(1).str());
-  const auto &outLen = f.lengths.at(typeOf(grad.getGrad()).getDimName(1).str());
+  FrameRows in = frameRows(f, typeOf(grad.getInput()));
+  FrameRows out = frameRows(f, typeOf(grad.getGrad()));
+  const std::vector<int64_t> &len = in.len;
   int64_t outC = w.shape[0], kernel = w.shape[1], inC = w.shape[2];
-  int64_t stride = grad.getStride(), time = x.shape[1], outTime = dy.shape[1];
+  int64_t stride = grad.getStride();
   Array dx = zeros(x.shape), dw = zeros(w.shape);
-  for (int64_t b = 0; b < x.shape[0]; ++b)
-    for (int64_t t = 0; t < outLen[b]; ++t)
+  for (int64_t b = 0; b < (int64_t)len.size(); ++b)
+    for (int64_t t = 0; t < out.len[b]; ++t)
       for (int64_t k = 0; k < kernel; ++k) {
         int64_t source = t * stride - (kernel - 1) / 2 + k;
         if (source < 0 || source >= len[b])
           continue;
         for (int64_t o = 0; o < outC; ++o) {
-          double g = dy.data[(b * outTime + t) * outC + o];
+          double g = dy.data[out.row(b, t) * outC + o];
           for (int64_t c = 0; c < inC; ++c) {
-            dx.data[(b * time + source) * inC + c] +=
+            dx.data[in.row(b, source) * inC + c] +=
                 g * w.data[(o * kernel + k) * inC + c];
             dw.data[(o * kernel + k) * inC + c] +=
-                g * x.data[(b * time + source) * inC + c];
+                g * x.data[in.row(b, source) * inC + c];
           }
         }
       }
@@ -309,30 +324,28 @@ void evalReduceGradOp(Frame &f, ir::ReduceGradOp op) {
 void evalPoolGradOp(Frame &f, ir::PoolGradOp op) {
   const Array &dy = f.operand(op, 0), &x = f.operand(op, 1),
               &y = f.operand(op, 2);
-  ir::NNTensorType inType = typeOf(op.getInput());
-  ir::NNTensorType outType = typeOf(op.getGrad());
-  const auto &len = f.lengths.at(inType.getDimName(1).str());
-  const auto &outLen = f.lengths.at(outType.getDimName(1).str());
+  FrameRows in = frameRows(f, typeOf(op.getInput()));
+  FrameRows out = frameRows(f, typeOf(op.getGrad()));
+  const std::vector<int64_t> &len = in.len;
   int64_t window = op.getWindow(), stride = op.getStride();
-  int64_t batch = x.shape[0], time = x.shape[1], width = x.shape[2],
-          outTime = dy.shape[1];
+  int64_t width = x.shape.back();
   bool isMax = op.getKind() == ir::PoolKind::max;
   Array dx = zeros(x.shape);
-  for (int64_t b = 0; b < batch; ++b)
-    for (int64_t o = 0; o < std::min(outTime, outLen[b]); ++o)
+  for (int64_t b = 0; b < (int64_t)len.size(); ++b)
+    for (int64_t o = 0; o < std::min(out.rows[b], out.len[b]); ++o)
       for (int64_t c = 0; c < width; ++c) {
         int64_t first = o * stride, last = std::min(first + window, len[b]);
-        double g = dy.data[(b * outTime + o) * width + c];
+        double g = dy.data[out.row(b, o) * width + c];
         if (!isMax) {
           int64_t count = std::max<int64_t>(1, last - first);
           for (int64_t t = first; t < last; ++t)
-            dx.data[(b * time + t) * width + c] += g / count;
+            dx.data[in.row(b, t) * width + c] += g / count;
           continue;
         }
         for (int64_t t = first; t < last; ++t)
-          if (x.data[(b * time + t) * width + c] ==
-              y.data[(b * outTime + o) * width + c]) {
-            dx.data[(b * time + t) * width + c] += g;
+          if (x.data[in.row(b, t) * width + c] ==
+              y.data[out.row(b, o) * width + c]) {
+            dx.data[in.row(b, t) * width + c] += g;
             break;
           }
       }

@@ -10,7 +10,7 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B
 // -----
 
 nn.graph @g(%l: !nn.tensor<[B, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, U: seq(B)] {
-  // expected-error @+1 {{scores must be padded frames [batch, sequence, ...], got '!nn.tensor<[B, 5], f32>'}}
+  // expected-error @+1 {{scores must be the frames of one sequence dim, padded [batch, sequence, ...] or packed [packed(batch, sequence), ...], got '!nn.tensor<[B, 5], f32>'}}
   %a, %s = "nn.viterbi_align"(%l, %y) {input_kind = 1 : i32, topology = 0 : i32, blank = 0} : (!nn.tensor<[B, 5], f32>, !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B], i32>, !nn.tensor<[B], f32>)
   nn.return
 }

@@ -92,9 +92,10 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B
 
 // -----
 
-nn.graph @g(%l: !nn.tensor<[N, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), C: batch, V: seq(C), N: packed(B, T)] {
-  // expected-error @+1 {{logits must be padded frames [batch, sequence, ...] (a packed value cannot be used here), got '!nn.tensor<[N, 5], f32>'}}
-  %c = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[N, 5], f32>, !nn.tensor<[B, U], i32>
+// Packed logits are one sequence's frames, not a transducer grid's.
+nn.graph @g(%l: !nn.tensor<[J, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), J: packed(B, T, U)] {
+  // expected-error @+1 {{logits must be the frames of one sequence dim, padded [batch, sequence, ...] or packed [packed(batch, sequence), ...], got '!nn.tensor<[J, 5], f32>'}}
+  %c = nn.ctc_loss %l, %y from logits blank 0 : !nn.tensor<[J, 5], f32>, !nn.tensor<[B, U], i32>
   nn.return
 }
 

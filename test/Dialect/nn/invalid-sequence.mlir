@@ -1,9 +1,27 @@
 // Verifier errors of the sequence-mixing layers (lstm, conv1d, pool, reduce): one case per verifier branch.
 // RUN: nn-opt %s --split-input-file --verify-diagnostics
 
-nn.graph @g(%x: !nn.tensor<[N, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
-  // expected-error @+1 {{input must be padded frames [batch, sequence, ...] (a packed value cannot be used here), got '!nn.tensor<[N, 4], f32>'}}
-  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[N, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
+// A transducer grid's packed rows are not one sequence's frames.
+nn.graph @g(%x: !nn.tensor<[J, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), U: seq(B), J: packed(B, T, U)] {
+  // expected-error @+1 {{input must be the frames of one sequence dim, padded [batch, sequence, ...] or packed [packed(batch, sequence), ...], got '!nn.tensor<[J, 4], f32>'}}
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[J, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch] {
+  // expected-error @+1 {{input must be the frames of one sequence dim, padded [batch, sequence, ...] or packed [packed(batch, sequence), ...], got '!nn.tensor<[B, 4], f32>'}}
+  %h = nn.lstm forward %x, %wi, %wh, %b : !nn.tensor<[B, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
+  nn.return
+}
+
+// -----
+
+// Packed in, packed out.
+nn.graph @g(%x: !nn.tensor<[N, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{result must be '!nn.tensor<[N, 4], f32>', got '!nn.tensor<[B, T, 4], f32>'}}
+  %h = "nn.lstm"(%x, %wi, %wh, %b) <{direction = 0 : i32}> : (!nn.tensor<[N, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>) -> !nn.tensor<[B, T, 4], f32>
   nn.return
 }
 
@@ -114,7 +132,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims
 // -----
 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 4], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T3: seq(B) = ceildiv(T, 3), C: batch, S: seq(C)] {
-  // expected-error @+1 {{result must be padded frames [batch, sequence, ...], got '!nn.tensor<[B, 6], f32>'}}
+  // expected-error @+1 {{result must be the frames of one sequence dim, padded [batch, sequence, ...] or packed [packed(batch, sequence), ...], got '!nn.tensor<[B, 6], f32>'}}
   %y = nn.conv1d %x, %w stride 1 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 4], f32>) -> !nn.tensor<[B, 6], f32>
   nn.return
 }
@@ -204,5 +222,31 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: 
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %wi: !nn.tensor<[16, 4], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>) dims [B: batch, T: seq(B)] {
   // expected-error @+1 {{result must be '!nn.tensor<[B, T, 4], f32>', got '!nn.tensor<[B, T, 8], f32>'}}
   %y, %tape = nn.lstm_with_tape forward %x, %wi, %wh, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 24], f32>
+  nn.return
+}
+
+// -----
+
+// A packed input gives a packed result.
+nn.graph @g(%x: !nn.tensor<[N, 2], f32>, %w: !nn.tensor<[3, 3, 2], f32>) dims [B: batch, T: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{result must be packed like the input, got '!nn.tensor<[B, T, 3], f32>'}}
+  %c = nn.conv1d %x, %w stride 1 : (!nn.tensor<[N, 2], f32>, !nn.tensor<[3, 3, 2], f32>) -> !nn.tensor<[B, T, 3], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>) dims [B: batch, T: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{result must be padded like the input, got '!nn.tensor<[N, 2], f32>'}}
+  %p = nn.pool max %x window 2 stride 1 : (!nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[N, 2], f32>
+  nn.return
+}
+
+// -----
+
+// A strided packed result is packed over the strided dim.
+nn.graph @g(%x: !nn.tensor<[N, 2], f32>) dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), N: packed(B, T), N2: packed(B, T2)] {
+  // expected-error @+1 {{with stride 2 the result's sequence dim must be declared 'seq(...) = ceildiv(T, 2)', got 'T' (did you mean 'T2'?)}}
+  %p = nn.pool max %x window 2 stride 2 : (!nn.tensor<[N, 2], f32>) -> !nn.tensor<[N, 2], f32>
   nn.return
 }

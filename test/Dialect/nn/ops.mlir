@@ -203,6 +203,35 @@ nn.graph @lstm_tape(%x: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tensor<[B, T, 4], f
   nn.return
 }
 
+// conv1d and pool on packed frames: a strided one's result is packed over
+// the strided dim.
+// CHECK-LABEL: nn.graph @packed_conv_pool
+nn.graph @packed_conv_pool(%x: !nn.tensor<[N, 8], f32>, %w: !nn.tensor<[6, 3, 8], f32>, %dy: !nn.tensor<[N2, 6], f32>)
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), N: packed(B, T), N2: packed(B, T2)] {
+  // CHECK: nn.conv1d %{{.+}} stride 2 : (!nn.tensor<[N, 8], f32>, !nn.tensor<[6, 3, 8], f32>) -> !nn.tensor<[N2, 6], f32>
+  %c = nn.conv1d %x, %w stride 2 : (!nn.tensor<[N, 8], f32>, !nn.tensor<[6, 3, 8], f32>) -> !nn.tensor<[N2, 6], f32>
+  // CHECK: nn.pool max %{{.+}} window 3 stride 1 : (!nn.tensor<[N2, 6], f32>) -> !nn.tensor<[N2, 6], f32>
+  %p = nn.pool max %c window 3 stride 1 : (!nn.tensor<[N2, 6], f32>) -> !nn.tensor<[N2, 6], f32>
+  // CHECK: nn.conv1d_grad %{{.+}} stride 2 : !nn.tensor<[N2, 6], f32>, !nn.tensor<[N, 8], f32>
+  %dx, %dw = nn.conv1d_grad %dy, %x, %w stride 2 : !nn.tensor<[N2, 6], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[6, 3, 8], f32>
+  nn.return
+}
+
+// An LSTM on packed frames: its result, tape and gradients are packed too.
+// CHECK-LABEL: nn.graph @packed_lstm
+nn.graph @packed_lstm(%x: !nn.tensor<[N, 8], f32>, %dy: !nn.tensor<[N, 8], f32>,
+                      %wi: !nn.tensor<[2, 16, 8], f32>, %wh: !nn.tensor<[2, 16, 4], f32>,
+                      %b: !nn.tensor<[2, 16], f32>)
+    dims [B: batch, T: seq(B), N: packed(B, T)] {
+  // CHECK: nn.lstm bidirectional %{{.+}} : !nn.tensor<[N, 8], f32>
+  %h = nn.lstm bidirectional %x, %wi, %wh, %b : !nn.tensor<[N, 8], f32>, !nn.tensor<[2, 16, 8], f32>, !nn.tensor<[2, 16, 4], f32>, !nn.tensor<[2, 16], f32>
+  // CHECK: nn.lstm_with_tape bidirectional {{.+}} -> !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 48], f32>
+  %y, %tape = nn.lstm_with_tape bidirectional %x, %wi, %wh, %b : !nn.tensor<[N, 8], f32>, !nn.tensor<[2, 16, 8], f32>, !nn.tensor<[2, 16, 4], f32>, !nn.tensor<[2, 16], f32> -> !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 48], f32>
+  // CHECK: nn.lstm_grad bidirectional {{.+}} tape %{{.+}} : !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 8], f32>
+  %dx, %dwi, %dwh, %db = nn.lstm_grad bidirectional %dy, %x, %wi, %wh, %b tape %tape : !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[2, 16, 8], f32>, !nn.tensor<[2, 16, 4], f32>, !nn.tensor<[2, 16], f32>, !nn.tensor<[N, 48], f32>
+  nn.return
+}
+
 // CHECK-LABEL: nn.graph @caller
 // CHECK: nn.call @packing(%{{.+}}, %{{.+}}) : (!nn.tensor<[Bc, Tc, 8], f32>, !nn.tensor<[Bc, Tc], i32>) -> !nn.tensor<[Bc, Tc, 8], f32>
 nn.graph @caller(%x: !nn.tensor<[Bc, Tc, 8], f32>, %y: !nn.tensor<[Bc, Tc], i32>)

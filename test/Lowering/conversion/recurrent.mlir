@@ -158,3 +158,39 @@ nn.graph @lstm_with_tape(%x: !nn.tensor<[B, T, 3], f32>, %dy: !nn.tensor<[B, T, 
   %dx, %dwi, %dwh, %db = nn.lstm_grad bidirectional %dy, %x, %wi, %wh, %b tape %tape : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>, !nn.tensor<[2, 8, 2], f32>, !nn.tensor<[2, 8], f32>, !nn.tensor<[B, T, 24], f32>
   nn.return %y, %dx, %dwi : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2, 8, 3], f32>
 }
+
+// -----
+
+// Packed input [N, I]: the same step order, its rows found through each
+// sequence's first packed row (the exclusive prefix sum of the lengths):
+// the gather reads the packed input itself (no collapse), a backward
+// direction's row is offset(b) + len(b) - 1 - step, and the scatter is a
+// generic over the packed rows, each finding its sequence by bisection
+// over the offsets, with no padded frame to branch around.
+// CHECK-LABEL: func.func @packed_lstm
+// CHECK-SAME: %[[LEN:[^:]+]]: tensor<?xi32>, %[[X:[^:]+]]: tensor<?x3xf32>
+// CHECK: %[[OFFSETS:.+]]:2 = scf.for
+// CHECK:   tensor.insert
+// The step of each row, then the sequence of each packed row.
+// CHECK: scf.for {{.+}} = %c0{{.*}} to %c32
+// CHECK: %[[SEQ:.+]] = linalg.generic
+// CHECK:   scf.for {{.+}} = %c0{{.*}} to %c32
+// CHECK:     tensor.extract %[[OFFSETS]]#0
+// CHECK: %[[SOURCE:.+]] = linalg.generic
+// CHECK:   tensor.extract %[[LEN]]
+// CHECK:   arith.subi
+// CHECK:   %[[FIRST:.+]] = tensor.extract %[[OFFSETS]]#0
+// CHECK:   arith.addi
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: linalg.generic {{.+}} ins(%[[SOURCE]] : tensor<?xi32>)
+// CHECK:   tensor.extract %[[X]]
+// CHECK: linalg.matmul_transpose_b
+// CHECK: %[[OUT:.+]] = linalg.generic {{.+}} ins(%[[SEQ]] : tensor<?xi32>) outs(%{{.+}} : tensor<?x2xf32>)
+// CHECK-NOT: scf.if
+// CHECK:   tensor.extract %[[OFFSETS]]#0
+// CHECK: return %[[OUT]] : tensor<?x2xf32>
+nn.graph @packed_lstm(%x: !nn.tensor<[N, 3], f32>, %wi: !nn.tensor<[8, 3], f32>, %wh: !nn.tensor<[8, 2], f32>, %b: !nn.tensor<[8], f32>) -> !nn.tensor<[N, 2], f32>
+    dims [B: batch, T: seq(B), N: packed(B, T)] {
+  %h = nn.lstm backward %x, %wi, %wh, %b : !nn.tensor<[N, 3], f32>, !nn.tensor<[8, 3], f32>, !nn.tensor<[8, 2], f32>, !nn.tensor<[8], f32>
+  nn.return %h : !nn.tensor<[N, 2], f32>
+}
