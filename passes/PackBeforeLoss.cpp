@@ -398,6 +398,10 @@ void GraphPacker::packSequenceLoss(MarkLossOp mark, Operation *loss,
   for (OpOperand &operand : loss->getOpOperands())
     if (mixing.isPackableOperand(operand.getOperandNumber()))
       framesOperands.push_back(&operand);
+  if (framesOperands.empty()) {
+    skip("it has no frames operand to pack");
+    return;
+  }
   // The verifier has checked the operand's positions.
   auto type = cast<NNTensorType>(framesOperands.front()->get().getType());
   if (type.getNumPositionDims() != 2) {

@@ -6,13 +6,13 @@
 include "mlir/Pass/PassBase.td"
 
 def NNPackBeforeLoss : Pass<"nn-pack-before-loss", "::mlir::ModuleOp"> {
-  let summary = "Runs the frame-wise tail of each loss on packed frames only";
+  let summary = "Runs each loss's tail, and the ops before it that pay, on packed frames only";
   let description = [{
     For each frame-wise loss marked with `nn.mark_loss` over padded frames
     `[B, T]`, walks backward through frame-wise ops (asking
     `FrameWiseOpInterface`) and, as `pack` says, through sequence-mixing
     ops with a packed form (`SequenceMixingOpInterface::hasPackedForm`:
-    `nn.lstm`) over the same `[B, T]`, to the frontier: values made by other
+    `nn.lstm`, `nn.conv1d`, `nn.pool`) over the same `[B, T]`, to the frontier: values made by other
     ops (the rest of the sequence-mixing layers, calls) or graph arguments.
     `pack=loss-tail` moves no sequence-mixing op, `earliest` every one it
     reaches, and `auto` (the default) each one whose estimated cost per

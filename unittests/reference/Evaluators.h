@@ -152,14 +152,6 @@ struct Frame {
 /// The losses nn.mark_loss reports, in the order the graphs mark them.
 using LossList = std::vector<std::pair<std::string, Loss>>;
 
-// One entry point per op family. Each evaluates `op` in `f` and returns
-// true when `op` belongs to its family; false, with `f` untouched,
-// otherwise.
-
-/// Frame-wise layers (NNFrameWiseOps.td), and nn.spec_augment
-/// (NNAugmentOps.td), whose masks are drawn as dropout's are.
-bool evaluateFrameWiseOp(Frame &f, Operation *op);
-/// Sequence-mixing layers and their gradients (NNSequenceOps.td).
 /// Where frame t of sequence b lies among the rows of a value over one
 /// sequence dim: b * T + t when padded [B, T, F], first[b] + t when packed
 /// [N, F] (the sequences one after another). `rows[b]` is how many rows
@@ -173,6 +165,14 @@ struct FrameRows {
 /// packed).
 FrameRows frameRows(Frame &f, ir::NNTensorType type);
 
+// One entry point per op family. Each evaluates `op` in `f` and returns
+// true when `op` belongs to its family; false, with `f` untouched,
+// otherwise.
+
+/// Frame-wise layers (NNFrameWiseOps.td), and nn.spec_augment
+/// (NNAugmentOps.td), whose masks are drawn as dropout's are.
+bool evaluateFrameWiseOp(Frame &f, Operation *op);
+/// Sequence-mixing layers and their gradients (NNSequenceOps.td).
 bool evaluateSequenceOp(Frame &f, Operation *op);
 /// Frame-wise losses and the marking of losses (NNLossOps.td); nn.mark_loss
 /// appends to `losses`.
