@@ -37,8 +37,8 @@ bool isFrameOperand(Operation *op, unsigned index) {
   return cast<SequenceMixingOpInterface>(op).isPackableOperand(index);
 }
 
-/// Whether `value` has a sequence axis (padded frames, or more).
-bool hasSequenceAxis(Value value) {
+/// Whether `value` is padded over a sequence axis (packed values are not).
+bool isOverSequence(Value value) {
   return cast<NNTensorType>(value.getType()).getNumPositionDims() >= 2;
 }
 
@@ -242,7 +242,7 @@ bool GraphPacker::movesBehindPack(Operation *op) {
         !overLossAxes(operand.get()))
       return false;
   for (Value result : op->getResults())
-    if (hasSequenceAxis(result) && !overLossAxes(result))
+    if (isOverSequence(result) && !overLossAxes(result))
       return false;
   switch (frontier) {
   case ::nn::PackFrontier::lossTail:
@@ -286,7 +286,7 @@ bool GraphPacker::packingPays(SequenceMixingOpInterface op) {
   // Results without a sequence axis (a per-sequence loss) need no pack.
   double results = 0;
   for (Value result : op->getResults())
-    if (hasSequenceAxis(result))
+    if (isOverSequence(result))
       results += featuresOf(result);
   double chainWork = 0, frontierWidth = 0;
   DenseSet<Value> seen;

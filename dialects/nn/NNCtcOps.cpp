@@ -58,10 +58,12 @@ bool CtcLossOp::isPackableOperand(unsigned index) {
   return index == getLogitsMutable().getOperandNumber();
 }
 
-/// The padded form normalizes (from logits) and, in the gradient, writes
-/// every padded frame's V classes; the recursion runs on real frames.
+/// The padded form normalizes every padded frame's V classes (from logits
+/// only) and, in the gradient, reads and writes them; the recursion runs
+/// on real frames.
 double CtcLossOp::getPaddedFrameWork() {
-  return 3.0 * featureSize(tensorOf(getLogits()));
+  double passes = getInputKind() == LossInput::logits ? 3.0 : 2.0;
+  return passes * featureSize(tensorOf(getLogits()));
 }
 
 LogicalResult CtcLossOp::verify() {
