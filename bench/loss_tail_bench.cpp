@@ -21,6 +21,8 @@
 //                      [--gemm-library onednn|openblas]
 //                      [--ctc-scores FILE.npz] [--benchmark_*]
 //   build/bin/nn-bench --emit-tail V     prints the loss tail model
+//   build/bin/nn-bench --memory-report   example 1's train step: its
+//                                        memory floor and measured peak
 //
 // docs/performance.md records the figures and the command.
 //
@@ -799,6 +801,47 @@ std::string exampleSource() {
   return text.str();
 }
 
+/// Example 1's train step (or forward+backward) and a batch for it.
+struct TrainStepCase {
+  nn::Executable exe;
+  nn::RunInputs batch;
+  nn::TrainState train;
+  bool step = true;
+
+  absl::Status once() {
+    if (step) {
+      nn::StepReport report;
+      return nn::runTrainStep(exe, batch, 1e-4, 7, train, report);
+    }
+    nn::RunResult result;
+    return exe.run(batch, result);
+  }
+};
+
+TrainStepCase trainStepCase(bool pack, bool lossTailOnly, bool step,
+                            Fusion fusion, bool saveTape) {
+  TrainStepCase c;
+  c.step = step;
+  c.exe = compile(exampleSource(), pack, true, true, {}, /*trainStep=*/step,
+                  /*training=*/true, fusion, saveTape,
+                  lossTailOnly ? nn::PackFrontier::lossTail
+                               : nn::PackFrontier::cost);
+  std::map<std::string, std::vector<int32_t>> lengths;
+  lengths["T"] = gLengths;
+  for (int32_t length : gLengths)
+    lengths["U"].push_back(std::max(1, length / 20));
+  std::mt19937 rng(3);
+  c.batch = nn::syntheticBatch(c.exe.manifest(), kBatch, lengths, rng, 0.0);
+  c.batch.inputs.erase("learning_rate");
+  c.batch.inputs.erase("step");
+  c.batch.inputs["dropout_seed"] =
+      nn::Tensor::of<int32_t>(nn::DType::i32, {}, {7});
+  (void)nn::initializeParameters(c.exe.manifest(), 1, c.train.parameters);
+  if (!step)
+    c.batch.parameters = c.train.parameters;
+  return c;
+}
+
 /// Example 1 at B = 32 (the batch's LibriSpeech lengths, one label per 20
 /// frames): range(1) = 1 runs the train step (forward, backward, global
 /// norm and Adam, the state swapped in between steps), 0 forward+backward
@@ -813,36 +856,10 @@ void benchTrainStep(benchmark::State &state) {
   bool lossTailOnly = state.range(0) == 2;
   bool step = state.range(1);
   auto fusion = static_cast<Fusion>(state.range(2));
-  bool saveTape = state.range(3);
-  nn::Executable exe = compile(
-      exampleSource(), pack, true, true, {}, /*trainStep=*/step,
-      /*training=*/true, fusion, saveTape,
-      lossTailOnly ? nn::PackFrontier::lossTail : nn::PackFrontier::cost);
-  std::map<std::string, std::vector<int32_t>> lengths;
-  lengths["T"] = gLengths;
-  for (int32_t length : gLengths)
-    lengths["U"].push_back(std::max(1, length / 20));
-  std::mt19937 rng(3);
-  nn::RunInputs batch =
-      nn::syntheticBatch(exe.manifest(), kBatch, lengths, rng, 0.0);
-  batch.inputs.erase("learning_rate");
-  batch.inputs.erase("step");
-  batch.inputs["dropout_seed"] =
-      nn::Tensor::of<int32_t>(nn::DType::i32, {}, {7});
-  nn::TrainState train;
-  (void)nn::initializeParameters(exe.manifest(), 1, train.parameters);
-  if (!step)
-    batch.parameters = train.parameters;
+  TrainStepCase c =
+      trainStepCase(pack, lossTailOnly, step, fusion, state.range(3));
   auto once = [&]() {
-    absl::Status status;
-    if (step) {
-      nn::StepReport report;
-      status = nn::runTrainStep(exe, batch, 1e-4, 7, train, report);
-    } else {
-      nn::RunResult result;
-      status = exe.run(batch, result);
-    }
-    if (!status.ok())
+    if (absl::Status status = c.once(); !status.ok())
       state.SkipWithError(std::string(status.message()).c_str());
   };
   for (auto _ : state)
@@ -851,6 +868,17 @@ void benchTrainStep(benchmark::State &state) {
   once();
   state.counters["peak_MiB"] =
       static_cast<double>(nn::runtime::peakLiveBytes()) / (1 << 20);
+  // The floor without the batch, which the caller allocates and the peak
+  // does not count either (the state does: earlier steps' results).
+  absl::StatusOr<nn::MemoryFloor> floor =
+      nn::trainStepFloor(c.exe.manifest(), c.batch);
+  if (!floor.ok()) {
+    state.SkipWithError(std::string(floor.status().message()).c_str());
+    return;
+  }
+  state.counters["floor_MiB"] =
+      static_cast<double>(floor->total() - floor->inputs) / (1 << 20);
+  state.counters["saved_MiB"] = static_cast<double>(floor->saved) / (1 << 20);
   state.counters["frames/s"] = benchmark::Counter(
       (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
   state.SetLabel(std::string(!pack          ? "padded"
@@ -858,6 +886,41 @@ void benchTrainStep(benchmark::State &state) {
                                             : "packed") +
                  (step ? " train step" : " fwd+bwd") +
                  (fusion == Fusion::Unfused ? " unfused" : ""));
+}
+
+/// --memory-report: example 1's train step, padded and packed (the
+/// defaults otherwise), its floor by part and by saved value next to the
+/// measured peak, in MiB. The peak counts the artifact's blocks of 1 MiB
+/// and more and the state earlier steps returned, not the batch; the
+/// floor is shown without the batch likewise.
+int printMemoryReport() {
+  for (bool pack : {false, true}) {
+    TrainStepCase c = trainStepCase(pack, false, true, Fusion::Sweep, true);
+    absl::Status status = c.once();
+    if (status.ok()) {
+      nn::runtime::resetPeakLiveBytes();
+      status = c.once();
+    }
+    absl::StatusOr<nn::MemoryFloor> floor =
+        status.ok() ? nn::trainStepFloor(c.exe.manifest(), c.batch)
+                    : absl::StatusOr<nn::MemoryFloor>(status);
+    if (!floor.ok()) {
+      std::fprintf(stderr, "nn-bench: %s\n",
+                   std::string(floor.status().message()).c_str());
+      return 1;
+    }
+    auto mib = [](int64_t bytes) { return (double)bytes / (1 << 20); };
+    std::printf("example 1 train step, %s:\n", pack ? "packed" : "padded");
+    std::printf("  parameters %.1f, optimizer state %.1f, gradients %.1f, "
+                "saved activations %.1f; floor %.1f (the batch %.1f apart)\n",
+                mib(floor->parameters), mib(floor->optimizerState),
+                mib(floor->gradients), mib(floor->saved),
+                mib(floor->total() - floor->inputs), mib(floor->inputs));
+    std::printf("  measured peak %.1f\n", mib(nn::runtime::peakLiveBytes()));
+    for (const auto &[origin, bytes] : floor->savedByOrigin)
+      std::printf("  saved %8.1f  %s\n", mib(bytes), origin.c_str());
+  }
+  return 0;
 }
 
 /// The recipe's model (examples/recipe: a BLSTM of 32 units per direction
@@ -1067,6 +1130,7 @@ BENCHMARK(benchCtcBeamSearch)
 int main(int argc, char **argv) {
   std::string lengths = defaultLengthsPath();
   int threads = 1;
+  bool memoryReport = false;
   std::vector<char *> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--emit-tail") && i + 1 < argc) {
@@ -1081,6 +1145,8 @@ int main(int argc, char **argv) {
       gCtcScoresPath = argv[++i];
     else if (!std::strcmp(argv[i], "--no-threaded-code"))
       gThreadedCode = false;
+    else if (!std::strcmp(argv[i], "--memory-report"))
+      memoryReport = true;
     else if (!std::strcmp(argv[i], "--gemm-library") && i + 1 < argc) {
       std::optional<nn::GemmLibrary> library =
           nn::parseEnum<nn::GemmLibrary>(argv[++i]);
@@ -1117,6 +1183,8 @@ int main(int argc, char **argv) {
   // every benchmark under the wrong setting without a word.
   if (benchmark::ReportUnrecognizedArguments(restCount, rest.data()))
     return 1;
+  if (memoryReport)
+    return printMemoryReport();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -7,6 +7,7 @@
 #include "lowering/conversion/Origin.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -126,6 +127,67 @@ const char *initName(ir::ParameterInit::Kind kind) {
   return "zeros";
 }
 
+/// The values the backward reads from the forward (saved activations), in
+/// the order the forward computes them. The forward is what the losses and
+/// the graph's own results (not its gradients, updates and norms) are
+/// computed from; every other op is the backward (a train step's update
+/// too). A forward op's result that a backward op reads is saved: a fused
+/// loss's gradients, formed in the forward sweep, among them. Parameters
+/// and the graph's arguments are counted apart (nn::trainStepFloor), so
+/// param_ref results and block arguments are not. What a called graph's
+/// VJP companion keeps inside the call is not seen.
+std::vector<::nn::TensorInfo> savedActivations(ir::GraphOp graph) {
+  std::vector<::nn::TensorInfo> saved;
+  if (graph.getBody().empty())
+    return saved;
+  Block &body = graph.getBody().front();
+  Operation *terminator = body.getTerminator();
+  llvm::SmallVector<Value> roots;
+  for (Operation &op : body)
+    if (auto mark = dyn_cast<ir::MarkLossOp>(op))
+      roots.push_back(mark.getLoss());
+  for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
+    using Dialect = ir::NNDialect;
+    bool isTraining = llvm::any_of(
+        ArrayRef<StringRef>{Dialect::GradientAttrHelper::getNameStr(),
+                            Dialect::GradientOfInputAttrHelper::getNameStr(),
+                            Dialect::GradNormAttrHelper::getNameStr(),
+                            Dialect::UpdatedNormAttrHelper::getNameStr(),
+                            Dialect::UpdateAttrHelper::getNameStr()},
+        [&](StringRef name) { return graph.getResultAttr(index, name); });
+    if (!isTraining)
+      roots.push_back(value);
+  }
+  llvm::DenseSet<Operation *> forward;
+  while (!roots.empty()) {
+    Operation *op = roots.pop_back_val().getDefiningOp();
+    if (!op || !forward.insert(op).second)
+      continue;
+    roots.append(op->operand_begin(), op->operand_end());
+  }
+  llvm::DenseSet<Value> read;
+  for (Operation &op : body) {
+    if (forward.contains(&op) || &op == terminator)
+      continue;
+    for (Value operand : op.getOperands())
+      if (Operation *from = operand.getDefiningOp();
+          from && forward.contains(from) && !isa<ir::ParamRefOp>(from))
+        read.insert(operand);
+  }
+  // Forward order, for a report that reads like the model.
+  for (Operation &op : body)
+    for (OpResult result : op.getResults()) {
+      auto tensor = dyn_cast<ir::NNTensorType>(result.getType());
+      if (!tensor || !read.contains(result))
+        continue;
+      std::string name = ir::describeOrigin(ir::originLoc(&op));
+      if (op.getNumResults() > 1)
+        name += " #" + std::to_string(result.getResultNumber());
+      saved.push_back({name, toDType(tensor.getElementType()), toAxes(tensor)});
+    }
+  return saved;
+}
+
 } // namespace
 
 namespace nn::compiler {
@@ -224,6 +286,7 @@ namespace nn::compiler {
     manifest.outputs.push_back({"lengths:" + dim.getName().str(),
                                 ::nn::DType::i32,
                                 {::nn::Axis{dim.getBatch().str()}}});
+  manifest.saved = savedActivations(graph);
   for (const ir::LossAbi &loss : abi.losses) {
     ::nn::LossInfo info;
     info.name = loss.name;

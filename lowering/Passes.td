@@ -163,6 +163,38 @@ def NNRegisterAccumulators : Pass<"nn-register-accumulators", "::mlir::ModuleOp"
                            "::mlir::scf::SCFDialect"];
 }
 
+def NNFreeAfterLastUse : Pass<"nn-free-after-last-use", "::mlir::ModuleOp"> {
+  let summary = "Frees each buffer right after its last use instead of at the end of its block";
+  let description = [{
+    Upstream's ownership-based buffer deallocation puts a buffer's
+    `memref.dealloc` at the end of the block that allocates it: in a train
+    step, the entry function's block, so that every buffer of the step
+    stayed allocated until the step returned. This pass moves each
+    unconditional `memref.dealloc` of a `memref.alloc` in the same block to
+    just after the last op of the block that uses the buffer or a value
+    that may alias it: memref results of any op that takes it (views,
+    casts, loops carrying it, calls), the base buffer and pointers
+    `memref.extract_strided_metadata` and
+    `memref.extract_aligned_pointer_as_index` derive from it, and the
+    results of an op whose region yields it. A buffer that leaves its
+    block (returned or yielded from it, used from another block) keeps its
+    dealloc; conditional deallocs (under `scf.if`) stay. Deallocs only ever
+    move earlier.
+
+    ```mlir
+    %a = memref.alloc() : memref<4xf32>
+    linalg.fill ins(%c : f32) outs(%a : memref<4xf32>)
+    // ... the rest of the block, %a unused ...
+    memref.dealloc %a : memref<4xf32>
+    ```
+
+    becomes a dealloc right after the `linalg.fill`. The CPU pipeline runs
+    it; GPU artifacts keep upstream's placement until their launches and
+    frees have been checked on a GPU.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def NNInlineAllocaScopes : Pass<"nn-inline-alloca-scopes", "::mlir::ModuleOp"> {
   let summary = "Inlines memref.alloca_scope regions that allocate nothing";
   let description = [{

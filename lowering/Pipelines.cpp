@@ -145,6 +145,9 @@ void mlir::nn::buildToBuffersPipeline(OpPassManager &pm) {
 void mlir::nn::buildCpuCodegenPipeline(OpPassManager &pm,
                                        const ::nn::CodegenOptions &codegen,
                                        const ::nn::CpuCodegenOptions &cpu) {
+  // Each buffer freed after its last use, not when its block ends: a
+  // train step's peak is then what is live at once, not all it allocates.
+  pm.addPass(createNNFreeAfterLastUse());
   if (codegen.blas) {
     // oneDNN's sgemm at AVX-512 width, OpenBLAS limited to AVX2 here
     // (docs/performance.md, "GEMM providers").

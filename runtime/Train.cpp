@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <unistd.h>
 
 using namespace nn;
@@ -176,6 +177,95 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
   if (report.applied)
     state.step = report.step;
   return absl::OkStatus();
+}
+
+absl::StatusOr<MemoryFloor> nn::trainStepFloor(const Manifest &manifest,
+                                               const RunInputs &batch) {
+  // The dims: sizes from the inputs' shapes, lengths from the batch, the
+  // derived and packed ones from those.
+  DimValues dims;
+  dims.lengths = batch.lengths;
+  for (const TensorInfo &input : manifest.inputs) {
+    auto found = batch.inputs.find(input.name);
+    if (found == batch.inputs.end())
+      continue;
+    const std::vector<int64_t> &shape = found->second.shape();
+    for (size_t i = 0; i < input.axes.size() && i < shape.size(); ++i)
+      if (input.axes[i].isNamed())
+        dims.sizes[input.axes[i].dim] = shape[i];
+  }
+  deriveDims(manifest, dims);
+  auto bytesOf = [&](const TensorInfo &info,
+                     const std::string &what) -> absl::StatusOr<int64_t> {
+    std::vector<int64_t> shape;
+    for (const Axis &axis : info.axes) {
+      if (!axis.isNamed()) {
+        shape.push_back(axis.size);
+        continue;
+      }
+      auto size = dims.sizes.find(axis.dim);
+      if (size == dims.sizes.end())
+        return absl::InvalidArgumentError(what + " '" + info.name +
+                                          "': the batch does not size dim '" +
+                                          axis.dim + "'");
+      shape.push_back(size->second);
+    }
+    int64_t bytes;
+    if (!checkedByteSize(info.dtype, shape, bytes))
+      return absl::InvalidArgumentError(what + " '" + info.name +
+                                        "' of shape " + shapeText(shape) +
+                                        " overflows 64 bits");
+    return bytes;
+  };
+
+  MemoryFloor floor;
+  std::map<std::string, int64_t> parameterBytes;
+  for (const TensorInfo &parameter : manifest.parameters) {
+    absl::StatusOr<int64_t> bytes = bytesOf(parameter, "parameter");
+    if (!bytes.ok())
+      return bytes.status();
+    parameterBytes[parameter.name] = *bytes;
+    (isOptimizerState(parameter.name) ? floor.optimizerState
+                                      : floor.parameters) += *bytes;
+  }
+  for (const TensorInfo &output : manifest.outputs) {
+    for (const char *prefix : {"grad:", "update:"}) {
+      std::string name = output.name;
+      if (name.rfind(prefix, 0) != 0)
+        continue;
+      name = name.substr(std::strlen(prefix));
+      auto found = parameterBytes.find(name);
+      if (found != parameterBytes.end() && !isOptimizerState(name))
+        floor.gradients += found->second;
+    }
+  }
+  for (const TensorInfo &input : manifest.inputs) {
+    auto found = batch.inputs.find(input.name);
+    if (found != batch.inputs.end()) {
+      floor.inputs += found->second.numElements() *
+                      (int64_t)byteSize(found->second.dtype());
+      continue;
+    }
+    // The scalars runTrainStep fills in (learning_rate, step, ...).
+    absl::StatusOr<int64_t> bytes = bytesOf(input, "input");
+    if (!bytes.ok())
+      return absl::InvalidArgumentError("the batch has no input '" +
+                                        input.name + "'");
+    floor.inputs += *bytes;
+  }
+  std::map<std::string, int64_t> byOrigin;
+  for (const TensorInfo &value : manifest.saved) {
+    absl::StatusOr<int64_t> bytes = bytesOf(value, "saved value");
+    if (!bytes.ok())
+      return bytes.status();
+    floor.saved += *bytes;
+    byOrigin[value.name] += *bytes;
+  }
+  floor.savedByOrigin.assign(byOrigin.begin(), byOrigin.end());
+  std::stable_sort(
+      floor.savedByOrigin.begin(), floor.savedByOrigin.end(),
+      [](const auto &a, const auto &b) { return a.second > b.second; });
+  return floor;
 }
 
 absl::Status nn::syncToHost(TrainState &state) {

@@ -514,7 +514,7 @@ TEST(NpzWriterTest, FailedWritesSayWhyAndLeaveNothing) {
 // Manifests
 //===----------------------------------------------------------------------===//
 
-const char *kManifest = "nn-artifact 3\n"
+const char *kManifest = "nn-artifact 4\n"
                         "graph g\n"
                         "target cpu\n"
                         "dim B batch\n"
@@ -527,6 +527,8 @@ const char *kManifest = "nn-artifact 3\n"
                         "input y i32 5 0 2 B T2\n"
                         "param w f32 2 5 4\n"
                         "output result0 f32 2 N 5\n"
+                        "saved nn.tanh%20at%20m.mlir:3:5 f32 2 N 5\n"
+                        "saved nn.lstm_with_tape%20#1 f32 3 2 T B\n"
                         "loss ce per_frame 1 1 0 packed B 1 T2\n"
                         "end\n";
 
@@ -549,6 +551,10 @@ TEST(ManifestTest, ParsesAndRoundTrips) {
   EXPECT_EQ(manifest.serialize(), kManifest);
   EXPECT_EQ(manifest.inputs[1].classes, 5);
   EXPECT_EQ(manifest.inputs[1].reservedClass, 0);
+  // Saved values: names decoded, named dims in any position.
+  ASSERT_EQ(manifest.saved.size(), 2u);
+  EXPECT_EQ(manifest.saved[0].name, "nn.tanh at m.mlir:3:5");
+  EXPECT_EQ(manifest.saved[1].axes[1].dim, "T");
   // results, B, T + lengths, x, y, w.
   EXPECT_EQ(manifest.entryArity(), 7);
   EXPECT_NE(Manifest::hash(kManifest),
@@ -557,7 +563,7 @@ TEST(ManifestTest, ParsesAndRoundTrips) {
 
 TEST(ManifestTest, ComputedDimsHaveALengthsOutputAndNoCaller) {
   // A decoder's hypotheses Y, returned with their lengths; Y1 follows.
-  const std::string text = "nn-artifact 3\n"
+  const std::string text = "nn-artifact 4\n"
                            "graph g\n"
                            "target cpu\n"
                            "dim B batch\n"
@@ -614,7 +620,7 @@ TEST(ManifestTest, ComputedDimsHaveALengthsOutputAndNoCaller) {
 TEST(ManifestTest, NBestListsFlattenTheirBatchAndLiftSequences) {
   // A search's N-best list: K hypotheses per sequence, H = flatten(B, K),
   // each hypothesis's length Y over H, and T lifted onto H.
-  const std::string text = "nn-artifact 3\n"
+  const std::string text = "nn-artifact 4\n"
                            "graph g\n"
                            "target cpu\n"
                            "dim B batch\n"
@@ -752,9 +758,15 @@ TEST(ManifestTest, RejectsEveryDamagedRecord) {
   EXPECT_CONTAINS(manifestError("target cpu", "target TPU"),
                   "malformed target");
   EXPECT_CONTAINS(manifestError("end\n", "end\nextra\n"), "text after 'end'");
+  EXPECT_CONTAINS(manifestError("f32 3 2 T B", "f32 3 2 T Q"),
+                  "saved value 'nn.lstm_with_tape #1' axis 2 names an "
+                  "undeclared dim 'Q'");
+  EXPECT_CONTAINS(manifestError("f32 3 2 T B", "f32 3 4611686018427387904 T 2"),
+                  "whose byte size overflows 64 bits");
+  EXPECT_CONTAINS(manifestError("f32 3 2 T B", "f32 4 2 T B"), "bad rank");
   EXPECT_CONTAINS(manifestError("end\n", ""), "missing header or end");
-  EXPECT_CONTAINS(manifestError("nn-artifact 3", "nn-artifact 2"),
-                  "unsupported artifact version (this runtime reads 3");
+  EXPECT_CONTAINS(manifestError("nn-artifact 4", "nn-artifact 3"),
+                  "unsupported artifact version (this runtime reads 4");
   EXPECT_CONTAINS(manifestError("end\n", "hostvisible 7\nend\n"),
                   "hostvisible argument 7 is not below the entry's 6");
   EXPECT_CONTAINS(manifestError("graph g", "graph g extra"),

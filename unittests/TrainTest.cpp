@@ -10,6 +10,7 @@
 #include "ExecutionUtil.h"
 
 #include "nn/Npy.h"
+#include "nn/Synthetic.h"
 #include "nn/Train.h"
 
 #include <cstdio>
@@ -932,3 +933,92 @@ TEST(TrainStepTest, TrainedLossesChooseWhatTrains) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The memory floor of a train step
+//===----------------------------------------------------------------------===//
+
+const char *kFloorModel = R"(
+nn.parameter @w1 : !nn.tensor<[8, 4], f32>
+nn.parameter @b1 : !nn.tensor<[8], f32>
+nn.parameter @w2 : !nn.tensor<[3, 8], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w1 = nn.param_ref @w1 : !nn.tensor<[8, 4], f32>
+  %b1 = nn.param_ref @b1 : !nn.tensor<[8], f32>
+  %h = nn.linear %x, %w1, %b1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[8, 4], f32>, !nn.tensor<[8], f32>
+  %a = nn.tanh %h : !nn.tensor<[B, T, 8], f32>
+  %w2 = nn.param_ref @w2 : !nn.tensor<[3, 8], f32>
+  %z = nn.linear %a, %w2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[3, 8], f32>
+  %ce = nn.cross_entropy %z, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})";
+
+TEST(TrainStepTest, MemoryFloorCountsStateAndSavedActivations) {
+  const std::vector<int32_t> lengths{5, 0, 2};
+  const int64_t batch = 3, longest = 5, frames = 7;
+  for (bool pack : {false, true}) {
+    SCOPED_TRACE(pack ? "packed" : "padded");
+    CompileOptions options;
+    options.optimize.pack = pack;
+    options.optimize.packFrontier = PackFrontier::earliest;
+    // Unfused: the backward reads the logits, not gradients the fused
+    // tail forms in the forward.
+    options.optimize.fuseLossTail = false;
+    options.grads = options.training = options.trainStep = true;
+    Executable exe = compileOrDie(kFloorModel, options);
+    const Manifest &manifest = exe.manifest();
+    std::mt19937 rng(5);
+    RunInputs inputs =
+        syntheticBatch(manifest, batch, {{"T", lengths}}, rng, 0);
+    inputs.inputs.erase("learning_rate");
+    inputs.inputs.erase("step");
+    absl::StatusOr<MemoryFloor> floor = trainStepFloor(manifest, inputs);
+    ASSERT_TRUE(floor.ok()) << floor.status().message();
+
+    const int64_t f = sizeof(float);
+    const int64_t params = (8 * 4 + 8 + 3 * 8) * f;
+    EXPECT_EQ(floor->parameters, params);
+    EXPECT_EQ(floor->optimizerState, 2 * params); // Adam: m and v
+    EXPECT_EQ(floor->gradients, params);
+    // x and y, padded [B, T, ...] as the caller passes them, and the
+    // learning rate and step scalars.
+    EXPECT_EQ(floor->inputs, batch * longest * (4 + 1) * f + 2 * 4);
+
+    // What the backward reads: both linears' outputs (the tanh's gradient
+    // reads its input, the cross entropy's its logits) and the tanh's
+    // output (the second linear's weight gradient); x is an input, counted
+    // apart; and the per-frame loss (the loss seed's normalization reads
+    // it). Rows are B * T padded, or the N real frames once the pass
+    // packs at the input; then the packed features and labels (read by the
+    // first weight gradient and the cross entropy's) are saved as well.
+    const int64_t rows = pack ? frames : batch * longest;
+    std::map<std::string, int64_t> byOp;
+    for (const auto &[origin, bytes] : floor->savedByOrigin)
+      byOp[origin.substr(0, origin.find(' '))] += bytes;
+    EXPECT_EQ(byOp["nn.linear"], rows * (8 + 3) * f);
+    EXPECT_EQ(byOp["nn.tanh"], rows * 8 * f);
+    EXPECT_EQ(byOp["nn.cross_entropy"], rows * f);
+    EXPECT_EQ(byOp["nn.pack"], pack ? rows * (4 + 1) * f : 0);
+    int64_t saved = 0;
+    for (const auto &[op, bytes] : byOp)
+      saved += bytes;
+    EXPECT_EQ(floor->saved, saved);
+    EXPECT_EQ(saved, rows * (8 + 3 + 8 + 1 + (pack ? 5 : 0)) * f);
+    EXPECT_EQ(floor->total(), floor->parameters + floor->optimizerState +
+                                  floor->gradients + floor->inputs +
+                                  floor->saved);
+
+    // A batch that does not size a dim the saved values name is an error
+    // that names the dim.
+    RunInputs missing = inputs;
+    missing.inputs.erase("x");
+    missing.inputs.erase("y");
+    absl::StatusOr<MemoryFloor> bad = trainStepFloor(manifest, missing);
+    ASSERT_FALSE(bad.ok());
+    EXPECT_NE(std::string(bad.status().message()).find("no input 'x'"),
+              std::string::npos)
+        << bad.status().message();
+  }
+}

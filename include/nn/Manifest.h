@@ -126,7 +126,7 @@ struct KernelInfo {
 };
 
 /// The manifest format this runtime reads and the compiler writes.
-constexpr int kManifestVersion = 3;
+constexpr int kManifestVersion = 4;
 
 /// What an artifact computes and how to call it.
 struct Manifest {
@@ -143,6 +143,13 @@ struct Manifest {
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> parameters;
   std::vector<TensorInfo> outputs;
+  /// Train steps and gradient graphs: the values the backward reads from
+  /// the forward (saved activations), each named by the nn op that
+  /// computes it ("nn.lstm_with_tape at model.mlir:12:5 #1"). Their axes
+  /// name any dims (packed ones too) in any position; the runtime sizes
+  /// them per batch for the memory floor (nn::trainStepFloor). Names need
+  /// not be unique.
+  std::vector<TensorInfo> saved;
   std::vector<LossInfo> losses;
   std::vector<KernelInfo> kernels;
   /// GPU artifacts: the entry function's arguments (sizes, lengths, inputs,

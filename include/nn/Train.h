@@ -105,6 +105,31 @@ absl::Status runTrainStep(const Executable &executable, RunInputs batch,
                           double learningRate, uint32_t dropoutSeed,
                           TrainState &state, StepReport &report);
 
+/// The memory a train step (or a gradient graph) holds at the least for
+/// one batch, in bytes: its parameters, optimizer state, gradients (one
+/// per updated or differentiated parameter), the batch's inputs, and the
+/// values the backward reads from the forward (the manifest's `saved`
+/// activations, sized with the batch's dims). Their sum is the floor the
+/// measured peak is compared with (docs/performance.md, "Memory of a train
+/// step"); the backward frees activations while gradients form, so no
+/// single moment needs all of it, but an implementation that saves these
+/// values and updates in place needs about that much.
+struct MemoryFloor {
+  int64_t parameters = 0, optimizerState = 0, gradients = 0, inputs = 0,
+          saved = 0;
+  /// The saved values by the nn op that computes them, largest first.
+  std::vector<std::pair<std::string, int64_t>> savedByOrigin;
+  int64_t total() const {
+    return parameters + optimizerState + gradients + inputs + saved;
+  }
+};
+
+/// The floor of `manifest`'s step on `batch` (its inputs and lengths; the
+/// dims are read from them). Errors name an input the batch lacks or a
+/// dim it does not size.
+absl::StatusOr<MemoryFloor> trainStepFloor(const Manifest &manifest,
+                                           const RunInputs &batch);
+
 /// Writes `state` (its resident values on a GPU) as a .npz archive numpy
 /// reads: each parameter under its name, the update count under
 /// kCheckpointStepKey and the batch count under kCheckpointBatchesKey

@@ -4,7 +4,7 @@
 // that they never contain spaces. A static axis is written as its size, a
 // named axis as the dim name (dim names never start with a digit).
 //
-//   nn-artifact 3
+//   nn-artifact 4
 //   graph NAME
 //   target TARGET                  (cpu, cuda, ...: see isTargetName)
 //   dim NAME batch | dim NAME batch flatten SOURCE INNER
@@ -16,6 +16,7 @@
 //   param NAME DTYPE RANK SIZE...
 //   init NAME zeros|ones|uniform|normal SCALE     (after NAME's param)
 //   output NAME DTYPE RANK AXIS...
+//   saved NAME DTYPE RANK AXIS...                 (any dims, any position)
 //   loss NAME NORMALIZATION SCALE USE_NORMALIZED AS_ERROR packed|padded
 //        BATCH N SEQ...
 //   kernel NAME ORIGIN
@@ -199,6 +200,13 @@ std::string Manifest::serialize() const {
       os << " " << axisToken(axis);
     os << "\n";
   }
+  for (const TensorInfo &value : saved) {
+    os << "saved " << encode(value.name) << " " << toString(value.dtype) << " "
+       << value.axes.size();
+    for (const Axis &axis : value.axes)
+      os << " " << axisToken(axis);
+    os << "\n";
+  }
   for (const LossInfo &loss : losses) {
     std::snprintf(number, sizeof(number), "%.17g", loss.scale);
     os << "loss " << encode(loss.name) << " " << loss.normalization << " "
@@ -349,7 +357,8 @@ absl::Status Manifest::parse(const std::string &text, Manifest &manifest) {
       if (!name(1, root))
         return fail(why);
       manifest.rootDims.push_back(root);
-    } else if ((kind == "input" || kind == "output" || kind == "param") &&
+    } else if ((kind == "input" || kind == "output" || kind == "param" ||
+                kind == "saved") &&
                t.size() >= 4) {
       TensorInfo info;
       if (!name(1, info.name))
@@ -370,6 +379,7 @@ absl::Status Manifest::parse(const std::string &text, Manifest &manifest) {
           return fail(why);
       (kind == "input"   ? manifest.inputs
        : kind == "param" ? manifest.parameters
+       : kind == "saved" ? manifest.saved
                          : manifest.outputs)
           .push_back(info);
     } else if (kind == "init" && t.size() == 4) {
@@ -599,6 +609,23 @@ absl::Status Manifest::verify() const {
   for (const TensorInfo &info : outputs)
     if (absl::Status status = checkTensor(info, "output"); !status.ok())
       return status;
+  // Saved activations are sized, never bound: declared dims in any
+  // position, a static part whose byte size fits in 64 bits.
+  for (const TensorInfo &info : saved) {
+    std::string what = "saved value '" + info.name + "'";
+    std::vector<int64_t> staticSizes;
+    for (size_t i = 0; i < info.axes.size(); ++i) {
+      if (!info.axes[i].isNamed())
+        staticSizes.push_back(info.axes[i].size);
+      else if (!declared.count(info.axes[i].dim))
+        return fail(what + " axis " + std::to_string(i) +
+                    " names an undeclared dim '" + info.axes[i].dim + "'");
+    }
+    int64_t bytes;
+    if (!checkedByteSize(info.dtype, staticSizes, bytes))
+      return fail(what + " has static sizes " + shapeText(staticSizes) +
+                  " whose byte size overflows 64 bits");
+  }
 
   std::set<std::string> lossNames;
   for (const LossInfo &loss : losses) {
