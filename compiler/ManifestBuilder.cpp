@@ -143,9 +143,14 @@ std::vector<::nn::TensorInfo> savedActivations(ir::GraphOp graph) {
   Block &body = graph.getBody().front();
   Operation *terminator = body.getTerminator();
   llvm::SmallVector<Value> roots;
+  llvm::DenseSet<Operation *> forward;
+  // A loss's marker is the forward's, so that a loss only the backward's
+  // normalization reads is saved, and an as_error one is not.
   for (Operation &op : body)
-    if (auto mark = dyn_cast<ir::MarkLossOp>(op))
+    if (auto mark = dyn_cast<ir::MarkLossOp>(op)) {
+      forward.insert(mark);
       roots.push_back(mark.getLoss());
+    }
   for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
     using Dialect = ir::NNDialect;
     bool isTraining = llvm::any_of(
@@ -158,7 +163,6 @@ std::vector<::nn::TensorInfo> savedActivations(ir::GraphOp graph) {
     if (!isTraining)
       roots.push_back(value);
   }
-  llvm::DenseSet<Operation *> forward;
   while (!roots.empty()) {
     Operation *op = roots.pop_back_val().getDefiningOp();
     if (!op || !forward.insert(op).second)

@@ -176,10 +176,12 @@ def NNFreeAfterLastUse : Pass<"nn-free-after-last-use", "::mlir::ModuleOp"> {
     casts, loops carrying it, calls), the base buffer and pointers
     `memref.extract_strided_metadata` and
     `memref.extract_aligned_pointer_as_index` derive from it, and the
-    results of an op whose region yields it. A buffer that leaves its
-    block (returned or yielded from it, used from another block) keeps its
-    dealloc; conditional deallocs (under `scf.if`) stay. Deallocs only ever
-    move earlier.
+    results of an op whose region yields it, and everything computed from
+    those addresses. A buffer keeps its dealloc where it is when it or its
+    address leaves the block (returned or yielded from it, used from
+    another block), reaches a call or a store, or an op makes something of
+    it that is neither a memref nor a scalar; conditional deallocs (under
+    `scf.if`) stay. Deallocs only ever move earlier.
 
     ```mlir
     %a = memref.alloc() : memref<4xf32>

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <set>
 #include <unistd.h>
 
 using namespace nn;
@@ -219,15 +220,22 @@ absl::StatusOr<MemoryFloor> nn::trainStepFloor(const Manifest &manifest,
   };
 
   MemoryFloor floor;
+  // Each term fits in 64 bits (bytesOf); their sums are checked too.
+  bool overflow = false;
+  auto add = [&](int64_t &sum, int64_t bytes) {
+    overflow |= __builtin_add_overflow(sum, bytes, &sum);
+  };
   std::map<std::string, int64_t> parameterBytes;
   for (const TensorInfo &parameter : manifest.parameters) {
     absl::StatusOr<int64_t> bytes = bytesOf(parameter, "parameter");
     if (!bytes.ok())
       return bytes.status();
     parameterBytes[parameter.name] = *bytes;
-    (isOptimizerState(parameter.name) ? floor.optimizerState
-                                      : floor.parameters) += *bytes;
+    add(isOptimizerState(parameter.name) ? floor.optimizerState
+                                         : floor.parameters,
+        *bytes);
   }
+  std::set<std::string> differentiated;
   for (const TensorInfo &output : manifest.outputs) {
     for (const char *prefix : {"grad:", "update:"}) {
       std::string name = output.name;
@@ -235,15 +243,15 @@ absl::StatusOr<MemoryFloor> nn::trainStepFloor(const Manifest &manifest,
         continue;
       name = name.substr(std::strlen(prefix));
       auto found = parameterBytes.find(name);
-      if (found != parameterBytes.end() && !isOptimizerState(name))
-        floor.gradients += found->second;
+      if (found != parameterBytes.end() && !isOptimizerState(name) &&
+          differentiated.insert(name).second)
+        add(floor.gradients, found->second);
     }
   }
   for (const TensorInfo &input : manifest.inputs) {
     auto found = batch.inputs.find(input.name);
     if (found != batch.inputs.end()) {
-      floor.inputs += found->second.numElements() *
-                      (int64_t)byteSize(found->second.dtype());
+      add(floor.inputs, (int64_t)found->second.sizeInBytes());
       continue;
     }
     // The scalars runTrainStep fills in (learning_rate, step, ...).
@@ -251,16 +259,24 @@ absl::StatusOr<MemoryFloor> nn::trainStepFloor(const Manifest &manifest,
     if (!bytes.ok())
       return absl::InvalidArgumentError("the batch has no input '" +
                                         input.name + "'");
-    floor.inputs += *bytes;
+    add(floor.inputs, *bytes);
   }
   std::map<std::string, int64_t> byOrigin;
   for (const TensorInfo &value : manifest.saved) {
     absl::StatusOr<int64_t> bytes = bytesOf(value, "saved value");
     if (!bytes.ok())
       return bytes.status();
-    floor.saved += *bytes;
-    byOrigin[value.name] += *bytes;
+    add(floor.saved, *bytes);
+    add(byOrigin[value.name], *bytes);
   }
+  int64_t total = 0;
+  for (int64_t part : {floor.parameters, floor.optimizerState, floor.gradients,
+                       floor.inputs, floor.saved})
+    add(total, part);
+  if (overflow)
+    return absl::InvalidArgumentError(
+        "the memory floor of @" + manifest.graph +
+        " overflows 64 bits (its saved values or parameters are too large)");
   floor.savedByOrigin.assign(byOrigin.begin(), byOrigin.end());
   std::stable_sort(
       floor.savedByOrigin.begin(), floor.savedByOrigin.end(),

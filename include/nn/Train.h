@@ -105,28 +105,36 @@ absl::Status runTrainStep(const Executable &executable, RunInputs batch,
                           double learningRate, uint32_t dropoutSeed,
                           TrainState &state, StepReport &report);
 
-/// The memory a train step (or a gradient graph) holds at the least for
-/// one batch, in bytes: its parameters, optimizer state, gradients (one
-/// per updated or differentiated parameter), the batch's inputs, and the
-/// values the backward reads from the forward (the manifest's `saved`
-/// activations, sized with the batch's dims). Their sum is the floor the
-/// measured peak is compared with (docs/performance.md, "Memory of a train
-/// step"); the backward frees activations while gradients form, so no
-/// single moment needs all of it, but an implementation that saves these
-/// values and updates in place needs about that much.
+/// What a train step (or a gradient graph) must keep for one batch, in
+/// bytes, by part: the reference point its measured peak is compared with
+/// (docs/performance.md, "Memory of a train step"). Not a strict bound
+/// either way: the backward frees activations while gradients form, so no
+/// single moment needs the sum, and values that share a buffer (views, a
+/// fused loss's gradients) are counted once each.
 struct MemoryFloor {
-  int64_t parameters = 0, optimizerState = 0, gradients = 0, inputs = 0,
-          saved = 0;
+  /// Model parameters and optimizer state ("optimizer/..."), by the
+  /// manifest's static shapes.
+  int64_t parameters = 0, optimizerState = 0;
+  /// One gradient per parameter the step updates or differentiates.
+  int64_t gradients = 0;
+  /// The batch's inputs as given (padded), and the scalars of a step.
+  int64_t inputs = 0;
+  /// The values the backward reads from the forward (the manifest's
+  /// `saved` activations), sized with the batch's dims.
+  int64_t saved = 0;
   /// The saved values by the nn op that computes them, largest first.
   std::vector<std::pair<std::string, int64_t>> savedByOrigin;
+  /// The sum of the parts.
   int64_t total() const {
     return parameters + optimizerState + gradients + inputs + saved;
   }
 };
 
 /// The floor of `manifest`'s step on `batch` (its inputs and lengths; the
-/// dims are read from them). Errors name an input the batch lacks or a
-/// dim it does not size.
+/// dims are read from the inputs' shapes). An input the batch lacks is
+/// counted by its manifest shape when that is known (the scalars a train
+/// step fills in); otherwise the error names it, as it names a dim a saved
+/// value needs that the batch does not size, and sums past 64 bits.
 absl::StatusOr<MemoryFloor> trainStepFloor(const Manifest &manifest,
                                            const RunInputs &batch);
 

@@ -10,13 +10,15 @@
 // it.
 //
 // What may alias a buffer, conservatively: the memref results of any op
-// that takes it (views, casts, loops carrying it, calls), everything
+// that takes it (views, casts, loops carrying it), everything
 // memref.extract_strided_metadata and memref.extract_aligned_pointer_as_index
-// derive from it (the deallocation's own ownership checks compare such
-// pointers: comparing after a free could match a new buffer at the same
-// address), and the results of an op whose region yields it. A buffer
-// that reaches a function's return, or is used from another block that
-// is not nested in this one, keeps its dealloc where it is.
+// derive from it and everything computed from those addresses (the
+// deallocation's own ownership checks compare them: comparing after a
+// free could match a new buffer at the same address), and the results of
+// an op whose region yields any of these. A buffer keeps its dealloc
+// where it is when it (or its address) reaches its block's terminator, a
+// call, a store, another block not nested in this one, or an op whose
+// results are neither memrefs nor scalars.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +26,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::nn {
@@ -37,22 +40,24 @@ using namespace mlir;
 
 namespace {
 
+/// Whether values of `type` can carry no buffer: scalars and vectors.
+bool isPlainValue(Type type) {
+  return type.isIntOrIndexOrFloat() || isa<VectorType>(type);
+}
+
 /// The last op of `block` but `dealloc` that uses `buffer` or a value that
-/// may alias it (an op holding the use in its regions counts), or the
-/// buffer's alloc when nothing does; failure when the buffer may escape the
-/// block (returned, or used outside it).
+/// may alias it or hold its address (an op holding the use in its regions
+/// counts), or the buffer's alloc when nothing does; failure when the
+/// buffer may escape the block or what a use does with it is not known.
 FailureOr<Operation *> lastUseInBlock(Value buffer, Block *block,
                                       Operation *dealloc) {
   llvm::SetVector<Value> aliases;
   aliases.insert(buffer);
   Operation *last = buffer.getDefiningOp();
-  auto addAliases = [&](ValueRange values, bool memrefsOnly) {
-    for (Value value : values)
-      if (!memrefsOnly || isa<BaseMemRefType>(value.getType()))
-        aliases.insert(value);
-  };
   for (size_t i = 0; i < aliases.size(); ++i) {
-    for (OpOperand &use : aliases[i].getUses()) {
+    Value alias = aliases[i];
+    bool isBuffer = isa<BaseMemRefType>(alias.getType());
+    for (OpOperand &use : alias.getUses()) {
       Operation *user = use.getOwner();
       if (user == dealloc)
         continue;
@@ -64,15 +69,34 @@ FailureOr<Operation *> lastUseInBlock(Value buffer, Block *block,
         return failure();
       if (last->isBeforeInBlock(inBlock))
         last = inBlock;
-      if (isa<memref::ExtractStridedMetadataOp,
-              memref::ExtractAlignedPointerAsIndexOp>(user))
-        addAliases(user->getResults(), /*memrefsOnly=*/false);
-      else
-        addAliases(user->getResults(), /*memrefsOnly=*/true);
+      // A call could keep the buffer or its address; a stored address
+      // outlives any use we can see.
+      if (isa<CallOpInterface>(user) ||
+          (!isBuffer && isa<memref::StoreOp>(user)))
+        return failure();
       // A region's terminator passes it on to the op holding the region.
-      if (user->hasTrait<OpTrait::IsTerminator>() && user != inBlock)
-        if (Operation *parent = user->getParentOp())
-          addAliases(parent->getResults(), /*memrefsOnly=*/true);
+      if (user->hasTrait<OpTrait::IsTerminator>()) {
+        aliases.insert(user->getParentOp()->result_begin(),
+                       user->getParentOp()->result_end());
+        continue;
+      }
+      // An address (and whatever is computed from it: ownership checks
+      // compare addresses, and after a free a new buffer could have the
+      // same one) is followed through every result.
+      if (!isBuffer || isa<memref::ExtractStridedMetadataOp,
+                           memref::ExtractAlignedPointerAsIndexOp>(user)) {
+        aliases.insert(user->result_begin(), user->result_end());
+        continue;
+      }
+      // A buffer's users: memref results may alias it (views, casts, loops
+      // carrying it); scalar results (loads, dims) hold none of it; any
+      // other result type (a cast to an LLVM struct, a token) is unknown.
+      for (Value result : user->getResults()) {
+        if (isa<BaseMemRefType>(result.getType()))
+          aliases.insert(result);
+        else if (!isPlainValue(result.getType()))
+          return failure();
+      }
     }
   }
   return last;

@@ -80,23 +80,30 @@ func.func @yielded_by_region(%out: memref<4xf32>, %p: i1) {
 
 // -----
 
-// A pointer taken from the buffer is compared later: the compare is a use
-// (after a free, a new buffer at the same address would compare equal).
+// A pointer taken from the buffer is compared later: the compare, and
+// the scf.if it decides, are uses (after a free, a new buffer at the same
+// address would compare equal).
 // CHECK-LABEL: func.func @pointer_compared
 // CHECK: %[[P:.+]] = memref.extract_aligned_pointer_as_index %[[A:[^ ]+]]
 // CHECK: linalg.fill
 // CHECK: arith.cmpi eq, %[[P]]
+// CHECK-NEXT: scf.if
+// CHECK: }
 // CHECK-NEXT: memref.dealloc %[[A]]
-func.func @pointer_compared(%out: memref<4xf32>) -> i1 {
+// CHECK-NEXT: linalg.fill
+func.func @pointer_compared(%out: memref<4xf32>) {
   %f = arith.constant 2.0 : f32
   %a = memref.alloc() : memref<4xf32>
   %p = memref.extract_aligned_pointer_as_index %a : memref<4xf32> -> index
   linalg.fill ins(%f : f32) outs(%out : memref<4xf32>)
   %q = memref.extract_aligned_pointer_as_index %out : memref<4xf32> -> index
   %same = arith.cmpi eq, %p, %q : index
+  scf.if %same {
+    linalg.fill ins(%f : f32) outs(%out : memref<4xf32>)
+  }
   linalg.fill ins(%f : f32) outs(%out : memref<4xf32>)
   memref.dealloc %a : memref<4xf32>
-  return %same : i1
+  return
 }
 
 // -----
@@ -154,4 +161,46 @@ func.func @returned(%in: memref<4xf32>) -> memref<4xf32> {
   memref.copy %in, %in : memref<4xf32> to memref<4xf32>
   memref.dealloc %a : memref<4xf32>
   return %a : memref<4xf32>
+}
+
+// -----
+
+// An address and what is computed from it are uses; a buffer passed to a
+// call, or whose address is stored, keeps its dealloc.
+// CHECK-LABEL: func.func @addresses
+// CHECK: %[[A:.+]] = memref.alloc() : memref<4xf32>
+// CHECK: %[[B:.+]] = memref.alloc() : memref<4xf32>
+// CHECK: %[[C:.+]] = memref.alloc() : memref<4xf32>
+// CHECK: arith.cmpi eq
+// CHECK-NEXT: scf.if
+// CHECK: }
+// CHECK-NEXT: memref.dealloc %[[A]]
+// CHECK: call @keep(%[[B]])
+// CHECK: memref.store
+// CHECK: linalg.fill
+// CHECK-NEXT: memref.dealloc %[[B]]
+// CHECK-NEXT: memref.dealloc %[[C]]
+// CHECK-NEXT: return
+func.func private @keep(memref<4xf32>)
+func.func @addresses(%out: memref<4xf32>, %slots: memref<1xindex>) {
+  %f = arith.constant 2.0 : f32
+  %c0 = arith.constant 0 : index
+  %a = memref.alloc() : memref<4xf32>
+  %b = memref.alloc() : memref<4xf32>
+  %c = memref.alloc() : memref<4xf32>
+  %p = memref.extract_aligned_pointer_as_index %a : memref<4xf32> -> index
+  %i = arith.index_cast %p : index to i64
+  %q = arith.index_cast %c0 : index to i64
+  %same = arith.cmpi eq, %i, %q : i64
+  scf.if %same {
+    linalg.fill ins(%f : f32) outs(%out : memref<4xf32>)
+  }
+  func.call @keep(%b) : (memref<4xf32>) -> ()
+  %r = memref.extract_aligned_pointer_as_index %c : memref<4xf32> -> index
+  memref.store %r, %slots[%c0] : memref<1xindex>
+  linalg.fill ins(%f : f32) outs(%out : memref<4xf32>)
+  memref.dealloc %a : memref<4xf32>
+  memref.dealloc %b : memref<4xf32>
+  memref.dealloc %c : memref<4xf32>
+  return
 }
