@@ -180,15 +180,12 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
   return absl::OkStatus();
 }
 
-absl::StatusOr<MemoryFloor> nn::trainStepFloor(const Manifest &manifest,
-                                               const RunInputs &batch) {
-  // The dims: sizes from the inputs' shapes, lengths from the batch, the
-  // derived and packed ones from those.
+DimValues nn::dimsOfBatch(const Manifest &manifest, const RunInputs &inputs) {
   DimValues dims;
-  dims.lengths = batch.lengths;
+  dims.lengths = inputs.lengths;
   for (const TensorInfo &input : manifest.inputs) {
-    auto found = batch.inputs.find(input.name);
-    if (found == batch.inputs.end())
+    auto found = inputs.inputs.find(input.name);
+    if (found == inputs.inputs.end())
       continue;
     const std::vector<int64_t> &shape = found->second.shape();
     for (size_t i = 0; i < input.axes.size() && i < shape.size(); ++i)
@@ -196,6 +193,12 @@ absl::StatusOr<MemoryFloor> nn::trainStepFloor(const Manifest &manifest,
         dims.sizes[input.axes[i].dim] = shape[i];
   }
   deriveDims(manifest, dims);
+  return dims;
+}
+
+absl::StatusOr<MemoryFloor> nn::trainStepFloor(const Manifest &manifest,
+                                               const RunInputs &batch) {
+  DimValues dims = dimsOfBatch(manifest, batch);
   auto bytesOf = [&](const TensorInfo &info,
                      const std::string &what) -> absl::StatusOr<int64_t> {
     std::vector<int64_t> shape;

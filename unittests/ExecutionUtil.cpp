@@ -65,18 +65,7 @@ bool nn::testing::haveCudaToolkit() {
 
 DimValues nn::testing::dimValues(const Manifest &manifest,
                                  const RunInputs &inputs) {
-  DimValues dims;
-  dims.lengths = inputs.lengths;
-  for (const TensorInfo &info : manifest.inputs) {
-    auto it = inputs.inputs.find(info.name);
-    if (it == inputs.inputs.end())
-      continue;
-    for (size_t i = 0; i < info.axes.size(); ++i)
-      if (info.axes[i].isNamed())
-        dims.sizes[info.axes[i].dim] = it->second.shape()[i];
-  }
-  deriveDims(manifest, dims);
-  return dims;
+  return dimsOfBatch(manifest, inputs);
 }
 
 void nn::testing::addComputedDims(const Manifest &manifest,

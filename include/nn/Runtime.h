@@ -89,6 +89,12 @@ struct RunInputs {
   std::map<std::string, Tensor> parameters;
 };
 
+/// The dims of `inputs` for `manifest`, unchecked: sizes from the shapes of
+/// the inputs given, lengths as given, then the derived and packed dims
+/// (deriveDims); in runtime/Train.cpp. Executable::run validates instead;
+/// this is for sizing (nn::trainStepFloor) and for tests.
+DimValues dimsOfBatch(const Manifest &manifest, const RunInputs &inputs);
+
 struct LossValue {
   std::string name;
   /// The sum over valid positions, the inverse normalization factor, and
