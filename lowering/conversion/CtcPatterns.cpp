@@ -474,9 +474,11 @@ public:
     NNTensorType labelsType = typeOf(op.getLabels());
     Type element = scoresType.getElementType();
     Type i32 = b.getI32Type();
-    Value logProbs = adaptor.getScores();
-    if (op.getInputKind() == LossInput::logits)
-      logProbs = lb.logSoftmax(logProbs);
+    // From logits, each sequence normalizes its own frames (below) rather
+    // than the whole [B, T, V] tensor up front: padding is never read, and
+    // no log-prob tensor is written to memory and read back.
+    Value scoresIn = adaptor.getScores();
+    bool fromLogits = op.getInputKind() == LossInput::logits;
     Value labels = adaptor.getLabels();
     Value prior = adaptor.getPrior();
     // Packed scores [N, V]: sequence b's frames are rows offset_b + t.
@@ -524,11 +526,6 @@ public:
           Value offset =
               packed ? s.toIndex(nb.create<tensor::ExtractOp>(l, offsets, bi))
                      : Value();
-          // Where frame t of this sequence is in the scores.
-          auto position = [&](Scalar &q, Value t) {
-            return packed ? SmallVector<Value>{q.add(offset, t)}
-                          : SmallVector<Value>{bi, t};
-          };
           Value labelCount =
               s.toIndex(nb.create<tensor::ExtractOp>(l, labelLengths, bi));
           CtcStates graph{labels, bi, labelPad, classes, blank};
@@ -541,6 +538,62 @@ public:
                 q.b.create<tensor::ExtractOp>(q.loc, labels, ValueRange{bi, u});
             return q.clampIndex(label, q.idx(classes));
           };
+          // This sequence's frames of the scores, [frames, V].
+          auto rowsType =
+              RankedTensorType::get({ShapedType::kDynamic, classes}, element);
+          OpFoldResult zero = nb.getIndexAttr(0), one = nb.getIndexAttr(1);
+          Value rows = packed ? nb.create<tensor::ExtractSliceOp>(
+                                    l, rowsType, scoresIn,
+                                    ArrayRef<OpFoldResult>{offset, zero},
+                                    ArrayRef<OpFoldResult>{
+                                        frames, nb.getIndexAttr(classes)},
+                                    ArrayRef<OpFoldResult>{one, one})
+                              : nb.create<tensor::ExtractSliceOp>(
+                                    l, rowsType, scoresIn,
+                                    ArrayRef<OpFoldResult>{bi, zero, zero},
+                                    ArrayRef<OpFoldResult>{
+                                        one, frames, nb.getIndexAttr(classes)},
+                                    ArrayRef<OpFoldResult>{one, one, one});
+          // From logits: each frame's max and log of the sum of exp, so that
+          // a class's log-probability is (x - max) - log(sum), as
+          // log_softmax computes it.
+          Value rowMax, rowLogSum;
+          if (fromLogits) {
+            Value rowSum;
+            std::tie(rowMax, rowSum) = lb.rowMaxAndSumExp(rows);
+            AffineMap identity = nb.getMultiDimIdentityMap(1);
+            rowLogSum = lb.generic(
+                rowSum.getType(), {rowSum},
+                lb.empty(tensor::getMixedSizes(nb, l, rowSum), element),
+                {identity, identity}, {IteratorType::parallel},
+                [&](OpBuilder &gb, Location gl, ValueRange args) {
+                  Scalar q{gb, gl};
+                  gb.create<linalg::YieldOp>(gl, q.log(args[0]));
+                });
+          }
+          // What does not change from frame to frame, once per sequence:
+          // the class each state emits (CTC) or the label a move into it
+          // emits (RNA; state 0 has none), and whether a CTC path may skip
+          // into the state from two states back.
+          Value stateClass =
+              stateVector(nb, l, states, i32, [&](Scalar &q, Value st) {
+                Value c = rna ? q.select(q.ge(st, q.idx(1)),
+                                         labelAt(q, q.sub(st, q.idx(1))),
+                                         q.idx(blank))
+                              : graph.classOf(q, st);
+                return q.b.create<arith::IndexCastOp>(q.loc, i32, c)
+                    .getResult();
+              });
+          Value skips;
+          if (!rna)
+            skips = stateVector(
+                nb, l, states, nb.getI1Type(), [&](Scalar &q, Value st) {
+                  Value hasSkip =
+                      q.andI(graph.isLabel(q, st), q.ge(st, q.idx(2)));
+                  Value skipState =
+                      q.select(hasSkip, q.sub(st, q.idx(2)), q.idx(0));
+                  return q.andI(hasSkip, graph.canSkip(q, st, skipState));
+                });
           Value start =
               stateVector(nb, l, states, element, [&](Scalar &q, Value st) {
                 return q.select(
@@ -554,52 +607,61 @@ public:
           auto forward = nb.create<scf::ForOp>(
               l, s.idx(0), frames, s.idx(1), ValueRange{start, noMoves},
               [&](OpBuilder &tb, Location tl, Value t, ValueRange carried) {
+                Scalar r{tb, tl};
                 Value prev = carried[0];
+                Value frameMax, frameLogSum;
+                if (fromLogits) {
+                  frameMax = tb.create<tensor::ExtractOp>(tl, rowMax, t);
+                  frameLogSum = tb.create<tensor::ExtractOp>(tl, rowLogSum, t);
+                }
+                // The search's score of class c at this frame.
+                auto emit = [&](Scalar &q, Value c) -> Value {
+                  Value x = q.b.create<tensor::ExtractOp>(q.loc, rows,
+                                                          ValueRange{t, c});
+                  if (fromLogits)
+                    x = q.sub(q.sub(x, frameMax), frameLogSum);
+                  if (prior)
+                    x = q.sub(x, q.b.create<tensor::ExtractOp>(q.loc, prior,
+                                                               ValueRange{c}));
+                  return x;
+                };
+                Value blankScore = rna ? emit(r, r.idx(blank)) : Value();
                 Value deltaInit = tb.create<tensor::EmptyOp>(
                     tl, ArrayRef<int64_t>{ShapedType::kDynamic}, element,
                     states);
-                Value moveInit = tb.create<tensor::EmptyOp>(
-                    tl, ArrayRef<int64_t>{ShapedType::kDynamic}, i32, states);
+                // The generic writes its moves into row t of the table.
+                SmallVector<OpFoldResult> rowOffsets{t, tb.getIndexAttr(0)},
+                    rowSizes{tb.getIndexAttr(1), states},
+                    rowStrides{tb.getIndexAttr(1), tb.getIndexAttr(1)};
+                Value moveRow = tb.create<tensor::ExtractSliceOp>(
+                    tl, vectorType(i32), carried[1], rowOffsets, rowSizes,
+                    rowStrides);
                 AffineMap identity = tb.getMultiDimIdentityMap(1);
                 auto step = tb.create<linalg::GenericOp>(
                     tl, TypeRange{vectorType(element), vectorType(i32)},
-                    ValueRange{}, ValueRange{deltaInit, moveInit},
+                    ValueRange{}, ValueRange{deltaInit, moveRow},
                     ArrayRef<AffineMap>{identity, identity},
                     ArrayRef<IteratorType>{IteratorType::parallel},
                     [&](OpBuilder &gb, Location gl, ValueRange) {
                       Scalar q{gb, gl};
                       Value st = q.index(0);
-                      auto emit = [&](Value c) -> Value {
-                        SmallVector<Value> at = position(q, t);
-                        at.push_back(c);
-                        Value lp =
-                            gb.create<tensor::ExtractOp>(gl, logProbs, at);
-                        if (!prior)
-                          return lp;
-                        return q.sub(lp, gb.create<tensor::ExtractOp>(
-                                             gl, prior, ValueRange{c}));
-                      };
+                      Value c = q.toIndex(
+                          gb.create<tensor::ExtractOp>(gl, stateClass, st));
                       Value stay = gb.create<tensor::ExtractOp>(gl, prev, st);
                       Value fromPrev =
                           readOrNegInf(q, prev, q.sub(st, q.idx(1)),
                                        q.ge(st, q.idx(1)), element);
                       SmallVector<Value, 3> candidates;
                       if (rna) {
-                        // Staying emits the blank, moving on label st - 1.
-                        candidates = {
-                            q.add(stay, emit(q.idx(blank))),
-                            q.add(fromPrev,
-                                  emit(labelAt(q, q.sub(st, q.idx(1)))))};
+                        // Staying emits the blank, moving label st - 1.
+                        candidates = {q.add(stay, blankScore),
+                                      q.add(fromPrev, emit(q, c))};
                       } else {
-                        Value hasSkip =
-                            q.andI(graph.isLabel(q, st), q.ge(st, q.idx(2)));
-                        Value skipState =
-                            q.select(hasSkip, q.sub(st, q.idx(2)), q.idx(0));
-                        hasSkip =
-                            q.andI(hasSkip, graph.canSkip(q, st, skipState));
-                        Value fromSkip =
-                            readOrNegInf(q, prev, skipState, hasSkip, element);
-                        Value e = emit(graph.classOf(q, st));
+                        Value fromSkip = readOrNegInf(
+                            q, prev, q.sub(st, q.idx(2)),
+                            gb.create<tensor::ExtractOp>(gl, skips, st),
+                            element);
+                        Value e = emit(q, c);
                         candidates = {q.add(stay, e), q.add(fromPrev, e),
                                       q.add(fromSkip, e)};
                       }
@@ -615,11 +677,8 @@ public:
                       gb.create<linalg::YieldOp>(gl, ValueRange{best, move});
                     });
                 Value moves = tb.create<tensor::InsertSliceOp>(
-                    tl, step.getResult(1), carried[1],
-                    ArrayRef<OpFoldResult>{t, tb.getIndexAttr(0)},
-                    ArrayRef<OpFoldResult>{tb.getIndexAttr(1), states},
-                    ArrayRef<OpFoldResult>{tb.getIndexAttr(1),
-                                           tb.getIndexAttr(1)});
+                    tl, step.getResult(1), carried[1], rowOffsets, rowSizes,
+                    rowStrides);
                 tb.create<scf::YieldOp>(tl,
                                         ValueRange{step.getResult(0), moves});
               });
@@ -679,7 +738,6 @@ public:
           if (prior)
             score = s.add(score, backtrace.getResult(2));
           Value scoreRow = nb.create<tensor::FromElementsOp>(l, score);
-          OpFoldResult one = nb.getIndexAttr(1), zero = nb.getIndexAttr(0);
           SequenceSlice rowSlice =
               packed ? SequenceSlice{backtrace.getResult(1), {offset}, {frames}}
                      : SequenceSlice{

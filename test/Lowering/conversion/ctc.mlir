@@ -193,11 +193,15 @@ nn.graph @ctc_grad(%g: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T, 3], f32>, %y:
 
 // -----
 
-// viterbi_align, CTC topology, from logits (log-softmax first), padded.
-// Frame t's generic computes for every state the best of staying, coming
-// from s - 1 and the CTC skip (each plus the same emission) and the move
-// that won (0, 1, 2; ties keep the lower), kept in a [T, 2U + 1] i32
-// table. The final state is the last label 2L - 1 when it scores strictly
+// viterbi_align, CTC topology, from logits, padded. Each sequence
+// normalizes its own frames (a [frames, V] slice of the scores, never the
+// padding and never the whole tensor): each frame's max and log of the sum
+// of exp, so that class c's log-probability is (x - max) - log(sum). The
+// class of each state and whether the CTC skip into it is allowed are
+// computed once per sequence. Frame t's generic computes for every state
+// the best of staying, coming from s - 1 and the CTC skip (each plus the
+// same emission) and the move that won (0, 1, 2; ties keep the lower),
+// written into row t of a [T, 2U + 1] i32 table. The final state is the last label 2L - 1 when it scores strictly
 // higher than the final blank 2L. The backtrace, only for a feasible
 // sequence, writes each frame's class from the last frame down into the
 // sequence's own row and steps back by the recorded move; frames it does
@@ -206,18 +210,39 @@ nn.graph @ctc_grad(%g: !nn.tensor<[B], f32>, %x: !nn.tensor<[B, T, 3], f32>, %y:
 // nn-parallel-loops).
 // CHECK-LABEL: func.func @viterbi_ctc
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[X:[a-z0-9]+]]: tensor<?x?x5xf32>, %[[Y:[a-z0-9]+]]: tensor<?x?xi32>) -> (tensor<?x?xi32>, tensor<?xf32>)
-// CHECK: %[[LOGPROBS:.+]] = linalg.generic {{{.+}}iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %{{.+}}, %{{.+}} : tensor<?x?x5xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+// CHECK-NOT: linalg.generic
 // CHECK: %[[TWICE:.+]] = arith.muli %[[U]], %c2{{(_[0-9]+)?}} : index
 // CHECK: %[[STATES:.+]] = arith.addi %[[TWICE]], %c1{{(_[0-9]+)?}} : index
 // CHECK: %[[EMPTY:.+]] = tensor.empty(%[[B]], %[[T]]) : tensor<?x?xi32>
+// CHECK-NOT: linalg.generic
 // CHECK: %[[R:.+]]:2 = scf.forall (%[[BI:.+]]) in (%[[B]]) shared_outs(%[[ALIGNMENT:.+]] = %[[EMPTY]], %[[SCORES:.+]] = %{{.+}}) -> (tensor<?x?xi32>, tensor<?xf32>) {
 // CHECK: %[[FRAMES:.+]] = arith.index_cast %{{.+}} : i32 to index
 // CHECK: %[[LABELS:.+]] = arith.index_cast %{{.+}} : i32 to index
+// CHECK: %[[ROWS:.+]] = tensor.extract_slice %[[X]][%[[BI]], 0, 0] [1, %[[FRAMES]], 5] [1, 1, 1] : tensor<?x?x5xf32> to tensor<?x5xf32>
+// CHECK: %[[MAX:.+]] = linalg.generic {{{.+}}iterator_types = ["parallel", "reduction"]} ins(%[[ROWS]] : tensor<?x5xf32>)
+// CHECK: arith.maximumf
+// CHECK: %[[SUM:.+]] = linalg.generic {{{.+}}iterator_types = ["parallel", "reduction"]} ins(%[[ROWS]], %[[MAX]] : tensor<?x5xf32>, tensor<?xf32>)
+// CHECK: math.exp
+// CHECK: %[[LOGSUM:.+]] = linalg.generic {{{.+}}iterator_types = ["parallel"]} ins(%[[SUM]] : tensor<?xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: math.log
+// CHECK: %[[CLASSES:.+]] = linalg.generic {{{.+}}iterator_types = ["parallel"]} outs(%{{.+}} : tensor<?xi32>)
+// CHECK: %[[SKIPS:.+]] = linalg.generic {{{.+}}iterator_types = ["parallel"]} outs(%{{.+}} : tensor<?xi1>)
 // CHECK: %[[NOMOVES:.+]] = tensor.empty(%[[T]], %[[STATES]]) : tensor<?x?xi32>
 // CHECK: %[[FWD:.+]]:2 = scf.for %[[TI:.+]] = %{{.+}} to %[[FRAMES]] step %{{.+}} iter_args(%[[PREV:.+]] = %{{.+}}, %[[MOVES:.+]] = %[[NOMOVES]]) -> (tensor<?xf32>, tensor<?x?xi32>) {
-// CHECK: %[[STEP:.+]]:2 = linalg.generic {{{.+}}iterator_types = ["parallel"]} outs(%{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xi32>)
-// CHECK-DAG: %[[STAY:.+]] = tensor.extract %[[PREV]][%{{.+}}] : tensor<?xf32>
-// CHECK-DAG: %[[EMIT:.+]] = tensor.extract %[[LOGPROBS]][%[[BI]], %[[TI]], %{{.+}}] : tensor<?x?x5xf32>
+// CHECK-DAG: %[[FRAMEMAX:.+]] = tensor.extract %[[MAX]][%[[TI]]] : tensor<?xf32>
+// CHECK-DAG: %[[FRAMELOGSUM:.+]] = tensor.extract %[[LOGSUM]][%[[TI]]] : tensor<?xf32>
+// CHECK: %[[MOVEROW:.+]] = tensor.extract_slice %[[MOVES]][%[[TI]], 0] [1, %[[STATES]]] [1, 1] : tensor<?x?xi32> to tensor<?xi32>
+// CHECK: %[[STEP:.+]]:2 = linalg.generic {{{.+}}iterator_types = ["parallel"]} outs(%{{.+}}, %[[MOVEROW]] : tensor<?xf32>, tensor<?xi32>)
+// CHECK: %[[S:.+]] = linalg.index 0 : index
+// CHECK: %[[CLASS32:.+]] = tensor.extract %[[CLASSES]][%[[S]]] : tensor<?xi32>
+// CHECK: %[[CLASS:.+]] = arith.index_cast %[[CLASS32]] : i32 to index
+// CHECK-DAG: %[[STAY:.+]] = tensor.extract %[[PREV]][%[[S]]] : tensor<?xf32>
+// CHECK-DAG: %[[SKIP:.+]] = tensor.extract %[[SKIPS]][%[[S]]] : tensor<?xi1>
+// CHECK-DAG: %[[SKIPFROM:.+]] = arith.select %[[SKIP]], %{{.+}}, %c0{{(_[0-9]+)?}} : index
+// CHECK-DAG: %[[X:.+]] = tensor.extract %[[ROWS]][%[[TI]], %[[CLASS]]] : tensor<?x5xf32>
+// CHECK: %[[SHIFTED:.+]] = arith.subf %[[X]], %[[FRAMEMAX]] : f32
+// CHECK: %[[EMIT:.+]] = arith.subf %[[SHIFTED]], %[[FRAMELOGSUM]] : f32
 // CHECK: %[[C0:.+]] = arith.addf %[[STAY]], %[[EMIT]] : f32
 // CHECK: %[[C1:.+]] = arith.addf %{{.+}}, %[[EMIT]] : f32
 // CHECK: %[[C2:.+]] = arith.addf %{{.+}}, %[[EMIT]] : f32
@@ -265,10 +290,12 @@ nn.graph @viterbi_ctc(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32
 // -----
 
 // viterbi_align, RNA topology, packed log-probabilities [N, V] with a
-// prior: U + 1 states; frame t of sequence b is row offset_b + t, the
+// prior: U + 1 states; sequence b's frames are rows offset_b + t, the
 // offsets the lengths' exclusive prefix sum, computed before the
-// sequences so that they can run in any order. Staying emits the
-// blank (4), moving from s - 1 emits label s - 1; the search reads
+// sequences so that they can run in any order. Log-probabilities are
+// read as they are (no normalization). Staying emits the blank (4, its
+// score read once per frame), moving from s - 1 emits label s - 1 (the
+// labels of the moves computed once per sequence); the search reads
 // log-probabilities minus the prior, and the backtrace adds the prior of
 // each emitted class back so that the score is the path's
 // log-probability. The final state is L.
@@ -282,15 +309,20 @@ nn.graph @viterbi_ctc(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32
 // CHECK-NEXT: %[[OFFSETB:.+]] = tensor.extract %[[OFFSETS]]#0[%[[BI]]] : tensor<?xi32>
 // CHECK-NEXT: %[[OFFSET:.+]] = arith.index_cast %[[OFFSETB]] : i32 to index
 // CHECK: %[[LABELS:.+]] = arith.index_cast %{{.+}} : i32 to index
+// CHECK: %[[ROWS:.+]] = tensor.extract_slice %[[X]][%[[OFFSET]], 0] [%[[FRAMES]], 5] [1, 1] : tensor<?x5xf32> to tensor<?x5xf32>
+// CHECK-NOT: math.exp
+// CHECK: %[[CLASSES:.+]] = linalg.generic {{{.+}}iterator_types = ["parallel"]} outs(%{{.+}} : tensor<?xi32>)
 // CHECK: %[[FWD:.+]]:2 = scf.for %[[TI:.+]] = %{{.+}} to %[[FRAMES]] step %{{.+}} iter_args(%[[PREV:.+]] = %{{.+}}, %[[MOVES:.+]] = %{{.+}}) -> (tensor<?xf32>, tensor<?x?xi32>) {
-// CHECK: linalg.generic {{{.+}}iterator_types = ["parallel"]} outs(%{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xi32>)
-// CHECK-DAG: %[[STAY:.+]] = tensor.extract %[[PREV]][%{{.+}}] : tensor<?xf32>
-// CHECK-DAG: %[[ROW:.+]] = arith.addi %[[OFFSET]], %[[TI]] : index
-// CHECK-DAG: %[[BLANKLP:.+]] = tensor.extract %[[X]][%[[ROW]], %c4{{(_[0-9]+)?}}] : tensor<?x5xf32>
+// CHECK-DAG: %[[BLANKLP:.+]] = tensor.extract %[[ROWS]][%[[TI]], %c4{{(_[0-9]+)?}}] : tensor<?x5xf32>
 // CHECK-DAG: %[[BLANKPRIOR:.+]] = tensor.extract %[[PRIOR]][%c4{{(_[0-9]+)?}}] : tensor<5xf32>
 // CHECK-DAG: %[[BLANKE:.+]] = arith.subf %[[BLANKLP]], %[[BLANKPRIOR]] : f32
+// CHECK: linalg.generic {{{.+}}iterator_types = ["parallel"]} outs(%{{.+}}, %{{.+}} : tensor<?xf32>, tensor<?xi32>)
+// CHECK: %[[S:.+]] = linalg.index 0 : index
+// CHECK: %[[CLASS32:.+]] = tensor.extract %[[CLASSES]][%[[S]]] : tensor<?xi32>
+// CHECK: %[[CLASS:.+]] = arith.index_cast %[[CLASS32]] : i32 to index
+// CHECK-DAG: %[[STAY:.+]] = tensor.extract %[[PREV]][%[[S]]] : tensor<?xf32>
 // CHECK-DAG: %[[C0:.+]] = arith.addf %[[STAY]], %[[BLANKE]] : f32
-// CHECK-DAG: %[[LABELLP:.+]] = tensor.extract %[[X]][%{{.+}}, %[[CLASS:[a-z0-9_]+]]] : tensor<?x5xf32>
+// CHECK-DAG: %[[LABELLP:.+]] = tensor.extract %[[ROWS]][%[[TI]], %[[CLASS]]] : tensor<?x5xf32>
 // CHECK-DAG: %[[LABELPRIOR:.+]] = tensor.extract %[[PRIOR]][%[[CLASS]]] : tensor<5xf32>
 // CHECK-DAG: %[[LABELE:.+]] = arith.subf %[[LABELLP]], %[[LABELPRIOR]] : f32
 // CHECK-DAG: %[[C1:.+]] = arith.addf %{{.+}}, %[[LABELE]] : f32
