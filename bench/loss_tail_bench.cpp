@@ -818,14 +818,9 @@ struct TrainStepCase {
   }
 };
 
-TrainStepCase trainStepCase(bool pack, bool lossTailOnly, bool step,
-                            Fusion fusion, bool saveTape) {
-  TrainStepCase c;
-  c.step = step;
-  c.exe = compile(exampleSource(), pack, true, true, {}, /*trainStep=*/step,
-                  /*training=*/true, fusion, saveTape,
-                  lossTailOnly ? nn::PackFrontier::lossTail
-                               : nn::PackFrontier::cost);
+/// The benchmark's batch (its LibriSpeech lengths, one label per 20
+/// frames), a dropout seed and fresh parameters for `c.exe`.
+void fillTrainStepBatch(TrainStepCase &c) {
   std::map<std::string, std::vector<int32_t>> lengths;
   lengths["T"] = gLengths;
   for (int32_t length : gLengths)
@@ -837,9 +832,56 @@ TrainStepCase trainStepCase(bool pack, bool lossTailOnly, bool step,
   c.batch.inputs["dropout_seed"] =
       nn::Tensor::of<int32_t>(nn::DType::i32, {}, {7});
   (void)nn::initializeParameters(c.exe.manifest(), 1, c.train.parameters);
-  if (!step)
+  if (!c.step)
     c.batch.parameters = c.train.parameters;
+}
+
+TrainStepCase trainStepCase(bool pack, bool lossTailOnly, bool step,
+                            Fusion fusion, bool saveTape) {
+  TrainStepCase c;
+  c.step = step;
+  c.exe = compile(exampleSource(), pack, true, true, {}, /*trainStep=*/step,
+                  /*training=*/true, fusion, saveTape,
+                  lossTailOnly ? nn::PackFrontier::lossTail
+                               : nn::PackFrontier::cost);
+  fillTrainStepBatch(c);
   return c;
+}
+
+/// The train step of the speech example (examples/speech/ctc.mlir, entry
+/// ctc: SpecAugment, the BLSTM behind `nn.call @acoustic`, CTC, Adam) on
+/// the benchmark's batch of 40-dim features; range(0) = 1 inlines the
+/// call first (the default: the cost model then packs the BLSTM), 0 keeps
+/// it (only the CTC loss packs). Counts real frames per second.
+void benchSpeechTrainStep(benchmark::State &state) {
+  bool inlineCalls = state.range(0);
+  std::ifstream file(std::string(NN_SOURCE_DIR) + "/examples/speech/ctc.mlir");
+  std::stringstream text;
+  text << file.rdbuf();
+  nn::CompileOptions options;
+  options.entry = "ctc";
+  options.optimize.inlineCalls = inlineCalls;
+  options.grads = options.training = options.trainStep = true;
+  options.cpu.threads = gThreadedCode;
+  options.cpu.gemmLibrary = gGemmLibrary;
+  TrainStepCase c;
+  absl::StatusOr<nn::Artifact> artifact =
+      nn::compileSource(text.str(), "ctc.mlir", options);
+  absl::Status status = artifact.status();
+  if (status.ok())
+    status = nn::Executable::load(artifact->path(), c.exe);
+  if (!status.ok()) {
+    state.SkipWithError(std::string(status.message()).c_str());
+    return;
+  }
+  fillTrainStepBatch(c);
+  for (auto _ : state)
+    if (absl::Status status = c.once(); !status.ok())
+      state.SkipWithError(std::string(status.message()).c_str());
+  state.counters["frames/s"] = benchmark::Counter(
+      (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
+  state.SetLabel(inlineCalls ? "speech ctc train step, call inlined"
+                             : "speech ctc train step, call kept");
 }
 
 /// Example 1 at B = 32 (the batch's LibriSpeech lengths, one label per 20
@@ -1082,6 +1124,11 @@ BENCHMARK(benchTransducer)
     ->Iterations(1);
 BENCHMARK(benchOpFamily)
     ->DenseRange(0, 3)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(benchSpeechTrainStep)
+    ->Arg(1)
+    ->Arg(0)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchTrainStep)

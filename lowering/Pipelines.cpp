@@ -88,6 +88,11 @@ void mlir::nn::buildOptimizePipeline(OpPassManager &pm,
   // Before packing: the seed is an argument like any other.
   if (request.training)
     pm.addPass(createNNDropoutTraining());
+  // After dropout's seeds (an inlined dropout reads the seed its call
+  // passed), before packing: a model behind a call packs like one written
+  // inline.
+  if (optimize.inlineCalls)
+    pm.addPass(createNNInlineCalls());
   if (optimize.pack) {
     NNPackBeforeLossOptions packing;
     packing.pack = optimize.packFrontier;

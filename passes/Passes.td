@@ -192,6 +192,32 @@ def NNDropoutTraining : Pass<"nn-dropout-training", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::nn::NNDialect"];
 }
 
+def NNInlineCalls : Pass<"nn-inline-calls", "::mlir::ModuleOp"> {
+  let summary = "Copies called graphs into their callers where no dim needs renaming";
+  let description = [{
+    Replaces each `nn.call` by the callee's body when the call binds every
+    callee dim to the caller's dim of the same name and the same
+    declaration (the usual case: a model graph over `[B, T]` called by a
+    training graph over `[B, T]`), so that `nn-pack-before-loss` and
+    `nn-fuse-loss-tail` see the whole model instead of stopping at the
+    call. Callee dims the call does not bind (a subsampled length declared
+    in the callee) join the caller's dims when the caller has none of that
+    name, and must be declared the same when it has. Calls into their own
+    caller and callees that mark a loss stay; calls made by the inlined
+    body are inlined in turn (up to 16 levels). Ops keep their locations,
+    so diagnostics and the manifest's saved values still name the
+    callee's lines. Runs after `nn-dropout-training` (an inlined dropout
+    keeps its key and reads the seed the call passed: the same masks) and
+    before packing; `inline-calls=false` in the compile options turns it
+    off.
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+  let options = [
+    Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
+           "Emit a remark per call left, saying why">
+  ];
+}
+
 def NNTrainStep : Pass<"nn-train-step", "::mlir::ModuleOp"> {
   let summary = "Turns a differentiated graph into one optimizer step";
   let description = [{

@@ -126,6 +126,7 @@ template <> struct EnumChoices<PackFrontier> {
 
 /// The nn-level rewrites before autodiff and lowering.
 struct OptimizeOptions {
+  bool inlineCalls = true;
   bool pack = true;
   PackFrontier packFrontier = PackFrontier::cost;
   /// N / (B * T_max) that the cost model of `pack-frontier=auto` expects:
@@ -137,6 +138,11 @@ struct OptimizeOptions {
   bool saveLstmTape = true;
 
   template <typename Binder> void bindOptions(Binder &binder) {
+    binder.bind(inlineCalls,
+                {"inline-calls",
+                 "Copy each called graph into its caller where no dim needs "
+                 "renaming, so that packing sees the whole model "
+                 "(nn-inline-calls)"});
     binder.bind(pack, {"pack", "Run each loss's frame-wise tail on packed "
                                "frames only (nn-pack-before-loss)"});
     binder.bind(packFrontier,
