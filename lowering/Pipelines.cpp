@@ -91,8 +91,11 @@ void mlir::nn::buildOptimizePipeline(OpPassManager &pm,
   // After dropout's seeds (an inlined dropout reads the seed its call
   // passed), before packing: a model behind a call packs like one written
   // inline.
-  if (optimize.inlineCalls)
-    pm.addPass(createNNInlineCalls());
+  if (optimize.inlineCalls) {
+    NNInlineCallsOptions inlining;
+    inlining.graph = request.graph;
+    pm.addPass(createNNInlineCalls(inlining));
+  }
   if (optimize.pack) {
     NNPackBeforeLossOptions packing;
     packing.pack = optimize.packFrontier;

@@ -193,26 +193,31 @@ def NNDropoutTraining : Pass<"nn-dropout-training", "::mlir::ModuleOp"> {
 }
 
 def NNInlineCalls : Pass<"nn-inline-calls", "::mlir::ModuleOp"> {
-  let summary = "Copies called graphs into their callers where no dim needs renaming";
+  let summary = "Copies called graphs into their callers, their dims renamed into the caller's";
   let description = [{
-    Replaces each `nn.call` by the callee's body when the call binds every
-    callee dim to the caller's dim of the same name and the same
-    declaration (the usual case: a model graph over `[B, T]` called by a
-    training graph over `[B, T]`), so that `nn-pack-before-loss` and
-    `nn-fuse-loss-tail` see the whole model instead of stopping at the
-    call. Callee dims the call does not bind (a subsampled length declared
-    in the callee) join the caller's dims when the caller has none of that
-    name, and must be declared the same when it has. Calls into their own
-    caller and callees that mark a loss stay; calls made by the inlined
-    body are inlined in turn (up to 16 levels). Ops keep their locations,
-    so diagnostics and the manifest's saved values still name the
-    callee's lines. Runs after `nn-dropout-training` (an inlined dropout
-    keeps its key and reads the seed the call passed: the same masks) and
-    before packing; `inline-calls=false` in the compile options turns it
-    off.
+    Replaces each `nn.call` by the callee's body, so that
+    `nn-pack-before-loss` and `nn-fuse-loss-tail` see the whole model
+    instead of stopping at the call. The callee's types are renamed into
+    the caller's dims: a dim the call binds becomes the caller's dim (the
+    callee's declaration, renamed, must equal the caller's, or be a plain
+    sequence dim of the same batch); a dim of the callee's own (a
+    subsampled length) becomes the caller's dim declared the same way, or
+    joins the caller's dims under its name (made unique). Calls stay when
+    the callee marks a loss, computes a dim's lengths, is the caller, or
+    binds a dim it cannot stand for (a row batch bound to packed rows);
+    calls made by the inlined body are inlined in turn (up to 16 levels).
+    Ops keep their locations, so diagnostics and the manifest's saved
+    values still name the callee's lines. A callee that no longer has a
+    user is erased (it would otherwise become one more candidate entry),
+    unless it is the graph named by `graph`. Runs after `nn-dropout-training`
+    (an inlined dropout keeps its key and reads the seed the call passed:
+    the same masks) and before packing; `inline-calls=false` in the
+    compile options turns it off.
   }];
   let dependentDialects = ["::mlir::nn::NNDialect"];
   let options = [
+    Option<"graph", "graph", "std::string", /*default=*/"\"\"",
+           "The entry graph: kept even when every call of it is inlined">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
            "Emit a remark per call left, saying why">
   ];

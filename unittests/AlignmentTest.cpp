@@ -29,12 +29,14 @@ const char *kSource = R"(
 nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
     -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>,
         !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>,
         !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)
     dims [B: batch, T: seq(B), U: seq(B)] {
   %ca, %cs = nn.viterbi_align %x, %y from log_probs topology ctc blank 0 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>
   %ra, %rs = nn.viterbi_align %x, %y from log_probs topology rna blank 0 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>
   %la, %ls = nn.viterbi_align %x, %y from logits topology ctc blank 0 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>
-  nn.return %ca, %cs, %ra, %rs, %la, %ls : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+  %ma, %ms = nn.viterbi_align %x, %y from logits topology rna blank 0 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U], i32>
+  nn.return %ca, %cs, %ra, %rs, %la, %ls, %ma, %ms : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
 }
 )";
 
@@ -181,7 +183,7 @@ TEST(ViterbiAlignTest, MatchesBruteForceOnEveryBoundary) {
     RunResult got;
     absl::Status status = exe.run(inputsFor(scores), got);
     ASSERT_TRUE(status.ok()) << status.message();
-    ASSERT_EQ(got.outputs.size(), 6u);
+    ASSERT_EQ(got.outputs.size(), 8u);
     for (size_t b = 0; b < kSequences.size(); ++b) {
       auto [ctc, ctcScore] = bruteForce(scores[b], kSequences[b], false);
       expectPath(got, 0, b, ctc, ctcScore, 1e-5);
@@ -194,6 +196,10 @@ TEST(ViterbiAlignTest, MatchesBruteForceOnEveryBoundary) {
           bruteForce(normalized, kSequences[b], false);
       EXPECT_EQ(fromLogits, ctc);
       expectPath(got, 4, b, fromLogits, logitsScore, 1e-5);
+      auto [rnaFromLogits, rnaLogitsScore] =
+          bruteForce(normalized, kSequences[b], true);
+      EXPECT_EQ(rnaFromLogits, rna);
+      expectPath(got, 6, b, rnaFromLogits, rnaLogitsScore, 1e-5);
     }
   }
   // The flagged sequences: too few frames.
@@ -226,6 +232,9 @@ TEST(ViterbiAlignTest, TiesFollowTheRuleAsTheReferenceDoes) {
     reference::Result want;
     absl::Status status = reference::evaluate(kSource, "g", inputs, want);
     ASSERT_TRUE(status.ok()) << status.message();
+    // From log-probs only: from logits, paths that tie exactly in
+    // log-probs differ by the rounding of their normalized sums, in
+    // float32 here and float64 in the reference, so ties are not exact.
     for (int result : {0, 2}) {
       const reference::Array &path = want.outputs[result];
       const reference::Array &score = want.outputs[result + 1];
@@ -322,16 +331,19 @@ TEST(ViterbiAlignTest, PackedMatchesPadded) {
 nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
     -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>,
         !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>,
         !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)
     dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T)] {
   %p = nn.pack %x : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[N, 3], f32>
   %ca, %cs = nn.viterbi_align %p, %y from log_probs topology ctc blank 0 : !nn.tensor<[N, 3], f32>, !nn.tensor<[B, U], i32>
   %ra, %rs = nn.viterbi_align %p, %y from log_probs topology rna blank 0 : !nn.tensor<[N, 3], f32>, !nn.tensor<[B, U], i32>
   %la, %ls = nn.viterbi_align %p, %y from logits topology ctc blank 0 : !nn.tensor<[N, 3], f32>, !nn.tensor<[B, U], i32>
+  %ma, %ms = nn.viterbi_align %p, %y from logits topology rna blank 0 : !nn.tensor<[N, 3], f32>, !nn.tensor<[B, U], i32>
   %uc = nn.unpack %ca : !nn.tensor<[N], i32> -> !nn.tensor<[B, T], i32>
   %ur = nn.unpack %ra : !nn.tensor<[N], i32> -> !nn.tensor<[B, T], i32>
   %ul = nn.unpack %la : !nn.tensor<[N], i32> -> !nn.tensor<[B, T], i32>
-  nn.return %uc, %cs, %ur, %rs, %ul, %ls : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+  %um = nn.unpack %ma : !nn.tensor<[N], i32> -> !nn.tensor<[B, T], i32>
+  nn.return %uc, %cs, %ur, %rs, %ul, %ls, %um, %ms : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
 }
 )";
   Executable packed = compileOrDie(source, /*pack=*/false);
@@ -349,7 +361,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>)
     RunResult a, b;
     ASSERT_TRUE(packed.run(inputs, a).ok());
     ASSERT_TRUE(padded.run(inputs, b).ok());
-    for (int result = 0; result < 6; ++result) {
+    for (int result = 0; result < 8; ++result) {
       const Tensor &x = a.outputs[result].second, &y = b.outputs[result].second;
       ASSERT_EQ(x.shape(), y.shape());
       for (int64_t i = 0; i < x.numElements(); ++i) {

@@ -11,6 +11,8 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 using namespace nn;
 using namespace nn::testing;
@@ -51,49 +53,61 @@ nn.graph @train(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, T], i32>,
 }
 )";
 
-Executable compileTraining(bool inlineCalls, bool pack) {
+Executable compileTraining(const std::string &source, const std::string &entry,
+                           bool inlineCalls, bool pack) {
   CompileOptions options;
-  options.entry = "train";
+  options.entry = entry;
   options.grads = true;
   options.training = true;
   options.optimize.inlineCalls = inlineCalls;
   options.optimize.pack = pack;
-  return compileOrDie(kCalledModel, options);
+  return compileOrDie(source, options);
 }
 
-/// Whether any saved activation of the step is indexed by a packed dim:
-/// the LSTM ran on packed frames.
-bool savesPackedValues(const Manifest &manifest) {
+/// Whether any saved activation of an op named `op` is indexed by a
+/// packed dim: that op ran on packed frames.
+bool savesPackedValues(const Manifest &manifest, const std::string &op) {
   return std::any_of(
       manifest.saved.begin(), manifest.saved.end(), [&](const TensorInfo &t) {
-        return !t.axes.empty() &&
+        return !t.axes.empty() && t.name.find(op) != std::string::npos &&
                std::any_of(manifest.dims.begin(), manifest.dims.end(),
                            [&](const DimInfo &dim) {
                              return dim.kind == DimInfo::Kind::packed &&
-                                    dim.name == t.axes.front().dim &&
-                                    t.name.find("lstm") != std::string::npos;
+                                    dim.name == t.axes.front().dim;
                            });
       });
 }
 
-TEST(InlineCallsTest, SameLossesAndGradientsAsTheCall) {
-  Executable called = compileTraining(false, false);
-  Executable inlined = compileTraining(true, false);
-  Executable packed = compileTraining(true, true);
-  Executable calledPacked = compileTraining(false, true);
-  // Packing stops at a call; inlined, the LSTM packs too.
-  EXPECT_FALSE(savesPackedValues(calledPacked.manifest()));
-  EXPECT_TRUE(savesPackedValues(packed.manifest()));
+/// Compiles `entry` of `source` for training with its calls kept and
+/// inlined, padded and packed, and checks that inlining changes nothing
+/// but what packs: `op` (the called model's sequence-mixing op) runs on
+/// packed frames only once inlined; the losses and parameter gradients
+/// of the called and inlined graphs are equal on padded frames, and
+/// within float rounding packed.
+void expectInlinedMatchesCalled(const std::string &source,
+                                const std::string &entry, const std::string &op,
+                                const std::vector<std::string> &parameters,
+                                int64_t batch, int64_t padded) {
+  Executable called = compileTraining(source, entry, false, false);
+  Executable inlined = compileTraining(source, entry, true, false);
+  Executable packed = compileTraining(source, entry, true, true);
+  // Inlined, the model packs too. (Called, its saved values are not in
+  // the manifest at all: the analysis does not look into calls.)
+  EXPECT_TRUE(savesPackedValues(packed.manifest(), op));
 
   RunInputs inputs =
-      makeInputs(called.manifest(), 17, LengthPattern::Mixed, 5, 9);
+      makeInputs(called.manifest(), 17, LengthPattern::Mixed, batch, padded);
+  // Labels no longer than CTC can fit into the shortest sequences.
   for (auto &[name, lengths] : inputs.lengths)
-    if (name == "U")
+    if (name == "U" || name == "Uc")
       for (int32_t &u : lengths)
         u = std::min(u, 2);
   Tensor seed(DType::i32, {});
   seed.data<int32_t>()[0] = 23;
-  inputs.inputs["dropout_seed"] = seed;
+  const std::vector<TensorInfo> &declared = called.manifest().inputs;
+  if (std::any_of(declared.begin(), declared.end(),
+                  [](const TensorInfo &t) { return t.name == "dropout_seed"; }))
+    inputs.inputs["dropout_seed"] = seed;
 
   RunResult want, same, got;
   absl::Status status = called.run(inputs, want);
@@ -103,7 +117,7 @@ TEST(InlineCallsTest, SameLossesAndGradientsAsTheCall) {
   status = packed.run(inputs, got);
   ASSERT_TRUE(status.ok()) << status.message();
 
-  ASSERT_EQ(want.losses.size(), 2u);
+  ASSERT_FALSE(want.losses.empty());
   for (size_t i = 0; i < want.losses.size(); ++i) {
     SCOPED_TRACE(want.losses[i].name);
     ASSERT_EQ(same.losses.at(i).name, want.losses[i].name);
@@ -112,7 +126,7 @@ TEST(InlineCallsTest, SameLossesAndGradientsAsTheCall) {
     EXPECT_TRUE(close(got.losses.at(i).sum, want.losses[i].sum, 1e-5));
     EXPECT_TRUE(std::isfinite(want.losses[i].sum));
   }
-  for (const char *parameter : {"wi", "wh", "b", "wo", "bo"}) {
+  for (const std::string &parameter : parameters) {
     SCOPED_TRACE(parameter);
     const Tensor *w = want.gradient(parameter), *s = same.gradient(parameter),
                  *g = got.gradient(parameter);
@@ -128,6 +142,25 @@ TEST(InlineCallsTest, SameLossesAndGradientsAsTheCall) {
           << i << ": packed " << g->at(i) << ", called " << w->at(i);
     }
   }
+}
+
+TEST(InlineCallsTest, SameLossesAndGradientsAsTheCall) {
+  expectInlinedMatchesCalled(kCalledModel, "train", "lstm",
+                             {"wi", "wh", "b", "wo", "bo"}, 5, 9);
+}
+
+/// Example 2: the criterion's dims Bc, Tc, Tc6 stand for the encoder's B,
+/// T, T6, and the encoder's own T2 is the criterion's Tc2. The packing
+/// reaches into the former callee as far as the pool (a strided pool
+/// changes the dim, and the pass does not move it): the layer norm and
+/// the output layer run packed.
+TEST(InlineCallsTest, RenamedDimsInExample2) {
+  std::ifstream file(std::string(NN_SOURCE_DIR) +
+                     "/examples/conv_encoder_decoupled_loss.mlir");
+  std::stringstream text;
+  text << file.rdbuf();
+  expectInlinedMatchesCalled(text.str(), "criterion", "layer_norm",
+                             {"conv1.w", "conv2.w", "norm.g", "out.w"}, 3, 14);
 }
 
 } // namespace

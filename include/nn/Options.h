@@ -140,9 +140,8 @@ struct OptimizeOptions {
   template <typename Binder> void bindOptions(Binder &binder) {
     binder.bind(inlineCalls,
                 {"inline-calls",
-                 "Copy each called graph into its caller where no dim needs "
-                 "renaming, so that packing sees the whole model "
-                 "(nn-inline-calls)"});
+                 "Copy each called graph into its caller, so that packing "
+                 "sees the whole model (nn-inline-calls)"});
     binder.bind(pack, {"pack", "Run each loss's frame-wise tail on packed "
                                "frames only (nn-pack-before-loss)"});
     binder.bind(packFrontier,

@@ -607,25 +607,24 @@ public:
           auto forward = nb.create<scf::ForOp>(
               l, s.idx(0), frames, s.idx(1), ValueRange{start, noMoves},
               [&](OpBuilder &tb, Location tl, Value t, ValueRange carried) {
-                Scalar r{tb, tl};
                 Value prev = carried[0];
-                Value frameMax, frameLogSum;
-                if (fromLogits) {
-                  frameMax = tb.create<tensor::ExtractOp>(tl, rowMax, t);
-                  frameLogSum = tb.create<tensor::ExtractOp>(tl, rowLogSum, t);
-                }
-                // The search's score of class c at this frame.
+                // The search's score of class c at this frame. Everything
+                // it reads is read inside the generic (on a GPU, host code
+                // reading a buffer would place it in managed memory); on
+                // the CPU, LLVM hoists what does not depend on the state.
                 auto emit = [&](Scalar &q, Value c) -> Value {
                   Value x = q.b.create<tensor::ExtractOp>(q.loc, rows,
                                                           ValueRange{t, c});
                   if (fromLogits)
-                    x = q.sub(q.sub(x, frameMax), frameLogSum);
+                    x = q.sub(
+                        q.sub(x,
+                              q.b.create<tensor::ExtractOp>(q.loc, rowMax, t)),
+                        q.b.create<tensor::ExtractOp>(q.loc, rowLogSum, t));
                   if (prior)
                     x = q.sub(x, q.b.create<tensor::ExtractOp>(q.loc, prior,
                                                                ValueRange{c}));
                   return x;
                 };
-                Value blankScore = rna ? emit(r, r.idx(blank)) : Value();
                 Value deltaInit = tb.create<tensor::EmptyOp>(
                     tl, ArrayRef<int64_t>{ShapedType::kDynamic}, element,
                     states);
@@ -654,7 +653,7 @@ public:
                       SmallVector<Value, 3> candidates;
                       if (rna) {
                         // Staying emits the blank, moving label st - 1.
-                        candidates = {q.add(stay, blankScore),
+                        candidates = {q.add(stay, emit(q, q.idx(blank))),
                                       q.add(fromPrev, emit(q, c))};
                       } else {
                         Value fromSkip = readOrNegInf(

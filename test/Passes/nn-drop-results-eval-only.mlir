@@ -23,11 +23,13 @@
 // CHECK-NEXT: nn.call @scorer
 // CHECK-NEXT: nn.return{{$}}
 
-// STEP-LABEL: nn.graph @scorer
-// STEP-NOT: nn.edit_distance
+// In a train step the scorer, its eval_only loss gone, is inlined (into
+// nothing) and erased (nn-inline-calls).
+// STEP-NOT: nn.graph @scorer
 // STEP-LABEL: nn.graph @g
 // STEP-NOT: nn.viterbi_align
 // STEP-NOT: nn.edit_distance
+// STEP-NOT: nn.call
 // STEP-NOT: "ler"
 // STEP: nn.mark_loss %{{.+}} as "ce"
 // STEP: nn.mark_loss %{{.+}} as "fer" normalize per_frame as_error
