@@ -85,7 +85,7 @@ static DimDeclAttr withName(DimDeclAttr decl, StringAttr name) {
 /// Whether a callee dim declared `renamed` (in the caller's names) may
 /// stand for the caller's dim `mine`: the same declaration, or a plain
 /// sequence dim of the same batch taking the caller's sequence dim's
-/// lengths (derived or lifted there), as a call lets it.
+/// lengths (a derived one, say), as a call lets it.
 static bool standsFor(DimDeclAttr renamed, DimDeclAttr mine) {
   if (renamed == mine)
     return true;
