@@ -793,9 +793,9 @@ void benchTransducerAlign(benchmark::State &state) {
                  "D = 512");
 }
 
-std::string exampleSource() {
-  std::ifstream file(std::string(NN_SOURCE_DIR) +
-                     "/examples/blstm_ce_ctc.mlir");
+/// The text of `examples/<name>` (example 1 by default).
+std::string exampleSource(const std::string &name = "blstm_ce_ctc.mlir") {
+  std::ifstream file(std::string(NN_SOURCE_DIR) + "/examples/" + name);
   std::stringstream text;
   text << file.rdbuf();
   return text.str();
@@ -855,9 +855,6 @@ TrainStepCase trainStepCase(bool pack, bool lossTailOnly, bool step,
 /// it (only the CTC loss packs). Counts real frames per second.
 void benchSpeechTrainStep(benchmark::State &state) {
   bool inlineCalls = state.range(0);
-  std::ifstream file(std::string(NN_SOURCE_DIR) + "/examples/speech/ctc.mlir");
-  std::stringstream text;
-  text << file.rdbuf();
   nn::CompileOptions options;
   options.entry = "ctc";
   options.optimize.inlineCalls = inlineCalls;
@@ -866,7 +863,7 @@ void benchSpeechTrainStep(benchmark::State &state) {
   options.cpu.gemmLibrary = gGemmLibrary;
   TrainStepCase c;
   absl::StatusOr<nn::Artifact> artifact =
-      nn::compileSource(text.str(), "ctc.mlir", options);
+      nn::compileSource(exampleSource("speech/ctc.mlir"), "ctc.mlir", options);
   absl::Status status = artifact.status();
   if (status.ok())
     status = nn::Executable::load(artifact->path(), c.exe);
