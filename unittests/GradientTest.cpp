@@ -247,6 +247,37 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>)
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T2], f32>
   nn.return
 })"},
+    // Self-attention over projections of one input (their gradients add
+    // into it), causal with a left context, and cross-attention from a
+    // second sequence dim; CE over both.
+    {"attention", R"(
+nn.parameter @wq : !nn.tensor<[4, 3], f32>
+nn.parameter @wk : !nn.tensor<[4, 3], f32>
+nn.parameter @wv : !nn.tensor<[4, 3], f32>
+nn.parameter @wu : !nn.tensor<[4, 2], f32>
+nn.parameter @wo : !nn.tensor<[3, 4], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>,
+            %z: !nn.tensor<[B, U, 2], f32>, %l: !nn.tensor<[B, U], i32>)
+    dims [B: batch, T: seq(B), U: seq(B)] {
+  %wq = nn.param_ref @wq : !nn.tensor<[4, 3], f32>
+  %wk = nn.param_ref @wk : !nn.tensor<[4, 3], f32>
+  %wv = nn.param_ref @wv : !nn.tensor<[4, 3], f32>
+  %wu = nn.param_ref @wu : !nn.tensor<[4, 2], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[3, 4], f32>
+  %q = nn.linear %x, %wq : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %k = nn.linear %x, %wk : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %v = nn.linear %x, %wv : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %a = nn.attention %q, %k, %v heads 2 causal left_context 2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  %o = nn.linear %a, %wo : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %o, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  %u = nn.linear %z, %wu : !nn.tensor<[B, U, 2], f32>, !nn.tensor<[4, 2], f32>
+  %c = nn.attention %u, %a, %v heads 1 : !nn.tensor<[B, U, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  %co = nn.linear %c, %wo : !nn.tensor<[B, U, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce2 = nn.cross_entropy %co, %l from logits : !nn.tensor<[B, U, 3], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %ce2 as "cross" normalize per_frame : !nn.tensor<[B, U], f32>
+  nn.return
+})"},
     // CTC from logits and from log-probabilities (zero_infinity: the
     // shape runs include sequences too short for their labels), through a
     // shared linear so the two gradients add.

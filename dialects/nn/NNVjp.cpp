@@ -363,6 +363,24 @@ LogicalResult Conv1dOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+/// One op computes the three gradients (nn.attention_grad), recomputing
+/// the attention weights rather than keeping them.
+LogicalResult AttentionOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                    SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  if (!dy) {
+    operandGradients.append(getNumOperands(), Value());
+    return success();
+  }
+  auto grad = b.create<AttentionGradOp>(
+      getLoc(), getQuery().getType(), getKey().getType(), getValue().getType(),
+      dy, getQuery(), getKey(), getValue(), getHeadsAttr(), getScaleAttr(),
+      getCausalAttr(), getLeftContextAttr(), getRightContextAttr(),
+      getChunkSizeAttr(), getLeftChunksAttr());
+  operandGradients.append(grad->result_begin(), grad->result_end());
+  return success();
+}
+
 /// Each sequence's value reached every one of its frames: its gradient is
 /// the masked sum over them.
 LogicalResult

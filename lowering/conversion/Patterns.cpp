@@ -52,6 +52,7 @@ void mlir::nn::populateNNToLinalgConversionPatterns(
   populateFrameWiseConversionPatterns(converter, state, patterns);
   populateRecurrentConversionPatterns(converter, state, patterns);
   populateConvPoolReduceConversionPatterns(converter, state, patterns);
+  populateAttentionConversionPatterns(converter, state, patterns);
   populateLossConversionPatterns(converter, state, patterns);
   populateCtcConversionPatterns(converter, state, patterns);
   populateErrorConversionPatterns(converter, state, patterns);

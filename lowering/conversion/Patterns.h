@@ -113,6 +113,10 @@ void populateFrameWiseConversionPatterns(const TypeConverter &converter,
 void populateRecurrentConversionPatterns(const TypeConverter &converter,
                                          ConversionState &state,
                                          RewritePatternSet &patterns);
+/// Attention within each sequence: attention and attention_grad.
+void populateAttentionConversionPatterns(const TypeConverter &converter,
+                                         ConversionState &state,
+                                         RewritePatternSet &patterns);
 /// Windows and reductions over a sequence axis: conv1d, pool, reduce and
 /// their gradients (conv1d_grad, pool_grad, reduce_grad).
 void populateConvPoolReduceConversionPatterns(const TypeConverter &converter,

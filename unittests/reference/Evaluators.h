@@ -174,6 +174,8 @@ FrameRows frameRows(Frame &f, ir::NNTensorType type);
 bool evaluateFrameWiseOp(Frame &f, Operation *op);
 /// Sequence-mixing layers and their gradients (NNSequenceOps.td).
 bool evaluateSequenceOp(Frame &f, Operation *op);
+/// Attention within each sequence and its gradient (NNAttentionOps.td).
+bool evaluateAttentionOp(Frame &f, Operation *op);
 /// Frame-wise losses and the marking of losses (NNLossOps.td); nn.mark_loss
 /// appends to `losses`.
 bool evaluateLossOp(Frame &f, Operation *op, LossList &losses);

@@ -214,6 +214,7 @@ absl::Status Evaluator::run(ir::GraphOp graph, std::vector<Array> arguments,
         })
         .Default([&](Operation *other) {
           if (evaluateFrameWiseOp(f, other) || evaluateSequenceOp(f, other) ||
+              evaluateAttentionOp(f, other) ||
               evaluateLossOp(f, other, losses) || evaluateCtcOp(f, other) ||
               evaluateErrorOp(f, other) || evaluateTransducerOp(f, other) ||
               evaluateDecodeOp(f, other) || evaluatePackOp(f, other) ||

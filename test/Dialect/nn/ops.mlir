@@ -79,6 +79,24 @@ nn.graph @sequence_mixing(%x: !nn.tensor<[B, T, 8], f32>,
   nn.return %rs, %p : !nn.tensor<[B, 8], f32>, !nn.tensor<[B, T4, 6], f32>
 }
 
+// CHECK-LABEL: nn.graph @attention
+nn.graph @attention(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>,
+                    %u: !nn.tensor<[M, 8], f32>, %n: !nn.tensor<[N, 8], f32>, %nv: !nn.tensor<[N, 6], f32>)
+    -> (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[M, 6], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T), M: packed(B, U)] {
+  // CHECK: %[[A:.+]] = nn.attention %{{.+}}, %{{.+}}, %{{.+}} heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  %a = nn.attention %q, %q, %v heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  // CHECK: nn.attention %{{.+}} heads 1 scale 2.500000e-01 causal left_context 16 : !nn.tensor<[B, T, 8], f32>
+  %c = nn.attention %q, %q, %v heads 1 scale 2.500000e-01 causal left_context 16 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  // CHECK: nn.attention %{{.+}} heads 2 right_context 4 chunk_size 8 left_chunks 2 : !nn.tensor<[B, T, 8], f32>
+  %h = nn.attention %q, %q, %v heads 2 right_context 4 chunk_size 8 left_chunks 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  // CHECK: nn.attention_grad %[[A]], %{{.+}} heads 2 causal : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  %dq, %dk, %dv = nn.attention_grad %a, %q, %q, %v heads 2 causal : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  // CHECK: nn.attention %{{.+}} heads 2 : !nn.tensor<[M, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 6], f32>
+  %x = nn.attention %u, %n, %nv heads 2 : !nn.tensor<[M, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 6], f32>
+  nn.return %a, %x : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[M, 6], f32>
+}
+
 // CHECK-LABEL: nn.graph @losses
 nn.graph @losses(%logits: !nn.tensor<[B, T, 5], f32>, %targets: !nn.tensor<[B, T], i64>,
                  %labels: !nn.tensor<[B, U], i32>, %ref: !nn.tensor<[B, T, 5], f32>,

@@ -1,0 +1,177 @@
+//===- NNAttentionOps.cpp - attention over sequence dims ------------------===//
+//
+// Verifiers, result type inference and interfaces of nn.attention and
+// nn.attention_grad, which share their checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/nn/NNOps.h"
+
+#include "dialects/nn/NNOpsUtils.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::nn;
+using namespace mlir::nn::detail;
+
+namespace {
+
+/// The attributes both ops carry, read from either.
+struct AttentionAttributes {
+  int64_t heads;
+  bool causal;
+  std::optional<uint64_t> leftContext, rightContext, chunkSize, leftChunks;
+
+  template <typename OpTy> static AttentionAttributes of(OpTy op) {
+    return {static_cast<int64_t>(op.getHeads()),
+            op.getCausal(),
+            op.getLeftContext(),
+            op.getRightContext(),
+            op.getChunkSize(),
+            op.getLeftChunks()};
+  }
+
+  bool hasMask() const {
+    return causal || leftContext || rightContext || chunkSize;
+  }
+};
+
+} // namespace
+
+/// The checks nn.attention and nn.attention_grad share; returns the type
+/// of the attention's result (`[Tq positions..., H * Dv]`).
+static FailureOr<NNTensorType>
+verifyAttentionOperands(Operation *op, Value query, Value key, Value value,
+                        const AttentionAttributes &attributes) {
+  FailureOr<DimContext> context = DimContext::get(op);
+  if (failed(context))
+    return failure();
+  // One diagnostic: each operand is checked only after the ones before it
+  // passed.
+  FailureOr<Positions> q, k, v;
+  for (auto [positions, operand, what] :
+       {std::make_tuple(&q, query, "query"), std::make_tuple(&k, key, "key"),
+        std::make_tuple(&v, value, "value")}) {
+    *positions = requireSequenceFrames(op, *context, operand, what);
+    if (failed(*positions) || failed(requireOneFeatureAxis(op, operand, what)))
+      return failure();
+  }
+  for (auto [positions, what, operand] :
+       {std::make_tuple(*k, "key", key), std::make_tuple(*v, "value", value)}) {
+    if (positions.kind != q->kind)
+      return op->emitOpError()
+             << what << " must be "
+             << (q->kind == PositionKind::Packed ? "packed" : "padded")
+             << " like the query, got " << operand.getType();
+    if (positions.batch != q->batch)
+      return op->emitOpError()
+             << what << " batch '" << positions.batch
+             << "' differs from the query's '" << q->batch << "'";
+  }
+  if (v->sequences[0] != k->sequences[0])
+    return op->emitOpError() << "value must be over the key's sequence dim '"
+                             << k->sequences[0] << "', got " << value.getType();
+  Type element = tensorOf(query).getElementType();
+  if (tensorOf(key).getElementType() != element ||
+      tensorOf(value).getElementType() != element)
+    return op->emitOpError()
+           << "query, key and value must have one element type, got "
+           << query.getType() << ", " << key.getType() << ", "
+           << value.getType();
+  int64_t heads = attributes.heads;
+  int64_t queryWidth = featureSize(tensorOf(query));
+  int64_t valueWidth = featureSize(tensorOf(value));
+  if (featureSize(tensorOf(key)) != queryWidth)
+    return op->emitOpError() << "key must have the query's " << queryWidth
+                             << " features, got " << key.getType();
+  if (queryWidth % heads != 0 || valueWidth % heads != 0)
+    return op->emitOpError()
+           << heads << " heads must divide the query's " << queryWidth
+           << " and the value's " << valueWidth << " features";
+  if (attributes.hasMask() && k->sequences[0] != q->sequences[0])
+    return op->emitOpError()
+           << "a mask needs self-attention: key over the query's sequence dim '"
+           << q->sequences[0] << "', got " << key.getType();
+  if (attributes.causal && attributes.rightContext)
+    return op->emitOpError() << "causal and right_context exclude each other "
+                                "(causal is right_context 0)";
+  if (attributes.leftChunks && !attributes.chunkSize)
+    return op->emitOpError() << "left_chunks needs chunk_size";
+  return inferredType(op->getContext(), tensorOf(query).getDims(), true,
+                      valueWidth, element);
+}
+
+/// 1 / sqrt(Dk) unless the op says otherwise.
+static double scaleOf(std::optional<APFloat> scale, Value query,
+                      int64_t heads) {
+  if (scale)
+    return scale->convertToDouble();
+  return 1.0 /
+         std::sqrt(static_cast<double>(featureSize(tensorOf(query)) / heads));
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionOp::verify() {
+  FailureOr<NNTensorType> result = verifyAttentionOperands(
+      *this, getQuery(), getKey(), getValue(), AttentionAttributes::of(*this));
+  if (failed(result))
+    return failure();
+  if (tensorOf(getResult()) != *result)
+    return emitOpError() << "result must be " << *result << ", got "
+                         << getResult().getType();
+  return success();
+}
+
+LogicalResult AttentionOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferred) {
+  FailureOr<NNTensorType> query =
+      inferenceOperand(location, operands, 0, "query");
+  FailureOr<NNTensorType> value =
+      inferenceOperand(location, operands, 2, "value");
+  if (failed(query) || failed(value))
+    return failure();
+  FailureOr<int64_t> width = inferenceStaticSize(
+      location, *value, -1, "value must have a static feature axis");
+  if (failed(width))
+    return failure();
+  inferred.push_back(inferredType(context, query->getDims(), true, *width,
+                                  query->getElementType()));
+  return success();
+}
+
+double AttentionOp::getScaleOrDefault() {
+  return scaleOf(getScale(), getQuery(), getHeads());
+}
+
+bool AttentionOp::hasPackedForm() { return true; }
+
+/// The padded form writes every padded query frame's output (zero); its
+/// scores and GEMMs already run on each sequence's own frames only.
+double AttentionOp::getPaddedFrameWork() {
+  return featureSize(tensorOf(getResult()));
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionGradOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionGradOp::verify() {
+  FailureOr<NNTensorType> result = verifyAttentionOperands(
+      *this, getQuery(), getKey(), getValue(), AttentionAttributes::of(*this));
+  if (failed(result))
+    return failure();
+  if (tensorOf(getGrad()) != *result)
+    return emitOpError() << "grad must be the attention's result type "
+                         << *result << ", got " << getGrad().getType();
+  return success();
+}
+
+double AttentionGradOp::getScaleOrDefault() {
+  return scaleOf(getScale(), getQuery(), getHeads());
+}

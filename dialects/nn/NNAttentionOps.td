@@ -1,0 +1,121 @@
+//===- NNAttentionOps.td - attention over sequence dims ----*- tablegen -*-===//
+//
+// Multi-head scaled dot-product attention within each sequence's own
+// frames, and its gradient, which shares its checks.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_ATTENTION_OPS_TD
+#define NN_ATTENTION_OPS_TD
+
+include "dialects/nn/NNOpBase.td"
+
+/// The attributes nn.attention and nn.attention_grad share: the heads, the
+/// scale and the mask.
+defvar NN_AttentionAttributes = (ins NN_PositiveI64Attr:$heads,
+    OptionalAttr<NN_PositiveF64Attr>:$scale, UnitAttr:$causal,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$left_context,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$right_context,
+    OptionalAttr<NN_PositiveI64Attr>:$chunk_size,
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$left_chunks);
+
+defvar NN_AttentionAttributeFormat = [{
+  `heads` $heads (`scale` $scale^)? (`causal` $causal^)?
+  (`left_context` $left_context^)? (`right_context` $right_context^)?
+  (`chunk_size` $chunk_size^)? (`left_chunks` $left_chunks^)?
+}];
+
+def NN_AttentionOp : NN_SequenceMixingOp<"attention", [
+    DeclareOpInterfaceMethods<NN_SequenceMixingOpInterface,
+                              ["hasPackedForm", "getPaddedFrameWork"]>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
+  let summary = "multi-head scaled dot-product attention within each sequence";
+  let description = [{
+    `query` `[B, Tq, H * Dk]`, `key` `[B, Tk, H * Dk]` and `value`
+    `[B, Tk, H * Dv]`, the features of head `h` at `[h * D, (h + 1) * D)`;
+    the result is `[B, Tq, H * Dv]`. Query frame `i` of sequence `b`
+    attends, in each head, to the key frames `j < len_k(b)` that the mask
+    lets it see (all of them without one):
+
+        out[b, i, h] = sum_j softmax_j(scale * q[b, i, h] . k[b, j, h]) v[b, j, h]
+
+    with `scale` `1 / sqrt(Dk)` unless given. Nothing of another sequence
+    and no padded frame is ever read: a sequence's result depends on its
+    own frames alone, whatever its batch-mates are. A query whose sequence
+    has no key it may see gets 0, and padded query frames get 0.
+
+    Self-attention is `key` and `value` over the query's sequence dim
+    (`Tk` = `Tq`); cross-attention (an attention decoder's queries over
+    label frames, keys over encoder frames) uses another sequence dim of
+    the same batch. Packed frames (`[N, F]`, N declared `packed(B, T)`)
+    work as padded ones do, all three operands packed or none.
+
+    The masks apply to self-attention only, with `i` and `j` frames of the
+    same sequence; a key is visible when every given condition holds:
+    `causal`: `j <= i`; `left_context L`: `j >= i - L`;
+    `right_context R`: `j <= i + R`; `chunk_size C`: `j < (i / C + 1) C`
+    (frames see their own chunk and the chunks before it, as streaming
+    Conformers train); `left_chunks K` with it: `j >= (i / C - K) C`.
+
+    The lowering never holds a `[Tq, Tk]` score matrix: it walks blocks of
+    queries and keys with an online softmax (FlashAttention's algorithm),
+    and the gradient recomputes the scores block by block.
+
+    ```mlir
+    %y = nn.attention %q, %k, %v heads 4 causal : !nn.tensor<[B, T, 256], f32>,
+        !nn.tensor<[B, T, 256], f32>, !nn.tensor<[B, T, 256], f32>
+    ```
+  }];
+  let arguments = !con((ins NN_FloatTensor:$query, NN_FloatTensor:$key,
+                            NN_FloatTensor:$value), NN_AttentionAttributes);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = !strconcat([{ $query `,` $key `,` $value }],
+      NN_AttentionAttributeFormat, [{ attr-dict `:` qualified(type($query))
+      `,` qualified(type($key)) `,` qualified(type($value)) }]);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The scale of the scores: the `scale` attribute, else 1 / sqrt(Dk).
+    double getScaleOrDefault();
+  }];
+}
+
+def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure,
+    AllTypesMatch<["query", "query_grad"]>,
+    AllTypesMatch<["key", "key_grad"]>,
+    AllTypesMatch<["value", "value_grad"]>]> {
+  let summary = "the gradients of nn.attention";
+  let description = [{
+    `grad` is the gradient of an attention's result; the other operands
+    and attributes are the attention's. With `p[i, j]` the attention
+    weights of one head and `dp[i, j] = grad[i] . v[j]`:
+    `dv[j] = sum_i p[i, j] grad[i]`,
+    `ds[i, j] = p[i, j] (dp[i, j] - sum_j' p[i, j'] dp[i, j'])`,
+    `dq[i] = scale sum_j ds[i, j] k[j]`, `dk[j] = scale sum_i ds[i, j] q[i]`.
+    Padded frames of `grad` are never read, and every gradient is 0 on
+    padded frames. The lowering recomputes the weights block by block
+    (FlashAttention's backward) rather than keeping them from the forward.
+
+    ```mlir
+    %dq, %dk, %dv = nn.attention_grad %dy, %q, %k, %v heads 4 causal
+        : !nn.tensor<[B, T, 256], f32>, !nn.tensor<[B, T, 256], f32>,
+          !nn.tensor<[B, T, 256], f32>, !nn.tensor<[B, T, 256], f32>
+    ```
+  }];
+  let arguments = !con((ins NN_FloatTensor:$grad, NN_FloatTensor:$query,
+                            NN_FloatTensor:$key, NN_FloatTensor:$value),
+                       NN_AttentionAttributes);
+  let results = (outs NN_FloatTensor:$query_grad, NN_FloatTensor:$key_grad,
+                      NN_FloatTensor:$value_grad);
+  let assemblyFormat = !strconcat([{ $grad `,` $query `,` $key `,` $value }],
+      NN_AttentionAttributeFormat, [{ attr-dict `:` qualified(type($grad))
+      `,` qualified(type($query)) `,` qualified(type($key)) `,`
+      qualified(type($value)) }]);
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The scale of the scores: the `scale` attribute, else 1 / sqrt(Dk).
+    double getScaleOrDefault();
+  }];
+}
+
+#endif // NN_ATTENTION_OPS_TD

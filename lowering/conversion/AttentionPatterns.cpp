@@ -1,0 +1,631 @@
+//===- AttentionPatterns.cpp - attention within each sequence -------------===//
+//
+// nn.attention and nn.attention_grad run per sequence (an scf.forall over
+// the batch: threads on the CPU), per head, on the sequence's own rows of
+// padded [B, T, F] or packed [N, F] frames; padding is never read.
+//
+// Neither holds a [Tq, Tk] score matrix. The forward walks blocks of
+// kQueryBlock queries and, for each, blocks of kKeyBlock keys with an
+// online softmax (FlashAttention, Dao et al. 2022): a running row maximum
+// m, a running sum l of exp(s - m) and an accumulator of the weighted
+// values, rescaled by exp(m_old - m_new) when the maximum grows. Only the
+// key blocks a mask leaves visible are visited. The gradient redoes that
+// walk for a query block to get its normalizer and output, then walks the
+// keys again to form the block's weights and their gradients
+// (FlashAttention-2's backward with the statistics recomputed instead of
+// saved). The block GEMMs are linalg matmuls that nn-gemm-to-blas hands to
+// BLAS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/conversion/Patterns.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::nn;
+
+using utils::IteratorType;
+
+namespace {
+
+/// Queries and keys per block: a [64, 64] block of scores and its weights
+/// stay in the L1/L2 cache next to the [64, D] blocks they come from.
+constexpr int64_t kQueryBlock = 64;
+constexpr int64_t kKeyBlock = 64;
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
+
+/// The frames of one sequence dim, padded [B, T, F] or packed [N, F], as
+/// the per-sequence body reads and writes them.
+class SequenceRows {
+public:
+  SequenceRows(LinalgBuilder &lb, NNTensorType type) {
+    const BoundDims &dims = lb.getDims();
+    packed = type.getNumPositionDims() == 1;
+    StringRef sequence = type.getDimName(1 - packed);
+    if (packed) {
+      DimDeclAttr decl = dims.getDecls().lookup(type.getDimName(0));
+      sequence = decl.getSource().getValue();
+      Value batch = dims.size(decl.getBatch().getValue());
+      lengths = dims.lengths(sequence);
+      offsets = exclusivePrefixSum(lb, batch, lengths).first;
+    } else {
+      lengths = dims.lengths(sequence);
+      paddedSize = dims.size(sequence);
+    }
+  }
+
+  /// Binds sequence `bi`'s length (and first row, packed) at `s`.
+  void select(Scalar &s, Value bi) {
+    sequence = bi;
+    length = s.toIndex(s.b.create<tensor::ExtractOp>(s.loc, lengths, bi));
+    if (packed)
+      offset = s.toIndex(s.b.create<tensor::ExtractOp>(s.loc, offsets, bi));
+  }
+
+  Value getLength() const { return length; }
+
+  /// The selected sequence's real frames of `x`: [length, F].
+  Value rows(OpBuilder &b, Location loc, Value x) const {
+    int64_t width = cast<RankedTensorType>(x.getType()).getShape().back();
+    auto type = RankedTensorType::get({ShapedType::kDynamic, width},
+                                      getElementTypeOrSelf(x.getType()));
+    OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+    OpFoldResult features = b.getIndexAttr(width);
+    if (packed)
+      return b.create<tensor::ExtractSliceOp>(
+          loc, type, x, ArrayRef<OpFoldResult>{offset, zero},
+          ArrayRef<OpFoldResult>{length, features},
+          ArrayRef<OpFoldResult>{one, one});
+    return b.create<tensor::ExtractSliceOp>(
+        loc, type, x, ArrayRef<OpFoldResult>{sequence, zero, zero},
+        ArrayRef<OpFoldResult>{one, length, features},
+        ArrayRef<OpFoldResult>{one, one, one});
+  }
+
+  /// A zero tile for the selected sequence's part of an output with
+  /// `width` features: its length (packed) or the padded size in rows.
+  Value zeroTile(LinalgBuilder &lb, int64_t width, Type element) const {
+    return lb.filled(
+        {packed ? length : paddedSize, lb.getBuilder().getIndexAttr(width)},
+        element, 0.0);
+  }
+
+  /// Where that tile goes in the output.
+  SequenceSlice slice(OpBuilder &b, Value tile, int64_t width) const {
+    OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+    OpFoldResult features = b.getIndexAttr(width);
+    if (packed)
+      return {tile, {offset, zero}, {length, features}};
+    return {tile, {sequence, zero, zero}, {one, paddedSize, features}};
+  }
+
+private:
+  bool packed;
+  /// [B] i32 lengths; packed, each sequence's first row.
+  Value lengths, offsets;
+  /// Padded: the padded size of the sequence dim.
+  Value paddedSize;
+  /// The selected sequence, its length and first row (packed).
+  Value sequence, length, offset;
+};
+
+/// The batch that the frames of `type` (padded or packed) belong to.
+Value batchOf(LinalgBuilder &lb, NNTensorType type) {
+  const DimTable &decls = lb.getDims().getDecls();
+  StringRef first = type.getDimName(0);
+  return lb.getDims().size(decls.isPacked(first)
+                               ? decls.lookup(first).getBatch().getValue()
+                               : first);
+}
+
+/// The heads, scale and mask of an attention, read from either op.
+struct AttentionSpec {
+  int64_t heads, keyWidth, valueWidth;
+  double scale;
+  bool causal;
+  std::optional<int64_t> leftContext, rightContext, chunkSize, leftChunks;
+
+  template <typename OpTy> static AttentionSpec of(OpTy op) {
+    auto optional = [](std::optional<uint64_t> v) -> std::optional<int64_t> {
+      if (!v)
+        return std::nullopt;
+      return static_cast<int64_t>(*v);
+    };
+    auto heads = static_cast<int64_t>(op.getHeads());
+    return {heads,
+            typeOf(op.getQuery())
+                    .getStaticSize(typeOf(op.getQuery()).getRank() - 1) /
+                heads,
+            typeOf(op.getValue())
+                    .getStaticSize(typeOf(op.getValue()).getRank() - 1) /
+                heads,
+            op.getScaleOrDefault(),
+            op.getCausal(),
+            optional(op.getLeftContext()),
+            optional(op.getRightContext()),
+            optional(op.getChunkSize()),
+            optional(op.getLeftChunks())};
+  }
+
+  /// Whether key frame `j` is visible from query frame `i` (both frames of
+  /// one sequence; null when every key is).
+  Value visible(Scalar &s, Value i, Value j) const {
+    Value result;
+    auto require = [&](Value condition) {
+      result = result ? s.andI(result, condition) : condition;
+    };
+    if (causal)
+      require(s.ge(i, j));
+    if (leftContext)
+      require(s.ge(s.add(j, s.idx(*leftContext)), i));
+    if (rightContext)
+      require(s.ge(s.add(i, s.idx(*rightContext)), j));
+    if (chunkSize) {
+      Value chunk = s.b.create<arith::DivUIOp>(s.loc, i, s.idx(*chunkSize));
+      require(s.lt(j, s.mul(s.add(chunk, s.idx(1)), s.idx(*chunkSize))));
+      if (leftChunks)
+        require(s.ge(s.add(j, s.idx(*leftChunks * *chunkSize)),
+                     s.mul(chunk, s.idx(*chunkSize))));
+    }
+    return result;
+  }
+
+  /// The keys [lo, hi) that queries [first, first + count) may see among
+  /// `keys`: a bound the mask gives, so whole blocks outside are skipped.
+  std::pair<Value, Value> keyRange(Scalar &s, Value first, Value count,
+                                   Value keys) const {
+    Value last = s.sub(s.add(first, count), s.idx(1));
+    Value lo = s.idx(0), hi = keys;
+    if (causal)
+      hi = s.minI(hi, s.add(last, s.idx(1)));
+    if (rightContext)
+      hi = s.minI(hi, s.add(last, s.idx(*rightContext + 1)));
+    if (leftContext)
+      lo = s.maxI(lo, s.sub(first, s.idx(*leftContext)));
+    if (chunkSize) {
+      Value size = s.idx(*chunkSize);
+      Value lastChunk = s.b.create<arith::DivUIOp>(s.loc, last, size);
+      hi = s.minI(hi, s.mul(s.add(lastChunk, s.idx(1)), size));
+      if (leftChunks) {
+        Value firstChunk = s.b.create<arith::DivUIOp>(s.loc, first, size);
+        lo = s.maxI(lo, s.mul(s.sub(firstChunk, s.idx(*leftChunks)), size));
+      }
+    }
+    return {lo, hi};
+  }
+};
+
+/// Builds the block loops of one sequence's attention with `lb`'s builder.
+class AttentionBlocks {
+public:
+  AttentionBlocks(LinalgBuilder &lb, const AttentionSpec &spec, Type element)
+      : lb(lb), b(lb.getBuilder()), loc(lb.getLoc()), spec(spec),
+        element(element) {}
+
+  /// scf.for from `lo` to `hi` by `step` carrying `init`; `body` builds the
+  /// iteration with `lb` and returns what it yields.
+  SmallVector<Value>
+  loop(Value lo, Value hi, int64_t step, ValueRange init,
+       function_ref<SmallVector<Value>(Value iv, ValueRange carried)> body) {
+    Scalar s = lb.scalar();
+    auto forOp = b.create<scf::ForOp>(loc, lo, hi, s.idx(step), init);
+    OpBuilder::InsertionGuard guard(b);
+    Block *block = forOp.getBody();
+    if (block->mightHaveTerminator())
+      b.setInsertionPoint(block->getTerminator());
+    else
+      b.setInsertionPointToEnd(block);
+    SmallVector<Value> yielded =
+        body(forOp.getInductionVar(), forOp.getRegionIterArgs());
+    if (block->mightHaveTerminator())
+      block->getTerminator()->erase();
+    b.setInsertionPointToEnd(block);
+    b.create<scf::YieldOp>(loc, yielded);
+    return SmallVector<Value>(forOp.getResults());
+  }
+
+  /// min(block, total - first): the size of the block starting at `first`.
+  Value blockSize(Value first, Value total, int64_t block) {
+    Scalar s = lb.scalar();
+    return s.minI(s.idx(block), s.sub(total, first));
+  }
+
+  /// Rows [first, first + count) and features [column, column + width) of
+  /// `x`.
+  Value block(Value x, Value first, Value count, Value column, int64_t width) {
+    auto type = RankedTensorType::get({ShapedType::kDynamic, width},
+                                      getElementTypeOrSelf(x.getType()));
+    OpFoldResult one = b.getIndexAttr(1);
+    return b.create<tensor::ExtractSliceOp>(
+        loc, type, x, ArrayRef<OpFoldResult>{first, column},
+        ArrayRef<OpFoldResult>{count, b.getIndexAttr(width)},
+        ArrayRef<OpFoldResult>{one, one});
+  }
+
+  Value insertBlock(Value tile, Value into, Value first, Value count,
+                    Value column, int64_t width) {
+    OpFoldResult one = b.getIndexAttr(1);
+    return b.create<tensor::InsertSliceOp>(
+        loc, tile, into, ArrayRef<OpFoldResult>{first, column},
+        ArrayRef<OpFoldResult>{count, b.getIndexAttr(width)},
+        ArrayRef<OpFoldResult>{one, one});
+  }
+
+  /// a [M, K] b [N, K]^T + c.
+  Value matmulTransposeB(Value x, Value y, Value c) {
+    return b
+        .create<linalg::MatmulTransposeBOp>(loc, c.getType(), ValueRange{x, y},
+                                            ValueRange{c})
+        .getResult(0);
+  }
+  /// a [M, K] b [K, N] + c.
+  Value matmul(Value x, Value y, Value c) {
+    return b
+        .create<linalg::MatmulOp>(loc, c.getType(), ValueRange{x, y},
+                                  ValueRange{c})
+        .getResult(0);
+  }
+  /// a [K, M]^T b [K, N] + c: a contraction over the rows, in the form
+  /// nn-gemm-to-blas takes for a weight gradient.
+  Value matmulTransposeA(Value x, Value y, Value c) {
+    MLIRContext *context = b.getContext();
+    AffineExpr r = b.getAffineDimExpr(0), m = b.getAffineDimExpr(1),
+               n = b.getAffineDimExpr(2);
+    return lb.generic(c.getType(), {x, y}, c,
+                      {AffineMap::get(3, 0, {r, m}, context),
+                       AffineMap::get(3, 0, {r, n}, context),
+                       AffineMap::get(3, 0, {m, n}, context)},
+                      {IteratorType::reduction, IteratorType::parallel,
+                       IteratorType::parallel},
+                      [&](OpBuilder &nb, Location l, ValueRange a) {
+                        Scalar s{nb, l};
+                        nb.create<linalg::YieldOp>(
+                            l, s.add(a[2], s.mul(a[0], a[1])));
+                      });
+  }
+
+  Value zeros(ArrayRef<OpFoldResult> shape) {
+    return lb.filled(shape, element, 0.0);
+  }
+
+  /// The scaled, masked scores of queries [qFirst, ...) against keys
+  /// [kFirst, ...): scale * q . k where visible, -inf elsewhere.
+  Value maskedScores(Value q, Value k, Value qFirst, Value kFirst) {
+    OpFoldResult rows = tensor::getMixedSize(b, loc, q, 0);
+    OpFoldResult cols = tensor::getMixedSize(b, loc, k, 0);
+    Value raw = matmulTransposeB(q, k, zeros({rows, cols}));
+    return withRows(raw, {}, [&](Scalar &s, ValueRange a, ValueRange) -> Value {
+      Value scaled = s.mul(a[0], s.f(element, spec.scale));
+      Value visible =
+          spec.visible(s, s.add(qFirst, s.index(0)), s.add(kFirst, s.index(1)));
+      return visible ? s.select(visible, scaled, s.f(element, kNegInf))
+                     : scaled;
+    });
+  }
+
+  /// Per row of `x` [M, N]: `combine` of the row's elements (and those of
+  /// same-shaped `extras` at the same place) into `init` [M].
+  Value
+  rowReduce(Value x, ValueRange extras, Value init,
+            function_ref<Value(Scalar &, Value x, ValueRange extras, Value acc)>
+                combine) {
+    MLIRContext *context = b.getContext();
+    AffineMap full = b.getMultiDimIdentityMap(2);
+    AffineMap row = AffineMap::get(2, 0, b.getAffineDimExpr(0), context);
+    SmallVector<Value> inputs{x};
+    llvm::append_range(inputs, extras);
+    SmallVector<AffineMap> maps(extras.size() + 1, full);
+    maps.push_back(row);
+    return lb.generic(
+        init.getType(), inputs, init, maps,
+        {IteratorType::parallel, IteratorType::reduction},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          Scalar s{nb, l};
+          nb.create<linalg::YieldOp>(
+              l, combine(s, a[0], a.slice(1, extras.size()), a.back()));
+        });
+  }
+
+  /// Elementwise over same-shaped `full` values ([M, N] or [M]) with
+  /// per-row values `rows` [M]; `fn` may read the position (linalg.index).
+  Value
+  withRows(ValueRange full, ValueRange rows,
+           function_ref<Value(Scalar &, ValueRange full, ValueRange rows)> fn) {
+    MLIRContext *context = b.getContext();
+    unsigned rank = cast<RankedTensorType>(full[0].getType()).getRank();
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    AffineMap row = AffineMap::get(rank, 0, b.getAffineDimExpr(0), context);
+    SmallVector<Value> inputs(full);
+    llvm::append_range(inputs, rows);
+    SmallVector<AffineMap> maps(full.size(), identity);
+    maps.append(rows.size(), row);
+    maps.push_back(identity);
+    Value init = lb.empty(tensor::getMixedSizes(b, loc, full[0]), element);
+    return lb.generic(init.getType(), inputs, init, maps,
+                      SmallVector<IteratorType>(rank, IteratorType::parallel),
+                      [&](OpBuilder &nb, Location l, ValueRange a) {
+                        Scalar s{nb, l};
+                        nb.create<linalg::YieldOp>(
+                            l, fn(s, a.take_front(full.size()),
+                                  a.slice(full.size(), rows.size())));
+                      });
+  }
+
+  /// m where it is finite, else 0: the base of exp(s - m) for a row that
+  /// has seen no visible key yet (every s is -inf; exp gives 0, not NaN).
+  Value safeMax(Scalar &s, Value m) {
+    return s.select(s.feq(m, s.f(element, kNegInf)), s.f(element, 0.0), m);
+  }
+
+  /// The online softmax of one query block `q` (rows [qFirst, qFirst +
+  /// count)) over the visible keys of `kRows`/`vRows` in head `head`:
+  /// the row maximum m, the sum l of exp(s - m) and sum_j exp(s - m) v_j.
+  struct Softmax {
+    Value max, sum, weighted;
+  };
+  Softmax onlineSoftmax(Value q, Value qFirst, Value count, Value kRows,
+                        Value vRows, Value keys, Value head) {
+    Scalar s = lb.scalar();
+    auto [lo, hi] = spec.keyRange(s, qFirst, count, keys);
+    Value kColumn = s.mul(head, s.idx(spec.keyWidth));
+    Value vColumn = s.mul(head, s.idx(spec.valueWidth));
+    Value max0 = lb.filled({count}, element, kNegInf);
+    Value sum0 = zeros({count});
+    Value weighted0 = zeros({count, b.getIndexAttr(spec.valueWidth)});
+    SmallVector<Value> state = loop(
+        lo, hi, kKeyBlock, {max0, sum0, weighted0},
+        [&](Value kFirst, ValueRange carried) -> SmallVector<Value> {
+          Value kCount = blockSize(kFirst, hi, kKeyBlock);
+          Value k = block(kRows, kFirst, kCount, kColumn, spec.keyWidth);
+          Value v = block(vRows, kFirst, kCount, vColumn, spec.valueWidth);
+          Value scores = maskedScores(q, k, qFirst, kFirst);
+          Value max = rowReduce(scores, {}, carried[0],
+                                [](Scalar &r, Value x, ValueRange, Value acc) {
+                                  return r.max(acc, x);
+                                });
+          Value weights =
+              withRows(scores, max, [&](Scalar &r, ValueRange x, ValueRange m) {
+                return r.exp(r.sub(x[0], safeMax(r, m[0])));
+              });
+          // exp(m_old - m_new): 0 while the row had no visible key.
+          Value rescale = withRows(
+              carried[0], max, [&](Scalar &r, ValueRange old, ValueRange m) {
+                return r.exp(r.sub(old[0], safeMax(r, m[0])));
+              });
+          Value sum =
+              rowReduce(weights, {},
+                        withRows(carried[1], rescale,
+                                 [](Scalar &r, ValueRange l, ValueRange a) {
+                                   return r.mul(l[0], a[0]);
+                                 }),
+                        [](Scalar &r, Value x, ValueRange, Value acc) {
+                          return r.add(acc, x);
+                        });
+          Value weighted =
+              matmul(weights, v,
+                     withRows(carried[2], rescale,
+                              [](Scalar &r, ValueRange acc, ValueRange a) {
+                                return r.mul(acc[0], a[0]);
+                              }));
+          return {max, sum, weighted};
+        });
+    return {state[0], state[1], state[2]};
+  }
+
+  /// The block's output: weighted / sum, 0 for a row that saw no key.
+  Value normalize(const Softmax &softmax) {
+    return withRows(softmax.weighted, softmax.sum,
+                    [&](Scalar &s, ValueRange x, ValueRange l) {
+                      Value zero = s.f(element, 0.0);
+                      return s.select(s.feq(l[0], zero), zero,
+                                      s.div(x[0], l[0]));
+                    });
+  }
+
+private:
+  LinalgBuilder &lb;
+  OpBuilder &b;
+  Location loc;
+  const AttentionSpec &spec;
+  Type element;
+};
+
+class AttentionConversion : public NNConversionPattern<AttentionOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(AttentionOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    AttentionSpec spec = AttentionSpec::of(op);
+    NNTensorType resultType = typeOf(op.getResult());
+    Type element = resultType.getElementType();
+    SequenceRows queries(lb, typeOf(op.getQuery()));
+    SequenceRows keys(lb, typeOf(op.getKey()));
+    Value batch = batchOf(lb, resultType);
+    int64_t width = spec.heads * spec.valueWidth;
+    Value output = lb.empty(lb.sizes(resultType), element);
+    SmallVector<Value> results =
+        forEachSequence(lb, batch, output, [&](Scalar &s, Value bi) {
+          queries.select(s, bi);
+          keys.select(s, bi);
+          Value qRows = queries.rows(b, s.loc, adaptor.getQuery());
+          Value kRows = keys.rows(b, s.loc, adaptor.getKey());
+          Value vRows = keys.rows(b, s.loc, adaptor.getValue());
+          Value qCount = queries.getLength(), kCount = keys.getLength();
+          AttentionBlocks blocks(lb, spec, element);
+          Value tile = queries.zeroTile(lb, width, element);
+          tile = blocks.loop(
+              s.idx(0), s.idx(spec.heads), 1, tile,
+              [&](Value head, ValueRange perHead) -> SmallVector<Value> {
+                Scalar h = lb.scalar();
+                Value qColumn = h.mul(head, h.idx(spec.keyWidth));
+                Value outColumn = h.mul(head, h.idx(spec.valueWidth));
+                return blocks.loop(
+                    h.idx(0), qCount, kQueryBlock, perHead[0],
+                    [&](Value qFirst,
+                        ValueRange carried) -> SmallVector<Value> {
+                      Value count =
+                          blocks.blockSize(qFirst, qCount, kQueryBlock);
+                      Value q = blocks.block(qRows, qFirst, count, qColumn,
+                                             spec.keyWidth);
+                      AttentionBlocks::Softmax softmax = blocks.onlineSoftmax(
+                          q, qFirst, count, kRows, vRows, kCount, head);
+                      return {blocks.insertBlock(blocks.normalize(softmax),
+                                                 carried[0], qFirst, count,
+                                                 outColumn, spec.valueWidth)};
+                    });
+              })[0];
+          return SmallVector<SequenceSlice>{queries.slice(b, tile, width)};
+        });
+    return results;
+  }
+};
+
+class AttentionGradConversion : public NNConversionPattern<AttentionGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(AttentionGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    AttentionSpec spec = AttentionSpec::of(op);
+    NNTensorType queryType = typeOf(op.getQuery());
+    Type element = queryType.getElementType();
+    SequenceRows queries(lb, queryType);
+    SequenceRows keys(lb, typeOf(op.getKey()));
+    Value batch = batchOf(lb, queryType);
+    int64_t keyFeatures = spec.heads * spec.keyWidth;
+    int64_t valueFeatures = spec.heads * spec.valueWidth;
+    SmallVector<Value> outputs{
+        lb.empty(lb.sizes(queryType), element),
+        lb.empty(lb.sizes(typeOf(op.getKey())), element),
+        lb.empty(lb.sizes(typeOf(op.getValue())), element)};
+    return forEachSequence(
+        lb, batch, outputs,
+        [&](Scalar &s, Value bi) -> SmallVector<SequenceSlice> {
+          queries.select(s, bi);
+          keys.select(s, bi);
+          Location loc = s.loc;
+          Value qRows = queries.rows(b, loc, adaptor.getQuery());
+          Value dyRows = queries.rows(b, loc, adaptor.getGrad());
+          Value kRows = keys.rows(b, loc, adaptor.getKey());
+          Value vRows = keys.rows(b, loc, adaptor.getValue());
+          Value qCount = queries.getLength(), kCount = keys.getLength();
+          AttentionBlocks blocks(lb, spec, element);
+          SmallVector<Value> tiles{queries.zeroTile(lb, keyFeatures, element),
+                                   keys.zeroTile(lb, keyFeatures, element),
+                                   keys.zeroTile(lb, valueFeatures, element)};
+          tiles = blocks.loop(
+              s.idx(0), s.idx(spec.heads), 1, tiles,
+              [&](Value head, ValueRange perHead) -> SmallVector<Value> {
+                Scalar h = lb.scalar();
+                Value kColumn = h.mul(head, h.idx(spec.keyWidth));
+                Value vColumn = h.mul(head, h.idx(spec.valueWidth));
+                return blocks.loop(h.idx(0), qCount, kQueryBlock, perHead,
+                                   [&](Value qFirst, ValueRange carried) {
+                                     return queryBlock(
+                                         lb, blocks, spec, element, qFirst,
+                                         qCount, kCount, kColumn, vColumn, head,
+                                         qRows, dyRows, kRows, vRows, carried);
+                                   });
+              });
+          return {queries.slice(b, tiles[0], keyFeatures),
+                  keys.slice(b, tiles[1], keyFeatures),
+                  keys.slice(b, tiles[2], valueFeatures)};
+        });
+  }
+
+private:
+  /// The gradients of one head's query block: its rows of dq, and what it
+  /// adds to the rows of dk and dv (`carried`: dq, dk, dv tiles).
+  static SmallVector<Value> queryBlock(LinalgBuilder &lb,
+                                       AttentionBlocks &blocks,
+                                       const AttentionSpec &spec, Type element,
+                                       Value qFirst, Value qCount, Value kCount,
+                                       Value kColumn, Value vColumn, Value head,
+                                       Value qRows, Value dyRows, Value kRows,
+                                       Value vRows, ValueRange carried) {
+    OpBuilder &b = lb.getBuilder();
+    Value count = blocks.blockSize(qFirst, qCount, kQueryBlock);
+    Value q = blocks.block(qRows, qFirst, count, kColumn, spec.keyWidth);
+    Value dy = blocks.block(dyRows, qFirst, count, vColumn, spec.valueWidth);
+    // The forward's statistics and output, recomputed.
+    AttentionBlocks::Softmax softmax =
+        blocks.onlineSoftmax(q, qFirst, count, kRows, vRows, kCount, head);
+    Value out = blocks.normalize(softmax);
+    // log of the normalizer: p = exp(s - lse); +inf for a row that saw no
+    // key, whose weights are then all 0.
+    Value lse = blocks.withRows(
+        softmax.max, softmax.sum, [&](Scalar &s, ValueRange m, ValueRange l) {
+          Value zero = s.f(element, 0.0);
+          return s.select(s.feq(l[0], zero), s.f(element, -kNegInf),
+                          s.add(blocks.safeMax(s, m[0]), s.log(l[0])));
+        });
+    // sum_j p[i, j] dp[i, j] = dy[i] . out[i].
+    Value dyOut =
+        blocks.rowReduce(dy, out, blocks.zeros({count}),
+                         [](Scalar &s, Value x, ValueRange o, Value acc) {
+                           return s.add(acc, s.mul(x, o[0]));
+                         });
+    Scalar s = lb.scalar();
+    auto [lo, hi] = spec.keyRange(s, qFirst, count, kCount);
+    Value dq0 = blocks.zeros({count, b.getIndexAttr(spec.keyWidth)});
+    SmallVector<Value> state = blocks.loop(
+        lo, hi, kKeyBlock, {dq0, carried[1], carried[2]},
+        [&](Value kFirst, ValueRange acc) -> SmallVector<Value> {
+          Value kBlock = blocks.blockSize(kFirst, hi, kKeyBlock);
+          Value k = blocks.block(kRows, kFirst, kBlock, kColumn, spec.keyWidth);
+          Value v =
+              blocks.block(vRows, kFirst, kBlock, vColumn, spec.valueWidth);
+          Value scores = blocks.maskedScores(q, k, qFirst, kFirst);
+          Value weights = blocks.withRows(
+              scores, lse, [](Scalar &r, ValueRange x, ValueRange l) {
+                return r.exp(r.sub(x[0], l[0]));
+              });
+          // dv[j] += sum_i p[i, j] dy[i].
+          Value dv = blocks.insertBlock(
+              blocks.matmulTransposeA(weights, dy,
+                                      blocks.block(acc[2], kFirst, kBlock,
+                                                   vColumn, spec.valueWidth)),
+              acc[2], kFirst, kBlock, vColumn, spec.valueWidth);
+          // ds = p (dp - dy . out), times the scale for dq and dk.
+          Value dp = blocks.matmulTransposeB(
+              dy, v,
+              blocks.zeros(
+                  {count, tensor::getMixedSize(b, lb.getLoc(), k, 0)}));
+          Value ds = blocks.withRows(
+              {weights, dp}, dyOut, [&](Scalar &r, ValueRange a, ValueRange o) {
+                return r.mul(r.mul(a[0], r.sub(a[1], o[0])),
+                             r.f(element, spec.scale));
+              });
+          Value dq = blocks.matmul(ds, k, acc[0]);
+          Value dk = blocks.insertBlock(
+              blocks.matmulTransposeA(
+                  ds, q,
+                  blocks.block(acc[1], kFirst, kBlock, kColumn, spec.keyWidth)),
+              acc[1], kFirst, kBlock, kColumn, spec.keyWidth);
+          return {dq, dk, dv};
+        });
+    Value dq = blocks.insertBlock(state[0], carried[0], qFirst, count, kColumn,
+                                  spec.keyWidth);
+    return {dq, state[1], state[2]};
+  }
+};
+
+} // namespace
+
+void mlir::nn::populateAttentionConversionPatterns(
+    const TypeConverter &converter, ConversionState &state,
+    RewritePatternSet &patterns) {
+  patterns.add<AttentionConversion, AttentionGradConversion>(converter, state);
+}

@@ -1,0 +1,128 @@
+// Verifier errors of nn.attention and nn.attention_grad: one case per verifier branch.
+// RUN: nn-opt %s --split-input-file --verify-diagnostics
+
+nn.graph @g(%q: !nn.tensor<[B, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{query must be the frames of one sequence dim, padded [batch, sequence, ...] or packed [packed(batch, sequence), ...], got '!nn.tensor<[B, 8], f32>'}}
+  %y = nn.attention %q, %q, %v heads 2 : !nn.tensor<[B, 8], f32>, !nn.tensor<[B, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 2, 4], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{query must have position axes then one static feature axis, got '!nn.tensor<[B, T, 2, 4], f32>'}}
+  %y = nn.attention %q, %q, %v heads 2 : !nn.tensor<[B, T, 2, 4], f32>, !nn.tensor<[B, T, 2, 4], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %k: !nn.tensor<[N, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{key must be padded like the query, got '!nn.tensor<[N, 8], f32>'}}
+  %y = nn.attention %q, %k, %v heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[N, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B), N: packed(B, T)] {
+  // expected-error @+1 {{value must be packed like the query, got '!nn.tensor<[B, T, 6], f32>'}}
+  %y = nn.attention %q, %q, %v heads 2 : !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %k: !nn.tensor<[C, S, 8], f32>, %v: !nn.tensor<[C, S, 6], f32>) dims [B: batch, T: seq(B), C: batch, S: seq(C)] {
+  // expected-error @+1 {{key batch 'C' differs from the query's 'B'}}
+  %y = nn.attention %q, %k, %v heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[C, S, 8], f32>, !nn.tensor<[C, S, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, U, 6], f32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  // expected-error @+1 {{value must be over the key's sequence dim 'T', got '!nn.tensor<[B, U, 6], f32>'}}
+  %y = nn.attention %q, %q, %v heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, U, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f64>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{query, key and value must have one element type}}
+  %y = nn.attention %q, %q, %v heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f64>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %k: !nn.tensor<[B, T, 4], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{key must have the query's 8 features, got '!nn.tensor<[B, T, 4], f32>'}}
+  %y = nn.attention %q, %k, %v heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{4 heads must divide the query's 8 and the value's 6 features}}
+  %y = nn.attention %q, %q, %v heads 4 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%u: !nn.tensor<[B, U, 8], f32>, %k: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  // expected-error @+1 {{a mask needs self-attention: key over the query's sequence dim 'U', got '!nn.tensor<[B, T, 8], f32>'}}
+  %y = nn.attention %u, %k, %v heads 2 causal : !nn.tensor<[B, U, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{causal and right_context exclude each other (causal is right_context 0)}}
+  %y = nn.attention %q, %q, %v heads 2 causal right_context 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{left_chunks needs chunk_size}}
+  %y = nn.attention %q, %q, %v heads 2 left_chunks 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{attribute 'heads' failed to satisfy constraint}}
+  %y = nn.attention %q, %q, %v heads 0 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{attribute 'left_context' failed to satisfy constraint}}
+  %y = nn.attention %q, %q, %v heads 2 left_context -1 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{result must be '!nn.tensor<[B, T, 6], f32>', got '!nn.tensor<[B, T, 8], f32>'}}
+  %y = "nn.attention"(%q, %q, %v) {heads = 2 : i64} : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>) -> !nn.tensor<[B, T, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{grad must be the attention's result type '!nn.tensor<[B, T, 6], f32>', got '!nn.tensor<[B, T, 8], f32>'}}
+  %dq, %dk, %dv = nn.attention_grad %q, %q, %q, %v heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}

@@ -1,0 +1,79 @@
+// RUN: nn-opt %s --split-input-file --nn-convert-to-linalg | FileCheck %s
+
+// Attention within each sequence (AttentionPatterns.cpp): per sequence, per
+// head, blocks of 64 queries and 64 keys with an online softmax; no tensor
+// holds a [Tq, Tk] score matrix, only a block of it.
+
+// Each sequence reads its own rows; the key loop of a causal mask with a
+// left context stops after the block's last query and starts at its
+// first one's context.
+// CHECK-LABEL: func.func @self
+// CHECK: scf.forall (%[[B:.+]]) in
+// CHECK:   %[[Q:.+]] = tensor.extract_slice %{{.+}}[%[[B]], 0, 0] [1, %[[TQ:.+]], 8] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x8xf32>
+// CHECK:   scf.for %[[H:.+]] = %{{.+}} to %c2 step %c1
+// CHECK:     scf.for %[[I:.+]] = %{{.+}} to %[[TQ]] step %c64
+// CHECK:       %[[QB:.+]] = tensor.extract_slice %[[Q]][%[[I]], %{{.+}}] [%{{.+}}, 4] [1, 1] : tensor<?x8xf32> to tensor<?x4xf32>
+// CHECK:       %[[HI:.+]] = arith.minsi
+// CHECK:       %[[LO:.+]] = arith.maxsi
+// CHECK:       scf.for %[[J:.+]] = %[[LO]] to %[[HI]] step %c64
+// CHECK:         linalg.matmul_transpose_b ins(%[[QB]], %{{.+}} : tensor<?x4xf32>, tensor<?x4xf32>) outs(%{{.+}} : tensor<?x?xf32>)
+// CHECK:         linalg.generic
+// CHECK:           arith.cmpi sge
+// CHECK:           arith.select
+// CHECK:         linalg.generic {{.+}}iterator_types = ["parallel", "reduction"]
+// CHECK:           arith.maximumf
+// CHECK:         math.exp
+// CHECK:         linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<?x?xf32>, tensor<?x3xf32>)
+// CHECK:   scf.forall.in_parallel
+// CHECK:     tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%[[B]], 0, 0] [1, %{{.+}}, 6] [1, 1, 1] : tensor<?x6xf32> into tensor<?x?x6xf32>
+// CHECK-NOT: tensor<?x?x?xf32>
+nn.graph @self(%q: !nn.tensor<[B, T, 8], f32>, %k: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>)
+    -> !nn.tensor<[B, T, 6], f32> dims [B: batch, T: seq(B)] {
+  %y = nn.attention %q, %k, %v heads 2 causal left_context 3 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return %y : !nn.tensor<[B, T, 6], f32>
+}
+
+// -----
+
+// Packed cross-attention: each sequence's rows start at its offset among
+// the packed rows, queries and keys each of their own dim.
+// CHECK-LABEL: func.func @cross_packed
+// CHECK: scf.forall (%[[B:.+]]) in
+// CHECK:   %[[QLEN:.+]] = arith.index_cast
+// CHECK:   %[[QOFF:.+]] = arith.index_cast
+// CHECK:   tensor.extract_slice %{{.+}}[%[[QOFF]], 0] [%[[QLEN]], 8] [1, 1] : tensor<?x8xf32> to tensor<?x8xf32>
+// CHECK:   scf.forall.in_parallel
+// CHECK:     tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%[[QOFF]], 0] [%[[QLEN]], 6] [1, 1] : tensor<?x6xf32> into tensor<?x6xf32>
+nn.graph @cross_packed(%q: !nn.tensor<[M, 8], f32>, %k: !nn.tensor<[N, 8], f32>, %v: !nn.tensor<[N, 6], f32>)
+    -> !nn.tensor<[M, 6], f32> dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T), M: packed(B, U)] {
+  %y = nn.attention %q, %k, %v heads 2 : !nn.tensor<[M, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 6], f32>
+  nn.return %y : !nn.tensor<[M, 6], f32>
+}
+
+// -----
+
+// The gradient recomputes each query block's softmax (a first key loop),
+// then forms the weights' gradients in a second one: dv and dk accumulate
+// A^T B contractions (loops reduction, parallel, parallel) into their
+// rows, dq a GEMM into the block.
+// CHECK-LABEL: func.func @grad
+// CHECK: scf.forall (%[[B:.+]]) in
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK:       scf.for
+// CHECK:         linalg.matmul_transpose_b
+// CHECK:       math.log
+// CHECK:       scf.for
+// CHECK:         linalg.matmul_transpose_b
+// CHECK:         math.exp
+// CHECK:         linalg.generic {{.+}}iterator_types = ["reduction", "parallel", "parallel"]
+// CHECK:         linalg.matmul_transpose_b
+// CHECK:         linalg.matmul ins
+// CHECK:         linalg.generic {{.+}}iterator_types = ["reduction", "parallel", "parallel"]
+// CHECK:   scf.forall.in_parallel
+// CHECK-COUNT-3: tensor.parallel_insert_slice
+nn.graph @grad(%dy: !nn.tensor<[B, T, 6], f32>, %q: !nn.tensor<[B, T, 8], f32>, %k: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>)
+    -> (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  %dq, %dk, %dv = nn.attention_grad %dy, %q, %k, %v heads 2 : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return %dq, %dk, %dv : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+}

@@ -1,0 +1,225 @@
+//===- AttentionTest.cpp - attention over long sequences ------------------===//
+//
+// The lowering walks blocks of 64 queries and 64 keys; the op-family tests
+// (LoweringTest, GradientTest) run sequences shorter than one block. Here
+// sequences span several blocks, end inside and on block borders, and are
+// empty or one frame long:
+//   * forward and gradient (nn.attention_grad) against the float64
+//     reference, with and without masks, self- and cross-attention;
+//   * batch invariance: each sequence computed alone gives exactly the
+//     values it gets in a batch of very different lengths whose padding
+//     holds NaN, and padded frames of every result are 0;
+//   * packed frames give exactly the padded results.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ExecutionUtil.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+using namespace nn;
+using namespace nn::testing;
+
+namespace {
+
+/// Self-attention (no mask, causal with a left context, chunked), the
+/// gradients of the causal one, and cross-attention from U with its
+/// gradients. $T and $U are the position axes of T and U frames.
+const char *kGraph = R"(
+nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
+            %v: !nn.tensor<[$T, 6], f32>, %dy: !nn.tensor<[$T, 6], f32>,
+            %u: !nn.tensor<[$U, 8], f32>, %du: !nn.tensor<[$U, 6], f32>)
+    -> (!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
+        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
+        !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
+        !nn.tensor<[$T, 6], f32>)
+    dims [$DIMS] {
+  %a = nn.attention %q, %k, %v heads 2 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  %c = nn.attention %q, %k, %v heads 2 causal left_context 70 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  %h = nn.attention %q, %k, %v heads 2 chunk_size 40 left_chunks 1 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  %dq, %dk, %dv = nn.attention_grad %dy, %q, %k, %v heads 2 causal left_context 70 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  %x = nn.attention %u, %k, %v heads 2 : !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  %xq, %xk, %xv = nn.attention_grad %du, %u, %k, %v heads 2 : !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  nn.return %a, %c, %h, %dq, %dk, %dv, %x, %xq, %xk, %xv
+      : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
+        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
+        !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
+        !nn.tensor<[$T, 6], f32>
+}
+)";
+
+/// kGraph with every `$name` replaced by its value.
+std::string
+instantiate(const std::vector<std::pair<std::string, std::string>> &values) {
+  std::string text = kGraph;
+  for (const auto &[name, value] : values)
+    for (size_t at; (at = text.find(name)) != std::string::npos;)
+      text.replace(at, name.size(), value);
+  return text;
+}
+
+const std::string kPadded =
+    instantiate({{"$DIMS", "B: batch, T: seq(B), U: seq(B)"},
+                 {"$T", "B, T"},
+                 {"$U", "B, U"}});
+const std::string kPacked = instantiate(
+    {{"$DIMS",
+      "B: batch, T: seq(B), U: seq(B), N: packed(B, T), M: packed(B, U)"},
+     {"$T", "N"},
+     {"$U", "M"}});
+
+/// The sequences: T lengths on, just past and between the block borders
+/// (64), and the shortest ones; U lengths for the cross-attention.
+const int32_t kTimeLengths[] = {150, 1, 0, 129, 64, 65};
+const int32_t kLabelLengths[] = {3, 0, 140, 64, 1, 128};
+
+/// (input name, features, over U) of the graph's inputs.
+struct InputSpec {
+  const char *name;
+  int64_t features;
+  bool labels;
+};
+const InputSpec kInputs[] = {{"q", 8, false}, {"k", 8, false},
+                             {"v", 6, false}, {"dy", 6, false},
+                             {"u", 8, true},  {"du", 6, true}};
+
+/// Feature f of frame t of input `input` of sequence `id`: the same
+/// whichever batch the sequence is in.
+float valueAt(unsigned input, int id, int64_t t, int64_t f) {
+  std::mt19937 rng(input * 1000003u + id * 10007u + t * 101u + f);
+  return std::normal_distribution<float>(0.0f, 1.0f)(rng);
+}
+
+/// Padded inputs for the sequences `ids` (indexes into the length
+/// tables); padded frames hold `pad`.
+RunInputs paddedInputs(const std::vector<int> &ids, float pad) {
+  RunInputs inputs;
+  for (int id : ids) {
+    inputs.lengths["T"].push_back(kTimeLengths[id]);
+    inputs.lengths["U"].push_back(kLabelLengths[id]);
+  }
+  auto longest = [](const std::vector<int32_t> &lengths) {
+    return int64_t{
+        std::max(1, *std::max_element(lengths.begin(), lengths.end()))};
+  };
+  int64_t batch = ids.size();
+  for (unsigned i = 0; i < std::size(kInputs); ++i) {
+    const InputSpec &spec = kInputs[i];
+    const std::vector<int32_t> &lengths =
+        inputs.lengths[spec.labels ? "U" : "T"];
+    int64_t frames = longest(lengths);
+    Tensor tensor(DType::f32, {batch, frames, spec.features});
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t t = 0; t < frames; ++t)
+        for (int64_t f = 0; f < spec.features; ++f)
+          tensor.data<float>()[(b * frames + t) * spec.features + f] =
+              t < lengths[b] ? valueAt(i, ids[b], t, f) : pad;
+    inputs.inputs[spec.name] = std::move(tensor);
+  }
+  return inputs;
+}
+
+/// The same frames packed: the real frames of each sequence in turn.
+RunInputs packedInputs(const RunInputs &padded) {
+  RunInputs packed;
+  packed.lengths = padded.lengths;
+  for (const InputSpec &spec : kInputs) {
+    const std::vector<int32_t> &lengths =
+        padded.lengths.at(spec.labels ? "U" : "T");
+    const Tensor &from = padded.inputs.at(spec.name);
+    int64_t frames = from.shape()[1], total = 0;
+    for (int32_t l : lengths)
+      total += l;
+    Tensor tensor(DType::f32, {total, spec.features});
+    int64_t row = 0;
+    for (size_t b = 0; b < lengths.size(); ++b)
+      for (int64_t t = 0; t < lengths[b]; ++t, ++row)
+        for (int64_t f = 0; f < spec.features; ++f)
+          tensor.data<float>()[row * spec.features + f] =
+              from.data<float>()[(b * frames + t) * spec.features + f];
+    packed.inputs[spec.name] = std::move(tensor);
+  }
+  // The packed graph keeps the padded sizes of T and U as dims only.
+  return packed;
+}
+
+/// Whether result `i` of kGraph is over U frames (else T frames).
+bool overLabels(size_t i) { return i == 6 || i == 7; }
+
+std::vector<int> allSequences() {
+  std::vector<int> ids(std::size(kTimeLengths));
+  for (size_t i = 0; i < ids.size(); ++i)
+    ids[i] = i;
+  return ids;
+}
+
+TEST(AttentionTest, LongSequencesMatchReference) {
+  Executable exe = compileOrDie(kPadded, /*pack=*/false, "g");
+  RunInputs inputs = paddedInputs(allSequences(), 0.0f);
+  RunResult result;
+  absl::Status status = exe.run(inputs, result);
+  ASSERT_TRUE(status.ok()) << status.message();
+  expectMatchesReference(kPadded, exe, inputs, result, 1e-4, 1e-5);
+}
+
+TEST(AttentionTest, SequenceAloneEqualsSequenceInBatchWithNanPadding) {
+  Executable exe = compileOrDie(kPadded, /*pack=*/false, "g");
+  std::vector<int> ids = allSequences();
+  RunResult batch;
+  absl::Status status = exe.run(
+      paddedInputs(ids, std::numeric_limits<float>::quiet_NaN()), batch);
+  ASSERT_TRUE(status.ok()) << status.message();
+  for (size_t b = 0; b < ids.size(); ++b) {
+    SCOPED_TRACE("sequence " + std::to_string(b));
+    RunResult alone;
+    status = exe.run(paddedInputs({ids[b]}, 0.0f), alone);
+    ASSERT_TRUE(status.ok()) << status.message();
+    ASSERT_EQ(alone.outputs.size(), batch.outputs.size());
+    for (size_t o = 0; o < batch.outputs.size(); ++o) {
+      const Tensor &inBatch = batch.outputs[o].second;
+      const Tensor &single = alone.outputs[o].second;
+      int64_t frames = inBatch.shape()[1], features = inBatch.shape()[2];
+      int64_t length = overLabels(o) ? kLabelLengths[b] : kTimeLengths[b];
+      for (int64_t t = 0; t < frames; ++t)
+        for (int64_t f = 0; f < features; ++f) {
+          float got = inBatch.data<float>()[(b * frames + t) * features + f];
+          if (t >= length) {
+            ASSERT_EQ(got, 0.0f) << batch.outputs[o].first << " padded frame "
+                                 << t << " feature " << f;
+            continue;
+          }
+          ASSERT_EQ(got, single.data<float>()[t * features + f])
+              << batch.outputs[o].first << " frame " << t << " feature " << f;
+        }
+    }
+  }
+}
+
+TEST(AttentionTest, PackedEqualsPadded) {
+  Executable padded = compileOrDie(kPadded, /*pack=*/false, "g");
+  Executable packed = compileOrDie(kPacked, /*pack=*/false, "g");
+  RunInputs inputs = paddedInputs(allSequences(), 0.0f);
+  RunResult a, b;
+  absl::Status status = padded.run(inputs, a);
+  ASSERT_TRUE(status.ok()) << status.message();
+  status = packed.run(packedInputs(inputs), b);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(a.outputs.size(), b.outputs.size());
+  for (size_t o = 0; o < a.outputs.size(); ++o) {
+    const std::vector<int32_t> &lengths =
+        inputs.lengths.at(overLabels(o) ? "U" : "T");
+    const Tensor &pad = a.outputs[o].second, &pack = b.outputs[o].second;
+    int64_t frames = pad.shape()[1], features = pad.shape()[2], row = 0;
+    for (size_t s = 0; s < lengths.size(); ++s)
+      for (int64_t t = 0; t < lengths[s]; ++t, ++row)
+        for (int64_t f = 0; f < features; ++f)
+          ASSERT_EQ(pack.data<float>()[row * features + f],
+                    pad.data<float>()[(s * frames + t) * features + f])
+              << a.outputs[o].first << " sequence " << s << " frame " << t;
+  }
+}
+
+} // namespace

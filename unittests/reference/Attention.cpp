@@ -1,0 +1,164 @@
+//===- Attention.cpp - reference evaluation of attention ------------------===//
+//
+// nn.attention and nn.attention_grad (dialects/nn/NNAttentionOps.td) the
+// textbook way: for each query frame, the full row of scores over its
+// sequence's visible keys, a softmax, and the weighted sum; the gradient
+// from the same rows. Nothing is blocked or rescaled as the lowering does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Evaluators.h"
+
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace nn::reference;
+
+namespace {
+
+/// What both ops say about heads, scale and mask.
+struct Attention {
+  int64_t heads, keyWidth, valueWidth;
+  double scale;
+  bool causal;
+  std::optional<int64_t> left, right, chunk, leftChunks;
+
+  template <typename OpTy> Attention(OpTy op) {
+    heads = static_cast<int64_t>(op.getHeads());
+    auto q = typeOf(op.getQuery()), v = typeOf(op.getValue());
+    keyWidth = q.getStaticSize(q.getRank() - 1) / heads;
+    valueWidth = v.getStaticSize(v.getRank() - 1) / heads;
+    scale = op.getScale() ? op.getScale()->convertToDouble()
+                          : 1.0 / std::sqrt(double(keyWidth));
+    causal = op.getCausal();
+    auto get = [](std::optional<uint64_t> x) -> std::optional<int64_t> {
+      if (x)
+        return int64_t(*x);
+      return std::nullopt;
+    };
+    left = get(op.getLeftContext());
+    right = get(op.getRightContext());
+    chunk = get(op.getChunkSize());
+    leftChunks = get(op.getLeftChunks());
+  }
+
+  bool sees(int64_t i, int64_t j) const {
+    if (causal && j > i)
+      return false;
+    if (left && j < i - *left)
+      return false;
+    if (right && j > i + *right)
+      return false;
+    if (chunk) {
+      int64_t c = i / *chunk;
+      if (j >= (c + 1) * *chunk)
+        return false;
+      if (leftChunks && j < (c - *leftChunks) * *chunk)
+        return false;
+    }
+    return true;
+  }
+
+  /// The attention weights of query row `qi` of sequence b over its keys
+  /// (0 for keys it may not see; all 0 when it sees none).
+  std::vector<double> weights(const Array &q, const Array &k,
+                              const FrameRows &qr, const FrameRows &kr,
+                              int64_t b, int64_t i, int64_t h) const {
+    int64_t qWidth = q.shape.back();
+    std::vector<double> p(kr.len[b], 0.0);
+    double max = -kInf;
+    for (int64_t j = 0; j < kr.len[b]; ++j) {
+      if (!sees(i, j))
+        continue;
+      double dot = 0;
+      for (int64_t d = 0; d < keyWidth; ++d)
+        dot += q.data[qr.row(b, i) * qWidth + h * keyWidth + d] *
+               k.data[kr.row(b, j) * qWidth + h * keyWidth + d];
+      p[j] = scale * dot;
+      max = std::max(max, p[j]);
+    }
+    double sum = 0;
+    for (int64_t j = 0; j < kr.len[b]; ++j) {
+      p[j] = sees(i, j) ? std::exp(p[j] - max) : 0.0;
+      sum += p[j];
+    }
+    for (double &x : p)
+      x = sum > 0 ? x / sum : 0.0;
+    return p;
+  }
+};
+
+void evalAttentionOp(Frame &f, ir::AttentionOp op) {
+  Attention a(op);
+  const Array &q = f.operand(op, 0), &k = f.operand(op, 1),
+              &v = f.operand(op, 2);
+  FrameRows qr = frameRows(f, typeOf(op.getQuery()));
+  FrameRows kr = frameRows(f, typeOf(op.getKey()));
+  Array y = zeros(f.shape(typeOf(op.getResult())));
+  int64_t vWidth = v.shape.back();
+  for (int64_t b = 0; b < (int64_t)qr.len.size(); ++b)
+    for (int64_t i = 0; i < qr.len[b]; ++i)
+      for (int64_t h = 0; h < a.heads; ++h) {
+        std::vector<double> p = a.weights(q, k, qr, kr, b, i, h);
+        for (int64_t j = 0; j < kr.len[b]; ++j)
+          for (int64_t d = 0; d < a.valueWidth; ++d)
+            y.data[qr.row(b, i) * vWidth + h * a.valueWidth + d] +=
+                p[j] * v.data[kr.row(b, j) * vWidth + h * a.valueWidth + d];
+      }
+  f.setResult(op, y);
+}
+
+void evalAttentionGradOp(Frame &f, ir::AttentionGradOp op) {
+  Attention a(op);
+  const Array &dy = f.operand(op, 0), &q = f.operand(op, 1),
+              &k = f.operand(op, 2), &v = f.operand(op, 3);
+  FrameRows qr = frameRows(f, typeOf(op.getQuery()));
+  FrameRows kr = frameRows(f, typeOf(op.getKey()));
+  Array dq = zeros(q.shape), dk = zeros(k.shape), dv = zeros(v.shape);
+  int64_t qWidth = q.shape.back(), vWidth = v.shape.back();
+  for (int64_t b = 0; b < (int64_t)qr.len.size(); ++b)
+    for (int64_t i = 0; i < qr.len[b]; ++i)
+      for (int64_t h = 0; h < a.heads; ++h) {
+        std::vector<double> p = a.weights(q, k, qr, kr, b, i, h);
+        auto dyAt = [&](int64_t d) {
+          return dy.data[qr.row(b, i) * vWidth + h * a.valueWidth + d];
+        };
+        // dp[j] = dy[i] . v[j]; ds[j] = p[j] (dp[j] - sum_j' p[j'] dp[j']).
+        std::vector<double> dp(kr.len[b], 0.0);
+        double expected = 0;
+        for (int64_t j = 0; j < kr.len[b]; ++j) {
+          for (int64_t d = 0; d < a.valueWidth; ++d)
+            dp[j] +=
+                dyAt(d) * v.data[kr.row(b, j) * vWidth + h * a.valueWidth + d];
+          expected += p[j] * dp[j];
+        }
+        for (int64_t j = 0; j < kr.len[b]; ++j) {
+          double ds = p[j] * (dp[j] - expected);
+          for (int64_t d = 0; d < a.keyWidth; ++d) {
+            int64_t qAt = qr.row(b, i) * qWidth + h * a.keyWidth + d;
+            int64_t kAt = kr.row(b, j) * qWidth + h * a.keyWidth + d;
+            dq.data[qAt] += a.scale * ds * k.data[kAt];
+            dk.data[kAt] += a.scale * ds * q.data[qAt];
+          }
+          for (int64_t d = 0; d < a.valueWidth; ++d)
+            dv.data[kr.row(b, j) * vWidth + h * a.valueWidth + d] +=
+                p[j] * dyAt(d);
+        }
+      }
+  f.setResult(op, dq, 0);
+  f.setResult(op, dk, 1);
+  f.setResult(op, dv, 2);
+}
+
+} // namespace
+
+bool nn::reference::evaluateAttentionOp(Frame &f, Operation *op) {
+  bool handled = true;
+  llvm::TypeSwitch<Operation *>(op)
+      .Case([&](ir::AttentionOp o) { evalAttentionOp(f, o); })
+      .Case([&](ir::AttentionGradOp o) { evalAttentionGradOp(f, o); })
+      .Default([&](Operation *) { handled = false; });
+  return handled;
+}
