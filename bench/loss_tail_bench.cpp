@@ -28,6 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchCompile.h"
 #include "BenchData.h"
 #include "nn/Compiler.h"
 #include "nn/Npy.h"
@@ -72,69 +73,6 @@ std::string gemmSource(int vocabulary) {
     << "  %y = nn.linear %x, %w : " << x << ", " << w << "\n"
     << "  nn.return %y : " << y << "\n}\n";
   return s.str();
-}
-
-/// Whether generated loops are compiled for threads (--no-threaded-code
-/// compiles every artifact without them, to compare in separate runs).
-bool gThreadedCode = true;
-
-/// The f32 GEMM library of every artifact (--gemm-library onednn|openblas).
-nn::GemmLibrary gGemmLibrary = nn::GemmLibrary::onednn;
-
-/// How the loss tail is compiled: unfused, or fused (nn-fuse-loss-tail)
-/// with its gradient in the forward's sweep or recomputed.
-enum class Fusion { Unfused = 0, Sweep = 1, Recompute = 2 };
-
-nn::Executable compile(const std::string &source, bool pack, bool blas,
-                       bool grads = false,
-                       std::vector<std::string> inputGradients = {},
-                       bool trainStep = false, bool training = false,
-                       Fusion fusion = Fusion::Sweep, bool saveLstmTape = true,
-                       nn::PackFrontier frontier = nn::PackFrontier::cost) {
-  nn::CompileOptions options;
-  options.optimize.pack = pack;
-  options.optimize.packFrontier = frontier;
-  options.optimize.fuseLossTail = fusion != Fusion::Unfused;
-  options.optimize.lossTailBackward = fusion == Fusion::Recompute
-                                          ? nn::LossTailBackward::recompute
-                                          : nn::LossTailBackward::sweep;
-  options.codegen.blas = blas;
-  options.grads = grads;
-  options.inputGradients = std::move(inputGradients);
-  options.training = training;
-  options.trainStep = trainStep;
-  options.cpu.threads = gThreadedCode;
-  options.cpu.gemmLibrary = gGemmLibrary;
-  options.optimize.saveLstmTape = saveLstmTape;
-  nn::Executable exe;
-  absl::StatusOr<nn::Artifact> artifact =
-      nn::compileSource(source, "bench.mlir", options);
-  absl::Status status = artifact.status();
-  if (status.ok())
-    status = nn::Executable::load(artifact->path(), exe);
-  if (!status.ok()) {
-    std::fprintf(stderr, "nn-bench: %s\n",
-                 std::string(status.message()).c_str());
-    std::exit(1);
-  }
-  return exe;
-}
-
-/// Runs `exe` for the benchmark, then once more to measure the peak of
-/// the large buffers live during a run (runtime/Allocator.h: blocks of
-/// 1 MiB and more), reported in MiB.
-void runMeasured(benchmark::State &state, nn::Executable &exe,
-                 const nn::RunInputs &inputs, nn::RunResult &result) {
-  for (auto _ : state) {
-    absl::Status status = exe.run(inputs, result);
-    if (!status.ok())
-      state.SkipWithError(std::string(status.message()).c_str());
-  }
-  result = nn::RunResult();
-  nn::runtime::resetPeakLiveBytes();
-  (void)exe.run(inputs, result);
-  state.counters["peak_MiB"] =
-      static_cast<double>(nn::runtime::peakLiveBytes()) / (1 << 20);
 }
 
 /// range(2) = 1: forward and backward (gradients of the weight, the bias

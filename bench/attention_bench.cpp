@@ -1,0 +1,79 @@
+//===- attention_bench.cpp - self-attention over a speech batch -----------===//
+//
+// nn.attention as a Conformer encoder runs it: the benchmark's batch
+// (B = 32 LibriSpeech lengths, in frames after 4x subsampling), d_model 256 in
+// 4 heads, no mask, under an MSE loss so that the backward (the gradients of
+// queries, keys and values) can be measured. Padded inputs, or packed ones
+// (pack=earliest moves the attention behind the pack). Counters: frames (real
+// query frames) per second, and GFLOP/s of the score and weighted-sum GEMMs the
+// batch needs (each sequence against itself: 4 sum_b T_b^2 d flops forward; the
+// backward recomputes the forward's two and adds five more). `padded_work` is
+// how much more a dense padded attention would do: B T_max^2 / sum_b T_b^2.
+//
+//   build/bin/nn-bench --benchmark_filter=benchAttention [--threads N]
+//
+//===----------------------------------------------------------------------===//
+
+#include "BenchCompile.h"
+#include "BenchData.h"
+#include "nn/Synthetic.h"
+
+#include <sstream>
+
+using namespace nn::bench;
+
+namespace {
+
+constexpr int kModel = 256, kHeads = 4;
+
+std::string attentionSource() {
+  std::string t = "!nn.tensor<[B, T, " + std::to_string(kModel) + "], f32>";
+  std::ostringstream s;
+  s << "nn.graph @attention(%q: " << t << ", %k: " << t << ", %v: " << t
+    << ", %target: " << t << ") dims [B: batch, T: seq(B)] {\n"
+    << "  %y = nn.attention %q, %k, %v heads " << kHeads << " : " << t << ", "
+    << t << ", " << t << "\n"
+    << "  %e = nn.mse %y, %target : " << t << ", " << t << "\n"
+    << "  nn.mark_loss %e as \"mse\" normalize per_frame : "
+    << "!nn.tensor<[B, T], f32>\n  nn.return\n}\n";
+  return s.str();
+}
+
+/// range(0) = 1: forward and backward; range(1) = 1: packed.
+void benchAttention(benchmark::State &state) {
+  bool backward = state.range(0), packed = state.range(1);
+  double frames = 0, squares = 0;
+  int64_t longest = 0;
+  for (int32_t t : gLengths) {
+    frames += t;
+    squares += double(t) * t;
+    longest = std::max<int64_t>(longest, t);
+  }
+  std::vector<std::string> inputGradients;
+  if (backward)
+    inputGradients = {"q", "k", "v"};
+  nn::Executable exe =
+      compile(attentionSource(), packed, true, backward, inputGradients, false,
+              false, Fusion::Sweep, true, nn::PackFrontier::earliest);
+  std::mt19937 rng(11);
+  nn::RunInputs inputs =
+      nn::syntheticBatch(exe.manifest(), kBatch, {{"T", gLengths}}, rng, 0.0);
+  nn::RunResult result;
+  runMeasured(state, exe, inputs, result);
+  double gemms = backward ? 9 : 2;
+  state.counters["frames_per_s"] =
+      benchmark::Counter(frames, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(gemms * 2 * squares * kModel * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["padded_work"] = kBatch * double(longest) * longest / squares;
+  state.SetLabel(std::string(backward ? "forward+backward" : "forward") +
+                 (packed ? ", packed" : ", padded"));
+}
+
+} // namespace
+
+BENCHMARK(benchAttention)
+    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
