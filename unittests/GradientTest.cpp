@@ -94,7 +94,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
   nn.mark_loss %ce2 as "err" normalize per_frame as_error : !nn.tensor<[B, T], f32>
   nn.return
 })"},
-    // Elementwise products and sums, relu, gelu, dropout (evaluation),
+    // Elementwise products and sums, relu, gelu, silu, glu, dropout (evaluation),
     // softmax, and MSE normalized per sequence, unnormalized.
     {"elementwise_softmax_mse", R"(
 nn.parameter @w : !nn.tensor<[3, 3], f32>
@@ -108,7 +108,10 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %r: !nn.tensor<[B, T, 3], f32>)
   %m = nn.mul %a, %b : !nn.tensor<[B, T, 3], f32>
   %r1 = nn.relu %m : !nn.tensor<[B, T, 3], f32>
   %g1 = nn.gelu %b : !nn.tensor<[B, T, 3], f32>
-  %s = nn.add %r1, %g1 : !nn.tensor<[B, T, 3], f32>
+  %w1 = nn.silu %g1 : !nn.tensor<[B, T, 3], f32>
+  %c1 = nn.concat %w1, %a : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 3], f32>
+  %u1 = nn.glu %c1 : !nn.tensor<[B, T, 6], f32>
+  %s = nn.add %r1, %u1 : !nn.tensor<[B, T, 3], f32>
   %d = nn.dropout %s rate 1.000000e-01 : !nn.tensor<[B, T, 3], f32>
   %p = nn.softmax %d : !nn.tensor<[B, T, 3], f32>
   %e = nn.mse %p, %r : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 3], f32>

@@ -1,7 +1,8 @@
 //===- RandomGraphTest.cpp - pack on vs off on seeded random graphs -------===//
 //
 // Each seed builds a graph: an optional sequence-mixing layer (LSTM in any
-// direction, convolution or pooling, stride 1 or 2), a random frame-wise
+// direction, convolution or pooling, stride 1 or 2, self-attention with or
+// without a mask), a random frame-wise
 // chain after it (linear, activations, layer norm, dropout, softmax, add,
 // mul, concat with earlier values) and one or two random losses (cross
 // entropy from logits or log-probs with or without label smoothing, or
@@ -93,7 +94,7 @@ std::string GraphGenerator::generate() {
   }
 
   // The sequence-mixing layer (the frontier of every loss).
-  switch (pick(0, 3)) {
+  switch (pick(0, 4)) {
   case 0: // none: the frontier is the graph argument
     break;
   case 1: { // LSTM
@@ -142,6 +143,19 @@ std::string GraphGenerator::generate() {
     body << "  " << result << " = nn.pool " << (coin() ? "max" : "avg") << " "
          << input << " window " << window << " stride " << stride << " : ("
          << inType() << ") -> " << type(inWidth) << "\n";
+    h = result;
+    break;
+  }
+  case 4: { // self-attention: queries a linear of the input, a mask or none
+    std::string q = linear(input, inWidth, inWidth);
+    int heads = inWidth % 2 == 0 ? pick(1, 2) : 1;
+    const char *masks[] = {"", " causal", " causal left_context 1",
+                           " left_context 2 right_context 1",
+                           " chunk_size 2", " chunk_size 3 left_chunks 1"};
+    std::string result = fresh();
+    body << "  " << result << " = nn.attention " << q << ", " << input << ", "
+         << input << " heads " << heads << masks[pick(0, 5)] << " : "
+         << inType() << ", " << inType() << ", " << inType() << "\n";
     h = result;
     break;
   }

@@ -124,7 +124,8 @@ def NN_Activation : I32EnumAttr<"Activation",
     I32EnumAttrCase<"relu", 0>,
     I32EnumAttrCase<"tanh", 1>,
     I32EnumAttrCase<"sigmoid", 2>,
-    I32EnumAttrCase<"gelu", 3>]> {
+    I32EnumAttrCase<"gelu", 3>,
+    I32EnumAttrCase<"silu", 4>]> {
   let cppNamespace = "::mlir::nn";
 }
 

@@ -213,6 +213,66 @@ LogicalResult EmbeddingOp::verify() {
   return requireResultDims(*this, dims, table.getElementType());
 }
 
+/// The type of a glu's result for input `input` `[P..., 2C]`: `[P..., C]`,
+/// or failure with an error from `emitError` when the input has no one
+/// feature axis of even size.
+static FailureOr<NNTensorType> gluResultType(NNTensorType input,
+                                             EmitErrorFn emitError) {
+  int64_t features = featureSize(input);
+  if (input.getNumPositionDims() + 1 != input.getRank() || features < 2 ||
+      features % 2 != 0)
+    return emitError() << "input must have position axes then one feature "
+                          "axis of even size, got "
+                       << input;
+  return inferredType(input.getContext(), input.getDims(), true, features / 2,
+                      input.getElementType());
+}
+
+LogicalResult GluOp::verify() {
+  FailureOr<NNTensorType> result =
+      gluResultType(tensorOf(getInput()), [&] { return emitOpError(); });
+  if (failed(result))
+    return failure();
+  if (tensorOf(getResult()) != *result)
+    return emitOpError() << "result must be " << *result << ", got "
+                         << getResult().getType();
+  return success();
+}
+
+LogicalResult GluOp::inferReturnTypes(MLIRContext *context,
+                                      std::optional<Location> location,
+                                      ValueRange operands, DictionaryAttr,
+                                      OpaqueProperties, RegionRange,
+                                      SmallVectorImpl<Type> &inferred) {
+  FailureOr<NNTensorType> input =
+      inferenceOperand(location, operands, 0, "input");
+  if (failed(input))
+    return failure();
+  FailureOr<int64_t> features = inferenceStaticSize(
+      location, *input, -1, "input must have a static feature axis");
+  if (failed(features))
+    return failure();
+  if (*features % 2 != 0)
+    return emitOptionalError(location,
+                             "input must have an even number of "
+                             "features, got ",
+                             *input);
+  inferred.push_back(inferredType(context, input->getDims(), true,
+                                  *features / 2, input->getElementType()));
+  return success();
+}
+
+LogicalResult GluGradOp::verify() {
+  FailureOr<NNTensorType> result =
+      gluResultType(tensorOf(getInput()), [&] { return emitOpError(); });
+  if (failed(result))
+    return failure();
+  if (tensorOf(getGrad()) != *result)
+    return emitOpError() << "grad must be the glu's result type " << *result
+                         << ", got " << getGrad().getType();
+  return success();
+}
+
 LogicalResult EmbeddingOp::inferReturnTypes(MLIRContext *context,
                                             std::optional<Location> location,
                                             ValueRange operands, DictionaryAttr,

@@ -111,6 +111,8 @@ def NN_SigmoidOp : NN_UnaryFrameWiseOp<"sigmoid", "logistic function",
 def NN_GeluOp : NN_UnaryFrameWiseOp<"gelu", "GELU, exact (erf) form",
     "Each element: `x / 2 * (1 + erf(x / sqrt(2)))` (the exact form, not "
     "the tanh approximation).">;
+def NN_SiluOp : NN_UnaryFrameWiseOp<"silu", "SiLU (Swish), x sigmoid(x)",
+    "Each element: `x / (1 + exp(-x))`, the Conformer's activation.">;
 def NN_SoftmaxOp : NN_UnaryFrameWiseOp<"softmax", "softmax over the feature axis",
     "Each frame: `exp(x_i - max x) / sum_j exp(x_j - max x)` over the one "
     "static feature axis, which the input must have.",
@@ -181,6 +183,25 @@ def NN_LayerNormOp : NN_FrameWiseOp<"layer_norm", [
     $input `,` $scale `,` $bias attr-dict `:` qualified(type($input)) `,`
     qualified(type($scale)) `,` qualified(type($bias))
   }];
+  let hasVerifier = 1;
+}
+
+def NN_GluOp : NN_FrameWiseOp<"glu", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
+  let summary = "gated linear unit over the feature axis";
+  let description = [{
+    `input` `[P..., 2C]`, result `[P..., C]`: `a * sigmoid(b)` with `a` the
+    features `[0, C)` and `b` the features `[C, 2C)` (PyTorch's
+    `glu(x, dim=-1)`; the gate of the Conformer's convolution module).
+
+    ```mlir
+    %g = nn.glu %x : !nn.tensor<[B, T, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$input attr-dict `:` qualified(type($input))";
   let hasVerifier = 1;
 }
 

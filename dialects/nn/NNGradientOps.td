@@ -105,7 +105,7 @@ def NN_ActivationGradOp : NN_FrameWiseOp<"activation_grad", [
     `grad` is the gradient of the activation's result, `input` its input;
     the result is `grad * f'(input)` elementwise (relu: `x > 0`; tanh:
     `1 - tanh(x)^2`; sigmoid: `s(x)(1 - s(x))`; gelu, exact form:
-    `Phi(x) + x phi(x)`).
+    `Phi(x) + x phi(x)`; silu: `s(x)(1 + x (1 - s(x)))`).
 
     ```mlir
     %dx = nn.activation_grad tanh %dy, %x : !nn.tensor<[B, T, 256], f32>
@@ -117,6 +117,27 @@ def NN_ActivationGradOp : NN_FrameWiseOp<"activation_grad", [
   let assemblyFormat = [{
     $kind $grad `,` $input attr-dict `:` qualified(type($input))
   }];
+}
+
+def NN_GluGradOp : NN_FrameWiseOp<"glu_grad", [
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "the input gradient of nn.glu";
+  let description = [{
+    `grad` `[P..., C]` is the gradient of a glu's result, `input`
+    `[P..., 2C]` its input `[a, b]`; the result is
+    `[grad * s(b), grad * a * s(b) (1 - s(b))]` with `s` the sigmoid.
+
+    ```mlir
+    %dx = nn.glu_grad %dy, %x : !nn.tensor<[B, T, 256], f32>, !nn.tensor<[B, T, 512], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$input);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $input attr-dict `:` qualified(type($grad)) `,`
+    qualified(type($input))
+  }];
+  let hasVerifier = 1;
 }
 
 def NN_LogSoftmaxGradOp : NN_FrameWiseOp<"log_softmax_grad", [

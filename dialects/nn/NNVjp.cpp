@@ -59,6 +59,22 @@ LogicalResult GeluOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
                        operandGradients);
 }
 
+LogicalResult SiluOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                               SmallVectorImpl<Value> &operandGradients) {
+  return activationVjp(*this, b, Activation::silu, resultGradients,
+                       operandGradients);
+}
+
+LogicalResult GluOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                              SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  operandGradients.push_back(
+      dy ? b.create<GluGradOp>(getLoc(), getInput().getType(), dy, getInput())
+               .getResult()
+         : Value());
+  return success();
+}
+
 LogicalResult SoftmaxOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
                                   SmallVectorImpl<Value> &operandGradients) {
   Value dy = resultGradients[0];

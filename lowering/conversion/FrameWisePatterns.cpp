@@ -87,6 +87,53 @@ Value ElementwiseConversion<GeluOp>::compute(Scalar &s, ValueRange a) {
   return s.mul(s.mul(s.f(t, 0.5), a[0]), s.add(s.f(t, 1.0), erf));
 }
 
+template <>
+Value ElementwiseConversion<SiluOp>::compute(Scalar &s, ValueRange a) {
+  return s.mul(a[0], s.sigmoid(a[0]));
+}
+
+/// a * sigmoid(b) over the feature halves [a, b].
+class GluConversion : public NNConversionPattern<GluOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(GluOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    NNTensorType type = typeOf(op.getResult());
+    int64_t half = type.getStaticSize(type.getRank() - 1);
+    Value x = adaptor.getInput();
+    return SmallVector<Value>{lb.map(
+        type, {lb.sliceFeatures(x, 0, half), lb.sliceFeatures(x, half, half)},
+        [](Scalar &s, ValueRange a) { return s.mul(a[0], s.sigmoid(a[1])); })};
+  }
+};
+
+/// [dy s(b), dy a s(b) (1 - s(b))], the halves side by side.
+class GluGradConversion : public NNConversionPattern<GluGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(GluGradOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    NNTensorType halfType = typeOf(op.getGrad());
+    int64_t half = halfType.getStaticSize(halfType.getRank() - 1);
+    Value x = adaptor.getInput(), dy = adaptor.getGrad();
+    Value a = lb.sliceFeatures(x, 0, half), b = lb.sliceFeatures(x, half, half);
+    Value da = lb.map(halfType, {dy, b}, [](Scalar &s, ValueRange v) {
+      return s.mul(v[0], s.sigmoid(v[1]));
+    });
+    Value db = lb.map(halfType, {dy, a, b}, [](Scalar &s, ValueRange v) {
+      Value gate = s.sigmoid(v[2]);
+      Value one = s.f(gate.getType(), 1.0);
+      return s.mul(s.mul(v[0], v[1]), s.mul(gate, s.sub(one, gate)));
+    });
+    SmallVector<OpFoldResult> positions = lb.sizes(halfType);
+    positions.pop_back();
+    return SmallVector<Value>{lb.concatFeatures(
+        {da, db}, positions, {half, half}, halfType.getElementType())};
+  }
+};
+
 class SoftmaxConversion : public NNConversionPattern<SoftmaxOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -538,6 +585,12 @@ public:
             derivative = s.add(cdf, s.mul(x, pdf));
             break;
           }
+          case Activation::silu: {
+            // s(x) + x s(x) (1 - s(x)).
+            Value y = s.sigmoid(x);
+            derivative = s.mul(y, s.add(one, s.mul(x, s.sub(one, y))));
+            break;
+          }
           }
           return s.mul(dy, derivative);
         })};
@@ -797,7 +850,8 @@ void mlir::nn::populateFrameWiseConversionPatterns(
   patterns.add<LinearConversion, ElementwiseConversion<AddOp>,
                ElementwiseConversion<MulOp>, ElementwiseConversion<ReluOp>,
                ElementwiseConversion<TanhOp>, ElementwiseConversion<SigmoidOp>,
-               ElementwiseConversion<GeluOp>, SoftmaxConversion,
+               ElementwiseConversion<GeluOp>, ElementwiseConversion<SiluOp>,
+               GluConversion, GluGradConversion, SoftmaxConversion,
                LogSoftmaxConversion, DropoutConversion, SpecAugmentConversion,
                LayerNormConversion, EmbeddingConversion, ConcatConversion,
                LinearGradInputConversion, LinearGradWeightConversion,

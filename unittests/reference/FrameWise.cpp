@@ -158,6 +158,20 @@ void evalSpecAugmentOp(Frame &f, ir::SpecAugmentOp op) {
   f.setResult(op, y);
 }
 
+/// result[p, c] = x[p, c] sigmoid(x[p, C + c]).
+void evalGluOp(Frame &f, ir::GluOp op) {
+  const Array &x = f.operand(op, 0);
+  int64_t width = x.shape.back(), half = width / 2;
+  std::vector<int64_t> shape = x.shape;
+  shape.back() = half;
+  Array y = zeros(shape);
+  for (int64_t p = 0; p < count(x.shape) / width; ++p)
+    for (int64_t c = 0; c < half; ++c)
+      y.data[p * half + c] =
+          x.data[p * width + c] * sigmoid(x.data[p * width + half + c]);
+  f.setResult(op, y);
+}
+
 void evalActivationOp(Frame &f, Operation *unary) {
   Array y = f.operand(unary, 0);
   for (double &v : y.data) {
@@ -169,6 +183,8 @@ void evalActivationOp(Frame &f, Operation *unary) {
       v = sigmoid(v);
     else if (isa<ir::GeluOp>(unary))
       v = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    else if (isa<ir::SiluOp>(unary))
+      v = v * sigmoid(v);
   }
   f.setResult(unary, y);
 }
@@ -246,8 +262,9 @@ bool nn::reference::evaluateFrameWiseOp(Frame &f, Operation *op) {
       .Case<ir::AddOp, ir::MulOp>([&](Operation *o) { evalAddOrMulOp(f, o); })
       .Case([&](ir::DropoutOp o) { evalDropoutOp(f, o); })
       .Case([&](ir::SpecAugmentOp o) { evalSpecAugmentOp(f, o); })
-      .Case<ir::ReluOp, ir::TanhOp, ir::SigmoidOp, ir::GeluOp>(
+      .Case<ir::ReluOp, ir::TanhOp, ir::SigmoidOp, ir::GeluOp, ir::SiluOp>(
           [&](Operation *o) { evalActivationOp(f, o); })
+      .Case([&](ir::GluOp o) { evalGluOp(f, o); })
       .Case([&](ir::LogSoftmaxOp o) { evalLogSoftmaxOp(f, o); })
       .Case([&](ir::SoftmaxOp o) { evalSoftmaxOp(f, o); })
       .Case([&](ir::LayerNormOp o) { evalLayerNormOp(f, o); })

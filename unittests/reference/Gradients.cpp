@@ -101,9 +101,29 @@ void evalActivationGradOp(Frame &f, ir::ActivationGradOp op) {
       d = 0.5 * (1.0 + std::erf(v / std::sqrt(2.0))) +
           v * std::exp(-0.5 * v * v) / std::sqrt(2.0 * M_PI);
       break;
+    case ir::Activation::silu:
+      // d/dx x s(x) = s(x) + x s'(x).
+      d = sigmoid(v) + v * sigmoid(v) * (1.0 - sigmoid(v));
+      break;
     }
     dx.data[i] *= d;
   }
+  f.setResult(op, dx);
+}
+
+/// d/da a s(b) = s(b); d/db a s(b) = a s(b) (1 - s(b)).
+void evalGluGradOp(Frame &f, ir::GluGradOp op) {
+  const Array &dy = f.operand(op, 0), &x = f.operand(op, 1);
+  int64_t width = x.shape.back(), half = width / 2;
+  Array dx = zeros(x.shape);
+  for (int64_t p = 0; p < count(x.shape) / width; ++p)
+    for (int64_t c = 0; c < half; ++c) {
+      double a = x.data[p * width + c],
+             s = sigmoid(x.data[p * width + half + c]);
+      double g = dy.data[p * half + c];
+      dx.data[p * width + c] = g * s;
+      dx.data[p * width + half + c] = g * a * s * (1.0 - s);
+    }
   f.setResult(op, dx);
 }
 
@@ -270,6 +290,7 @@ bool nn::reference::evaluateGradientOp(Frame &f, Operation *op) {
       .Case([&](ir::LinearGradWeightOp o) { evalLinearGradWeightOp(f, o); })
       .Case([&](ir::SumPositionsOp o) { evalSumPositionsOp(f, o); })
       .Case([&](ir::ActivationGradOp o) { evalActivationGradOp(f, o); })
+      .Case([&](ir::GluGradOp o) { evalGluGradOp(f, o); })
       .Case<ir::LogSoftmaxGradOp, ir::SoftmaxGradOp>(
           [&](Operation *o) { evalSoftmaxGradOp(f, o); })
       .Case([&](ir::CrossEntropyGradOp o) { evalCrossEntropyGradOp(f, o); })

@@ -166,3 +166,27 @@ nn.graph @g(%i: !nn.tensor<[B, T], i32>, %e: !nn.tensor<[10, 4], f32>) dims [B: 
   %r = "nn.embedding"(%i, %e) : (!nn.tensor<[B, T], i32>, !nn.tensor<[10, 4], f32>) -> !nn.tensor<[B, T, 5], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 5], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{input must have an even number of features, got '!nn.tensor<[B, T, 5], f32>'}}
+  %y = nn.glu %x : !nn.tensor<[B, T, 5], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{result must be '!nn.tensor<[B, T, 2], f32>', got '!nn.tensor<[B, T, 4], f32>'}}
+  %y = "nn.glu"(%x) : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%dy: !nn.tensor<[B, T, 4], f32>, %x: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{grad must be the glu's result type '!nn.tensor<[B, T, 2], f32>', got '!nn.tensor<[B, T, 4], f32>'}}
+  %dx = nn.glu_grad %dy, %x : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  nn.return
+}

@@ -31,6 +31,10 @@ nn.graph @frame_wise(%x: !nn.tensor<[B, T, 8], f32>, %ids: !nn.tensor<[B, T], i3
   %s = nn.sigmoid %t : !nn.tensor<[B, T, 16], f32>
   // CHECK: %[[GE:.+]] = nn.gelu %[[S]] : !nn.tensor<[B, T, 16], f32>
   %ge = nn.gelu %s : !nn.tensor<[B, T, 16], f32>
+  // CHECK: nn.silu %[[GE]] : !nn.tensor<[B, T, 16], f32>
+  %sw = nn.silu %ge : !nn.tensor<[B, T, 16], f32>
+  // CHECK: nn.glu %{{.+}} : !nn.tensor<[B, T, 16], f32>
+  %gl = nn.glu %sw : !nn.tensor<[B, T, 16], f32>
   // CHECK: %[[D:.+]] = nn.dropout %[[GE]] rate 2.500000e-01 : !nn.tensor<[B, T, 16], f32>
   %d = nn.dropout %ge rate 0.25 : !nn.tensor<[B, T, 16], f32>
   // CHECK: %[[N:.+]] = nn.layer_norm %[[D]], %[[G]], %[[G]] {epsilon = 1.000000e-03 : f64} : !nn.tensor<[B, T, 16], f32>, !nn.tensor<[16], f32>, !nn.tensor<[16], f32>
