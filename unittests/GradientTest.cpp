@@ -226,13 +226,17 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
   nn.return
 })"},
     // conv1d: stride 1 with an odd kernel, stride 2 with an even one (a
-    // derived dim), with and without bias; the first conv's input
-    // gradient reaches the linear before it.
+    // derived dim), with and without bias, depthwise (groups = channels)
+    // and grouped (2 groups of 2 in, 4 out, gated by a glu); the first
+    // conv's input gradient reaches the linear before it.
     {"conv1d", R"(
 nn.parameter @w0 : !nn.tensor<[3, 2], f32>
 nn.parameter @k1 : !nn.tensor<[4, 3, 3], f32>
 nn.parameter @c1 : !nn.tensor<[4], f32>
 nn.parameter @k2 : !nn.tensor<[3, 4, 4], f32>
+nn.parameter @k3 : !nn.tensor<[4, 3, 1], f32>
+nn.parameter @c3 : !nn.tensor<[4], f32>
+nn.parameter @k4 : !nn.tensor<[8, 2, 2], f32>
 nn.parameter @wo : !nn.tensor<[3, 3], f32>
 nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>)
     dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
@@ -240,11 +244,17 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>)
   %k1 = nn.param_ref @k1 : !nn.tensor<[4, 3, 3], f32>
   %c1 = nn.param_ref @c1 : !nn.tensor<[4], f32>
   %k2 = nn.param_ref @k2 : !nn.tensor<[3, 4, 4], f32>
+  %k3 = nn.param_ref @k3 : !nn.tensor<[4, 3, 1], f32>
+  %c3 = nn.param_ref @c3 : !nn.tensor<[4], f32>
+  %k4 = nn.param_ref @k4 : !nn.tensor<[8, 2, 2], f32>
   %wo = nn.param_ref @wo : !nn.tensor<[3, 3], f32>
   %h = nn.linear %x, %w0 : !nn.tensor<[B, T, 2], f32>, !nn.tensor<[3, 2], f32>
   %c = nn.conv1d %h, %k1, %c1 stride 1 : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3, 3], f32>, !nn.tensor<[4], f32>) -> !nn.tensor<[B, T, 4], f32>
   %a = nn.tanh %c : !nn.tensor<[B, T, 4], f32>
-  %d = nn.conv1d %a, %k2 stride 2 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4, 4], f32>) -> !nn.tensor<[B, T2, 3], f32>
+  %dw = nn.conv1d %a, %k3, %c3 stride 1 groups 4 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 1], f32>, !nn.tensor<[4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %g = nn.conv1d %dw, %k4 stride 1 groups 2 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[8, 2, 2], f32>) -> !nn.tensor<[B, T, 8], f32>
+  %gs = nn.glu %g : !nn.tensor<[B, T, 8], f32>
+  %d = nn.conv1d %gs, %k2 stride 2 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4, 4], f32>) -> !nn.tensor<[B, T2, 3], f32>
   %l = nn.linear %d, %wo : !nn.tensor<[B, T2, 3], f32>, !nn.tensor<[3, 3], f32>
   %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T2, 3], f32>, !nn.tensor<[B, T2], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T2], f32>

@@ -101,19 +101,22 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>)
 nn.parameter @w1 : !nn.tensor<[3, 3, 2], f32>
 nn.parameter @b1 : !nn.tensor<[3], f32>
 nn.parameter @w2 : !nn.tensor<[2, 2, 2], f32>
+nn.parameter @w3 : !nn.tensor<[4, 3, 1], f32>
 nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>)
     -> (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T2, 2], f32>, !nn.tensor<[B, T2, 2], f32>,
-        !nn.tensor<[B, T, 2], f32>)
+        !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T2, 4], f32>)
     dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
   %w1 = nn.param_ref @w1 : !nn.tensor<[3, 3, 2], f32>
   %b1 = nn.param_ref @b1 : !nn.tensor<[3], f32>
   %w2 = nn.param_ref @w2 : !nn.tensor<[2, 2, 2], f32>
+  %w3 = nn.param_ref @w3 : !nn.tensor<[4, 3, 1], f32>
   %c1 = nn.conv1d %x, %w1, %b1 stride 1 : (!nn.tensor<[B, T, 2], f32>, !nn.tensor<[3, 3, 2], f32>, !nn.tensor<[3], f32>) -> !nn.tensor<[B, T, 3], f32>
   %c2 = nn.conv1d %x, %w2 stride 2 : (!nn.tensor<[B, T, 2], f32>, !nn.tensor<[2, 2, 2], f32>) -> !nn.tensor<[B, T2, 2], f32>
   %p1 = nn.pool max %x window 3 stride 2 : (!nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T2, 2], f32>
   %p2 = nn.pool avg %x window 2 stride 1 : (!nn.tensor<[B, T, 2], f32>) -> !nn.tensor<[B, T, 2], f32>
-  nn.return %c1, %c2, %p1, %p2 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T2, 2], f32>,
-      !nn.tensor<[B, T2, 2], f32>, !nn.tensor<[B, T, 2], f32>
+  %c3 = nn.conv1d %x, %w3 stride 2 groups 2 : (!nn.tensor<[B, T, 2], f32>, !nn.tensor<[4, 3, 1], f32>) -> !nn.tensor<[B, T2, 4], f32>
+  nn.return %c1, %c2, %p1, %p2, %c3 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T2, 2], f32>,
+      !nn.tensor<[B, T2, 2], f32>, !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T2, 4], f32>
 })"},
     // Self-attention without a mask, with each mask, with a given scale;
     // cross-attention from a second sequence dim U.

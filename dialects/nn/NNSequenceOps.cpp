@@ -243,16 +243,23 @@ static LogicalResult verifyStridedFrames(Operation *op, Value input,
 static LogicalResult verifyConv1dOperands(Operation *op, Value input,
                                           Value weightValue, Value bias,
                                           Value output, StringRef outputName,
-                                          int64_t stride) {
+                                          int64_t stride, int64_t groups) {
   if (failed(verifyStridedFrames(op, input, output, outputName, stride)))
     return failure();
   NNTensorType weight = tensorOf(weightValue);
   int64_t inChannels = featureSize(tensorOf(input));
+  if (inChannels % groups != 0)
+    return op->emitOpError() << groups << " groups must divide the input's "
+                             << inChannels << " channels";
   if (!weight.hasStaticShape() || weight.getRank() != 3 ||
-      weight.getStaticSize(2) != inChannels || weight.getStaticSize(1) < 1)
+      weight.getStaticSize(2) != inChannels / groups ||
+      weight.getStaticSize(1) < 1)
     return op->emitOpError() << "weight must be static [out, kernel, "
-                             << inChannels << "], got " << weight;
+                             << inChannels / groups << "], got " << weight;
   int64_t outChannels = weight.getStaticSize(0);
+  if (outChannels % groups != 0)
+    return op->emitOpError() << groups << " groups must divide the "
+                             << outChannels << " output channels";
   if (bias && failed(requireStaticShape(op, bias, "bias", {outChannels})))
     return failure();
   NNTensorType result = tensorOf(output);
@@ -276,25 +283,26 @@ double Conv1dOp::getPaddedFrameWork() {
 }
 
 LogicalResult Conv1dOp::verify() {
-  return verifyConv1dOperands(*this, getInput(), getWeight(), getBias(),
-                              getResult(), "result",
-                              static_cast<int64_t>(getStride()));
+  return verifyConv1dOperands(
+      *this, getInput(), getWeight(), getBias(), getResult(), "result",
+      static_cast<int64_t>(getStride()), static_cast<int64_t>(getGroups()));
 }
 
 LogicalResult Conv1dGradOp::verify() {
-  return verifyConv1dOperands(*this, getInput(), getWeight(), Value(),
-                              getGrad(), "grad",
-                              static_cast<int64_t>(getStride()));
+  return verifyConv1dOperands(
+      *this, getInput(), getWeight(), Value(), getGrad(), "grad",
+      static_cast<int64_t>(getStride()), static_cast<int64_t>(getGroups()));
 }
 
 // Glorot/Xavier uniform weights with the fans counted PyTorch's way
-// (kernel times channels), zero biases.
+// (kernel times the channels of one group), zero biases.
 ParameterInit Conv1dOp::getParameterInit(OpOperand &operand) {
   if (operand.get() == getWeight()) {
-    NNTensorType weight = tensorOf(getWeight()); // [Cout, K, Cin]
+    NNTensorType weight = tensorOf(getWeight()); // [Cout, K, Cin / G]
     int64_t kernel = weight.getStaticSize(1);
+    int64_t groups = static_cast<int64_t>(getGroups());
     return ParameterInit::glorot(kernel * weight.getStaticSize(2),
-                                 kernel * weight.getStaticSize(0));
+                                 kernel * weight.getStaticSize(0) / groups);
   }
   return operand.get() == getBias() ? ParameterInit::zeros() : ParameterInit();
 }

@@ -104,10 +104,14 @@ def NN_Conv1dOp : NN_Op<"conv1d", [Pure,
     DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "convolution over a sequence axis with 'same' padding";
   let description = [{
-    `input` `[B, T, Cin]`, `weight` `[Cout, K, Cin]`, optional `bias`
-    `[Cout]`. Output frame `t` sees input frames
+    `input` `[B, T, Cin]`, `weight` `[Cout, K, Cin / groups]`, optional
+    `bias` `[Cout]`. Output frame `t` sees input frames
     `t * stride - (K - 1) / 2 + k`, `k < K`; frames outside the sequence's
-    own length read zero. The result is `[B, T', Cout]` with `T' = T` for
+    own length read zero. With `groups G` (default 1; it must divide `Cin`
+    and `Cout`), output channel `o` reads only the input channels of its
+    group, `[g Cin / G, (g + 1) Cin / G)` with `g = o / (Cout / G)`:
+    `groups Cin` with `Cout = Cin` is a depthwise convolution (the
+    Conformer's convolution module). The result is `[B, T', Cout]` with `T' = T` for
     stride 1, else a dim declared `seq(B) = ceildiv(T, stride)`. Packed
     input `[N, Cin]` (`N` declared `packed(B, T)`) gives packed output
     `[N', Cout]` (`N'` declared `packed(B, T')`), the same frames: a window
@@ -117,15 +121,18 @@ def NN_Conv1dOp : NN_Op<"conv1d", [Pure,
     %y = nn.conv1d %x, %w, %b stride 2 : (!nn.tensor<[B, T, 80], f32>,
         !nn.tensor<[256, 3, 80], f32>, !nn.tensor<[256], f32>)
         -> !nn.tensor<[B, T2, 256], f32>
+    %d = nn.conv1d %y, %dw stride 1 groups 256 : (!nn.tensor<[B, T2, 256], f32>,
+        !nn.tensor<[256, 31, 1], f32>) -> !nn.tensor<[B, T2, 256], f32>
     ```
   }];
   let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
                        Optional<NN_FloatTensor>:$bias,
-                       NN_PositiveI64Attr:$stride);
+                       NN_PositiveI64Attr:$stride,
+                       DefaultValuedAttr<NN_PositiveI64Attr, "1">:$groups);
   let results = (outs NN_Tensor:$result);
   let assemblyFormat = [{
-    $input `,` $weight (`,` $bias^)? `stride` $stride attr-dict `:`
-    functional-type(operands, results)
+    $input `,` $weight (`,` $bias^)? `stride` $stride (`groups` $groups^)?
+    attr-dict `:` functional-type(operands, results)
   }];
   let hasVerifier = 1;
 }
@@ -233,7 +240,7 @@ def NN_Conv1dGradOp : NN_Op<"conv1d_grad", [Pure,
   let summary = "the input and weight gradients of nn.conv1d";
   let description = [{
     `grad` `[B, T', Cout]` is the gradient of a conv1d's result; `input`,
-    `weight` and `stride` are the conv's. Valid output frame `t'` read
+    `weight`, `stride` and `groups` are the conv's. Valid output frame `t'` read
     input frame `s = t' * stride - (K - 1) / 2 + k` through weight tap `k`
     when `s` was inside its sequence; each such pair contributes
     `grad[t'] w[k]` to the input gradient at `s` and `grad[t'] x[s]` to
@@ -247,11 +254,13 @@ def NN_Conv1dGradOp : NN_Op<"conv1d_grad", [Pure,
     ```
   }];
   let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$input,
-                       NN_FloatTensor:$weight, NN_PositiveI64Attr:$stride);
+                       NN_FloatTensor:$weight, NN_PositiveI64Attr:$stride,
+                       DefaultValuedAttr<NN_PositiveI64Attr, "1">:$groups);
   let results = (outs NN_FloatTensor:$input_grad,
                       NN_FloatTensor:$weight_grad);
   let assemblyFormat = [{
-    $grad `,` $input `,` $weight `stride` $stride attr-dict `:`
+    $grad `,` $input `,` $weight `stride` $stride (`groups` $groups^)?
+    attr-dict `:`
     qualified(type($grad)) `,` qualified(type($input)) `,`
     qualified(type($weight))
   }];

@@ -371,7 +371,7 @@ LogicalResult Conv1dOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
     return success();
   }
   auto grad = b.create<Conv1dGradOp>(getLoc(), dy, getInput(), getWeight(),
-                                     getStrideAttr());
+                                     getStrideAttr(), getGroupsAttr());
   operandGradients.push_back(grad.getInputGrad());
   operandGradients.push_back(grad.getWeightGrad());
   if (getBias())

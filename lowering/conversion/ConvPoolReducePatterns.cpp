@@ -118,6 +118,17 @@ Value windowStart(Scalar &s, Value outFrame, int64_t stride, int64_t offset) {
   return s.sub(s.mul(outFrame, s.idx(stride)), s.idx(offset));
 }
 
+/// The first input channel of output channel `o`'s group: with `groups`
+/// groups, `o / (outChannels / groups) * inPerGroup` (0 for one group).
+Value groupStart(Scalar &s, Value o, int64_t groups, int64_t outChannels,
+                 int64_t inPerGroup) {
+  if (groups == 1)
+    return s.idx(0);
+  Value group =
+      s.b.create<arith::DivUIOp>(s.loc, o, s.idx(outChannels / groups));
+  return s.mul(group, s.idx(inPerGroup));
+}
+
 class Conv1dConversion : public NNConversionPattern<Conv1dOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -132,6 +143,8 @@ public:
     auto wType = cast<RankedTensorType>(w.getType());
     int64_t kernel = wType.getDimSize(1);
     int64_t stride = op.getStride();
+    auto groups = static_cast<int64_t>(op.getGroups());
+    int64_t outChannels = wType.getDimSize(0), inPerGroup = wType.getDimSize(2);
     Type element = type.getElementType();
     unsigned p = out.getPositionDims();
     Value init = lb.filled(lb.sizes(type), element, 0.0);
@@ -143,8 +156,8 @@ public:
                      [&](OpBuilder &nested, Location l, ValueRange a) {
                        nested.create<linalg::YieldOp>(l, a[0]);
                      });
-    // Iteration space (positions..., o, k, c); x is read by index so that
-    // frames outside [0, len(b)) read zero.
+    // Iteration space (positions..., o, k, c), c within o's group; x is
+    // read by index so that frames outside [0, len(b)) read zero.
     Value result = lb.generic(
         init.getType(), {w}, init,
         {dimsMap(b, p + 3, {p, p + 1, p + 2}),
@@ -158,7 +171,10 @@ public:
           Value valid =
               s.andI(s.ge(t, s.idx(0)), s.lt(t, in.length(s, sequence)));
           Value safe = s.select(valid, t, s.idx(0));
-          Value v = in.read(s, x, sequence, safe, s.index(p + 2));
+          Value channel =
+              s.add(groupStart(s, s.index(p), groups, outChannels, inPerGroup),
+                    s.index(p + 2));
+          Value v = in.read(s, x, sequence, safe, channel);
           v = s.select(valid, v, s.f(element, 0.0));
           nested.create<linalg::YieldOp>(l, s.add(a[1], s.mul(v, a[0])));
         });
@@ -186,21 +202,44 @@ public:
     int64_t kernel = wType.getDimSize(1);
     int64_t pad = (kernel - 1) / 2;
     int64_t stride = op.getStride();
+    auto groups = static_cast<int64_t>(op.getGroups());
+    int64_t outChannels = wType.getDimSize(0), inPerGroup = wType.getDimSize(2);
+    int64_t outPerGroup = outChannels / groups;
     Type element = inputType.getElementType();
     unsigned p = in.getPositionDims();
 
-    // dx: iteration space (positions..., c, o, k). The input gradient of a
-    // conv that reads graph inputs (a first layer) has no use: not
-    // computed.
+    // dx: iteration space (positions..., c, o, k), o over the output
+    // channels of c's group: all of them for one group, when the weight is
+    // read through an affine map; with groups, o is the index within the
+    // group and the weight is read by index. The input gradient of a conv
+    // that reads graph inputs (a first layer) has no use: not computed.
     Value dx = lb.empty(lb.sizes(inputType), element);
-    if (!op.getInputGrad().use_empty())
+    if (!op.getInputGrad().use_empty()) {
+      // A generic's loop bounds come from its operands: with groups, an
+      // unread [Cout / G, K] operand spans o within the group and k.
+      Value span = w;
+      AffineMap spanMap = dimsMap(b, p + 3, {p + 1, p + 2, p});
+      if (groups > 1) {
+        span = lb.empty({b.getIndexAttr(outPerGroup), b.getIndexAttr(kernel)},
+                        element);
+        spanMap = dimsMap(b, p + 3, {p + 1, p + 2});
+      }
       dx = lb.generic(
-          dx.getType(), {w}, lb.fill(dx, 0.0),
-          {dimsMap(b, p + 3, {p + 1, p + 2, p}),
-           dimsMap(b, p + 3, leading(p, {p}))},
-          iteratorsOf(p + 1, 2),
+          dx.getType(), {span}, lb.fill(dx, 0.0),
+          {spanMap, dimsMap(b, p + 3, leading(p, {p}))}, iteratorsOf(p + 1, 2),
           [&](OpBuilder &nested, Location l, ValueRange a) {
             Scalar s{nested, l};
+            Value o = s.index(p + 1), weight = a[0];
+            if (groups > 1) {
+              Value c = s.index(p);
+              Value group =
+                  nested.create<arith::DivUIOp>(l, c, s.idx(inPerGroup));
+              o = s.add(s.mul(group, s.idx(outPerGroup)), o);
+              Value local =
+                  nested.create<arith::RemUIOp>(l, c, s.idx(inPerGroup));
+              weight = nested.create<tensor::ExtractOp>(
+                  l, w, ValueRange{o, s.index(p + 2), local});
+            }
             auto [sequence, frame] = in.current(s);
             Value numerator = s.sub(s.add(frame, s.idx(pad)), s.index(p + 2));
             Value strideIdx = s.idx(stride);
@@ -212,10 +251,11 @@ public:
                                         s.lt(t, out.length(s, sequence))));
             valid = s.andI(valid, s.lt(frame, in.length(s, sequence)));
             Value safe = s.select(valid, t, s.idx(0));
-            Value g = out.read(s, dy, sequence, safe, s.index(p + 1));
-            Value term = s.select(valid, s.mul(g, a[0]), s.f(element, 0.0));
+            Value g = out.read(s, dy, sequence, safe, o);
+            Value term = s.select(valid, s.mul(g, weight), s.f(element, 0.0));
             nested.create<linalg::YieldOp>(l, s.add(a[1], term));
           });
+    }
 
     // dw: iteration space (out positions..., o, k, c).
     unsigned q = out.getPositionDims();
@@ -240,7 +280,10 @@ public:
                                s.andI(s.ge(frame, s.idx(0)),
                                       s.lt(frame, in.length(s, sequence))));
           Value safe = s.select(valid, frame, s.idx(0));
-          Value v = in.read(s, x, sequence, safe, s.index(q + 2));
+          Value channel =
+              s.add(groupStart(s, s.index(q), groups, outChannels, inPerGroup),
+                    s.index(q + 2));
+          Value v = in.read(s, x, sequence, safe, channel);
           nested.create<linalg::YieldOp>(
               l, s.select(valid, s.add(a[1], s.mul(a[0], v)), a[1]));
         });

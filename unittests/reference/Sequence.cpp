@@ -162,19 +162,23 @@ void evalConv1dOp(Frame &f, ir::Conv1dOp conv) {
   FrameRows out = frameRows(f, typeOf(conv.getResult()));
   const std::vector<int64_t> &len = in.len;
   Array y = zeros(f.shape(typeOf(conv.getResult())));
-  int64_t outC = w.shape[0], kernel = w.shape[1], inC = w.shape[2];
+  // Weights [outC, K, groupC]: output channel o reads the groupC input
+  // channels of its group, starting at (o / (outC / groups)) groupC.
+  int64_t outC = w.shape[0], kernel = w.shape[1], groupC = w.shape[2];
+  int64_t inC = x.shape.back(), groups = conv.getGroups();
   int64_t stride = conv.getStride();
   for (int64_t b = 0; b < (int64_t)len.size(); ++b)
     for (int64_t t = 0; t < out.rows[b]; ++t)
       for (int64_t o = 0; o < outC; ++o) {
         double sum = conv.getBias() ? f.operand(conv, 2).data[o] : 0.0;
+        int64_t first = o / (outC / groups) * groupC;
         for (int64_t k = 0; k < kernel; ++k) {
           int64_t source = t * stride - (kernel - 1) / 2 + k;
           if (source < 0 || source >= len[b])
             continue;
-          for (int64_t c = 0; c < inC; ++c)
-            sum += w.data[(o * kernel + k) * inC + c] *
-                   x.data[in.row(b, source) * inC + c];
+          for (int64_t c = 0; c < groupC; ++c)
+            sum += w.data[(o * kernel + k) * groupC + c] *
+                   x.data[in.row(b, source) * inC + first + c];
         }
         y.data[out.row(b, t) * outC + o] = sum;
       }
@@ -263,7 +267,8 @@ void evalConv1dGradOp(Frame &f, ir::Conv1dGradOp grad) {
   FrameRows in = frameRows(f, typeOf(grad.getInput()));
   FrameRows out = frameRows(f, typeOf(grad.getGrad()));
   const std::vector<int64_t> &len = in.len;
-  int64_t outC = w.shape[0], kernel = w.shape[1], inC = w.shape[2];
+  int64_t outC = w.shape[0], kernel = w.shape[1], groupC = w.shape[2];
+  int64_t inC = x.shape.back(), groups = grad.getGroups();
   int64_t stride = grad.getStride();
   Array dx = zeros(x.shape), dw = zeros(w.shape);
   for (int64_t b = 0; b < (int64_t)len.size(); ++b)
@@ -274,11 +279,12 @@ void evalConv1dGradOp(Frame &f, ir::Conv1dGradOp grad) {
           continue;
         for (int64_t o = 0; o < outC; ++o) {
           double g = dy.data[out.row(b, t) * outC + o];
-          for (int64_t c = 0; c < inC; ++c) {
-            dx.data[in.row(b, source) * inC + c] +=
-                g * w.data[(o * kernel + k) * inC + c];
-            dw.data[(o * kernel + k) * inC + c] +=
-                g * x.data[in.row(b, source) * inC + c];
+          int64_t first = o / (outC / groups) * groupC;
+          for (int64_t c = 0; c < groupC; ++c) {
+            dx.data[in.row(b, source) * inC + first + c] +=
+                g * w.data[(o * kernel + k) * groupC + c];
+            dw.data[(o * kernel + k) * groupC + c] +=
+                g * x.data[in.row(b, source) * inC + first + c];
           }
         }
       }

@@ -250,3 +250,27 @@ nn.graph @g(%x: !nn.tensor<[N, 2], f32>) dims [B: batch, T: seq(B), T2: seq(B) =
   %p = nn.pool max %x window 2 stride 2 : (!nn.tensor<[N, 2], f32>) -> !nn.tensor<[N, 2], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 6], f32>, %w: !nn.tensor<[6, 3, 1], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{4 groups must divide the input's 6 channels}}
+  %y = nn.conv1d %x, %w stride 1 groups 4 : (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[6, 3, 1], f32>) -> !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 6], f32>, %w: !nn.tensor<[6, 3, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{weight must be static [out, kernel, 3], got '!nn.tensor<[6, 3, 6], f32>'}}
+  %y = nn.conv1d %x, %w stride 1 groups 2 : (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[6, 3, 6], f32>) -> !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 6], f32>, %w: !nn.tensor<[5, 3, 3], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{2 groups must divide the 5 output channels}}
+  %y = nn.conv1d %x, %w stride 1 groups 2 : (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[5, 3, 3], f32>) -> !nn.tensor<[B, T, 5], f32>
+  nn.return
+}

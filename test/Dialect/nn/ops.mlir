@@ -56,7 +56,7 @@ nn.graph @frame_wise(%x: !nn.tensor<[B, T, 8], f32>, %ids: !nn.tensor<[B, T], i3
 nn.graph @sequence_mixing(%x: !nn.tensor<[B, T, 8], f32>,
                           %wi: !nn.tensor<[16, 8], f32>, %wh: !nn.tensor<[16, 4], f32>, %b: !nn.tensor<[16], f32>,
                           %bwi: !nn.tensor<[2, 16, 8], f32>, %bwh: !nn.tensor<[2, 16, 4], f32>, %bb: !nn.tensor<[2, 16], f32>,
-                          %cw: !nn.tensor<[6, 3, 8], f32>, %cb: !nn.tensor<[6], f32>)
+                          %cw: !nn.tensor<[6, 3, 8], f32>, %cb: !nn.tensor<[6], f32>, %dww: !nn.tensor<[8, 3, 1], f32>)
     -> (!nn.tensor<[B, 8], f32>, !nn.tensor<[B, T4, 6], f32>)
     dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), T4: seq(B) = ceildiv(T2, 2)] {
   // CHECK: nn.lstm forward %{{.+}} : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>, !nn.tensor<[16, 4], f32>, !nn.tensor<[16], f32>
@@ -69,6 +69,8 @@ nn.graph @sequence_mixing(%x: !nn.tensor<[B, T, 8], f32>,
   %conv = nn.conv1d %bi, %cw, %cb stride 2 : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 3, 8], f32>, !nn.tensor<[6], f32>) -> !nn.tensor<[B, T2, 6], f32>
   // CHECK: nn.conv1d %[[BI]], %{{[^,]+}} stride 1 : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 3, 8], f32>) -> !nn.tensor<[B, T, 6], f32>
   %conv1 = nn.conv1d %bi, %cw stride 1 : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 3, 8], f32>) -> !nn.tensor<[B, T, 6], f32>
+  // CHECK: nn.conv1d %[[BI]], %{{[^,]+}} stride 1 groups 8 : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[8, 3, 1], f32>) -> !nn.tensor<[B, T, 8], f32>
+  %dwc = nn.conv1d %bi, %dww stride 1 groups 8 : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[8, 3, 1], f32>) -> !nn.tensor<[B, T, 8], f32>
   // CHECK: %[[P:.+]] = nn.pool avg %[[CONV]] window 2 stride 2 : (!nn.tensor<[B, T2, 6], f32>) -> !nn.tensor<[B, T4, 6], f32>
   %p = nn.pool avg %conv window 2 stride 2 : (!nn.tensor<[B, T2, 6], f32>) -> !nn.tensor<[B, T4, 6], f32>
   // CHECK: nn.pool max %{{.+}} window 3 stride 1
