@@ -3,7 +3,14 @@
 #include "ExecutionUtil.h"
 
 #include "lowering/Pipelines.h"
+#include "lowering/Registration.h"
 #include "nn/Synthetic.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 
 #include <algorithm>
 
@@ -201,4 +208,35 @@ void nn::testing::expectSameResults(const Manifest &manifest,
                                   << ": " << x.at(flat) << " vs " << y.at(flat);
                 });
   }
+}
+
+std::string nn::testing::transform(
+    const std::string &source, bool training, bool pack, bool grads,
+    const std::vector<std::string> &inputGradients, const std::string &graph) {
+  mlir::DialectRegistry registry;
+  mlir::nn::registerPipelineDialects(registry);
+  mlir::MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(source,
+                                              mlir::ParserConfig(&context));
+  if (!module)
+    return "";
+  mlir::PassManager pm(&context);
+  if (training)
+    pm.addPass(mlir::nn::createNNDropoutTraining());
+  if (pack)
+    pm.addPass(mlir::nn::createNNPackBeforeLoss());
+  if (grads) {
+    mlir::nn::NNAutodiffOptions options;
+    options.inputNames = inputGradients;
+    options.graphName = graph;
+    pm.addPass(mlir::nn::createNNAutodiff(options));
+  }
+  if (mlir::failed(pm.run(*module)))
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module->print(os);
+  return text;
 }

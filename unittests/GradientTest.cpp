@@ -94,7 +94,8 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
   nn.mark_loss %ce2 as "err" normalize per_frame as_error : !nn.tensor<[B, T], f32>
   nn.return
 })"},
-    // Elementwise products and sums, relu, gelu, silu, glu, dropout (evaluation),
+    // Elementwise products and sums, relu, gelu, silu, glu, dropout
+    // (evaluation),
     // softmax, and MSE normalized per sequence, unnormalized.
     {"elementwise_softmax_mse", R"(
 nn.parameter @w : !nn.tensor<[3, 3], f32>
@@ -527,36 +528,6 @@ nn.graph @g(%x: !nn.tensor<[B, K, 3], f32>, %y: !nn.tensor<[B, K], i32>, %err: !
 /// `source` with nn-dropout-training (when `training`), nn-pack-before-loss
 /// (when `pack`) and nn-autodiff (when `grads`) applied, printed: the
 /// reference evaluates it like any graph.
-std::string transform(const std::string &source, bool training, bool pack,
-                      bool grads,
-                      const std::vector<std::string> &inputGradients = {}) {
-  mlir::DialectRegistry registry;
-  mlir::nn::registerPipelineDialects(registry);
-  mlir::MLIRContext context(registry);
-  context.loadAllAvailableDialects();
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(source,
-                                              mlir::ParserConfig(&context));
-  if (!module)
-    return "";
-  mlir::PassManager pm(&context);
-  if (training)
-    pm.addPass(mlir::nn::createNNDropoutTraining());
-  if (pack)
-    pm.addPass(mlir::nn::createNNPackBeforeLoss());
-  if (grads) {
-    mlir::nn::NNAutodiffOptions options;
-    options.inputNames = inputGradients;
-    pm.addPass(mlir::nn::createNNAutodiff(options));
-  }
-  if (mlir::failed(pm.run(*module)))
-    return "";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  module->print(os);
-  return text;
-}
-
 std::string differentiate(const std::string &source, bool pack) {
   return transform(source, /*training=*/false, pack, /*grads=*/true);
 }

@@ -51,3 +51,22 @@
 // CONV-NEXT: %[[P:.+]] = nn.pack %[[LOGITS]] : !nn.tensor<[Bc, Tc6, 128], f32> -> !nn.tensor<[N_Tc6, 128], f32>
 // CONV: nn.cross_entropy %[[P]]
 // CONV: nn.ctc_loss %[[P]]
+
+// The Conformer example: after nn-inline-calls, the cost model packs the
+// subsampled features and runs both blocks on packed rows (attention and
+// the depthwise convolutions included); only the logits that greedy
+// decoding reads are unpacked. The strided subsampling convolution stays
+// padded (the pass moves no strided op).
+// RUN: nn-opt %nn_src/examples/speech/conformer_ctc.mlir --nn-inline-calls=graph=ctc --nn-pack-before-loss | FileCheck %s --check-prefix=CONFORMER
+// CONFORMER-LABEL: nn.graph @ctc
+// CONFORMER: %[[SUB:.+]] = nn.conv1d {{.+}} stride 2 : {{.+}} -> !nn.tensor<[B, T2, 96], f32>
+// CONFORMER-NEXT: %[[P:.+]] = nn.pack %[[SUB]] : !nn.tensor<[B, T2, 96], f32> -> !nn.tensor<[N_T2, 96], f32>
+// CONFORMER-NOT: nn.pack
+// CONFORMER: nn.attention {{.+}} heads 4 : !nn.tensor<[N_T2, 96], f32>
+// CONFORMER: nn.conv1d {{.+}} stride 1 groups 96 : (!nn.tensor<[N_T2, 96], f32>
+// CONFORMER: nn.attention {{.+}} heads 4 : !nn.tensor<[N_T2, 96], f32>
+// CONFORMER: nn.conv1d {{.+}} stride 1 groups 96 : (!nn.tensor<[N_T2, 96], f32>
+// CONFORMER: %[[LOGITS:.+]] = nn.linear {{.+}} : !nn.tensor<[N_T2, 96], f32>, !nn.tensor<[17, 96], f32>
+// CONFORMER-NEXT: %[[OUT:.+]] = nn.unpack %[[LOGITS]]
+// CONFORMER-NEXT: nn.ctc_loss %[[LOGITS]]
+// CONFORMER: nn.ctc_greedy_decode %[[OUT]]
