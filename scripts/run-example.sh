@@ -11,7 +11,8 @@
 # minimum expected risk over its N-best lists, in one command. Last, speech
 # from audio: the spoken-word task synthesized by eSpeak NG (dev voices
 # never heard in training), imported into normalized log-mel features,
-# a BLSTM trained with CTC for 10 epochs (examples/speech/ctc.mlir), the
+# a Conformer trained with CTC for 10 epochs
+# (examples/speech/conformer_ctc.mlir, packed after its subsampling), the
 # dev word error rate (`wer`, computed in the graph) falling each epoch,
 # and the last checkpoint decoded into words by nn-decode.
 set -euo pipefail
@@ -34,7 +35,7 @@ work="${NN_BUILD_DIR:-build}/recipe.work"
 rm -rf "$work"
 "$bin/nn-train" --stages examples/recipe/recipe.json --work-dir "$work" \
     --verbose --log-every 128
-echo "== speech from audio: the spoken-word task (digits), CTC, dev word error rate per epoch"
+echo "== speech from audio: the spoken-word task (digits), a Conformer with CTC, dev word error rate per epoch"
 speech="${NN_BUILD_DIR:-build}/speech.work"
 rm -rf "$speech"
 "$bin/nn-data" synthesize speech "$speech/audio" --vocabulary digits \
@@ -46,14 +47,14 @@ tokens="$speech/audio/tokens.txt"
 "$bin/nn-data" import "$speech/audio/dev" "$speech/dev.npz" \
     --num-mel-bins 40 --vocab "$tokens" --cmvn-stats "$speech/train.cmvn.npz" \
     2>/dev/null
-"$bin/nn-train" examples/speech/ctc.mlir --entry ctc \
+"$bin/nn-train" examples/speech/conformer_ctc.mlir --entry ctc \
     --data "$speech/train.npz" --dev "$speech/dev.npz" --batch-size 16 \
-    --epochs 10 --lr cosine:peak=3e-3,warmup=50,total=1880,final=1e-4 \
+    --epochs 10 --lr cosine:peak=2e-3,warmup=100,total=1880,final=1e-4 \
     --save "$speech/checkpoints" --keep 1 --seed 1 \
     --tensorboard "$speech/tensorboard"
 # The last checkpoint decoded and spelled as words; its word error rate
 # is the last epoch's dev `wer` above.
-"$bin/nn-decode" examples/speech/ctc.mlir --entry decode \
+"$bin/nn-decode" examples/speech/conformer_ctc.mlir --entry decode \
     --params "$(ls "$speech"/checkpoints/step-*.npz | tail -n 1)" \
     --data "$speech/dev.npz" --vocab "$tokens" --out "$speech/dev.txt" \
     2>"$speech/decode.log"
