@@ -262,7 +262,8 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>)
   nn.return
 })"},
     // Self-attention over projections of one input (their gradients add
-    // into it), causal with a left context, and cross-attention from a
+    // into it; queries and keys with rotary position embeddings), causal
+    // with a left context, and cross-attention from a
     // second sequence dim; CE over both.
     {"attention", R"(
 nn.parameter @wq : !nn.tensor<[4, 3], f32>
@@ -281,7 +282,9 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>,
   %q = nn.linear %x, %wq : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
   %k = nn.linear %x, %wk : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
   %v = nn.linear %x, %wv : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
-  %a = nn.attention %q, %k, %v heads 2 causal left_context 2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  %qr = nn.rotary %q heads 2 base 1.000000e+01 : !nn.tensor<[B, T, 4], f32>
+  %kr = nn.rotary %k heads 2 base 1.000000e+01 : !nn.tensor<[B, T, 4], f32>
+  %a = nn.attention %qr, %kr, %v heads 2 causal left_context 2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
   %o = nn.linear %a, %wo : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
   %ce = nn.cross_entropy %o, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>

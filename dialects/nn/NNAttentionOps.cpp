@@ -158,6 +158,32 @@ double AttentionOp::getPaddedFrameWork() {
 }
 
 //===----------------------------------------------------------------------===//
+// RotaryOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RotaryOp::verify() {
+  FailureOr<DimContext> context = DimContext::get(*this);
+  if (failed(context) ||
+      failed(requireSequenceFrames(*this, *context, getInput(), "input")) ||
+      failed(requireOneFeatureAxis(*this, getInput(), "input")))
+    return failure();
+  int64_t features = featureSize(tensorOf(getInput()));
+  auto heads = static_cast<int64_t>(getHeads());
+  if (features % heads != 0 || (features / heads) % 2 != 0)
+    return emitOpError() << heads << " heads must divide the input's "
+                         << features << " features into heads of an even size";
+  return success();
+}
+
+bool RotaryOp::hasPackedForm() { return true; }
+
+/// The padded form rotates every padded frame too (a sine, a cosine and
+/// four multiply-adds per pair).
+double RotaryOp::getPaddedFrameWork() {
+  return 4.0 * featureSize(tensorOf(getResult()));
+}
+
+//===----------------------------------------------------------------------===//
 // AttentionGradOp
 //===----------------------------------------------------------------------===//
 

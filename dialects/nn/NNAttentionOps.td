@@ -118,4 +118,39 @@ def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure,
   }];
 }
 
+def NN_RotaryOp : NN_SequenceMixingOp<"rotary", [
+    AllTypesMatch<["input", "result"]>,
+    DeclareOpInterfaceMethods<NN_SequenceMixingOpInterface,
+                              ["hasPackedForm", "getPaddedFrameWork"]>,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
+  let summary = "rotary position embedding, by each frame's place in its sequence";
+  let description = [{
+    `input` `[B, T, H * D]` (or packed `[N, H * D]`), `D` even: in each
+    head, the feature pairs `(2i, 2i + 1)` of frame `t` are rotated by the
+    angle `t * base^(-2i / D)` (RoFormer, Su et al. 2021, with the pairs
+    interleaved as in the paper):
+
+        y[2i]     = x[2i] cos(a) - x[2i + 1] sin(a)
+        y[2i + 1] = x[2i] sin(a) + x[2i + 1] cos(a)
+
+    `t` is the frame's index within its own sequence, so the queries and
+    keys of self-attention see each other's relative distance whatever
+    the batch and padding are. `inverse` rotates by `-a` (the gradient).
+    Padded frames give 0.
+
+    ```mlir
+    %qr = nn.rotary %q heads 4 : !nn.tensor<[B, T, 256], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, NN_PositiveI64Attr:$heads,
+                       DefaultValuedAttr<NN_PositiveF64Attr, "10000.0">:$base,
+                       UnitAttr:$inverse);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = [{
+    $input `heads` $heads (`base` $base^)? (`inverse` $inverse^)? attr-dict
+    `:` qualified(type($input))
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // NN_ATTENTION_OPS_TD

@@ -397,6 +397,19 @@ LogicalResult AttentionOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
+/// A rotation's transpose is the rotation by the opposite angle.
+LogicalResult RotaryOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                 SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  operandGradients.push_back(
+      dy ? b.create<RotaryOp>(
+                getLoc(), dy.getType(), dy, getHeadsAttr(), getBaseAttr(),
+                getInverse() ? UnitAttr() : UnitAttr::get(getContext()))
+               .getResult()
+         : Value());
+  return success();
+}
+
 /// Each sequence's value reached every one of its frames: its gradient is
 /// the masked sum over them.
 LogicalResult

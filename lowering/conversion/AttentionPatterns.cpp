@@ -14,7 +14,8 @@
 // keys again to form the block's weights and their gradients
 // (FlashAttention-2's backward with the statistics recomputed instead of
 // saved). The block GEMMs are linalg matmuls that nn-gemm-to-blas hands to
-// BLAS.
+// BLAS. nn.rotary, the position embedding that attention's queries and
+// keys take, is one generic over the frames.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,9 +23,11 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -622,10 +625,86 @@ private:
   }
 };
 
+/// One generic over the frames: each feature reads its pair partner by
+/// index and the frame's place in its sequence (padded: its frame axis;
+/// packed: its row less its sequence's first row).
+class RotaryConversion : public NNConversionPattern<RotaryOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(RotaryOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    const BoundDims &dims = lb.getDims();
+    bool packed = type.getNumPositionDims() == 1;
+    unsigned featureAxis = type.getRank() - 1;
+    int64_t head =
+        type.getStaticSize(featureAxis) / static_cast<int64_t>(op.getHeads());
+    // Pair i turns by t * base^(-2i / D) = t * exp(i * (-2 ln(base) / D)).
+    double perPair = -2.0 * std::log(op.getBase().convertToDouble()) / head;
+    Value lengths, offsets, owner;
+    if (packed) {
+      DimDeclAttr decl = dims.getDecls().lookup(type.getDimName(0));
+      Value batch = dims.size(decl.getBatch().getValue());
+      lengths = dims.lengths(decl.getSource().getValue());
+      offsets = exclusivePrefixSum(lb, batch, lengths).first;
+      owner = ownerOfRows(lb, offsets, batch, dims.size(type.getDimName(0)));
+    } else {
+      lengths = dims.lengths(type.getDimName(1));
+    }
+    Value x = adaptor.getInput();
+    bool inverse = op.getInverse();
+    return SmallVector<Value>{
+        lb.map(type, {x}, [&](Scalar &s, ValueRange a) -> Value {
+          auto readIndex = [&](Value table, Value at) {
+            return s.toIndex(s.b.create<tensor::ExtractOp>(s.loc, table, at));
+          };
+          Value frame, valid;
+          if (packed) {
+            Value row = s.index(0);
+            frame = s.sub(row, readIndex(offsets, readIndex(owner, row)));
+          } else {
+            frame = s.index(1);
+            valid = s.lt(frame, readIndex(lengths, s.index(0)));
+          }
+          Value feature = s.index(featureAxis);
+          Value within =
+              s.b.create<arith::RemUIOp>(s.loc, feature, s.idx(head));
+          Value pair = s.b.create<arith::DivUIOp>(s.loc, within, s.idx(2));
+          Value odd = s.ne(s.b.create<arith::RemUIOp>(s.loc, within, s.idx(2)),
+                           s.idx(0));
+          SmallVector<Value> at;
+          for (unsigned i = 0; i < featureAxis; ++i)
+            at.push_back(s.index(i));
+          at.push_back(s.select(odd, s.sub(feature, s.idx(1)),
+                                s.add(feature, s.idx(1))));
+          Value partner = s.b.create<tensor::ExtractOp>(s.loc, x, at);
+          auto toFloat = [&](Value index) {
+            return s.b.create<arith::SIToFPOp>(
+                s.loc, element,
+                s.b.create<arith::IndexCastOp>(s.loc, s.b.getI64Type(), index));
+          };
+          Value angle =
+              s.mul(toFloat(frame),
+                    s.exp(s.mul(toFloat(pair), s.f(element, perPair))));
+          Value cos = s.b.create<math::CosOp>(s.loc, angle);
+          Value sin = s.b.create<math::SinOp>(s.loc, angle);
+          // Even features take -partner sin, odd ones +partner sin; the
+          // inverse turns the other way.
+          Value sign = s.select(odd, s.f(element, inverse ? -1.0 : 1.0),
+                                s.f(element, inverse ? 1.0 : -1.0));
+          Value y = s.add(s.mul(a[0], cos), s.mul(s.mul(sign, partner), sin));
+          return valid ? s.select(valid, y, s.f(element, 0.0)) : y;
+        })};
+  }
+};
+
 } // namespace
 
 void mlir::nn::populateAttentionConversionPatterns(
     const TypeConverter &converter, ConversionState &state,
     RewritePatternSet &patterns) {
-  patterns.add<AttentionConversion, AttentionGradConversion>(converter, state);
+  patterns.add<AttentionConversion, AttentionGradConversion, RotaryConversion>(
+      converter, state);
 }

@@ -113,7 +113,7 @@ void populateFrameWiseConversionPatterns(const TypeConverter &converter,
 void populateRecurrentConversionPatterns(const TypeConverter &converter,
                                          ConversionState &state,
                                          RewritePatternSet &patterns);
-/// Attention within each sequence: attention and attention_grad.
+/// Attention within each sequence: attention, attention_grad and rotary.
 void populateAttentionConversionPatterns(const TypeConverter &converter,
                                          ConversionState &state,
                                          RewritePatternSet &patterns);

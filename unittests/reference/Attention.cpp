@@ -4,6 +4,7 @@
 // textbook way: for each query frame, the full row of scores over its
 // sequence's visible keys, a softmax, and the weighted sum; the gradient
 // from the same rows. Nothing is blocked or rescaled as the lowering does.
+// nn.rotary turns each feature pair by its frame's angle.
 //
 //===----------------------------------------------------------------------===//
 
@@ -152,6 +153,32 @@ void evalAttentionGradOp(Frame &f, ir::AttentionGradOp op) {
   f.setResult(op, dv, 2);
 }
 
+/// Each pair (2i, 2i + 1) of each head turned by t base^(-2i / D), t the
+/// frame's index in its sequence; padded frames 0.
+void evalRotaryOp(Frame &f, ir::RotaryOp op) {
+  const Array &x = f.operand(op, 0);
+  FrameRows rows = frameRows(f, typeOf(op.getInput()));
+  int64_t width = x.shape.back();
+  int64_t head = width / static_cast<int64_t>(op.getHeads());
+  double base = op.getBase().convertToDouble();
+  double turn = op.getInverse() ? -1.0 : 1.0;
+  Array y = zeros(x.shape);
+  for (int64_t b = 0; b < (int64_t)rows.len.size(); ++b)
+    for (int64_t t = 0; t < rows.len[b]; ++t) {
+      const double *in = &x.data[rows.row(b, t) * width];
+      double *out = &y.data[rows.row(b, t) * width];
+      for (int64_t h = 0; h < width; h += head)
+        for (int64_t i = 0; i < head / 2; ++i) {
+          double angle =
+              turn * t * std::pow(base, -2.0 * i / static_cast<double>(head));
+          double even = in[h + 2 * i], odd = in[h + 2 * i + 1];
+          out[h + 2 * i] = even * std::cos(angle) - odd * std::sin(angle);
+          out[h + 2 * i + 1] = even * std::sin(angle) + odd * std::cos(angle);
+        }
+    }
+  f.setResult(op, y);
+}
+
 } // namespace
 
 bool nn::reference::evaluateAttentionOp(Frame &f, Operation *op) {
@@ -159,6 +186,7 @@ bool nn::reference::evaluateAttentionOp(Frame &f, Operation *op) {
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](ir::AttentionOp o) { evalAttentionOp(f, o); })
       .Case([&](ir::AttentionGradOp o) { evalAttentionGradOp(f, o); })
+      .Case([&](ir::RotaryOp o) { evalRotaryOp(f, o); })
       .Default([&](Operation *) { handled = false; });
   return handled;
 }

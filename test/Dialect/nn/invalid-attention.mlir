@@ -126,3 +126,19 @@ nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims
   %dq, %dk, %dv = nn.attention_grad %q, %q, %q, %v heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{2 heads must divide the input's 6 features into heads of an even size}}
+  %y = nn.rotary %q heads 2 : !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, 6], f32>) dims [B: batch] {
+  // expected-error @+1 {{input must be the frames of one sequence dim}}
+  %y = nn.rotary %q heads 1 : !nn.tensor<[B, 6], f32>
+  nn.return
+}

@@ -100,6 +100,10 @@ nn.graph @attention(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f3
   %dq, %dk, %dv = nn.attention_grad %a, %q, %q, %v heads 2 causal : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
   // CHECK: nn.attention %{{.+}} heads 2 : !nn.tensor<[M, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 6], f32>
   %x = nn.attention %u, %n, %nv heads 2 : !nn.tensor<[M, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 6], f32>
+  // CHECK: nn.rotary %{{.+}} heads 2 : !nn.tensor<[B, T, 8], f32>
+  %ro = nn.rotary %q heads 2 : !nn.tensor<[B, T, 8], f32>
+  // CHECK: nn.rotary %{{.+}} heads 4 base 1.000000e+02 inverse : !nn.tensor<[N, 8], f32>
+  %ri = nn.rotary %n heads 4 base 1.000000e+02 inverse : !nn.tensor<[N, 8], f32>
   nn.return %a, %x : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[M, 6], f32>
 }
 

@@ -77,3 +77,21 @@ nn.graph @grad(%dy: !nn.tensor<[B, T, 6], f32>, %q: !nn.tensor<[B, T, 8], f32>, 
   %dq, %dk, %dv = nn.attention_grad %dy, %q, %k, %v heads 2 : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
   nn.return %dq, %dk, %dv : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
 }
+
+// -----
+
+// Rotary embeddings: one generic over the packed rows; each row finds its
+// sequence by bisection and its frame as the row less the sequence's
+// first row, each feature reads its pair partner by index.
+// CHECK-LABEL: func.func @rotary
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel"]
+// CHECK:   arith.subi
+// CHECK:   arith.remui
+// CHECK:   tensor.extract %{{.+}} : tensor<?x8xf32>
+// CHECK:   math.cos
+// CHECK:   math.sin
+nn.graph @rotary(%x: !nn.tensor<[N, 8], f32>, %t: !nn.tensor<[B, T], f32>) -> !nn.tensor<[N, 8], f32>
+    dims [B: batch, T: seq(B), N: packed(B, T)] {
+  %y = nn.rotary %x heads 2 : !nn.tensor<[N, 8], f32>
+  nn.return %y : !nn.tensor<[N, 8], f32>
+}
