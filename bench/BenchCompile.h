@@ -1,5 +1,4 @@
-//===- BenchCompile.h - how nn-bench compiles and runs its models -*- C++
-//-*-===//
+//===- BenchCompile.h - how nn-bench compiles its models --------*- C++ -*-===//
 //
 // The compile options every nn-bench model shares (threads in generated
 // code, the GEMM library, set from the command line) and the measured run

@@ -26,8 +26,10 @@ using namespace nn::testing;
 namespace {
 
 /// Self-attention (no mask, causal with a left context, chunked), the
-/// gradients of the causal one, and cross-attention from U with its
-/// gradients. $T and $U are the position axes of T and U frames.
+/// gradients of the causal one, cross-attention from U with its
+/// gradients, then chunks with a left context and a left and right
+/// context, each with its gradients. $T and $U are the position axes of T
+/// and U frames.
 const char *kGraph = R"(
 nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
             %v: !nn.tensor<[$T, 6], f32>, %dy: !nn.tensor<[$T, 6], f32>,
@@ -35,7 +37,9 @@ nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
     -> (!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 6], f32>)
+        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>,
+        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
+        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>)
     dims [$DIMS] {
   %a = nn.attention %q, %k, %v heads 2 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
   %c = nn.attention %q, %k, %v heads 2 causal left_context 70 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
@@ -43,11 +47,18 @@ nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
   %dq, %dk, %dv = nn.attention_grad %dy, %q, %k, %v heads 2 causal left_context 70 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
   %x = nn.attention %u, %k, %v heads 2 : !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
   %xq, %xk, %xv = nn.attention_grad %du, %u, %k, %v heads 2 : !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
-  nn.return %a, %c, %h, %dq, %dk, %dv, %x, %xq, %xk, %xv
+  %cl = nn.attention %q, %k, %v heads 2 left_context 50 chunk_size 40 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  %clq, %clk, %clv = nn.attention_grad %dy, %q, %k, %v heads 2 left_context 50 chunk_size 40 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  %lr = nn.attention %q, %k, %v heads 2 left_context 20 right_context 70 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  %lrq, %lrk, %lrv = nn.attention_grad %dy, %q, %k, %v heads 2 left_context 20 right_context 70 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  nn.return %a, %c, %h, %dq, %dk, %dv, %x, %xq, %xk, %xv, %cl, %clq, %clk, %clv,
+      %lr, %lrq, %lrk, %lrv
       : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 6], f32>
+        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>,
+        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
+        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
 }
 )";
 

@@ -528,8 +528,7 @@ nn.graph @g(%x: !nn.tensor<[B, K, 3], f32>, %y: !nn.tensor<[B, K], i32>, %err: !
 })"},
 };
 
-/// `source` with nn-dropout-training (when `training`), nn-pack-before-loss
-/// (when `pack`) and nn-autodiff (when `grads`) applied, printed: the
+/// `source` differentiated (ExecutionUtil's transform), printed: the
 /// reference evaluates it like any graph.
 std::string differentiate(const std::string &source, bool pack) {
   return transform(source, /*training=*/false, pack, /*grads=*/true);

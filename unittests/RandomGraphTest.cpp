@@ -149,9 +149,12 @@ std::string GraphGenerator::generate() {
   case 4: { // self-attention: queries a linear of the input, a mask or none
     std::string q = linear(input, inWidth, inWidth);
     int heads = inWidth % 2 == 0 ? pick(1, 2) : 1;
-    const char *masks[] = {"", " causal", " causal left_context 1",
+    const char *masks[] = {"",
+                           " causal",
+                           " causal left_context 1",
                            " left_context 2 right_context 1",
-                           " chunk_size 2", " chunk_size 3 left_chunks 1"};
+                           " chunk_size 2",
+                           " chunk_size 3 left_chunks 1"};
     std::string result = fresh();
     body << "  " << result << " = nn.attention " << q << ", " << input << ", "
          << input << " heads " << heads << masks[pick(0, 5)] << " : "

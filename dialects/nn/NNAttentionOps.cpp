@@ -1,7 +1,8 @@
 //===- NNAttentionOps.cpp - attention over sequence dims ------------------===//
 //
 // Verifiers, result type inference and interfaces of nn.attention and
-// nn.attention_grad, which share their checks.
+// nn.attention_grad, which share their checks, and of nn.rotary, the
+// position embedding of attention's queries and keys.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,7 +86,8 @@ verifyAttentionOperands(Operation *op, Value query, Value key, Value value,
   if (featureSize(tensorOf(key)) != queryWidth)
     return op->emitOpError() << "key must have the query's " << queryWidth
                              << " features, got " << key.getType();
-  if (queryWidth % heads != 0 || valueWidth % heads != 0)
+  if (queryWidth % heads != 0 || valueWidth % heads != 0 ||
+      queryWidth < heads || valueWidth < heads)
     return op->emitOpError()
            << heads << " heads must divide the query's " << queryWidth
            << " and the value's " << valueWidth << " features";
@@ -98,6 +100,18 @@ verifyAttentionOperands(Operation *op, Value query, Value key, Value value,
                                 "(causal is right_context 0)";
   if (attributes.leftChunks && !attributes.chunkSize)
     return op->emitOpError() << "left_chunks needs chunk_size";
+  // Frame indices are at most 2^31 - 1 (sizes are 32-bit): larger
+  // contexts mean nothing more, and the index arithmetic of the mask must
+  // not overflow.
+  for (auto [value, name] :
+       {std::make_pair(attributes.leftContext, "left_context"),
+        std::make_pair(attributes.rightContext, "right_context"),
+        std::make_pair(attributes.chunkSize, "chunk_size"),
+        std::make_pair(attributes.leftChunks, "left_chunks")})
+    if (value && *value > static_cast<uint64_t>(NNTensorType::kMaxStaticSize))
+      return op->emitOpError()
+             << name << " must be at most " << NNTensorType::kMaxStaticSize
+             << ", got " << *value;
   return inferredType(op->getContext(), tensorOf(query).getDims(), true,
                       valueWidth, element);
 }
@@ -169,7 +183,7 @@ LogicalResult RotaryOp::verify() {
     return failure();
   int64_t features = featureSize(tensorOf(getInput()));
   auto heads = static_cast<int64_t>(getHeads());
-  if (features % heads != 0 || (features / heads) % 2 != 0)
+  if (features % heads != 0 || (features / heads) % 2 != 0 || features == 0)
     return emitOpError() << heads << " heads must divide the input's "
                          << features << " features into heads of an even size";
   return success();

@@ -1,7 +1,8 @@
 //===- NNAttentionOps.td - attention over sequence dims ----*- tablegen -*-===//
 //
 // Multi-head scaled dot-product attention within each sequence's own
-// frames, and its gradient, which shares its checks.
+// frames, its gradient, which shares its checks, and rotary position
+// embeddings for its queries and keys.
 //
 //===----------------------------------------------------------------------===//
 

@@ -274,7 +274,7 @@ static LogicalResult verifyConv1dOperands(Operation *op, Value input,
 bool Conv1dOp::hasPackedForm() { return true; }
 
 /// The padded form computes every padded output frame: a K-tap window of
-/// Cin channels for each of Cout outputs.
+/// Cin / groups channels for each of Cout outputs.
 double Conv1dOp::getPaddedFrameWork() {
   NNTensorType weight = tensorOf(getWeight());
   double outputs = weight.getStaticSize(0);
@@ -295,14 +295,14 @@ LogicalResult Conv1dGradOp::verify() {
 }
 
 // Glorot/Xavier uniform weights with the fans counted PyTorch's way
-// (kernel times the channels of one group), zero biases.
+// (torch.nn.init._calculate_fan_in_and_fan_out: the kernel times the input
+// channels of one group in, times all output channels out), zero biases.
 ParameterInit Conv1dOp::getParameterInit(OpOperand &operand) {
   if (operand.get() == getWeight()) {
     NNTensorType weight = tensorOf(getWeight()); // [Cout, K, Cin / G]
     int64_t kernel = weight.getStaticSize(1);
-    int64_t groups = static_cast<int64_t>(getGroups());
     return ParameterInit::glorot(kernel * weight.getStaticSize(2),
-                                 kernel * weight.getStaticSize(0) / groups);
+                                 kernel * weight.getStaticSize(0));
   }
   return operand.get() == getBias() ? ParameterInit::zeros() : ParameterInit();
 }

@@ -23,8 +23,9 @@
 //   @decode  greedy CTC hypotheses, for nn-decode --vocab
 //
 // Every op runs on each utterance's real frames only: nn-pack-before-loss
-// packs the features before the subsampling and the whole encoder runs on
-// packed rows (test/examples/pack-examples.mlir).
+// packs the subsampled features and both blocks run on packed rows (the
+// strided subsampling convolution stays padded;
+// test/examples/pack-examples.mlir).
 
 nn.parameter @"subsample.w" : !nn.tensor<[96, 3, 40], f32>
 nn.parameter @"subsample.b" : !nn.tensor<[96], f32>

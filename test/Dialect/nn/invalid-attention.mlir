@@ -142,3 +142,19 @@ nn.graph @g(%q: !nn.tensor<[B, 6], f32>) dims [B: batch] {
   %y = nn.rotary %q heads 1 : !nn.tensor<[B, 6], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{left_context must be at most 2147483647, got 2147483648}}
+  %y = nn.attention %q, %q, %v heads 2 left_context 2147483648 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 0], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{2 heads must divide the query's 0 and the value's 6 features}}
+  %y = nn.attention %q, %q, %v heads 2 : !nn.tensor<[B, T, 0], f32>, !nn.tensor<[B, T, 0], f32>, !nn.tensor<[B, T, 6], f32>
+  nn.return
+}

@@ -190,3 +190,11 @@ nn.graph @g(%dy: !nn.tensor<[B, T, 4], f32>, %x: !nn.tensor<[B, T, 4], f32>) dim
   %dx = nn.glu_grad %dy, %x : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, T, 2, 4], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{input must have position axes then one feature axis of even size, got '!nn.tensor<[B, T, 2, 4], f32>'}}
+  %y = nn.glu %x : !nn.tensor<[B, T, 2, 4], f32>
+  nn.return
+}

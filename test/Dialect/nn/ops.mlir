@@ -234,7 +234,8 @@ nn.graph @lstm_tape(%x: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tensor<[B, T, 4], f
 // conv1d and pool on packed frames: a strided one's result is packed over
 // the strided dim.
 // CHECK-LABEL: nn.graph @packed_conv_pool
-nn.graph @packed_conv_pool(%x: !nn.tensor<[N, 8], f32>, %w: !nn.tensor<[6, 3, 8], f32>, %dy: !nn.tensor<[N2, 6], f32>)
+nn.graph @packed_conv_pool(%x: !nn.tensor<[N, 8], f32>, %w: !nn.tensor<[6, 3, 8], f32>, %dy: !nn.tensor<[N2, 6], f32>,
+                          %gwt: !nn.tensor<[6, 3, 4], f32>, %dg: !nn.tensor<[N, 4], f32>)
     dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), N: packed(B, T), N2: packed(B, T2)] {
   // CHECK: nn.conv1d %{{.+}} stride 2 : (!nn.tensor<[N, 8], f32>, !nn.tensor<[6, 3, 8], f32>) -> !nn.tensor<[N2, 6], f32>
   %c = nn.conv1d %x, %w stride 2 : (!nn.tensor<[N, 8], f32>, !nn.tensor<[6, 3, 8], f32>) -> !nn.tensor<[N2, 6], f32>
@@ -242,6 +243,10 @@ nn.graph @packed_conv_pool(%x: !nn.tensor<[N, 8], f32>, %w: !nn.tensor<[6, 3, 8]
   %p = nn.pool max %c window 3 stride 1 : (!nn.tensor<[N2, 6], f32>) -> !nn.tensor<[N2, 6], f32>
   // CHECK: nn.conv1d_grad %{{.+}} stride 2 : !nn.tensor<[N2, 6], f32>, !nn.tensor<[N, 8], f32>
   %dx, %dw = nn.conv1d_grad %dy, %x, %w stride 2 : !nn.tensor<[N2, 6], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[6, 3, 8], f32>
+  // CHECK: nn.conv1d_grad %{{.+}} stride 2 groups 2 : !nn.tensor<[N2, 6], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[6, 3, 4], f32>
+  %gx, %gw = nn.conv1d_grad %dy, %x, %gwt stride 2 groups 2 : !nn.tensor<[N2, 6], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[6, 3, 4], f32>
+  // CHECK: nn.glu_grad %{{.+}} : !nn.tensor<[N, 4], f32>, !nn.tensor<[N, 8], f32>
+  %gl = nn.glu_grad %dg, %x : !nn.tensor<[N, 4], f32>, !nn.tensor<[N, 8], f32>
   nn.return
 }
 

@@ -1,8 +1,9 @@
 // RUN: nn-opt %s --split-input-file --nn-convert-to-linalg | FileCheck %s
 
 // Attention within each sequence (AttentionPatterns.cpp): per sequence, per
-// head, blocks of 64 queries and 64 keys with an online softmax; no tensor
-// holds a [Tq, Tk] score matrix, only a block of it.
+// head, blocks of 64 queries and 64 keys with an online softmax; the score
+// GEMM multiplies a block of at most 64 queries by a block of at most 64
+// keys, so no [Tq, Tk] matrix is ever formed.
 
 // Each sequence reads its own rows; the key loop of a causal mask with a
 // left context stops after the block's last query and starts at its
@@ -16,7 +17,9 @@
 // CHECK:       %[[HI:.+]] = arith.minsi
 // CHECK:       %[[LO:.+]] = arith.maxsi
 // CHECK:       scf.for %[[J:.+]] = %[[LO]] to %[[HI]] step %c64
-// CHECK:         linalg.matmul_transpose_b ins(%[[QB]], %{{.+}} : tensor<?x4xf32>, tensor<?x4xf32>) outs(%{{.+}} : tensor<?x?xf32>)
+// CHECK:         %[[KN:.+]] = arith.minsi %c64
+// CHECK:         %[[KB:.+]] = tensor.extract_slice %{{.+}}[%[[J]], %{{.+}}] [%[[KN]], 4] [1, 1] : tensor<?x8xf32> to tensor<?x4xf32>
+// CHECK:         linalg.matmul_transpose_b ins(%[[QB]], %[[KB]] : tensor<?x4xf32>, tensor<?x4xf32>) outs(%{{.+}} : tensor<?x?xf32>)
 // CHECK:         linalg.generic
 // CHECK:           arith.cmpi sge
 // CHECK:           arith.select

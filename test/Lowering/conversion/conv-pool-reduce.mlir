@@ -96,3 +96,25 @@ nn.graph @conv1d_grad(%dy: !nn.tensor<[B, T2, 4], f32>, %x: !nn.tensor<[B, T, 3]
   %dx, %dw = nn.conv1d_grad %dy, %x, %w stride 2 : !nn.tensor<[B, T2, 4], f32>, !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 2, 3], f32>
   nn.return %dx, %dw : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 2, 3], f32>
 }
+
+// -----
+
+// A grouped convolution: output channel o reads the input channels of its
+// group, from (o / (Cout / G)) (Cin / G); the input gradient runs over
+// (b, t, c, o, k) with o within c's group and reads the weight by index.
+// CHECK-LABEL: func.func @grouped
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK:   arith.divui %{{.+}}, %c2
+// CHECK:   arith.muli %{{.+}}, %c2
+// CHECK:   tensor.extract %{{.+}} : tensor<?x?x4xf32>
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK:   arith.divui %{{.+}}, %c2
+// CHECK:   arith.remui %{{.+}}, %c2
+// CHECK:   tensor.extract %{{.+}} : tensor<4x3x2xf32>
+nn.graph @grouped(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[4, 3, 2], f32>, %dy: !nn.tensor<[B, T, 4], f32>)
+    -> (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 2], f32>)
+    dims [B: batch, T: seq(B)] {
+  %y = nn.conv1d %x, %w stride 1 groups 2 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 2], f32>) -> !nn.tensor<[B, T, 4], f32>
+  %dx, %dw = nn.conv1d_grad %dy, %x, %w stride 1 groups 2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 2], f32>
+  nn.return %y, %dx, %dw : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 2], f32>
+}

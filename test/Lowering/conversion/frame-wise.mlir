@@ -685,3 +685,27 @@ nn.graph @zero_padding(%x: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[N, 4], f3
   %d = nn.zero_padding %g : !nn.tensor<[B, T, U, 2], f32>
   nn.return %a, %b, %c, %d : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[N, 4], f32>, !nn.tensor<[B, 4], f32>, !nn.tensor<[B, T, U, 2], f32>
 }
+
+// -----
+
+// silu is x sigmoid(x); glu slices the feature halves and gates the first
+// by the sigmoid of the second; glu_grad writes both halves' gradients
+// side by side.
+// CHECK-LABEL: func.func @silu_glu
+// CHECK: linalg.generic
+// CHECK:   arith.negf
+// CHECK:   math.exp
+// CHECK:   arith.mulf
+// CHECK: %[[A:.+]] = tensor.extract_slice %[[X:arg[0-9]+]][0, 0, 0] [%{{.+}}, %{{.+}}, 2] [1, 1, 1] : tensor<?x?x4xf32> to tensor<?x?x2xf32>
+// CHECK: %[[B:.+]] = tensor.extract_slice %[[X]][0, 0, 2] [%{{.+}}, %{{.+}}, 2] [1, 1, 1] : tensor<?x?x4xf32> to tensor<?x?x2xf32>
+// CHECK: linalg.generic {{.+}} ins(%[[A]], %[[B]] : tensor<?x?x2xf32>, tensor<?x?x2xf32>)
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0] [%{{.+}}, %{{.+}}, 2] [1, 1, 1] : tensor<?x?x2xf32> into tensor<?x?x4xf32>
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 2] [%{{.+}}, %{{.+}}, 2] [1, 1, 1] : tensor<?x?x2xf32> into tensor<?x?x4xf32>
+nn.graph @silu_glu(%x: !nn.tensor<[B, T, 4], f32>, %dy: !nn.tensor<[B, T, 2], f32>)
+    -> (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 4], f32>)
+    dims [B: batch, T: seq(B)] {
+  %s = nn.silu %x : !nn.tensor<[B, T, 4], f32>
+  %g = nn.glu %x : !nn.tensor<[B, T, 4], f32>
+  %dx = nn.glu_grad %dy, %x : !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 4], f32>
+  nn.return %s, %g, %dx : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 4], f32>
+}
