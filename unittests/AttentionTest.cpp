@@ -9,7 +9,9 @@
 //   * batch invariance: each sequence computed alone gives exactly the
 //     values it gets in a batch of very different lengths whose padding
 //     holds NaN, and padded frames of every result are 0;
-//   * packed frames give exactly the padded results.
+//   * packed frames give exactly the padded results;
+//   * relative positions (forward and all five gradients) with a table of
+//     distances up to 100, so that the 150-frame sequence clips.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,18 +30,22 @@ namespace {
 /// Self-attention (no mask, causal with a left context, chunked), the
 /// gradients of the causal one, cross-attention from U with its
 /// gradients, then chunks with a left context and a left and right
-/// context, each with its gradients. $T and $U are the position axes of T
-/// and U frames.
+/// context, each with its gradients, then relative positions from the
+/// position queries %r and the table %p, with their gradients. $T and $U
+/// are the position axes of T and U frames.
 const char *kGraph = R"(
 nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
             %v: !nn.tensor<[$T, 6], f32>, %dy: !nn.tensor<[$T, 6], f32>,
-            %u: !nn.tensor<[$U, 8], f32>, %du: !nn.tensor<[$U, 6], f32>)
+            %u: !nn.tensor<[$U, 8], f32>, %du: !nn.tensor<[$U, 6], f32>,
+            %r: !nn.tensor<[$T, 8], f32>, %p: !nn.tensor<[201, 8], f32>)
     -> (!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
         !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>,
         !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
-        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>)
+        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
+        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
+        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>)
     dims [$DIMS] {
   %a = nn.attention %q, %k, %v heads 2 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
   %c = nn.attention %q, %k, %v heads 2 causal left_context 70 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
@@ -51,14 +57,18 @@ nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
   %clq, %clk, %clv = nn.attention_grad %dy, %q, %k, %v heads 2 left_context 50 chunk_size 40 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
   %lr = nn.attention %q, %k, %v heads 2 left_context 20 right_context 70 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
   %lrq, %lrk, %lrv = nn.attention_grad %dy, %q, %k, %v heads 2 left_context 20 right_context 70 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  %ra = nn.attention %q, %k, %v relative %r, %p heads 2 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>
+  %raq, %rak, %rav, %rar, %rap = nn.attention_grad %dy, %q, %k, %v relative %r, %p heads 2 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>
   nn.return %a, %c, %h, %dq, %dk, %dv, %x, %xq, %xk, %xv, %cl, %clq, %clk, %clv,
-      %lr, %lrq, %lrk, %lrv
+      %lr, %lrq, %lrk, %lrv, %ra, %raq, %rak, %rav, %rar, %rap
       : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
         !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>,
         !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
-        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
+        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
+        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>
 }
 )";
 
@@ -87,21 +97,32 @@ const std::string kPacked = instantiate(
 const int32_t kTimeLengths[] = {150, 1, 0, 129, 64, 65};
 const int32_t kLabelLengths[] = {3, 0, 140, 64, 1, 128};
 
-/// (input name, features, over U) of the graph's inputs.
+/// (input name, features, over U) of the graph's inputs over frames.
 struct InputSpec {
   const char *name;
   int64_t features;
   bool labels;
 };
-const InputSpec kInputs[] = {{"q", 8, false}, {"k", 8, false},
-                             {"v", 6, false}, {"dy", 6, false},
-                             {"u", 8, true},  {"du", 6, true}};
+const InputSpec kInputs[] = {{"q", 8, false},  {"k", 8, false}, {"v", 6, false},
+                             {"dy", 6, false}, {"u", 8, true},  {"du", 6, true},
+                             {"r", 8, false}};
 
 /// Feature f of frame t of input `input` of sequence `id`: the same
 /// whichever batch the sequence is in.
 float valueAt(unsigned input, int id, int64_t t, int64_t f) {
   std::mt19937 rng(input * 1000003u + id * 10007u + t * 101u + f);
   return std::normal_distribution<float>(0.0f, 1.0f)(rng);
+}
+
+/// The relative positions' table: distances -100 ... 100, 8 features.
+constexpr int64_t kTableRows = 201;
+
+/// The table, the same for every batch.
+Tensor positionTable() {
+  Tensor table(DType::f32, {kTableRows, 8});
+  for (int64_t i = 0; i < kTableRows * 8; ++i)
+    table.data<float>()[i] = 0.5f * valueAt(100, 0, i / 8, i % 8);
+  return table;
 }
 
 /// Padded inputs for the sequences `ids` (indexes into the length
@@ -130,6 +151,7 @@ RunInputs paddedInputs(const std::vector<int> &ids, float pad) {
               t < lengths[b] ? valueAt(i, ids[b], t, f) : pad;
     inputs.inputs[spec.name] = std::move(tensor);
   }
+  inputs.inputs["p"] = positionTable();
   return inputs;
 }
 
@@ -153,12 +175,17 @@ RunInputs packedInputs(const RunInputs &padded) {
               from.data<float>()[(b * frames + t) * spec.features + f];
     packed.inputs[spec.name] = std::move(tensor);
   }
+  packed.inputs["p"] = padded.inputs.at("p");
   // The packed graph keeps the padded sizes of T and U as dims only.
   return packed;
 }
 
 /// Whether result `i` of kGraph is over U frames (else T frames).
 bool overLabels(size_t i) { return i == 6 || i == 7; }
+
+/// Whether result `i` of kGraph is the table's gradient, a sum over the
+/// batch without position axes.
+bool isTableGradient(size_t i) { return i == 23; }
 
 std::vector<int> allSequences() {
   std::vector<int> ids(std::size(kTimeLengths));
@@ -190,6 +217,8 @@ TEST(AttentionTest, SequenceAloneEqualsSequenceInBatchWithNanPadding) {
     ASSERT_TRUE(status.ok()) << status.message();
     ASSERT_EQ(alone.outputs.size(), batch.outputs.size());
     for (size_t o = 0; o < batch.outputs.size(); ++o) {
+      if (isTableGradient(o))
+        continue;
       const Tensor &inBatch = batch.outputs[o].second;
       const Tensor &single = alone.outputs[o].second;
       int64_t frames = inBatch.shape()[1], features = inBatch.shape()[2];
@@ -220,9 +249,16 @@ TEST(AttentionTest, PackedEqualsPadded) {
   ASSERT_TRUE(status.ok()) << status.message();
   ASSERT_EQ(a.outputs.size(), b.outputs.size());
   for (size_t o = 0; o < a.outputs.size(); ++o) {
+    const Tensor &pad = a.outputs[o].second, &pack = b.outputs[o].second;
+    if (isTableGradient(o)) {
+      // Each sequence's part is the same; they are summed in one order.
+      ASSERT_EQ(pad.shape(), pack.shape());
+      for (int64_t i = 0; i < kTableRows * 8; ++i)
+        ASSERT_EQ(pad.data<float>()[i], pack.data<float>()[i]) << i;
+      continue;
+    }
     const std::vector<int32_t> &lengths =
         inputs.lengths.at(overLabels(o) ? "U" : "T");
-    const Tensor &pad = a.outputs[o].second, &pack = b.outputs[o].second;
     int64_t frames = pad.shape()[1], features = pad.shape()[2], row = 0;
     for (size_t s = 0; s < lengths.size(); ++s)
       for (int64_t t = 0; t < lengths[s]; ++t, ++row)
@@ -231,6 +267,52 @@ TEST(AttentionTest, PackedEqualsPadded) {
                     pad.data<float>()[(s * frames + t) * features + f])
               << a.outputs[o].first << " sequence " << s << " frame " << t;
   }
+}
+
+/// Relative positions worked by hand: zero queries and keys, so each score
+/// is the position query [1, 0] times the table row of the pair's
+/// distance, and the table's first features are 0, ln 2, ln 3 for the
+/// distances -1, 0, +1 (distance 2 clips to +1, -2 to -1). With values
+/// 0, 1, 2 the weights of frame 0 are exp(0, ln 2, ln 2 -> 2, 1, 1) / 4
+/// over keys 0, 1, 2 (distances 0, -1, -2): (0 * 2 + 1 + 2) / 4 = 3/4.
+/// Frame 1 (distances 1, 0, -1: 3, 2, 1): (2 + 2) / 6 = 2/3. Frame 2
+/// (distances 2, 1, 0: 3, 3, 2): (3 + 4) / 8 = 7/8.
+TEST(AttentionTest, RelativePositionsByHand) {
+  const char *source = R"(
+nn.graph @g(%q: !nn.tensor<[B, T, 2], f32>, %v: !nn.tensor<[B, T, 1], f32>,
+            %r: !nn.tensor<[B, T, 2], f32>, %p: !nn.tensor<[3, 2], f32>)
+    -> !nn.tensor<[B, T, 1], f32> dims [B: batch, T: seq(B)] {
+  %y = nn.attention %q, %q, %v relative %r, %p heads 1 scale 1.0 : !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 1], f32>, !nn.tensor<[B, T, 2], f32>, !nn.tensor<[3, 2], f32>
+  nn.return %y : !nn.tensor<[B, T, 1], f32>
+}
+)";
+  Executable exe = compileOrDie(source, /*pack=*/false, "g");
+  RunInputs inputs;
+  inputs.lengths["T"] = {3};
+  Tensor q(DType::f32, {1, 3, 2}), v(DType::f32, {1, 3, 1}),
+      r(DType::f32, {1, 3, 2}), p(DType::f32, {3, 2});
+  for (int t = 0; t < 3; ++t) {
+    q.data<float>()[2 * t] = q.data<float>()[2 * t + 1] = 0.0f;
+    v.data<float>()[t] = static_cast<float>(t);
+    r.data<float>()[2 * t] = 1.0f;
+    r.data<float>()[2 * t + 1] = 0.0f;
+  }
+  const float rows[] = {0.0f, std::log(2.0f), std::log(3.0f)};
+  for (int d = 0; d < 3; ++d) {
+    p.data<float>()[2 * d] = rows[d];
+    p.data<float>()[2 * d + 1] = 5.0f; // times r's 0: never counts
+  }
+  inputs.inputs["q"] = std::move(q);
+  inputs.inputs["v"] = std::move(v);
+  inputs.inputs["r"] = std::move(r);
+  inputs.inputs["p"] = std::move(p);
+  RunResult result;
+  absl::Status status = exe.run(inputs, result);
+  ASSERT_TRUE(status.ok()) << status.message();
+  const float *y = result.outputs[0].second.data<float>();
+  EXPECT_NEAR(y[0], 3.0 / 4.0, 1e-6);
+  EXPECT_NEAR(y[1], 2.0 / 3.0, 1e-6);
+  EXPECT_NEAR(y[2], 7.0 / 8.0, 1e-6);
 }
 
 } // namespace

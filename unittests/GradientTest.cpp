@@ -295,6 +295,36 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>,
   nn.mark_loss %ce2 as "cross" normalize per_frame : !nn.tensor<[B, U], f32>
   nn.return
 })"},
+    // Conformer-style relative positions: the content and position
+    // queries share a weight with their own biases (Transformer-XL's u
+    // and v), the table is projected sinusoids of distances -3 ... 3
+    // (longer ones clip), with and without a causal mask; CE over both.
+    {"attention_relative", R"(
+nn.parameter @wq : !nn.tensor<[4, 3], f32>
+nn.parameter @bu : !nn.tensor<[4], f32>
+nn.parameter @bv : !nn.tensor<[4], f32>
+nn.parameter @wk : !nn.tensor<[4, 3], f32>
+nn.parameter @wpos : !nn.tensor<[4, 6], f32>
+nn.parameter @wo : !nn.tensor<[3, 4], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %wq = nn.param_ref @wq : !nn.tensor<[4, 3], f32>
+  %bu = nn.param_ref @bu : !nn.tensor<[4], f32>
+  %bv = nn.param_ref @bv : !nn.tensor<[4], f32>
+  %wk = nn.param_ref @wk : !nn.tensor<[4, 3], f32>
+  %wpos = nn.param_ref @wpos : !nn.tensor<[4, 6], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[3, 4], f32>
+  %q = nn.linear %x, %wq, %bu : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>, !nn.tensor<[4], f32>
+  %r = nn.linear %x, %wq, %bv : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>, !nn.tensor<[4], f32>
+  %k = nn.linear %x, %wk : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %p = nn.relative_positions %wpos : !nn.tensor<[4, 6], f32> -> !nn.tensor<[7, 4], f32>
+  %a = nn.attention %q, %k, %k relative %r, %p heads 2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[7, 4], f32>
+  %c = nn.attention %a, %k, %q relative %r, %p heads 1 causal : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[7, 4], f32>
+  %o = nn.linear %c, %wo : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %o, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})"},
     // CTC from logits and from log-probabilities (zero_infinity: the
     // shape runs include sequences too short for their labels), through a
     // shared linear so the two gradients add.

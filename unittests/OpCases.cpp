@@ -120,14 +120,21 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>)
 })"},
     // Self-attention without a mask, with each mask, with a given scale;
     // cross-attention from a second sequence dim U; rotary position
-    // embeddings, and their inverse.
+    // embeddings, and their inverse; relative positions from a table of
+    // distances -2 ... 2 (longer distances clip), with a causal mask too.
     {"attention", R"(
+nn.parameter @wpos : !nn.tensor<[4, 6], f32>
 nn.graph @g(%q: !nn.tensor<[B, T, 4], f32>, %k: !nn.tensor<[B, T, 4], f32>,
             %v: !nn.tensor<[B, T, 6], f32>, %u: !nn.tensor<[B, U, 4], f32>)
     -> (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>,
         !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, U, 6], f32>, !nn.tensor<[B, T, 4], f32>,
-        !nn.tensor<[B, T, 4], f32>)
+        !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>,
+        !nn.tensor<[5, 4], f32>)
     dims [B: batch, T: seq(B), U: seq(B)] {
+  %wpos = nn.param_ref @wpos : !nn.tensor<[4, 6], f32>
+  %p = nn.relative_positions %wpos : !nn.tensor<[4, 6], f32> -> !nn.tensor<[5, 4], f32>
+  %rel = nn.attention %q, %k, %v relative %k, %p heads 2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[5, 4], f32>
+  %relc = nn.attention %q, %k, %v relative %q, %p heads 1 causal : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[5, 4], f32>
   %a = nn.attention %q, %k, %v heads 2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 6], f32>
   %c = nn.attention %q, %k, %v heads 2 causal left_context 2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 6], f32>
   %h = nn.attention %q, %k, %v heads 1 chunk_size 3 left_chunks 1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 6], f32>
@@ -135,18 +142,21 @@ nn.graph @g(%q: !nn.tensor<[B, T, 4], f32>, %k: !nn.tensor<[B, T, 4], f32>,
   %x = nn.attention %u, %k, %v heads 2 : !nn.tensor<[B, U, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 6], f32>
   %ro = nn.rotary %q heads 2 base 1.000000e+01 : !nn.tensor<[B, T, 4], f32>
   %ri = nn.rotary %k heads 1 inverse : !nn.tensor<[B, T, 4], f32>
-  nn.return %a, %c, %h, %r, %x, %ro, %ri : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>,
-      !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, U, 6], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  nn.return %a, %c, %h, %r, %x, %ro, %ri, %rel, %relc, %p : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>,
+      !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, U, 6], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>,
+      !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[5, 4], f32>
 })"},
     {"attention_packed_input", R"(
 nn.graph @g(%q: !nn.tensor<[N, 4], f32>, %k: !nn.tensor<[N, 4], f32>,
-            %v: !nn.tensor<[N, 2], f32>, %u: !nn.tensor<[M, 4], f32>, %t: !nn.tensor<[B, T], f32>, %s: !nn.tensor<[B, U], f32>)
-    -> (!nn.tensor<[N, 2], f32>, !nn.tensor<[M, 2], f32>, !nn.tensor<[N, 4], f32>)
+            %v: !nn.tensor<[N, 2], f32>, %u: !nn.tensor<[M, 4], f32>, %t: !nn.tensor<[B, T], f32>, %s: !nn.tensor<[B, U], f32>,
+            %p: !nn.tensor<[7, 4], f32>)
+    -> (!nn.tensor<[N, 2], f32>, !nn.tensor<[M, 2], f32>, !nn.tensor<[N, 4], f32>, !nn.tensor<[N, 2], f32>)
     dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T), M: packed(B, U)] {
+  %rel = nn.attention %q, %k, %v relative %k, %p heads 2 : !nn.tensor<[N, 4], f32>, !nn.tensor<[N, 4], f32>, !nn.tensor<[N, 2], f32>, !nn.tensor<[N, 4], f32>, !nn.tensor<[7, 4], f32>
   %a = nn.attention %q, %k, %v heads 2 causal : !nn.tensor<[N, 4], f32>, !nn.tensor<[N, 4], f32>, !nn.tensor<[N, 2], f32>
   %x = nn.attention %u, %k, %v heads 1 : !nn.tensor<[M, 4], f32>, !nn.tensor<[N, 4], f32>, !nn.tensor<[N, 2], f32>
   %r = nn.rotary %q heads 2 base 1.000000e+01 : !nn.tensor<[N, 4], f32>
-  nn.return %a, %x, %r : !nn.tensor<[N, 2], f32>, !nn.tensor<[M, 2], f32>, !nn.tensor<[N, 4], f32>
+  nn.return %a, %x, %r, %rel : !nn.tensor<[N, 2], f32>, !nn.tensor<[M, 2], f32>, !nn.tensor<[N, 4], f32>, !nn.tensor<[N, 2], f32>
 })"},
     {"reduce", R"(
 nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)

@@ -1,8 +1,9 @@
 //===- NNAttentionOps.cpp - attention over sequence dims ------------------===//
 //
 // Verifiers, result type inference and interfaces of nn.attention and
-// nn.attention_grad, which share their checks, and of nn.rotary, the
-// position embedding of attention's queries and keys.
+// nn.attention_grad, which share their checks, and of the position
+// embeddings of attention: nn.rotary, and nn.relative_positions (with its
+// gradient), the table of relative positions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,13 +25,18 @@ struct AttentionAttributes {
   bool causal;
   std::optional<uint64_t> leftContext, rightContext, chunkSize, leftChunks;
 
+  /// The relative positions' operands: none, or the position queries
+  /// and the table.
+  ValueRange relative;
+
   template <typename OpTy> static AttentionAttributes of(OpTy op) {
     return {static_cast<int64_t>(op.getHeads()),
             op.getCausal(),
             op.getLeftContext(),
             op.getRightContext(),
             op.getChunkSize(),
-            op.getLeftChunks()};
+            op.getLeftChunks(),
+            op.getRelative()};
   }
 
   bool hasMask() const {
@@ -39,6 +45,34 @@ struct AttentionAttributes {
 };
 
 } // namespace
+
+/// The relative positions' operands, if any: position queries of the
+/// query's type and a table `[2c + 1, H * Dk]` without position axes, for
+/// self-attention.
+static LogicalResult verifyRelativePositions(Operation *op, Value query,
+                                             ValueRange relative) {
+  if (relative.empty())
+    return success();
+  if (relative.size() != 2)
+    return op->emitOpError() << "relative takes two operands (the position "
+                                "queries and the table), got "
+                             << relative.size();
+  if (relative[0].getType() != query.getType())
+    return op->emitOpError()
+           << "position queries must have the query's type " << query.getType()
+           << ", got " << relative[0].getType();
+  NNTensorType table = tensorOf(relative[1]);
+  int64_t width = featureSize(tensorOf(query));
+  if (!table.hasStaticShape() || table.getRank() != 2 ||
+      table.getNumPositionDims() != 0 || table.getStaticSize(0) % 2 != 1 ||
+      table.getStaticSize(1) != width ||
+      table.getElementType() != tensorOf(query).getElementType())
+    return op->emitOpError()
+           << "positions must be a static [2c + 1, " << width << "] table of "
+           << tensorOf(query).getElementType() << ", got "
+           << relative[1].getType();
+  return success();
+}
 
 /// The checks nn.attention and nn.attention_grad share; returns the type
 /// of the attention's result (`[Tq positions..., H * Dv]`).
@@ -95,6 +129,12 @@ verifyAttentionOperands(Operation *op, Value query, Value key, Value value,
     return op->emitOpError()
            << "a mask needs self-attention: key over the query's sequence dim '"
            << q->sequences[0] << "', got " << key.getType();
+  if (!attributes.relative.empty() && k->sequences[0] != q->sequences[0])
+    return op->emitOpError() << "relative positions need self-attention: key "
+                                "over the query's sequence dim '"
+                             << q->sequences[0] << "', got " << key.getType();
+  if (failed(verifyRelativePositions(op, query, attributes.relative)))
+    return failure();
   if (attributes.causal && attributes.rightContext)
     return op->emitOpError() << "causal and right_context exclude each other "
                                 "(causal is right_context 0)";
@@ -212,6 +252,55 @@ LogicalResult AttentionGradOp::verify() {
   return success();
 }
 
+/// Each gradient has its operand's type (the relative ones included).
+LogicalResult AttentionGradOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location> location, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  if (operands.size() < 4)
+    return emitOptionalError(location, "attention_grad takes grad, query, key "
+                                       "and value");
+  llvm::append_range(inferred, operands.drop_front().getTypes());
+  return success();
+}
+
 double AttentionGradOp::getScaleOrDefault() {
   return scaleOf(getScale(), getQuery(), getHeads());
+}
+
+//===----------------------------------------------------------------------===//
+// RelativePositionsOp
+//===----------------------------------------------------------------------===//
+
+/// A static matrix without position axes: `[rows, cols]`.
+static bool isStaticMatrix(NNTensorType type) {
+  return type.hasStaticShape() && type.getRank() == 2 &&
+         type.getNumPositionDims() == 0;
+}
+
+/// `weight` `[O, E]` (E even) and the table `[2c + 1, O]` it gives.
+static LogicalResult verifyPositionTable(Operation *op, Value weight,
+                                         Value table, StringRef what) {
+  NNTensorType w = tensorOf(weight), t = tensorOf(table);
+  if (!isStaticMatrix(w) || w.getStaticSize(1) % 2 != 0)
+    return op->emitOpError()
+           << "weight must be a static [out, embedding] matrix with an even "
+              "embedding size, got "
+           << weight.getType();
+  if (!isStaticMatrix(t) || t.getStaticSize(0) % 2 != 1 ||
+      t.getStaticSize(1) != w.getStaticSize(0) ||
+      t.getElementType() != w.getElementType())
+    return op->emitOpError()
+           << what << " must be a static [2c + 1, " << w.getStaticSize(0)
+           << "] table of " << w.getElementType() << ", got "
+           << table.getType();
+  return success();
+}
+
+LogicalResult RelativePositionsOp::verify() {
+  return verifyPositionTable(*this, getWeight(), getResult(), "result");
+}
+
+LogicalResult RelativePositionsGradOp::verify() {
+  return verifyPositionTable(*this, getWeight(), getGrad(), "grad");
 }

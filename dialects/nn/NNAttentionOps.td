@@ -26,6 +26,22 @@ defvar NN_AttentionAttributeFormat = [{
   (`chunk_size` $chunk_size^)? (`left_chunks` $left_chunks^)?
 }];
 
+/// The accessors nn.attention and nn.attention_grad share.
+defvar NN_AttentionAccessors = [{
+    /// The scale of the scores: the `scale` attribute, else 1 / sqrt(Dk).
+    double getScaleOrDefault();
+    /// The queries with the position bias (`relative`'s first operand),
+    /// or null without relative positions.
+    ::mlir::Value getPositionQuery() {
+      return getRelative().empty() ? nullptr : getRelative()[0];
+    }
+    /// The distances' embeddings `[2c + 1, H * Dk]` (`relative`'s
+    /// second operand), or null.
+    ::mlir::Value getPositions() {
+      return getRelative().size() < 2 ? nullptr : getRelative()[1];
+    }
+}];
+
 def NN_AttentionOp : NN_SequenceMixingOp<"attention", [
     DeclareOpInterfaceMethods<NN_SequenceMixingOpInterface,
                               ["hasPackedForm", "getPaddedFrameWork"]>,
@@ -59,6 +75,24 @@ def NN_AttentionOp : NN_SequenceMixingOp<"attention", [
     (frames see their own chunk and the chunks before it, as streaming
     Conformers train); `left_chunks K` with it: `j >= (i / C - K) C`.
 
+    **Relative positions** (`relative %r, %p`, self-attention only) add
+    a term by each pair's distance within the sequence, as the Conformer
+    (Gulati et al. 2020) takes it from Transformer-XL (Dai et al. 2019):
+
+        score[i, j] = scale * (q[i] . k[j] + r[i] . p[c + clamp(i - j, -c, c)])
+
+    per head, with `r` (`[B, T, H * Dk]`, the query's type) the queries
+    with the position bias (Transformer-XL's `v`; the queries carry the
+    content bias `u`) and `p` (`[2c + 1, H * Dk]`, no position axes) the
+    projected embeddings of the distances `-c ... c`, row `c + d` for
+    `d = i - j` (`nn.relative_positions` makes them from sinusoids).
+    Distances beyond `c` take the end rows (clipped, as Shaw et al. 2018
+    do); with `c` at least the longest sequence less one there is no
+    clipping. Distances are frame indices within each sequence, so the
+    term, like the rest, never depends on the batch or padding (the
+    "relative shift" over a padded `[T, 2T - 1]` matrix that other
+    implementations do is a gather by `i - j` within each block here).
+
     The lowering never holds a `[Tq, Tk]` score matrix: it walks blocks of
     queries and keys with an online softmax (FlashAttention's algorithm),
     and the gradient recomputes the scores block by block.
@@ -66,25 +100,28 @@ def NN_AttentionOp : NN_SequenceMixingOp<"attention", [
     ```mlir
     %y = nn.attention %q, %k, %v heads 4 causal : !nn.tensor<[B, T, 256], f32>,
         !nn.tensor<[B, T, 256], f32>, !nn.tensor<[B, T, 256], f32>
+    %z = nn.attention %q, %k, %v relative %r, %p heads 4
+        : !nn.tensor<[B, T, 256], f32>, !nn.tensor<[B, T, 256], f32>,
+          !nn.tensor<[B, T, 256], f32>, !nn.tensor<[B, T, 256], f32>,
+          !nn.tensor<[255, 256], f32>
     ```
   }];
   let arguments = !con((ins NN_FloatTensor:$query, NN_FloatTensor:$key,
-                            NN_FloatTensor:$value), NN_AttentionAttributes);
+                            NN_FloatTensor:$value,
+                            Variadic<NN_FloatTensor>:$relative),
+                       NN_AttentionAttributes);
   let results = (outs NN_Tensor:$result);
-  let assemblyFormat = !strconcat([{ $query `,` $key `,` $value }],
+  let assemblyFormat = !strconcat([{ $query `,` $key `,` $value
+      (`relative` $relative^)? }],
       NN_AttentionAttributeFormat, [{ attr-dict `:` qualified(type($query))
-      `,` qualified(type($key)) `,` qualified(type($value)) }]);
+      `,` qualified(type($key)) `,` qualified(type($value))
+      (`,` qualified(type($relative))^)? }]);
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    /// The scale of the scores: the `scale` attribute, else 1 / sqrt(Dk).
-    double getScaleOrDefault();
-  }];
+  let extraClassDeclaration = NN_AttentionAccessors;
 }
 
 def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure,
-    AllTypesMatch<["query", "query_grad"]>,
-    AllTypesMatch<["key", "key_grad"]>,
-    AllTypesMatch<["value", "value_grad"]>]> {
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "the gradients of nn.attention";
   let description = [{
     `grad` is the gradient of an attention's result; the other operands
@@ -93,6 +130,10 @@ def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure,
     `dv[j] = sum_i p[i, j] grad[i]`,
     `ds[i, j] = p[i, j] (dp[i, j] - sum_j' p[i, j'] dp[i, j'])`,
     `dq[i] = scale sum_j ds[i, j] k[j]`, `dk[j] = scale sum_i ds[i, j] q[i]`.
+    With relative positions `r`, `p` there are two more results, the
+    gradients of `r` and `p`: `dr[i] = scale sum_j ds[i, j] p[c + d]` and
+    `dpos[c + d] = scale sum_(i, j) ds[i, j] r[i]` over the pairs of every
+    sequence at (clipped) distance `d`.
     Padded frames of `grad` are never read, and every gradient is 0 on
     padded frames. The lowering recomputes the weights block by block
     (FlashAttention's backward) rather than keeping them from the forward.
@@ -104,19 +145,68 @@ def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure,
     ```
   }];
   let arguments = !con((ins NN_FloatTensor:$grad, NN_FloatTensor:$query,
-                            NN_FloatTensor:$key, NN_FloatTensor:$value),
+                            NN_FloatTensor:$key, NN_FloatTensor:$value,
+                            Variadic<NN_FloatTensor>:$relative),
                        NN_AttentionAttributes);
   let results = (outs NN_FloatTensor:$query_grad, NN_FloatTensor:$key_grad,
-                      NN_FloatTensor:$value_grad);
-  let assemblyFormat = !strconcat([{ $grad `,` $query `,` $key `,` $value }],
+                      NN_FloatTensor:$value_grad,
+                      Variadic<NN_FloatTensor>:$relative_grads);
+  let assemblyFormat = !strconcat([{ $grad `,` $query `,` $key `,` $value
+      (`relative` $relative^)? }],
       NN_AttentionAttributeFormat, [{ attr-dict `:` qualified(type($grad))
       `,` qualified(type($query)) `,` qualified(type($key)) `,`
-      qualified(type($value)) }]);
+      qualified(type($value)) (`,` qualified(type($relative))^)? }]);
   let hasVerifier = 1;
-  let extraClassDeclaration = [{
-    /// The scale of the scores: the `scale` attribute, else 1 / sqrt(Dk).
-    double getScaleOrDefault();
+  let extraClassDeclaration = NN_AttentionAccessors;
+}
+
+def NN_RelativePositionsOp : NN_Op<"relative_positions", [Pure,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
+  let summary = "projected sinusoidal embeddings of relative distances";
+  let description = [{
+    The table `p` that `nn.attention`'s `relative` takes: row `c + d`
+    (`d = -c ... c`, the result `[2c + 1, O]`) is `weight` `[O, E]`
+    applied to the sinusoidal embedding of the distance `d` (Vaswani et
+    al. 2017, as Transformer-XL embeds distances):
+
+        e[d, 2m] = sin(d * 10000^(-2m / E)),  e[d, 2m + 1] = cos(d * 10000^(-2m / E))
+        p[c + d] = weight e[d]
+
+    `E` is even; `weight` is the Conformer's `linear_pos` (no bias).
+
+    ```mlir
+    %p = nn.relative_positions %w : !nn.tensor<[256, 256], f32>
+        -> !nn.tensor<[255, 256], f32>
+    ```
   }];
+  let arguments = (ins NN_FloatTensor:$weight);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $weight attr-dict `:` qualified(type($weight)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def NN_RelativePositionsGradOp : NN_Op<"relative_positions_grad", [Pure,
+    AllTypesMatch<["weight", "result"]>]> {
+  let summary = "the weight gradient of nn.relative_positions";
+  let description = [{
+    `dweight[o, f] = sum_d grad[c + d, o] e[d, f]`, with `e` the
+    sinusoidal embeddings of `nn.relative_positions`. `weight` gives the
+    shape only.
+
+    ```mlir
+    %dw = nn.relative_positions_grad %dp, %w : !nn.tensor<[255, 256], f32>,
+        !nn.tensor<[256, 256], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$grad, NN_FloatTensor:$weight);
+  let results = (outs NN_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $weight attr-dict `:` qualified(type($grad)) `,`
+    qualified(type($weight))
+  }];
+  let hasVerifier = 1;
 }
 
 def NN_RotaryOp : NN_SequenceMixingOp<"rotary", [

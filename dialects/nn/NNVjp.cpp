@@ -389,11 +389,24 @@ LogicalResult AttentionOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
     return success();
   }
   auto grad = b.create<AttentionGradOp>(
-      getLoc(), getQuery().getType(), getKey().getType(), getValue().getType(),
-      dy, getQuery(), getKey(), getValue(), getHeadsAttr(), getScaleAttr(),
-      getCausalAttr(), getLeftContextAttr(), getRightContextAttr(),
-      getChunkSizeAttr(), getLeftChunksAttr());
+      getLoc(), dy, getQuery(), getKey(), getValue(), getRelative(),
+      getHeadsAttr(), getScaleAttr(), getCausalAttr(), getLeftContextAttr(),
+      getRightContextAttr(), getChunkSizeAttr(), getLeftChunksAttr());
   operandGradients.append(grad->result_begin(), grad->result_end());
+  return success();
+}
+
+/// The table is linear in the weight: its gradient contracts the table's
+/// gradient with the sinusoids.
+LogicalResult
+RelativePositionsOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                              SmallVectorImpl<Value> &operandGradients) {
+  Value dp = resultGradients[0];
+  operandGradients.push_back(
+      dp ? b.create<RelativePositionsGradOp>(getLoc(), getWeight().getType(),
+                                             dp, getWeight())
+               .getResult()
+         : Value());
   return success();
 }
 

@@ -14,8 +14,12 @@
 // keys again to form the block's weights and their gradients
 // (FlashAttention-2's backward with the statistics recomputed instead of
 // saved). The block GEMMs are linalg matmuls that nn-gemm-to-blas hands to
-// BLAS. nn.rotary, the position embedding that attention's queries and
-// keys take, is one generic over the frames.
+// BLAS. Relative positions add, per block, the GEMM of the position
+// queries with the table rows of the block's distances and a gather by
+// i - j (the "relative shift"); the gradient scatters back by i - j.
+// nn.rotary, the position embedding that attention's queries and keys
+// take, is one generic over the frames; nn.relative_positions a generic
+// of sinusoids and a GEMM.
 //
 //===----------------------------------------------------------------------===//
 
@@ -136,6 +140,9 @@ struct AttentionSpec {
   double scale;
   bool causal;
   std::optional<int64_t> leftContext, rightContext, chunkSize, leftChunks;
+  /// With relative positions: c, the distance of the table's last row
+  /// (the table has 2c + 1).
+  std::optional<int64_t> center;
 
   template <typename OpTy> static AttentionSpec of(OpTy op) {
     auto optional = [](std::optional<uint64_t> v) -> std::optional<int64_t> {
@@ -144,6 +151,9 @@ struct AttentionSpec {
       return static_cast<int64_t>(*v);
     };
     auto heads = static_cast<int64_t>(op.getHeads());
+    std::optional<int64_t> center;
+    if (Value table = op.getPositions())
+      center = typeOf(table).getStaticSize(0) / 2;
     return {heads,
             typeOf(op.getQuery())
                     .getStaticSize(typeOf(op.getQuery()).getRank() - 1) /
@@ -156,7 +166,15 @@ struct AttentionSpec {
             optional(op.getLeftContext()),
             optional(op.getRightContext()),
             optional(op.getChunkSize()),
-            optional(op.getLeftChunks())};
+            optional(op.getLeftChunks()),
+            center};
+  }
+
+  /// The table row of the distance between query frame `i` and key frame
+  /// `j`: c + clamp(i - j, -c, c).
+  Value tableRow(Scalar &s, Value i, Value j) const {
+    Value row = s.sub(s.add(s.idx(*center), i), j);
+    return s.minI(s.maxI(row, s.idx(0)), s.idx(2 * *center));
   }
 
   /// Whether key frame `j` is visible from query frame `i` (both frames of
@@ -210,9 +228,11 @@ struct AttentionSpec {
 /// Builds the block loops of one sequence's attention with `lb`'s builder.
 class AttentionBlocks {
 public:
-  AttentionBlocks(LinalgBuilder &lb, const AttentionSpec &spec, Type element)
+  /// `table` is the relative positions' table, null without them.
+  AttentionBlocks(LinalgBuilder &lb, const AttentionSpec &spec, Type element,
+                  Value table)
       : lb(lb), b(lb.getBuilder()), loc(lb.getLoc()), spec(spec),
-        element(element) {}
+        element(element), table(table) {}
 
   /// scf.for from `lo` to `hi` by `step` carrying `init`; `body` builds the
   /// iteration with `lb` and returns what it yields.
@@ -300,19 +320,75 @@ public:
     return lb.filled(shape, element, 0.0);
   }
 
+  /// The relative-position terms of one block of queries against one of
+  /// keys: the table rows [lo, lo + rows) of the block's distances, and
+  /// `scores` [queries, rows], each position query against each row.
+  struct PositionBlock {
+    Value scores, tableRows, lo;
+  };
+  PositionBlock positionScores(Value r, Value qFirst, Value kFirst,
+                               Value kCount, Value head) {
+    Scalar s = lb.scalar();
+    Value count = b.create<tensor::DimOp>(loc, r, 0);
+    Value one = s.idx(1);
+    // Distances fall from the block's last query against its first key to
+    // its first query against its last key.
+    Value lo = spec.tableRow(s, qFirst, s.sub(s.add(kFirst, kCount), one));
+    Value hi =
+        s.add(spec.tableRow(s, s.sub(s.add(qFirst, count), one), kFirst), one);
+    Value rows = s.sub(hi, lo);
+    Value p = block(table, lo, rows, s.mul(head, s.idx(spec.keyWidth)),
+                    spec.keyWidth);
+    return {matmulTransposeB(r, p, zeros({count, rows})), p, lo};
+  }
+
   /// The scaled, masked scores of queries [qFirst, ...) against keys
-  /// [kFirst, ...): scale * q . k where visible, -inf elsewhere.
-  Value maskedScores(Value q, Value k, Value qFirst, Value kFirst) {
+  /// [kFirst, ...): scale * (q . k + r . p[distance]) where visible, -inf
+  /// elsewhere (`position` null without relative positions).
+  Value maskedScores(Value q, Value k, Value qFirst, Value kFirst,
+                     const PositionBlock *position) {
     OpFoldResult rows = tensor::getMixedSize(b, loc, q, 0);
     OpFoldResult cols = tensor::getMixedSize(b, loc, k, 0);
     Value raw = matmulTransposeB(q, k, zeros({rows, cols}));
     return withRows(raw, {}, [&](Scalar &s, ValueRange a, ValueRange) -> Value {
-      Value scaled = s.mul(a[0], s.f(element, spec.scale));
-      Value visible =
-          spec.visible(s, s.add(qFirst, s.index(0)), s.add(kFirst, s.index(1)));
+      Value i = s.add(qFirst, s.index(0)), j = s.add(kFirst, s.index(1));
+      Value score = a[0];
+      if (position) {
+        // The relative shift: this pair's distance picks the column.
+        Value column = s.sub(spec.tableRow(s, i, j), position->lo);
+        score = s.add(score, s.b.create<tensor::ExtractOp>(
+                                 s.loc, position->scores,
+                                 ValueRange{s.index(0), column}));
+      }
+      Value scaled = s.mul(score, s.f(element, spec.scale));
+      Value visible = spec.visible(s, i, j);
       return visible ? s.select(visible, scaled, s.f(element, kNegInf))
                      : scaled;
     });
+  }
+
+  /// The transpose of the relative shift: each score gradient of `ds`
+  /// [queries, keys] added into its distance's column of a [queries,
+  /// rows] block (clipped distances share the end columns).
+  Value scatterByDistance(Value ds, const PositionBlock &position, Value qFirst,
+                          Value kFirst) {
+    Scalar s = lb.scalar();
+    Value count = b.create<tensor::DimOp>(loc, ds, 0);
+    Value keys = b.create<tensor::DimOp>(loc, ds, 1);
+    Value rows = b.create<tensor::DimOp>(loc, position.scores, 1);
+    Value init = zeros({count, rows});
+    return loop(s.idx(0), count, 1, init, [&](Value i, ValueRange perRow) {
+      return loop(s.idx(0), keys, 1, perRow, [&](Value j, ValueRange acc) {
+        Scalar r = lb.scalar();
+        Value column = r.sub(
+            spec.tableRow(r, r.add(qFirst, i), r.add(kFirst, j)), position.lo);
+        Value old =
+            b.create<tensor::ExtractOp>(loc, acc[0], ValueRange{i, column});
+        Value x = b.create<tensor::ExtractOp>(loc, ds, ValueRange{i, j});
+        return SmallVector<Value>{b.create<tensor::InsertOp>(
+            loc, r.add(old, x), acc[0], ValueRange{i, column})};
+      });
+    })[0];
   }
 
   /// Per row of `x` [M, N]: `combine` of the row's elements (and those of
@@ -375,8 +451,10 @@ public:
   struct Softmax {
     Value max, sum, weighted;
   };
-  Softmax onlineSoftmax(Value q, Value qFirst, Value count, Value kRows,
-                        Value vRows, Value keys, Value head) {
+  /// `r` is the block's position queries, null without relative
+  /// positions.
+  Softmax onlineSoftmax(Value q, Value r, Value qFirst, Value count,
+                        Value kRows, Value vRows, Value keys, Value head) {
     Scalar s = lb.scalar();
     auto [lo, hi] = spec.keyRange(s, qFirst, count, keys);
     Value kColumn = s.mul(head, s.idx(spec.keyWidth));
@@ -390,7 +468,11 @@ public:
           Value kCount = blockSize(kFirst, hi, kKeyBlock);
           Value k = block(kRows, kFirst, kCount, kColumn, spec.keyWidth);
           Value v = block(vRows, kFirst, kCount, vColumn, spec.valueWidth);
-          Value scores = maskedScores(q, k, qFirst, kFirst);
+          std::optional<PositionBlock> position;
+          if (r)
+            position = positionScores(r, qFirst, kFirst, kCount, head);
+          Value scores = maskedScores(q, k, qFirst, kFirst,
+                                      position ? &*position : nullptr);
           Value max = rowReduce(scores, {}, carried[0],
                                 [](Scalar &r, Value x, ValueRange, Value acc) {
                                   return r.max(acc, x);
@@ -440,6 +522,7 @@ private:
   Location loc;
   const AttentionSpec &spec;
   Type element;
+  Value table;
 };
 
 class AttentionConversion : public NNConversionPattern<AttentionOp> {
@@ -456,6 +539,7 @@ public:
     SequenceRows keys(lb, typeOf(op.getKey()));
     Value batch = batchOf(lb, resultType);
     int64_t width = spec.heads * spec.valueWidth;
+    ValueRange relative = adaptor.getRelative();
     Value output = lb.empty(lb.sizes(resultType), element);
     SmallVector<Value> results =
         forEachSequence(lb, batch, output, [&](Scalar &s, Value bi) {
@@ -464,8 +548,11 @@ public:
           Value qRows = queries.rows(b, s.loc, adaptor.getQuery());
           Value kRows = keys.rows(b, s.loc, adaptor.getKey());
           Value vRows = keys.rows(b, s.loc, adaptor.getValue());
+          Value rRows =
+              !relative.empty() ? queries.rows(b, s.loc, relative[0]) : Value();
           Value qCount = queries.getLength(), kCount = keys.getLength();
-          AttentionBlocks blocks(lb, spec, element);
+          AttentionBlocks blocks(lb, spec, element,
+                                 !relative.empty() ? relative[1] : Value());
           Value tile = queries.zeroTile(lb, width, element);
           tile = blocks.loop(
               s.idx(0), s.idx(spec.heads), 1, tile,
@@ -481,8 +568,11 @@ public:
                           blocks.blockSize(qFirst, qCount, kQueryBlock);
                       Value q = blocks.block(qRows, qFirst, count, qColumn,
                                              spec.keyWidth);
+                      Value r = rRows ? blocks.block(rRows, qFirst, count,
+                                                     qColumn, spec.keyWidth)
+                                      : Value();
                       AttentionBlocks::Softmax softmax = blocks.onlineSoftmax(
-                          q, qFirst, count, kRows, vRows, kCount, head);
+                          q, r, qFirst, count, kRows, vRows, kCount, head);
                       return {blocks.insertBlock(blocks.normalize(softmax),
                                                  carried[0], qFirst, count,
                                                  outColumn, spec.valueWidth)};
@@ -492,6 +582,15 @@ public:
         });
     return results;
   }
+};
+
+/// The rows of one sequence that the gradient reads, and its per-head,
+/// per-query-block position.
+struct GradientRows {
+  Value q, dy, k, v;
+  /// The position queries' rows, null without relative positions.
+  Value r;
+  Value qCount, kCount;
 };
 
 class AttentionGradConversion : public NNConversionPattern<AttentionGradOp> {
@@ -509,91 +608,152 @@ public:
     Value batch = batchOf(lb, queryType);
     int64_t keyFeatures = spec.heads * spec.keyWidth;
     int64_t valueFeatures = spec.heads * spec.valueWidth;
+    ValueRange relative = adaptor.getRelative();
+    bool hasRelative = !relative.empty();
+    int64_t tableRows = hasRelative ? 2 * *spec.center + 1 : 0;
     SmallVector<Value> outputs{
         lb.empty(lb.sizes(queryType), element),
         lb.empty(lb.sizes(typeOf(op.getKey())), element),
         lb.empty(lb.sizes(typeOf(op.getValue())), element)};
-    return forEachSequence(
+    if (hasRelative) {
+      // The table's gradient sums over all sequences: each sequence writes
+      // its own [2c + 1, H * Dk] part, summed after the loop.
+      outputs.push_back(lb.empty(lb.sizes(queryType), element));
+      outputs.push_back(lb.empty(
+          {batch, b.getIndexAttr(tableRows), b.getIndexAttr(keyFeatures)},
+          element));
+    }
+    SmallVector<Value> results = forEachSequence(
         lb, batch, outputs,
         [&](Scalar &s, Value bi) -> SmallVector<SequenceSlice> {
           queries.select(s, bi);
           keys.select(s, bi);
           Location loc = s.loc;
-          Value qRows = queries.rows(b, loc, adaptor.getQuery());
-          Value dyRows = queries.rows(b, loc, adaptor.getGrad());
-          Value kRows = keys.rows(b, loc, adaptor.getKey());
-          Value vRows = keys.rows(b, loc, adaptor.getValue());
-          Value qCount = queries.getLength(), kCount = keys.getLength();
-          AttentionBlocks blocks(lb, spec, element);
+          GradientRows rows{queries.rows(b, loc, adaptor.getQuery()),
+                            queries.rows(b, loc, adaptor.getGrad()),
+                            keys.rows(b, loc, adaptor.getKey()),
+                            keys.rows(b, loc, adaptor.getValue()),
+                            hasRelative ? queries.rows(b, loc, relative[0])
+                                        : Value(),
+                            queries.getLength(),
+                            keys.getLength()};
+          AttentionBlocks blocks(lb, spec, element,
+                                 hasRelative ? relative[1] : Value());
           SmallVector<Value> tiles{queries.zeroTile(lb, keyFeatures, element),
                                    keys.zeroTile(lb, keyFeatures, element),
                                    keys.zeroTile(lb, valueFeatures, element)};
+          if (hasRelative) {
+            tiles.push_back(queries.zeroTile(lb, keyFeatures, element));
+            tiles.push_back(blocks.zeros(
+                {b.getIndexAttr(tableRows), b.getIndexAttr(keyFeatures)}));
+          }
           tiles = blocks.loop(
               s.idx(0), s.idx(spec.heads), 1, tiles,
               [&](Value head, ValueRange perHead) -> SmallVector<Value> {
-                Scalar h = lb.scalar();
-                Value kColumn = h.mul(head, h.idx(spec.keyWidth));
-                Value vColumn = h.mul(head, h.idx(spec.valueWidth));
-                return blocks.loop(h.idx(0), qCount, kQueryBlock, perHead,
+                return blocks.loop(s.idx(0), rows.qCount, kQueryBlock, perHead,
                                    [&](Value qFirst, ValueRange carried) {
-                                     return queryBlock(
-                                         lb, blocks, spec, element, qFirst,
-                                         qCount, kCount, kColumn, vColumn, head,
-                                         qRows, dyRows, kRows, vRows, carried);
+                                     return queryBlock(lb, blocks, spec,
+                                                       element, qFirst, head,
+                                                       rows, carried);
                                    });
               });
-          return {queries.slice(b, tiles[0], keyFeatures),
-                  keys.slice(b, tiles[1], keyFeatures),
-                  keys.slice(b, tiles[2], valueFeatures)};
+          SmallVector<SequenceSlice> slices{
+              queries.slice(b, tiles[0], keyFeatures),
+              keys.slice(b, tiles[1], keyFeatures),
+              keys.slice(b, tiles[2], valueFeatures)};
+          if (hasRelative) {
+            OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+            slices.push_back(queries.slice(b, tiles[3], keyFeatures));
+            slices.push_back({tiles[4],
+                              {bi, zero, zero},
+                              {one, b.getIndexAttr(tableRows),
+                               b.getIndexAttr(keyFeatures)}});
+          }
+          return slices;
         });
+    if (hasRelative)
+      results.back() = sumOverSequences(lb, results.back(), element);
+    return results;
   }
 
 private:
-  /// The gradients of one head's query block: its rows of dq, and what it
-  /// adds to the rows of dk and dv (`carried`: dq, dk, dv tiles).
-  static SmallVector<Value> queryBlock(LinalgBuilder &lb,
-                                       AttentionBlocks &blocks,
-                                       const AttentionSpec &spec, Type element,
-                                       Value qFirst, Value qCount, Value kCount,
-                                       Value kColumn, Value vColumn, Value head,
-                                       Value qRows, Value dyRows, Value kRows,
-                                       Value vRows, ValueRange carried) {
+  /// The sum over the leading axis of `parts` [B, R, F].
+  static Value sumOverSequences(LinalgBuilder &lb, Value parts, Type element) {
     OpBuilder &b = lb.getBuilder();
-    Value count = blocks.blockSize(qFirst, qCount, kQueryBlock);
-    Value q = blocks.block(qRows, qFirst, count, kColumn, spec.keyWidth);
-    Value dy = blocks.block(dyRows, qFirst, count, vColumn, spec.valueWidth);
+    auto type = cast<RankedTensorType>(parts.getType());
+    Value init = lb.filled({b.getIndexAttr(type.getDimSize(1)),
+                            b.getIndexAttr(type.getDimSize(2))},
+                           element, 0.0);
+    MLIRContext *context = b.getContext();
+    AffineExpr s = b.getAffineDimExpr(0), r = b.getAffineDimExpr(1),
+               f = b.getAffineDimExpr(2);
+    return lb.generic(init.getType(), parts, init,
+                      {AffineMap::get(3, 0, {s, r, f}, context),
+                       AffineMap::get(3, 0, {r, f}, context)},
+                      {IteratorType::reduction, IteratorType::parallel,
+                       IteratorType::parallel},
+                      [](OpBuilder &nb, Location l, ValueRange a) {
+                        Scalar x{nb, l};
+                        nb.create<linalg::YieldOp>(l, x.add(a[1], a[0]));
+                      });
+  }
+
+  /// The gradients of one head's query block: its rows of dq (and dr),
+  /// and what it adds to the rows of dk, dv (and the table's gradient);
+  /// `carried`: the dq, dk, dv (dr, dtable) tiles.
+  static SmallVector<Value>
+  queryBlock(LinalgBuilder &lb, AttentionBlocks &blocks,
+             const AttentionSpec &spec, Type element, Value qFirst, Value head,
+             const GradientRows &rows, ValueRange carried) {
+    OpBuilder &b = lb.getBuilder();
+    Scalar s = lb.scalar();
+    Value kColumn = s.mul(head, s.idx(spec.keyWidth));
+    Value vColumn = s.mul(head, s.idx(spec.valueWidth));
+    Value count = blocks.blockSize(qFirst, rows.qCount, kQueryBlock);
+    Value q = blocks.block(rows.q, qFirst, count, kColumn, spec.keyWidth);
+    Value dy = blocks.block(rows.dy, qFirst, count, vColumn, spec.valueWidth);
+    Value r = rows.r
+                  ? blocks.block(rows.r, qFirst, count, kColumn, spec.keyWidth)
+                  : Value();
     // The forward's statistics and output, recomputed.
-    AttentionBlocks::Softmax softmax =
-        blocks.onlineSoftmax(q, qFirst, count, kRows, vRows, kCount, head);
+    AttentionBlocks::Softmax softmax = blocks.onlineSoftmax(
+        q, r, qFirst, count, rows.k, rows.v, rows.kCount, head);
     Value out = blocks.normalize(softmax);
     // log of the normalizer: p = exp(s - lse); +inf for a row that saw no
     // key, whose weights are then all 0.
     Value lse = blocks.withRows(
-        softmax.max, softmax.sum, [&](Scalar &s, ValueRange m, ValueRange l) {
-          Value zero = s.f(element, 0.0);
-          return s.select(s.feq(l[0], zero), s.f(element, -kNegInf),
-                          s.add(blocks.safeMax(s, m[0]), s.log(l[0])));
+        softmax.max, softmax.sum, [&](Scalar &x, ValueRange m, ValueRange l) {
+          Value zero = x.f(element, 0.0);
+          return x.select(x.feq(l[0], zero), x.f(element, -kNegInf),
+                          x.add(blocks.safeMax(x, m[0]), x.log(l[0])));
         });
     // sum_j p[i, j] dp[i, j] = dy[i] . out[i].
     Value dyOut =
         blocks.rowReduce(dy, out, blocks.zeros({count}),
-                         [](Scalar &s, Value x, ValueRange o, Value acc) {
-                           return s.add(acc, s.mul(x, o[0]));
+                         [](Scalar &x, Value y, ValueRange o, Value acc) {
+                           return x.add(acc, x.mul(y, o[0]));
                          });
-    Scalar s = lb.scalar();
-    auto [lo, hi] = spec.keyRange(s, qFirst, count, kCount);
-    Value dq0 = blocks.zeros({count, b.getIndexAttr(spec.keyWidth)});
+    auto [lo, hi] = spec.keyRange(s, qFirst, count, rows.kCount);
+    Value rowBlock = blocks.zeros({count, b.getIndexAttr(spec.keyWidth)});
+    SmallVector<Value> init{rowBlock, carried[1], carried[2]};
+    if (r)
+      init.append({rowBlock, carried[4]});
     SmallVector<Value> state = blocks.loop(
-        lo, hi, kKeyBlock, {dq0, carried[1], carried[2]},
+        lo, hi, kKeyBlock, init,
         [&](Value kFirst, ValueRange acc) -> SmallVector<Value> {
           Value kBlock = blocks.blockSize(kFirst, hi, kKeyBlock);
-          Value k = blocks.block(kRows, kFirst, kBlock, kColumn, spec.keyWidth);
+          Value k =
+              blocks.block(rows.k, kFirst, kBlock, kColumn, spec.keyWidth);
           Value v =
-              blocks.block(vRows, kFirst, kBlock, vColumn, spec.valueWidth);
-          Value scores = blocks.maskedScores(q, k, qFirst, kFirst);
+              blocks.block(rows.v, kFirst, kBlock, vColumn, spec.valueWidth);
+          std::optional<AttentionBlocks::PositionBlock> position;
+          if (r)
+            position = blocks.positionScores(r, qFirst, kFirst, kBlock, head);
+          Value scores = blocks.maskedScores(q, k, qFirst, kFirst,
+                                             position ? &*position : nullptr);
           Value weights = blocks.withRows(
-              scores, lse, [](Scalar &r, ValueRange x, ValueRange l) {
-                return r.exp(r.sub(x[0], l[0]));
+              scores, lse, [](Scalar &x, ValueRange y, ValueRange l) {
+                return x.exp(x.sub(y[0], l[0]));
               });
           // dv[j] += sum_i p[i, j] dy[i].
           Value dv = blocks.insertBlock(
@@ -607,9 +767,9 @@ private:
               blocks.zeros(
                   {count, tensor::getMixedSize(b, lb.getLoc(), k, 0)}));
           Value ds = blocks.withRows(
-              {weights, dp}, dyOut, [&](Scalar &r, ValueRange a, ValueRange o) {
-                return r.mul(r.mul(a[0], r.sub(a[1], o[0])),
-                             r.f(element, spec.scale));
+              {weights, dp}, dyOut, [&](Scalar &x, ValueRange a, ValueRange o) {
+                return x.mul(x.mul(a[0], x.sub(a[1], o[0])),
+                             x.f(element, spec.scale));
               });
           Value dq = blocks.matmul(ds, k, acc[0]);
           Value dk = blocks.insertBlock(
@@ -617,11 +777,33 @@ private:
                   ds, q,
                   blocks.block(acc[1], kFirst, kBlock, kColumn, spec.keyWidth)),
               acc[1], kFirst, kBlock, kColumn, spec.keyWidth);
-          return {dq, dk, dv};
+          if (!r)
+            return {dq, dk, dv};
+          // The position terms: dr[i] += ds . p[distance], and each table
+          // row gets the position queries of its distance's pairs.
+          Value byDistance =
+              blocks.scatterByDistance(ds, *position, qFirst, kFirst);
+          Value dr = blocks.matmul(byDistance, position->tableRows, acc[3]);
+          Value tableCount =
+              b.create<tensor::DimOp>(lb.getLoc(), byDistance, 1);
+          Value dtable = blocks.insertBlock(
+              blocks.matmulTransposeA(byDistance, r,
+                                      blocks.block(acc[4], position->lo,
+                                                   tableCount, kColumn,
+                                                   spec.keyWidth)),
+              acc[4], position->lo, tableCount, kColumn, spec.keyWidth);
+          return {dq, dk, dv, dr, dtable};
         });
-    Value dq = blocks.insertBlock(state[0], carried[0], qFirst, count, kColumn,
-                                  spec.keyWidth);
-    return {dq, state[1], state[2]};
+    SmallVector<Value> results{blocks.insertBlock(state[0], carried[0], qFirst,
+                                                  count, kColumn,
+                                                  spec.keyWidth),
+                               state[1], state[2]};
+    if (r) {
+      results.push_back(blocks.insertBlock(state[3], carried[3], qFirst, count,
+                                           kColumn, spec.keyWidth));
+      results.push_back(state[4]);
+    }
+    return results;
   }
 };
 
@@ -700,11 +882,101 @@ public:
   }
 };
 
+/// The sinusoidal embeddings of the distances -c ... c, [2c + 1, E]: row
+/// c + d holds sin(d w_m) at 2m and cos(d w_m) at 2m + 1, w_m =
+/// 10000^(-2m / E).
+Value distanceSinusoids(LinalgBuilder &lb, int64_t rows, int64_t width,
+                        Type element) {
+  OpBuilder &b = lb.getBuilder();
+  Value init = lb.empty({b.getIndexAttr(rows), b.getIndexAttr(width)}, element);
+  double perPair = -2.0 * std::log(10000.0) / static_cast<double>(width);
+  return lb.generic(
+      init.getType(), {}, init, {b.getMultiDimIdentityMap(2)},
+      {IteratorType::parallel, IteratorType::parallel},
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        Scalar s{nb, l};
+        auto toFloat = [&](Value index) {
+          return nb.create<arith::SIToFPOp>(
+              l, element,
+              nb.create<arith::IndexCastOp>(l, nb.getI64Type(), index));
+        };
+        Value distance = toFloat(s.sub(s.index(0), s.idx(rows / 2)));
+        Value feature = s.index(1);
+        Value pair = nb.create<arith::DivUIOp>(l, feature, s.idx(2));
+        Value odd =
+            s.ne(nb.create<arith::RemUIOp>(l, feature, s.idx(2)), s.idx(0));
+        Value angle =
+            s.mul(distance, s.exp(s.mul(toFloat(pair), s.f(element, perPair))));
+        nb.create<linalg::YieldOp>(
+            l, s.select(odd, nb.create<math::CosOp>(l, angle),
+                        nb.create<math::SinOp>(l, angle)));
+      });
+}
+
+/// The table: the sinusoids [2c + 1, E] times the weight [O, E]^T.
+class RelativePositionsConversion
+    : public NNConversionPattern<RelativePositionsOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(RelativePositionsOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    int64_t width = typeOf(op.getWeight()).getStaticSize(1);
+    Value sinusoids =
+        distanceSinusoids(lb, type.getStaticSize(0), width, element);
+    Value init = lb.filled(lb.sizes(type), element, 0.0);
+    return SmallVector<Value>{b.create<linalg::MatmulTransposeBOp>(
+                                   lb.getLoc(), init.getType(),
+                                   ValueRange{sinusoids, adaptor.getWeight()},
+                                   ValueRange{init})
+                                  .getResult(0)};
+  }
+};
+
+/// dweight [O, E] = grad [2c + 1, O]^T sinusoids [2c + 1, E]: a
+/// contraction over the rows, the form nn-gemm-to-blas takes for a weight
+/// gradient.
+class RelativePositionsGradConversion
+    : public NNConversionPattern<RelativePositionsGradOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(RelativePositionsGradOp op,
+                                      OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType type = typeOf(op.getResult());
+    Type element = type.getElementType();
+    Value sinusoids =
+        distanceSinusoids(lb, typeOf(op.getGrad()).getStaticSize(0),
+                          type.getStaticSize(1), element);
+    Value init = lb.filled(lb.sizes(type), element, 0.0);
+    MLIRContext *context = b.getContext();
+    AffineExpr r = b.getAffineDimExpr(0), o = b.getAffineDimExpr(1),
+               e = b.getAffineDimExpr(2);
+    return SmallVector<Value>{lb.generic(
+        init.getType(), {adaptor.getGrad(), sinusoids}, init,
+        {AffineMap::get(3, 0, {r, o}, context),
+         AffineMap::get(3, 0, {r, e}, context),
+         AffineMap::get(3, 0, {o, e}, context)},
+        {IteratorType::reduction, IteratorType::parallel,
+         IteratorType::parallel},
+        [](OpBuilder &nb, Location l, ValueRange a) {
+          Scalar s{nb, l};
+          nb.create<linalg::YieldOp>(l, s.add(a[2], s.mul(a[0], a[1])));
+        })};
+  }
+};
+
 } // namespace
 
 void mlir::nn::populateAttentionConversionPatterns(
     const TypeConverter &converter, ConversionState &state,
     RewritePatternSet &patterns) {
-  patterns.add<AttentionConversion, AttentionGradConversion, RotaryConversion>(
+  patterns.add<AttentionConversion, AttentionGradConversion, RotaryConversion,
+               RelativePositionsConversion, RelativePositionsGradConversion>(
       converter, state);
 }

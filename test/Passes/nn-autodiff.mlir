@@ -144,17 +144,22 @@ nn.graph @l2(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
 // CHECK-LABEL: nn.graph @conformer_ops
 // CHECK: %[[R:.+]] = nn.rotary %[[Q:.+]] heads 2 : !nn.tensor<[B, T, 4], f32>
 // CHECK: %[[A:.+]] = nn.attention %[[R]], %[[R]], %[[Q]] heads 2 causal left_context 3
+// CHECK: %[[P:.+]] = nn.relative_positions
+// CHECK: nn.attention %[[A]], %[[A]], %[[Q]] relative %[[R]], %[[P]] heads 1
 // CHECK: %[[G:.+]] = nn.glu %{{.+}} : !nn.tensor<[B, T, 8], f32>
 // CHECK: %[[C:.+]] = nn.conv1d %[[G]], %{{.+}} stride 1 groups 4
 // CHECK: %[[S:.+]] = nn.silu %[[C]]
 // CHECK: nn.activation_grad silu %{{.+}}, %[[C]] : !nn.tensor<[B, T, 4], f32>
 // CHECK: nn.conv1d_grad %{{.+}}, %[[G]], %{{.+}} stride 1 groups 4
 // CHECK: nn.glu_grad %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 8], f32>
+// CHECK: %{{.+}}, %[[REL:.+]]:2 = nn.attention_grad %{{.+}}, %[[A]], %[[A]], %[[Q]] relative %[[R]], %[[P]] heads 1
+// CHECK: nn.relative_positions_grad %[[REL]]#1, %{{.+}} : !nn.tensor<[5, 4], f32>, !nn.tensor<[4, 2], f32>
 // CHECK: nn.attention_grad %{{.+}}, %[[R]], %[[R]], %[[Q]] heads 2 causal left_context 3
 // CHECK: nn.rotary %{{.+}} heads 2 inverse : !nn.tensor<[B, T, 4], f32>
 nn.parameter @wq : !nn.tensor<[4, 4], f32>
 nn.parameter @wg : !nn.tensor<[8, 4], f32>
 nn.parameter @dw : !nn.tensor<[4, 3, 1], f32>
+nn.parameter @wpos : !nn.tensor<[4, 2], f32>
 nn.graph @conformer_ops(%x: !nn.tensor<[B, T, 4], f32>, %r: !nn.tensor<[B, T, 4], f32>)
     dims [B: batch, T: seq(B)] {
   %wq = nn.param_ref @wq : !nn.tensor<[4, 4], f32>
@@ -163,7 +168,10 @@ nn.graph @conformer_ops(%x: !nn.tensor<[B, T, 4], f32>, %r: !nn.tensor<[B, T, 4]
   %q = nn.linear %x, %wq : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 4], f32>
   %qr = nn.rotary %q heads 2 : !nn.tensor<[B, T, 4], f32>
   %a = nn.attention %qr, %qr, %q heads 2 causal left_context 3 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
-  %p = nn.linear %a, %wg : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[8, 4], f32>
+  %wpos = nn.param_ref @wpos : !nn.tensor<[4, 2], f32>
+  %rp = nn.relative_positions %wpos : !nn.tensor<[4, 2], f32> -> !nn.tensor<[5, 4], f32>
+  %ra = nn.attention %a, %a, %q relative %qr, %rp heads 1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[5, 4], f32>
+  %p = nn.linear %ra, %wg : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[8, 4], f32>
   %g = nn.glu %p : !nn.tensor<[B, T, 8], f32>
   %c = nn.conv1d %g, %dw stride 1 groups 4 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 1], f32>) -> !nn.tensor<[B, T, 4], f32>
   %s = nn.silu %c : !nn.tensor<[B, T, 4], f32>

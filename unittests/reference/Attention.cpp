@@ -4,7 +4,10 @@
 // textbook way: for each query frame, the full row of scores over its
 // sequence's visible keys, a softmax, and the weighted sum; the gradient
 // from the same rows. Nothing is blocked or rescaled as the lowering does.
-// nn.rotary turns each feature pair by its frame's angle.
+// Relative positions add, for each pair, the position query times the
+// table row of the pair's distance, read directly (no shifted matrix).
+// nn.rotary turns each feature pair by its frame's angle;
+// nn.relative_positions embeds each distance by sinusoids and multiplies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +28,8 @@ struct Attention {
   double scale;
   bool causal;
   std::optional<int64_t> left, right, chunk, leftChunks;
+  /// Relative positions: the table's middle row c, else unset.
+  std::optional<int64_t> center;
 
   template <typename OpTy> Attention(OpTy op) {
     heads = static_cast<int64_t>(op.getHeads());
@@ -43,6 +48,13 @@ struct Attention {
     right = get(op.getRightContext());
     chunk = get(op.getChunkSize());
     leftChunks = get(op.getLeftChunks());
+    if (Value table = op.getPositions())
+      center = typeOf(table).getStaticSize(0) / 2;
+  }
+
+  /// The table row of the distance i - j, clipped to [-c, c].
+  int64_t tableRow(int64_t i, int64_t j) const {
+    return *center + std::clamp(i - j, -*center, *center);
   }
 
   bool sees(int64_t i, int64_t j) const {
@@ -63,10 +75,12 @@ struct Attention {
   }
 
   /// The attention weights of query row `qi` of sequence b over its keys
-  /// (0 for keys it may not see; all 0 when it sees none).
+  /// (0 for keys it may not see; all 0 when it sees none); `r` and `table`
+  /// are the relative positions' operands, null without them.
   std::vector<double> weights(const Array &q, const Array &k,
                               const FrameRows &qr, const FrameRows &kr,
-                              int64_t b, int64_t i, int64_t h) const {
+                              int64_t b, int64_t i, int64_t h, const Array *r,
+                              const Array *table) const {
     int64_t qWidth = q.shape.back();
     std::vector<double> p(kr.len[b], 0.0);
     double max = -kInf;
@@ -77,6 +91,10 @@ struct Attention {
       for (int64_t d = 0; d < keyWidth; ++d)
         dot += q.data[qr.row(b, i) * qWidth + h * keyWidth + d] *
                k.data[kr.row(b, j) * qWidth + h * keyWidth + d];
+      if (r)
+        for (int64_t d = 0; d < keyWidth; ++d)
+          dot += r->data[qr.row(b, i) * qWidth + h * keyWidth + d] *
+                 table->data[tableRow(i, j) * qWidth + h * keyWidth + d];
       p[j] = scale * dot;
       max = std::max(max, p[j]);
     }
@@ -97,12 +115,14 @@ void evalAttentionOp(Frame &f, ir::AttentionOp op) {
               &v = f.operand(op, 2);
   FrameRows qr = frameRows(f, typeOf(op.getQuery()));
   FrameRows kr = frameRows(f, typeOf(op.getKey()));
+  const Array *r = a.center ? &f.operand(op, 3) : nullptr;
+  const Array *table = a.center ? &f.operand(op, 4) : nullptr;
   Array y = zeros(f.shape(typeOf(op.getResult())));
   int64_t vWidth = v.shape.back();
   for (int64_t b = 0; b < (int64_t)qr.len.size(); ++b)
     for (int64_t i = 0; i < qr.len[b]; ++i)
       for (int64_t h = 0; h < a.heads; ++h) {
-        std::vector<double> p = a.weights(q, k, qr, kr, b, i, h);
+        std::vector<double> p = a.weights(q, k, qr, kr, b, i, h, r, table);
         for (int64_t j = 0; j < kr.len[b]; ++j)
           for (int64_t d = 0; d < a.valueWidth; ++d)
             y.data[qr.row(b, i) * vWidth + h * a.valueWidth + d] +=
@@ -117,12 +137,16 @@ void evalAttentionGradOp(Frame &f, ir::AttentionGradOp op) {
               &k = f.operand(op, 2), &v = f.operand(op, 3);
   FrameRows qr = frameRows(f, typeOf(op.getQuery()));
   FrameRows kr = frameRows(f, typeOf(op.getKey()));
+  const Array *r = a.center ? &f.operand(op, 4) : nullptr;
+  const Array *table = a.center ? &f.operand(op, 5) : nullptr;
   Array dq = zeros(q.shape), dk = zeros(k.shape), dv = zeros(v.shape);
+  Array dr = zeros(r ? r->shape : std::vector<int64_t>{0});
+  Array dtable = zeros(table ? table->shape : std::vector<int64_t>{0});
   int64_t qWidth = q.shape.back(), vWidth = v.shape.back();
   for (int64_t b = 0; b < (int64_t)qr.len.size(); ++b)
     for (int64_t i = 0; i < qr.len[b]; ++i)
       for (int64_t h = 0; h < a.heads; ++h) {
-        std::vector<double> p = a.weights(q, k, qr, kr, b, i, h);
+        std::vector<double> p = a.weights(q, k, qr, kr, b, i, h, r, table);
         auto dyAt = [&](int64_t d) {
           return dy.data[qr.row(b, i) * vWidth + h * a.valueWidth + d];
         };
@@ -142,6 +166,11 @@ void evalAttentionGradOp(Frame &f, ir::AttentionGradOp op) {
             int64_t kAt = kr.row(b, j) * qWidth + h * a.keyWidth + d;
             dq.data[qAt] += a.scale * ds * k.data[kAt];
             dk.data[kAt] += a.scale * ds * q.data[qAt];
+            if (r) {
+              int64_t tAt = a.tableRow(i, j) * qWidth + h * a.keyWidth + d;
+              dr.data[qAt] += a.scale * ds * table->data[tAt];
+              dtable.data[tAt] += a.scale * ds * r->data[qAt];
+            }
           }
           for (int64_t d = 0; d < a.valueWidth; ++d)
             dv.data[kr.row(b, j) * vWidth + h * a.valueWidth + d] +=
@@ -151,6 +180,47 @@ void evalAttentionGradOp(Frame &f, ir::AttentionGradOp op) {
   f.setResult(op, dq, 0);
   f.setResult(op, dk, 1);
   f.setResult(op, dv, 2);
+  if (r) {
+    f.setResult(op, dr, 3);
+    f.setResult(op, dtable, 4);
+  }
+}
+
+/// The sinusoids of distance d = row - c at `width` features: sin at even
+/// features 2m, cos at odd ones, of d 10000^(-2m / width).
+double distanceSinusoid(int64_t row, int64_t center, int64_t feature,
+                        int64_t width) {
+  double angle = static_cast<double>(row - center) *
+                 std::pow(10000.0, -2.0 * static_cast<double>(feature / 2) /
+                                       static_cast<double>(width));
+  return feature % 2 ? std::cos(angle) : std::sin(angle);
+}
+
+/// p[row, o] = sum_e w[o, e] sinusoid(row, e).
+void evalRelativePositionsOp(Frame &f, ir::RelativePositionsOp op) {
+  const Array &w = f.operand(op, 0);
+  int64_t out = w.shape[0], width = w.shape[1];
+  int64_t rows = typeOf(op.getResult()).getStaticSize(0);
+  Array p = zeros({rows, out});
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t e = 0; e < width; ++e)
+        p.data[row * out + o] +=
+            w.data[o * width + e] * distanceSinusoid(row, rows / 2, e, width);
+  f.setResult(op, p);
+}
+
+/// dw[o, e] = sum_row grad[row, o] sinusoid(row, e).
+void evalRelativePositionsGradOp(Frame &f, ir::RelativePositionsGradOp op) {
+  const Array &grad = f.operand(op, 0), &w = f.operand(op, 1);
+  int64_t out = w.shape[0], width = w.shape[1], rows = grad.shape[0];
+  Array dw = zeros(w.shape);
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t e = 0; e < width; ++e)
+        dw.data[o * width + e] += grad.data[row * out + o] *
+                                  distanceSinusoid(row, rows / 2, e, width);
+  f.setResult(op, dw);
 }
 
 /// Each pair (2i, 2i + 1) of each head turned by t base^(-2i / D), t the
@@ -187,6 +257,10 @@ bool nn::reference::evaluateAttentionOp(Frame &f, Operation *op) {
       .Case([&](ir::AttentionOp o) { evalAttentionOp(f, o); })
       .Case([&](ir::AttentionGradOp o) { evalAttentionGradOp(f, o); })
       .Case([&](ir::RotaryOp o) { evalRotaryOp(f, o); })
+      .Case([&](ir::RelativePositionsOp o) { evalRelativePositionsOp(f, o); })
+      .Case([&](ir::RelativePositionsGradOp o) {
+        evalRelativePositionsGradOp(f, o);
+      })
       .Default([&](Operation *) { handled = false; });
   return handled;
 }

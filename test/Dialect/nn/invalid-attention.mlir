@@ -158,3 +158,67 @@ nn.graph @g(%q: !nn.tensor<[B, T, 0], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims
   %y = nn.attention %q, %q, %v heads 2 : !nn.tensor<[B, T, 0], f32>, !nn.tensor<[B, T, 0], f32>, !nn.tensor<[B, T, 6], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[6, 8], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{positions must be a static [2c + 1, 8] table of 'f32', got '!nn.tensor<[6, 8], f32>'}}
+  %y = nn.attention %q, %q, %q relative %q, %p heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{positions must be a static [2c + 1, 8] table of 'f32', got '!nn.tensor<[B, T, 8], f32>'}}
+  %y = nn.attention %q, %q, %q relative %q, %p heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %r: !nn.tensor<[B, T, 6], f32>, %p: !nn.tensor<[5, 8], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{position queries must have the query's type '!nn.tensor<[B, T, 8], f32>', got '!nn.tensor<[B, T, 6], f32>'}}
+  %y = nn.attention %q, %q, %q relative %r, %p heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[5, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{relative takes two operands (the position queries and the table), got 1}}
+  %y = nn.attention %q, %q, %q relative %q heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%u: !nn.tensor<[B, U, 8], f32>, %k: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[5, 8], f32>) dims [B: batch, T: seq(B), U: seq(B)] {
+  // expected-error @+1 {{relative positions need self-attention: key over the query's sequence dim 'U', got '!nn.tensor<[B, T, 8], f32>'}}
+  %y = nn.attention %u, %k, %k relative %u, %p heads 2 : !nn.tensor<[B, U, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, U, 8], f32>, !nn.tensor<[5, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%w: !nn.tensor<[8, 5], f32>) dims [B: batch] {
+  // expected-error @+1 {{weight must be a static [out, embedding] matrix with an even embedding size, got '!nn.tensor<[8, 5], f32>'}}
+  %p = nn.relative_positions %w : !nn.tensor<[8, 5], f32> -> !nn.tensor<[5, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%w: !nn.tensor<[8, 6], f32>) dims [B: batch] {
+  // expected-error @+1 {{result must be a static [2c + 1, 8] table of 'f32', got '!nn.tensor<[5, 6], f32>'}}
+  %p = nn.relative_positions %w : !nn.tensor<[8, 6], f32> -> !nn.tensor<[5, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%g: !nn.tensor<[4, 8], f32>, %w: !nn.tensor<[8, 6], f32>) dims [B: batch] {
+  // expected-error @+1 {{grad must be a static [2c + 1, 8] table of 'f32', got '!nn.tensor<[4, 8], f32>'}}
+  %p = nn.relative_positions_grad %g, %w : !nn.tensor<[4, 8], f32>, !nn.tensor<[8, 6], f32>
+  nn.return
+}

@@ -87,7 +87,8 @@ nn.graph @sequence_mixing(%x: !nn.tensor<[B, T, 8], f32>,
 
 // CHECK-LABEL: nn.graph @attention
 nn.graph @attention(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>,
-                    %u: !nn.tensor<[M, 8], f32>, %n: !nn.tensor<[N, 8], f32>, %nv: !nn.tensor<[N, 6], f32>)
+                    %u: !nn.tensor<[M, 8], f32>, %n: !nn.tensor<[N, 8], f32>, %nv: !nn.tensor<[N, 6], f32>,
+                    %w: !nn.tensor<[8, 4], f32>)
     -> (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[M, 6], f32>)
     dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T), M: packed(B, U)] {
   // CHECK: %[[A:.+]] = nn.attention %{{.+}}, %{{.+}}, %{{.+}} heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
@@ -98,6 +99,14 @@ nn.graph @attention(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f3
   %h = nn.attention %q, %q, %v heads 2 right_context 4 chunk_size 8 left_chunks 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
   // CHECK: nn.attention_grad %[[A]], %{{.+}} heads 2 causal : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
   %dq, %dk, %dv = nn.attention_grad %a, %q, %q, %v heads 2 causal : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
+  // CHECK: %[[P:.+]] = nn.relative_positions %[[W:.+]] : !nn.tensor<[8, 4], f32> -> !nn.tensor<[9, 8], f32>
+  %p = nn.relative_positions %w : !nn.tensor<[8, 4], f32> -> !nn.tensor<[9, 8], f32>
+  // CHECK: nn.attention %{{.+}}, %{{.+}}, %{{.+}} relative %{{.+}}, %[[P]] heads 2 left_context 3 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>
+  %rel = nn.attention %q, %q, %v relative %q, %p heads 2 left_context 3 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>
+  // CHECK: %{{.+}}:2 = nn.attention_grad %{{.+}} relative %{{.+}}, %[[P]] heads 2 : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>
+  %rq, %rk, %rv, %rr, %rp = nn.attention_grad %rel, %q, %q, %v relative %q, %p heads 2 : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>
+  // CHECK: nn.relative_positions_grad %{{.+}}#1, %[[W]] : !nn.tensor<[9, 8], f32>, !nn.tensor<[8, 4], f32>
+  %dw = nn.relative_positions_grad %rp, %w : !nn.tensor<[9, 8], f32>, !nn.tensor<[8, 4], f32>
   // CHECK: nn.attention %{{.+}} heads 2 : !nn.tensor<[M, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 6], f32>
   %x = nn.attention %u, %n, %nv heads 2 : !nn.tensor<[M, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 6], f32>
   // CHECK: nn.rotary %{{.+}} heads 2 : !nn.tensor<[B, T, 8], f32>

@@ -98,3 +98,75 @@ nn.graph @rotary(%x: !nn.tensor<[N, 8], f32>, %t: !nn.tensor<[B, T], f32>) -> !n
   %y = nn.rotary %x heads 2 : !nn.tensor<[N, 8], f32>
   nn.return %y : !nn.tensor<[N, 8], f32>
 }
+
+// -----
+
+// Relative positions: per block of keys, the block's position queries
+// times the table rows of the block's distances (at most 64 + 64 - 1,
+// clipped into the table), and the score generic gathers each pair's
+// column by its distance (the relative shift); no [T, 2T - 1] matrix.
+// CHECK-LABEL: func.func @relative
+// CHECK-SAME: %[[TABLE:[a-z0-9]+]]: tensor<9x8xf32>
+// CHECK: scf.forall
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK:       scf.for
+// CHECK:         arith.maxsi
+// CHECK:         arith.minsi %{{.+}}, %c8
+// CHECK:         %[[ROWS:.+]] = tensor.extract_slice %[[TABLE]][%{{.+}}, %{{.+}}] [%{{.+}}, 4] [1, 1] : tensor<9x8xf32> to tensor<?x4xf32>
+// CHECK:         %[[POS:.+]] = linalg.matmul_transpose_b ins(%{{.+}}, %[[ROWS]] : tensor<?x4xf32>, tensor<?x4xf32>)
+// CHECK:         linalg.matmul_transpose_b
+// CHECK:         linalg.generic
+// CHECK:           tensor.extract %[[POS]][%{{.+}}, %{{.+}}] : tensor<?x?xf32>
+// CHECK:           arith.addf
+nn.graph @relative(%q: !nn.tensor<[B, T, 8], f32>, %r: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[9, 8], f32>)
+    -> !nn.tensor<[B, T, 8], f32> dims [B: batch, T: seq(B)] {
+  %y = nn.attention %q, %q, %q relative %r, %p heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>
+  nn.return %y : !nn.tensor<[B, T, 8], f32>
+}
+
+// -----
+
+// The gradient scatters each score gradient into its distance's column
+// (a scalar loop over the block: clipped distances share a column), then
+// dr is that block times the table rows and the rows' gradient its
+// transpose times the position queries. Each sequence writes its own
+// [9, 8] part of the table's gradient; a reduction sums them after the
+// loop, so sequences never race.
+// CHECK-LABEL: func.func @relative_grad
+// CHECK: scf.forall
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK:       scf.for
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             tensor.extract
+// CHECK:             tensor.extract
+// CHECK:             arith.addf
+// CHECK:             tensor.insert
+// CHECK:         linalg.matmul
+// CHECK:         linalg.generic {{.+}}iterator_types = ["reduction", "parallel", "parallel"]
+// CHECK:   scf.forall.in_parallel
+// CHECK:     tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%{{.+}}, 0, 0] [1, 9, 8] [1, 1, 1] : tensor<9x8xf32> into tensor<?x9x8xf32>
+// CHECK: %[[SUM:.+]] = linalg.generic {{.+}}iterator_types = ["reduction", "parallel", "parallel"]{{.+}}ins(%{{.+}} : tensor<?x9x8xf32>) outs(%{{.+}} : tensor<9x8xf32>)
+// CHECK: return %{{.+}}, %[[SUM]]
+nn.graph @relative_grad(%dy: !nn.tensor<[B, T, 8], f32>, %q: !nn.tensor<[B, T, 8], f32>, %r: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[9, 8], f32>)
+    -> (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>) dims [B: batch, T: seq(B)] {
+  %dq, %dk, %dv, %dr, %dp = nn.attention_grad %dy, %q, %q, %q relative %r, %p heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>
+  nn.return %dr, %dp : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>
+}
+
+// -----
+
+// The table: sinusoids of the distances -4 ... 4 (a generic of sin and
+// cos), times the weight.
+// CHECK-LABEL: func.func @relative_positions
+// CHECK: linalg.generic
+// CHECK-DAG:   math.cos
+// CHECK-DAG:   math.sin
+// CHECK:   arith.select
+// CHECK: linalg.matmul_transpose_b ins(%{{.+}}, %{{.+}} : tensor<9x6xf32>, tensor<8x6xf32>) outs(%{{.+}} : tensor<9x8xf32>)
+nn.graph @relative_positions(%w: !nn.tensor<[8, 6], f32>) -> !nn.tensor<[9, 8], f32> dims [B: batch] {
+  %p = nn.relative_positions %w : !nn.tensor<[8, 6], f32> -> !nn.tensor<[9, 8], f32>
+  nn.return %p : !nn.tensor<[9, 8], f32>
+}
