@@ -9,6 +9,10 @@
 // batch needs (each sequence against itself: 4 sum_b T_b^2 d flops forward; the
 // backward recomputes the forward's two and adds five more). `padded_work` is
 // how much more a dense padded attention would do: B T_max^2 / sum_b T_b^2.
+// The relative variants add Conformer relative positions (position queries
+// and a table of the distances -511 ... 511, so nothing clips; their
+// gradients too); GFLOP/s counts the same content GEMMs, so the ratio of
+// times is the cost of the position terms.
 //
 //   build/bin/nn-bench --benchmark_filter=benchAttention [--threads N]
 //
@@ -26,22 +30,35 @@ namespace {
 
 constexpr int kModel = 256, kHeads = 4;
 
-std::string attentionSource() {
+/// The relative positions' table: distances -511 ... 511.
+constexpr int kTableRows = 1023;
+
+std::string attentionSource(bool relative) {
   std::string t = "!nn.tensor<[B, T, " + std::to_string(kModel) + "], f32>";
+  std::string table = "!nn.tensor<[" + std::to_string(kTableRows) + ", " +
+                      std::to_string(kModel) + "], f32>";
   std::ostringstream s;
   s << "nn.graph @attention(%q: " << t << ", %k: " << t << ", %v: " << t
-    << ", %target: " << t << ") dims [B: batch, T: seq(B)] {\n"
-    << "  %y = nn.attention %q, %k, %v heads " << kHeads << " : " << t << ", "
-    << t << ", " << t << "\n"
+    << ", %target: " << t;
+  if (relative)
+    s << ", %r: " << t << ", %p: " << table;
+  s << ") dims [B: batch, T: seq(B)] {\n"
+    << "  %y = nn.attention %q, %k, %v " << (relative ? "relative %r, %p " : "")
+    << "heads " << kHeads << " : " << t << ", " << t << ", " << t;
+  if (relative)
+    s << ", " << t << ", " << table;
+  s << "\n"
     << "  %e = nn.mse %y, %target : " << t << ", " << t << "\n"
     << "  nn.mark_loss %e as \"mse\" normalize per_frame : "
     << "!nn.tensor<[B, T], f32>\n  nn.return\n}\n";
   return s.str();
 }
 
-/// range(0) = 1: forward and backward; range(1) = 1: packed.
+/// range(0) = 1: forward and backward; range(1) = 1: packed; range(2) = 1:
+/// relative positions.
 void benchAttention(benchmark::State &state) {
-  bool backward = state.range(0), packed = state.range(1);
+  bool backward = state.range(0), packed = state.range(1),
+       relative = state.range(2);
   double frames = 0, squares = 0;
   int64_t longest = 0;
   for (int32_t t : gLengths) {
@@ -52,9 +69,11 @@ void benchAttention(benchmark::State &state) {
   std::vector<std::string> inputGradients;
   if (backward)
     inputGradients = {"q", "k", "v"};
+  if (backward && relative)
+    inputGradients.insert(inputGradients.end(), {"r", "p"});
   nn::Executable exe =
-      compile(attentionSource(), packed, true, backward, inputGradients, false,
-              false, Fusion::Sweep, true, nn::PackFrontier::earliest);
+      compile(attentionSource(relative), packed, true, backward, inputGradients,
+              false, false, Fusion::Sweep, true, nn::PackFrontier::earliest);
   std::mt19937 rng(11);
   nn::RunInputs inputs =
       nn::syntheticBatch(exe.manifest(), kBatch, {{"T", gLengths}}, rng, 0.0);
@@ -68,12 +87,13 @@ void benchAttention(benchmark::State &state) {
                          benchmark::Counter::kIsIterationInvariantRate);
   state.counters["padded_work"] = kBatch * double(longest) * longest / squares;
   state.SetLabel(std::string(backward ? "forward+backward" : "forward") +
-                 (packed ? ", packed" : ", padded"));
+                 (packed ? ", packed" : ", padded") +
+                 (relative ? ", relative" : ""));
 }
 
 } // namespace
 
 BENCHMARK(benchAttention)
-    ->ArgsProduct({{0, 1}, {0, 1}})
+    ->ArgsProduct({{0, 1}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
