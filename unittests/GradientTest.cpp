@@ -112,7 +112,8 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %r: !nn.tensor<[B, T, 3], f32>)
   %w1 = nn.silu %g1 : !nn.tensor<[B, T, 3], f32>
   %c1 = nn.concat %w1, %a : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 3], f32>
   %u1 = nn.glu %c1 : !nn.tensor<[B, T, 6], f32>
-  %s = nn.add %r1, %u1 : !nn.tensor<[B, T, 3], f32>
+  %h1 = nn.scale %u1 by 5.000000e-01 : !nn.tensor<[B, T, 3], f32>
+  %s = nn.add %r1, %h1 : !nn.tensor<[B, T, 3], f32>
   %d = nn.dropout %s rate 1.000000e-01 : !nn.tensor<[B, T, 3], f32>
   %p = nn.softmax %d : !nn.tensor<[B, T, 3], f32>
   %e = nn.mse %p, %r : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 3], f32>

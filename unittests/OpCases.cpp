@@ -37,9 +37,11 @@ nn.graph @g(%x: !nn.tensor<[N, 3], f32>, %w: !nn.tensor<[4, 3], f32>, %t: !nn.te
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T, 4], f32>)
     -> (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>,
         !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>,
-        !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 2], f32>)
+        !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 2], f32>,
+        !nn.tensor<[B, T, 4], f32>)
     dims [B: batch, T: seq(B)] {
   %a = nn.add %x, %y : !nn.tensor<[B, T, 4], f32>
+  %h = nn.scale %y by -2.500000e-01 : !nn.tensor<[B, T, 4], f32>
   %m = nn.mul %x, %y : !nn.tensor<[B, T, 4], f32>
   %r = nn.relu %x : !nn.tensor<[B, T, 4], f32>
   %t = nn.tanh %x : !nn.tensor<[B, T, 4], f32>
@@ -48,10 +50,10 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T, 4], f32>)
   %d = nn.dropout %x rate 5.000000e-01 : !nn.tensor<[B, T, 4], f32>
   %w = nn.silu %x : !nn.tensor<[B, T, 4], f32>
   %u = nn.glu %x : !nn.tensor<[B, T, 4], f32>
-  nn.return %a, %m, %r, %t, %s, %g, %d, %w, %u : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>,
+  nn.return %a, %m, %r, %t, %s, %g, %d, %w, %u, %h : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>,
       !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>,
       !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>,
-      !nn.tensor<[B, T, 2], f32>
+      !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 4], f32>
 })"},
     {"normalizations", R"(
 nn.parameter @gain : !nn.tensor<[6], f32>

@@ -144,6 +144,10 @@ LogicalResult LogSoftmaxOp::verify() {
 // DropoutOp
 //===----------------------------------------------------------------------===//
 
+OpFoldResult ScaleOp::fold(FoldAdaptor) {
+  return getFactor().isExactlyValue(1.0) ? getInput() : nullptr;
+}
+
 OpFoldResult DropoutOp::fold(FoldAdaptor) {
   return getRate().isZero() ? getInput() : nullptr;
 }

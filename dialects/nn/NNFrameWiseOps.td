@@ -113,6 +113,25 @@ def NN_GeluOp : NN_UnaryFrameWiseOp<"gelu", "GELU, exact (erf) form",
     "the tanh approximation).">;
 def NN_SiluOp : NN_UnaryFrameWiseOp<"silu", "SiLU (Swish), x sigmoid(x)",
     "Each element: `x / (1 + exp(-x))`, the Conformer's activation.">;
+def NN_ScaleOp : NN_FrameWiseOp<"scale", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
+  let summary = "multiplies every element by a constant";
+  let description = [{
+    Each element: `factor * x`, a constant of the model (the Conformer's
+    half-step residual `x + 1/2 FFN(x)` is `nn.add` of `x` and
+    `nn.scale` of the module's output by 0.5). Any positions; padded
+    positions are computed like the others. Scaling by 1 folds away.
+
+    ```mlir
+    %h = nn.scale %f by 5.000000e-01 : !nn.tensor<[B, T, 256], f32>
+    ```
+  }];
+  let arguments = (ins NN_FloatTensor:$input, F64Attr:$factor);
+  let results = (outs NN_Tensor:$result);
+  let assemblyFormat = "$input `by` $factor attr-dict `:` qualified(type($result))";
+  let hasFolder = 1;
+}
+
 def NN_SoftmaxOp : NN_UnaryFrameWiseOp<"softmax", "softmax over the feature axis",
     "Each frame: `exp(x_i - max x) / sum_j exp(x_j - max x)` over the one "
     "static feature axis, which the input must have.",

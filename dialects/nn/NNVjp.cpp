@@ -65,6 +65,17 @@ LogicalResult SiluOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
                        operandGradients);
 }
 
+/// A constant factor scales the gradient alike.
+LogicalResult ScaleOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
+                                SmallVectorImpl<Value> &operandGradients) {
+  Value dy = resultGradients[0];
+  operandGradients.push_back(
+      dy ? b.create<ScaleOp>(getLoc(), dy.getType(), dy, getFactorAttr())
+               .getResult()
+         : Value());
+  return success();
+}
+
 LogicalResult GluOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
                               SmallVectorImpl<Value> &operandGradients) {
   Value dy = resultGradients[0];

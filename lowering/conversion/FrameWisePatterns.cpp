@@ -92,6 +92,22 @@ Value ElementwiseConversion<SiluOp>::compute(Scalar &s, ValueRange a) {
   return s.mul(a[0], s.sigmoid(a[0]));
 }
 
+/// factor * x.
+class ScaleConversion : public NNConversionPattern<ScaleOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(ScaleOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    NNTensorType type = typeOf(op.getResult());
+    double factor = op.getFactor().convertToDouble();
+    return SmallVector<Value>{
+        lb.map(type, {adaptor.getInput()}, [&](Scalar &s, ValueRange a) {
+          return s.mul(a[0], s.f(type.getElementType(), factor));
+        })};
+  }
+};
+
 /// a * sigmoid(b) over the feature halves [a, b].
 class GluConversion : public NNConversionPattern<GluOp> {
 public:
@@ -851,13 +867,14 @@ void mlir::nn::populateFrameWiseConversionPatterns(
                ElementwiseConversion<MulOp>, ElementwiseConversion<ReluOp>,
                ElementwiseConversion<TanhOp>, ElementwiseConversion<SigmoidOp>,
                ElementwiseConversion<GeluOp>, ElementwiseConversion<SiluOp>,
-               GluConversion, GluGradConversion, SoftmaxConversion,
-               LogSoftmaxConversion, DropoutConversion, SpecAugmentConversion,
-               LayerNormConversion, EmbeddingConversion, ConcatConversion,
-               LinearGradInputConversion, LinearGradWeightConversion,
-               SumPositionsConversion, ActivationGradConversion,
-               LogSoftmaxGradConversion, SoftmaxGradConversion,
-               SliceFeaturesConversion, ZeroPaddingConversion,
-               LayerNormGradInputConversion, LayerNormGradScaleConversion,
-               EmbeddingGradConversion>(converter, state);
+               GluConversion, GluGradConversion, ScaleConversion,
+               SoftmaxConversion, LogSoftmaxConversion, DropoutConversion,
+               SpecAugmentConversion, LayerNormConversion, EmbeddingConversion,
+               ConcatConversion, LinearGradInputConversion,
+               LinearGradWeightConversion, SumPositionsConversion,
+               ActivationGradConversion, LogSoftmaxGradConversion,
+               SoftmaxGradConversion, SliceFeaturesConversion,
+               ZeroPaddingConversion, LayerNormGradInputConversion,
+               LayerNormGradScaleConversion, EmbeddingGradConversion>(converter,
+                                                                      state);
 }

@@ -149,6 +149,8 @@ nn.graph @l2(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
 // CHECK: %[[G:.+]] = nn.glu %{{.+}} : !nn.tensor<[B, T, 8], f32>
 // CHECK: %[[C:.+]] = nn.conv1d %[[G]], %{{.+}} stride 1 groups 4
 // CHECK: %[[S:.+]] = nn.silu %[[C]]
+// CHECK: nn.scale %[[S]] by 5.000000e-01
+// CHECK: nn.scale %{{.+}} by 5.000000e-01
 // CHECK: nn.activation_grad silu %{{.+}}, %[[C]] : !nn.tensor<[B, T, 4], f32>
 // CHECK: nn.conv1d_grad %{{.+}}, %[[G]], %{{.+}} stride 1 groups 4
 // CHECK: nn.glu_grad %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 8], f32>
@@ -175,7 +177,8 @@ nn.graph @conformer_ops(%x: !nn.tensor<[B, T, 4], f32>, %r: !nn.tensor<[B, T, 4]
   %g = nn.glu %p : !nn.tensor<[B, T, 8], f32>
   %c = nn.conv1d %g, %dw stride 1 groups 4 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 1], f32>) -> !nn.tensor<[B, T, 4], f32>
   %s = nn.silu %c : !nn.tensor<[B, T, 4], f32>
-  %e = nn.mse %s, %r : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  %sh = nn.scale %s by 0.5 : !nn.tensor<[B, T, 4], f32>
+  %e = nn.mse %sh, %r : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
   nn.mark_loss %e as "mse" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 }

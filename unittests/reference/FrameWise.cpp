@@ -265,6 +265,12 @@ bool nn::reference::evaluateFrameWiseOp(Frame &f, Operation *op) {
       .Case<ir::ReluOp, ir::TanhOp, ir::SigmoidOp, ir::GeluOp, ir::SiluOp>(
           [&](Operation *o) { evalActivationOp(f, o); })
       .Case([&](ir::GluOp o) { evalGluOp(f, o); })
+      .Case([&](ir::ScaleOp o) {
+        Array y = f.operand(o, 0);
+        for (double &v : y.data)
+          v *= o.getFactor().convertToDouble();
+        f.setResult(o, y);
+      })
       .Case([&](ir::LogSoftmaxOp o) { evalLogSoftmaxOp(f, o); })
       .Case([&](ir::SoftmaxOp o) { evalSoftmaxOp(f, o); })
       .Case([&](ir::LayerNormOp o) { evalLayerNormOp(f, o); })

@@ -1,4 +1,5 @@
-// nn folds: pack(unpack(p)) is p; dropout with rate 0 is its input.
+// nn folds: pack(unpack(p)) is p; scale by 1 and dropout with rate 0
+// are their input.
 // RUN: nn-opt %s --canonicalize --split-input-file | FileCheck %s
 
 // CHECK-LABEL: nn.graph @pack_of_unpack
@@ -25,6 +26,20 @@ nn.graph @unpack_of_pack(%x: !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 4]
   %q = nn.pack %x : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[N, 4], f32>
   %u = nn.unpack %q : !nn.tensor<[N, 4], f32> -> !nn.tensor<[B, T, 4], f32>
   nn.return %u : !nn.tensor<[B, T, 4], f32>
+}
+
+// -----
+
+// CHECK-LABEL: nn.graph @scale
+// CHECK-SAME: (%[[X:.+]]: !nn.tensor<[B, T, 4], f32>)
+// CHECK: %[[H:.+]] = nn.scale %[[X]] by 5.000000e-01
+// CHECK: nn.return %[[X]], %[[H]]
+nn.graph @scale(%x: !nn.tensor<[B, T, 4], f32>)
+    -> (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>)
+    dims [B: batch, T: seq(B)] {
+  %a = nn.scale %x by 1.0 : !nn.tensor<[B, T, 4], f32>
+  %b = nn.scale %x by 0.5 : !nn.tensor<[B, T, 4], f32>
+  nn.return %a, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
 }
 
 // -----

@@ -35,6 +35,8 @@ nn.graph @frame_wise(%x: !nn.tensor<[B, T, 8], f32>, %ids: !nn.tensor<[B, T], i3
   %sw = nn.silu %ge : !nn.tensor<[B, T, 16], f32>
   // CHECK: nn.glu %{{.+}} : !nn.tensor<[B, T, 16], f32>
   %gl = nn.glu %sw : !nn.tensor<[B, T, 16], f32>
+  // CHECK: nn.scale %{{.+}} by 5.000000e-01 : !nn.tensor<[B, T, 16], f32>
+  %sc = nn.scale %sw by 0.5 : !nn.tensor<[B, T, 16], f32>
   // CHECK: %[[D:.+]] = nn.dropout %[[GE]] rate 2.500000e-01 : !nn.tensor<[B, T, 16], f32>
   %d = nn.dropout %ge rate 0.25 : !nn.tensor<[B, T, 16], f32>
   // CHECK: %[[N:.+]] = nn.layer_norm %[[D]], %[[G]], %[[G]] {epsilon = 1.000000e-03 : f64} : !nn.tensor<[B, T, 16], f32>, !nn.tensor<[16], f32>, !nn.tensor<[16], f32>

@@ -709,3 +709,16 @@ nn.graph @silu_glu(%x: !nn.tensor<[B, T, 4], f32>, %dy: !nn.tensor<[B, T, 2], f3
   %dx = nn.glu_grad %dy, %x : !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 4], f32>
   nn.return %s, %g, %dx : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 4], f32>
 }
+
+// -----
+
+// scale multiplies each element by its constant.
+// CHECK-LABEL: func.func @scale
+// CHECK: linalg.generic
+// CHECK:   %[[F:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK:   arith.mulf %{{.+}}, %[[F]] : f32
+nn.graph @scale(%x: !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+    dims [B: batch, T: seq(B)] {
+  %h = nn.scale %x by 0.5 : !nn.tensor<[B, T, 4], f32>
+  nn.return %h : !nn.tensor<[B, T, 4], f32>
+}
