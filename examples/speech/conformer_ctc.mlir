@@ -3,19 +3,21 @@
 // inputs and 17 output classes (0 = the CTC blank, 1 = the word
 // separator): convolutional subsampling (time / 2) to 96 channels, then
 // two Conformer blocks (Gulati et al., 2020), each
-//   feed-forward (layer norm, 96 -> 192, SiLU, 192 -> 96), residual;
-//   multi-head self-attention (4 heads) within each utterance, residual;
+//   feed-forward (layer norm, 96 -> 192, SiLU, 192 -> 96), half-step
+//     residual (x + 1/2 FFN(x), nn.scale);
+//   multi-head self-attention (4 heads) within each utterance with
+//     Transformer-XL relative positions: content and position queries
+//     share the query weight with their own biases (u, v), and
+//     nn.relative_positions projects the sinusoids of the distances
+//     -255 ... 255 (longer distances clip; after subsampling that is
+//     5.1 s); residual;
 //   convolution module: pointwise conv to 192 and GLU, depthwise conv
 //     over time (kernel 15, never reading another utterance or padding),
 //     layer norm (statistics of each frame, never of the batch), SiLU,
 //     pointwise conv, residual;
-//   feed-forward, residual; layer norm.
-// Two departures from the paper: the feed-forward modules' half-step
-// residual factor 1/2 is left to their second linear layer (the same
-// functions; only the initialization differs by that factor), and the
-// attention's queries and keys take rotary position embeddings
-// (nn.rotary, by each frame's place in its own utterance) instead of
-// Transformer-XL relative positions.
+//   feed-forward, half-step residual; layer norm.
+// The paper's batch norm in the convolution module is a layer norm here,
+// so that no statistic crosses utterances.
 //
 //   @ctc     training: the CTC loss over SpecAugment-masked features;
 //            on dev also greedy decoding's character and word error
@@ -39,10 +41,12 @@ nn.parameter @"block1.mhsa.norm.scale" : !nn.tensor<[96], f32>
 nn.parameter @"block1.mhsa.norm.bias" : !nn.tensor<[96], f32>
 nn.parameter @"block1.mhsa.q.w" : !nn.tensor<[96, 96], f32>
 nn.parameter @"block1.mhsa.q.b" : !nn.tensor<[96], f32>
+nn.parameter @"block1.mhsa.pos_bias" : !nn.tensor<[96], f32>
 nn.parameter @"block1.mhsa.k.w" : !nn.tensor<[96, 96], f32>
 nn.parameter @"block1.mhsa.k.b" : !nn.tensor<[96], f32>
 nn.parameter @"block1.mhsa.v.w" : !nn.tensor<[96, 96], f32>
 nn.parameter @"block1.mhsa.v.b" : !nn.tensor<[96], f32>
+nn.parameter @"block1.mhsa.pos.w" : !nn.tensor<[96, 96], f32>
 nn.parameter @"block1.mhsa.out.w" : !nn.tensor<[96, 96], f32>
 nn.parameter @"block1.mhsa.out.b" : !nn.tensor<[96], f32>
 nn.parameter @"block1.conv.norm.scale" : !nn.tensor<[96], f32>
@@ -73,10 +77,12 @@ nn.parameter @"block2.mhsa.norm.scale" : !nn.tensor<[96], f32>
 nn.parameter @"block2.mhsa.norm.bias" : !nn.tensor<[96], f32>
 nn.parameter @"block2.mhsa.q.w" : !nn.tensor<[96, 96], f32>
 nn.parameter @"block2.mhsa.q.b" : !nn.tensor<[96], f32>
+nn.parameter @"block2.mhsa.pos_bias" : !nn.tensor<[96], f32>
 nn.parameter @"block2.mhsa.k.w" : !nn.tensor<[96, 96], f32>
 nn.parameter @"block2.mhsa.k.b" : !nn.tensor<[96], f32>
 nn.parameter @"block2.mhsa.v.w" : !nn.tensor<[96, 96], f32>
 nn.parameter @"block2.mhsa.v.b" : !nn.tensor<[96], f32>
+nn.parameter @"block2.mhsa.pos.w" : !nn.tensor<[96, 96], f32>
 nn.parameter @"block2.mhsa.out.w" : !nn.tensor<[96, 96], f32>
 nn.parameter @"block2.mhsa.out.b" : !nn.tensor<[96], f32>
 nn.parameter @"block2.conv.norm.scale" : !nn.tensor<[96], f32>
@@ -122,145 +128,157 @@ nn.graph @acoustic(%features: !nn.tensor<[B, T, 40], f32>)
   %block1_ff1_w2_b = nn.param_ref @"block1.ff1.w2.b" : !nn.tensor<[96], f32>
   %l5 = nn.linear %si4, %block1_ff1_w2_w, %block1_ff1_w2_b : !nn.tensor<[B, T2, 192], f32>, !nn.tensor<[96, 192], f32>, !nn.tensor<[96], f32>
   %d6 = nn.dropout %l5 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
-  %r7 = nn.add %si1, %d6 : !nn.tensor<[B, T2, 96], f32>
-  // Self-attention, 4 heads over each utterance's own frames, queries and
-  // keys turned by their frames' places (rotary position embeddings).
+  %h7 = nn.scale %d6 by 5.000000e-01 : !nn.tensor<[B, T2, 96], f32>
+  %r8 = nn.add %si1, %h7 : !nn.tensor<[B, T2, 96], f32>
+  // Self-attention, 4 heads over each utterance's own frames, with
+  // relative positions (Transformer-XL): content queries (bias u in q.b),
+  // position queries (the same weight, bias v) and the projected
+  // sinusoids of the distances -255 ... 255.
   %block1_mhsa_norm_scale = nn.param_ref @"block1.mhsa.norm.scale" : !nn.tensor<[96], f32>
   %block1_mhsa_norm_bias = nn.param_ref @"block1.mhsa.norm.bias" : !nn.tensor<[96], f32>
-  %n8 = nn.layer_norm %r7, %block1_mhsa_norm_scale, %block1_mhsa_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
+  %n9 = nn.layer_norm %r8, %block1_mhsa_norm_scale, %block1_mhsa_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
   %block1_mhsa_q_w = nn.param_ref @"block1.mhsa.q.w" : !nn.tensor<[96, 96], f32>
   %block1_mhsa_q_b = nn.param_ref @"block1.mhsa.q.b" : !nn.tensor<[96], f32>
-  %l9 = nn.linear %n8, %block1_mhsa_q_w, %block1_mhsa_q_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
+  %l10 = nn.linear %n9, %block1_mhsa_q_w, %block1_mhsa_q_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
+  %block1_mhsa_pos_bias = nn.param_ref @"block1.mhsa.pos_bias" : !nn.tensor<[96], f32>
+  %pq11 = nn.linear %n9, %block1_mhsa_q_w, %block1_mhsa_pos_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
   %block1_mhsa_k_w = nn.param_ref @"block1.mhsa.k.w" : !nn.tensor<[96, 96], f32>
   %block1_mhsa_k_b = nn.param_ref @"block1.mhsa.k.b" : !nn.tensor<[96], f32>
-  %l10 = nn.linear %n8, %block1_mhsa_k_w, %block1_mhsa_k_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
+  %l12 = nn.linear %n9, %block1_mhsa_k_w, %block1_mhsa_k_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
   %block1_mhsa_v_w = nn.param_ref @"block1.mhsa.v.w" : !nn.tensor<[96, 96], f32>
   %block1_mhsa_v_b = nn.param_ref @"block1.mhsa.v.b" : !nn.tensor<[96], f32>
-  %l11 = nn.linear %n8, %block1_mhsa_v_w, %block1_mhsa_v_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
-  %qr12 = nn.rotary %l9 heads 4 : !nn.tensor<[B, T2, 96], f32>
-  %kr13 = nn.rotary %l10 heads 4 : !nn.tensor<[B, T2, 96], f32>
-  %a14 = nn.attention %qr12, %kr13, %l11 heads 4 : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[B, T2, 96], f32>
+  %l13 = nn.linear %n9, %block1_mhsa_v_w, %block1_mhsa_v_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
+  %block1_mhsa_pos_w = nn.param_ref @"block1.mhsa.pos.w" : !nn.tensor<[96, 96], f32>
+  %pos14 = nn.relative_positions %block1_mhsa_pos_w : !nn.tensor<[96, 96], f32> -> !nn.tensor<[511, 96], f32>
+  %a15 = nn.attention %l10, %l12, %l13 relative %pq11, %pos14 heads 4 : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[511, 96], f32>
   %block1_mhsa_out_w = nn.param_ref @"block1.mhsa.out.w" : !nn.tensor<[96, 96], f32>
   %block1_mhsa_out_b = nn.param_ref @"block1.mhsa.out.b" : !nn.tensor<[96], f32>
-  %l15 = nn.linear %a14, %block1_mhsa_out_w, %block1_mhsa_out_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
-  %d16 = nn.dropout %l15 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
-  %r17 = nn.add %r7, %d16 : !nn.tensor<[B, T2, 96], f32>
+  %l16 = nn.linear %a15, %block1_mhsa_out_w, %block1_mhsa_out_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
+  %d17 = nn.dropout %l16 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
+  %r18 = nn.add %r8, %d17 : !nn.tensor<[B, T2, 96], f32>
   // Convolution module: pointwise conv and GLU, depthwise conv over
   // time (kernel 15, within each utterance), layer norm, SiLU, pointwise.
   %block1_conv_norm_scale = nn.param_ref @"block1.conv.norm.scale" : !nn.tensor<[96], f32>
   %block1_conv_norm_bias = nn.param_ref @"block1.conv.norm.bias" : !nn.tensor<[96], f32>
-  %n18 = nn.layer_norm %r17, %block1_conv_norm_scale, %block1_conv_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
+  %n19 = nn.layer_norm %r18, %block1_conv_norm_scale, %block1_conv_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
   %block1_conv_pw1_w = nn.param_ref @"block1.conv.pw1.w" : !nn.tensor<[192, 96], f32>
   %block1_conv_pw1_b = nn.param_ref @"block1.conv.pw1.b" : !nn.tensor<[192], f32>
-  %l19 = nn.linear %n18, %block1_conv_pw1_w, %block1_conv_pw1_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[192, 96], f32>, !nn.tensor<[192], f32>
-  %g20 = nn.glu %l19 : !nn.tensor<[B, T2, 192], f32>
+  %l20 = nn.linear %n19, %block1_conv_pw1_w, %block1_conv_pw1_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[192, 96], f32>, !nn.tensor<[192], f32>
+  %g21 = nn.glu %l20 : !nn.tensor<[B, T2, 192], f32>
   %block1_conv_dw_w = nn.param_ref @"block1.conv.dw.w" : !nn.tensor<[96, 15, 1], f32>
   %block1_conv_dw_b = nn.param_ref @"block1.conv.dw.b" : !nn.tensor<[96], f32>
-  %c21 = nn.conv1d %g20, %block1_conv_dw_w, %block1_conv_dw_b stride 1 groups 96 : (!nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 15, 1], f32>, !nn.tensor<[96], f32>) -> !nn.tensor<[B, T2, 96], f32>
+  %c22 = nn.conv1d %g21, %block1_conv_dw_w, %block1_conv_dw_b stride 1 groups 96 : (!nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 15, 1], f32>, !nn.tensor<[96], f32>) -> !nn.tensor<[B, T2, 96], f32>
   %block1_conv_dw_norm_scale = nn.param_ref @"block1.conv.dw.norm.scale" : !nn.tensor<[96], f32>
   %block1_conv_dw_norm_bias = nn.param_ref @"block1.conv.dw.norm.bias" : !nn.tensor<[96], f32>
-  %n22 = nn.layer_norm %c21, %block1_conv_dw_norm_scale, %block1_conv_dw_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
-  %si23 = nn.silu %n22 : !nn.tensor<[B, T2, 96], f32>
+  %n23 = nn.layer_norm %c22, %block1_conv_dw_norm_scale, %block1_conv_dw_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
+  %si24 = nn.silu %n23 : !nn.tensor<[B, T2, 96], f32>
   %block1_conv_pw2_w = nn.param_ref @"block1.conv.pw2.w" : !nn.tensor<[96, 96], f32>
   %block1_conv_pw2_b = nn.param_ref @"block1.conv.pw2.b" : !nn.tensor<[96], f32>
-  %l24 = nn.linear %si23, %block1_conv_pw2_w, %block1_conv_pw2_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
-  %d25 = nn.dropout %l24 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
-  %r26 = nn.add %r17, %d25 : !nn.tensor<[B, T2, 96], f32>
+  %l25 = nn.linear %si24, %block1_conv_pw2_w, %block1_conv_pw2_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
+  %d26 = nn.dropout %l25 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
+  %r27 = nn.add %r18, %d26 : !nn.tensor<[B, T2, 96], f32>
   // block1.ff2: layer norm, 96 -> 192 with SiLU, back to 96; half-step residual
   %block1_ff2_norm_scale = nn.param_ref @"block1.ff2.norm.scale" : !nn.tensor<[96], f32>
   %block1_ff2_norm_bias = nn.param_ref @"block1.ff2.norm.bias" : !nn.tensor<[96], f32>
-  %n27 = nn.layer_norm %r26, %block1_ff2_norm_scale, %block1_ff2_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
+  %n28 = nn.layer_norm %r27, %block1_ff2_norm_scale, %block1_ff2_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
   %block1_ff2_w1_w = nn.param_ref @"block1.ff2.w1.w" : !nn.tensor<[192, 96], f32>
   %block1_ff2_w1_b = nn.param_ref @"block1.ff2.w1.b" : !nn.tensor<[192], f32>
-  %l28 = nn.linear %n27, %block1_ff2_w1_w, %block1_ff2_w1_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[192, 96], f32>, !nn.tensor<[192], f32>
-  %si29 = nn.silu %l28 : !nn.tensor<[B, T2, 192], f32>
+  %l29 = nn.linear %n28, %block1_ff2_w1_w, %block1_ff2_w1_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[192, 96], f32>, !nn.tensor<[192], f32>
+  %si30 = nn.silu %l29 : !nn.tensor<[B, T2, 192], f32>
   %block1_ff2_w2_w = nn.param_ref @"block1.ff2.w2.w" : !nn.tensor<[96, 192], f32>
   %block1_ff2_w2_b = nn.param_ref @"block1.ff2.w2.b" : !nn.tensor<[96], f32>
-  %l30 = nn.linear %si29, %block1_ff2_w2_w, %block1_ff2_w2_b : !nn.tensor<[B, T2, 192], f32>, !nn.tensor<[96, 192], f32>, !nn.tensor<[96], f32>
-  %d31 = nn.dropout %l30 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
-  %r32 = nn.add %r26, %d31 : !nn.tensor<[B, T2, 96], f32>
+  %l31 = nn.linear %si30, %block1_ff2_w2_w, %block1_ff2_w2_b : !nn.tensor<[B, T2, 192], f32>, !nn.tensor<[96, 192], f32>, !nn.tensor<[96], f32>
+  %d32 = nn.dropout %l31 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
+  %h33 = nn.scale %d32 by 5.000000e-01 : !nn.tensor<[B, T2, 96], f32>
+  %r34 = nn.add %r27, %h33 : !nn.tensor<[B, T2, 96], f32>
   %block1_final_norm_scale = nn.param_ref @"block1.final_norm.scale" : !nn.tensor<[96], f32>
   %block1_final_norm_bias = nn.param_ref @"block1.final_norm.bias" : !nn.tensor<[96], f32>
-  %n33 = nn.layer_norm %r32, %block1_final_norm_scale, %block1_final_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
+  %n35 = nn.layer_norm %r34, %block1_final_norm_scale, %block1_final_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
 
   // Conformer block 2.
   // block2.ff1: layer norm, 96 -> 192 with SiLU, back to 96; half-step residual
   %block2_ff1_norm_scale = nn.param_ref @"block2.ff1.norm.scale" : !nn.tensor<[96], f32>
   %block2_ff1_norm_bias = nn.param_ref @"block2.ff1.norm.bias" : !nn.tensor<[96], f32>
-  %n34 = nn.layer_norm %n33, %block2_ff1_norm_scale, %block2_ff1_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
+  %n36 = nn.layer_norm %n35, %block2_ff1_norm_scale, %block2_ff1_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
   %block2_ff1_w1_w = nn.param_ref @"block2.ff1.w1.w" : !nn.tensor<[192, 96], f32>
   %block2_ff1_w1_b = nn.param_ref @"block2.ff1.w1.b" : !nn.tensor<[192], f32>
-  %l35 = nn.linear %n34, %block2_ff1_w1_w, %block2_ff1_w1_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[192, 96], f32>, !nn.tensor<[192], f32>
-  %si36 = nn.silu %l35 : !nn.tensor<[B, T2, 192], f32>
+  %l37 = nn.linear %n36, %block2_ff1_w1_w, %block2_ff1_w1_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[192, 96], f32>, !nn.tensor<[192], f32>
+  %si38 = nn.silu %l37 : !nn.tensor<[B, T2, 192], f32>
   %block2_ff1_w2_w = nn.param_ref @"block2.ff1.w2.w" : !nn.tensor<[96, 192], f32>
   %block2_ff1_w2_b = nn.param_ref @"block2.ff1.w2.b" : !nn.tensor<[96], f32>
-  %l37 = nn.linear %si36, %block2_ff1_w2_w, %block2_ff1_w2_b : !nn.tensor<[B, T2, 192], f32>, !nn.tensor<[96, 192], f32>, !nn.tensor<[96], f32>
-  %d38 = nn.dropout %l37 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
-  %r39 = nn.add %n33, %d38 : !nn.tensor<[B, T2, 96], f32>
-  // Self-attention, 4 heads over each utterance's own frames, queries and
-  // keys turned by their frames' places (rotary position embeddings).
+  %l39 = nn.linear %si38, %block2_ff1_w2_w, %block2_ff1_w2_b : !nn.tensor<[B, T2, 192], f32>, !nn.tensor<[96, 192], f32>, !nn.tensor<[96], f32>
+  %d40 = nn.dropout %l39 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
+  %h41 = nn.scale %d40 by 5.000000e-01 : !nn.tensor<[B, T2, 96], f32>
+  %r42 = nn.add %n35, %h41 : !nn.tensor<[B, T2, 96], f32>
+  // Self-attention, 4 heads over each utterance's own frames, with
+  // relative positions (Transformer-XL): content queries (bias u in q.b),
+  // position queries (the same weight, bias v) and the projected
+  // sinusoids of the distances -255 ... 255.
   %block2_mhsa_norm_scale = nn.param_ref @"block2.mhsa.norm.scale" : !nn.tensor<[96], f32>
   %block2_mhsa_norm_bias = nn.param_ref @"block2.mhsa.norm.bias" : !nn.tensor<[96], f32>
-  %n40 = nn.layer_norm %r39, %block2_mhsa_norm_scale, %block2_mhsa_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
+  %n43 = nn.layer_norm %r42, %block2_mhsa_norm_scale, %block2_mhsa_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
   %block2_mhsa_q_w = nn.param_ref @"block2.mhsa.q.w" : !nn.tensor<[96, 96], f32>
   %block2_mhsa_q_b = nn.param_ref @"block2.mhsa.q.b" : !nn.tensor<[96], f32>
-  %l41 = nn.linear %n40, %block2_mhsa_q_w, %block2_mhsa_q_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
+  %l44 = nn.linear %n43, %block2_mhsa_q_w, %block2_mhsa_q_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
+  %block2_mhsa_pos_bias = nn.param_ref @"block2.mhsa.pos_bias" : !nn.tensor<[96], f32>
+  %pq45 = nn.linear %n43, %block2_mhsa_q_w, %block2_mhsa_pos_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
   %block2_mhsa_k_w = nn.param_ref @"block2.mhsa.k.w" : !nn.tensor<[96, 96], f32>
   %block2_mhsa_k_b = nn.param_ref @"block2.mhsa.k.b" : !nn.tensor<[96], f32>
-  %l42 = nn.linear %n40, %block2_mhsa_k_w, %block2_mhsa_k_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
+  %l46 = nn.linear %n43, %block2_mhsa_k_w, %block2_mhsa_k_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
   %block2_mhsa_v_w = nn.param_ref @"block2.mhsa.v.w" : !nn.tensor<[96, 96], f32>
   %block2_mhsa_v_b = nn.param_ref @"block2.mhsa.v.b" : !nn.tensor<[96], f32>
-  %l43 = nn.linear %n40, %block2_mhsa_v_w, %block2_mhsa_v_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
-  %qr44 = nn.rotary %l41 heads 4 : !nn.tensor<[B, T2, 96], f32>
-  %kr45 = nn.rotary %l42 heads 4 : !nn.tensor<[B, T2, 96], f32>
-  %a46 = nn.attention %qr44, %kr45, %l43 heads 4 : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[B, T2, 96], f32>
+  %l47 = nn.linear %n43, %block2_mhsa_v_w, %block2_mhsa_v_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
+  %block2_mhsa_pos_w = nn.param_ref @"block2.mhsa.pos.w" : !nn.tensor<[96, 96], f32>
+  %pos48 = nn.relative_positions %block2_mhsa_pos_w : !nn.tensor<[96, 96], f32> -> !nn.tensor<[511, 96], f32>
+  %a49 = nn.attention %l44, %l46, %l47 relative %pq45, %pos48 heads 4 : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[511, 96], f32>
   %block2_mhsa_out_w = nn.param_ref @"block2.mhsa.out.w" : !nn.tensor<[96, 96], f32>
   %block2_mhsa_out_b = nn.param_ref @"block2.mhsa.out.b" : !nn.tensor<[96], f32>
-  %l47 = nn.linear %a46, %block2_mhsa_out_w, %block2_mhsa_out_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
-  %d48 = nn.dropout %l47 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
-  %r49 = nn.add %r39, %d48 : !nn.tensor<[B, T2, 96], f32>
+  %l50 = nn.linear %a49, %block2_mhsa_out_w, %block2_mhsa_out_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
+  %d51 = nn.dropout %l50 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
+  %r52 = nn.add %r42, %d51 : !nn.tensor<[B, T2, 96], f32>
   // Convolution module: pointwise conv and GLU, depthwise conv over
   // time (kernel 15, within each utterance), layer norm, SiLU, pointwise.
   %block2_conv_norm_scale = nn.param_ref @"block2.conv.norm.scale" : !nn.tensor<[96], f32>
   %block2_conv_norm_bias = nn.param_ref @"block2.conv.norm.bias" : !nn.tensor<[96], f32>
-  %n50 = nn.layer_norm %r49, %block2_conv_norm_scale, %block2_conv_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
+  %n53 = nn.layer_norm %r52, %block2_conv_norm_scale, %block2_conv_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
   %block2_conv_pw1_w = nn.param_ref @"block2.conv.pw1.w" : !nn.tensor<[192, 96], f32>
   %block2_conv_pw1_b = nn.param_ref @"block2.conv.pw1.b" : !nn.tensor<[192], f32>
-  %l51 = nn.linear %n50, %block2_conv_pw1_w, %block2_conv_pw1_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[192, 96], f32>, !nn.tensor<[192], f32>
-  %g52 = nn.glu %l51 : !nn.tensor<[B, T2, 192], f32>
+  %l54 = nn.linear %n53, %block2_conv_pw1_w, %block2_conv_pw1_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[192, 96], f32>, !nn.tensor<[192], f32>
+  %g55 = nn.glu %l54 : !nn.tensor<[B, T2, 192], f32>
   %block2_conv_dw_w = nn.param_ref @"block2.conv.dw.w" : !nn.tensor<[96, 15, 1], f32>
   %block2_conv_dw_b = nn.param_ref @"block2.conv.dw.b" : !nn.tensor<[96], f32>
-  %c53 = nn.conv1d %g52, %block2_conv_dw_w, %block2_conv_dw_b stride 1 groups 96 : (!nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 15, 1], f32>, !nn.tensor<[96], f32>) -> !nn.tensor<[B, T2, 96], f32>
+  %c56 = nn.conv1d %g55, %block2_conv_dw_w, %block2_conv_dw_b stride 1 groups 96 : (!nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 15, 1], f32>, !nn.tensor<[96], f32>) -> !nn.tensor<[B, T2, 96], f32>
   %block2_conv_dw_norm_scale = nn.param_ref @"block2.conv.dw.norm.scale" : !nn.tensor<[96], f32>
   %block2_conv_dw_norm_bias = nn.param_ref @"block2.conv.dw.norm.bias" : !nn.tensor<[96], f32>
-  %n54 = nn.layer_norm %c53, %block2_conv_dw_norm_scale, %block2_conv_dw_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
-  %si55 = nn.silu %n54 : !nn.tensor<[B, T2, 96], f32>
+  %n57 = nn.layer_norm %c56, %block2_conv_dw_norm_scale, %block2_conv_dw_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
+  %si58 = nn.silu %n57 : !nn.tensor<[B, T2, 96], f32>
   %block2_conv_pw2_w = nn.param_ref @"block2.conv.pw2.w" : !nn.tensor<[96, 96], f32>
   %block2_conv_pw2_b = nn.param_ref @"block2.conv.pw2.b" : !nn.tensor<[96], f32>
-  %l56 = nn.linear %si55, %block2_conv_pw2_w, %block2_conv_pw2_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
-  %d57 = nn.dropout %l56 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
-  %r58 = nn.add %r49, %d57 : !nn.tensor<[B, T2, 96], f32>
+  %l59 = nn.linear %si58, %block2_conv_pw2_w, %block2_conv_pw2_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96, 96], f32>, !nn.tensor<[96], f32>
+  %d60 = nn.dropout %l59 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
+  %r61 = nn.add %r52, %d60 : !nn.tensor<[B, T2, 96], f32>
   // block2.ff2: layer norm, 96 -> 192 with SiLU, back to 96; half-step residual
   %block2_ff2_norm_scale = nn.param_ref @"block2.ff2.norm.scale" : !nn.tensor<[96], f32>
   %block2_ff2_norm_bias = nn.param_ref @"block2.ff2.norm.bias" : !nn.tensor<[96], f32>
-  %n59 = nn.layer_norm %r58, %block2_ff2_norm_scale, %block2_ff2_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
+  %n62 = nn.layer_norm %r61, %block2_ff2_norm_scale, %block2_ff2_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
   %block2_ff2_w1_w = nn.param_ref @"block2.ff2.w1.w" : !nn.tensor<[192, 96], f32>
   %block2_ff2_w1_b = nn.param_ref @"block2.ff2.w1.b" : !nn.tensor<[192], f32>
-  %l60 = nn.linear %n59, %block2_ff2_w1_w, %block2_ff2_w1_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[192, 96], f32>, !nn.tensor<[192], f32>
-  %si61 = nn.silu %l60 : !nn.tensor<[B, T2, 192], f32>
+  %l63 = nn.linear %n62, %block2_ff2_w1_w, %block2_ff2_w1_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[192, 96], f32>, !nn.tensor<[192], f32>
+  %si64 = nn.silu %l63 : !nn.tensor<[B, T2, 192], f32>
   %block2_ff2_w2_w = nn.param_ref @"block2.ff2.w2.w" : !nn.tensor<[96, 192], f32>
   %block2_ff2_w2_b = nn.param_ref @"block2.ff2.w2.b" : !nn.tensor<[96], f32>
-  %l62 = nn.linear %si61, %block2_ff2_w2_w, %block2_ff2_w2_b : !nn.tensor<[B, T2, 192], f32>, !nn.tensor<[96, 192], f32>, !nn.tensor<[96], f32>
-  %d63 = nn.dropout %l62 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
-  %r64 = nn.add %r58, %d63 : !nn.tensor<[B, T2, 96], f32>
+  %l65 = nn.linear %si64, %block2_ff2_w2_w, %block2_ff2_w2_b : !nn.tensor<[B, T2, 192], f32>, !nn.tensor<[96, 192], f32>, !nn.tensor<[96], f32>
+  %d66 = nn.dropout %l65 rate 1.000000e-01 : !nn.tensor<[B, T2, 96], f32>
+  %h67 = nn.scale %d66 by 5.000000e-01 : !nn.tensor<[B, T2, 96], f32>
+  %r68 = nn.add %r61, %h67 : !nn.tensor<[B, T2, 96], f32>
   %block2_final_norm_scale = nn.param_ref @"block2.final_norm.scale" : !nn.tensor<[96], f32>
   %block2_final_norm_bias = nn.param_ref @"block2.final_norm.bias" : !nn.tensor<[96], f32>
-  %n65 = nn.layer_norm %r64, %block2_final_norm_scale, %block2_final_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
+  %n69 = nn.layer_norm %r68, %block2_final_norm_scale, %block2_final_norm_bias : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[96], f32>, !nn.tensor<[96], f32>
 
   %out_w = nn.param_ref @"out.w" : !nn.tensor<[17, 96], f32>
   %out_b = nn.param_ref @"out.b" : !nn.tensor<[17], f32>
-  %l66 = nn.linear %n65, %out_w, %out_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[17, 96], f32>, !nn.tensor<[17], f32>
-  nn.return %l66 : !nn.tensor<[B, T2, 17], f32>
+  %l70 = nn.linear %n69, %out_w, %out_b : !nn.tensor<[B, T2, 96], f32>, !nn.tensor<[17, 96], f32>, !nn.tensor<[17], f32>
+  nn.return %l70 : !nn.tensor<[B, T2, 17], f32>
 }
 
 nn.graph @ctc(%features: !nn.tensor<[B, T, 40], f32>,
