@@ -1,6 +1,7 @@
 //===- DropoutTraining.cpp - dropout masks from a seed input --------------===//
 //
-// Training mode. Every graph that holds a dropout of nonzero rate or an
+// Training mode. Every graph that holds a dropout of nonzero rate (an
+// nn.dropout, or an nn.attention's dropout of its weights) or an
 // nn.spec_augment that masks something, itself or through its calls, gets
 // a last argument `dropout_seed` (a scalar i32 tensor) that its callers
 // pass down; each such op reads it and gets a key unique in the module, so
@@ -33,11 +34,13 @@ struct NNDropoutTrainingPass
   void runOnOperation() override;
 };
 
-/// Whether `op` draws random masks in training: a dropout that drops, a
-/// SpecAugment that masks.
+/// Whether `op` draws random masks in training: a dropout that drops (of
+/// units or of attention weights), a SpecAugment that masks.
 bool isRandomMask(Operation *op) {
   if (auto dropout = dyn_cast<DropoutOp>(op))
     return !dropout.getRate().isZero();
+  if (auto attention = dyn_cast<AttentionOp>(op))
+    return attention.getDropout() && !attention.getDropout()->isZero();
   if (auto augment = dyn_cast<SpecAugmentOp>(op))
     return augment.masksAnything();
   return false;
@@ -92,6 +95,10 @@ void NNDropoutTrainingPass::runOnOperation() {
       if (auto dropout = dyn_cast<DropoutOp>(op); dropout && isRandomMask(op)) {
         dropout.getSeedMutable().assign(seed);
         dropout.setKey(key++);
+      } else if (auto attention = dyn_cast<AttentionOp>(op);
+                 attention && isRandomMask(op)) {
+        attention.getSeedMutable().assign(seed);
+        attention.setDropoutKey(key++);
       } else if (auto augment = dyn_cast<SpecAugmentOp>(op);
                  augment && isRandomMask(op)) {
         augment.getSeedMutable().assign(seed);

@@ -179,11 +179,13 @@ def NNAutodiff : Pass<"nn-autodiff", "::mlir::ModuleOp"> {
 def NNDropoutTraining : Pass<"nn-dropout-training", "::mlir::ModuleOp"> {
   let summary = "Training mode: dropout and SpecAugment draw their masks from a seed input";
   let description = [{
-    Gives every graph that holds a dropout of nonzero rate or an
+    Gives every graph that holds a dropout of nonzero rate (`nn.dropout`,
+    or `nn.attention ... dropout r` of its weights) or an
     `nn.spec_augment` that masks something (itself or through its calls) a
     last argument `dropout_seed : !nn.tensor<[], i32>`, passes it down its
     calls, and makes each such op draw its masks from it (`nn.dropout %x
-    seed %dropout_seed rate r key k`, `nn.spec_augment %x seed
+    seed %dropout_seed rate r key k`, `nn.attention ... seed %dropout_seed
+    ... dropout r dropout_key k`, `nn.spec_augment %x seed
     %dropout_seed ... key k`, `k` unique in the module). A mask depends on
     the seed, the key and the logical position only (docs/dialect.md), so
     packed and padded runs, and the backward, mask the same elements. Runs

@@ -516,6 +516,28 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
   nn.return
 })",
      /*training=*/true},
+    // Training mode: dropout of the attention weights (half of them), with
+    // relative positions and a causal mask; packed and padded runs must
+    // drop the same weights, and the gradient must redraw them.
+    {"attention_dropout_training", R"(
+nn.parameter @wq : !nn.tensor<[4, 3], f32>
+nn.parameter @wpos : !nn.tensor<[4, 2], f32>
+nn.parameter @wo : !nn.tensor<[3, 4], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %wq = nn.param_ref @wq : !nn.tensor<[4, 3], f32>
+  %wpos = nn.param_ref @wpos : !nn.tensor<[4, 2], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[3, 4], f32>
+  %q = nn.linear %x, %wq : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %p = nn.relative_positions %wpos : !nn.tensor<[4, 2], f32> -> !nn.tensor<[5, 4], f32>
+  %a = nn.attention %q, %q, %q relative %q, %p heads 2 dropout 5.000000e-01 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[5, 4], f32>
+  %c = nn.attention %a, %a, %q heads 1 causal dropout 3.000000e-01 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  %o = nn.linear %c, %wo : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %o, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})",
+     /*training=*/true},
     // Training mode: SpecAugment between two layers (its VJP masks the
     // gradient of the first), bands wide enough for the short test
     // sequences to be masked often.

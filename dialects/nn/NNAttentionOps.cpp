@@ -28,6 +28,9 @@ struct AttentionAttributes {
   /// The relative positions' operands: none, or the position queries
   /// and the table.
   ValueRange relative;
+  /// The dropout seed (training mode) or null, and the dropout rate.
+  Value seed;
+  bool dropout;
 
   template <typename OpTy> static AttentionAttributes of(OpTy op) {
     return {static_cast<int64_t>(op.getHeads()),
@@ -36,7 +39,9 @@ struct AttentionAttributes {
             op.getRightContext(),
             op.getChunkSize(),
             op.getLeftChunks(),
-            op.getRelative()};
+            op.getRelative(),
+            op.getSeed(),
+            op.getDropout().has_value()};
   }
 
   bool hasMask() const {
@@ -135,6 +140,15 @@ verifyAttentionOperands(Operation *op, Value query, Value key, Value value,
                              << q->sequences[0] << "', got " << key.getType();
   if (failed(verifyRelativePositions(op, query, attributes.relative)))
     return failure();
+  if (attributes.seed) {
+    NNTensorType type = tensorOf(attributes.seed);
+    if (type.getRank() != 0 || !type.getElementType().isSignlessInteger(32))
+      return op->emitOpError() << "seed must be a scalar !nn.tensor<[], i32>, "
+                                  "got "
+                               << attributes.seed.getType();
+    if (!attributes.dropout)
+      return op->emitOpError() << "a seed needs dropout";
+  }
   if (attributes.causal && attributes.rightContext)
     return op->emitOpError() << "causal and right_context exclude each other "
                                 "(causal is right_context 0)";
@@ -252,15 +266,20 @@ LogicalResult AttentionGradOp::verify() {
   return success();
 }
 
-/// Each gradient has its operand's type (the relative ones included).
+/// Each gradient has its operand's type (the relative ones included; the
+/// seed has none).
 LogicalResult AttentionGradOp::inferReturnTypes(
     MLIRContext *, std::optional<Location> location, ValueRange operands,
-    DictionaryAttr, OpaqueProperties, RegionRange,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferred) {
+  Adaptor adaptor(operands, attributes, properties, regions);
   if (operands.size() < 4)
     return emitOptionalError(location, "attention_grad takes grad, query, key "
                                        "and value");
-  llvm::append_range(inferred, operands.drop_front().getTypes());
+  for (Value operand :
+       {adaptor.getQuery(), adaptor.getKey(), adaptor.getValue()})
+    inferred.push_back(operand.getType());
+  llvm::append_range(inferred, adaptor.getRelative().getTypes());
   return success();
 }
 

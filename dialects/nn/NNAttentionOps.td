@@ -12,18 +12,27 @@
 include "dialects/nn/NNOpBase.td"
 
 /// The attributes nn.attention and nn.attention_grad share: the heads, the
-/// scale and the mask.
+/// scale, the mask and the dropout of the weights.
 defvar NN_AttentionAttributes = (ins NN_PositiveI64Attr:$heads,
     OptionalAttr<NN_PositiveF64Attr>:$scale, UnitAttr:$causal,
     OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$left_context,
     OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$right_context,
     OptionalAttr<NN_PositiveI64Attr>:$chunk_size,
-    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$left_chunks);
+    OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$left_chunks,
+    OptionalAttr<NN_UnitIntervalF64Attr>:$dropout,
+    DefaultValuedAttr<I64Attr, "0">:$dropout_key);
+
+/// The operands after the value: relative positions, then the dropout
+/// seed.
+defvar NN_AttentionOptionalOperandFormat = [{
+  (`relative` $relative^)? (`seed` $seed^)?
+}];
 
 defvar NN_AttentionAttributeFormat = [{
   `heads` $heads (`scale` $scale^)? (`causal` $causal^)?
   (`left_context` $left_context^)? (`right_context` $right_context^)?
   (`chunk_size` $chunk_size^)? (`left_chunks` $left_chunks^)?
+  (`dropout` $dropout^)? (`dropout_key` $dropout_key^)?
 }];
 
 /// The accessors nn.attention and nn.attention_grad share.
@@ -42,7 +51,7 @@ defvar NN_AttentionAccessors = [{
     }
 }];
 
-def NN_AttentionOp : NN_SequenceMixingOp<"attention", [
+def NN_AttentionOp : NN_SequenceMixingOp<"attention", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<NN_SequenceMixingOpInterface,
                               ["hasPackedForm", "getPaddedFrameWork"]>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
@@ -93,6 +102,16 @@ def NN_AttentionOp : NN_SequenceMixingOp<"attention", [
     "relative shift" over a padded `[T, 2T - 1]` matrix that other
     implementations do is a gather by `i - j` within each block here).
 
+    **Dropout of the weights** (`dropout rate`): without `seed`
+    (evaluation) nothing is dropped. With `seed` (training mode, set by
+    `nn-dropout-training` with the op's `dropout_key`) each weight `p[i,
+    j]` of head `h` of sequence `b` is kept and scaled by `1 / (1 - rate)`
+    or zeroed, after the softmax, by nn.dropout's counter hash with the
+    coordinates `(b, h, i, j)` (frame indices within the sequence): `h0 =
+    mix(mix(seed + 0x9e3779b9) ^ dropout_key)`, then `mix(. ^ c)` for `c`
+    in `b, h, i, j`; kept iff `(h >> 8) * 2^-24 >= rate`. Packed and
+    padded runs drop the same weights, and the gradient redraws them.
+
     The lowering never holds a `[Tq, Tk]` score matrix: it walks blocks of
     queries and keys with an online softmax (FlashAttention's algorithm),
     and the gradient recomputes the scores block by block.
@@ -108,19 +127,19 @@ def NN_AttentionOp : NN_SequenceMixingOp<"attention", [
   }];
   let arguments = !con((ins NN_FloatTensor:$query, NN_FloatTensor:$key,
                             NN_FloatTensor:$value,
-                            Variadic<NN_FloatTensor>:$relative),
+                            Variadic<NN_FloatTensor>:$relative,
+                            Optional<NN_IntegerTensor>:$seed),
                        NN_AttentionAttributes);
   let results = (outs NN_Tensor:$result);
-  let assemblyFormat = !strconcat([{ $query `,` $key `,` $value
-      (`relative` $relative^)? }],
-      NN_AttentionAttributeFormat, [{ attr-dict `:` qualified(type($query))
-      `,` qualified(type($key)) `,` qualified(type($value))
-      (`,` qualified(type($relative))^)? }]);
+  let assemblyFormat = !strconcat([{ $query `,` $key `,` $value }],
+      NN_AttentionOptionalOperandFormat, NN_AttentionAttributeFormat,
+      [{ attr-dict `:` qualified(type(operands)) }]);
   let hasVerifier = 1;
   let extraClassDeclaration = NN_AttentionAccessors;
 }
 
 def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure,
+    AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "the gradients of nn.attention";
   let description = [{
@@ -134,6 +153,8 @@ def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure,
     gradients of `r` and `p`: `dr[i] = scale sum_j ds[i, j] p[c + d]` and
     `dpos[c + d] = scale sum_(i, j) ds[i, j] r[i]` over the pairs of every
     sequence at (clipped) distance `d`.
+    With dropout and a seed the weights are the dropped ones, redrawn
+    from the same hash.
     Padded frames of `grad` are never read, and every gradient is 0 on
     padded frames. The lowering recomputes the weights block by block
     (FlashAttention's backward) rather than keeping them from the forward.
@@ -146,16 +167,16 @@ def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure,
   }];
   let arguments = !con((ins NN_FloatTensor:$grad, NN_FloatTensor:$query,
                             NN_FloatTensor:$key, NN_FloatTensor:$value,
-                            Variadic<NN_FloatTensor>:$relative),
+                            Variadic<NN_FloatTensor>:$relative,
+                            Optional<NN_IntegerTensor>:$seed),
                        NN_AttentionAttributes);
   let results = (outs NN_FloatTensor:$query_grad, NN_FloatTensor:$key_grad,
                       NN_FloatTensor:$value_grad,
                       Variadic<NN_FloatTensor>:$relative_grads);
-  let assemblyFormat = !strconcat([{ $grad `,` $query `,` $key `,` $value
-      (`relative` $relative^)? }],
-      NN_AttentionAttributeFormat, [{ attr-dict `:` qualified(type($grad))
-      `,` qualified(type($query)) `,` qualified(type($key)) `,`
-      qualified(type($value)) (`,` qualified(type($relative))^)? }]);
+  let assemblyFormat = !strconcat(
+      [{ $grad `,` $query `,` $key `,` $value }],
+      NN_AttentionOptionalOperandFormat, NN_AttentionAttributeFormat,
+      [{ attr-dict `:` qualified(type(operands)) }]);
   let hasVerifier = 1;
   let extraClassDeclaration = NN_AttentionAccessors;
 }

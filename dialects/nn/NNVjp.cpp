@@ -390,8 +390,9 @@ LogicalResult Conv1dOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   return success();
 }
 
-/// One op computes the three gradients (nn.attention_grad), recomputing
-/// the attention weights rather than keeping them.
+/// One op computes the three gradients (nn.attention_grad; five with
+/// relative positions), recomputing the attention weights (and redrawing
+/// their dropout) rather than keeping them.
 LogicalResult AttentionOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
                                     SmallVectorImpl<Value> &operandGradients) {
   Value dy = resultGradients[0];
@@ -400,10 +401,13 @@ LogicalResult AttentionOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
     return success();
   }
   auto grad = b.create<AttentionGradOp>(
-      getLoc(), dy, getQuery(), getKey(), getValue(), getRelative(),
+      getLoc(), dy, getQuery(), getKey(), getValue(), getRelative(), getSeed(),
       getHeadsAttr(), getScaleAttr(), getCausalAttr(), getLeftContextAttr(),
-      getRightContextAttr(), getChunkSizeAttr(), getLeftChunksAttr());
+      getRightContextAttr(), getChunkSizeAttr(), getLeftChunksAttr(),
+      getDropoutAttr(), getDropoutKeyAttr());
   operandGradients.append(grad->result_begin(), grad->result_end());
+  if (getSeed())
+    operandGradients.push_back(Value()); // the seed has no gradient
   return success();
 }
 

@@ -17,6 +17,9 @@
 // BLAS. Relative positions add, per block, the GEMM of the position
 // queries with the table rows of the block's distances and a gather by
 // i - j (the "relative shift"); the gradient scatters back by i - j.
+// Dropout of the weights hashes each weight's (sequence, head, query
+// frame, key frame) as nn.dropout hashes positions, in the forward and
+// again in the gradient, so nothing is stored.
 // nn.rotary, the position embedding that attention's queries and keys
 // take, is one generic over the frames; nn.relative_positions a generic
 // of sinusoids and a GEMM.
@@ -143,6 +146,10 @@ struct AttentionSpec {
   /// With relative positions: c, the distance of the table's last row
   /// (the table has 2c + 1).
   std::optional<int64_t> center;
+  /// The dropout rate of the weights and the op's key; applied only with
+  /// a seed (training).
+  std::optional<double> dropout;
+  int64_t dropoutKey;
 
   template <typename OpTy> static AttentionSpec of(OpTy op) {
     auto optional = [](std::optional<uint64_t> v) -> std::optional<int64_t> {
@@ -167,7 +174,11 @@ struct AttentionSpec {
             optional(op.getRightContext()),
             optional(op.getChunkSize()),
             optional(op.getLeftChunks()),
-            center};
+            center,
+            op.getDropout()
+                ? std::optional<double>(op.getDropout()->convertToDouble())
+                : std::nullopt,
+            static_cast<int64_t>(op.getDropoutKey())};
   }
 
   /// The table row of the distance between query frame `i` and key frame
@@ -318,6 +329,38 @@ public:
 
   Value zeros(ArrayRef<OpFoldResult> shape) {
     return lb.filled(shape, element, 0.0);
+  }
+
+  /// Turns on the dropout of the weights for the sequence whose index is
+  /// the i32 `sequenceIndex`: `base` is the hash of the seed and the key.
+  void dropWith(Value base, Value sequenceIndex) {
+    dropoutBase = base;
+    sequence = sequenceIndex;
+  }
+
+  /// `x` [queries, keys] of head `head` (queries from `qFirst`, keys from
+  /// `kFirst`) with the dropped weights' entries 0 and the kept ones
+  /// scaled by 1 / (1 - rate); `x` itself without dropout. The hash is
+  /// nn.dropout's, of (sequence, head, query frame, key frame).
+  Value dropWeights(Value x, Value qFirst, Value kFirst, Value head) {
+    if (!dropoutBase)
+      return x;
+    double rate = *spec.dropout;
+    auto threshold = static_cast<int64_t>(std::ceil(rate * 16777216.0));
+    return withRows(x, {}, [&](Scalar &s, ValueRange a, ValueRange) -> Value {
+      auto toI32 = [&](Value index) -> Value {
+        return s.b.create<arith::IndexCastOp>(s.loc, s.i32Type(), index);
+      };
+      Value h = dropoutBase;
+      for (Value c : {sequence, toI32(head), toI32(s.add(qFirst, s.index(0))),
+                      toI32(s.add(kFirst, s.index(1)))})
+        h = s.mix32(s.b.create<arith::XOrIOp>(s.loc, h, c));
+      Value drawn = s.b.create<arith::ShRUIOp>(s.loc, h, s.i32(8));
+      Value keep = s.b.create<arith::CmpIOp>(s.loc, arith::CmpIPredicate::uge,
+                                             drawn, s.i32(threshold));
+      return s.select(keep, s.mul(a[0], s.f(element, 1.0 / (1.0 - rate))),
+                      s.f(element, 0.0));
+    });
   }
 
   /// The relative-position terms of one block of queries against one of
@@ -496,7 +539,7 @@ public:
                           return r.add(acc, x);
                         });
           Value weighted =
-              matmul(weights, v,
+              matmul(dropWeights(weights, qFirst, kFirst, head), v,
                      withRows(carried[2], rescale,
                               [](Scalar &r, ValueRange acc, ValueRange a) {
                                 return r.mul(acc[0], a[0]);
@@ -523,7 +566,27 @@ private:
   const AttentionSpec &spec;
   Type element;
   Value table;
+  /// Dropout in training: the hash of seed and key, the sequence's index.
+  Value dropoutBase, sequence;
 };
+
+/// The hash of the seed and the op's key that every dropped weight's hash
+/// starts from, or null without dropout in training.
+Value dropoutBase(LinalgBuilder &lb, const AttentionSpec &spec, Value seed) {
+  if (!seed || !spec.dropout || *spec.dropout == 0.0)
+    return Value();
+  OpBuilder &b = lb.getBuilder();
+  Scalar s = lb.scalar();
+  Value h = b.create<tensor::ExtractOp>(lb.getLoc(), seed, ValueRange{});
+  h = s.mix32(s.add(h, s.i32(0x9e3779b9)));
+  return s.mix32(
+      b.create<arith::XOrIOp>(lb.getLoc(), h, s.i32(spec.dropoutKey)));
+}
+
+/// The i32 index of sequence `bi` (an index), a coordinate of the hash.
+Value sequenceIndex(Scalar &s, Value bi) {
+  return s.b.create<arith::IndexCastOp>(s.loc, s.i32Type(), bi);
+}
 
 class AttentionConversion : public NNConversionPattern<AttentionOp> {
 public:
@@ -540,6 +603,7 @@ public:
     Value batch = batchOf(lb, resultType);
     int64_t width = spec.heads * spec.valueWidth;
     ValueRange relative = adaptor.getRelative();
+    Value base = dropoutBase(lb, spec, adaptor.getSeed());
     Value output = lb.empty(lb.sizes(resultType), element);
     SmallVector<Value> results =
         forEachSequence(lb, batch, output, [&](Scalar &s, Value bi) {
@@ -553,6 +617,8 @@ public:
           Value qCount = queries.getLength(), kCount = keys.getLength();
           AttentionBlocks blocks(lb, spec, element,
                                  !relative.empty() ? relative[1] : Value());
+          if (base)
+            blocks.dropWith(base, sequenceIndex(s, bi));
           Value tile = queries.zeroTile(lb, width, element);
           tile = blocks.loop(
               s.idx(0), s.idx(spec.heads), 1, tile,
@@ -610,6 +676,7 @@ public:
     int64_t valueFeatures = spec.heads * spec.valueWidth;
     ValueRange relative = adaptor.getRelative();
     bool hasRelative = !relative.empty();
+    Value base = dropoutBase(lb, spec, adaptor.getSeed());
     int64_t tableRows = hasRelative ? 2 * *spec.center + 1 : 0;
     SmallVector<Value> outputs{
         lb.empty(lb.sizes(queryType), element),
@@ -639,6 +706,8 @@ public:
                             keys.getLength()};
           AttentionBlocks blocks(lb, spec, element,
                                  hasRelative ? relative[1] : Value());
+          if (base)
+            blocks.dropWith(base, sequenceIndex(s, bi));
           SmallVector<Value> tiles{queries.zeroTile(lb, keyFeatures, element),
                                    keys.zeroTile(lb, keyFeatures, element),
                                    keys.zeroTile(lb, valueFeatures, element)};
@@ -755,17 +824,21 @@ private:
               scores, lse, [](Scalar &x, ValueRange y, ValueRange l) {
                 return x.exp(x.sub(y[0], l[0]));
               });
-          // dv[j] += sum_i p[i, j] dy[i].
+          // dv[j] += sum_i p[i, j] dy[i], p the kept (dropped) weights.
+          Value kept = blocks.dropWeights(weights, qFirst, kFirst, head);
           Value dv = blocks.insertBlock(
-              blocks.matmulTransposeA(weights, dy,
+              blocks.matmulTransposeA(kept, dy,
                                       blocks.block(acc[2], kFirst, kBlock,
                                                    vColumn, spec.valueWidth)),
               acc[2], kFirst, kBlock, vColumn, spec.valueWidth);
-          // ds = p (dp - dy . out), times the scale for dq and dk.
-          Value dp = blocks.matmulTransposeB(
-              dy, v,
-              blocks.zeros(
-                  {count, tensor::getMixedSize(b, lb.getLoc(), k, 0)}));
+          // ds = p (dp - dy . out), times the scale for dq and dk; dp of
+          // a dropped weight is 0, of a kept one scaled like the weight.
+          Value dp = blocks.dropWeights(
+              blocks.matmulTransposeB(
+                  dy, v,
+                  blocks.zeros(
+                      {count, tensor::getMixedSize(b, lb.getLoc(), k, 0)})),
+              qFirst, kFirst, head);
           Value ds = blocks.withRows(
               {weights, dp}, dyOut, [&](Scalar &x, ValueRange a, ValueRange o) {
                 return x.mul(x.mul(a[0], x.sub(a[1], o[0])),

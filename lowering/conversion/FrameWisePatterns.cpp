@@ -173,21 +173,6 @@ public:
   }
 };
 
-/// MurmurHash3's 32-bit finalizer (the mixing step of nn.dropout's mask).
-Value mix32(Scalar &s, Value h) {
-  auto shift = [&](Value v, int64_t by) {
-    return s.b.create<arith::ShRUIOp>(s.loc, v, s.i32(by));
-  };
-  auto xorI = [&](Value x, Value y) {
-    return s.b.create<arith::XOrIOp>(s.loc, x, y);
-  };
-  h = xorI(h, shift(h, 16));
-  h = s.mul(h, s.i32(0x85ebca6b));
-  h = xorI(h, shift(h, 13));
-  h = s.mul(h, s.i32(0xc2b2ae35));
-  return xorI(h, shift(h, 16));
-}
-
 /// Per row of a packed value: the (sequence, frame) it holds, as two [N]
 /// i32 tensors, found by walking the lengths (O(B) per row, once per op).
 std::pair<Value, Value> packedRowPositions(LinalgBuilder &lb, Value lengths,
@@ -272,8 +257,8 @@ FailureOr<Value> maskElementwise(LinalgBuilder &lb, Value x, Value seedTensor,
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nested, Location l, ValueRange a) {
         Scalar s{nested, l};
-        Value h = mix32(s, s.add(a[1], s.i32(0x9e3779b9)));
-        h = mix32(s, nested.create<arith::XOrIOp>(l, h, s.i32(key)));
+        Value h = s.mix32(s.add(a[1], s.i32(0x9e3779b9)));
+        h = s.mix32(nested.create<arith::XOrIOp>(l, h, s.i32(key)));
         SmallVector<Value> position;
         unsigned first = 0;
         if (packed) {
@@ -306,7 +291,7 @@ public:
         lb, adaptor.getInput(), adaptor.getSeed(), op.getKey(), type,
         [&](Scalar &s, Value x, Value h, ArrayRef<Value> position) -> Value {
           for (Value c : position)
-            h = mix32(s, s.b.create<arith::XOrIOp>(s.loc, h, c));
+            h = s.mix32(s.b.create<arith::XOrIOp>(s.loc, h, c));
           Value drawn = s.b.create<arith::ShRUIOp>(s.loc, h, s.i32(8));
           Value keep = s.b.create<arith::CmpIOp>(
               s.loc, arith::CmpIPredicate::uge, drawn, s.i32(threshold));
@@ -364,12 +349,12 @@ public:
                 feature = position.back();
           Value length = nested.create<tensor::ExtractOp>(
               l, lengths, ValueRange{s.toIndex(sequence)});
-          Value h = mix32(s, xorI(keyed, sequence));
+          Value h = s.mix32(xorI(keyed, sequence));
           // u and v of mask m.
           auto draws = [&](int64_t m) {
             auto draw = [&](int64_t counter) {
               return nested.create<arith::ShRUIOp>(
-                  l, mix32(s, xorI(h, s.i32(counter))), s.i32(8));
+                  l, s.mix32(xorI(h, s.i32(counter))), s.i32(8));
             };
             return std::pair<Value, Value>(draw(2 * m), draw(2 * m + 1));
           };

@@ -119,6 +119,20 @@ Value Scalar::maxI(Value x, Value y) {
   return b.create<arith::MaxSIOp>(loc, x, y);
 }
 
+Value Scalar::mix32(Value h) {
+  auto shift = [&](Value v, int64_t by) {
+    return b.create<arith::ShRUIOp>(loc, v, i32(by)).getResult();
+  };
+  auto xorI = [&](Value x, Value y) {
+    return b.create<arith::XOrIOp>(loc, x, y).getResult();
+  };
+  h = xorI(h, shift(h, 16));
+  h = mul(h, i32(0x85ebca6b));
+  h = xorI(h, shift(h, 13));
+  h = mul(h, i32(0xc2b2ae35));
+  return xorI(h, shift(h, 16));
+}
+
 Value Scalar::toF64(Value x) {
   Type f64 = b.getF64Type();
   if (x.getType() == f64)

@@ -58,6 +58,10 @@ struct Scalar {
   Value clampIndex(Value v, Value size);
   /// log(exp(x) + exp(y)) without overflow; -inf when both are -inf.
   Value logAddExp(Value x, Value y);
+  /// MurmurHash3's 32-bit finalizer of the i32 `h`: the mixing step of
+  /// the counter-hashed masks (nn.dropout, nn.spec_augment, attention
+  /// dropout).
+  Value mix32(Value h);
 };
 
 /// Run-time values of one declared dim inside a lowered graph.

@@ -52,3 +52,32 @@ nn.graph @taken(%dropout_seed: !nn.tensor<[B, 3], f32>) -> !nn.tensor<[B, 3], f3
   %d = nn.dropout %dropout_seed rate 1.000000e-01 : !nn.tensor<[B, 3], f32>
   nn.return %d : !nn.tensor<[B, 3], f32>
 }
+
+// -----
+
+// Attention's dropout of its weights draws from the seed too, with its own
+// key; a dropout rate of 0 and an attention without dropout are left
+// alone. The gradient redraws the weights with the same seed and key; the
+// pass packs the attention with its seed, which has no positions.
+// CHECK-LABEL: nn.graph @loss(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>, %dropout_seed: !nn.tensor<[], i32>)
+// CHECK: nn.attention %x, %x, %x seed %dropout_seed heads 2 dropout 1.000000e-01 :
+// CHECK: nn.attention %{{.+}} heads 2 dropout 0.000000e+00 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+// CHECK: nn.attention %{{.+}} heads 1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+// CHECK: nn.dropout %{{.+}} seed %dropout_seed rate 2.000000e-01 key 1 :
+// GRAD-LABEL: nn.graph @loss(%x: !nn.tensor<[B, T, 4], f32>
+// GRAD: %[[P:.+]] = nn.pack %x
+// GRAD: %[[A:.+]] = nn.attention %[[P]], %[[P]], %[[P]] seed %dropout_seed heads 2 dropout 1.000000e-01 : !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_T, 4], f32>, !nn.tensor<[], i32>
+// GRAD: nn.attention_grad %{{.+}}, %[[P]], %[[P]], %[[P]] seed %dropout_seed heads 2 dropout 1.000000e-01 : !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_T, 4], f32>, !nn.tensor<[], i32>
+nn.parameter @w : !nn.tensor<[3, 4], f32>
+nn.graph @loss(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 4], f32>
+  %a = nn.attention %x, %x, %x heads 2 dropout 0.1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  %b = nn.attention %a, %a, %a heads 2 dropout 0.0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  %c = nn.attention %b, %b, %b heads 1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  %d = nn.dropout %c rate 0.2 : !nn.tensor<[B, T, 4], f32>
+  %l = nn.linear %d, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+}

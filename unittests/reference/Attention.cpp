@@ -22,6 +22,17 @@ using namespace nn::reference;
 
 namespace {
 
+/// MurmurHash3's 32-bit finalizer, the mixing step of the dropout hash
+/// (nn.attention's description).
+uint32_t mix(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
 /// What both ops say about heads, scale and mask.
 struct Attention {
   int64_t heads, keyWidth, valueWidth;
@@ -30,6 +41,10 @@ struct Attention {
   std::optional<int64_t> left, right, chunk, leftChunks;
   /// Relative positions: the table's middle row c, else unset.
   std::optional<int64_t> center;
+  /// Dropout of the weights in training (with a seed): the rate and the
+  /// hash of seed and key.
+  std::optional<double> dropout;
+  uint32_t dropoutBase = 0;
 
   template <typename OpTy> Attention(OpTy op) {
     heads = static_cast<int64_t>(op.getHeads());
@@ -50,6 +65,29 @@ struct Attention {
     leftChunks = get(op.getLeftChunks());
     if (Value table = op.getPositions())
       center = typeOf(table).getStaticSize(0) / 2;
+  }
+
+  /// Reads the seed (the op's last operand, `index`) when the op drops.
+  template <typename OpTy> void readSeed(Frame &f, OpTy op, unsigned index) {
+    if (!op.getSeed() || !op.getDropout())
+      return;
+    dropout = op.getDropout()->convertToDouble();
+    auto seed = static_cast<uint32_t>(
+        static_cast<int64_t>(f.operand(op, index).data[0]));
+    dropoutBase = mix(mix(seed + 0x9e3779b9u) ^
+                      static_cast<uint32_t>(op.getDropoutKey()));
+  }
+
+  /// The factor of weight (b, h, i, j): 1 / (1 - rate) if the hash keeps
+  /// it, else 0; 1 without dropout.
+  double keep(int64_t b, int64_t h, int64_t i, int64_t j) const {
+    if (!dropout)
+      return 1.0;
+    uint32_t x = dropoutBase;
+    for (int64_t c : {b, h, i, j})
+      x = mix(x ^ static_cast<uint32_t>(c));
+    auto threshold = static_cast<uint32_t>(std::ceil(*dropout * 16777216.0));
+    return (x >> 8) >= threshold ? 1.0 / (1.0 - *dropout) : 0.0;
   }
 
   /// The table row of the distance i - j, clipped to [-c, c].
@@ -117,6 +155,7 @@ void evalAttentionOp(Frame &f, ir::AttentionOp op) {
   FrameRows kr = frameRows(f, typeOf(op.getKey()));
   const Array *r = a.center ? &f.operand(op, 3) : nullptr;
   const Array *table = a.center ? &f.operand(op, 4) : nullptr;
+  a.readSeed(f, op, op->getNumOperands() - 1);
   Array y = zeros(f.shape(typeOf(op.getResult())));
   int64_t vWidth = v.shape.back();
   for (int64_t b = 0; b < (int64_t)qr.len.size(); ++b)
@@ -126,7 +165,8 @@ void evalAttentionOp(Frame &f, ir::AttentionOp op) {
         for (int64_t j = 0; j < kr.len[b]; ++j)
           for (int64_t d = 0; d < a.valueWidth; ++d)
             y.data[qr.row(b, i) * vWidth + h * a.valueWidth + d] +=
-                p[j] * v.data[kr.row(b, j) * vWidth + h * a.valueWidth + d];
+                p[j] * a.keep(b, h, i, j) *
+                v.data[kr.row(b, j) * vWidth + h * a.valueWidth + d];
       }
   f.setResult(op, y);
 }
@@ -139,6 +179,7 @@ void evalAttentionGradOp(Frame &f, ir::AttentionGradOp op) {
   FrameRows kr = frameRows(f, typeOf(op.getKey()));
   const Array *r = a.center ? &f.operand(op, 4) : nullptr;
   const Array *table = a.center ? &f.operand(op, 5) : nullptr;
+  a.readSeed(f, op, op->getNumOperands() - 1);
   Array dq = zeros(q.shape), dk = zeros(k.shape), dv = zeros(v.shape);
   Array dr = zeros(r ? r->shape : std::vector<int64_t>{0});
   Array dtable = zeros(table ? table->shape : std::vector<int64_t>{0});
@@ -150,13 +191,15 @@ void evalAttentionGradOp(Frame &f, ir::AttentionGradOp op) {
         auto dyAt = [&](int64_t d) {
           return dy.data[qr.row(b, i) * vWidth + h * a.valueWidth + d];
         };
-        // dp[j] = dy[i] . v[j]; ds[j] = p[j] (dp[j] - sum_j' p[j'] dp[j']).
+        // The output uses the kept weights p[j] keep[j]: dp[j] = keep[j]
+        // dy[i] . v[j]; ds[j] = p[j] (dp[j] - sum_j' p[j'] dp[j']).
         std::vector<double> dp(kr.len[b], 0.0);
         double expected = 0;
         for (int64_t j = 0; j < kr.len[b]; ++j) {
           for (int64_t d = 0; d < a.valueWidth; ++d)
             dp[j] +=
                 dyAt(d) * v.data[kr.row(b, j) * vWidth + h * a.valueWidth + d];
+          dp[j] *= a.keep(b, h, i, j);
           expected += p[j] * dp[j];
         }
         for (int64_t j = 0; j < kr.len[b]; ++j) {
@@ -174,7 +217,7 @@ void evalAttentionGradOp(Frame &f, ir::AttentionGradOp op) {
           }
           for (int64_t d = 0; d < a.valueWidth; ++d)
             dv.data[kr.row(b, j) * vWidth + h * a.valueWidth + d] +=
-                p[j] * dyAt(d);
+                p[j] * a.keep(b, h, i, j) * dyAt(d);
         }
       }
   f.setResult(op, dq, 0);

@@ -115,7 +115,7 @@ nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims
 
 nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
   // expected-error @+1 {{result must be '!nn.tensor<[B, T, 6], f32>', got '!nn.tensor<[B, T, 8], f32>'}}
-  %y = "nn.attention"(%q, %q, %v) {heads = 2 : i64} : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>) -> !nn.tensor<[B, T, 8], f32>
+  %y = "nn.attention"(%q, %q, %v) <{heads = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}> : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>) -> !nn.tensor<[B, T, 8], f32>
   nn.return
 }
 
@@ -220,5 +220,29 @@ nn.graph @g(%w: !nn.tensor<[8, 6], f32>) dims [B: batch] {
 nn.graph @g(%g: !nn.tensor<[4, 8], f32>, %w: !nn.tensor<[8, 6], f32>) dims [B: batch] {
   // expected-error @+1 {{grad must be a static [2c + 1, 8] table of 'f32', got '!nn.tensor<[4, 8], f32>'}}
   %p = nn.relative_positions_grad %g, %w : !nn.tensor<[4, 8], f32>, !nn.tensor<[8, 6], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %s: !nn.tensor<[], i32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{a seed needs dropout}}
+  %y = nn.attention %q, %q, %q seed %s heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[], i32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %s: !nn.tensor<[B], i32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{seed must be a scalar !nn.tensor<[], i32>, got '!nn.tensor<[B], i32>'}}
+  %y = nn.attention %q, %q, %q seed %s heads 2 dropout 0.1 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B], i32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{attribute 'dropout' failed to satisfy constraint}}
+  %y = nn.attention %q, %q, %q heads 2 dropout 1.0 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
   nn.return
 }

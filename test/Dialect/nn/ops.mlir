@@ -90,7 +90,7 @@ nn.graph @sequence_mixing(%x: !nn.tensor<[B, T, 8], f32>,
 // CHECK-LABEL: nn.graph @attention
 nn.graph @attention(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>,
                     %u: !nn.tensor<[M, 8], f32>, %n: !nn.tensor<[N, 8], f32>, %nv: !nn.tensor<[N, 6], f32>,
-                    %w: !nn.tensor<[8, 4], f32>)
+                    %w: !nn.tensor<[8, 4], f32>, %seed: !nn.tensor<[], i32>)
     -> (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[M, 6], f32>)
     dims [B: batch, T: seq(B), U: seq(B), N: packed(B, T), M: packed(B, U)] {
   // CHECK: %[[A:.+]] = nn.attention %{{.+}}, %{{.+}}, %{{.+}} heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>
@@ -107,6 +107,10 @@ nn.graph @attention(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f3
   %rel = nn.attention %q, %q, %v relative %q, %p heads 2 left_context 3 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>
   // CHECK: %{{.+}}:2 = nn.attention_grad %{{.+}} relative %{{.+}}, %[[P]] heads 2 : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>
   %rq, %rk, %rv, %rr, %rp = nn.attention_grad %rel, %q, %q, %v relative %q, %p heads 2 : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>
+  // CHECK: nn.attention %{{.+}} relative %{{.+}}, %[[P]] seed %[[S:.+]] heads 2 dropout 1.000000e-01 dropout_key 3 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>, !nn.tensor<[], i32>
+  %dropped = nn.attention %q, %q, %v relative %q, %p seed %seed heads 2 dropout 0.1 dropout_key 3 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>, !nn.tensor<[], i32>
+  // CHECK: nn.attention_grad %{{.+}} seed %[[S]] heads 2 dropout 1.000000e-01 dropout_key 3 : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[], i32>
+  %ddq, %ddk, %ddv = nn.attention_grad %dropped, %q, %q, %v seed %seed heads 2 dropout 0.1 dropout_key 3 : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[], i32>
   // CHECK: nn.relative_positions_grad %{{.+}}#1, %[[W]] : !nn.tensor<[9, 8], f32>, !nn.tensor<[8, 4], f32>
   %dw = nn.relative_positions_grad %rp, %w : !nn.tensor<[9, 8], f32>, !nn.tensor<[8, 4], f32>
   // CHECK: nn.attention %{{.+}} heads 2 : !nn.tensor<[M, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 6], f32>

@@ -170,3 +170,29 @@ nn.graph @relative_positions(%w: !nn.tensor<[8, 6], f32>) -> !nn.tensor<[9, 8], 
   %p = nn.relative_positions %w : !nn.tensor<[8, 6], f32> -> !nn.tensor<[9, 8], f32>
   nn.return %p : !nn.tensor<[9, 8], f32>
 }
+
+// -----
+
+// Dropout of the weights in training: the seed and key are hashed once;
+// per block, a generic hashes each weight's (sequence, head, query, key)
+// and keeps it against the threshold (ceil(0.25 * 2^24) = 4194304) before
+// the weighted sum; the row sums use every weight.
+// CHECK-LABEL: func.func @dropout
+// CHECK: %[[SEED:.+]] = tensor.extract %{{.+}}[] : tensor<i32>
+// CHECK: scf.forall
+// CHECK:   scf.for
+// CHECK:     scf.for
+// CHECK:       scf.for
+// CHECK:         linalg.generic
+// CHECK:           math.exp
+// CHECK:         linalg.generic
+// CHECK:           arith.xori
+// CHECK:           arith.shrui %{{.+}}, %c8_i32
+// CHECK:           arith.cmpi uge, %{{.+}}, %c4194304_i32
+// CHECK:           arith.select
+// CHECK:         linalg.matmul
+nn.graph @dropout(%q: !nn.tensor<[B, T, 8], f32>, %seed: !nn.tensor<[], i32>)
+    -> !nn.tensor<[B, T, 8], f32> dims [B: batch, T: seq(B)] {
+  %y = nn.attention %q, %q, %q seed %seed heads 2 dropout 0.25 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[], i32>
+  nn.return %y : !nn.tensor<[B, T, 8], f32>
+}
