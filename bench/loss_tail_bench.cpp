@@ -819,6 +819,43 @@ void benchSpeechTrainStep(benchmark::State &state) {
                              : "speech ctc train step, call kept");
 }
 
+/// The train step of the Conformer example (examples/speech/conformer_ctc.mlir,
+/// entry ctc: SpecAugment, subsampling by 2, two Conformer blocks with
+/// relative positions, CTC, Adam; the call inlined) on the benchmark's
+/// batch of 40-dim features: range(0) = 1 packed by the cost model (both
+/// blocks on real frames), 0 padded (every frame-wise layer on padded
+/// frames too; attention and the depthwise convolutions read each
+/// sequence's own frames either way). Counts real frames per second.
+void benchConformerTrainStep(benchmark::State &state) {
+  bool pack = state.range(0);
+  nn::CompileOptions options;
+  options.entry = "ctc";
+  options.optimize.inlineCalls = true;
+  options.optimize.pack = pack;
+  options.grads = options.training = options.trainStep = true;
+  options.cpu.threads = gThreadedCode;
+  options.cpu.gemmLibrary = gGemmLibrary;
+  TrainStepCase c;
+  absl::StatusOr<nn::Artifact> artifact =
+      nn::compileSource(exampleSource("speech/conformer_ctc.mlir"),
+                        "conformer_ctc.mlir", options);
+  absl::Status status = artifact.status();
+  if (status.ok())
+    status = nn::Executable::load(artifact->path(), c.exe);
+  if (!status.ok()) {
+    state.SkipWithError(std::string(status.message()).c_str());
+    return;
+  }
+  fillTrainStepBatch(c);
+  for (auto _ : state)
+    if (absl::Status status = c.once(); !status.ok())
+      state.SkipWithError(std::string(status.message()).c_str());
+  state.counters["frames/s"] = benchmark::Counter(
+      (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
+  state.SetLabel(pack ? "conformer ctc train step, packed"
+                      : "conformer ctc train step, padded");
+}
+
 /// Example 1 at B = 32 (the batch's LibriSpeech lengths, one label per 20
 /// frames): range(1) = 1 runs the train step (forward, backward, global
 /// norm and Adam, the state swapped in between steps), 0 forward+backward
@@ -1062,6 +1099,11 @@ BENCHMARK(benchOpFamily)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchSpeechTrainStep)
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(benchConformerTrainStep)
     ->Arg(1)
     ->Arg(0)
     ->Unit(benchmark::kMillisecond)
