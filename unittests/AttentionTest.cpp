@@ -11,7 +11,11 @@
 //     holds NaN, and padded frames of every result are 0;
 //   * packed frames give exactly the padded results;
 //   * relative positions (forward and all five gradients) with a table of
-//     distances up to 100, so that the 150-frame sequence clips.
+//     distances up to 100, so that the 150-frame sequence clips, and one
+//     of distances up to 4, so that whole blocks lie beyond it;
+//   * dropout of the weights (a seed input) over several blocks, self-
+//     and cross-attention: against the reference and packed = padded (a
+//     sequence alone is another batch index, so other weights drop).
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,13 +35,16 @@ namespace {
 /// gradients of the causal one, cross-attention from U with its
 /// gradients, then chunks with a left context and a left and right
 /// context, each with its gradients, then relative positions from the
-/// position queries %r and the table %p, with their gradients. $T and $U
-/// are the position axes of T and U frames.
+/// position queries %r and the table %p, with their gradients, then
+/// dropout with relative positions from the small table %p9 and in
+/// cross-attention, with their gradients. $T and $U are the position axes
+/// of T and U frames.
 const char *kGraph = R"(
 nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
             %v: !nn.tensor<[$T, 6], f32>, %dy: !nn.tensor<[$T, 6], f32>,
             %u: !nn.tensor<[$U, 8], f32>, %du: !nn.tensor<[$U, 6], f32>,
-            %r: !nn.tensor<[$T, 8], f32>, %p: !nn.tensor<[201, 8], f32>)
+            %r: !nn.tensor<[$T, 8], f32>, %p: !nn.tensor<[201, 8], f32>,
+            %p9: !nn.tensor<[9, 8], f32>, %s: !nn.tensor<[], i32>)
     -> (!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
@@ -45,7 +52,11 @@ nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
         !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>)
+        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>,
+        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
+        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[9, 8], f32>,
+        !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
+        !nn.tensor<[$T, 6], f32>)
     dims [$DIMS] {
   %a = nn.attention %q, %k, %v heads 2 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
   %c = nn.attention %q, %k, %v heads 2 causal left_context 70 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
@@ -59,8 +70,13 @@ nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
   %lrq, %lrk, %lrv = nn.attention_grad %dy, %q, %k, %v heads 2 left_context 20 right_context 70 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
   %ra = nn.attention %q, %k, %v relative %r, %p heads 2 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>
   %raq, %rak, %rav, %rar, %rap = nn.attention_grad %dy, %q, %k, %v relative %r, %p heads 2 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>
+  %da = nn.attention %q, %k, %v relative %r, %p9 seed %s heads 2 dropout 3.000000e-01 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[9, 8], f32>, !nn.tensor<[], i32>
+  %daq, %dak, %dav, %dar, %dap = nn.attention_grad %dy, %q, %k, %v relative %r, %p9 seed %s heads 2 dropout 3.000000e-01 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[9, 8], f32>, !nn.tensor<[], i32>
+  %dx = nn.attention %u, %k, %v seed %s heads 2 dropout 2.500000e-01 dropout_key 1 : !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[], i32>
+  %dxq, %dxk, %dxv = nn.attention_grad %du, %u, %k, %v seed %s heads 2 dropout 2.500000e-01 dropout_key 1 : !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[], i32>
   nn.return %a, %c, %h, %dq, %dk, %dv, %x, %xq, %xk, %xv, %cl, %clq, %clk, %clv,
-      %lr, %lrq, %lrk, %lrv, %ra, %raq, %rak, %rav, %rar, %rap
+      %lr, %lrq, %lrk, %lrv, %ra, %raq, %rak, %rav, %rar, %rap,
+      %da, %daq, %dak, %dav, %dar, %dap, %dx, %dxq, %dxk, %dxv
       : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
@@ -68,7 +84,11 @@ nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
         !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
         !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>
+        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>,
+        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
+        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[9, 8], f32>,
+        !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
+        !nn.tensor<[$T, 6], f32>
 }
 )";
 
@@ -114,14 +134,12 @@ float valueAt(unsigned input, int id, int64_t t, int64_t f) {
   return std::normal_distribution<float>(0.0f, 1.0f)(rng);
 }
 
-/// The relative positions' table: distances -100 ... 100, 8 features.
-constexpr int64_t kTableRows = 201;
-
-/// The table, the same for every batch.
-Tensor positionTable() {
-  Tensor table(DType::f32, {kTableRows, 8});
-  for (int64_t i = 0; i < kTableRows * 8; ++i)
-    table.data<float>()[i] = 0.5f * valueAt(100, 0, i / 8, i % 8);
+/// A relative positions' table of `rows` rows (the distances -(rows -
+/// 1) / 2 ...), 8 features, the same for every batch.
+Tensor positionTable(int64_t rows) {
+  Tensor table(DType::f32, {rows, 8});
+  for (int64_t i = 0; i < rows * 8; ++i)
+    table.data<float>()[i] = 0.5f * valueAt(100 + rows, 0, i / 8, i % 8);
   return table;
 }
 
@@ -151,7 +169,9 @@ RunInputs paddedInputs(const std::vector<int> &ids, float pad) {
               t < lengths[b] ? valueAt(i, ids[b], t, f) : pad;
     inputs.inputs[spec.name] = std::move(tensor);
   }
-  inputs.inputs["p"] = positionTable();
+  inputs.inputs["p"] = positionTable(201);
+  inputs.inputs["p9"] = positionTable(9);
+  inputs.inputs["s"] = Tensor::of<int32_t>(DType::i32, {}, {12345});
   return inputs;
 }
 
@@ -175,17 +195,22 @@ RunInputs packedInputs(const RunInputs &padded) {
               from.data<float>()[(b * frames + t) * spec.features + f];
     packed.inputs[spec.name] = std::move(tensor);
   }
-  packed.inputs["p"] = padded.inputs.at("p");
+  for (const char *name : {"p", "p9", "s"})
+    packed.inputs[name] = padded.inputs.at(name);
   // The packed graph keeps the padded sizes of T and U as dims only.
   return packed;
 }
 
 /// Whether result `i` of kGraph is over U frames (else T frames).
-bool overLabels(size_t i) { return i == 6 || i == 7; }
+bool overLabels(size_t i) { return i == 6 || i == 7 || i == 30 || i == 31; }
 
-/// Whether result `i` of kGraph is the table's gradient, a sum over the
+/// Whether result `i` of kGraph is a table's gradient, a sum over the
 /// batch without position axes.
-bool isTableGradient(size_t i) { return i == 23; }
+bool isTableGradient(size_t i) { return i == 23 || i == 29; }
+
+/// Whether result `i` of kGraph drops weights: their hash reads the
+/// sequence's batch index.
+bool dropsWeights(size_t i) { return i >= 24; }
 
 std::vector<int> allSequences() {
   std::vector<int> ids(std::size(kTimeLengths));
@@ -217,7 +242,7 @@ TEST(AttentionTest, SequenceAloneEqualsSequenceInBatchWithNanPadding) {
     ASSERT_TRUE(status.ok()) << status.message();
     ASSERT_EQ(alone.outputs.size(), batch.outputs.size());
     for (size_t o = 0; o < batch.outputs.size(); ++o) {
-      if (isTableGradient(o))
+      if (isTableGradient(o) || dropsWeights(o))
         continue;
       const Tensor &inBatch = batch.outputs[o].second;
       const Tensor &single = alone.outputs[o].second;
@@ -253,7 +278,7 @@ TEST(AttentionTest, PackedEqualsPadded) {
     if (isTableGradient(o)) {
       // Each sequence's part is the same; they are summed in one order.
       ASSERT_EQ(pad.shape(), pack.shape());
-      for (int64_t i = 0; i < kTableRows * 8; ++i)
+      for (int64_t i = 0; i < pad.shape()[0] * 8; ++i)
         ASSERT_EQ(pad.data<float>()[i], pack.data<float>()[i]) << i;
       continue;
     }
@@ -273,8 +298,8 @@ TEST(AttentionTest, PackedEqualsPadded) {
 /// is the position query [1, 0] times the table row of the pair's
 /// distance, and the table's first features are 0, ln 2, ln 3 for the
 /// distances -1, 0, +1 (distance 2 clips to +1, -2 to -1). With values
-/// 0, 1, 2 the weights of frame 0 are exp(0, ln 2, ln 2 -> 2, 1, 1) / 4
-/// over keys 0, 1, 2 (distances 0, -1, -2): (0 * 2 + 1 + 2) / 4 = 3/4.
+/// 0, 1, 2 the weights of frame 0 over keys 0, 1, 2 (distances 0, -1,
+/// -2) are exp(ln 2, 0, 0) / 4 = (2, 1, 1) / 4: (0 * 2 + 1 + 2) / 4 = 3/4.
 /// Frame 1 (distances 1, 0, -1: 3, 2, 1): (2 + 2) / 6 = 2/3. Frame 2
 /// (distances 2, 1, 0: 3, 3, 2): (3 + 4) / 8 = 7/8.
 TEST(AttentionTest, RelativePositionsByHand) {

@@ -2,7 +2,8 @@
 //
 // Each seed builds a graph: an optional sequence-mixing layer (LSTM in any
 // direction, convolution or pooling, stride 1 or 2, self-attention with or
-// without a mask), a random frame-wise
+// without a mask, with or without relative positions from a small table
+// that long sequences clip), a random frame-wise
 // chain after it (linear, activations, layer norm, dropout, softmax, add,
 // mul, concat with earlier values) and one or two random losses (cross
 // entropy from logits or log-probs with or without label smoothing, or
@@ -149,6 +150,18 @@ std::string GraphGenerator::generate() {
   case 4: { // self-attention: queries a linear of the input, a mask or none
     std::string q = linear(input, inWidth, inWidth);
     int heads = inWidth % 2 == 0 ? pick(1, 2) : 1;
+    // Relative positions: position queries another linear of the input,
+    // a table of the distances -c ... c.
+    std::string relative, relativeTypes;
+    if (coin()) {
+      int rows = 2 * pick(1, 3) + 1;
+      std::string tableShape =
+          std::to_string(rows) + ", " + std::to_string(inWidth);
+      std::string r = linear(input, inWidth, inWidth);
+      relative = " relative " + r + ", " + parameter(tableShape);
+      relativeTypes =
+          ", " + inType() + ", !nn.tensor<[" + tableShape + "], f32>";
+    }
     const char *masks[] = {"",
                            " causal",
                            " causal left_context 1",
@@ -157,8 +170,9 @@ std::string GraphGenerator::generate() {
                            " chunk_size 3 left_chunks 1"};
     std::string result = fresh();
     body << "  " << result << " = nn.attention " << q << ", " << input << ", "
-         << input << " heads " << heads << masks[pick(0, 5)] << " : "
-         << inType() << ", " << inType() << ", " << inType() << "\n";
+         << input << relative << " heads " << heads << masks[pick(0, 5)]
+         << " : " << inType() << ", " << inType() << ", " << inType()
+         << relativeTypes << "\n";
     h = result;
     break;
   }

@@ -31,6 +31,7 @@ struct AttentionAttributes {
   /// The dropout seed (training mode) or null, and the dropout rate.
   Value seed;
   bool dropout;
+  int64_t dropoutKey;
 
   template <typename OpTy> static AttentionAttributes of(OpTy op) {
     return {static_cast<int64_t>(op.getHeads()),
@@ -41,7 +42,8 @@ struct AttentionAttributes {
             op.getLeftChunks(),
             op.getRelative(),
             op.getSeed(),
-            op.getDropout().has_value()};
+            op.getDropout().has_value(),
+            static_cast<int64_t>(op.getDropoutKey())};
   }
 
   bool hasMask() const {
@@ -149,6 +151,8 @@ verifyAttentionOperands(Operation *op, Value query, Value key, Value value,
     if (!attributes.dropout)
       return op->emitOpError() << "a seed needs dropout";
   }
+  if (attributes.dropoutKey != 0 && !attributes.dropout)
+    return op->emitOpError() << "dropout_key needs dropout";
   if (attributes.causal && attributes.rightContext)
     return op->emitOpError() << "causal and right_context exclude each other "
                                 "(causal is right_context 0)";
@@ -301,10 +305,11 @@ static bool isStaticMatrix(NNTensorType type) {
 static LogicalResult verifyPositionTable(Operation *op, Value weight,
                                          Value table, StringRef what) {
   NNTensorType w = tensorOf(weight), t = tensorOf(table);
-  if (!isStaticMatrix(w) || w.getStaticSize(1) % 2 != 0)
+  if (!isStaticMatrix(w) || w.getStaticSize(1) % 2 != 0 ||
+      w.getStaticSize(1) == 0)
     return op->emitOpError()
-           << "weight must be a static [out, embedding] matrix with an even "
-              "embedding size, got "
+           << "weight must be a static [out, embedding] matrix with an even, "
+              "nonzero embedding size, got "
            << weight.getType();
   if (!isStaticMatrix(t) || t.getStaticSize(0) % 2 != 1 ||
       t.getStaticSize(1) != w.getStaticSize(0) ||

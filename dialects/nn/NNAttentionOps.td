@@ -104,8 +104,9 @@ def NN_AttentionOp : NN_SequenceMixingOp<"attention", [AttrSizedOperandSegments,
 
     **Dropout of the weights** (`dropout rate`): without `seed`
     (evaluation) nothing is dropped. With `seed` (training mode, set by
-    `nn-dropout-training` with the op's `dropout_key`) each weight `p[i,
-    j]` of head `h` of sequence `b` is kept and scaled by `1 / (1 - rate)`
+    `nn-dropout-training` with the op's `dropout_key`) each attention
+    weight (softmax) of query frame `i` and key frame `j` of head `h` of
+    sequence `b` is kept and scaled by `1 / (1 - rate)`
     or zeroed, after the softmax, by nn.dropout's counter hash with the
     coordinates `(b, h, i, j)` (frame indices within the sequence): `h0 =
     mix(mix(seed + 0x9e3779b9) ^ dropout_key)`, then `mix(. ^ c)` for `c`

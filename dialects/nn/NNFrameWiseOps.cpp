@@ -141,12 +141,16 @@ LogicalResult LogSoftmaxOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
-// DropoutOp
+// ScaleOp
 //===----------------------------------------------------------------------===//
 
 OpFoldResult ScaleOp::fold(FoldAdaptor) {
   return getFactor().isExactlyValue(1.0) ? getInput() : nullptr;
 }
+
+//===----------------------------------------------------------------------===//
+// DropoutOp
+//===----------------------------------------------------------------------===//
 
 OpFoldResult DropoutOp::fold(FoldAdaptor) {
   return getRate().isZero() ? getInput() : nullptr;

@@ -69,9 +69,12 @@ public:
       offsets = exclusivePrefixSum(lb, batch, lengths).first;
     } else {
       lengths = dims.lengths(sequence);
-      paddedSize = dims.size(sequence);
     }
+    paddedSize = dims.size(sequence);
   }
+
+  /// The padded size of the sequence dim (packed: of the dim it packs).
+  Value getPaddedSize() const { return paddedSize; }
 
   /// Binds sequence `bi`'s length (and first row, packed) at `s`.
   void select(Scalar &s, Value bi) {
@@ -122,7 +125,7 @@ private:
   bool packed;
   /// [B] i32 lengths; packed, each sequence's first row.
   Value lengths, offsets;
-  /// Padded: the padded size of the sequence dim.
+  /// The padded size of the sequence dim.
   Value paddedSize;
   /// The selected sequence, its length and first row (packed).
   Value sequence, length, offset;
@@ -332,34 +335,41 @@ public:
   }
 
   /// Turns on the dropout of the weights for the sequence whose index is
-  /// the i32 `sequenceIndex`: `base` is the hash of the seed and the key.
-  void dropWith(Value base, Value sequenceIndex) {
-    dropoutBase = base;
+  /// the i32 `sequenceIndex`: `keyed` is the hash of the seed and the key.
+  void dropWith(Value keyed, Value sequenceIndex) {
+    dropoutSeed = keyed;
     sequence = sequenceIndex;
   }
 
-  /// `x` [queries, keys] of head `head` (queries from `qFirst`, keys from
-  /// `kFirst`) with the dropped weights' entries 0 and the kept ones
-  /// scaled by 1 / (1 - rate); `x` itself without dropout. The hash is
-  /// nn.dropout's, of (sequence, head, query frame, key frame).
-  Value dropWeights(Value x, Value qFirst, Value kFirst, Value head) {
-    if (!dropoutBase)
-      return x;
+  /// The dropout factors of a block of weights shaped like `block`
+  /// [queries, keys] of head `head` (queries from `qFirst`, keys from
+  /// `kFirst`): 1 / (1 - rate) where nn.dropout's hash of (sequence, head,
+  /// query frame, key frame) keeps the weight, else 0. Null without
+  /// dropout.
+  Value dropFactors(Value block, Value qFirst, Value kFirst, Value head) {
+    if (!dropoutSeed)
+      return Value();
     double rate = *spec.dropout;
-    auto threshold = static_cast<int64_t>(std::ceil(rate * 16777216.0));
-    return withRows(x, {}, [&](Scalar &s, ValueRange a, ValueRange) -> Value {
+    return withRows(block, {}, [&](Scalar &s, ValueRange, ValueRange) {
       auto toI32 = [&](Value index) -> Value {
         return s.b.create<arith::IndexCastOp>(s.loc, s.i32Type(), index);
       };
-      Value h = dropoutBase;
-      for (Value c : {sequence, toI32(head), toI32(s.add(qFirst, s.index(0))),
-                      toI32(s.add(kFirst, s.index(1)))})
-        h = s.mix32(s.b.create<arith::XOrIOp>(s.loc, h, c));
-      Value drawn = s.b.create<arith::ShRUIOp>(s.loc, h, s.i32(8));
-      Value keep = s.b.create<arith::CmpIOp>(s.loc, arith::CmpIPredicate::uge,
-                                             drawn, s.i32(threshold));
-      return s.select(keep, s.mul(a[0], s.f(element, 1.0 / (1.0 - rate))),
+      Value keep =
+          s.keeps(dropoutSeed,
+                  {sequence, toI32(head), toI32(s.add(qFirst, s.index(0))),
+                   toI32(s.add(kFirst, s.index(1)))},
+                  rate);
+      return s.select(keep, s.f(element, 1.0 / (1.0 - rate)),
                       s.f(element, 0.0));
+    });
+  }
+
+  /// `x` times the dropout `factors` (`x` itself without them).
+  Value dropped(Value x, Value factors) {
+    if (!factors)
+      return x;
+    return withRows({x, factors}, {}, [](Scalar &s, ValueRange a, ValueRange) {
+      return s.mul(a[0], a[1]);
     });
   }
 
@@ -422,14 +432,14 @@ public:
     Value init = zeros({count, rows});
     return loop(s.idx(0), count, 1, init, [&](Value i, ValueRange perRow) {
       return loop(s.idx(0), keys, 1, perRow, [&](Value j, ValueRange acc) {
-        Scalar r = lb.scalar();
-        Value column = r.sub(
-            spec.tableRow(r, r.add(qFirst, i), r.add(kFirst, j)), position.lo);
+        Scalar x = lb.scalar();
+        Value column = x.sub(
+            spec.tableRow(x, x.add(qFirst, i), x.add(kFirst, j)), position.lo);
         Value old =
             b.create<tensor::ExtractOp>(loc, acc[0], ValueRange{i, column});
-        Value x = b.create<tensor::ExtractOp>(loc, ds, ValueRange{i, j});
+        Value value = b.create<tensor::ExtractOp>(loc, ds, ValueRange{i, j});
         return SmallVector<Value>{b.create<tensor::InsertOp>(
-            loc, r.add(old, x), acc[0], ValueRange{i, column})};
+            loc, x.add(old, value), acc[0], ValueRange{i, column})};
       });
     })[0];
   }
@@ -490,7 +500,8 @@ public:
 
   /// The online softmax of one query block `q` (rows [qFirst, qFirst +
   /// count)) over the visible keys of `kRows`/`vRows` in head `head`:
-  /// the row maximum m, the sum l of exp(s - m) and sum_j exp(s - m) v_j.
+  /// the row maximum m, the sum l of exp(s - m) and sum_j exp(s - m) v_j
+  /// (with dropout, of the kept exp(s - m), scaled; l sums them all).
   struct Softmax {
     Value max, sum, weighted;
   };
@@ -538,12 +549,12 @@ public:
                         [](Scalar &r, Value x, ValueRange, Value acc) {
                           return r.add(acc, x);
                         });
-          Value weighted =
-              matmul(dropWeights(weights, qFirst, kFirst, head), v,
-                     withRows(carried[2], rescale,
-                              [](Scalar &r, ValueRange acc, ValueRange a) {
-                                return r.mul(acc[0], a[0]);
-                              }));
+          Value weighted = matmul(
+              dropped(weights, dropFactors(weights, qFirst, kFirst, head)), v,
+              withRows(carried[2], rescale,
+                       [](Scalar &r, ValueRange acc, ValueRange a) {
+                         return r.mul(acc[0], a[0]);
+                       }));
           return {max, sum, weighted};
         });
     return {state[0], state[1], state[2]};
@@ -567,20 +578,19 @@ private:
   Type element;
   Value table;
   /// Dropout in training: the hash of seed and key, the sequence's index.
-  Value dropoutBase, sequence;
+  Value dropoutSeed, sequence;
 };
 
 /// The hash of the seed and the op's key that every dropped weight's hash
 /// starts from, or null without dropout in training.
-Value dropoutBase(LinalgBuilder &lb, const AttentionSpec &spec, Value seed) {
+Value keyedDropoutSeed(LinalgBuilder &lb, const AttentionSpec &spec,
+                       Value seed) {
   if (!seed || !spec.dropout || *spec.dropout == 0.0)
     return Value();
-  OpBuilder &b = lb.getBuilder();
   Scalar s = lb.scalar();
-  Value h = b.create<tensor::ExtractOp>(lb.getLoc(), seed, ValueRange{});
-  h = s.mix32(s.add(h, s.i32(0x9e3779b9)));
-  return s.mix32(
-      b.create<arith::XOrIOp>(lb.getLoc(), h, s.i32(spec.dropoutKey)));
+  return s.keyedSeed(lb.getBuilder().create<tensor::ExtractOp>(
+                         lb.getLoc(), seed, ValueRange{}),
+                     spec.dropoutKey);
 }
 
 /// The i32 index of sequence `bi` (an index), a coordinate of the hash.
@@ -603,7 +613,7 @@ public:
     Value batch = batchOf(lb, resultType);
     int64_t width = spec.heads * spec.valueWidth;
     ValueRange relative = adaptor.getRelative();
-    Value base = dropoutBase(lb, spec, adaptor.getSeed());
+    Value keyed = keyedDropoutSeed(lb, spec, adaptor.getSeed());
     Value output = lb.empty(lb.sizes(resultType), element);
     SmallVector<Value> results =
         forEachSequence(lb, batch, output, [&](Scalar &s, Value bi) {
@@ -617,8 +627,8 @@ public:
           Value qCount = queries.getLength(), kCount = keys.getLength();
           AttentionBlocks blocks(lb, spec, element,
                                  !relative.empty() ? relative[1] : Value());
-          if (base)
-            blocks.dropWith(base, sequenceIndex(s, bi));
+          if (keyed)
+            blocks.dropWith(keyed, sequenceIndex(s, bi));
           Value tile = queries.zeroTile(lb, width, element);
           tile = blocks.loop(
               s.idx(0), s.idx(spec.heads), 1, tile,
@@ -650,13 +660,15 @@ public:
   }
 };
 
-/// The rows of one sequence that the gradient reads, and its per-head,
-/// per-query-block position.
+/// The rows of one sequence that the gradient reads and its lengths.
 struct GradientRows {
   Value q, dy, k, v;
   /// The position queries' rows, null without relative positions.
   Value r;
   Value qCount, kCount;
+  /// The table row that row 0 of the sequence's part of the table's
+  /// gradient stands for.
+  Value tableFirst;
 };
 
 class AttentionGradConversion : public NNConversionPattern<AttentionGradOp> {
@@ -676,19 +688,27 @@ public:
     int64_t valueFeatures = spec.heads * spec.valueWidth;
     ValueRange relative = adaptor.getRelative();
     bool hasRelative = !relative.empty();
-    Value base = dropoutBase(lb, spec, adaptor.getSeed());
-    int64_t tableRows = hasRelative ? 2 * *spec.center + 1 : 0;
+    Value keyed = keyedDropoutSeed(lb, spec, adaptor.getSeed());
     SmallVector<Value> outputs{
         lb.empty(lb.sizes(queryType), element),
         lb.empty(lb.sizes(typeOf(op.getKey())), element),
         lb.empty(lb.sizes(typeOf(op.getValue())), element)};
+    // The table's gradient sums over all sequences: each sequence writes
+    // its own part, summed after the loop, so no two threads write one
+    // element. A part covers only the rows of distances within the longest
+    // sequence, [first, first + used): at most 2 T_max - 1 rows however
+    // large the table is.
+    Value tableFirst, tableUsed;
     if (hasRelative) {
-      // The table's gradient sums over all sequences: each sequence writes
-      // its own [2c + 1, H * Dk] part, summed after the loop.
+      Scalar s = lb.scalar();
+      int64_t c = *spec.center;
+      Value reach = s.sub(queries.getPaddedSize(), s.idx(1));
+      tableFirst = s.maxI(s.idx(0), s.sub(s.idx(c), reach));
+      Value last = s.minI(s.idx(2 * c), s.add(s.idx(c), reach));
+      tableUsed = s.maxI(s.idx(0), s.sub(s.add(last, s.idx(1)), tableFirst));
       outputs.push_back(lb.empty(lb.sizes(queryType), element));
-      outputs.push_back(lb.empty(
-          {batch, b.getIndexAttr(tableRows), b.getIndexAttr(keyFeatures)},
-          element));
+      outputs.push_back(
+          lb.empty({batch, tableUsed, b.getIndexAttr(keyFeatures)}, element));
     }
     SmallVector<Value> results = forEachSequence(
         lb, batch, outputs,
@@ -703,18 +723,19 @@ public:
                             hasRelative ? queries.rows(b, loc, relative[0])
                                         : Value(),
                             queries.getLength(),
-                            keys.getLength()};
+                            keys.getLength(),
+                            tableFirst};
           AttentionBlocks blocks(lb, spec, element,
                                  hasRelative ? relative[1] : Value());
-          if (base)
-            blocks.dropWith(base, sequenceIndex(s, bi));
+          if (keyed)
+            blocks.dropWith(keyed, sequenceIndex(s, bi));
           SmallVector<Value> tiles{queries.zeroTile(lb, keyFeatures, element),
                                    keys.zeroTile(lb, keyFeatures, element),
                                    keys.zeroTile(lb, valueFeatures, element)};
           if (hasRelative) {
             tiles.push_back(queries.zeroTile(lb, keyFeatures, element));
-            tiles.push_back(blocks.zeros(
-                {b.getIndexAttr(tableRows), b.getIndexAttr(keyFeatures)}));
+            tiles.push_back(
+                blocks.zeros({tableUsed, b.getIndexAttr(keyFeatures)}));
           }
           tiles = blocks.loop(
               s.idx(0), s.idx(spec.heads), 1, tiles,
@@ -735,13 +756,23 @@ public:
             slices.push_back(queries.slice(b, tiles[3], keyFeatures));
             slices.push_back({tiles[4],
                               {bi, zero, zero},
-                              {one, b.getIndexAttr(tableRows),
-                               b.getIndexAttr(keyFeatures)}});
+                              {one, tableUsed, b.getIndexAttr(keyFeatures)}});
           }
           return slices;
         });
-    if (hasRelative)
-      results.back() = sumOverSequences(lb, results.back(), element);
+    if (hasRelative) {
+      // The parts' sum, in the table's rows; the rows no distance reaches
+      // get 0.
+      OpFoldResult zero = b.getIndexAttr(0), one = b.getIndexAttr(1);
+      OpFoldResult features = b.getIndexAttr(keyFeatures);
+      Value table =
+          lb.filled(lb.sizes(typeOf(op.getPositions())), element, 0.0);
+      results.back() = b.create<tensor::InsertSliceOp>(
+          lb.getLoc(), sumOverSequences(lb, results.back(), element), table,
+          ArrayRef<OpFoldResult>{tableFirst, zero},
+          ArrayRef<OpFoldResult>{tableUsed, features},
+          ArrayRef<OpFoldResult>{one, one});
+    }
     return results;
   }
 
@@ -749,9 +780,8 @@ private:
   /// The sum over the leading axis of `parts` [B, R, F].
   static Value sumOverSequences(LinalgBuilder &lb, Value parts, Type element) {
     OpBuilder &b = lb.getBuilder();
-    auto type = cast<RankedTensorType>(parts.getType());
-    Value init = lb.filled({b.getIndexAttr(type.getDimSize(1)),
-                            b.getIndexAttr(type.getDimSize(2))},
+    Value init = lb.filled({tensor::getMixedSize(b, lb.getLoc(), parts, 1),
+                            tensor::getMixedSize(b, lb.getLoc(), parts, 2)},
                            element, 0.0);
     MLIRContext *context = b.getContext();
     AffineExpr s = b.getAffineDimExpr(0), r = b.getAffineDimExpr(1),
@@ -825,20 +855,20 @@ private:
                 return x.exp(x.sub(y[0], l[0]));
               });
           // dv[j] += sum_i p[i, j] dy[i], p the kept (dropped) weights.
-          Value kept = blocks.dropWeights(weights, qFirst, kFirst, head);
+          Value factors = blocks.dropFactors(weights, qFirst, kFirst, head);
           Value dv = blocks.insertBlock(
-              blocks.matmulTransposeA(kept, dy,
+              blocks.matmulTransposeA(blocks.dropped(weights, factors), dy,
                                       blocks.block(acc[2], kFirst, kBlock,
                                                    vColumn, spec.valueWidth)),
               acc[2], kFirst, kBlock, vColumn, spec.valueWidth);
           // ds = p (dp - dy . out), times the scale for dq and dk; dp of
           // a dropped weight is 0, of a kept one scaled like the weight.
-          Value dp = blocks.dropWeights(
+          Value dp = blocks.dropped(
               blocks.matmulTransposeB(
                   dy, v,
                   blocks.zeros(
                       {count, tensor::getMixedSize(b, lb.getLoc(), k, 0)})),
-              qFirst, kFirst, head);
+              factors);
           Value ds = blocks.withRows(
               {weights, dp}, dyOut, [&](Scalar &x, ValueRange a, ValueRange o) {
                 return x.mul(x.mul(a[0], x.sub(a[1], o[0])),
@@ -859,12 +889,13 @@ private:
           Value dr = blocks.matmul(byDistance, position->tableRows, acc[3]);
           Value tableCount =
               b.create<tensor::DimOp>(lb.getLoc(), byDistance, 1);
+          Scalar x = lb.scalar();
+          Value partRow = x.sub(position->lo, rows.tableFirst);
           Value dtable = blocks.insertBlock(
               blocks.matmulTransposeA(byDistance, r,
-                                      blocks.block(acc[4], position->lo,
-                                                   tableCount, kColumn,
-                                                   spec.keyWidth)),
-              acc[4], position->lo, tableCount, kColumn, spec.keyWidth);
+                                      blocks.block(acc[4], partRow, tableCount,
+                                                   kColumn, spec.keyWidth)),
+              acc[4], partRow, tableCount, kColumn, spec.keyWidth);
           return {dq, dk, dv, dr, dtable};
         });
     SmallVector<Value> results{blocks.insertBlock(state[0], carried[0], qFirst,
@@ -891,38 +922,21 @@ public:
                                       LinalgBuilder &lb) const override {
     NNTensorType type = typeOf(op.getResult());
     Type element = type.getElementType();
-    const BoundDims &dims = lb.getDims();
     bool packed = type.getNumPositionDims() == 1;
     unsigned featureAxis = type.getRank() - 1;
     int64_t head =
         type.getStaticSize(featureAxis) / static_cast<int64_t>(op.getHeads());
     // Pair i turns by t * base^(-2i / D) = t * exp(i * (-2 ln(base) / D)).
     double perPair = -2.0 * std::log(op.getBase().convertToDouble()) / head;
-    Value lengths, offsets, owner;
-    if (packed) {
-      DimDeclAttr decl = dims.getDecls().lookup(type.getDimName(0));
-      Value batch = dims.size(decl.getBatch().getValue());
-      lengths = dims.lengths(decl.getSource().getValue());
-      offsets = exclusivePrefixSum(lb, batch, lengths).first;
-      owner = ownerOfRows(lb, offsets, batch, dims.size(type.getDimName(0)));
-    } else {
-      lengths = dims.lengths(type.getDimName(1));
-    }
+    SequenceFrames frames(lb, type);
     Value x = adaptor.getInput();
     bool inverse = op.getInverse();
     return SmallVector<Value>{
         lb.map(type, {x}, [&](Scalar &s, ValueRange a) -> Value {
-          auto readIndex = [&](Value table, Value at) {
-            return s.toIndex(s.b.create<tensor::ExtractOp>(s.loc, table, at));
-          };
-          Value frame, valid;
-          if (packed) {
-            Value row = s.index(0);
-            frame = s.sub(row, readIndex(offsets, readIndex(owner, row)));
-          } else {
-            frame = s.index(1);
-            valid = s.lt(frame, readIndex(lengths, s.index(0)));
-          }
+          auto [sequence, frame] = frames.current(s);
+          // Packed rows are all real frames.
+          Value valid =
+              packed ? Value() : s.lt(frame, frames.length(s, sequence));
           Value feature = s.index(featureAxis);
           Value within =
               s.b.create<arith::RemUIOp>(s.loc, feature, s.idx(head));

@@ -26,68 +26,6 @@ namespace {
 
 NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
 
-/// The frames of one sequence dim as a conv or pool sees them: padded
-/// [B, T, C] (frame t of sequence b at [b, t]) or packed [N, C] (at row
-/// offset(b) + t). A generic over a value of this layout leads with its
-/// position dims (two padded, one packed); inside its body `current` names
-/// the position's sequence and frame, and `read` any other frame of a
-/// value of the same layout.
-class SequenceFrames {
-public:
-  SequenceFrames(LinalgBuilder &lb, NNTensorType type) {
-    const BoundDims &dims = lb.getDims();
-    packed = type.getNumPositionDims() == 1;
-    if (!packed) {
-      lengths = dims.lengths(type.getDimName(1));
-      return;
-    }
-    DimDeclAttr decl = dims.getDecls().lookup(type.getDimName(0));
-    Value batch = dims.size(decl.getBatch().getValue());
-    lengths = dims.lengths(decl.getSource().getValue());
-    offsets = exclusivePrefixSum(lb, batch, lengths).first;
-    sequenceOf = ownerOfRows(lb, offsets, batch, dims.size(type.getDimName(0)));
-  }
-
-  /// The generic dims a position takes.
-  unsigned getPositionDims() const { return packed ? 1 : 2; }
-
-  /// The sequence and frame of the current position of a generic that
-  /// leads with this layout's position dims.
-  std::pair<Value, Value> current(Scalar &s) const {
-    if (!packed)
-      return {s.index(0), s.index(1)};
-    Value row = s.index(0);
-    Value sequence = extractIndex(s, sequenceOf, row);
-    return {sequence, s.sub(row, extractIndex(s, offsets, sequence))};
-  }
-
-  /// The length of sequence `sequence`, as an index.
-  Value length(Scalar &s, Value sequence) const {
-    return extractIndex(s, lengths, sequence);
-  }
-
-  /// Feature `feature` of frame `frame` (inside the sequence) of sequence
-  /// `sequence` of `x`, a value of this layout.
-  Value read(Scalar &s, Value x, Value sequence, Value frame,
-             Value feature) const {
-    if (!packed)
-      return s.b.create<tensor::ExtractOp>(
-          s.loc, x, ValueRange{sequence, frame, feature});
-    Value row = s.add(extractIndex(s, offsets, sequence), frame);
-    return s.b.create<tensor::ExtractOp>(s.loc, x, ValueRange{row, feature});
-  }
-
-private:
-  static Value extractIndex(Scalar &s, Value table, Value at) {
-    return s.toIndex(s.b.create<tensor::ExtractOp>(s.loc, table, at));
-  }
-
-  bool packed;
-  /// [B] i32 lengths; packed: each sequence's first row, and [N] i32 the
-  /// sequence of each row.
-  Value lengths, offsets, sequenceOf;
-};
-
 /// A map of `rank` dims whose results are dims `dims`.
 AffineMap dimsMap(OpBuilder &b, unsigned rank, ArrayRef<unsigned> dims) {
   SmallVector<AffineExpr> exprs;

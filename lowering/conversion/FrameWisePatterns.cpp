@@ -257,8 +257,7 @@ FailureOr<Value> maskElementwise(LinalgBuilder &lb, Value x, Value seedTensor,
       SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
       [&](OpBuilder &nested, Location l, ValueRange a) {
         Scalar s{nested, l};
-        Value h = s.mix32(s.add(a[1], s.i32(0x9e3779b9)));
-        h = s.mix32(nested.create<arith::XOrIOp>(l, h, s.i32(key)));
+        Value h = s.keyedSeed(a[1], key);
         SmallVector<Value> position;
         unsigned first = 0;
         if (packed) {
@@ -286,15 +285,10 @@ public:
     NNTensorType type = typeOf(op.getResult());
     Type element = type.getElementType();
     double rate = op.getRate().convertToDouble();
-    int64_t threshold = static_cast<int64_t>(std::ceil(rate * 16777216.0));
     FailureOr<Value> result = maskElementwise(
         lb, adaptor.getInput(), adaptor.getSeed(), op.getKey(), type,
         [&](Scalar &s, Value x, Value h, ArrayRef<Value> position) -> Value {
-          for (Value c : position)
-            h = s.mix32(s.b.create<arith::XOrIOp>(s.loc, h, c));
-          Value drawn = s.b.create<arith::ShRUIOp>(s.loc, h, s.i32(8));
-          Value keep = s.b.create<arith::CmpIOp>(
-              s.loc, arith::CmpIPredicate::uge, drawn, s.i32(threshold));
+          Value keep = s.keeps(h, position, rate);
           Value kept = s.mul(x, s.f(element, 1.0 / (1.0 - rate)));
           return s.select(keep, kept, s.f(element, 0.0));
         });

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace mlir;
@@ -131,6 +132,20 @@ Value Scalar::mix32(Value h) {
   h = xorI(h, shift(h, 13));
   h = mul(h, i32(0xc2b2ae35));
   return xorI(h, shift(h, 16));
+}
+
+Value Scalar::keyedSeed(Value seed, int64_t key) {
+  Value h = mix32(add(seed, i32(0x9e3779b9)));
+  return mix32(b.create<arith::XOrIOp>(loc, h, i32(key)));
+}
+
+Value Scalar::keeps(Value h, ArrayRef<Value> coordinates, double rate) {
+  for (Value c : coordinates)
+    h = mix32(b.create<arith::XOrIOp>(loc, h, c));
+  Value drawn = b.create<arith::ShRUIOp>(loc, h, i32(8));
+  auto threshold = static_cast<int64_t>(std::ceil(rate * 16777216.0));
+  return b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::uge, drawn,
+                                 i32(threshold));
 }
 
 Value Scalar::toF64(Value x) {
@@ -818,4 +833,48 @@ Value mlir::nn::fromRows(OpBuilder &b, Location loc, Value rows,
     extents.push_back(getValueOrCreateConstantIndexOp(b, loc, size));
   Value shapeTensor = b.create<tensor::FromElementsOp>(loc, extents);
   return b.create<tensor::ReshapeOp>(loc, resultType, rows, shapeTensor);
+}
+
+//===----------------------------------------------------------------------===//
+// SequenceFrames
+//===----------------------------------------------------------------------===//
+
+/// Entry `at` of the i32 `table`, as an index.
+static Value extractIndex(Scalar &s, Value table, Value at) {
+  return s.toIndex(s.b.create<tensor::ExtractOp>(s.loc, table, at));
+}
+
+SequenceFrames::SequenceFrames(LinalgBuilder &lb, NNTensorType type) {
+  const BoundDims &dims = lb.getDims();
+  packed = type.getNumPositionDims() == 1;
+  if (!packed) {
+    lengths = dims.lengths(type.getDimName(1));
+    return;
+  }
+  DimDeclAttr decl = dims.getDecls().lookup(type.getDimName(0));
+  Value batch = dims.size(decl.getBatch().getValue());
+  lengths = dims.lengths(decl.getSource().getValue());
+  offsets = exclusivePrefixSum(lb, batch, lengths).first;
+  sequenceOf = ownerOfRows(lb, offsets, batch, dims.size(type.getDimName(0)));
+}
+
+std::pair<Value, Value> SequenceFrames::current(Scalar &s) const {
+  if (!packed)
+    return {s.index(0), s.index(1)};
+  Value row = s.index(0);
+  Value sequence = extractIndex(s, sequenceOf, row);
+  return {sequence, s.sub(row, extractIndex(s, offsets, sequence))};
+}
+
+Value SequenceFrames::length(Scalar &s, Value sequence) const {
+  return extractIndex(s, lengths, sequence);
+}
+
+Value SequenceFrames::read(Scalar &s, Value x, Value sequence, Value frame,
+                           Value feature) const {
+  if (!packed)
+    return s.b.create<tensor::ExtractOp>(s.loc, x,
+                                         ValueRange{sequence, frame, feature});
+  Value row = s.add(extractIndex(s, offsets, sequence), frame);
+  return s.b.create<tensor::ExtractOp>(s.loc, x, ValueRange{row, feature});
 }

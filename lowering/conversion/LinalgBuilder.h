@@ -62,6 +62,12 @@ struct Scalar {
   /// the counter-hashed masks (nn.dropout, nn.spec_augment, attention
   /// dropout).
   Value mix32(Value h);
+  /// What every mask's hash starts from: mix(mix(seed + 0x9e3779b9) ^ key)
+  /// of the i32 `seed`.
+  Value keyedSeed(Value seed, int64_t key);
+  /// Dropout's draw: the keyed hash `h` mixed with each i32 coordinate in
+  /// turn, kept (an i1) iff (h >> 8) >= ceil(rate * 2^24).
+  Value keeps(Value h, ArrayRef<Value> coordinates, double rate);
 };
 
 /// Run-time values of one declared dim inside a lowered graph.
@@ -171,6 +177,39 @@ Value toRows(OpBuilder &b, Location loc, Value value, unsigned positions);
 /// The inverse of toRows: `rows` [R, F...] back to `shape` [P..., F...].
 Value fromRows(OpBuilder &b, Location loc, Value rows, unsigned positions,
                ArrayRef<OpFoldResult> shape);
+
+/// The frames of one sequence dim as a generic over them sees them (a
+/// conv, a pool, a rotary embedding): padded [B, T, C] (frame t of
+/// sequence b at [b, t]) or packed [N, C] (at row offset(b) + t). A
+/// generic over a value of this layout leads with its position dims (two
+/// padded, one packed); inside its body `current` names the position's
+/// sequence and frame, and `read` any other frame of a value of the same
+/// layout.
+class SequenceFrames {
+public:
+  SequenceFrames(LinalgBuilder &lb, NNTensorType type);
+
+  /// The generic dims a position takes.
+  unsigned getPositionDims() const { return packed ? 1 : 2; }
+
+  /// The sequence and frame of the current position of a generic that
+  /// leads with this layout's position dims.
+  std::pair<Value, Value> current(Scalar &s) const;
+
+  /// The length of sequence `sequence`, as an index.
+  Value length(Scalar &s, Value sequence) const;
+
+  /// Feature `feature` of frame `frame` (inside the sequence) of sequence
+  /// `sequence` of `x`, a value of this layout.
+  Value read(Scalar &s, Value x, Value sequence, Value frame,
+             Value feature) const;
+
+private:
+  bool packed;
+  /// [B] i32 lengths; packed: each sequence's first row, and [N] i32 the
+  /// sequence of each row.
+  Value lengths, offsets, sequenceOf;
+};
 
 /// Builds tensor/linalg IR at one location, reading sizes of named axes
 /// from the bound dims.

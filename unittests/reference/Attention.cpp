@@ -22,17 +22,6 @@ using namespace nn::reference;
 
 namespace {
 
-/// MurmurHash3's 32-bit finalizer, the mixing step of the dropout hash
-/// (nn.attention's description).
-uint32_t mix(uint32_t h) {
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
-
 /// What both ops say about heads, scale and mask.
 struct Attention {
   int64_t heads, keyWidth, valueWidth;
@@ -74,8 +63,7 @@ struct Attention {
     dropout = op.getDropout()->convertToDouble();
     auto seed = static_cast<uint32_t>(
         static_cast<int64_t>(f.operand(op, index).data[0]));
-    dropoutBase = mix(mix(seed + 0x9e3779b9u) ^
-                      static_cast<uint32_t>(op.getDropoutKey()));
+    dropoutBase = keyedSeed(seed, op.getDropoutKey());
   }
 
   /// The factor of weight (b, h, i, j): 1 / (1 - rate) if the hash keeps

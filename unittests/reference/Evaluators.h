@@ -79,6 +79,23 @@ inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 /// Per row (all axes but the last) log-softmax.
 Array logSoftmax(const Array &x);
 
+/// MurmurHash3's 32-bit finalizer, the mixing step of the counter-hashed
+/// masks (nn.dropout, nn.spec_augment, nn.attention's dropout: their
+/// descriptions).
+inline uint32_t mix(uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+/// What every mask's hash starts from: mix(mix(seed + 0x9e3779b9) ^ key).
+inline uint32_t keyedSeed(uint32_t seed, int64_t key) {
+  return mix(mix(seed + 0x9e3779b9u) ^ static_cast<uint32_t>(key));
+}
+
 /// One graph's evaluation state.
 struct Frame {
   Frame(std::map<std::string, int64_t> sizes,

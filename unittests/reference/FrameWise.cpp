@@ -44,17 +44,6 @@ void evalAddOrMulOp(Frame &f, Operation *binary) {
   f.setResult(binary, y);
 }
 
-/// MurmurHash3's 32-bit finalizer, the mixing step of the masks of
-/// nn.dropout and nn.spec_augment (their descriptions).
-uint32_t mix(uint32_t h) {
-  h ^= h >> 16;
-  h *= 0x85ebca6bu;
-  h ^= h >> 13;
-  h *= 0xc2b2ae35u;
-  h ^= h >> 16;
-  return h;
-}
-
 void evalDropoutOp(Frame &f, ir::DropoutOp dropout) {
   Array y = f.operand(dropout, 0);
   if (!dropout.getSeed()) {
@@ -66,8 +55,7 @@ void evalDropoutOp(Frame &f, ir::DropoutOp dropout) {
   auto threshold = static_cast<uint32_t>(std::ceil(rate * 16777216.0));
   uint32_t seed = static_cast<uint32_t>(
       static_cast<int64_t>(f.operand(dropout, 1).data[0]));
-  uint32_t base =
-      mix(mix(seed + 0x9e3779b9u) ^ static_cast<uint32_t>(dropout.getKey()));
+  uint32_t base = keyedSeed(seed, dropout.getKey());
   ir::NNTensorType type = typeOf(dropout.getResult());
   FailureOr<ir::Positions> positions = ir::classifyPositions(
       type, f.table, [&] { return mlir::emitError(dropout.getLoc()); });
@@ -109,8 +97,7 @@ void evalSpecAugmentOp(Frame &f, ir::SpecAugmentOp op) {
   }
   uint32_t seed =
       static_cast<uint32_t>(static_cast<int64_t>(f.operand(op, 1).data[0]));
-  uint32_t base =
-      mix(mix(seed + 0x9e3779b9u) ^ static_cast<uint32_t>(op.getKey()));
+  uint32_t base = keyedSeed(seed, op.getKey());
   ir::NNTensorType type = typeOf(op.getResult());
   FailureOr<ir::Positions> positions = ir::classifyPositions(
       type, f.table, [&] { return mlir::emitError(op.getLoc()); });
@@ -169,6 +156,13 @@ void evalGluOp(Frame &f, ir::GluOp op) {
     for (int64_t c = 0; c < half; ++c)
       y.data[p * half + c] =
           x.data[p * width + c] * sigmoid(x.data[p * width + half + c]);
+  f.setResult(op, y);
+}
+
+void evalScaleOp(Frame &f, ir::ScaleOp op) {
+  Array y = f.operand(op, 0);
+  for (double &v : y.data)
+    v *= op.getFactor().convertToDouble();
   f.setResult(op, y);
 }
 
@@ -265,12 +259,7 @@ bool nn::reference::evaluateFrameWiseOp(Frame &f, Operation *op) {
       .Case<ir::ReluOp, ir::TanhOp, ir::SigmoidOp, ir::GeluOp, ir::SiluOp>(
           [&](Operation *o) { evalActivationOp(f, o); })
       .Case([&](ir::GluOp o) { evalGluOp(f, o); })
-      .Case([&](ir::ScaleOp o) {
-        Array y = f.operand(o, 0);
-        for (double &v : y.data)
-          v *= o.getFactor().convertToDouble();
-        f.setResult(o, y);
-      })
+      .Case([&](ir::ScaleOp o) { evalScaleOp(f, o); })
       .Case([&](ir::LogSoftmaxOp o) { evalLogSoftmaxOp(f, o); })
       .Case([&](ir::SoftmaxOp o) { evalSoftmaxOp(f, o); })
       .Case([&](ir::LayerNormOp o) { evalLayerNormOp(f, o); })

@@ -202,7 +202,7 @@ nn.graph @g(%u: !nn.tensor<[B, U, 8], f32>, %k: !nn.tensor<[B, T, 8], f32>, %p: 
 // -----
 
 nn.graph @g(%w: !nn.tensor<[8, 5], f32>) dims [B: batch] {
-  // expected-error @+1 {{weight must be a static [out, embedding] matrix with an even embedding size, got '!nn.tensor<[8, 5], f32>'}}
+  // expected-error @+1 {{weight must be a static [out, embedding] matrix with an even, nonzero embedding size, got '!nn.tensor<[8, 5], f32>'}}
   %p = nn.relative_positions %w : !nn.tensor<[8, 5], f32> -> !nn.tensor<[5, 8], f32>
   nn.return
 }
@@ -244,5 +244,29 @@ nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %s: !nn.tensor<[B], i32>) dims [B: b
 nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
   // expected-error @+1 {{attribute 'dropout' failed to satisfy constraint}}
   %y = nn.attention %q, %q, %q heads 2 dropout 1.0 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%w: !nn.tensor<[8, 0], f32>) dims [B: batch] {
+  // expected-error @+1 {{weight must be a static [out, embedding] matrix with an even, nonzero embedding size, got '!nn.tensor<[8, 0], f32>'}}
+  %p = nn.relative_positions %w : !nn.tensor<[8, 0], f32> -> !nn.tensor<[1, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{dropout_key needs dropout}}
+  %y = nn.attention %q, %q, %q heads 2 dropout_key 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[5, 8], f16>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{positions must be a static [2c + 1, 8] table of 'f32', got '!nn.tensor<[5, 8], f16>'}}
+  %y = nn.attention %q, %q, %q relative %q, %p heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f16>
   nn.return
 }

@@ -131,9 +131,13 @@ nn.graph @relative(%q: !nn.tensor<[B, T, 8], f32>, %r: !nn.tensor<[B, T, 8], f32
 // (a scalar loop over the block: clipped distances share a column), then
 // dr is that block times the table rows and the rows' gradient its
 // transpose times the position queries. Each sequence writes its own
-// [9, 8] part of the table's gradient; a reduction sums them after the
-// loop, so sequences never race.
+// part of the table's gradient, the rows of distances within the longest
+// sequence (at most 2 T - 1 of the 9); a reduction sums them after the
+// loop, so sequences never race, and the sum goes into a zero table.
 // CHECK-LABEL: func.func @relative_grad
+// CHECK: %[[FIRST:.+]] = arith.maxsi %c0{{.*}}, %{{.+}} : index
+// CHECK: %[[LAST:.+]] = arith.minsi %c8{{.*}}, %{{.+}} : index
+// CHECK: %[[USED:.+]] = arith.maxsi
 // CHECK: scf.forall
 // CHECK:   scf.for
 // CHECK:     scf.for
@@ -147,9 +151,10 @@ nn.graph @relative(%q: !nn.tensor<[B, T, 8], f32>, %r: !nn.tensor<[B, T, 8], f32
 // CHECK:         linalg.matmul
 // CHECK:         linalg.generic {{.+}}iterator_types = ["reduction", "parallel", "parallel"]
 // CHECK:   scf.forall.in_parallel
-// CHECK:     tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%{{.+}}, 0, 0] [1, 9, 8] [1, 1, 1] : tensor<9x8xf32> into tensor<?x9x8xf32>
-// CHECK: %[[SUM:.+]] = linalg.generic {{.+}}iterator_types = ["reduction", "parallel", "parallel"]{{.+}}ins(%{{.+}} : tensor<?x9x8xf32>) outs(%{{.+}} : tensor<9x8xf32>)
-// CHECK: return %{{.+}}, %[[SUM]]
+// CHECK:     tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%{{.+}}, 0, 0] [1, %[[USED]], 8] [1, 1, 1] : tensor<?x8xf32> into tensor<?x?x8xf32>
+// CHECK: %[[SUM:.+]] = linalg.generic {{.+}}iterator_types = ["reduction", "parallel", "parallel"]{{.+}}ins(%{{.+}} : tensor<?x?x8xf32>) outs(%{{.+}} : tensor<?x8xf32>)
+// CHECK: %[[TABLE:.+]] = tensor.insert_slice %[[SUM]] into %{{.+}}[%[[FIRST]], 0] [%[[USED]], 8] [1, 1] : tensor<?x8xf32> into tensor<9x8xf32>
+// CHECK: return %{{.+}}, %[[TABLE]]
 nn.graph @relative_grad(%dy: !nn.tensor<[B, T, 8], f32>, %q: !nn.tensor<[B, T, 8], f32>, %r: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[9, 8], f32>)
     -> (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>) dims [B: batch, T: seq(B)] {
   %dq, %dk, %dv, %dr, %dp = nn.attention_grad %dy, %q, %q, %q relative %r, %p heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>
