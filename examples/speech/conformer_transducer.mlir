@@ -8,10 +8,16 @@
 // each written once and called by the entries:
 //
 //   @rnnt    training: the full-sum RNN-T loss over the packed (t, u)
-//            grid of SpecAugment-masked features; on dev also greedy
-//            RNN-T decoding's character and word error rates (eval_only)
-//   @decode  greedy RNN-T hypotheses (up to 3 labels per frame), for
-//            nn-decode --vocab
+//            grid of SpecAugment-masked features; on dev also the
+//            character and word error rates of RNN-T beam search
+//            (eval_only)
+//   @decode  the best hypothesis of RNN-T beam search (beam 4, up to 3
+//            labels per frame), for nn-decode --vocab
+//
+// Beam search, not greedy decoding: after 1,000 steps on the small task
+// this model's emissions are spread over frames, and greedy search (never
+// taking a label whose probability is below blank's at one frame) ends
+// most hypotheses early (word error rate 43% against 3% with beam 4).
 //
 // Every op of the encoder runs on each utterance's real frames only, and
 // the loss reads only each utterance's real (t, u) pairs.
@@ -317,9 +323,10 @@ nn.graph @rnnt(%features: !nn.tensor<[B, T, 40], f32>,
   %loss = nn.transducer_loss %logits, %labels from logits topology rnnt blank 0
       : !nn.tensor<[J, 17], f32>, !nn.tensor<[B, U], i32>
   nn.mark_loss %loss as "rnnt" normalize per_sequence : !nn.tensor<[B], f32>
-  // Dev evaluation only (the train step does not decode).
-  %hyp, %score = nn.transducer_greedy_decode %enc predictor @predictor joiner @joiner
-      topology rnnt blank 0 start 0 max_symbols 3
+  // Dev evaluation only (the train step does not decode): the best
+  // hypothesis of beam search.
+  %hyp, %score = nn.transducer_beam_search %enc predictor @predictor joiner @joiner
+      topology rnnt blank 0 start 0 beam 4 max_symbols 3
       : !nn.tensor<[B, T2, 64], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
   %edits, %ref_len, %counts = nn.edit_distance %hyp, %labels
       : !nn.tensor<[B, Y], i32>, !nn.tensor<[B, U], i32>
@@ -336,8 +343,8 @@ nn.graph @decode(%features: !nn.tensor<[B, T, 40], f32>)
     -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>)
     dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), Y: seq(B) computed] {
   %enc = nn.call @encoder(%features) : (!nn.tensor<[B, T, 40], f32>) -> !nn.tensor<[B, T2, 64], f32>
-  %hyp, %score = nn.transducer_greedy_decode %enc predictor @predictor joiner @joiner
-      topology rnnt blank 0 start 0 max_symbols 3
+  %hyp, %score = nn.transducer_beam_search %enc predictor @predictor joiner @joiner
+      topology rnnt blank 0 start 0 beam 4 max_symbols 3
       : !nn.tensor<[B, T2, 64], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
   nn.return %hyp, %score : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
 }
