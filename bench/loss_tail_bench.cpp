@@ -786,22 +786,18 @@ TrainStepCase trainStepCase(bool pack, bool lossTailOnly, bool step,
   return c;
 }
 
-/// The train step of the speech example (examples/speech/ctc.mlir, entry
-/// ctc: SpecAugment, the BLSTM behind `nn.call @acoustic`, CTC, Adam) on
-/// the benchmark's batch of 40-dim features; range(0) = 1 inlines the
-/// call first (the default: the cost model then packs the BLSTM), 0 keeps
-/// it (only the CTC loss packs). Counts real frames per second.
-void benchSpeechTrainStep(benchmark::State &state) {
-  bool inlineCalls = state.range(0);
-  nn::CompileOptions options;
+/// Runs the train step of the speech example `example` (entry ctc) on the
+/// benchmark's batch of 40-dim features, compiled with `options` (the
+/// entry, training and threads set here); counts real frames per second.
+void runSpeechTrainStep(benchmark::State &state, const std::string &example,
+                        nn::CompileOptions options, const std::string &label) {
   options.entry = "ctc";
-  options.optimize.inlineCalls = inlineCalls;
   options.grads = options.training = options.trainStep = true;
   options.cpu.threads = gThreadedCode;
   options.cpu.gemmLibrary = gGemmLibrary;
   TrainStepCase c;
   absl::StatusOr<nn::Artifact> artifact =
-      nn::compileSource(exampleSource("speech/ctc.mlir"), "ctc.mlir", options);
+      nn::compileSource(exampleSource(example), example, options);
   absl::Status status = artifact.status();
   if (status.ok())
     status = nn::Executable::load(artifact->path(), c.exe);
@@ -815,8 +811,21 @@ void benchSpeechTrainStep(benchmark::State &state) {
       state.SkipWithError(std::string(status.message()).c_str());
   state.counters["frames/s"] = benchmark::Counter(
       (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
-  state.SetLabel(inlineCalls ? "speech ctc train step, call inlined"
-                             : "speech ctc train step, call kept");
+  state.SetLabel(label);
+}
+
+/// The train step of the speech example (examples/speech/ctc.mlir, entry
+/// ctc: SpecAugment, the BLSTM behind `nn.call @acoustic`, CTC, Adam) on
+/// the benchmark's batch of 40-dim features; range(0) = 1 inlines the
+/// call first (the default: the cost model then packs the BLSTM), 0 keeps
+/// it (only the CTC loss packs). Counts real frames per second.
+void benchSpeechTrainStep(benchmark::State &state) {
+  bool inlineCalls = state.range(0);
+  nn::CompileOptions options;
+  options.optimize.inlineCalls = inlineCalls;
+  runSpeechTrainStep(state, "speech/ctc.mlir", options,
+                     inlineCalls ? "speech ctc train step, call inlined"
+                                 : "speech ctc train step, call kept");
 }
 
 /// The train step of the Conformer example (examples/speech/conformer_ctc.mlir,
@@ -829,31 +838,11 @@ void benchSpeechTrainStep(benchmark::State &state) {
 void benchConformerTrainStep(benchmark::State &state) {
   bool pack = state.range(0);
   nn::CompileOptions options;
-  options.entry = "ctc";
   options.optimize.inlineCalls = true;
   options.optimize.pack = pack;
-  options.grads = options.training = options.trainStep = true;
-  options.cpu.threads = gThreadedCode;
-  options.cpu.gemmLibrary = gGemmLibrary;
-  TrainStepCase c;
-  absl::StatusOr<nn::Artifact> artifact =
-      nn::compileSource(exampleSource("speech/conformer_ctc.mlir"),
-                        "conformer_ctc.mlir", options);
-  absl::Status status = artifact.status();
-  if (status.ok())
-    status = nn::Executable::load(artifact->path(), c.exe);
-  if (!status.ok()) {
-    state.SkipWithError(std::string(status.message()).c_str());
-    return;
-  }
-  fillTrainStepBatch(c);
-  for (auto _ : state)
-    if (absl::Status status = c.once(); !status.ok())
-      state.SkipWithError(std::string(status.message()).c_str());
-  state.counters["frames/s"] = benchmark::Counter(
-      (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
-  state.SetLabel(pack ? "conformer ctc train step, packed"
-                      : "conformer ctc train step, padded");
+  runSpeechTrainStep(state, "speech/conformer_ctc.mlir", options,
+                     pack ? "conformer ctc train step, packed"
+                          : "conformer ctc train step, padded");
 }
 
 /// Example 1 at B = 32 (the batch's LibriSpeech lengths, one label per 20
