@@ -28,7 +28,8 @@ struct AttentionAttributes {
   /// The relative positions' operands: none, or the position queries
   /// and the table.
   ValueRange relative;
-  /// The dropout seed (training mode) or null, and the dropout rate.
+  /// The dropout seed (training mode) or null, whether a dropout rate is
+  /// given, and the dropout key.
   Value seed;
   bool dropout;
   int64_t dropoutKey;
