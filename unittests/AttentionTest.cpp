@@ -31,6 +31,21 @@ using namespace nn::testing;
 
 namespace {
 
+/// The result types of kGraph, in order ($RESULTS in it).
+const char *kResultTypes = R"(
+!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
+!nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
+!nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
+!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>,
+!nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
+!nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
+!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
+!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>,
+!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
+!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[9, 8], f32>,
+!nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
+!nn.tensor<[$T, 6], f32>)";
+
 /// Self-attention (no mask, causal with a left context, chunked), the
 /// gradients of the causal one, cross-attention from U with its
 /// gradients, then chunks with a left context and a left and right
@@ -45,18 +60,7 @@ nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
             %u: !nn.tensor<[$U, 8], f32>, %du: !nn.tensor<[$U, 6], f32>,
             %r: !nn.tensor<[$T, 8], f32>, %p: !nn.tensor<[201, 8], f32>,
             %p9: !nn.tensor<[9, 8], f32>, %s: !nn.tensor<[], i32>)
-    -> (!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
-        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
-        !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
-        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
-        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>,
-        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[9, 8], f32>,
-        !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 6], f32>)
+    -> ($RESULTS)
     dims [$DIMS] {
   %a = nn.attention %q, %k, %v heads 2 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
   %c = nn.attention %q, %k, %v heads 2 causal left_context 70 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
@@ -77,18 +81,7 @@ nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
   nn.return %a, %c, %h, %dq, %dk, %dv, %x, %xq, %xk, %xv, %cl, %clq, %clk, %clv,
       %lr, %lrq, %lrk, %lrv, %ra, %raq, %rak, %rav, %rar, %rap,
       %da, %daq, %dak, %dav, %dar, %dap, %dx, %dxq, %dxk, %dxv
-      : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
-        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
-        !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
-        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
-        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[201, 8], f32>,
-        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[9, 8], f32>,
-        !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
-        !nn.tensor<[$T, 6], f32>
+      : $RESULTS
 }
 )";
 
@@ -96,7 +89,11 @@ nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
 std::string
 instantiate(const std::vector<std::pair<std::string, std::string>> &values) {
   std::string text = kGraph;
-  for (const auto &[name, value] : values)
+  // The result types first: they name $T and $U too.
+  std::vector<std::pair<std::string, std::string>> all{
+      {"$RESULTS", kResultTypes}};
+  all.insert(all.end(), values.begin(), values.end());
+  for (const auto &[name, value] : all)
     for (size_t at; (at = text.find(name)) != std::string::npos;)
       text.replace(at, name.size(), value);
   return text;
