@@ -75,7 +75,7 @@ double frameWork(Operation *op) {
   return work;
 }
 
-/// `type` with its leading [B, T] position axes replaced by `packedDim`.
+/// `type` with its leading [B, S] position axes replaced by `packedDim`.
 NNTensorType getPackedType(Type type, StringAttr packedDim) {
   auto tensor = cast<NNTensorType>(type);
   SmallVector<Attribute> dims{packedDim};
@@ -116,6 +116,12 @@ private:
   void packSequenceLoss(MarkLossOp mark, Operation *loss,
                         function_ref<void(StringRef)> skip);
 
+  /// A transducer join whose result is the packed grid J: its padded
+  /// encoder and prediction operands are packed, each over its own
+  /// sequence dim, where the frontier lets them (as a per-sequence loss's
+  /// frames: not at pack=loss-tail).
+  void packJoin(TransducerJoinOp join);
+
   /// Says what packing one loss did.
   void remarkPacked(MarkLossOp mark, StringAttr packedDim,
                     const LossPacking &report);
@@ -139,9 +145,19 @@ private:
   /// The dim declared packed(batch, sequence), declared now if missing.
   StringAttr getOrDeclarePackedDim(StringRef batch, StringRef sequence);
 
+  /// The packed dim of the padded value `value` ([B, S, ...]): packed(B, S).
+  /// Each value packs over its own sequence dim, so a strided op between
+  /// the loss and the frontier (T -> T2 = ceildiv(T, 2)) can move too.
+  StringAttr getPackedDimOf(Value value);
+
+  /// Whether `op` is strided: a result's sequence dim derived by
+  /// `ceildiv` from a packable operand's (T2 = ceildiv(T, 2) for a stride-2
+  /// conv1d from T), directly or through other derived dims.
+  bool isStrided(Operation *op);
+
   /// The packed twin of the padded value `value`: a clone of its frame-wise
   /// producer on packed operands, or a pack of it at the frontier.
-  Value getPacked(Value value, StringAttr packedDim, LossPacking &report);
+  Value getPacked(Value value, LossPacking &report);
 
   /// Gives padded users of moved values an unpack of the packed twin and
   /// erases the padded ops that are no longer used.
@@ -183,8 +199,39 @@ StringAttr GraphPacker::getOrDeclarePackedDim(StringRef batch,
   return decl.getName();
 }
 
-Value GraphPacker::getPacked(Value value, StringAttr packedDim,
-                             LossPacking &report) {
+StringAttr GraphPacker::getPackedDimOf(Value value) {
+  auto type = cast<NNTensorType>(value.getType());
+  return getOrDeclarePackedDim(type.getDimName(0), type.getDimName(1));
+}
+
+bool GraphPacker::isStrided(Operation *op) {
+  DimTable table(graph.getDims());
+  for (Value result : op->getResults()) {
+    if (!isOverSequence(result))
+      continue;
+    StringRef target = cast<NNTensorType>(result.getType()).getDimName(1);
+    for (OpOperand &operand : op->getOpOperands()) {
+      if (!isFrameOperand(op, operand.getOperandNumber()))
+        continue;
+      StringRef from =
+          cast<NNTensorType>(operand.get().getType()).getDimName(1);
+      // Walk the result's dim back through the ceildiv dims it derives
+      // from.
+      StringRef to = target;
+      while (to != from) {
+        DimDeclAttr decl = table.lookup(to);
+        if (!decl || !decl.isDerived() || decl.getOffset() != 0)
+          break;
+        to = decl.getSource().getValue();
+      }
+      if (to == from && target != from)
+        return true;
+    }
+  }
+  return false;
+}
+
+Value GraphPacker::getPacked(Value value, LossPacking &report) {
   if (Value packed = packedOf.lookup(value)) {
     if (createdForLoss.lookup(value) != currentLoss)
       ++report.reusedValues;
@@ -195,13 +242,15 @@ Value GraphPacker::getPacked(Value value, StringAttr packedDim,
     IRMapping mapping;
     for (OpOperand &operand : producer->getOpOperands())
       if (isFrameOperand(producer, operand.getOperandNumber()))
-        mapping.map(operand.get(), getPacked(operand.get(), packedDim, report));
+        mapping.map(operand.get(), getPacked(operand.get(), report));
     // Operands (packs, clones) are all placed before the padded producer.
     builder.setInsertionPoint(producer);
     Operation *clone = builder.clone(*producer, mapping);
     for (auto [padded, packed] :
          llvm::zip(producer->getResults(), clone->getResults())) {
-      packed.setType(getPackedType(padded.getType(), packedDim));
+      if (!isOverSequence(padded))
+        continue;
+      packed.setType(getPackedType(padded.getType(), getPackedDimOf(padded)));
       packedOf[padded] = packed;
       createdForLoss[padded] = currentLoss;
     }
@@ -216,7 +265,8 @@ Value GraphPacker::getPacked(Value value, StringAttr packedDim,
   else
     builder.setInsertionPointToStart(value.getParentBlock());
   Value packed = builder.create<PackOp>(
-      value.getLoc(), getPackedType(value.getType(), packedDim), value);
+      value.getLoc(), getPackedType(value.getType(), getPackedDimOf(value)),
+      value);
   packedOf[value] = packed;
   createdForLoss[value] = currentLoss;
   report.newPacks.push_back(describeProducer(value));
@@ -230,19 +280,19 @@ bool GraphPacker::movesBehindPack(Operation *op) {
   if (!mixing || !mixing.hasPackedForm())
     return false;
   // Its packed operands, and its results with a sequence axis, must be
-  // padded over the loss's [B, T]: the packed dim stands for them all (a
-  // strided conv's result is over another sequence dim).
-  auto overLossAxes = [&](Value value) {
+  // padded over the loss's batch B and one sequence dim each: each packs
+  // over its own, packed(B, S) (a strided conv's result is over T2, its
+  // input over T; packed forms map [B, S] to packed(B, S) throughout).
+  auto overLossBatch = [&](Value value) {
     auto type = cast<NNTensorType>(value.getType());
-    return type.getNumPositionDims() == 2 && type.getDimName(0) == lossBatch &&
-           type.getDimName(1) == lossSequence;
+    return type.getNumPositionDims() == 2 && type.getDimName(0) == lossBatch;
   };
   for (OpOperand &operand : op->getOpOperands())
     if (isFrameOperand(op, operand.getOperandNumber()) &&
-        !overLossAxes(operand.get()))
+        !overLossBatch(operand.get()))
       return false;
   for (Value result : op->getResults())
-    if (isOverSequence(result) && !overLossAxes(result))
+    if (isOverSequence(result) && !overLossBatch(result))
       return false;
   switch (frontier) {
   case ::nn::PackFrontier::lossTail:
@@ -282,6 +332,15 @@ void GraphPacker::estimateUpstream(Value value, DenseSet<Value> &seen,
 //           frontier before it (2 * F per real frame).
 // Its recurrences and GEMMs run on real frames either way and cancel.
 bool GraphPacker::packingPays(SequenceMixingOpInterface op) {
+  // A strided op stays padded whatever the estimate: its packed gradient,
+  // which the estimate does not see, measured slower than its padded one
+  // (a stride-2 conv1d 1.7x, docs/passes.md); pack=earliest moves it.
+  if (isStrided(op)) {
+    if (emitRemarks)
+      op->emitRemark() << "stays padded (pack=auto): a strided op's packed "
+                          "gradient is slower than its padded one";
+    return false;
+  }
   double fill = expectedFill;
   // Results without a sequence axis (a per-sequence loss) need no pack.
   double results = 0;
@@ -377,13 +436,59 @@ LogicalResult GraphPacker::run() {
     StringAttr packedDim = getOrDeclarePackedDim(lossBatch, lossSequence);
     LossPacking report;
     ++currentLoss;
-    Value packedLoss = getPacked(mark.getLoss(), packedDim, report);
+    Value packedLoss = getPacked(mark.getLoss(), report);
     mark.getLossMutable().assign(packedLoss);
     if (emitRemarks)
       remarkPacked(mark, packedDim, report);
   }
+  for (TransducerJoinOp join :
+       llvm::to_vector(graph.getBody().getOps<TransducerJoinOp>()))
+    packJoin(join);
   replacePaddedChain();
   return success();
+}
+
+void GraphPacker::packJoin(TransducerJoinOp join) {
+  auto skip = [&](StringRef why) {
+    if (emitRemarks)
+      join.emitRemark() << "encoder and prediction left as they are: " << why;
+  };
+  if (cast<NNTensorType>(join.getResult().getType()).getNumPositionDims() !=
+      1) {
+    skip("the joint is the padded grid");
+    return;
+  }
+  if (!isOverSequence(join.getEncoder()) ||
+      !isOverSequence(join.getPrediction())) {
+    skip("already packed");
+    return;
+  }
+  if (frontier == ::nn::PackFrontier::lossTail) {
+    skip("pack=loss-tail packs loss tails only");
+    return;
+  }
+  auto encoder = cast<NNTensorType>(join.getEncoder().getType());
+  lossBatch = encoder.getDimName(0);
+  lossSequence = encoder.getDimName(1);
+  if (!movesBehindPack(join)) {
+    skip("they stay padded");
+    return;
+  }
+  LossPacking report;
+  ++currentLoss;
+  for (OpOperand &operand : join->getOpOperands())
+    operand.set(getPacked(operand.get(), report));
+  if (!emitRemarks)
+    return;
+  InFlightDiagnostic remark = join.emitRemark();
+  remark << "encoder and prediction run on packed frames: " << report.movedOps
+         << " frame-wise and " << report.movedMixingOps
+         << " sequence-mixing op(s) moved behind the pack; new pack(s) of: ";
+  if (report.newPacks.empty())
+    remark << "none";
+  llvm::interleaveComma(report.newPacks, remark);
+  remark << "; " << report.reusedValues
+         << " value(s) shared with earlier losses";
 }
 
 void GraphPacker::packSequenceLoss(MarkLossOp mark, Operation *loss,
@@ -418,7 +523,7 @@ void GraphPacker::packSequenceLoss(MarkLossOp mark, Operation *loss,
   LossPacking report;
   ++currentLoss;
   for (OpOperand *operand : framesOperands)
-    operand->set(getPacked(operand->get(), packedDim, report));
+    operand->set(getPacked(operand->get(), report));
   if (emitRemarks)
     remarkPacked(mark, packedDim, report);
 }

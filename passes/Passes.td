@@ -12,22 +12,28 @@ def NNPackBeforeLoss : Pass<"nn-pack-before-loss", "::mlir::ModuleOp"> {
     `[B, T]`, walks backward through frame-wise ops (asking
     `FrameWiseOpInterface`) and, as `pack` says, through sequence-mixing
     ops with a packed form (`SequenceMixingOpInterface::hasPackedForm`:
-    `nn.lstm`, `nn.conv1d`, `nn.pool`) over the same `[B, T]`, to the frontier: values made by other
-    ops (the rest of the sequence-mixing layers, calls) or graph arguments.
-    `pack=loss-tail` moves no sequence-mixing op, `earliest` every one it
-    reaches, and `auto` (the default) each one whose estimated cost per
-    position packed is below its cost padded at the batch's expected share
-    of real frames `expected-fill` (docs/passes.md: the work it does on
-    padded frames, the pack of its results against the pack of the values
-    before it, and the frame-wise ops before it). Each frontier value
-    is packed once (`nn.pack`, shared by all losses that reach it), the
-    frame-wise chain is re-created on packed values `[N, ...]` with `N`
-    declared `packed(B, T)`, and the loss is marked on the packed value, so
-    its sum and normalization are those of the masked padded loss. A padded
-    value of the chain that something else still uses (a graph result, a
-    sequence-mixing op) gets an `nn.unpack` of its packed twin instead of a
-    second padded computation. Per-sequence losses (CTC) and values without
-    a sequence axis are left alone. The pass is idempotent. See
+    `nn.lstm`, `nn.conv1d`, `nn.pool`, `nn.attention`, `nn.rotary`) over
+    the loss's batch, to the frontier: values made by other ops (the rest
+    of the sequence-mixing layers, calls) or graph arguments. Each value
+    packs over its own sequence dim, `packed(B, S)`, so the walk passes
+    strided ops (a stride-2 conv1d from `T` to `T2`). `pack=loss-tail`
+    moves no sequence-mixing op, `earliest` every one it reaches, and
+    `auto` (the default) each one whose estimated cost per position packed
+    is below its cost padded at the batch's expected share of real frames
+    `expected-fill` (docs/passes.md: the work it does on padded frames,
+    the pack of its results against the pack of the values before it, and
+    the frame-wise ops before it). Each frontier value is packed once
+    (`nn.pack`, shared by all losses that reach it), the chain is
+    re-created on packed values `[N, ...]`, and the loss is marked on the
+    packed value, so its sum and normalization are those of the masked
+    padded loss. A per-sequence loss with a packed form (`nn.ctc_loss`)
+    has its frames packed the same way, and so do the encoder and
+    prediction operands of an `nn.transducer_join` onto the packed grid
+    (except at `loss-tail`). A padded value of the chain that something
+    else still uses (a graph result, a decoder) gets an `nn.unpack` of its
+    packed twin instead of a second padded computation. Other per-sequence
+    losses and values without a sequence axis are left alone. The pass is
+    idempotent. See
     docs/passes.md.
   }];
   let dependentDialects = ["::mlir::nn::NNDialect"];

@@ -1238,6 +1238,66 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>)
   }
 }
 
+/// A x4 Conformer-style front end (two stride-2 conv1d, T -> T2 -> T4),
+/// layer norm, self-attention and a CTC loss over T4. Each value packs
+/// over its own dim: pack=earliest runs the first convolution on the
+/// packed input [N_T, 3] and the rest on packed(B, T2) and packed(B, T4)
+/// rows, against the loss-tail frontier, where the convolutions and
+/// attention stay padded (expectFrontiersAgree). The default frontier
+/// keeps the strided convolutions padded and packs the attention.
+TEST(PackedCtcTest, StridedFrontEndPackedMatchesPadded) {
+  const std::string source = R"(
+nn.parameter @k1 : !nn.tensor<[4, 3, 3], f32>
+nn.parameter @b1 : !nn.tensor<[4], f32>
+nn.parameter @k2 : !nn.tensor<[4, 3, 4], f32>
+nn.parameter @gain : !nn.tensor<[4], f32>
+nn.parameter @shift : !nn.tensor<[4], f32>
+nn.parameter @wq : !nn.tensor<[4, 4], f32>
+nn.parameter @wo : !nn.tensor<[5, 4], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %labels: !nn.tensor<[B, U], i32>)
+    dims [B: batch, T: seq(B), U: seq(B), T2: seq(B) = ceildiv(T, 2),
+          T4: seq(B) = ceildiv(T2, 2)] {
+  %k1 = nn.param_ref @k1 : !nn.tensor<[4, 3, 3], f32>
+  %b1 = nn.param_ref @b1 : !nn.tensor<[4], f32>
+  %k2 = nn.param_ref @k2 : !nn.tensor<[4, 3, 4], f32>
+  %gain = nn.param_ref @gain : !nn.tensor<[4], f32>
+  %shift = nn.param_ref @shift : !nn.tensor<[4], f32>
+  %wq = nn.param_ref @wq : !nn.tensor<[4, 4], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[5, 4], f32>
+  %c1 = nn.conv1d %x, %k1, %b1 stride 2 : (!nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3, 3], f32>, !nn.tensor<[4], f32>) -> !nn.tensor<[B, T2, 4], f32>
+  %r1 = nn.silu %c1 : !nn.tensor<[B, T2, 4], f32>
+  %c2 = nn.conv1d %r1, %k2 stride 2 : (!nn.tensor<[B, T2, 4], f32>, !nn.tensor<[4, 3, 4], f32>) -> !nn.tensor<[B, T4, 4], f32>
+  %n = nn.layer_norm %c2, %gain, %shift : !nn.tensor<[B, T4, 4], f32>, !nn.tensor<[4], f32>, !nn.tensor<[4], f32>
+  %q = nn.linear %n, %wq : !nn.tensor<[B, T4, 4], f32>, !nn.tensor<[4, 4], f32>
+  %a = nn.attention %q, %n, %n heads 2 : !nn.tensor<[B, T4, 4], f32>, !nn.tensor<[B, T4, 4], f32>, !nn.tensor<[B, T4, 4], f32>
+  %h = nn.add %a, %n : !nn.tensor<[B, T4, 4], f32>
+  %l = nn.linear %h, %wo : !nn.tensor<[B, T4, 4], f32>, !nn.tensor<[5, 4], f32>
+  %ctc = nn.ctc_loss %l, %labels from logits blank 0 zero_infinity : !nn.tensor<[B, T4, 5], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %ctc as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
+  nn.return
+})";
+  std::string packedGraph = transform(source, false, true, true, {"x"});
+  ASSERT_NE(packedGraph.find("nn.attention %"), std::string::npos);
+  ASSERT_NE(packedGraph.find("heads 2 : !nn.tensor<[N_T4, 4], f32>"),
+            std::string::npos)
+      << "the default frontier left the attention padded:\n"
+      << packedGraph;
+  ASSERT_NE(packedGraph.find("-> !nn.tensor<[B, T4, 4], f32>"),
+            std::string::npos)
+      << "the default frontier packed a strided convolution:\n"
+      << packedGraph;
+  expectFrontiersAgree(source, 3, 71, /*rel=*/1e-5, [](RunInputs &inputs) {
+    const std::vector<int32_t> &frames = inputs.lengths.at("T");
+    std::vector<int32_t> &labels = inputs.lengths["U"];
+    labels.clear();
+    for (size_t b = 0; b < frames.size(); ++b)
+      labels.push_back(static_cast<int32_t>((b + frames[b]) % 3));
+    Tensor &ids = inputs.inputs.at("labels");
+    for (int64_t i = 0; i < ids.numElements(); ++i)
+      ids.data<int32_t>()[i] = 1 + static_cast<int32_t>(i % 4);
+  });
+}
+
 /// The three examples, differentiated whole (the decoupled loss graph
 /// through its call of the model): packed gradients within rel 1e-5 of
 /// padded ones, both within rel 1e-3 of the float64 reference evaluating

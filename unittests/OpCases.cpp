@@ -220,8 +220,9 @@ nn.graph @g(%hyp: !nn.tensor<[B, Y], i32>, %ref: !nn.tensor<[B, U], i32>, %alt: 
 })"},
     {"transducer", R"(
 nn.graph @g(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>, %l: !nn.tensor<[B, U], i32>, %g: !nn.tensor<[B], f32>)
-    -> (!nn.tensor<[B, U1], i32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T, U1, 4], f32>)
-    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+    -> (!nn.tensor<[B, U1], i32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T, U1, 4], f32>,
+        !nn.tensor<[J, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1), N_T: packed(B, T), N_U1: packed(B, U1)] {
   %s = nn.prepend_start %l start 0 : !nn.tensor<[B, U], i32> -> !nn.tensor<[B, U1], i32>
   %j = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[J, 4], f32>
   %r = nn.transducer_loss %j, %l from logits topology rnnt blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
@@ -233,7 +234,18 @@ nn.graph @g(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>, %l:
   %a = nn.transducer_loss %lp, %l from log_probs topology rna blank 3 zero_infinity : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
   nn.mark_loss %a as "rna" normalize per_sequence : !nn.tensor<[B], f32>
   %da = nn.transducer_loss_grad %g, %lp, %l from log_probs topology rna blank 3 zero_infinity : !nn.tensor<[B], f32>, !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32>
-  nn.return %s, %de, %dp, %da : !nn.tensor<[B, U1], i32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T, U1, 4], f32>
+  // The join and its gradient on packed operands (the encoder packed, the
+  // prediction packed, each read from and written to its own rows).
+  %pe = nn.pack %e : !nn.tensor<[B, T, 4], f32> -> !nn.tensor<[N_T, 4], f32>
+  %pp = nn.pack %p : !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[N_U1, 4], f32>
+  %jp = nn.transducer_join %pe, %pp : !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_U1, 4], f32> -> !nn.tensor<[J, 4], f32>
+  %jm = nn.transducer_join %pe, %p : !nn.tensor<[N_T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[J, 4], f32>
+  %js = nn.add %jp, %jm : !nn.tensor<[J, 4], f32>
+  %dpe, %dpp = nn.transducer_join_grad %dj : !nn.tensor<[J, 4], f32> -> !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_U1, 4], f32>
+  %ude = nn.unpack %dpe : !nn.tensor<[N_T, 4], f32> -> !nn.tensor<[B, T, 4], f32>
+  %udp = nn.unpack %dpp : !nn.tensor<[N_U1, 4], f32> -> !nn.tensor<[B, U1, 4], f32>
+  nn.return %s, %de, %dp, %da, %js, %ude, %udp : !nn.tensor<[B, U1], i32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, T, U1, 4], f32>,
+      !nn.tensor<[J, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>
 })"},
     {"alignment", R"(
 nn.parameter @prior : !nn.tensor<[4], f32>

@@ -81,8 +81,9 @@ LogicalResult PrependStartOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// The types of a transducer join: `encoder` [B, T, D] and `prediction`
-/// [B, U1, D] padded over two different sequence dims of one batch, and
-/// `joint` [J, D] with J = packed(B, T, U1) or [B, T, U1, D].
+/// [B, U1, D] over two different sequence dims of one batch, each padded
+/// or packed ([N_T, D], [N_U1, D]), and `joint` [J, D] with
+/// J = packed(B, T, U1), or [B, T, U1, D] when both are padded.
 static LogicalResult verifyJoinTypes(Operation *op, Value encoder,
                                      Value prediction, Value joint,
                                      StringRef jointName) {
@@ -90,11 +91,11 @@ static LogicalResult verifyJoinTypes(Operation *op, Value encoder,
   if (failed(context))
     return failure();
   FailureOr<Positions> enc =
-      requirePaddedFrames(op, *context, encoder, "encoder");
+      requireSequenceFrames(op, *context, encoder, "encoder");
   if (failed(enc))
     return failure();
   FailureOr<Positions> pred =
-      requirePaddedFrames(op, *context, prediction, "prediction");
+      requireSequenceFrames(op, *context, prediction, "prediction");
   if (failed(pred) || failed(requireOneFeatureAxis(op, encoder, "encoder")) ||
       failed(requireOneFeatureAxis(op, prediction, "prediction")))
     return failure();
@@ -105,21 +106,28 @@ static LogicalResult verifyJoinTypes(Operation *op, Value encoder,
            << "prediction must be over a second sequence dim of the "
               "encoder's batch '"
            << enc->batch << "', got " << predType;
+  Type element = encType.getElementType();
+  Attribute features = encType.getDims().back();
   if (featureSize(encType) != featureSize(predType) ||
-      encType.getElementType() != predType.getElementType())
+      element != predType.getElementType())
     return op->emitOpError()
            << "encoder " << encType << " and prediction " << predType
            << " must have the same feature size and element "
               "type";
   StringRef frames = enc->sequences[0], states = pred->sequences[0];
-  SmallVector<Attribute> padded{encType.getDims()[0], encType.getDims()[1],
-                                predType.getDims()[1], encType.getDims()[2]};
-  if (jointType == NNTensorType::get(padded, encType.getElementType()))
+  MLIRContext *ctx = op->getContext();
+  SmallVector<Attribute> padded{StringAttr::get(ctx, enc->batch),
+                                StringAttr::get(ctx, frames),
+                                StringAttr::get(ctx, states), features};
+  auto paddedType = NNTensorType::get(padded, element);
+  bool bothPadded =
+      enc->kind == PositionKind::Padded && pred->kind == PositionKind::Padded;
+  if (bothPadded && jointType == paddedType)
     return success();
   DimDeclAttr grid = context->getTable().findPacked(enc->batch, frames, states);
   if (grid) {
-    SmallVector<Attribute> packed{grid.getName(), encType.getDims()[2]};
-    if (jointType == NNTensorType::get(packed, encType.getElementType()))
+    SmallVector<Attribute> packed{grid.getName(), features};
+    if (jointType == NNTensorType::get(packed, element))
       return success();
   }
   InFlightDiagnostic diag = op->emitOpError();
@@ -128,10 +136,18 @@ static LogicalResult verifyJoinTypes(Operation *op, Value encoder,
        << states << ")'";
   if (grid)
     diag << " ('" << grid.getName().getValue() << "')";
-  diag << " or padded " << NNTensorType::get(padded, encType.getElementType())
-       << ", got " << jointType;
+  if (bothPadded)
+    diag << " or padded " << paddedType;
+  else
+    diag << " (packed operands need the packed grid)";
+  diag << ", got " << jointType;
   return diag;
 }
+
+/// Packed operands with the packed grid. Its padded form does no work on
+/// padded frames (it reads only the valid pairs), so the cost model's
+/// padded-frame work is the default 0.
+bool TransducerJoinOp::hasPackedForm() { return true; }
 
 LogicalResult TransducerJoinOp::verify() {
   return verifyJoinTypes(*this, getEncoder(), getPrediction(), getResult(),

@@ -39,6 +39,7 @@ def NN_PrependStartOp : NN_Op<"prepend_start", [Pure,
 }
 
 def NN_TransducerJoinOp : NN_Op<"transducer_join", [Pure,
+    DeclareOpInterfaceMethods<NN_SequenceMixingOpInterface, ["hasPackedForm"]>,
     DeclareOpInterfaceMethods<NN_VjpOpInterface>]> {
   let summary = "a transducer joint's input: encoder frame + prediction state";
   let description = [{
@@ -51,6 +52,11 @@ def NN_TransducerJoinOp : NN_Op<"transducer_join", [Pure,
     The joint network (tanh, linear to the vocabulary, a transducer loss)
     then runs on the rows; packing is what keeps its `[*, V]` logits the
     size of the valid grid.
+
+    With the packed grid, each operand may also be packed, `[N_T, D]`
+    (`packed(B, T)`) or `[N_U1, D]` (`packed(B, U1)`): the same sums, read
+    from the operand's rows. `nn-pack-before-loss` packs them, so that the
+    encoder and the prediction network run on real frames only.
 
     ```mlir
     %j = nn.transducer_join %enc, %pred : !nn.tensor<[B, T, 512], f32>,
@@ -186,9 +192,9 @@ def NN_TransducerJoinGradOp : NN_Op<"transducer_join_grad", [Pure]> {
   let summary = "the input gradients of nn.transducer_join";
   let description = [{
     `grad` has the join's result type; the results have the types of its
-    encoder and prediction operands: the encoder frame (b, t) gets the sum
-    of `grad` over u < U1_b, the prediction state (b, u) the sum over
-    t < T_b; positions past a length get 0.
+    encoder and prediction operands (padded or packed): the encoder frame
+    (b, t) gets the sum of `grad` over u < U1_b, the prediction state
+    (b, u) the sum over t < T_b; padded positions past a length get 0.
 
     ```mlir
     %de, %dp = nn.transducer_join_grad %dj : !nn.tensor<[J, 512], f32>

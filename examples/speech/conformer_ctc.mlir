@@ -26,8 +26,8 @@
 //
 // Every op runs on each utterance's real frames only: nn-pack-before-loss
 // packs the subsampled features and both blocks run on packed rows (the
-// strided subsampling convolution stays padded;
-// test/examples/pack-examples.mlir).
+// strided subsampling convolution stays padded at the default pack
+// frontier; test/examples/pack-examples.mlir).
 
 nn.parameter @"subsample.w" : !nn.tensor<[96, 3, 40], f32>
 nn.parameter @"subsample.b" : !nn.tensor<[96], f32>

@@ -870,6 +870,11 @@ Value SequenceFrames::length(Scalar &s, Value sequence) const {
   return extractIndex(s, lengths, sequence);
 }
 
+Value SequenceFrames::firstRow(Scalar &s, Value sequence) const {
+  assert(packed && "padded frames have no row offsets");
+  return extractIndex(s, offsets, sequence);
+}
+
 Value SequenceFrames::read(Scalar &s, Value x, Value sequence, Value frame,
                            Value feature) const {
   if (!packed)

@@ -199,6 +199,11 @@ public:
   /// The length of sequence `sequence`, as an index.
   Value length(Scalar &s, Value sequence) const;
 
+  bool isPacked() const { return packed; }
+
+  /// The row of frame 0 of sequence `sequence` (packed layouts only).
+  Value firstRow(Scalar &s, Value sequence) const;
+
   /// Feature `feature` of frame `frame` (inside the sequence) of sequence
   /// `sequence` of `x`, a value of this layout.
   Value read(Scalar &s, Value x, Value sequence, Value frame,

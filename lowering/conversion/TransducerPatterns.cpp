@@ -626,19 +626,31 @@ public:
 // Join and its gradient
 //===----------------------------------------------------------------------===//
 
-/// The per-sequence lengths and sizes a join reads.
+/// The per-sequence lengths and sizes a join reads, from the joint's dims
+/// (its operands may be padded or packed).
 struct JoinDims {
   bool packed;
   Value frameLengths, stateLengths, batch;
 };
 
-JoinDims joinDims(LinalgBuilder &lb, NNTensorType encoder,
-                  NNTensorType prediction, NNTensorType joint) {
+JoinDims joinDims(LinalgBuilder &lb, NNTensorType joint) {
+  const BoundDims &dims = lb.getDims();
   JoinDims d;
   d.packed = isGridPacked(lb, joint);
-  d.frameLengths = lb.getDims().lengths(encoder.getDimName(1));
-  d.stateLengths = lb.getDims().lengths(prediction.getDimName(1));
-  d.batch = lb.getDims().size(encoder.getDimName(0));
+  StringRef batch, frames, states;
+  if (d.packed) {
+    DimDeclAttr grid = dims.getDecls().lookup(joint.getDimName(0));
+    batch = grid.getBatch().getValue();
+    frames = grid.getSource().getValue();
+    states = grid.getInner().getValue();
+  } else {
+    batch = joint.getDimName(0);
+    frames = joint.getDimName(1);
+    states = joint.getDimName(2);
+  }
+  d.frameLengths = dims.lengths(frames);
+  d.stateLengths = dims.lengths(states);
+  d.batch = dims.size(batch);
   return d;
 }
 
@@ -664,8 +676,7 @@ public:
     Location loc = lb.getLoc();
     NNTensorType type = typeOf(op.getResult());
     Type element = type.getElementType();
-    JoinDims d =
-        joinDims(lb, typeOf(op.getEncoder()), typeOf(op.getPrediction()), type);
+    JoinDims d = joinDims(lb, type);
     Value enc = adaptor.getEncoder(), pred = adaptor.getPrediction();
     Value result = lb.empty(lb.sizes(type), element);
     int64_t features = type.getStaticSize(type.getRank() - 1);
@@ -686,7 +697,10 @@ public:
           });
       return SmallVector<Value>{joined};
     }
-    // Packed: per sequence, one generic over its T_b * U1_b rows.
+    // Packed: per sequence, one generic over its T_b * U1_b rows. The
+    // operands are padded or packed (nn-pack-before-loss packs them).
+    SequenceFrames encFrames(lb, typeOf(op.getEncoder()));
+    SequenceFrames predFrames(lb, typeOf(op.getPrediction()));
     Scalar outer{b, loc};
     SmallVector<Value> results = forLoop(
         outer, outer.idx(0), d.batch, {result, outer.idx(0)},
@@ -706,8 +720,8 @@ public:
                 Value j = q.index(0), f = q.index(1);
                 Value t = q.b.create<arith::DivUIOp>(q.loc, j, columns);
                 Value u = q.b.create<arith::RemUIOp>(q.loc, j, columns);
-                return q.add(extract(q, enc, {bi, t, f}),
-                             extract(q, pred, {bi, u, f}));
+                return q.add(encFrames.read(q, enc, bi, t, f),
+                             predFrames.read(q, pred, bi, u, f));
               });
           Value written = s.b.create<tensor::InsertSliceOp>(
               s.loc, filled, c[0],
@@ -733,11 +747,11 @@ public:
     NNTensorType encType = typeOf(op.getEncoder());
     NNTensorType predType = typeOf(op.getPrediction());
     Type element = encType.getElementType();
-    JoinDims d = joinDims(lb, encType, predType, typeOf(op.getGrad()));
+    JoinDims d = joinDims(lb, typeOf(op.getGrad()));
     Value g = adaptor.getGrad();
     Value encGrad = lb.filled(lb.sizes(encType), element, 0.0);
     Value predGrad = lb.filled(lb.sizes(predType), element, 0.0);
-    int64_t features = encType.getStaticSize(2);
+    int64_t features = encType.getStaticSize(encType.getRank() - 1);
     SmallVector<IteratorType> reduce{
         IteratorType::parallel, IteratorType::parallel, IteratorType::reduction,
         IteratorType::parallel};
@@ -774,7 +788,9 @@ public:
       return SmallVector<Value>{sumOver(encGrad, states, true),
                                 sumOver(predGrad, frames, false)};
     }
-    // Packed: per sequence, [T_b, D] summed over u and [U1_b, D] over t.
+    // Packed: per sequence, [T_b, D] summed over u and [U1_b, D] over t,
+    // written to its rows of padded or packed gradients.
+    SequenceFrames encFrames(lb, encType), predFrames(lb, predType);
     Scalar outer{b, loc};
     SmallVector<Value> results = forLoop(
         outer, outer.idx(0), d.batch, {encGrad, predGrad, outer.idx(0)},
@@ -783,7 +799,7 @@ public:
           Value columns = s.toIndex(extract(s, d.stateLengths, {bi}));
           LinalgBuilder inner(s.b, s.loc, lb.getDims());
           auto sumRows = [&](Value outerSize, Value innerSize, bool overStates,
-                             Value into) {
+                             Value into, const SequenceFrames &layout) {
             // Loops (outer, inner, d), the features innermost: each step
             // reads one contiguous row of the gradient.
             Value sized = s.b.create<tensor::EmptyOp>(
@@ -806,20 +822,25 @@ public:
                   nested.create<linalg::YieldOp>(
                       l, q.add(args[1], extract(q, g, {row, f})));
                 });
+            OpFoldResult zero = s.b.getIndexAttr(0), one = s.b.getIndexAttr(1),
+                         width = s.b.getIndexAttr(features);
+            if (layout.isPacked())
+              return s.b
+                  .create<tensor::InsertSliceOp>(
+                      s.loc, summed, into,
+                      ArrayRef<OpFoldResult>{layout.firstRow(s, bi), zero},
+                      ArrayRef<OpFoldResult>{outerSize, width},
+                      ArrayRef<OpFoldResult>{one, one})
+                  .getResult();
             return s.b
                 .create<tensor::InsertSliceOp>(
-                    s.loc, summed, into,
-                    ArrayRef<OpFoldResult>{bi, s.b.getIndexAttr(0),
-                                           s.b.getIndexAttr(0)},
-                    ArrayRef<OpFoldResult>{s.b.getIndexAttr(1), outerSize,
-                                           s.b.getIndexAttr(features)},
-                    ArrayRef<OpFoldResult>{s.b.getIndexAttr(1),
-                                           s.b.getIndexAttr(1),
-                                           s.b.getIndexAttr(1)})
+                    s.loc, summed, into, ArrayRef<OpFoldResult>{bi, zero, zero},
+                    ArrayRef<OpFoldResult>{one, outerSize, width},
+                    ArrayRef<OpFoldResult>{one, one, one})
                 .getResult();
           };
-          return {sumRows(frames, columns, true, c[0]),
-                  sumRows(columns, frames, false, c[1]),
+          return {sumRows(frames, columns, true, c[0], encFrames),
+                  sumRows(columns, frames, false, c[1], predFrames),
                   s.add(c[2], s.mul(frames, columns))};
         });
     return SmallVector<Value>{results[0], results[1]};

@@ -91,13 +91,25 @@ nn.graph @shared(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>, %l
 
 // -----
 
-// An lstm over a sequence dim other than the loss's stays padded: a
-// conv1d with stride 2 between them changes the sequence dim.
+// A strided op changes the sequence dim (T -> T2 = ceildiv(T, 2)); each
+// value packs over its own, so pack=earliest moves the pack through a
+// stride-2 conv1d and the lstm before it to the input (the conv's packed
+// form maps packed(B, T) to packed(B, T2)). pack=auto keeps strided ops
+// padded: their packed gradient measured slower than the padded one
+// (docs/passes.md), which the estimate does not see.
 
 // CHECK-LABEL: nn.graph @strided
-// CHECK: nn.lstm forward %{{.+}} : !nn.tensor<[B, T, 2], f32>
-// CHECK: nn.conv1d
-// CHECK: nn.pack %{{.+}} : !nn.tensor<[B, T2, 3], f32> -> !nn.tensor<[N_T2, 3], f32>
+// EARLIEST: %[[PX:.+]] = nn.pack %{{.+}} : !nn.tensor<[B, T, 2], f32> -> !nn.tensor<[N_T, 2], f32>
+// EARLIEST: %[[H:.+]] = nn.lstm forward %[[PX]], {{.+}} : !nn.tensor<[N_T, 2], f32>
+// EARLIEST: nn.conv1d %[[H]], %{{.+}} stride 2 : (!nn.tensor<[N_T, 2], f32>, !nn.tensor<[3, 3, 2], f32>) -> !nn.tensor<[N_T2, 3], f32>
+// AUTO: nn.lstm forward %{{.+}} : !nn.tensor<[B, T, 2], f32>
+// AUTO: %[[C:.+]] = nn.conv1d {{.+}} -> !nn.tensor<[B, T2, 3], f32>
+// AUTO: nn.pack %[[C]] : !nn.tensor<[B, T2, 3], f32> -> !nn.tensor<[N_T2, 3], f32>
+// TAIL: nn.lstm forward %{{.+}} : !nn.tensor<[B, T, 2], f32>
+// TAIL: %[[C:.+]] = nn.conv1d {{.+}} -> !nn.tensor<[B, T2, 3], f32>
+// TAIL: nn.pack %[[C]] : !nn.tensor<[B, T2, 3], f32> -> !nn.tensor<[N_T2, 3], f32>
+// REMARK: remark: stays padded (pack=auto): a strided op's packed gradient is slower than its padded one
+// REMARK: remark: loss 'ce' runs on packed frames N_T2 = packed(B, T2): 1 frame-wise op(s) moved behind the pack; new pack(s) of: nn.conv1d, argument 1
 nn.graph @strided(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>,
                   %wi: !nn.tensor<[8, 2], f32>, %wh: !nn.tensor<[8, 2], f32>, %b: !nn.tensor<[8], f32>,
                   %k: !nn.tensor<[3, 3, 2], f32>)
@@ -106,6 +118,40 @@ nn.graph @strided(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>,
   %c = nn.conv1d %h, %k stride 2 : (!nn.tensor<[B, T, 2], f32>, !nn.tensor<[3, 3, 2], f32>) -> !nn.tensor<[B, T2, 3], f32>
   %ce = nn.cross_entropy %c, %y from logits : !nn.tensor<[B, T2, 3], f32>, !nn.tensor<[B, T2], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T2], f32>
+  nn.return
+}
+
+// -----
+
+// A x6 front end, a stride-2 conv1d then a stride-3 pool (T6 derived from
+// T2), before a CTC loss: pack=earliest packs the input and runs both on
+// packed rows (packed(B, T) -> packed(B, T2) -> packed(B, T6)). At the
+// default fill 0.65 the loss's own estimate keeps its frames padded (13
+// against 12); at fill 0.4 the loss packs and the strided pool before it
+// stays padded.
+
+// CHECK-LABEL: nn.graph @x6
+// EARLIEST: %[[PX:.+]] = nn.pack %{{.+}} : !nn.tensor<[B, T, 2], f32> -> !nn.tensor<[N_T, 2], f32>
+// EARLIEST: %[[C:.+]] = nn.conv1d %[[PX]], {{.+}} -> !nn.tensor<[N_T2, 4], f32>
+// EARLIEST: %[[P:.+]] = nn.pool avg %[[C]] window 3 stride 3 : (!nn.tensor<[N_T2, 4], f32>) -> !nn.tensor<[N_T6, 4], f32>
+// EARLIEST: nn.ctc_loss %[[P]]
+// AUTO: nn.conv1d {{.+}} -> !nn.tensor<[B, T2, 4], f32>
+// AUTO-NEXT: nn.pool avg {{.+}} -> !nn.tensor<[B, T6, 4], f32>
+// AUTO-NEXT: nn.ctc_loss {{.+}} : !nn.tensor<[B, T6, 4], f32>
+// REMARK: remark: stays padded (pack=auto): an estimated 13 element operations per position packed against 12 padded at fill 0.65
+// REMARK: remark: loss 'ctc' left as it is: its frames stay padded
+// RUN: nn-opt %s --split-input-file --nn-pack-before-loss='expected-fill=0.4 emit-remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=FILL40
+// FILL40: remark: runs on packed frames (pack=auto): an estimated 8 element operations per position packed against 12 padded at fill 0.4
+// FILL40: remark: stays padded (pack=auto): a strided op's packed gradient is slower than its padded one
+// FILL40: remark: loss 'ctc' runs on packed frames N_T6 = packed(B, T6): 0 frame-wise op(s) moved behind the pack; new pack(s) of: nn.pool;
+nn.graph @x6(%x: !nn.tensor<[B, T, 2], f32>, %labels: !nn.tensor<[B, U], i32>,
+             %k: !nn.tensor<[4, 3, 2], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), T2: seq(B) = ceildiv(T, 2),
+          T6: seq(B) = ceildiv(T2, 3)] {
+  %c = nn.conv1d %x, %k stride 2 : (!nn.tensor<[B, T, 2], f32>, !nn.tensor<[4, 3, 2], f32>) -> !nn.tensor<[B, T2, 4], f32>
+  %p = nn.pool avg %c window 3 stride 3 : (!nn.tensor<[B, T2, 4], f32>) -> !nn.tensor<[B, T6, 4], f32>
+  %ctc = nn.ctc_loss %p, %labels from logits blank 0 : !nn.tensor<[B, T6, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %ctc as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
   nn.return
 }
 
@@ -133,4 +179,49 @@ nn.graph @conv_pool(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T], i32>,
   %ce = nn.cross_entropy %p, %y from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
+}
+
+// -----
+
+// A transducer: the joint's grid rows are packed already (J), and the
+// join's encoder and prediction operands pack each over its own dim, the
+// frame-wise encoder projection and the prediction network (embedding,
+// LSTM) moving behind the packs (not at loss-tail). The graph's result,
+// the padded encoder output (as a decoder would read it), is an unpack
+// of its packed twin.
+
+// CHECK-LABEL: nn.graph @transducer
+// EARLIEST: %[[PX:.+]] = nn.pack %{{.+}} : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[N_T, 3], f32>
+// EARLIEST: %[[S:.+]] = nn.prepend_start
+// EARLIEST: %[[PS:.+]] = nn.pack %[[S]] : !nn.tensor<[B, U1], i32> -> !nn.tensor<[N_U1], i32>
+// EARLIEST: %[[E:.+]] = nn.embedding %[[PS]], {{.+}} : !nn.tensor<[N_U1], i32>
+// EARLIEST: %[[P:.+]] = nn.lstm forward %[[E]], {{.+}} : !nn.tensor<[N_U1, 3], f32>
+// EARLIEST: %[[ENC:.+]] = nn.linear %[[PX]], {{.+}} : !nn.tensor<[N_T, 3], f32>
+// AUTO: nn.transducer_join %{{.+}}, %{{.+}} : !nn.tensor<[N_T, 3], f32>, !nn.tensor<[N_U1, 3], f32> -> !nn.tensor<[J, 3], f32>
+// TAIL: nn.transducer_join %{{.+}}, %{{.+}} : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U1, 3], f32> -> !nn.tensor<[J, 3], f32>
+// EARLIEST: %[[OUT:.+]] = nn.unpack %[[ENC]] : !nn.tensor<[N_T, 3], f32> -> !nn.tensor<[B, T, 3], f32>
+// EARLIEST: nn.transducer_join %[[ENC]], %[[P]] : !nn.tensor<[N_T, 3], f32>, !nn.tensor<[N_U1, 3], f32> -> !nn.tensor<[J, 3], f32>
+// EARLIEST: nn.return %[[OUT]]
+// The join's estimate: its own padded-frame work is zero, the projection
+// that moves with it does 3 + 3 + 2 * 3 * 3 = 24 element operations per
+// position, and the frontier packs the input's and the LSTM's 3 values
+// each: 0.65 * 24 + 2 * 0.65 * 6 = 23.4 < 24. Then the LSTM is weighed.
+// REMARK: remark: runs on packed frames (pack=auto): an estimated 23.4 element operations per position packed against 24 padded at fill 0.65
+// REMARK: remark: encoder and prediction run on packed frames: 2 frame-wise and 1 sequence-mixing op(s) moved behind the pack; new pack(s) of: argument 0, nn.prepend_start
+nn.graph @transducer(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, U], i32>,
+                     %emb: !nn.tensor<[4, 3], f32>, %wi: !nn.tensor<[12, 3], f32>,
+                     %wh: !nn.tensor<[12, 3], f32>, %bl: !nn.tensor<[12], f32>,
+                     %we: !nn.tensor<[3, 3], f32>, %wo: !nn.tensor<[4, 3], f32>)
+    -> !nn.tensor<[B, T, 3], f32>
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+  %s = nn.prepend_start %y start 0 : !nn.tensor<[B, U], i32> -> !nn.tensor<[B, U1], i32>
+  %e = nn.embedding %s, %emb : !nn.tensor<[B, U1], i32>, !nn.tensor<[4, 3], f32>
+  %p = nn.lstm forward %e, %wi, %wh, %bl : !nn.tensor<[B, U1, 3], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12, 3], f32>, !nn.tensor<[12], f32>
+  %enc = nn.linear %x, %we : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[3, 3], f32>
+  %j = nn.transducer_join %enc, %p : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, U1, 3], f32> -> !nn.tensor<[J, 3], f32>
+  %a = nn.tanh %j : !nn.tensor<[J, 3], f32>
+  %z = nn.linear %a, %wo : !nn.tensor<[J, 3], f32>, !nn.tensor<[4, 3], f32>
+  %l = nn.transducer_loss %z, %y from logits topology rnnt blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32>
+  nn.mark_loss %l as "rnnt" normalize per_sequence : !nn.tensor<[B], f32>
+  nn.return %enc : !nn.tensor<[B, T, 3], f32>
 }

@@ -56,12 +56,20 @@
 // subsampled features and runs both blocks on packed rows (attention and
 // the depthwise convolutions included); only the logits that greedy
 // decoding reads are unpacked. The strided subsampling convolution stays
-// padded (the pass moves no strided op).
+// padded (pack=auto keeps strided ops padded; pack=earliest moves it).
 // RUN: nn-opt %nn_src/examples/speech/conformer_ctc.mlir --nn-inline-calls=graph=ctc --nn-pack-before-loss | FileCheck %s --check-prefix=CONFORMER
 // CONFORMER-LABEL: nn.graph @ctc
 // CONFORMER: %[[SUB:.+]] = nn.conv1d {{.+}} stride 2 : {{.+}} -> !nn.tensor<[B, T2, 96], f32>
 // CONFORMER-NEXT: %[[P:.+]] = nn.pack %[[SUB]] : !nn.tensor<[B, T2, 96], f32> -> !nn.tensor<[N_T2, 96], f32>
 // CONFORMER-NOT: nn.pack
+// With pack=earliest the pack goes to the input (after SpecAugment, which
+// has no packed form) and the subsampling runs on packed(B, T) rows.
+// RUN: nn-opt %nn_src/examples/speech/conformer_ctc.mlir --nn-inline-calls=graph=ctc --nn-pack-before-loss=pack=earliest | FileCheck %s --check-prefix=CONFORMER-EARLIEST
+// CONFORMER-EARLIEST-LABEL: nn.graph @ctc
+// CONFORMER-EARLIEST: %[[MASKED:.+]] = nn.spec_augment
+// CONFORMER-EARLIEST-NEXT: %[[P:.+]] = nn.pack %[[MASKED]] : !nn.tensor<[B, T, 40], f32> -> !nn.tensor<[N_T, 40], f32>
+// CONFORMER-EARLIEST-NOT: nn.pack
+// CONFORMER-EARLIEST: nn.conv1d %[[P]], {{.+}} stride 2 : (!nn.tensor<[N_T, 40], f32>, {{.+}}) -> !nn.tensor<[N_T2, 96], f32>
 // CONFORMER: nn.attention {{.+}} heads 4 : !nn.tensor<[N_T2, 96], f32>
 // CONFORMER: nn.conv1d {{.+}} stride 1 groups 96 : (!nn.tensor<[N_T2, 96], f32>
 // CONFORMER: nn.attention {{.+}} heads 4 : !nn.tensor<[N_T2, 96], f32>
@@ -70,3 +78,22 @@
 // CONFORMER-NEXT: %[[OUT:.+]] = nn.unpack %[[LOGITS]]
 // CONFORMER-NEXT: nn.ctc_loss %[[LOGITS]]
 // CONFORMER: nn.ctc_greedy_decode %[[OUT]]
+
+// The Conformer transducer example: the RNN-T loss reads the packed joint
+// grid, and the join's encoder and prediction operands are packed too, so
+// the encoder after its subsampling and the prediction network (from the
+// labels after the start symbol) run on packed rows; the beam search of
+// dev evaluation reads the encoder output unpacked.
+// RUN: nn-opt %nn_src/examples/speech/conformer_transducer.mlir --nn-inline-calls=graph=rnnt --nn-pack-before-loss | FileCheck %s --check-prefix=TRANSDUCER
+// TRANSDUCER-LABEL: nn.graph @rnnt
+// TRANSDUCER: %[[SUB:.+]] = nn.conv1d {{.+}} stride 2 : {{.+}} -> !nn.tensor<[B, T2, 96], f32>
+// TRANSDUCER-NEXT: %[[P:.+]] = nn.pack %[[SUB]] : !nn.tensor<[B, T2, 96], f32> -> !nn.tensor<[N_T2, 96], f32>
+// TRANSDUCER: nn.attention {{.+}} : !nn.tensor<[N_T2, 96], f32>
+// TRANSDUCER: nn.attention {{.+}} : !nn.tensor<[N_T2, 96], f32>
+// TRANSDUCER: %[[ENC:.+]] = nn.linear {{.+}} : !nn.tensor<[N_T2, 96], f32>, !nn.tensor<[64, 96], f32>
+// TRANSDUCER-NEXT: %[[ENC_PADDED:.+]] = nn.unpack %[[ENC]]
+// TRANSDUCER: %[[START:.+]] = nn.prepend_start
+// TRANSDUCER-NEXT: %[[LABELS:.+]] = nn.pack %[[START]] : !nn.tensor<[B, U1], i32> -> !nn.tensor<[N_U1], i32>
+// TRANSDUCER: %[[PRED:.+]] = nn.lstm forward {{.+}} : !nn.tensor<[N_U1, 64], f32>
+// TRANSDUCER-NEXT: nn.transducer_join %[[ENC]], %[[PRED]] : !nn.tensor<[N_T2, 64], f32>, !nn.tensor<[N_U1, 64], f32> -> !nn.tensor<[J, 64], f32>
+// TRANSDUCER: nn.transducer_beam_search %[[ENC_PADDED]]

@@ -44,14 +44,7 @@ std::vector<int64_t> gatheredStates(const Frame &f, Value states,
 /// The (t, u) rows of a transducer joint: packed (sequence by sequence,
 /// t-major) or padded [B, T, U1, ...].
 struct TransducerGrid {
-  TransducerGrid(const Frame &f, ir::NNTensorType encoder,
-                 ir::NNTensorType prediction, ir::NNTensorType joint,
-                 int64_t batch, int64_t time, int64_t states)
-      : frames(f.lengths.at(encoder.getDimName(1).str())),
-        columns(f.lengths.at(prediction.getDimName(1).str())),
-        packed(joint.getNumPositionDims() == 1), batch(batch), time(time),
-        states(states) {}
-  /// For a loss: the joint's own dims name T and U1.
+  /// The joint's own dims name T and U1.
   TransducerGrid(const Frame &f, ir::NNTensorType joint, int64_t batch)
       : packed(joint.getNumPositionDims() == 1), batch(batch) {
     std::string t, u1;
@@ -254,17 +247,20 @@ void evalPrependStartOp(Frame &f, ir::PrependStartOp prepend) {
   f.setResult(prepend, y);
 }
 
+/// The join's operands may be padded or packed: frameRows finds each
+/// frame's row either way.
 void evalTransducerJoinOp(Frame &f, ir::TransducerJoinOp join) {
   const Array &e = f.operand(join, 0), &p = f.operand(join, 1);
-  TransducerGrid grid(f, typeOf(join.getEncoder()),
-                      typeOf(join.getPrediction()), typeOf(join.getResult()),
-                      e.shape[0], e.shape[1], p.shape[1]);
-  int64_t width = e.shape[2];
+  FrameRows encRows = frameRows(f, typeOf(join.getEncoder()));
+  FrameRows predRows = frameRows(f, typeOf(join.getPrediction()));
+  TransducerGrid grid(f, typeOf(join.getResult()),
+                      static_cast<int64_t>(encRows.len.size()));
+  int64_t width = e.shape.back();
   Array y = zeros(grid.shape(width));
   grid.forEachRow([&](int64_t b, int64_t t, int64_t u, int64_t row) {
     for (int64_t d = 0; d < width; ++d)
-      y.data[row * width + d] = e.data[(b * e.shape[1] + t) * width + d] +
-                                p.data[(b * p.shape[1] + u) * width + d];
+      y.data[row * width + d] = e.data[encRows.row(b, t) * width + d] +
+                                p.data[predRows.row(b, u) * width + d];
   });
   f.setResult(join, y);
 }
@@ -273,17 +269,15 @@ void evalTransducerJoinGradOp(Frame &f, ir::TransducerJoinGradOp grad) {
   const Array &g = f.operand(grad, 0);
   ir::NNTensorType encType = typeOf(grad.getEncoder()),
                    predType = typeOf(grad.getPrediction());
-  int64_t batch = f.sizes.at(encType.getDimName(0).str()),
-          time = f.sizes.at(encType.getDimName(1).str()),
-          states = f.sizes.at(predType.getDimName(1).str());
-  TransducerGrid grid(f, encType, predType, typeOf(grad.getGrad()), batch, time,
-                      states);
+  FrameRows encRows = frameRows(f, encType), predRows = frameRows(f, predType);
+  TransducerGrid grid(f, typeOf(grad.getGrad()),
+                      static_cast<int64_t>(encRows.len.size()));
   int64_t width = g.shape.back();
-  Array de = zeros({batch, time, width}), dp = zeros({batch, states, width});
+  Array de = zeros(f.shape(encType)), dp = zeros(f.shape(predType));
   grid.forEachRow([&](int64_t b, int64_t t, int64_t u, int64_t row) {
     for (int64_t d = 0; d < width; ++d) {
-      de.data[(b * time + t) * width + d] += g.data[row * width + d];
-      dp.data[(b * states + u) * width + d] += g.data[row * width + d];
+      de.data[encRows.row(b, t) * width + d] += g.data[row * width + d];
+      dp.data[predRows.row(b, u) * width + d] += g.data[row * width + d];
     }
   });
   f.setResult(grad, de, 0);
