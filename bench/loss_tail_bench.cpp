@@ -786,12 +786,13 @@ TrainStepCase trainStepCase(bool pack, bool lossTailOnly, bool step,
   return c;
 }
 
-/// Runs the train step of the speech example `example` (entry ctc) on the
-/// benchmark's batch of 40-dim features, compiled with `options` (the
+/// Runs the train step of the speech example `example` (graph `entry`) on
+/// the benchmark's batch of 40-dim features, compiled with `options` (the
 /// entry, training and threads set here); counts real frames per second.
 void runSpeechTrainStep(benchmark::State &state, const std::string &example,
-                        nn::CompileOptions options, const std::string &label) {
-  options.entry = "ctc";
+                        const std::string &entry, nn::CompileOptions options,
+                        const std::string &label) {
+  options.entry = entry;
   options.grads = options.training = options.trainStep = true;
   options.cpu.threads = gThreadedCode;
   options.cpu.gemmLibrary = gGemmLibrary;
@@ -823,7 +824,7 @@ void benchSpeechTrainStep(benchmark::State &state) {
   bool inlineCalls = state.range(0);
   nn::CompileOptions options;
   options.optimize.inlineCalls = inlineCalls;
-  runSpeechTrainStep(state, "speech/ctc.mlir", options,
+  runSpeechTrainStep(state, "speech/ctc.mlir", "ctc", options,
                      inlineCalls ? "speech ctc train step, call inlined"
                                  : "speech ctc train step, call kept");
 }
@@ -840,9 +841,26 @@ void benchConformerTrainStep(benchmark::State &state) {
   nn::CompileOptions options;
   options.optimize.inlineCalls = true;
   options.optimize.pack = pack;
-  runSpeechTrainStep(state, "speech/conformer_ctc.mlir", options,
+  runSpeechTrainStep(state, "speech/conformer_ctc.mlir", "ctc", options,
                      pack ? "conformer ctc train step, packed"
                           : "conformer ctc train step, padded");
+}
+
+/// The train step of the Conformer transducer example
+/// (examples/speech/conformer_transducer.mlir, entry rnnt: the encoder of
+/// benchConformerTrainStep projected to 64, an LSTM prediction network
+/// over one label per 20 frames, the joint on the packed (t, u) grid, the
+/// RNN-T loss, Adam): range(0) = 1 packed by the cost model (the encoder
+/// and the prediction network behind the join's packs), 0 padded (the
+/// joint grid stays packed either way). Counts real frames per second.
+void benchConformerTransducerTrainStep(benchmark::State &state) {
+  bool pack = state.range(0);
+  nn::CompileOptions options;
+  options.optimize.inlineCalls = true;
+  options.optimize.pack = pack;
+  runSpeechTrainStep(state, "speech/conformer_transducer.mlir", "rnnt", options,
+                     pack ? "conformer rnnt train step, packed"
+                          : "conformer rnnt train step, padded");
 }
 
 /// Example 1 at B = 32 (the batch's LibriSpeech lengths, one label per 20
@@ -1093,6 +1111,11 @@ BENCHMARK(benchSpeechTrainStep)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchConformerTrainStep)
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(benchConformerTransducerTrainStep)
     ->Arg(1)
     ->Arg(0)
     ->Unit(benchmark::kMillisecond)
