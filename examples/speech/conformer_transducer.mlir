@@ -18,9 +18,16 @@
 // this model's emissions are spread over frames, and greedy search (never
 // taking a label whose probability is below blank's at one frame) ends
 // most hypotheses early (word error rate 43% against 3% with beam 4).
+// That is the model, not the search: on the 60 dev utterances the
+// compiled greedy decoder's hypotheses and scores equal those of a plain
+// float64 greedy decoder run on the same encoder output, and where a
+// label is lost its probability peaks below blank's (0.47 against 0.51).
 //
-// Every op of the encoder runs on each utterance's real frames only, and
-// the loss reads only each utterance's real (t, u) pairs.
+// No op of the encoder reads another utterance or padding, and the loss
+// reads only each utterance's real (t, u) pairs. In training the encoder
+// after its subsampling and the prediction network run on packed rows:
+// nn-pack-before-loss packs the join's operands
+// (test/examples/pack-examples.mlir).
 
 nn.parameter @"subsample.w" : !nn.tensor<[96, 3, 40], f32>
 nn.parameter @"subsample.b" : !nn.tensor<[96], f32>
