@@ -4,8 +4,11 @@
 // that feeds it on packed frames [N] (N = packed(B, T)), starting from
 // packs of its frontier values: frame-wise ops always, sequence-mixing ops
 // with a packed form as the `pack` option says (up to the loss tail, as
-// early as possible, or where a cost model says it pays). See
-// docs/passes.md.
+// early as possible, or where a cost model says it pays). Each value packs
+// over its own sequence dim (a strided conv's input over packed(B, T), its
+// result over packed(B, T2)). Per-sequence losses with a packed form (CTC)
+// and the operands of transducer joins onto the packed grid are packed the
+// same way. See docs/passes.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -126,6 +129,10 @@ private:
   void remarkPacked(MarkLossOp mark, StringAttr packedDim,
                     const LossPacking &report);
 
+  /// Appends the ops moved and the values packed to `remark`.
+  static void describePacking(InFlightDiagnostic &remark,
+                              const LossPacking &report);
+
   /// The frontier rule: whether `op`, producing a value of the chain
   /// being packed, is re-created on packed frames. Frame-wise ops always
   /// are; sequence-mixing ops with a packed form as `frontier` says.
@@ -150,9 +157,10 @@ private:
   /// the loss and the frontier (T -> T2 = ceildiv(T, 2)) can move too.
   StringAttr getPackedDimOf(Value value);
 
-  /// Whether `op` is strided: a result's sequence dim derived by
-  /// `ceildiv` from a packable operand's (T2 = ceildiv(T, 2) for a stride-2
-  /// conv1d from T), directly or through other derived dims.
+  /// Whether `op` is strided: a result's sequence dim is declared
+  /// `ceildiv(S, k)` of a packable operand's dim S (T2 = ceildiv(T, 2) for
+  /// a stride-2 conv1d from T) and no packable operand is over the
+  /// result's dim (cross-attention's queries are).
   bool isStrided(Operation *op);
 
   /// The packed twin of the padded value `value`: a clone of its frame-wise
@@ -168,7 +176,9 @@ private:
   ::nn::PackFrontier frontier;
   double expectedFill;
   bool emitRemarks;
-  /// The padded axes [B, T] of the loss being packed.
+  /// The padded axes [B, T] of the loss (or the join's encoder) being
+  /// packed: the batch every moved value must be over, and the dim remarks
+  /// name.
   StringRef lossBatch, lossSequence;
   /// Padded value -> its packed twin, shared by all losses of the graph.
   DenseMap<Value, Value> packedOf;
@@ -206,27 +216,21 @@ StringAttr GraphPacker::getPackedDimOf(Value value) {
 
 bool GraphPacker::isStrided(Operation *op) {
   DimTable table(graph.getDims());
+  SmallVector<StringRef> operandDims;
+  for (OpOperand &operand : op->getOpOperands())
+    if (isFrameOperand(op, operand.getOperandNumber()))
+      operandDims.push_back(
+          cast<NNTensorType>(operand.get().getType()).getDimName(1));
   for (Value result : op->getResults()) {
     if (!isOverSequence(result))
       continue;
-    StringRef target = cast<NNTensorType>(result.getType()).getDimName(1);
-    for (OpOperand &operand : op->getOpOperands()) {
-      if (!isFrameOperand(op, operand.getOperandNumber()))
-        continue;
-      StringRef from =
-          cast<NNTensorType>(operand.get().getType()).getDimName(1);
-      // Walk the result's dim back through the ceildiv dims it derives
-      // from.
-      StringRef to = target;
-      while (to != from) {
-        DimDeclAttr decl = table.lookup(to);
-        if (!decl || !decl.isDerived() || decl.getOffset() != 0)
-          break;
-        to = decl.getSource().getValue();
-      }
-      if (to == from && target != from)
-        return true;
-    }
+    StringRef dim = cast<NNTensorType>(result.getType()).getDimName(1);
+    DimDeclAttr decl = table.lookup(dim);
+    if (!decl || !decl.isDerived() || decl.getFactor() < 2 ||
+        llvm::is_contained(operandDims, dim))
+      continue;
+    if (llvm::is_contained(operandDims, decl.getSource().getValue()))
+      return true;
   }
   return false;
 }
@@ -369,6 +373,12 @@ void GraphPacker::replacePaddedChain() {
   // Users come after their operands in movedOps: walking it backwards
   // erases a dead padded user before looking at its producers.
   for (Operation *padded : llvm::reverse(movedOps)) {
+    // A used result without a packed twin (no sequence axis) keeps the
+    // padded op.
+    if (llvm::any_of(padded->getResults(), [&](Value result) {
+          return !result.use_empty() && !packedOf.count(result);
+        }))
+      continue;
     for (Value result : padded->getResults()) {
       if (result.use_empty())
         continue;
@@ -481,14 +491,8 @@ void GraphPacker::packJoin(TransducerJoinOp join) {
   if (!emitRemarks)
     return;
   InFlightDiagnostic remark = join.emitRemark();
-  remark << "encoder and prediction run on packed frames: " << report.movedOps
-         << " frame-wise and " << report.movedMixingOps
-         << " sequence-mixing op(s) moved behind the pack; new pack(s) of: ";
-  if (report.newPacks.empty())
-    remark << "none";
-  llvm::interleaveComma(report.newPacks, remark);
-  remark << "; " << report.reusedValues
-         << " value(s) shared with earlier losses";
+  remark << "encoder and prediction run on packed frames: ";
+  describePacking(remark, report);
 }
 
 void GraphPacker::packSequenceLoss(MarkLossOp mark, Operation *loss,
@@ -533,7 +537,13 @@ void GraphPacker::remarkPacked(MarkLossOp mark, StringAttr packedDim,
   InFlightDiagnostic remark = mark.emitRemark();
   remark << "loss '" << mark.getName() << "' runs on packed frames "
          << packedDim.getValue() << " = packed(" << lossBatch << ", "
-         << lossSequence << "): " << report.movedOps << " frame-wise";
+         << lossSequence << "): ";
+  describePacking(remark, report);
+}
+
+void GraphPacker::describePacking(InFlightDiagnostic &remark,
+                                  const LossPacking &report) {
+  remark << report.movedOps << " frame-wise";
   if (report.movedMixingOps)
     remark << " and " << report.movedMixingOps << " sequence-mixing";
   remark << " op(s) moved behind the pack; new pack(s) of: ";

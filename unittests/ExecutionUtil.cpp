@@ -210,9 +210,11 @@ void nn::testing::expectSameResults(const Manifest &manifest,
   }
 }
 
-std::string nn::testing::transform(
-    const std::string &source, bool training, bool pack, bool grads,
-    const std::vector<std::string> &inputGradients, const std::string &graph) {
+std::string
+nn::testing::transform(const std::string &source, bool training, bool pack,
+                       bool grads,
+                       const std::vector<std::string> &inputGradients,
+                       const std::string &graph, PackFrontier frontier) {
   mlir::DialectRegistry registry;
   mlir::nn::registerPipelineDialects(registry);
   mlir::MLIRContext context(registry);
@@ -225,8 +227,11 @@ std::string nn::testing::transform(
   mlir::PassManager pm(&context);
   if (training)
     pm.addPass(mlir::nn::createNNDropoutTraining());
-  if (pack)
-    pm.addPass(mlir::nn::createNNPackBeforeLoss());
+  if (pack) {
+    mlir::nn::NNPackBeforeLossOptions options;
+    options.pack = frontier;
+    pm.addPass(mlir::nn::createNNPackBeforeLoss(options));
+  }
   if (grads) {
     mlir::nn::NNAutodiffOptions options;
     options.inputNames = inputGradients;

@@ -77,14 +77,15 @@ inline void PrintTo(const OpCase &c, std::ostream *os) { *os << c.name; }
 const std::vector<OpCase> &opCases();
 
 /// `source` after the nn-level passes a test asks for, in this order:
-/// nn-dropout-training (`training`), nn-pack-before-loss (`pack`) and
-/// nn-autodiff of graph `graph` (`grads`; empty: the one no graph calls)
-/// with the gradients of `inputGradients` too. Empty when parsing or a
-/// pass fails (its diagnostics are printed).
+/// nn-dropout-training (`training`), nn-pack-before-loss (`pack`, at
+/// `frontier`) and nn-autodiff of graph `graph` (`grads`; empty: the one
+/// no graph calls) with the gradients of `inputGradients` too. Empty when
+/// parsing or a pass fails (its diagnostics are printed).
 std::string transform(const std::string &source, bool training, bool pack,
                       bool grads,
                       const std::vector<std::string> &inputGradients = {},
-                      const std::string &graph = "");
+                      const std::string &graph = "",
+                      PackFrontier frontier = OptimizeOptions().packFrontier);
 
 /// The text of examples/<name>.
 std::string readExample(const std::string &name);

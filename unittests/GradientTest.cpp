@@ -1276,6 +1276,16 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %labels: !nn.tensor<[B, U], i32>)
   nn.mark_loss %ctc as "ctc" normalize per_sequence : !nn.tensor<[B], f32>
   nn.return
 })";
+  std::string earliest =
+      transform(source, false, true, true, {"x"}, "", PackFrontier::earliest);
+  for (const char *packedConv :
+       {"(!nn.tensor<[N_T, 3], f32>, !nn.tensor<[4, 3, 3], f32>, "
+        "!nn.tensor<[4], f32>) -> !nn.tensor<[N_T2, 4], f32>",
+        "(!nn.tensor<[N_T2, 4], f32>, !nn.tensor<[4, 3, 4], f32>) -> "
+        "!nn.tensor<[N_T4, 4], f32>"})
+    ASSERT_NE(earliest.find(packedConv), std::string::npos)
+        << "pack=earliest left a strided convolution padded:\n"
+        << earliest;
   std::string packedGraph = transform(source, false, true, true, {"x"});
   ASSERT_NE(packedGraph.find("nn.attention %"), std::string::npos);
   ASSERT_NE(packedGraph.find("heads 2 : !nn.tensor<[N_T4, 4], f32>"),

@@ -40,7 +40,8 @@ def NN_SequenceMixingOpInterface : OpInterface<"SequenceMixingOpInterface"> {
     time, reductions over a sequence axis, sequence-level losses). Packing
     stops at such ops unless the op has a packed form: then its operands
     with position axes may be packed `[N, ...]` (N = packed(B, T)), its
-    results follow them, and the packed op computes the packed form of its
+    results follow them (a transducer join's result is its packed grid
+    either way), and the packed op computes the packed form of its
     padded result, as a frame-wise op would (`nn-pack-before-loss` clones
     it onto packed operands).
   }];

@@ -199,6 +199,7 @@ public:
   /// The length of sequence `sequence`, as an index.
   Value length(Scalar &s, Value sequence) const;
 
+  /// Whether the layout is packed rows `[N, ...]` (else padded).
   bool isPacked() const { return packed; }
 
   /// The row of frame 0 of sequence `sequence` (packed layouts only).

@@ -708,6 +708,16 @@ public:
           Value frames = s.toIndex(extract(s, d.frameLengths, {bi}));
           Value columns = s.toIndex(extract(s, d.stateLengths, {bi}));
           Value rows = s.mul(frames, columns);
+          // A packed operand's first row of sequence bi, read once here.
+          Value encFirst =
+              encFrames.isPacked() ? encFrames.firstRow(s, bi) : Value();
+          Value predFirst =
+              predFrames.isPacked() ? predFrames.firstRow(s, bi) : Value();
+          auto read = [&](Scalar &q, Value x, Value first, Value position,
+                          Value f) {
+            return first ? extract(q, x, {q.add(first, position), f})
+                         : extract(q, x, {bi, position, f});
+          };
           Value block = s.b.create<tensor::EmptyOp>(
               s.loc, ArrayRef<int64_t>{ShapedType::kDynamic, features}, element,
               ValueRange{rows});
@@ -720,8 +730,8 @@ public:
                 Value j = q.index(0), f = q.index(1);
                 Value t = q.b.create<arith::DivUIOp>(q.loc, j, columns);
                 Value u = q.b.create<arith::RemUIOp>(q.loc, j, columns);
-                return q.add(encFrames.read(q, enc, bi, t, f),
-                             predFrames.read(q, pred, bi, u, f));
+                return q.add(read(q, enc, encFirst, t, f),
+                             read(q, pred, predFirst, u, f));
               });
           Value written = s.b.create<tensor::InsertSliceOp>(
               s.loc, filled, c[0],

@@ -1,7 +1,8 @@
 // The transducer ops (prepend_start, the packed and padded join and its
-// gradient, on padded and on packed operands, RNN-T and RNA losses from logits and log-probs, and their
-// gradients, the RNA alignment) compile for the GPU, and every kernel assembles with ptxas
-// for sm_90 and sm_80. No GPU needed; nothing here has run on a GPU.
+// gradient, on padded and on packed operands, RNN-T and RNA losses from
+// logits and log-probs, and their gradients, the RNA alignment) compile
+// for the GPU, and every kernel assembles with ptxas for sm_90 and sm_80.
+// No GPU needed; nothing here has run on a GPU.
 // REQUIRES: ptxas, cuda-toolkit
 //
 // RUN: rm -rf %t && mkdir -p %t

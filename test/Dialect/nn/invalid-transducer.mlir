@@ -33,6 +33,22 @@ nn.graph @g(%e: !nn.tensor<[N, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>) dims [
 
 // -----
 
+nn.graph @g(%g: !nn.tensor<[B, T, U1, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1), N: packed(B, T)] {
+  // expected-error @+1 {{grad must be packed [J, 4] with J declared 'packed(B, T, U1)' ('J') (packed operands need the packed grid), got '!nn.tensor<[B, T, U1, 4], f32>'}}
+  %de, %dp = nn.transducer_join_grad %g : !nn.tensor<[B, T, U1, 4], f32> -> !nn.tensor<[N, 4], f32>, !nn.tensor<[B, U1, 4], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%e: !nn.tensor<[N, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, N: packed(B, T)] {
+  // expected-error @+1 {{result must be packed [J, 4] with J declared 'packed(B, T, U1)' (packed operands need the packed grid), got '!nn.tensor<[B, T, U1, 4], f32>'}}
+  %j = nn.transducer_join %e, %p : !nn.tensor<[N, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[B, T, U1, 4], f32>
+  nn.return
+}
+
+// -----
+
 nn.graph @g(%e: !nn.tensor<[J, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
   // expected-error @+1 {{encoder must be}}
   %j = nn.transducer_join %e, %p : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[J, 4], f32>

@@ -368,6 +368,17 @@ nn.graph @transducer(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], 
   nn.return
 }
 
+// The join and its gradient on packed operands (onto the packed grid).
+// CHECK-LABEL: nn.graph @transducer_packed_operands
+nn.graph @transducer_packed_operands(%e: !nn.tensor<[N_T, 4], f32>, %p: !nn.tensor<[N_U1, 4], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1), N_T: packed(B, T), N_U1: packed(B, U1)] {
+  // CHECK: %[[J:.+]] = nn.transducer_join %{{.+}}, %{{.+}} : !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_U1, 4], f32> -> !nn.tensor<[J, 4], f32>
+  %j = nn.transducer_join %e, %p : !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_U1, 4], f32> -> !nn.tensor<[J, 4], f32>
+  // CHECK: nn.transducer_join_grad %[[J]] : !nn.tensor<[J, 4], f32> -> !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_U1, 4], f32>
+  %de, %dp = nn.transducer_join_grad %j : !nn.tensor<[J, 4], f32> -> !nn.tensor<[N_T, 4], f32>, !nn.tensor<[N_U1, 4], f32>
+  nn.return
+}
+
 // CHECK-LABEL: nn.graph @gather_states
 nn.graph @gather_states(%s: !nn.tensor<[B, U1, 4], f32>, %a: !nn.tensor<[B, T], i32>, %g: !nn.tensor<[B, T, 4], f32>)
     dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1] {
