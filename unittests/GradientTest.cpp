@@ -1037,6 +1037,20 @@ void expectFrontiersAgree(
   }
 }
 
+/// CTC labels for a batch of expectFrontiersAgree: sequence b gets
+/// (b * step + T_b) % 3 labels (0 to 2, some too many for their frames),
+/// the classes 1 to 4 in turn.
+void setCtcLabels(RunInputs &inputs, size_t step) {
+  const std::vector<int32_t> &frames = inputs.lengths.at("T");
+  std::vector<int32_t> &labels = inputs.lengths["U"];
+  labels.clear();
+  for (size_t b = 0; b < frames.size(); ++b)
+    labels.push_back(static_cast<int32_t>((b * step + frames[b]) % 3));
+  Tensor &ids = inputs.inputs.at("labels");
+  for (int64_t i = 0; i < ids.numElements(); ++i)
+    ids.data<int32_t>()[i] = 1 + static_cast<int32_t>(i % 4);
+}
+
 /// Stacked LSTMs on packed frames and on padded ones (expectFrontiersAgree);
 /// the default frontier packs both LSTMs here.
 TEST(PackedLstmTest, PackedMatchesPaddedBitForBit) {
@@ -1105,16 +1119,8 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %labels: !nn.tensor<[B, U], i32>)
             std::string::npos)
       << "the default frontier left the CTC loss padded:\n"
       << packedGraph;
-  expectFrontiersAgree(source, 3, 63, /*rel=*/1e-5, [](RunInputs &inputs) {
-    const std::vector<int32_t> &frames = inputs.lengths.at("T");
-    std::vector<int32_t> &labels = inputs.lengths["U"];
-    labels.clear();
-    for (size_t b = 0; b < frames.size(); ++b)
-      labels.push_back(static_cast<int32_t>((b * 5 + frames[b]) % 3));
-    Tensor &ids = inputs.inputs.at("labels");
-    for (int64_t i = 0; i < ids.numElements(); ++i)
-      ids.data<int32_t>()[i] = 1 + static_cast<int32_t>(i % 4);
-  });
+  expectFrontiersAgree(source, 3, 63, /*rel=*/1e-5,
+                       [](RunInputs &inputs) { setCtcLabels(inputs, 5); });
 }
 
 /// conv1d and pool on packed frames, strided too (packed(B, T) in,
@@ -1296,16 +1302,8 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %labels: !nn.tensor<[B, U], i32>)
             std::string::npos)
       << "the default frontier packed a strided convolution:\n"
       << packedGraph;
-  expectFrontiersAgree(source, 3, 71, /*rel=*/1e-5, [](RunInputs &inputs) {
-    const std::vector<int32_t> &frames = inputs.lengths.at("T");
-    std::vector<int32_t> &labels = inputs.lengths["U"];
-    labels.clear();
-    for (size_t b = 0; b < frames.size(); ++b)
-      labels.push_back(static_cast<int32_t>((b + frames[b]) % 3));
-    Tensor &ids = inputs.inputs.at("labels");
-    for (int64_t i = 0; i < ids.numElements(); ++i)
-      ids.data<int32_t>()[i] = 1 + static_cast<int32_t>(i % 4);
-  });
+  expectFrontiersAgree(source, 3, 71, /*rel=*/1e-5,
+                       [](RunInputs &inputs) { setCtcLabels(inputs, 1); });
 }
 
 /// The three examples, differentiated whole (the decoupled loss graph
