@@ -7,6 +7,14 @@
 // [N, C] frames alike (SequenceFrames); a packed window never reaches
 // into the neighbouring sequence's rows.
 //
+// A one-group conv1d is GEMMs on its input windows gathered as rows
+// (`windowRows`): the forward, the weight gradient and the input
+// gradient's taps, each an O-fold contraction, run in nn-gemm-to-blas's
+// BLAS call. Only the gather and the scatter look frames up: the gather
+// once per tap (`windowSources`), the scatter once per (tap, channel). A
+// grouped (depthwise) conv, whose contraction is K * C / groups per
+// output, stays one generic reading its frames by index.
+//
 //===----------------------------------------------------------------------===//
 
 #include "lowering/conversion/Patterns.h"
@@ -67,6 +75,80 @@ Value groupStart(Scalar &s, Value o, int64_t groups, int64_t outChannels,
   return s.mul(group, s.idx(inPerGroup));
 }
 
+/// Where each tap of each output position reads, [out positions..., K] of
+/// index: the input row (packed input) or frame (padded) of frame
+/// t' stride - (K - 1) / 2 + k of the position's sequence, -1 where that
+/// frame lies outside [0, len(b)). Found once per tap, so that the gather
+/// over channels reads one entry instead of looking the sequence up.
+Value windowSources(LinalgBuilder &lb, const SequenceFrames &in,
+                    const SequenceFrames &out, NNTensorType outType,
+                    int64_t kernel, int64_t stride) {
+  OpBuilder &b = lb.getBuilder();
+  unsigned p = out.getPositionDims();
+  SmallVector<OpFoldResult> shape = lb.sizes(outType);
+  shape.back() = b.getIndexAttr(kernel);
+  Value init = lb.empty(shape, b.getIndexType());
+  // Iteration space (out positions..., k).
+  return lb.generic(
+      init.getType(), {}, init, {b.getMultiDimIdentityMap(p + 1)},
+      iteratorsOf(p + 1, 0), [&](OpBuilder &nested, Location l, ValueRange) {
+        Scalar s{nested, l};
+        auto [sequence, frame] = out.current(s);
+        Value t =
+            s.add(windowStart(s, frame, stride, (kernel - 1) / 2), s.index(p));
+        Value valid =
+            s.andI(s.ge(t, s.idx(0)), s.lt(t, in.length(s, sequence)));
+        Value source = in.isPacked() ? s.add(in.firstRow(s, sequence), t) : t;
+        nested.create<linalg::YieldOp>(l, s.select(valid, source, s.idx(-1)));
+      });
+}
+
+/// The conv's input windows as rows, [out positions..., K * C] ("im2col"):
+/// entry (position, k * C + c) is channel c of the input frame tap k of the
+/// output position reads, zero where that frame lies outside [0, len(b)).
+/// With one group the conv and both its gradients are then GEMMs against
+/// the weight as [O, K * C] (nn-gemm-to-blas), and only this gather and the
+/// input gradient's scatter look frames up.
+Value windowRows(LinalgBuilder &lb, const SequenceFrames &in,
+                 const SequenceFrames &out, NNTensorType outType, Value x,
+                 int64_t kernel, int64_t stride, int64_t channels,
+                 Type element) {
+  OpBuilder &b = lb.getBuilder();
+  unsigned p = out.getPositionDims();
+  Value sources = windowSources(lb, in, out, outType, kernel, stride);
+  SmallVector<OpFoldResult> shape = lb.sizes(outType);
+  shape.back() = b.getIndexAttr(kernel);
+  shape.push_back(b.getIndexAttr(channels));
+  Value init = lb.empty(shape, element);
+  // Iteration space (out positions..., k, c).
+  Value windows = lb.generic(
+      init.getType(), {sources}, init,
+      {dimsMap(b, p + 2, leading(p + 1)), b.getMultiDimIdentityMap(p + 2)},
+      iteratorsOf(p + 2, 0), [&](OpBuilder &nested, Location l, ValueRange a) {
+        Scalar s{nested, l};
+        Value valid = s.ge(a[0], s.idx(0));
+        Value source = s.select(valid, a[0], s.idx(0));
+        Value channel = s.index(p + 1);
+        SmallVector<Value> at{source, channel};
+        if (!in.isPacked())
+          at.insert(at.begin(), s.index(0));
+        Value v = nested.create<tensor::ExtractOp>(l, x, at);
+        nested.create<linalg::YieldOp>(l,
+                                       s.select(valid, v, s.f(element, 0.0)));
+      });
+  SmallVector<ReassociationIndices> groups;
+  for (unsigned i = 0; i < p; ++i)
+    groups.push_back({(int64_t)i});
+  groups.push_back({(int64_t)p, (int64_t)p + 1});
+  return b.create<tensor::CollapseShapeOp>(lb.getLoc(), windows, groups);
+}
+
+/// A conv weight [O, K, C] as the GEMM operand [O, K * C].
+Value weightRows(LinalgBuilder &lb, Value w) {
+  return lb.getBuilder().create<tensor::CollapseShapeOp>(
+      lb.getLoc(), w, SmallVector<ReassociationIndices>{{0}, {1, 2}});
+}
+
 class Conv1dConversion : public NNConversionPattern<Conv1dOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -84,6 +166,10 @@ public:
     auto groups = static_cast<int64_t>(op.getGroups());
     int64_t outChannels = wType.getDimSize(0), inPerGroup = wType.getDimSize(2);
     Type element = type.getElementType();
+    if (groups == 1)
+      return SmallVector<Value>{lb.linear(
+          windowRows(lb, in, out, type, x, kernel, stride, inPerGroup, element),
+          weightRows(lb, w), op.getBias() ? adaptor.getBias() : Value())};
     unsigned p = out.getPositionDims();
     Value init = lb.filled(lb.sizes(type), element, 0.0);
     if (Value bias = op.getBias() ? adaptor.getBias() : Value())
@@ -120,9 +206,10 @@ public:
   }
 };
 
-/// The conv's two gradients, each one generic that reads the other side by
-/// index: output frame t' and input frame s meet through tap k when
-/// s = t' stride - (K - 1) / 2 + k, t' < len_out(b) and 0 <= s < len_in(b).
+/// The conv's two gradients. Output frame t' and input frame s meet
+/// through tap k when s = t' stride - (K - 1) / 2 + k, t' < len_out(b) and
+/// 0 <= s < len_in(b). With groups each gradient is one generic that reads
+/// the other side by index; with one group, GEMMs (`gemmGradients`).
 /// Every term is selected, not multiplied by a mask, so NaN in padded
 /// frames of dy or x never reaches a gradient.
 class Conv1dGradConversion : public NNConversionPattern<Conv1dGradOp> {
@@ -145,6 +232,8 @@ public:
     int64_t outPerGroup = outChannels / groups;
     Type element = inputType.getElementType();
     unsigned p = in.getPositionDims();
+    if (groups == 1)
+      return gemmGradients(op, lb, in, out, dy, x, w);
 
     // dx: iteration space (positions..., c, o, k), o over the output
     // channels of c's group: all of them for one group, when the weight is
@@ -225,6 +314,66 @@ public:
           nested.create<linalg::YieldOp>(
               l, s.select(valid, s.add(a[1], s.mul(a[0], v)), a[1]));
         });
+    return SmallVector<Value>{dx, dw};
+  }
+
+private:
+  /// One group: dw = dy^T windows and, for dx, taps = dy W (each output
+  /// position's contribution through each tap, [out positions..., K * C])
+  /// summed into the input frames they came from. The GEMMs carry the
+  /// O-fold work.
+  FailureOr<SmallVector<Value>>
+  gemmGradients(Conv1dGradOp op, LinalgBuilder &lb, const SequenceFrames &in,
+                const SequenceFrames &out, Value dy, Value x, Value w) const {
+    OpBuilder &b = lb.getBuilder();
+    NNTensorType inputType = typeOf(op.getInput());
+    NNTensorType outType = typeOf(op.getGrad());
+    auto wType = cast<RankedTensorType>(w.getType());
+    int64_t kernel = wType.getDimSize(1), channels = wType.getDimSize(2);
+    int64_t pad = (kernel - 1) / 2;
+    int64_t stride = op.getStride();
+    Type element = inputType.getElementType();
+    unsigned p = in.getPositionDims();
+    Value rows = weightRows(lb, w);
+
+    Value dx = lb.empty(lb.sizes(inputType), element);
+    if (!op.getInputGrad().use_empty()) {
+      // Selected, not masked: NaN in dy's padded frames stays in their
+      // taps rows, which no valid input frame reads.
+      Value taps = lb.linearGradInput(dy, rows);
+      // Iteration space (in positions..., c, k); an unread [K] operand
+      // spans k.
+      Value span = lb.empty({b.getIndexAttr(kernel)}, element);
+      dx = lb.generic(
+          dx.getType(), {span}, lb.fill(dx, 0.0),
+          {dimsMap(b, p + 2, {p + 1}), dimsMap(b, p + 2, leading(p, {p}))},
+          iteratorsOf(p + 1, 1),
+          [&](OpBuilder &nested, Location l, ValueRange a) {
+            Scalar s{nested, l};
+            Value c = s.index(p), k = s.index(p + 1);
+            auto [sequence, frame] = in.current(s);
+            Value numerator = s.sub(s.add(frame, s.idx(pad)), k);
+            Value strideIdx = s.idx(stride);
+            Value t = nested.create<arith::DivSIOp>(l, numerator, strideIdx);
+            Value remainder =
+                nested.create<arith::RemSIOp>(l, numerator, strideIdx);
+            Value valid = s.andI(s.ge(numerator, s.idx(0)),
+                                 s.andI(s.lt(remainder, s.idx(1)),
+                                        s.lt(t, out.length(s, sequence))));
+            valid = s.andI(valid, s.lt(frame, in.length(s, sequence)));
+            Value g = out.read(s, taps, sequence, s.select(valid, t, s.idx(0)),
+                               s.add(s.mul(k, s.idx(channels)), c));
+            nested.create<linalg::YieldOp>(
+                l, s.add(a[1], s.select(valid, g, s.f(element, 0.0))));
+          });
+    }
+
+    Value windows =
+        windowRows(lb, in, out, outType, x, kernel, stride, channels, element);
+    Value dwRows = lb.linearGradWeight(dy, windows, lb.paddingLengths(outType));
+    Value dw = b.create<tensor::ExpandShapeOp>(
+        lb.getLoc(), wType, dwRows,
+        SmallVector<ReassociationIndices>{{0}, {1, 2}});
     return SmallVector<Value>{dx, dw};
   }
 };

@@ -4,11 +4,22 @@
 
 // Convolution reads frames t * stride - (K - 1) / 2 + k only inside
 // [0, len(b)); pooling reads only t < len(b); reduce masks the reduced axis.
+// A one-group convolution finds where each tap of each output frame reads
+// ([b, t', K] of index, -1 outside the sequence), gathers those windows as
+// rows [b, t', K * C] (zero where -1), then contracts them with the
+// weight as [O, K * C]: one GEMM for nn-gemm-to-blas.
 // CHECK-LABEL: func.func @conv
-// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK: %[[W:.+]] = tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2]] : tensor<3x3x2xf32> into tensor<3x6xf32>
+// CHECK: %[[SRC:.+]] = linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel"]} outs(%{{.+}} : tensor<?x?x3xindex>)
 // CHECK-DAG:   arith.cmpi sge
 // CHECK-DAG:   arith.cmpi slt
-// CHECK:   tensor.extract %{{.+}} : tensor<?x?x2xf32>
+// CHECK:   arith.select %{{.+}}, %{{.+}}, %c-1 : index
+// CHECK: %[[WIN:.+]] = linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[SRC]] : tensor<?x?x3xindex>)
+// CHECK:   arith.cmpi sge
+// CHECK:   %[[V:.+]] = tensor.extract %{{.+}} : tensor<?x?x2xf32>
+// CHECK:   arith.select %{{.+}}, %[[V]], %{{.+}} : f32
+// CHECK: %[[ROWS:.+]] = tensor.collapse_shape %[[WIN]] {{\[}}[0], [1], [2, 3]] : tensor<?x?x3x2xf32> into tensor<?x?x6xf32>
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[ROWS]], %[[W]] : tensor<?x?x6xf32>, tensor<3x6xf32>)
 nn.graph @conv(%x: !nn.tensor<[B, T, 2], f32>, %w: !nn.tensor<[3, 3, 2], f32>)
     -> !nn.tensor<[B, T2, 3], f32>
     dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2)] {
@@ -75,19 +86,26 @@ nn.graph @pool_avg_grad(%dy: !nn.tensor<[B, T2, 3], f32>, %x: !nn.tensor<[B, T, 
 
 // -----
 
-// conv1d's gradients (nn.conv1d_grad): dx sums over (o, k) the output
-// frames t' = (s + pad - k) / stride that exist (divisible, inside the
-// output length) at valid input frames s; dw sums over (b, t') the input
-// frames each tap read. Every term is selected, never multiplied by a mask.
+// conv1d's gradients (nn.conv1d_grad), one group: the taps dy W
+// ([b, t', K * C], a contraction over o), which dx sums over k at the
+// output frames t' = (s + pad - k) / stride that exist (divisible, inside
+// the output length) for valid input frames s; dw is dy^T times the
+// gathered windows over (b, t'), padded positions of both zeroed by select
+// first. Every term is selected, never multiplied by a mask.
 // CHECK-LABEL: func.func @conv1d_grad
-// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK: %[[W:.+]] = tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2]] : tensor<4x2x3xf32> into tensor<4x6xf32>
+// CHECK: %[[TAPS:.+]] = linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}}, %[[W]] : tensor<?x?x4xf32>, tensor<4x6xf32>)
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}} : tensor<2xf32>)
 // CHECK:   arith.divsi
 // CHECK:   arith.remsi
-// CHECK:   tensor.extract
-// CHECK:   arith.select
-// CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel", "parallel", "parallel"]
-// CHECK:   tensor.extract
-// CHECK:   arith.select
+// CHECK:   %[[G:.+]] = tensor.extract %[[TAPS]]
+// CHECK:   arith.select %{{.+}}, %[[G]], %{{.+}} : f32
+// CHECK: %[[WIN:.+]] = linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK: %[[ROWS:.+]] = tensor.collapse_shape %[[WIN]]
+// CHECK: %[[DY0:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<?x?x4xf32>, tensor<?xi32>)
+// CHECK: %[[ROWS0:.+]] = linalg.generic {{.+}} ins(%[[ROWS]], %{{.+}} : tensor<?x?x6xf32>, tensor<?xi32>)
+// CHECK: %[[DW:.+]] = linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel", "parallel"]} ins(%[[DY0]], %[[ROWS0]] : tensor<?x?x4xf32>, tensor<?x?x6xf32>)
+// CHECK: tensor.expand_shape %[[DW]] {{\[}}[0], [1, 2]] output_shape [4, 2, 3] : tensor<4x6xf32> into tensor<4x2x3xf32>
 // CHECK: return
 nn.graph @conv1d_grad(%dy: !nn.tensor<[B, T2, 4], f32>, %x: !nn.tensor<[B, T, 3], f32>,
                       %w: !nn.tensor<[4, 2, 3], f32>)
