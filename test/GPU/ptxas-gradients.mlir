@@ -1,13 +1,16 @@
 // Gradient graphs (nn-run --grads) compile for the GPU, and every kernel
 // of the backward assembles with ptxas for sm_90 and sm_80. No GPU needed.
 // The loss tail is left unfused: ptxas-loss-tail.mlir has the fused one.
-// (The packed tail's weight gradient is a cuBLAS GEMM, not a kernel.)
+// (The packed tail's weight gradient is a cuBLAS GEMM, not a kernel; so
+// are the conv's GEMMs. With the input gradient of x the conv's gradient
+// has a kernel of its own, the scatter of its taps into the input frames;
+// its weight gradient reads the forward's gathered windows.)
 // REQUIRES: ptxas, cuda-toolkit
 //
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: nn-run %s --grads %t/g.npz --no-fuse-loss-tail --target=cuda --compile-only --emit-gpu-code=%t/g90 | FileCheck %s
+// RUN: nn-run %s --grads %t/g.npz --input-grads=x --no-fuse-loss-tail --target=cuda --compile-only --emit-gpu-code=%t/g90 | FileCheck %s
 // RUN: %pyexe %S/Inputs/ptxas_all.py %ptxas sm_90 %t/g90 | FileCheck %s --check-prefix=OK90
-// RUN: nn-run %s --grads %t/g.npz --no-fuse-loss-tail --target=cuda --gpu-chip=sm_80 --compile-only --emit-gpu-code=%t/g80
+// RUN: nn-run %s --grads %t/g.npz --input-grads=x --no-fuse-loss-tail --target=cuda --gpu-chip=sm_80 --compile-only --emit-gpu-code=%t/g80
 // RUN: %pyexe %S/Inputs/ptxas_all.py %ptxas sm_80 %t/g80 | FileCheck %s --check-prefix=OK80
 // CHECK: compiled @g for cuda:
 // CHECK-DAG: kernel g_k{{[0-9]+}}_loss_seed
