@@ -157,12 +157,6 @@ private:
   /// the loss and the frontier (T -> T2 = ceildiv(T, 2)) can move too.
   StringAttr getPackedDimOf(Value value);
 
-  /// Whether `op` is strided: a result's sequence dim is declared
-  /// `ceildiv(S, k)` of a packable operand's dim S (T2 = ceildiv(T, 2) for
-  /// a stride-2 conv1d from T) and no packable operand is over the
-  /// result's dim (cross-attention's queries are).
-  bool isStrided(Operation *op);
-
   /// The packed twin of the padded value `value`: a clone of its frame-wise
   /// producer on packed operands, or a pack of it at the frontier.
   Value getPacked(Value value, LossPacking &report);
@@ -212,27 +206,6 @@ StringAttr GraphPacker::getOrDeclarePackedDim(StringRef batch,
 StringAttr GraphPacker::getPackedDimOf(Value value) {
   auto type = cast<NNTensorType>(value.getType());
   return getOrDeclarePackedDim(type.getDimName(0), type.getDimName(1));
-}
-
-bool GraphPacker::isStrided(Operation *op) {
-  DimTable table(graph.getDims());
-  SmallVector<StringRef> operandDims;
-  for (OpOperand &operand : op->getOpOperands())
-    if (isFrameOperand(op, operand.getOperandNumber()))
-      operandDims.push_back(
-          cast<NNTensorType>(operand.get().getType()).getDimName(1));
-  for (Value result : op->getResults()) {
-    if (!isOverSequence(result))
-      continue;
-    StringRef dim = cast<NNTensorType>(result.getType()).getDimName(1);
-    DimDeclAttr decl = table.lookup(dim);
-    if (!decl || !decl.isDerived() || decl.getFactor() < 2 ||
-        llvm::is_contained(operandDims, dim))
-      continue;
-    if (llvm::is_contained(operandDims, decl.getSource().getValue()))
-      return true;
-  }
-  return false;
 }
 
 Value GraphPacker::getPacked(Value value, LossPacking &report) {
@@ -336,15 +309,6 @@ void GraphPacker::estimateUpstream(Value value, DenseSet<Value> &seen,
 //           frontier before it (2 * F per real frame).
 // Its recurrences and GEMMs run on real frames either way and cancel.
 bool GraphPacker::packingPays(SequenceMixingOpInterface op) {
-  // A strided op stays padded whatever the estimate: its packed gradient,
-  // which the estimate does not see, measured slower than its padded one
-  // (a stride-2 conv1d 1.7x, docs/passes.md); pack=earliest moves it.
-  if (isStrided(op)) {
-    if (emitRemarks)
-      op->emitRemark() << "stays padded (pack=auto): a strided op's packed "
-                          "gradient is slower than its padded one";
-    return false;
-  }
   double fill = expectedFill;
   // Results without a sequence axis (a per-sequence loss) need no pack.
   double results = 0;

@@ -15,9 +15,8 @@ def NNPackBeforeLoss : Pass<"nn-pack-before-loss", "::mlir::ModuleOp"> {
     `nn.lstm`, `nn.conv1d`, `nn.pool`, `nn.attention`, `nn.rotary`) over
     the loss's batch, to the frontier: values made by other ops (the rest
     of the sequence-mixing layers, calls) or graph arguments. Each value
-    packs over its own sequence dim, `packed(B, S)`, so at `earliest` the
-    walk passes strided ops (a stride-2 conv1d from `T` to `T2`); `auto`
-    keeps them padded. `pack=loss-tail`
+    packs over its own sequence dim, `packed(B, S)`, so the walk passes
+    strided ops too (a stride-2 conv1d from `T` to `T2`). `pack=loss-tail`
     moves no sequence-mixing op, `earliest` every one it reaches, and
     `auto` (the default) each one whose estimated cost per position packed
     is below its cost padded at the batch's expected share of real frames

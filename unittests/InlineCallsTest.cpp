@@ -155,9 +155,9 @@ TEST(InlineCallsTest, SameLossesAndGradientsAsTheCall) {
 
 /// Example 2: the criterion's dims Bc, Tc, Tc6 stand for the encoder's B,
 /// T, T6, and the encoder's own T2 is the criterion's Tc2. The packing
-/// reaches into the former callee as far as the pool (a strided pool
-/// changes the dim, and the pass does not move it): the layer norm and
-/// the output layer run packed.
+/// reaches through the former callee to its input: both convolutions
+/// (T -> T2), the pool (T2 -> T6), the layer norm and the output layer
+/// run packed.
 TEST(InlineCallsTest, RenamedDimsInExample2) {
   expectInlinedMatchesCalled(readExample("conv_encoder_decoupled_loss.mlir"),
                              "criterion", "layer_norm",

@@ -94,22 +94,25 @@ nn.graph @shared(%x: !nn.tensor<[B, T, 3], f32>, %y: !nn.tensor<[B, T], i32>, %l
 // A strided op changes the sequence dim (T -> T2 = ceildiv(T, 2)); each
 // value packs over its own, so pack=earliest moves the pack through a
 // stride-2 conv1d and the lstm before it to the input (the conv's packed
-// form maps packed(B, T) to packed(B, T2)). pack=auto keeps strided ops
-// padded: their packed gradient measured slower than the padded one
-// (docs/passes.md), which the estimate does not see.
+// form maps packed(B, T) to packed(B, T2)). pack=auto weighs the conv like
+// any op with a packed form: its padded-frame work, 3 (2 * 3 * 2 + 1) = 39,
+// against a pack of the lstm's 2 features instead of its own 3:
+// 0.65 * 39 + 2 * 0.65 * 2 = 27.95 packed against 39 + 2 * 0.65 * 3 = 42.9
+// padded. The lstm before it moves too, so auto packs at the input.
 
 // CHECK-LABEL: nn.graph @strided
 // EARLIEST: %[[PX:.+]] = nn.pack %{{.+}} : !nn.tensor<[B, T, 2], f32> -> !nn.tensor<[N_T, 2], f32>
 // EARLIEST: %[[H:.+]] = nn.lstm forward %[[PX]], {{.+}} : !nn.tensor<[N_T, 2], f32>
 // EARLIEST: nn.conv1d %[[H]], %{{.+}} stride 2 : (!nn.tensor<[N_T, 2], f32>, !nn.tensor<[3, 3, 2], f32>) -> !nn.tensor<[N_T2, 3], f32>
-// AUTO: nn.lstm forward %{{.+}} : !nn.tensor<[B, T, 2], f32>
-// AUTO: %[[C:.+]] = nn.conv1d {{.+}} -> !nn.tensor<[B, T2, 3], f32>
-// AUTO: nn.pack %[[C]] : !nn.tensor<[B, T2, 3], f32> -> !nn.tensor<[N_T2, 3], f32>
+// AUTO: %[[PX:.+]] = nn.pack %{{.+}} : !nn.tensor<[B, T, 2], f32> -> !nn.tensor<[N_T, 2], f32>
+// AUTO: %[[H:.+]] = nn.lstm forward %[[PX]], {{.+}} : !nn.tensor<[N_T, 2], f32>
+// AUTO: nn.conv1d %[[H]], %{{.+}} stride 2 : (!nn.tensor<[N_T, 2], f32>, !nn.tensor<[3, 3, 2], f32>) -> !nn.tensor<[N_T2, 3], f32>
 // TAIL: nn.lstm forward %{{.+}} : !nn.tensor<[B, T, 2], f32>
 // TAIL: %[[C:.+]] = nn.conv1d {{.+}} -> !nn.tensor<[B, T2, 3], f32>
 // TAIL: nn.pack %[[C]] : !nn.tensor<[B, T2, 3], f32> -> !nn.tensor<[N_T2, 3], f32>
-// REMARK: remark: stays padded (pack=auto): a strided op's packed gradient is slower than its padded one
-// REMARK: remark: loss 'ce' runs on packed frames N_T2 = packed(B, T2): 1 frame-wise op(s) moved behind the pack; new pack(s) of: nn.conv1d, argument 1
+// REMARK: remark: runs on packed frames (pack=auto): an estimated 27.95 element operations per position packed against 42.9 padded at fill 0.65
+// REMARK: remark: runs on packed frames (pack=auto): an estimated 3.9 element operations per position packed against 4.6 padded at fill 0.65
+// REMARK: remark: loss 'ce' runs on packed frames N_T2 = packed(B, T2): 1 frame-wise and 2 sequence-mixing op(s) moved behind the pack; new pack(s) of: argument 0, argument 1;
 nn.graph @strided(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>,
                   %wi: !nn.tensor<[8, 2], f32>, %wh: !nn.tensor<[8, 2], f32>, %b: !nn.tensor<[8], f32>,
                   %k: !nn.tensor<[3, 3, 2], f32>)
@@ -127,8 +130,10 @@ nn.graph @strided(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>,
 // T2), before a CTC loss: pack=earliest packs the input and runs both on
 // packed rows (packed(B, T) -> packed(B, T2) -> packed(B, T6)). At the
 // default fill 0.65 the loss's own estimate keeps its frames padded (13
-// against 12); at fill 0.4 the loss packs and the strided pool before it
-// stays padded.
+// against 12); at fill 0.4 the loss packs, then the pool (padded-frame
+// work 3 * 4 + 4 = 16: 0.4 * 16 + 2 * 0.4 * 4 = 9.6 packed against
+// 16 + 2 * 0.4 * 4 = 19.2 padded) and the conv (52: 0.4 * 52 + 2 * 0.4 * 2
+// = 22.4 against 55.2), so the pack reaches the input.
 
 // CHECK-LABEL: nn.graph @x6
 // EARLIEST: %[[PX:.+]] = nn.pack %{{.+}} : !nn.tensor<[B, T, 2], f32> -> !nn.tensor<[N_T, 2], f32>
@@ -142,8 +147,9 @@ nn.graph @strided(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>,
 // REMARK: remark: loss 'ctc' left as it is: its frames stay padded
 // RUN: nn-opt %s --split-input-file --nn-pack-before-loss='expected-fill=0.4 emit-remarks=true' 2>&1 >/dev/null | FileCheck %s --check-prefix=FILL40
 // FILL40: remark: runs on packed frames (pack=auto): an estimated 8 element operations per position packed against 12 padded at fill 0.4
-// FILL40: remark: stays padded (pack=auto): a strided op's packed gradient is slower than its padded one
-// FILL40: remark: loss 'ctc' runs on packed frames N_T6 = packed(B, T6): 0 frame-wise op(s) moved behind the pack; new pack(s) of: nn.pool;
+// FILL40: remark: runs on packed frames (pack=auto): an estimated 9.6 element operations per position packed against 19.2 padded at fill 0.4
+// FILL40: remark: runs on packed frames (pack=auto): an estimated 22.4 element operations per position packed against 55.2 padded at fill 0.4
+// FILL40: remark: loss 'ctc' runs on packed frames N_T6 = packed(B, T6): 0 frame-wise and 2 sequence-mixing op(s) moved behind the pack; new pack(s) of: argument 0;
 nn.graph @x6(%x: !nn.tensor<[B, T, 2], f32>, %labels: !nn.tensor<[B, U], i32>,
              %k: !nn.tensor<[4, 3, 2], f32>)
     dims [B: batch, T: seq(B), U: seq(B), T2: seq(B) = ceildiv(T, 2),

@@ -53,23 +53,18 @@
 // CONV: nn.ctc_loss %[[P]]
 
 // The Conformer example: after nn-inline-calls, the cost model packs the
-// subsampled features and runs both blocks on packed rows (attention and
-// the depthwise convolutions included); only the logits that greedy
-// decoding reads are unpacked. The strided subsampling convolution stays
-// padded (pack=auto keeps strided ops padded; pack=earliest moves it).
+// features at the input (after SpecAugment, which has no packed form):
+// the strided subsampling convolution runs on packed(B, T) rows and both
+// blocks on packed(B, T2) rows (attention and the depthwise convolutions
+// included); only the logits that greedy decoding reads are unpacked.
+// pack=earliest packs at the same place.
 // RUN: nn-opt %nn_src/examples/speech/conformer_ctc.mlir --nn-inline-calls=graph=ctc --nn-pack-before-loss | FileCheck %s --check-prefix=CONFORMER
+// RUN: nn-opt %nn_src/examples/speech/conformer_ctc.mlir --nn-inline-calls=graph=ctc --nn-pack-before-loss=pack=earliest | FileCheck %s --check-prefix=CONFORMER
 // CONFORMER-LABEL: nn.graph @ctc
-// CONFORMER: %[[SUB:.+]] = nn.conv1d {{.+}} stride 2 : {{.+}} -> !nn.tensor<[B, T2, 96], f32>
-// CONFORMER-NEXT: %[[P:.+]] = nn.pack %[[SUB]] : !nn.tensor<[B, T2, 96], f32> -> !nn.tensor<[N_T2, 96], f32>
+// CONFORMER: %[[MASKED:.+]] = nn.spec_augment
+// CONFORMER-NEXT: %[[P:.+]] = nn.pack %[[MASKED]] : !nn.tensor<[B, T, 40], f32> -> !nn.tensor<[N_T, 40], f32>
 // CONFORMER-NOT: nn.pack
-// With pack=earliest the pack goes to the input (after SpecAugment, which
-// has no packed form) and the subsampling runs on packed(B, T) rows.
-// RUN: nn-opt %nn_src/examples/speech/conformer_ctc.mlir --nn-inline-calls=graph=ctc --nn-pack-before-loss=pack=earliest | FileCheck %s --check-prefix=CONFORMER-EARLIEST
-// CONFORMER-EARLIEST-LABEL: nn.graph @ctc
-// CONFORMER-EARLIEST: %[[MASKED:.+]] = nn.spec_augment
-// CONFORMER-EARLIEST-NEXT: %[[P:.+]] = nn.pack %[[MASKED]] : !nn.tensor<[B, T, 40], f32> -> !nn.tensor<[N_T, 40], f32>
-// CONFORMER-EARLIEST-NOT: nn.pack
-// CONFORMER-EARLIEST: nn.conv1d %[[P]], {{.+}} stride 2 : (!nn.tensor<[N_T, 40], f32>, {{.+}}) -> !nn.tensor<[N_T2, 96], f32>
+// CONFORMER: nn.conv1d %[[P]], {{.+}} stride 2 : (!nn.tensor<[N_T, 40], f32>, {{.+}}) -> !nn.tensor<[N_T2, 96], f32>
 // CONFORMER: nn.attention {{.+}} heads 4 : !nn.tensor<[N_T2, 96], f32>
 // CONFORMER: nn.conv1d {{.+}} stride 1 groups 96 : (!nn.tensor<[N_T2, 96], f32>
 // CONFORMER: nn.attention {{.+}} heads 4 : !nn.tensor<[N_T2, 96], f32>
@@ -81,13 +76,14 @@
 
 // The Conformer transducer example: the RNN-T loss reads the packed joint
 // grid, and the join's encoder and prediction operands are packed too, so
-// the encoder after its subsampling and the prediction network (from the
-// labels after the start symbol) run on packed rows; the beam search of
-// dev evaluation reads the encoder output unpacked.
+// the encoder from its input (after SpecAugment) and the prediction
+// network (from the labels after the start symbol) run on packed rows;
+// the beam search of dev evaluation reads the encoder output unpacked.
 // RUN: nn-opt %nn_src/examples/speech/conformer_transducer.mlir --nn-inline-calls=graph=rnnt --nn-pack-before-loss | FileCheck %s --check-prefix=TRANSDUCER
 // TRANSDUCER-LABEL: nn.graph @rnnt
-// TRANSDUCER: %[[SUB:.+]] = nn.conv1d {{.+}} stride 2 : {{.+}} -> !nn.tensor<[B, T2, 96], f32>
-// TRANSDUCER-NEXT: %[[P:.+]] = nn.pack %[[SUB]] : !nn.tensor<[B, T2, 96], f32> -> !nn.tensor<[N_T2, 96], f32>
+// TRANSDUCER: %[[MASKED:.+]] = nn.spec_augment
+// TRANSDUCER-NEXT: %[[P:.+]] = nn.pack %[[MASKED]] : !nn.tensor<[B, T, 40], f32> -> !nn.tensor<[N_T, 40], f32>
+// TRANSDUCER: nn.conv1d %[[P]], {{.+}} stride 2 : (!nn.tensor<[N_T, 40], f32>, {{.+}}) -> !nn.tensor<[N_T2, 96], f32>
 // TRANSDUCER: nn.attention {{.+}} : !nn.tensor<[N_T2, 96], f32>
 // TRANSDUCER: nn.attention {{.+}} : !nn.tensor<[N_T2, 96], f32>
 // TRANSDUCER: %[[ENC:.+]] = nn.linear {{.+}} : !nn.tensor<[N_T2, 96], f32>, !nn.tensor<[64, 96], f32>
