@@ -1123,16 +1123,17 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %labels: !nn.tensor<[B, U], i32>)
                        [](RunInputs &inputs) { setCtcLabels(inputs, 5); });
 }
 
-/// conv1d and pool on packed frames, strided too (packed(B, T) in,
-/// packed(B, T2) out), written packed against the same graph written
-/// padded, with NaN in every padded frame and empty sequences. With
+/// conv1d (one group and grouped, with Cout / G != Cin / G) and pool on
+/// packed frames, strided too (packed(B, T) in, packed(B, T2) out),
+/// written packed against the same graph written padded, with NaN in every
+/// padded frame and empty sequences. With
 /// generated loops the loss and every gradient agree bit for bit (the
 /// packed windows visit the same frames in the same order and never reach
 /// into the next sequence's rows). With BLAS (the default) a one-group
 /// conv is GEMMs, whose summation order depends on the row count (B * T2
 /// padded, N2 packed): they agree within rel 1e-5. Both match the float64
 /// reference (rel 1e-3).
-TEST(PackedConvPoolTest, PackedMatchesPaddedBitForBitWithLoops) {
+TEST(PackedConvPoolTest, PackedMatchesPadded) {
   auto source = [](bool packed) {
     std::string n = packed ? "N" : "B, T", n2 = packed ? "N2" : "B, T2";
     std::string x = packed ? "%px" : "%x";
@@ -1140,13 +1141,15 @@ TEST(PackedConvPoolTest, PackedMatchesPaddedBitForBitWithLoops) {
 nn.parameter @k : !nn.tensor<[4, 3, 2], f32>
 nn.parameter @kb : !nn.tensor<[4], f32>
 nn.parameter @k1 : !nn.tensor<[3, 2, 4], f32>
-nn.parameter @wo : !nn.tensor<[3, 9], f32>
+nn.parameter @kg : !nn.tensor<[6, 3, 2], f32>
+nn.parameter @wo : !nn.tensor<[3, 15], f32>
 nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>)
     dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), N: packed(B, T), N2: packed(B, T2)] {
   %k = nn.param_ref @k : !nn.tensor<[4, 3, 2], f32>
   %kb = nn.param_ref @kb : !nn.tensor<[4], f32>
   %k1 = nn.param_ref @k1 : !nn.tensor<[3, 2, 4], f32>
-  %wo = nn.param_ref @wo : !nn.tensor<[3, 9], f32>
+  %kg = nn.param_ref @kg : !nn.tensor<[6, 3, 2], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[3, 15], f32>
 )";
     if (packed)
       text += "  %px = nn.pack %x : !nn.tensor<[B, T, 2], f32> -> "
@@ -1161,11 +1164,18 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>)
             ", 3], f32>\n";
     text += "  %m = nn.pool max " + x + " window 3 stride 2 : (!nn.tensor<[" +
             n + ", 2], f32>) -> !nn.tensor<[" + n2 + ", 2], f32>\n";
-    text += "  %cat = nn.concat %a, %c1, %m : !nn.tensor<[" + n2 +
+    // Two groups: output channels 0-2 read input channels 0-1, 3-5 read
+    // 2-3. It reads %c, not %a: a third gradient contribution to %a would
+    // be summed in a different order packed and padded (the order of the
+    // gradient sum, not the conv), which is not bit for bit.
+    text += "  %g = nn.conv1d %c, %kg stride 1 groups 2 : (!nn.tensor<[" + n2 +
+            ", 4], f32>, !nn.tensor<[6, 3, 2], f32>) -> !nn.tensor<[" + n2 +
+            ", 6], f32>\n";
+    text += "  %cat = nn.concat %a, %c1, %m, %g : !nn.tensor<[" + n2 +
             ", 4], f32>, !nn.tensor<[" + n2 + ", 3], f32>, !nn.tensor<[" + n2 +
-            ", 2], f32>\n";
+            ", 2], f32>, !nn.tensor<[" + n2 + ", 6], f32>\n";
     text += "  %l = nn.linear %cat, %wo : !nn.tensor<[" + n2 +
-            ", 9], f32>, !nn.tensor<[3, 9], f32>\n";
+            ", 15], f32>, !nn.tensor<[3, 15], f32>\n";
     std::string labels = "%y";
     if (packed) {
       text += "  %py = nn.pack %y : !nn.tensor<[B, T2], i32> -> "
@@ -1185,13 +1195,13 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>)
   // The padded graph's loss tail is packed too, so that both sum the same
   // frame losses in the same order.
   options.optimize.packFrontier = PackFrontier::lossTail;
+  std::string reference = transform(source(true), false, false, true, {"x"});
+  ASSERT_FALSE(reference.empty());
   for (bool blas : {false, true}) {
     SCOPED_TRACE(blas ? "BLAS" : "generated loops");
     options.codegen.blas = blas;
     Executable packed = compileOrDie(source(true), options);
     Executable padded = compileOrDie(source(false), options);
-    std::string reference = transform(source(true), false, false, true, {"x"});
-    ASSERT_FALSE(reference.empty());
     const Manifest &manifest = packed.manifest();
     const std::vector<std::vector<int32_t>> batches{
         {7, 1, 0, 4, 6}, {0, 0}, {3}, {2, 7, 7}};

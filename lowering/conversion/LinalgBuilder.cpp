@@ -883,3 +883,11 @@ Value SequenceFrames::read(Scalar &s, Value x, Value sequence, Value frame,
   Value row = s.add(extractIndex(s, offsets, sequence), frame);
   return s.b.create<tensor::ExtractOp>(s.loc, x, ValueRange{row, feature});
 }
+
+Value SequenceFrames::readAt(Scalar &s, Value x, Value at,
+                             Value feature) const {
+  if (packed)
+    return s.b.create<tensor::ExtractOp>(s.loc, x, ValueRange{at, feature});
+  return s.b.create<tensor::ExtractOp>(s.loc, x,
+                                       ValueRange{s.index(0), at, feature});
+}

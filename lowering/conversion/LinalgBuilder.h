@@ -210,6 +210,12 @@ public:
   Value read(Scalar &s, Value x, Value sequence, Value frame,
              Value feature) const;
 
+  /// Feature `feature` at `at` of `x`, a value of this layout, inside a
+  /// generic that leads with this layout's position dims: `at` is a row
+  /// (packed) or a frame of the current batch entry (padded), as a table
+  /// found it once for many features (conv1d's window sources).
+  Value readAt(Scalar &s, Value x, Value at, Value feature) const;
+
 private:
   bool packed;
   /// [B] i32 lengths; packed: each sequence's first row, and [N] i32 the

@@ -39,14 +39,16 @@ nn.graph @conv_packed(%x: !nn.tensor<[N, 2], f32>, %w: !nn.tensor<[3, 3, 2], f32
 
 // -----
 
-// A grouped (depthwise) conv stays loops: its contraction per output is
-// K * C / groups.
+// A grouped (depthwise) conv and its gradients stay loops: the
+// contraction per output is K * C / groups.
 // CHECK-LABEL: func.func @grouped
 // CHECK-NOT: call @nn_cpu_sgemm
 // CHECK: return
-nn.graph @grouped(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[4, 3, 1], f32>)
-    -> !nn.tensor<[B, T, 4], f32>
+nn.graph @grouped(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[4, 3, 1], f32>,
+                  %dy: !nn.tensor<[B, T, 4], f32>)
+    -> (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 1], f32>)
     dims [B: batch, T: seq(B)] {
   %y = nn.conv1d %x, %w stride 1 groups 4 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 1], f32>) -> !nn.tensor<[B, T, 4], f32>
-  nn.return %y : !nn.tensor<[B, T, 4], f32>
+  %dx, %dw = nn.conv1d_grad %dy, %x, %w stride 1 groups 4 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 1], f32>
+  nn.return %y, %dx, %dw : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 1], f32>
 }

@@ -52,6 +52,19 @@
 // CONV: nn.cross_entropy %[[P]]
 // CONV: nn.ctc_loss %[[P]]
 
+// Example 2 with the encoder inlined (as nn-optimize does): the cost model
+// packs the features at the input, and the whole encoder runs on packed
+// rows, both convolutions (the stride-2 one from packed(Bc, Tc) to
+// packed(Bc, Tc2)) and the stride-3 pool (to packed(Bc, Tc6)) included.
+// RUN: nn-opt %nn_src/examples/conv_encoder_decoupled_loss.mlir --nn-inline-calls=graph=criterion --nn-pack-before-loss | FileCheck %s --check-prefix=CONV-INLINED
+// CONV-INLINED-LABEL: nn.graph @criterion
+// CONV-INLINED: %[[PX:.+]] = nn.pack %{{.+}} : !nn.tensor<[Bc, Tc, 80], f32> -> !nn.tensor<[N_Tc, 80], f32>
+// CONV-INLINED: nn.conv1d %[[PX]], {{.+}} stride 2 : (!nn.tensor<[N_Tc, 80], f32>, {{.+}}) -> !nn.tensor<[N_Tc2, 256], f32>
+// CONV-INLINED: nn.conv1d {{.+}} : (!nn.tensor<[N_Tc2, 256], f32>, {{.+}}) -> !nn.tensor<[N_Tc2, 256], f32>
+// CONV-INLINED: nn.pool max {{.+}} : (!nn.tensor<[N_Tc2, 256], f32>) -> !nn.tensor<[N_Tc6, 256], f32>
+// CONV-INLINED-NOT: nn.unpack
+// CONV-INLINED: nn.return
+
 // The Conformer example: after nn-inline-calls, the cost model packs the
 // features at the input (after SpecAugment, which has no packed form):
 // the strided subsampling convolution runs on packed(B, T) rows and both

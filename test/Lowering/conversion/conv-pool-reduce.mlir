@@ -5,14 +5,15 @@
 // Convolution reads frames t * stride - (K - 1) / 2 + k only inside
 // [0, len(b)); pooling reads only t < len(b); reduce masks the reduced axis.
 // A one-group convolution finds where each tap of each output frame reads
-// ([b, t', K] of index, -1 outside the sequence), gathers those windows as
+// ([b, t', K] of index, -1 outside the input sequence or past the output
+// length: both lengths are read), gathers those windows as
 // rows [b, t', K * C] (zero where -1), then contracts them with the
 // weight as [O, K * C]: one GEMM for nn-gemm-to-blas.
 // CHECK-LABEL: func.func @conv
 // CHECK: %[[W:.+]] = tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2]] : tensor<3x3x2xf32> into tensor<3x6xf32>
 // CHECK: %[[SRC:.+]] = linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel"]} outs(%{{.+}} : tensor<?x?x3xindex>)
-// CHECK-DAG:   arith.cmpi sge
-// CHECK-DAG:   arith.cmpi slt
+// CHECK-COUNT-2:   tensor.extract %{{.+}} : tensor<?xi32>
+// CHECK-NOT: linalg.yield
 // CHECK:   arith.select %{{.+}}, %{{.+}}, %c-1 : index
 // CHECK: %[[WIN:.+]] = linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[SRC]] : tensor<?x?x3xindex>)
 // CHECK:   arith.cmpi sge
@@ -89,22 +90,24 @@ nn.graph @pool_avg_grad(%dy: !nn.tensor<[B, T2, 3], f32>, %x: !nn.tensor<[B, T, 
 // conv1d's gradients (nn.conv1d_grad), one group: the taps dy W
 // ([b, t', K * C], a contraction over o), which dx sums over k at the
 // output frames t' = (s + pad - k) / stride that exist (divisible, inside
-// the output length) for valid input frames s; dw is dy^T times the
-// gathered windows over (b, t'), padded positions of both zeroed by select
-// first. Every term is selected, never multiplied by a mask.
+// the output length) for valid input frames s, found once per tap
+// ([b, s, K] of index); dw is dy^T times the gathered windows over
+// (b, t'), dy's padded positions zeroed by select first (the windows are
+// zero there already). Every term is selected, never multiplied by a mask.
 // CHECK-LABEL: func.func @conv1d_grad
 // CHECK: %[[W:.+]] = tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2]] : tensor<4x2x3xf32> into tensor<4x6xf32>
 // CHECK: %[[TAPS:.+]] = linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}}, %[[W]] : tensor<?x?x4xf32>, tensor<4x6xf32>)
-// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%{{.+}} : tensor<2xf32>)
+// CHECK: %[[TAP:.+]] = linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel"]} outs(%{{.+}} : tensor<?x?x2xindex>)
 // CHECK:   arith.divsi
 // CHECK:   arith.remsi
+// CHECK:   arith.select %{{.+}}, %{{.+}}, %c-1 : index
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[TAP]] : tensor<?x?x2xindex>)
 // CHECK:   %[[G:.+]] = tensor.extract %[[TAPS]]
 // CHECK:   arith.select %{{.+}}, %[[G]], %{{.+}} : f32
 // CHECK: %[[WIN:.+]] = linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "parallel"]
 // CHECK: %[[ROWS:.+]] = tensor.collapse_shape %[[WIN]]
 // CHECK: %[[DY0:.+]] = linalg.generic {{.+}} ins(%{{.+}} : tensor<?x?x4xf32>, tensor<?xi32>)
-// CHECK: %[[ROWS0:.+]] = linalg.generic {{.+}} ins(%[[ROWS]], %{{.+}} : tensor<?x?x6xf32>, tensor<?xi32>)
-// CHECK: %[[DW:.+]] = linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel", "parallel"]} ins(%[[DY0]], %[[ROWS0]] : tensor<?x?x4xf32>, tensor<?x?x6xf32>)
+// CHECK: %[[DW:.+]] = linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel", "parallel"]} ins(%[[DY0]], %[[ROWS]] : tensor<?x?x4xf32>, tensor<?x?x6xf32>)
 // CHECK: tensor.expand_shape %[[DW]] {{\[}}[0], [1, 2]] output_shape [4, 2, 3] : tensor<4x6xf32> into tensor<4x2x3xf32>
 // CHECK: return
 nn.graph @conv1d_grad(%dy: !nn.tensor<[B, T2, 4], f32>, %x: !nn.tensor<[B, T, 3], f32>,
@@ -117,22 +120,29 @@ nn.graph @conv1d_grad(%dy: !nn.tensor<[B, T2, 4], f32>, %x: !nn.tensor<[B, T, 3]
 
 // -----
 
-// A grouped convolution: output channel o reads the input channels of its
-// group, from (o / (Cout / G)) (Cin / G); the input gradient runs over
-// (b, t, c, o, k) with o within c's group and reads the weight by index.
+// A grouped convolution (Cout / G = 3, Cin / G = 2): output channel o
+// reads the input channels of its group, from (o / (Cout / G)) (Cin / G);
+// the input gradient runs over (b, t, c, o, k) with o within c's group,
+// (c / (Cin / G)) (Cout / G) + o, and reads the weight by index; the
+// weight gradient runs over (b, t, o, k, c).
 // CHECK-LABEL: func.func @grouped
-// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
-// CHECK:   arith.divui %{{.+}}, %c2
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.+}} : tensor<6x3x2xf32>)
+// CHECK:   arith.divui %{{.+}}, %c3
 // CHECK:   arith.muli %{{.+}}, %c2
 // CHECK:   tensor.extract %{{.+}} : tensor<?x?x4xf32>
-// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]
+// CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%{{.+}} : tensor<3x3xf32>)
 // CHECK:   arith.divui %{{.+}}, %c2
+// CHECK:   arith.muli %{{.+}}, %c3
 // CHECK:   arith.remui %{{.+}}, %c2
-// CHECK:   tensor.extract %{{.+}} : tensor<4x3x2xf32>
-nn.graph @grouped(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[4, 3, 2], f32>, %dy: !nn.tensor<[B, T, 4], f32>)
-    -> (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 2], f32>)
+// CHECK:   tensor.extract %{{.+}} : tensor<6x3x2xf32>
+// CHECK:   tensor.extract %{{.+}} : tensor<?x?x6xf32>
+// CHECK: linalg.generic {{.+}}iterator_types = ["reduction", "reduction", "parallel", "parallel", "parallel"]} ins(%{{.+}} : tensor<?x?x6xf32>)
+// CHECK:   arith.divui %{{.+}}, %c3
+// CHECK:   tensor.extract %{{.+}} : tensor<?x?x4xf32>
+nn.graph @grouped(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[6, 3, 2], f32>, %dy: !nn.tensor<[B, T, 6], f32>)
+    -> (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 2], f32>)
     dims [B: batch, T: seq(B)] {
-  %y = nn.conv1d %x, %w stride 1 groups 2 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 2], f32>) -> !nn.tensor<[B, T, 4], f32>
-  %dx, %dw = nn.conv1d_grad %dy, %x, %w stride 1 groups 2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 2], f32>
-  nn.return %y, %dx, %dw : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 3, 2], f32>
+  %y = nn.conv1d %x, %w stride 1 groups 2 : (!nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 2], f32>) -> !nn.tensor<[B, T, 6], f32>
+  %dx, %dw = nn.conv1d_grad %dy, %x, %w stride 1 groups 2 : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 2], f32>
+  nn.return %y, %dx, %dw : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[6, 3, 2], f32>
 }
