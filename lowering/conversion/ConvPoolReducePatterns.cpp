@@ -77,6 +77,29 @@ Value groupStart(Scalar &s, Value o, int64_t groups, int64_t outChannels,
   return s.mul(group, s.idx(inPerGroup));
 }
 
+/// A [positions..., K] index table over the positions of `type` (laid out
+/// as `frames`): entry (position, k) is `entry` of the position's sequence,
+/// its frame and k. The conv's per-tap tables are these.
+Value tapTable(
+    LinalgBuilder &lb, const SequenceFrames &frames, NNTensorType type,
+    int64_t kernel,
+    function_ref<Value(Scalar &, Value sequence, Value frame, Value k)> entry) {
+  OpBuilder &b = lb.getBuilder();
+  unsigned p = frames.getPositionDims();
+  SmallVector<OpFoldResult> shape = lb.sizes(type);
+  shape.back() = b.getIndexAttr(kernel);
+  Value init = lb.empty(shape, b.getIndexType());
+  // Iteration space (positions..., k).
+  return lb.generic(init.getType(), {}, init, {b.getMultiDimIdentityMap(p + 1)},
+                    iteratorsOf(p + 1, 0),
+                    [&](OpBuilder &nested, Location l, ValueRange) {
+                      Scalar s{nested, l};
+                      auto [sequence, frame] = frames.current(s);
+                      nested.create<linalg::YieldOp>(
+                          l, entry(s, sequence, frame, s.index(p)));
+                    });
+}
+
 /// Where each tap of each output position reads, [out positions..., K] of
 /// index: the input row (packed) or frame (padded) of frame
 /// t' stride - (K - 1) / 2 + k of the position's sequence; -1 where that
@@ -86,24 +109,15 @@ Value groupStart(Scalar &s, Value o, int64_t groups, int64_t outChannels,
 Value windowSources(LinalgBuilder &lb, const SequenceFrames &in,
                     const SequenceFrames &out, NNTensorType outType,
                     int64_t kernel, int64_t stride) {
-  OpBuilder &b = lb.getBuilder();
-  unsigned p = out.getPositionDims();
-  SmallVector<OpFoldResult> shape = lb.sizes(outType);
-  shape.back() = b.getIndexAttr(kernel);
-  Value init = lb.empty(shape, b.getIndexType());
-  // Iteration space (out positions..., k).
-  return lb.generic(
-      init.getType(), {}, init, {b.getMultiDimIdentityMap(p + 1)},
-      iteratorsOf(p + 1, 0), [&](OpBuilder &nested, Location l, ValueRange) {
-        Scalar s{nested, l};
-        auto [sequence, frame] = out.current(s);
-        Value t =
-            s.add(windowStart(s, frame, stride, (kernel - 1) / 2), s.index(p));
+  return tapTable(
+      lb, out, outType, kernel,
+      [&](Scalar &s, Value sequence, Value frame, Value k) {
+        Value t = s.add(windowStart(s, frame, stride, (kernel - 1) / 2), k);
         Value valid =
             s.andI(s.lt(frame, out.length(s, sequence)),
                    s.andI(s.ge(t, s.idx(0)), s.lt(t, in.length(s, sequence))));
         Value source = in.isPacked() ? s.add(in.firstRow(s, sequence), t) : t;
-        nested.create<linalg::YieldOp>(l, s.select(valid, source, s.idx(-1)));
+        return s.select(valid, source, s.idx(-1));
       });
 }
 
@@ -115,29 +129,20 @@ Value windowSources(LinalgBuilder &lb, const SequenceFrames &in,
 Value tapSources(LinalgBuilder &lb, const SequenceFrames &in,
                  const SequenceFrames &out, NNTensorType inType, int64_t kernel,
                  int64_t stride) {
-  OpBuilder &b = lb.getBuilder();
-  unsigned p = in.getPositionDims();
-  SmallVector<OpFoldResult> shape = lb.sizes(inType);
-  shape.back() = b.getIndexAttr(kernel);
-  Value init = lb.empty(shape, b.getIndexType());
-  // Iteration space (in positions..., k).
-  return lb.generic(
-      init.getType(), {}, init, {b.getMultiDimIdentityMap(p + 1)},
-      iteratorsOf(p + 1, 0), [&](OpBuilder &nested, Location l, ValueRange) {
-        Scalar s{nested, l};
-        auto [sequence, frame] = in.current(s);
-        Value numerator =
-            s.sub(s.add(frame, s.idx((kernel - 1) / 2)), s.index(p));
+  return tapTable(
+      lb, in, inType, kernel,
+      [&](Scalar &s, Value sequence, Value frame, Value k) {
+        Value numerator = s.sub(s.add(frame, s.idx((kernel - 1) / 2)), k);
         Value strideIdx = s.idx(stride);
-        Value t = nested.create<arith::DivSIOp>(l, numerator, strideIdx);
+        Value t = s.b.create<arith::DivSIOp>(s.loc, numerator, strideIdx);
         Value remainder =
-            nested.create<arith::RemSIOp>(l, numerator, strideIdx);
+            s.b.create<arith::RemSIOp>(s.loc, numerator, strideIdx);
         Value valid = s.andI(s.ge(numerator, s.idx(0)),
                              s.andI(s.lt(remainder, s.idx(1)),
                                     s.lt(t, out.length(s, sequence))));
         valid = s.andI(valid, s.lt(frame, in.length(s, sequence)));
         Value source = out.isPacked() ? s.add(out.firstRow(s, sequence), t) : t;
-        nested.create<linalg::YieldOp>(l, s.select(valid, source, s.idx(-1)));
+        return s.select(valid, source, s.idx(-1));
       });
 }
 
