@@ -618,6 +618,20 @@ double objective(const std::string &source, const Manifest &manifest,
   return total;
 }
 
+/// A copy of `inputs` with NaN in every padded frame of its input "x"
+/// ([B, T, features], sequence b `lengths[b]` frames long): whatever
+/// padding holds must not reach a loss or a gradient.
+RunInputs withNanPadding(const RunInputs &inputs,
+                         const std::vector<int32_t> &lengths, int64_t time,
+                         int64_t features) {
+  RunInputs nanInputs = inputs;
+  Tensor &x = nanInputs.inputs["x"];
+  for (int64_t i = 0; i < x.numElements(); ++i)
+    if ((i / features) % time >= lengths[i / (features * time)])
+      x.data<float>()[i] = std::numeric_limits<float>::quiet_NaN();
+  return nanInputs;
+}
+
 /// The gradients a run returned, by parameter name.
 std::map<std::string, Tensor> gradientsOf(const RunResult &result) {
   std::map<std::string, Tensor> gradients;
@@ -887,11 +901,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T], i32>)
     RunInputs inputs =
         makeInputs(manifest, seed++, LengthPattern::AllEqual, batch, time);
     inputs.lengths["T"] = lengths;
-    RunInputs nanInputs = inputs;
-    Tensor &x = nanInputs.inputs["x"];
-    for (int64_t i = 0; i < x.numElements(); ++i)
-      if ((i / 2) % time >= lengths[i / (2 * time)])
-        x.data<float>()[i] = std::numeric_limits<float>::quiet_NaN();
+    RunInputs nanInputs = withNanPadding(inputs, lengths, time, 2);
     reference::Result analytic;
     absl::Status status =
         reference::evaluate(differentiated, "g", inputs, analytic);
@@ -973,11 +983,7 @@ void expectFrontiersAgree(
     inputs.lengths["T"] = lengths;
     if (prepare)
       prepare(inputs);
-    RunInputs nanInputs = inputs;
-    Tensor &x = nanInputs.inputs["x"];
-    for (int64_t i = 0; i < x.numElements(); ++i)
-      if ((i / features) % time >= lengths[i / (features * time)])
-        x.data<float>()[i] = std::numeric_limits<float>::quiet_NaN();
+    RunInputs nanInputs = withNanPadding(inputs, lengths, time, features);
     reference::Result wantPacked, wantPadded;
     absl::Status status =
         reference::evaluate(packedGraph, "g", inputs, wantPacked);
@@ -1215,11 +1221,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T2], i32>)
       // T2's lengths follow from T's; the labels' padded axis is T2's.
       Tensor &y = inputs.inputs["y"];
       ASSERT_EQ(y.shape(), (std::vector<int64_t>{batch, (time + 1) / 2}));
-      RunInputs nanInputs = inputs;
-      Tensor &x = nanInputs.inputs["x"];
-      for (int64_t i = 0; i < x.numElements(); ++i)
-        if ((i / 2) % time >= lengths[i / (2 * time)])
-          x.data<float>()[i] = std::numeric_limits<float>::quiet_NaN();
+      RunInputs nanInputs = withNanPadding(inputs, lengths, time, 2);
       reference::Result want;
       absl::Status status = reference::evaluate(reference, "g", inputs, want);
       ASSERT_TRUE(status.ok()) << status.message();
