@@ -1,6 +1,6 @@
 //===- AttentionTest.cpp - attention over long sequences ------------------===//
 //
-// The lowering walks blocks of 64 queries and 64 keys; the op-family tests
+// The lowering walks blocks of 64 queries and 512 keys; the op-family tests
 // (LoweringTest, GradientTest) run sequences shorter than one block. Here
 // sequences span several blocks, end inside and on block borders, and are
 // empty or one frame long:
@@ -11,7 +11,7 @@
 //     holds NaN, and padded frames of every result are 0;
 //   * packed frames give exactly the padded results;
 //   * relative positions (forward and all five gradients) with a table of
-//     distances up to 100, so that the 150-frame sequence clips, and one
+//     distances up to 100, so that the longer sequences clip, and one
 //     of distances up to 4, so that whole blocks lie beyond it;
 //   * dropout of the weights (a seed input) over several blocks, self-
 //     and cross-attention: against the reference and packed = padded (a
@@ -109,10 +109,11 @@ const std::string kPacked = instantiate(
      {"$T", "N"},
      {"$U", "M"}});
 
-/// The sequences: T lengths on, just past and between the block borders
-/// (64), and the shortest ones; U lengths for the cross-attention.
-const int32_t kTimeLengths[] = {150, 1, 0, 129, 64, 65};
-const int32_t kLabelLengths[] = {3, 0, 140, 64, 1, 128};
+/// The sequences: T lengths on, just past and between the query (64) and
+/// key (512) block borders, and the shortest ones; U lengths for the
+/// cross-attention, whose keys run over U.
+const int32_t kTimeLengths[] = {600, 1, 0, 129, 512, 513};
+const int32_t kLabelLengths[] = {3, 0, 530, 64, 1, 512};
 
 /// (input name, features, over U) of the graph's inputs over frames.
 struct InputSpec {

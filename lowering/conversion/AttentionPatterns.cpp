@@ -44,10 +44,15 @@ using utils::IteratorType;
 
 namespace {
 
-/// Queries and keys per block: a [64, 64] block of scores and its weights
-/// stay in the L1/L2 cache next to the [64, D] blocks they come from.
+/// Queries and keys per block. A [64, 512] block of scores and its weights
+/// (128 KiB each) stay in the L2 cache next to the [64, D] and [512, D]
+/// blocks they come from. Long key blocks amortize what each block costs
+/// besides its work: the BLAS calls, the generics between them and, with
+/// relative positions, the table rows of the block's distances (64 + 512 -
+/// 1 rows for 64 x 512 scores, against 127 for 64 x 64). Against 64 x 64
+/// blocks they made benchAttention 1.07x to 1.3x faster (docs/performance.md).
 constexpr int64_t kQueryBlock = 64;
-constexpr int64_t kKeyBlock = 64;
+constexpr int64_t kKeyBlock = 512;
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 

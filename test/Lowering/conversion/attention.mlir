@@ -1,8 +1,8 @@
 // RUN: nn-opt %s --split-input-file --nn-convert-to-linalg | FileCheck %s
 
 // Attention within each sequence (AttentionPatterns.cpp): per sequence, per
-// head, blocks of 64 queries and 64 keys with an online softmax; the score
-// GEMM multiplies a block of at most 64 queries by a block of at most 64
+// head, blocks of 64 queries and 512 keys with an online softmax; the score
+// GEMM multiplies a block of at most 64 queries by a block of at most 512
 // keys, so no [Tq, Tk] matrix is ever formed.
 
 // Each sequence reads its own rows; the key loop of a causal mask with a
@@ -16,8 +16,8 @@
 // CHECK:       %[[QB:.+]] = tensor.extract_slice %[[Q]][%[[I]], %{{.+}}] [%{{.+}}, 4] [1, 1] : tensor<?x8xf32> to tensor<?x4xf32>
 // CHECK:       %[[HI:.+]] = arith.minsi
 // CHECK:       %[[LO:.+]] = arith.maxsi
-// CHECK:       scf.for %[[J:.+]] = %[[LO]] to %[[HI]] step %c64
-// CHECK:         %[[KN:.+]] = arith.minsi %c64
+// CHECK:       scf.for %[[J:.+]] = %[[LO]] to %[[HI]] step %c512
+// CHECK:         %[[KN:.+]] = arith.minsi %c512
 // CHECK:         %[[KB:.+]] = tensor.extract_slice %{{.+}}[%[[J]], %{{.+}}] [%[[KN]], 4] [1, 1] : tensor<?x8xf32> to tensor<?x4xf32>
 // CHECK:         linalg.matmul_transpose_b ins(%[[QB]], %[[KB]] : tensor<?x4xf32>, tensor<?x4xf32>) outs(%{{.+}} : tensor<?x?xf32>)
 // CHECK:         linalg.generic
@@ -102,7 +102,7 @@ nn.graph @rotary(%x: !nn.tensor<[N, 8], f32>, %t: !nn.tensor<[B, T], f32>) -> !n
 // -----
 
 // Relative positions: per block of keys, the block's position queries
-// times the table rows of the block's distances (at most 64 + 64 - 1,
+// times the table rows of the block's distances (at most 64 + 512 - 1,
 // clipped into the table), and the score generic gathers each pair's
 // column by its distance (the relative shift); no [T, 2T - 1] matrix.
 // CHECK-LABEL: func.func @relative
