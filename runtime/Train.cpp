@@ -295,11 +295,12 @@ absl::Status nn::syncToHost(TrainState &state) {
 
 absl::Status nn::saveCheckpoint(const std::string &path,
                                 const TrainState &state) {
-  for (const char *key : {kCheckpointStepKey, kCheckpointBatchesKey})
+  for (const char *key :
+       {kCheckpointStepKey, kCheckpointBatchesKey, kCheckpointEpochRatesKey})
     if (state.parameters.count(key))
       return absl::InvalidArgumentError(
           std::string("a parameter is named '") + key +
-          "', a key checkpoints keep a count under");
+          "', a key checkpoints keep their counters under");
   // On a GPU the current values are the resident ones.
   std::map<std::string, Tensor> arrays = state.parameters;
   if (state.resident)
@@ -315,6 +316,14 @@ absl::Status nn::saveCheckpoint(const std::string &path,
       Tensor::of<int64_t>(DType::i64, {}, {state.step});
   arrays[kCheckpointBatchesKey] =
       Tensor::of<int64_t>(DType::i64, {}, {state.batches});
+  if (!state.epochRates.empty()) {
+    std::vector<double> rows;
+    for (const EpochRate &epoch : state.epochRates)
+      rows.insert(rows.end(),
+                  {epoch.rate, epoch.scored ? 1.0 : 0.0, epoch.score});
+    arrays[kCheckpointEpochRatesKey] = Tensor::of<double>(
+        DType::f64, {(int64_t)state.epochRates.size(), 3}, rows);
+  }
   // writeNpz writes `path`.partial and renames it when it is complete: a
   // crash or a full disk never leaves half a checkpoint under its name.
   return writeNpz(path, arrays);
@@ -364,6 +373,26 @@ absl::Status nn::checkpointFromArrays(std::map<std::string, Tensor> arrays,
     return status;
   if (!hasBatches)
     state.batches = state.step;
+  // A newbob run's epochs; their scores may be NaN or infinite (a diverged
+  // dev evaluation), so they are taken out before the finiteness check.
+  if (auto found = arrays.find(kCheckpointEpochRatesKey);
+      found != arrays.end()) {
+    const Tensor &rows = found->second;
+    std::string where = what + ": '" + kCheckpointEpochRatesKey + "'";
+    if (rows.dtype() != DType::f64 || rows.rank() != 2 || rows.shape()[1] != 3)
+      return absl::InvalidArgumentError(
+          where + " is not a float64 [epochs, 3] array (rate, scored, score)");
+    const double *row = rows.data<double>();
+    for (int64_t e = 0; e < rows.shape()[0]; ++e, row += 3) {
+      if (!(row[0] >= 0) || !std::isfinite(row[0]) ||
+          (row[1] != 0 && row[1] != 1))
+        return absl::InvalidArgumentError(
+            where + ": epoch " + std::to_string(e + 1) +
+            " needs a finite rate >= 0 and scored 0 or 1");
+      state.epochRates.push_back({row[0], row[1] == 1, row[2]});
+    }
+    arrays.erase(found);
+  }
   if (state.batches < state.step)
     return absl::InvalidArgumentError(
         what + ": '" + kCheckpointBatchesKey + "' (" +
@@ -445,6 +474,7 @@ absl::Status nn::restoreParameters(const Manifest &manifest,
   if (resume) {
     state.step = checkpoint.step;
     state.batches = checkpoint.batches;
+    state.epochRates = checkpoint.epochRates;
   }
   return absl::OkStatus();
 }

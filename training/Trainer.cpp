@@ -471,13 +471,14 @@ absl::Status Trainer::checkSaveDir() {
     return absl::InvalidArgumentError(
         "--keep 0 would delete every checkpoint, the last one too; keep at "
         "least 1");
-  for (const char *key : {kCheckpointStepKey, kCheckpointBatchesKey})
+  for (const char *key :
+       {kCheckpointStepKey, kCheckpointBatchesKey, kCheckpointEpochRatesKey})
     for (const TensorInfo &info : trainStep.manifest().parameters)
       if (info.name == key)
         return absl::InvalidArgumentError(
             "graph @" + trainStep.manifest().graph +
             " has a parameter named '" + key +
-            "', the key checkpoints keep a count under; rename it");
+            "', the key checkpoints keep their counters under; rename it");
   if (dir.empty())
     return absl::OkStatus();
   llvm::sys::fs::file_status status;
@@ -575,6 +576,70 @@ void Trainer::progress(const StepReport &report, int64_t frames,
                                epochFrames / std::max(epochSeconds, 1e-9));
 }
 
+absl::Status Trainer::checkNewbob() const {
+  if (options.schedule.decay != LearningRateSchedule::Decay::newbob)
+    return absl::OkStatus();
+  if (devSet.empty())
+    return absl::InvalidArgumentError(
+        "--lr newbob decides each epoch's rate from the dev score: give dev "
+        "data (--dev; --dev-batches with --synthetic)");
+  const std::string &score = options.schedule.newbob.score;
+  if (score.empty())
+    return absl::OkStatus();
+  std::string names;
+  for (const LossInfo &loss : evalGraph.manifest().losses) {
+    if (loss.name == score)
+      return absl::OkStatus();
+    names += (names.empty() ? "" : ", ") + loss.name;
+  }
+  return absl::InvalidArgumentError(
+      "--lr newbob: score '" + score + "' is not a dev loss of graph @" +
+      evalGraph.manifest().graph + " (" + names + ")");
+}
+
+double Trainer::epochRate(int64_t epoch) {
+  std::vector<EpochRate> &history = trainState.epochRates;
+  // A checkpoint of another schedule has no epochs: those before this one
+  // count as unscored, so newbob starts at its initial rate.
+  while ((int64_t)history.size() <= epoch) {
+    NewbobDecision decision =
+        newbobNextRate(options.schedule.newbob, options.schedule.peak, history);
+    history.push_back({decision.rate, false, 0.0});
+    const OutputOptions &out = options.output;
+    int64_t number = (int64_t)history.size();
+    if (out.json) {
+      support::JsonObject line(out.jsonFields);
+      line.add("event", "learning_rate")
+          .add("epoch", number)
+          .add("lr", decision.rate)
+          .add("decision", toString(decision.kind));
+      if (!std::isnan(decision.meanRelativeError))
+        line.add("mean_relative_error", decision.meanRelativeError);
+      llvm::outs() << line << "\n";
+    } else {
+      llvm::errs() << (out.bar ? "\n" : "") << out.linePrefix
+                   << "nn-train: epoch " << number << ": learning rate "
+                   << decision.rate << " (" << toString(decision.kind);
+      if (!std::isnan(decision.meanRelativeError))
+        llvm::errs() << ", mean relative error " << decision.meanRelativeError;
+      llvm::errs() << ")\n";
+    }
+  }
+  return history[epoch].rate;
+}
+
+void Trainer::scoreEpoch(int64_t epoch) {
+  const Manifest &manifest = evalGraph.manifest();
+  const std::string &name = options.schedule.newbob.score;
+  double score = 0;
+  for (const LossValue &loss : lastLosses)
+    if (name.empty() ? !loss.asError : loss.name == name)
+      score += (name.empty() ? loss.scale : 1.0) * lossValue(manifest, loss);
+  EpochRate &entry = trainState.epochRates.at(epoch);
+  entry.scored = true;
+  entry.score = score;
+}
+
 absl::Status Trainer::run(bool &finished) {
   finished = false;
   const OutputOptions &out = options.output;
@@ -614,8 +679,12 @@ absl::Status Trainer::run(bool &finished) {
         std::to_string(kMaxTrainSteps) + "] batches, what a run counts");
   if (absl::Status status = checkSaveDir(); !status.ok())
     return status;
+  if (absl::Status status = checkNewbob(); !status.ok())
+    return status;
   if (absl::Status status = setUpState(); !status.ok())
     return status;
+  const bool newbob =
+      options.schedule.decay == LearningRateSchedule::Decay::newbob;
 
   // Epochs differ a little in their batch count: the bar's total is the
   // first epoch's count times the epochs.
@@ -641,10 +710,12 @@ absl::Status Trainer::run(bool &finished) {
     bool epochEnd = false;
     RunInputs batch = source->batch((int64_t)batchNumber, epochEnd);
     int64_t frames = source->frames(batch);
+    int64_t epoch = source->epochOf((int64_t)batchNumber);
+    double rate = newbob ? epochRate(epoch) : 0.0;
     auto start = std::chrono::steady_clock::now();
     StepReport report;
     absl::Status status = runTrainStep(
-        trainStep, std::move(batch), options.schedule.at(trainState.step),
+        trainStep, std::move(batch), options.schedule.at(trainState.step, rate),
         (uint32_t)streamSeed(options.seed, kDropout, batchNumber), trainState,
         report);
     double seconds =
@@ -690,10 +761,15 @@ absl::Status Trainer::run(bool &finished) {
     if (absl::Status status = logScalars(report, frames, seconds); !status.ok())
       return status;
     bool last = finishedAt(trainState.batches);
-    if (epochEnd || last)
+    if (epochEnd || last) {
       if (absl::Status status = evaluate(trainState.batches, false);
           !status.ok())
         return status;
+      // A run that ends inside an epoch scores it too; resumed, the
+      // epoch's end scores it again.
+      if (newbob)
+        scoreEpoch(epoch);
+    }
     if (epochEnd) {
       epochLosses.clear();
       epochFrames = epochBatches = 0;

@@ -194,6 +194,13 @@ private:
   /// The step's scalars to the TensorBoard event file, if there is one.
   absl::Status logScalars(const StepReport &report, int64_t frames,
                           double seconds);
+  /// newbob: checks the schedule against the data and the dev losses.
+  absl::Status checkNewbob() const;
+  /// newbob: the rate of epoch `epoch` (from 0), decided (and reported)
+  /// when the epoch starts and kept in trainState.epochRates.
+  double epochRate(int64_t epoch);
+  /// newbob: the dev score of lastLosses, recorded for epoch `epoch`.
+  void scoreEpoch(int64_t epoch);
 
   TrainOptions options;
   std::unique_ptr<Artifact> trainCompiled, evalCompiled;

@@ -64,8 +64,9 @@ TEST(LearningRateTest, BadSchedulesAreClearErrors) {
   auto error = [](const std::string &text) {
     return std::string(LearningRateSchedule::parse(text).status().message());
   };
-  EXPECT_EQ(error("step"), "learning-rate schedule 'step': unknown decay "
-                           "'step' (constant, linear, cosine, inverse_sqrt)");
+  EXPECT_EQ(error("step"),
+            "learning-rate schedule 'step': unknown decay "
+            "'step' (constant, linear, cosine, inverse_sqrt, newbob)");
   EXPECT_EQ(error("linear:peak=1e-3"),
             "learning-rate schedule 'linear:peak=1e-3': linear and cosine "
             "decay need total (0) above warmup (0)");

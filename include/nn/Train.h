@@ -21,6 +21,7 @@
 #ifndef NN_TRAIN_H
 #define NN_TRAIN_H
 
+#include "nn/LearningRate.h"
 #include "nn/Runtime.h"
 #include "nn/SegmentTask.h"
 
@@ -61,6 +62,10 @@ struct TrainState {
   std::map<std::string, Tensor> parameters;
   int64_t step = 0;
   int64_t batches = 0;
+  /// A newbob run's epochs so far, 1 ... n: each one's rate and dev score
+  /// (nn/LearningRate.h), saved with the checkpoint so that a resumed run
+  /// decides as the uninterrupted one would. Empty for other schedules.
+  std::vector<EpochRate> epochRates;
   std::shared_ptr<ResidentTensors> resident;
 };
 
@@ -141,9 +146,11 @@ absl::StatusOr<MemoryFloor> trainStepFloor(const Manifest &manifest,
 /// Writes `state` (its resident values on a GPU) as a .npz archive numpy
 /// reads: each parameter under its name, the update count under
 /// kCheckpointStepKey and the batch count under kCheckpointBatchesKey
-/// (int64, shape []). It writes a temporary file next to `path` and
-/// renames it, so a crash never leaves a torn checkpoint. A state with a
-/// NaN or infinite value is an error naming the parameter (nothing is
+/// (int64, shape []), and a newbob run's epochs under
+/// kCheckpointEpochRatesKey (float64 [epochs, 3]: rate, scored 0 or 1,
+/// score; absent when there are none). It writes a temporary file next to
+/// `path` and renames it, so a crash never leaves a torn checkpoint. A state
+/// with a NaN or infinite value is an error naming the parameter (nothing is
 /// written).
 absl::Status saveCheckpoint(const std::string &path, const TrainState &state);
 /// Reads a checkpoint; any .npz of float parameters is one (the counts are
@@ -158,6 +165,7 @@ absl::Status checkpointFromArrays(std::map<std::string, Tensor> arrays,
                                   const std::string &what, TrainState &state);
 constexpr const char *kCheckpointStepKey = "nn.train.step";
 constexpr const char *kCheckpointBatchesKey = "nn.train.batches";
+constexpr const char *kCheckpointEpochRatesKey = "nn.train.epoch_rates";
 
 /// Whether `name` is optimizer state ("optimizer/<slot>/<parameter>",
 /// CompileOptions::trainStep) rather than a model parameter.
@@ -171,7 +179,8 @@ absl::Status checkFinite(const std::map<std::string, Tensor> &arrays,
 /// Overrides the parameters in `state` that `checkpoint` holds, checking
 /// each one's dtype and shape against `manifest`. With `resume`, every
 /// parameter of the manifest and nothing else must be there (an exact
-/// continuation); otherwise only model parameters are taken (optimizer
+/// continuation: the counters and a newbob run's epochs come along too);
+/// otherwise only model parameters are taken (optimizer
 /// state in the file is ignored and starts from `state`'s, zero when
 /// fresh), parameters it lacks keep their values and names the manifest
 /// does not know are errors. `what` names the checkpoint in errors.

@@ -74,7 +74,7 @@
 // training, not at the first save.
 // RUN: sed -e 's/@"out.w"/@"nn.train.step"/g' %s > %t/reserved.mlir
 // RUN: not nn-train %t/reserved.mlir --synthetic segments --steps 1000000 --json 2>&1 | FileCheck %s --check-prefix=RESERVED
-// RESERVED: nn-train: graph @g has a parameter named 'nn.train.step', the key checkpoints keep a count under; rename it
+// RESERVED: nn-train: graph @g has a parameter named 'nn.train.step', the key checkpoints keep their counters under; rename it
 
 nn.parameter @"out.w" : !nn.tensor<[4, 3], f32>
 nn.graph @g(%features: !nn.tensor<[B, T, 3], f32>, %frame_labels: !nn.tensor<[B, T], i32>)

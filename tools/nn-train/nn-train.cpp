@@ -136,7 +136,11 @@ static cl::opt<std::string> lr(
     "lr", cl::init("constant:peak=1e-3"),
     cl::desc("Learning-rate schedule DECAY[:key=value,...]: constant, "
              "linear, cosine or inverse_sqrt with peak, final, warmup, total "
-             "(e.g. cosine:peak=1e-3,warmup=100,total=2000)"),
+             "(e.g. cosine:peak=1e-3,warmup=100,total=2000); or newbob, a "
+             "rate per epoch from the dev score as RETURNN's "
+             "newbob_multi_epoch sets it (e.g. newbob:lr=1e-3,decay=0.9,"
+             "epochs=1,interval=1,relative-lr=1,min-epochs-per-lr=3; "
+             "docs/training.md)"),
     cl::cat(trainCategory));
 static cl::opt<std::string> trainedLosses(
     "losses",
