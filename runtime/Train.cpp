@@ -432,6 +432,44 @@ absl::Status nn::checkFinite(const std::map<std::string, Tensor> &arrays,
   return absl::OkStatus();
 }
 
+absl::Status nn::growInto(const std::string &name, const Tensor &trained,
+                          Tensor &fresh) {
+  const std::vector<int64_t> &from = trained.shape(), &to = fresh.shape();
+  bool grows = trained.dtype() == fresh.dtype() && from.size() == to.size();
+  for (size_t d = 0; grows && d < from.size(); ++d)
+    grows = from[d] <= to[d];
+  if (!grows)
+    return absl::InvalidArgumentError(
+        "parameter '" + name + "' is " + toString(trained.dtype()) + " " +
+        shapeText(from) + " trained but " + toString(fresh.dtype()) + " " +
+        shapeText(to) +
+        " in this model: copy_param_mode \"subset\" only "
+        "grows sizes (the same dtype and rank, no size smaller)");
+  if (trained.numElements() == 0)
+    return absl::OkStatus();
+  // Row by row over the trained tensor's leading axes: each of its
+  // innermost rows is contiguous in both.
+  size_t element = byteSize(trained.dtype());
+  int64_t rank = (int64_t)from.size();
+  int64_t row = rank ? from.back() : 1;
+  int64_t rows = trained.numElements() / row;
+  const uint8_t *source = static_cast<const uint8_t *>(trained.raw());
+  uint8_t *target = static_cast<uint8_t *>(fresh.raw());
+  for (int64_t r = 0; r < rows; ++r) {
+    // The row's index in `trained` as coordinates, then its offset in
+    // `fresh`.
+    int64_t rest = r, offset = 0, stride = rank ? to.back() : 1;
+    for (int64_t d = rank - 2; d >= 0; --d) {
+      offset += (rest % from[d]) * stride;
+      rest /= from[d];
+      stride *= to[d];
+    }
+    std::memcpy(target + offset * element, source + r * row * element,
+                row * element);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status nn::restoreParameters(const Manifest &manifest,
                                    const TrainState &checkpoint, bool resume,
                                    const std::string &what, TrainState &state) {

@@ -516,12 +516,13 @@ absl::Status Parser::parseTrainStage(const ObjectReader &reader,
                                      StageSpec &stage) {
   // The nn-level options (pack, fuse_loss_tail, ...) and those of code
   // generation are keys of the stage, as nn/Options.h declares them.
-  if (absl::Status status = reader.onlyKeys(concat(
-          concat({"name", "kind", "graph", "entry", "losses", "epochs", "steps",
-                  "batch_size", "max_frames", "bucket", "shuffle", "optimizer",
-                  "lr", "seed", "on_nonfinite", "reads", "writes"},
-                 support::jsonOptionKeys<OptimizeOptions>()),
-          codegenKeys()));
+  if (absl::Status status = reader.onlyKeys(
+          concat(concat({"name", "kind", "graph", "entry", "losses", "epochs",
+                         "steps", "batch_size", "max_frames", "bucket",
+                         "shuffle", "optimizer", "lr", "seed", "on_nonfinite",
+                         "copy_param_mode", "reads", "writes"},
+                        support::jsonOptionKeys<OptimizeOptions>()),
+                 codegenKeys()));
       !status.ok())
     return status;
   // Losses: a list of names (scales as marked) or names with scales.
@@ -581,6 +582,17 @@ absl::Status Parser::parseTrainStage(const ObjectReader &reader,
     return status;
   if (stage.onNonFinite != "stop" && stage.onNonFinite != "skip")
     return reader.error("on_nonfinite", "must be stop or skip");
+  std::string copyMode;
+  if (absl::Status status = reader.string("copy_param_mode", copyMode);
+      !status.ok())
+    return status;
+  if (!copyMode.empty() && copyMode != "subset")
+    return reader.error("copy_param_mode",
+                        "must be \"subset\" (parameters of the init that "
+                        "grew keep their values in the leading slice), "
+                        "got '" +
+                            copyMode + "'");
+  stage.growInit = copyMode == "subset";
   std::string lr = "constant:peak=1e-3";
   if (absl::Status status = reader.string("lr", lr); !status.ok())
     return status;

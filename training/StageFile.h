@@ -72,6 +72,10 @@ struct StageSpec {
   uint64_t seed = 0;
   std::string onNonFinite = "stop";
   std::string readTrain, readDev, readInit, writeParameters;
+  /// copy_param_mode "subset": a parameter of `readInit` whose shape grew
+  /// in this graph keeps its values in the leading slice (nn::growInto);
+  /// otherwise shared parameters have one shape.
+  bool growInit = false;
 
   // Align and decode stages: the parameters of the graph, the datasets it
   // aligns or decodes and the names of what it writes for each, one each

@@ -214,19 +214,37 @@ absl::Status StagePipeline::Impl::prepareTrain(Stage &stage,
     if (absl::Status status = requireArrays(stage, stage.readDev, eval);
         !status.ok())
       return status;
-  // Parameters shared by name have one shape.
+  // Parameters shared by name have one shape; with copy_param_mode
+  // "subset", one that grew (no size smaller) is fine too.
   if (!stage.readInit.empty()) {
     const Entity &init = entities.at(stage.readInit);
+    auto grew = [](const std::vector<int64_t> &from,
+                   const std::vector<int64_t> &to) {
+      if (from.size() != to.size())
+        return false;
+      for (size_t d = 0; d < from.size(); ++d)
+        if (from[d] > to[d])
+          return false;
+      return true;
+    };
     for (const TensorInfo &mine : eval.parameters)
-      for (const TensorInfo &theirs : *init.parameters)
-        if (mine.name == theirs.name &&
-            (mine.dtype != theirs.dtype ||
-             staticShape(mine) != staticShape(theirs)))
-          return absl::InvalidArgumentError(
-              file + ": " + stage.where + ": parameter '" + mine.name +
-              "' is " + describe(mine) + " in graph @" + eval.graph + ", but " +
-              describe(theirs) + " in '" + stage.readInit + "' (from " +
-              stages[init.producer].where + ")");
+      for (const TensorInfo &theirs : *init.parameters) {
+        if (mine.name != theirs.name)
+          continue;
+        std::vector<int64_t> to = staticShape(mine), from = staticShape(theirs);
+        if (mine.dtype == theirs.dtype &&
+            (to == from || (stage.growInit && grew(from, to))))
+          continue;
+        return absl::InvalidArgumentError(
+            file + ": " + stage.where + ": parameter '" + mine.name + "' is " +
+            describe(mine) + " in graph @" + eval.graph + ", but " +
+            describe(theirs) + " in '" + stage.readInit + "' (from " +
+            stages[init.producer].where + ")" +
+            (stage.growInit ? "; copy_param_mode \"subset\" only grows "
+                              "sizes (the same dtype and rank, no size "
+                              "smaller)"
+                            : ""));
+      }
   }
   Entity &written = entities.at(stage.writeParameters);
   written.parameters = &eval.parameters;

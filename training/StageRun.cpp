@@ -171,19 +171,39 @@ absl::Status StagePipeline::Impl::runTrain(Stage &stage,
     if (absl::Status status = loadCheckpoint(init.parametersPath, loaded);
         !status.ok())
       return status;
-    int64_t shared = 0;
+    // Grown parameters start as this graph initializes them (the seed the
+    // trainer initializes with), their trained slice copied in.
+    std::map<std::string, Tensor> fresh;
+    if (stage.growInit)
+      if (absl::Status status = initializeParameters(trainer.trainManifest(),
+                                                     options.seed, fresh);
+          !status.ok())
+        return status;
+    int64_t shared = 0, grown = 0;
     for (const TensorInfo &info : eval.parameters) {
       auto found = loaded.parameters.find(info.name);
-      if (found != loaded.parameters.end()) {
-        options.initialParameters[info.name] = found->second;
-        ++shared;
+      if (found == loaded.parameters.end())
+        continue;
+      ++shared;
+      Tensor &initial = options.initialParameters[info.name];
+      initial = found->second;
+      if (stage.growInit && fresh.count(info.name) &&
+          fresh.at(info.name).shape() != found->second.shape()) {
+        initial = std::move(fresh.at(info.name));
+        if (absl::Status status = growInto(info.name, found->second, initial);
+            !status.ok())
+          return withContext(status, stage.where + ": ");
+        ++grown;
       }
     }
     if (!output.json)
       llvm::errs() << options.output.linePrefix << "starts from '"
                    << stage.readInit << "': " << shared << " of "
-                   << eval.parameters.size() << " parameters shared, "
-                   << eval.parameters.size() - shared << " new\n";
+                   << eval.parameters.size() << " parameters shared"
+                   << (stage.growInit
+                           ? " (" + std::to_string(grown) + " of them grown)"
+                           : std::string())
+                   << ", " << eval.parameters.size() - shared << " new\n";
   }
   if (absl::Status status = trainer.run(finished); !status.ok())
     return withContext(status, stage.where + ": ");

@@ -176,6 +176,15 @@ bool isOptimizerState(const std::string &name);
 absl::Status checkFinite(const std::map<std::string, Tensor> &arrays,
                          const std::string &what);
 
+/// RETURNN's copy_param_mode "subset" for one parameter whose shape grew:
+/// `trained`'s values into the leading slice of `fresh` (the parameter as
+/// its op's scheme initializes it in the larger model), the rest of
+/// `fresh` kept. Stacked blocks along one axis (an LSTM's four gates in
+/// [4 H, ...]) are one axis here, as in RETURNN. Not growth (another
+/// dtype or rank, or a smaller size) is an error naming `name`.
+absl::Status growInto(const std::string &name, const Tensor &trained,
+                      Tensor &fresh);
+
 /// Overrides the parameters in `state` that `checkpoint` holds, checking
 /// each one's dtype and shape against `manifest`. With `resume`, every
 /// parameter of the manifest and nothing else must be there (an exact
