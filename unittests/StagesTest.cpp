@@ -16,6 +16,7 @@
 #include "training/Stages.h"
 #include "nn/Dataset.h"
 #include "nn/Npy.h"
+#include "nn/Train.h"
 #include "training/StageFile.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -300,6 +301,125 @@ std::string replaced(std::string text, const std::string &from,
   if (at != std::string::npos)
     text.replace(at, from.size(), to);
   return text;
+}
+
+// The staged transducer recipe (examples/recipe-transducer): full-sum RNA
+// training that grows the encoder after two epochs (a BLSTM layer added,
+// copy_param_mode "subset"), then three rounds of an alignment over the
+// joint and frame-wise training on it under Newbob, each alignment made
+// with the latest model, then greedy decoding.
+TEST(StagesTest, TransducerRecipeGrowsRealignsAndImproves) {
+  std::string work = scratch("transducer");
+  std::string file =
+      std::string(NN_SOURCE_DIR) + "/examples/recipe-transducer/recipe.json";
+  std::unique_ptr<StagePipeline> pipeline;
+  absl::Status status = runStages(file, work, pipeline);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(pipeline->reports().size(), 9u);
+
+  // Growth: the grown model trained on from the small one ends with a
+  // lower dev loss and label error rate than the small one reached.
+  const StageReport &pretrain = reportOf(*pipeline, "pretrain");
+  const StageReport &fullsum = reportOf(*pipeline, "fullsum");
+  EXPECT_LT(lossIn(fullsum.devAtEnd, "rna"), lossIn(pretrain.devAtEnd, "rna"));
+  EXPECT_LT(lossIn(fullsum.devAtEnd, "ler"), lossIn(pretrain.devAtEnd, "ler"));
+
+  // Each alignment emits nearly every label inside its true segment (dev:
+  // 91.0%, 92.4%, 92.8% over the rounds; train: 88.7%, 89.4%, 89.5%), the
+  // last one more than the first, and each round's frame error on its own
+  // alignments is lower than the round before's, at the start (the
+  // previous model against the new alignment) and at the end.
+  double startFer = 1.0, endFer = 1.0, firstDevInside = 0, devInside = 0;
+  for (int k = 0; k < 3; ++k) {
+    std::string round = std::to_string(k);
+    for (const char *data : {"train", "dev"}) {
+      int64_t labels = 0;
+      double inside = labelsInsideSegments(
+          work + "/data/" + data + ".align" + round + "/shard-00000.npz",
+          work + "/data/" + data + "/shard-00000.npz", /*loop=*/false, labels);
+      bool dev = std::strcmp(data, "dev") == 0;
+      EXPECT_GE(inside, dev ? 0.9 : 0.88) << data << " align" << round;
+      if (dev)
+        (k == 0 ? firstDevInside : devInside) = inside;
+      std::printf("align%d %s: %.3f of %lld labels inside their segment\n", k,
+                  data, inside, (long long)labels);
+    }
+    const StageReport &fixed = reportOf(*pipeline, "fixed" + round);
+    double start = lossIn(fixed.devAtStart, "fer");
+    double end = lossIn(fixed.devAtEnd, "fer");
+    EXPECT_LT(start, startFer) << "fixed" << round;
+    EXPECT_LT(end, endFer) << "fixed" << round;
+    std::printf("fixed%d: dev frame error %.4f -> %.4f\n", k, start, end);
+    startFer = start;
+    endFer = end;
+
+    // Newbob: every epoch scored, and each rate the one the rules give
+    // from the scores before it (the trainer recorded what it decided).
+    std::map<std::string, Tensor> checkpoint;
+    std::string last;
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator
+             it(work + "/fixed" + round + "/checkpoints", ec),
+         end;
+         it != end && !ec; it.increment(ec))
+      if (llvm::StringRef(it->path()).ends_with(".npz"))
+        last = std::max(last, it->path());
+    ASSERT_TRUE(readNpz(last, checkpoint).ok()) << last;
+    TrainState state;
+    ASSERT_TRUE(checkpointFromArrays(checkpoint, last, state).ok());
+    ASSERT_EQ(state.epochRates.size(), 3u);
+    absl::StatusOr<LearningRateSchedule> schedule = LearningRateSchedule::parse(
+        "newbob:lr=1e-3,decay=0.9,epochs=1,interval=1,relative-lr=1,min-"
+        "epochs-per-lr=2,score=ce");
+    ASSERT_TRUE(schedule.ok());
+    for (size_t e = 0; e < 3; ++e) {
+      EXPECT_TRUE(state.epochRates[e].scored);
+      std::vector<EpochRate> before(state.epochRates.begin(),
+                                    state.epochRates.begin() + e);
+      EXPECT_EQ(state.epochRates[e].rate,
+                newbobNextRate(schedule->newbob, 1e-3, before).rate);
+    }
+  }
+
+  EXPECT_GT(devInside, firstDevInside);
+
+  // The recipe's model decodes better than the full-sum model it started
+  // from (the `ler` its last dev evaluation reported).
+  const StageReport &decode = reportOf(*pipeline, "decode");
+  ASSERT_EQ(decode.decoded.size(), 1u);
+  ASSERT_TRUE(decode.decoded[0].errorRate.has_value());
+  double ler = *decode.decoded[0].errorRate;
+  EXPECT_LT(ler, lossIn(fullsum.devAtEnd, "ler"));
+  EXPECT_LT(ler, 0.15);
+  std::printf("dev label error rate: small full-sum model %.4f, grown "
+              "%.4f, after three alignment rounds %.4f\n",
+              lossIn(pretrain.devAtEnd, "ler"), lossIn(fullsum.devAtEnd, "ler"),
+              ler);
+
+  // A changed stage reruns with the stages after it; the ones before are
+  // skipped. The copy keeps the recipe's relative paths.
+  std::string copy = scratch("transducer-copy");
+  llvm::sys::fs::create_directories(copy + "/recipe-transducer");
+  llvm::sys::fs::create_directories(copy + "/recipe-rna");
+  for (const char *path :
+       {"recipe-transducer/model.mlir", "recipe-rna/model.mlir"})
+    llvm::sys::fs::copy_file(std::string(NN_SOURCE_DIR) + "/examples/" + path,
+                             copy + "/" + path);
+  std::string changed = replaced(readFile(file), "\"name\": \"fixed2\",",
+                                 "\"name\": \"fixed2\", \"seed\": 7,");
+  {
+    std::ofstream out(copy + "/recipe-transducer/recipe.json");
+    out << changed;
+  }
+  std::unique_ptr<StagePipeline> again;
+  status = runStages(copy + "/recipe-transducer/recipe.json", work, again);
+  ASSERT_TRUE(status.ok()) << status.message();
+  for (const StageReport &report : again->reports())
+    EXPECT_EQ(report.skipped,
+              report.name != "fixed2" && report.name != "decode")
+        << report.name;
+  llvm::sys::fs::remove_directories(copy);
+  llvm::sys::fs::remove_directories(work);
 }
 
 /// The recipe's three stages on small graphs (a linear layer instead of

@@ -4,6 +4,7 @@
 // values in the leading slice (GrowTest checks the copy element by element),
 // the new one is initialized. Shapes that do not grow are errors naming the
 // parameter.
+// REQUIRES: numpy
 // RUN: rm -rf %t && mkdir -p %t && cp %S/Inputs/grow/* %t/
 // RUN: nn-train --stages %t/grow.json 2>&1 | FileCheck %s
 // CHECK: [big] starts from 'small': 3 of 4 parameters shared (3 of them grown), 1 new
@@ -11,6 +12,15 @@
 // CHECK: all 2 stages done (2 ran, 0 done before)
 // RUN: %python -c "import numpy as np, sys; z = np.load(sys.argv[1]); print(sorted((k, z[k].shape) for k in z.files))" %t/grow.work/big/parameters.npz | FileCheck %s --check-prefix=BIG
 // BIG: [('h1.b', (10,)), ('h1.w', (10, 16)), ('h2.w', (10, 10)), ('out.w', (8, 10))]
+
+// The trained slice is kept exactly: the grown stage takes one SGD step at
+// a rate of 1e-30, which leaves every value as it started.
+// RUN: sed -e 's/"epochs": 1, "lr": "constant:peak=1e-2", "copy_param_mode"/"steps": 1, "optimizer": {"kind": "sgd"}, "lr": "constant:peak=1e-30", "copy_param_mode"/' %t/grow.json > %t/exact.json
+// RUN: nn-train --stages %t/exact.json --work-dir %t/exact > /dev/null 2>&1
+// RUN: %python %S/Inputs/check-grown.py %t/exact/small/parameters.npz %t/exact/big/parameters.npz | FileCheck %s --check-prefix=EXACTLY
+// EXACTLY: h1.b [6] -> [10]: trained slice kept
+// EXACTLY: h1.w [6, 16] -> [10, 16]: trained slice kept
+// EXACTLY: out.w [8, 6] -> [8, 10]: trained slice kept
 
 // A smaller hidden layer is not growth.
 // RUN: sed -e 's/\[6/[4/g' -e 's/, 6\]/, 4]/g' -e 's/@small/@shrunk/' %t/small.mlir > %t/shrunk.mlir
