@@ -11,15 +11,21 @@
 
 using namespace nn;
 
+/// The most epochs a newbob window, interval or hold counts.
+constexpr int64_t kMaxEpochs = 1000000;
+
 /// What is wrong with `s`, or "".
 static std::string problem(const LearningRateSchedule &s) {
   using Decay = LearningRateSchedule::Decay;
   // The train step reads its learning rate as f32: a larger value would
   // arrive as infinity.
   constexpr double kMaxRate = std::numeric_limits<float>::max();
+  // newbob calls its initial rate `lr`.
+  const char *peak = s.decay == Decay::newbob ? "lr" : "peak";
   if (!(s.peak > 0) || !(s.peak <= kMaxRate))
-    return "peak must be a positive number at most 3.4e38 (the train "
-           "step's learning rate is f32)";
+    return std::string(peak) +
+           " must be a positive number at most 3.4e38 (the train step's "
+           "learning rate is f32)";
   if (!(s.final >= 0) || !(s.final <= kMaxRate))
     return "final must be a number in [0, 3.4e38] (the train step's "
            "learning rate is f32)";
@@ -39,10 +45,13 @@ static std::string problem(const LearningRateSchedule &s) {
       return "newbob's grow-threshold (" + std::to_string(n.growThreshold) +
              ") is above its threshold (" + std::to_string(n.threshold) +
              "): an epoch would both decay and grow";
-    if (n.epochs < 1 || n.interval < 1)
-      return "newbob's epochs and interval must be >= 1";
-    if (n.minEpochsPerRate < 0)
-      return "newbob's min-epochs-per-lr must be >= 0";
+    // Bounded as a stage's epochs are: a window or interval past every
+    // run's epochs means nothing, and epochs + 1 must not overflow.
+    if (n.epochs < 1 || n.interval < 1 || n.epochs > kMaxEpochs ||
+        n.interval > kMaxEpochs)
+      return "newbob's epochs and interval must be in [1, 1000000]";
+    if (n.minEpochsPerRate < 0 || n.minEpochsPerRate > kMaxEpochs)
+      return "newbob's min-epochs-per-lr must be in [0, 1000000]";
   }
   if ((s.decay == Decay::linear || s.decay == Decay::cosine) &&
       s.total <= s.warmup)
@@ -59,9 +68,19 @@ absl::Status LearningRateSchedule::validate() const {
 }
 
 double LearningRateSchedule::at(int64_t step, double epochRate) const {
-  double target = decay == Decay::newbob ? epochRate : peak;
+  if (decay != Decay::newbob)
+    return at(step);
   if (step < warmup)
-    return target * static_cast<double>(step + 1) / static_cast<double>(warmup);
+    return epochRate * static_cast<double>(step + 1) /
+           static_cast<double>(warmup);
+  return epochRate;
+}
+
+double LearningRateSchedule::at(int64_t step) const {
+  if (decay == Decay::newbob)
+    return std::numeric_limits<double>::quiet_NaN();
+  if (step < warmup)
+    return peak * static_cast<double>(step + 1) / static_cast<double>(warmup);
   double done = static_cast<double>(step - warmup),
          span = static_cast<double>(total - warmup);
   switch (decay) {
@@ -77,7 +96,7 @@ double LearningRateSchedule::at(int64_t step, double epochRate) const {
     return peak * std::sqrt(static_cast<double>(std::max<int64_t>(warmup, 1)) /
                             static_cast<double>(step + 1));
   case Decay::newbob:
-    return epochRate;
+    break;
   }
   return peak;
 }
@@ -137,8 +156,12 @@ NewbobDecision nn::newbobNextRate(const NewbobOptions &options, double initial,
   if (mean > options.threshold)
     return {Kind::decayed, std::max(rate * options.decay, options.min), mean};
   // A growth of 1 (the default) changes nothing: the rate is kept.
+  // Growth stops at the f32 maximum the train step takes.
   if (mean < options.growThreshold && options.growth != 1.0)
-    return {Kind::grown, rate * options.growth, mean};
+    return {Kind::grown,
+            std::min<double>(rate * options.growth,
+                             std::numeric_limits<float>::max()),
+            mean};
   return keep;
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <unistd.h>
 
@@ -100,6 +101,14 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
         "the batch counter is at " + std::to_string(state.batches) + " with " +
         std::to_string(state.step) + " updates; a step needs it in [updates, " +
         std::to_string(kMaxTrainSteps) + ")");
+  // A NaN rate is what a newbob schedule gives without its epoch's rate
+  // (LearningRateSchedule::at).
+  if (!(learningRate >= 0) ||
+      !(learningRate <= std::numeric_limits<float>::max()))
+    return absl::InvalidArgumentError(
+        "the learning rate is " + std::to_string(learningRate) +
+        "; a train step takes a number in [0, 3.4e38] (a newbob schedule's "
+        "rate comes from LearningRateSchedule::at(step, epochRate))");
   report = StepReport();
   report.step = state.step + 1;
   report.learningRate = learningRate;
@@ -432,13 +441,20 @@ absl::Status nn::checkFinite(const std::map<std::string, Tensor> &arrays,
   return absl::OkStatus();
 }
 
+bool nn::growsInto(const std::vector<int64_t> &from,
+                   const std::vector<int64_t> &to) {
+  if (from.size() != to.size())
+    return false;
+  for (size_t d = 0; d < from.size(); ++d)
+    if (from[d] > to[d])
+      return false;
+  return true;
+}
+
 absl::Status nn::growInto(const std::string &name, const Tensor &trained,
                           Tensor &fresh) {
   const std::vector<int64_t> &from = trained.shape(), &to = fresh.shape();
-  bool grows = trained.dtype() == fresh.dtype() && from.size() == to.size();
-  for (size_t d = 0; grows && d < from.size(); ++d)
-    grows = from[d] <= to[d];
-  if (!grows)
+  if (trained.dtype() != fresh.dtype() || !growsInto(from, to))
     return absl::InvalidArgumentError(
         "parameter '" + name + "' is " + toString(trained.dtype()) + " " +
         shapeText(from) + " trained but " + toString(fresh.dtype()) + " " +

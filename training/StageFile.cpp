@@ -617,6 +617,10 @@ absl::Status Parser::parseTrainStage(const ObjectReader &reader,
     status = in.string("dev", stage.readDev);
   if (status.ok())
     status = in.string("init", stage.readInit);
+  if (status.ok() && stage.growInit && stage.readInit.empty())
+    status = reader.error("copy_param_mode",
+                          "\"subset\" grows the parameters of reads.init, "
+                          "which this stage does not give");
   if (status.ok())
     status = reader.child("writes", writes, true);
   if (!status.ok())

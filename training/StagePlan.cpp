@@ -214,26 +214,22 @@ absl::Status StagePipeline::Impl::prepareTrain(Stage &stage,
     if (absl::Status status = requireArrays(stage, stage.readDev, eval);
         !status.ok())
       return status;
+  if (absl::Status status =
+          checkNewbob(stage.schedule, eval, !stage.readDev.empty());
+      !status.ok())
+    return absl::InvalidArgumentError(file + ": " + stage.where +
+                                      ": lr: " + std::string(status.message()));
   // Parameters shared by name have one shape; with copy_param_mode
   // "subset", one that grew (no size smaller) is fine too.
   if (!stage.readInit.empty()) {
     const Entity &init = entities.at(stage.readInit);
-    auto grew = [](const std::vector<int64_t> &from,
-                   const std::vector<int64_t> &to) {
-      if (from.size() != to.size())
-        return false;
-      for (size_t d = 0; d < from.size(); ++d)
-        if (from[d] > to[d])
-          return false;
-      return true;
-    };
     for (const TensorInfo &mine : eval.parameters)
       for (const TensorInfo &theirs : *init.parameters) {
         if (mine.name != theirs.name)
           continue;
         std::vector<int64_t> to = staticShape(mine), from = staticShape(theirs);
         if (mine.dtype == theirs.dtype &&
-            (to == from || (stage.growInit && grew(from, to))))
+            (to == from || (stage.growInit && growsInto(from, to))))
           continue;
         return absl::InvalidArgumentError(
             file + ": " + stage.where + ": parameter '" + mine.name + "' is " +

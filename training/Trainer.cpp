@@ -576,35 +576,39 @@ void Trainer::progress(const StepReport &report, int64_t frames,
                                epochFrames / std::max(epochSeconds, 1e-9));
 }
 
-absl::Status Trainer::checkNewbob() const {
-  if (options.schedule.decay != LearningRateSchedule::Decay::newbob)
+absl::Status nn::training::checkNewbob(const LearningRateSchedule &schedule,
+                                       const Manifest &eval, bool hasDev) {
+  if (schedule.decay != LearningRateSchedule::Decay::newbob)
     return absl::OkStatus();
-  if (devSet.empty())
+  if (!hasDev)
     return absl::InvalidArgumentError(
-        "--lr newbob decides each epoch's rate from the dev score: give dev "
-        "data (--dev; --dev-batches with --synthetic)");
-  const std::string &score = options.schedule.newbob.score;
+        "newbob decides each epoch's rate from the dev score: give dev "
+        "data (--dev, --dev-batches with --synthetic, a stage's reads.dev)");
+  const std::string &score = schedule.newbob.score;
   if (score.empty())
     return absl::OkStatus();
   std::string names;
-  for (const LossInfo &loss : evalGraph.manifest().losses) {
+  for (const LossInfo &loss : eval.losses) {
     if (loss.name == score)
       return absl::OkStatus();
     names += (names.empty() ? "" : ", ") + loss.name;
   }
-  return absl::InvalidArgumentError(
-      "--lr newbob: score '" + score + "' is not a dev loss of graph @" +
-      evalGraph.manifest().graph + " (" + names + ")");
+  return absl::InvalidArgumentError("newbob: score '" + score +
+                                    "' is not a dev loss of graph @" +
+                                    eval.graph + " (" + names + ")");
 }
 
 double Trainer::epochRate(int64_t epoch) {
   std::vector<EpochRate> &history = trainState.epochRates;
   // A checkpoint of another schedule has no epochs: those before this one
-  // count as unscored, so newbob starts at its initial rate.
+  // count as unscored (and are not reported), so newbob starts at its
+  // initial rate.
   while ((int64_t)history.size() <= epoch) {
     NewbobDecision decision =
         newbobNextRate(options.schedule.newbob, options.schedule.peak, history);
     history.push_back({decision.rate, false, 0.0});
+    if ((int64_t)history.size() <= epoch)
+      continue;
     const OutputOptions &out = options.output;
     int64_t number = (int64_t)history.size();
     if (out.json) {
@@ -679,8 +683,10 @@ absl::Status Trainer::run(bool &finished) {
         std::to_string(kMaxTrainSteps) + "] batches, what a run counts");
   if (absl::Status status = checkSaveDir(); !status.ok())
     return status;
-  if (absl::Status status = checkNewbob(); !status.ok())
-    return status;
+  if (absl::Status status =
+          checkNewbob(options.schedule, evalGraph.manifest(), !devSet.empty());
+      !status.ok())
+    return withContext(status, "--lr: ");
   if (absl::Status status = setUpState(); !status.ok())
     return status;
   const bool newbob =

@@ -65,7 +65,8 @@ struct OutputOptions {
   std::string linePrefix;
   /// JSON: also an object when the run resumes from a checkpoint
   /// (`"event": "resumed"`), as stage runs report events; a plain run's
-  /// JSON holds steps and dev evaluations only (its contract).
+  /// JSON holds steps and dev evaluations only (its contract), and under
+  /// --lr newbob each epoch's learning-rate decision.
   bool jsonEvents = false;
   /// Stage runs: each train stage writes its TensorBoard scalars
   /// (TrainOptions::tensorboardDir) to <tensorboardDir>/<stage name>, one
@@ -148,6 +149,11 @@ std::string lossesText(const Manifest &manifest,
 support::JsonObject lossesJson(const Manifest &manifest,
                                const std::vector<LossValue> &losses);
 
+/// A newbob schedule needs dev data and a `score` that names one of the
+/// evaluation graph's losses; OK for the other schedules.
+absl::Status checkNewbob(const LearningRateSchedule &schedule,
+                         const Manifest &eval, bool hasDev);
+
 class EventFileWriter;
 
 class Trainer {
@@ -194,8 +200,6 @@ private:
   /// The step's scalars to the TensorBoard event file, if there is one.
   absl::Status logScalars(const StepReport &report, int64_t frames,
                           double seconds);
-  /// newbob: checks the schedule against the data and the dev losses.
-  absl::Status checkNewbob() const;
   /// newbob: the rate of epoch `epoch` (from 0), decided (and reported)
   /// when the epoch starts and kept in trainState.epochRates.
   double epochRate(int64_t epoch);

@@ -35,23 +35,24 @@ namespace nn {
 
 /// RETURNN's newbob_multi_epoch options (its config names in brackets).
 struct NewbobOptions {
-  /// Decay: the rate times `decay` when the mean relative error of the
-  /// last `epochs` epoch pairs exceeds `threshold`, not below `min`
-  /// (newbob_learning_rate_decay, newbob_relative_error_threshold,
-  /// min_learning_rate).
+  /// The factor a decay multiplies the rate by (newbob_learning_rate_decay).
   double decay = 0.5;
+  /// A decay happens when the mean relative error of the window is above
+  /// this (newbob_relative_error_threshold).
   double threshold = -0.01;
+  /// A decay never takes the rate below this (min_learning_rate).
   double min = 0.0;
-  /// Growth: the rate times `growth` when that mean is below
-  /// `growThreshold`, at most `threshold` (newbob_learning_rate_growth,
-  /// newbob_relative_error_grow_threshold; default: `threshold`).
+  /// The factor a growth multiplies the rate by, at most up to the f32
+  /// maximum the train step takes (newbob_learning_rate_growth).
   double growth = 1.0;
+  /// A growth happens when that mean is below this, at most `threshold`
+  /// (newbob_relative_error_grow_threshold; default: `threshold`).
   double growThreshold = -0.01;
   /// The mean covers the last `epochs` + 1 epochs' scores
-  /// (newbob_multi_num_epochs); the rate may change at epochs 1,
-  /// 1 + interval, 1 + 2 interval, ... (newbob_multi_update_interval;
-  /// default: `epochs`).
+  /// (newbob_multi_num_epochs).
   int64_t epochs = 5;
+  /// The rate may change at epochs 1, 1 + interval, 1 + 2 interval, ...
+  /// (newbob_multi_update_interval; default: `epochs`).
   int64_t interval = 5;
   /// A rate holds for at least this many epochs before the next change
   /// (learning_rate_control_min_num_epochs_per_new_lr; 0 and 1: no hold).
@@ -113,11 +114,12 @@ const char *toString(NewbobDecision::Kind kind);
 ///      `epochs` + 1 epochs, (s_new - s_old) / |s_new| (or / |s_old|),
 ///      each divided by rate_new / initial with relativeToRate (when
 ///      rate_new > 0); needs two epochs, every one of them scored. Their
-///      mean m, in IEEE arithmetic as RETURNN computes it: a NaN score, a
-///      score rising to infinity or two zero scores make m NaN, which
-///      changes nothing; a score falling from infinity makes it -inf.
-///   5. m > threshold: decay (not below `min`); m < growThreshold: grow.
-///      Ties keep the rate.
+///      mean m, in IEEE arithmetic: a NaN score or two zero scores (0 / 0)
+///      make m NaN, which changes nothing; a score rising to infinity makes
+///      it NaN dividing by |new| (kept) and +inf dividing by |old|
+///      (decayed); one falling from infinity -inf (grown) and NaN.
+///   5. m > threshold: decay (not below `min`); m < growThreshold: grow
+///      (not past the f32 maximum). Ties keep the rate.
 NewbobDecision newbobNextRate(const NewbobOptions &options, double initial,
                               const std::vector<EpochRate> &history);
 
@@ -138,10 +140,12 @@ struct LearningRateSchedule {
   /// An error naming the first invalid field, or OK.
   absl::Status validate() const;
 
-  /// The learning rate of step `step` (>= 0). With newbob, `epochRate` is
-  /// the rate of the step's epoch (newbobNextRate), which warmup ramps up
-  /// to; the other decays ignore it.
-  double at(int64_t step, double epochRate = 0) const;
+  /// The learning rate of step `step` (>= 0). newbob has none without its
+  /// epoch's rate: NaN, which runTrainStep refuses.
+  double at(int64_t step) const;
+  /// newbob's rate of step `step` in an epoch whose rate (newbobNextRate)
+  /// is `epochRate`: warmup ramps up to it. The other decays are at(step).
+  double at(int64_t step, double epochRate) const;
 
   /// Parses `DECAY[:key=value,...]` with keys peak, final, warmup and
   /// total, e.g. "cosine:peak=1e-3,warmup=500,total=20000,final=1e-5", or

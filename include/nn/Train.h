@@ -176,6 +176,11 @@ bool isOptimizerState(const std::string &name);
 absl::Status checkFinite(const std::map<std::string, Tensor> &arrays,
                          const std::string &what);
 
+/// Whether a parameter of shape `from` grows into `to`: the same rank, no
+/// size smaller (copy_param_mode "subset").
+bool growsInto(const std::vector<int64_t> &from,
+               const std::vector<int64_t> &to);
+
 /// RETURNN's copy_param_mode "subset" for one parameter whose shape grew:
 /// `trained`'s values into the leading slice of `fresh` (the parameter as
 /// its op's scheme initializes it in the larger model), the rest of

@@ -50,7 +50,8 @@ namespace {
 /// besides its work: the BLAS calls, the generics between them and, with
 /// relative positions, the table rows of the block's distances (64 + 512 -
 /// 1 rows for 64 x 512 scores, against 127 for 64 x 64). Against 64 x 64
-/// blocks they made benchAttention 1.07x to 1.3x faster (docs/performance.md).
+/// blocks they made benchAttention 1.07x to 1.44x faster
+/// (docs/performance.md).
 constexpr int64_t kQueryBlock = 64;
 constexpr int64_t kKeyBlock = 512;
 

@@ -26,8 +26,10 @@
 
 // Errors name what is wrong.
 // RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --epochs 2 --epoch-steps 2 --batch-size 4 --dev-batches 0 --lr newbob:lr=1e-2 2>&1 | FileCheck %s --check-prefix=NODEV
-// NODEV: --lr newbob decides each epoch's rate from the dev score: give dev data
+// NODEV: nn-train: --lr: newbob decides each epoch's rate from the dev score: give dev data
 // RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --epochs 2 --epoch-steps 2 --batch-size 4 --lr newbob:score=wer 2>&1 | FileCheck %s --check-prefix=SCORE
-// SCORE: --lr newbob: score 'wer' is not a dev loss of graph @am (ce, fer, ctc)
+// SCORE: nn-train: --lr: newbob: score 'wer' is not a dev loss of graph @am (ce, fer, ctc)
+// RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --epochs 2 --epoch-steps 2 --batch-size 4 --lr newbob:lr=0 2>&1 | FileCheck %s --check-prefix=LR
+// LR: lr must be a positive number at most 3.4e38
 // RUN: not nn-train %S/Inputs/segments-small.mlir --synthetic segments --epochs 2 --epoch-steps 2 --batch-size 4 --lr newbob:lr=1e-2,grow-threshold=0.5 2>&1 | FileCheck %s --check-prefix=GROW
 // GROW: newbob's grow-threshold (0.500000) is above its threshold (-0.010000)

@@ -38,8 +38,10 @@ for record in records:
             mean = sum(relative) / len(relative)
             if mean > threshold:
                 expected, kind = max(rates[-1] * decay, 0.0), "decayed"
-            if abs(record.get("mean_relative_error", math.nan) - mean) > 1e-6 * abs(mean):
+            if "mean_relative_error" not in record or not math.isclose(record["mean_relative_error"], mean, rel_tol=1e-6):
                 sys.exit("epoch %d: mean relative error %s, expected %s" % (record["epoch"], record.get("mean_relative_error"), mean))
+        elif "mean_relative_error" in record:
+            sys.exit("epoch %d: a mean relative error where none was computed" % record["epoch"])
         if record["decision"] != kind or abs(record["lr"] - expected) > 1e-12 * expected:
             sys.exit("epoch %d: %s %s, expected %s %s" % (record["epoch"], record["decision"], record["lr"], kind, expected))
         rates.append(record["lr"])
