@@ -65,8 +65,8 @@ struct NewbobOptions {
   bool divideByOld = false;
   /// The dev loss whose value is the epoch's score, by name
   /// (learning_rate_control_error_measure); empty: the dev objective, the
-  /// sum of scale x value over the losses that are not as_error
-  /// (RETURNN's dev_score).
+  /// sum of scale x value over the losses that train (the evaluation graph
+  /// marks the others as_error; RETURNN's dev_score).
   std::string score;
 };
 
