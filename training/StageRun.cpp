@@ -171,30 +171,21 @@ absl::Status StagePipeline::Impl::runTrain(Stage &stage,
     if (absl::Status status = loadCheckpoint(init.parametersPath, loaded);
         !status.ok())
       return status;
-    // Grown parameters start as this graph initializes them (the seed the
-    // trainer initializes with), their trained slice copied in.
-    std::map<std::string, Tensor> fresh;
-    if (stage.growInit)
-      if (absl::Status status = initializeParameters(trainer.trainManifest(),
-                                                     options.seed, fresh);
-          !status.ok())
-        return status;
+    // Shapes were checked (prepareTrain): the same, or with
+    // copy_param_mode "subset" grown, which the trainer does as it
+    // initializes the parameters.
+    options.growInitial = stage.growInit;
     int64_t shared = 0, grown = 0;
     for (const TensorInfo &info : eval.parameters) {
       auto found = loaded.parameters.find(info.name);
       if (found == loaded.parameters.end())
         continue;
       ++shared;
-      Tensor &initial = options.initialParameters[info.name];
-      initial = found->second;
-      if (stage.growInit && fresh.count(info.name) &&
-          fresh.at(info.name).shape() != found->second.shape()) {
-        initial = std::move(fresh.at(info.name));
-        if (absl::Status status = growInto(info.name, found->second, initial);
-            !status.ok())
-          return withContext(status, stage.where + ": ");
-        ++grown;
-      }
+      options.initialParameters[info.name] = found->second;
+      std::vector<int64_t> shape;
+      for (const Axis &axis : info.axes)
+        shape.push_back(axis.size);
+      grown += shape != found->second.shape();
     }
     if (!output.json)
       llvm::errs() << options.output.linePrefix << "starts from '"

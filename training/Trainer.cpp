@@ -345,8 +345,15 @@ absl::Status Trainer::setUpState() {
           initializeParameters(manifest, options.seed, trainState.parameters);
       !status.ok())
     return status;
-  for (const auto &[name, tensor] : options.initialParameters)
-    trainState.parameters[name] = tensor;
+  for (const auto &[name, tensor] : options.initialParameters) {
+    Tensor &parameter = trainState.parameters[name];
+    if (options.growInitial && parameter.shape() != tensor.shape()) {
+      if (absl::Status status = growInto(name, tensor, parameter); !status.ok())
+        return status;
+      continue;
+    }
+    parameter = tensor;
+  }
   if (!options.initFrom.empty()) {
     TrainState loaded;
     if (absl::Status status = loadCheckpoint(options.initFrom, loaded);

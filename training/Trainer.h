@@ -118,8 +118,13 @@ struct TrainOptions {
   /// parameter of the model).
   std::string initFrom;
   /// Start from these parameters (by name; the caller keeps only those the
-  /// model has, with its shapes). Applied before `initFrom` and `resume`.
+  /// model has, with its shapes, or with `growInitial` shapes that grow
+  /// into its). Applied before `initFrom` and `resume`.
   std::map<std::string, Tensor> initialParameters;
+  /// copy_param_mode "subset": an initial parameter smaller than the
+  /// model's keeps its values in the leading slice of the parameter as the
+  /// model initializes it (nn::growInto).
+  bool growInitial = false;
   /// Evaluate the dev set before the first step too (what the starting
   /// parameters score).
   bool evaluateAtStart = false;
