@@ -192,11 +192,12 @@ LogicalResult Differentiator::seedLosses(bool required) {
     if (mark.getAsError() || scale == 0.0)
       continue;
     Location loc = mark.getLoc();
-    auto terms = builder.create<LossTermsOp>(loc, mark.getLoss(),
-                                             mark.getCustomInvNormFactor(),
-                                             mark.getNormalization());
+    auto terms = builder.create<LossTermsOp>(
+        loc, mark.getLoss(), mark.getCustomInvNormFactor(), mark.getWeights(),
+        mark.getNormalization());
     auto seed = builder.create<LossSeedOp>(
-        loc, mark.getLoss(), terms.getInvNorm(), mark.getScaleAttr(),
+        loc, mark.getLoss(), terms.getInvNorm(), mark.getWeights(),
+        mark.getScaleAttr(),
         mark.getUseNormalizedLoss() ? UnitAttr() : builder.getUnitAttr());
     gradients.add(mark.getLoss(), seed, loc);
     any = true;

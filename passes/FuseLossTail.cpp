@@ -97,6 +97,9 @@ void mergeBackward(LinearCrossEntropyGradOp grad, bool emitRemarks) {
     return decline("its seed's normalization is not the loss's");
   if (terms.getCustomInvNormFactor())
     return decline("the loss has a custom normalization factor");
+  // The merged op seeds every frame alike.
+  if (seed.getWeights())
+    return decline("the loss has weights");
   OpBuilder builder(forward);
   auto merged = builder.create<LinearCrossEntropyTrainOp>(
       forward.getLoc(), forward.getInput(), forward.getWeight(),

@@ -412,6 +412,8 @@ LogicalResult GraphPacker::run() {
     ++currentLoss;
     Value packedLoss = getPacked(mark.getLoss(), report);
     mark.getLossMutable().assign(packedLoss);
+    if (Value weights = mark.getWeights())
+      mark.getWeightsMutable().assign(getPacked(weights, report));
     if (emitRemarks)
       remarkPacked(mark, packedDim, report);
   }

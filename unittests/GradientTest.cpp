@@ -60,6 +60,29 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>)
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   nn.return
 })"},
+    // Weighted losses: CE per frame over the weighted frame count, MSE
+    // per sequence, the weights in (0, 1) from an input (they get no
+    // gradient, so no parameter may reach them). The linear and CE fuse,
+    // and their backward stays apart: the fused sweep seeds frames alike.
+    {"weighted_losses", R"(
+nn.parameter @w : !nn.tensor<[3, 4], f32>
+nn.parameter @v : !nn.tensor<[4, 4], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
+            %c: !nn.tensor<[B, T, 1], f32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 4], f32>
+  %v = nn.param_ref @v : !nn.tensor<[4, 4], f32>
+  %h = nn.linear %x, %v : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[4, 4], f32>
+  %a = nn.tanh %h : !nn.tensor<[B, T, 4], f32>
+  %l = nn.linear %a, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %ce = nn.cross_entropy %l, %y from logits : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T], i32>
+  %s = nn.sigmoid %c : !nn.tensor<[B, T, 1], f32>
+  %e = nn.mse %s, %c : !nn.tensor<[B, T, 1], f32>, !nn.tensor<[B, T, 1], f32>
+  nn.mark_loss %ce weights %e as "ce" normalize per_frame : !nn.tensor<[B, T], f32> weights !nn.tensor<[B, T], f32>
+  %m = nn.mse %a, %x : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+  nn.mark_loss %m weights %e as "mse" normalize per_sequence scale 5.000000e-01 : !nn.tensor<[B, T], f32> weights !nn.tensor<[B, T], f32>
+  nn.return
+})"},
     // An L2 regularization loss over two parameters beside CE: its
     // gradient 2 s w adds to the CE gradient of w, and b gets it alone.
     {"param_norm_l2", R"(

@@ -39,6 +39,14 @@ LogicalResult LinearGradInputOp::inferReturnTypes(
   return success();
 }
 
+LogicalResult LossSeedOp::verify() {
+  if (getWeights() && getWeights().getType() != getLoss().getType())
+    return emitOpError() << "weights must have the loss's type "
+                         << getLoss().getType() << ", got "
+                         << getWeights().getType();
+  return success();
+}
+
 LogicalResult LinearGradInputOp::verify() {
   NNTensorType grad = tensorOf(getGrad()), weight = tensorOf(getWeight());
   if (!weight.hasStaticShape() ||

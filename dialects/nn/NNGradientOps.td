@@ -24,19 +24,23 @@ def NN_LossSeedOp : NN_Op<"loss_seed", [Pure,
     factor (`nn.loss_terms`). The objective takes `scale * sum / inv_norm`
     (or `scale * sum` with `unnormalized`), so its gradient with respect to
     each valid position of `loss` is `scale / inv_norm` (0 when `inv_norm`
-    is 0: a loss over no frames) or `scale`; padded positions get exactly 0.
+    is 0: a loss over no frames) or `scale`, times the position's weight
+    where the mark has `weights`; padded positions get exactly 0.
 
     ```mlir
     %g = nn.loss_seed %ce, %inv_norm scale 1.000000e+00 : !nn.tensor<[B, T], f32>
     ```
   }];
   let arguments = (ins NN_FloatTensor:$loss, NN_F64Scalar:$inv_norm,
+                       Optional<NN_FloatTensor>:$weights,
                        F64Attr:$scale, UnitAttr:$unnormalized);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = [{
-    $loss `,` $inv_norm `scale` $scale (`unnormalized` $unnormalized^)?
-    attr-dict `:` qualified(type($loss))
+    $loss `,` $inv_norm (`weights` $weights^)? `scale` $scale
+    (`unnormalized` $unnormalized^)?
+    attr-dict `:` qualified(type($loss)) (`weights` qualified(type($weights))^)?
   }];
+  let hasVerifier = 1;
 }
 
 def NN_LinearGradInputOp : NN_FrameWiseOp<"linear_grad_input", [

@@ -290,7 +290,12 @@ ParameterInit LinearCrossEntropyTrainOp::getParameterInit(OpOperand &operand) {
 /// `nn.loss_terms` both require of `loss` and the custom factor.
 static LogicalResult verifyLossNormalization(Operation *op, Value loss,
                                              LossNormalization normalization,
-                                             Value factor) {
+                                             Value factor, Value weights) {
+  // Same positions and element type: a weight per loss value, read where
+  // the loss is read.
+  if (weights && weights.getType() != loss.getType())
+    return op->emitOpError() << "weights must have the loss's type "
+                             << loss.getType() << ", got " << weights.getType();
   FailureOr<DimContext> context = DimContext::get(op);
   if (failed(context))
     return failure();
@@ -366,10 +371,10 @@ LogicalResult MarkLossOp::verify() {
                          << "' is left out of train steps, so it cannot "
                             "be trained";
   return verifyLossNormalization(*this, getLoss(), getNormalization(),
-                                 getCustomInvNormFactor());
+                                 getCustomInvNormFactor(), getWeights());
 }
 
 LogicalResult LossTermsOp::verify() {
   return verifyLossNormalization(*this, getLoss(), getNormalization(),
-                                 getCustomInvNormFactor());
+                                 getCustomInvNormFactor(), getWeights());
 }

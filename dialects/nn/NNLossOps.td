@@ -254,7 +254,8 @@ def NN_LinearCrossEntropyTrainOp : NN_FrameWiseOp<"linear_cross_entropy_train", 
 // Marked losses
 //===----------------------------------------------------------------------===//
 
-def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
+def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>,
+    AttrSizedOperandSegments]> {
   let summary = "declares a per-position loss value as a named loss";
   let description = [{
     The loss is the sum of `loss` over its valid positions (padding is
@@ -268,6 +269,15 @@ def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
     `as_error` losses are reported, never trained on. Loss names are unique
     per graph. `loss` must be the loss value of a loss op (its first
     result).
+
+    `weights` (optional, the type of `loss`) weights each position: the
+    loss is the sum of `weights * loss` over the valid positions, and
+    `per_frame` normalization divides by the sum of the weights instead of
+    the number of frames (the other normalizations are unchanged). The
+    weights get no gradient. A weight of 0 takes a position out of the
+    loss entirely: chunked training (`nn-train --chunking size:step`)
+    gives the frames that an overlapping chunk shares with its neighbour
+    weight 0 in all but one of them, so that every frame counts once.
 
     `eval_only` (with `as_error` only) reports the loss in evaluation but
     leaves it out of compiled train steps: `nn-drop-results` erases the
@@ -283,29 +293,35 @@ def NN_MarkLossOp : NN_Op<"mark_loss", [MemoryEffects<[MemWrite]>]> {
         : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
     nn.mark_loss %errors, %ref_lengths as "ler" normalize custom as_error
         eval_only : !nn.tensor<[B], f32>, !nn.tensor<[B], f32>
+    nn.mark_loss %ce weights %counted as "ce" normalize per_frame
+        : !nn.tensor<[N], f32> weights !nn.tensor<[N], f32>
     ```
   }];
   let arguments = (ins NN_Tensor:$loss,
                        Optional<NN_FloatTensor>:$custom_inv_norm_factor,
+                       Optional<NN_FloatTensor>:$weights,
                        StrAttr:$name, NN_LossNormalization:$normalization,
                        DefaultValuedAttr<F64Attr, "1.0">:$scale,
                        DefaultValuedAttr<BoolAttr, "true">:$use_normalized_loss,
                        UnitAttr:$as_error, UnitAttr:$eval_only);
   let assemblyFormat = [{
-    $loss (`,` $custom_inv_norm_factor^)? `as` $name `normalize` $normalization
+    $loss (`,` $custom_inv_norm_factor^)? (`weights` $weights^)? `as` $name
+    `normalize` $normalization
     (`scale` $scale^)? (`as_error` $as_error^)? (`eval_only` $eval_only^)?
     attr-dict `:` qualified(type($loss))
     (`,` qualified(type($custom_inv_norm_factor))^)?
+    (`weights` qualified(type($weights))^)?
   }];
   let hasVerifier = 1;
 }
 
-def NN_LossTermsOp : NN_Op<"loss_terms", [Pure]> {
+def NN_LossTermsOp : NN_Op<"loss_terms", [Pure, AttrSizedOperandSegments]> {
   let summary = "a marked loss as its two f64 terms";
   let description = [{
     What `nn.mark_loss` declares, as values: `sum` is the f64 sum of `loss`
-    over its valid positions and `inv_norm` its inverse normalization
-    factor (see `nn.mark_loss` for `normalization` and the custom factor).
+    (times `weights` where given) over its valid positions and `inv_norm`
+    its inverse normalization factor (see `nn.mark_loss` for
+    `normalization`, the custom factor and the weights).
     `nn-expose-losses` replaces each `nn.mark_loss` by this op and returns
     both terms from the graph (a caller returns its callees' terms too), so
     that the lowering of every op stays local; the loss's name and training
@@ -318,11 +334,14 @@ def NN_LossTermsOp : NN_Op<"loss_terms", [Pure]> {
   }];
   let arguments = (ins NN_FloatTensor:$loss,
                        Optional<NN_FloatTensor>:$custom_inv_norm_factor,
+                       Optional<NN_FloatTensor>:$weights,
                        NN_LossNormalization:$normalization);
   let results = (outs NN_F64Scalar:$sum, NN_F64Scalar:$inv_norm);
   let assemblyFormat = [{
-    $loss (`,` $custom_inv_norm_factor^)? `normalize` $normalization attr-dict
+    $loss (`,` $custom_inv_norm_factor^)? (`weights` $weights^)? `normalize`
+    $normalization attr-dict
     `:` qualified(type($loss)) (`,` qualified(type($custom_inv_norm_factor))^)?
+    (`weights` qualified(type($weights))^)?
   }];
   let hasVerifier = 1;
 }

@@ -26,25 +26,36 @@ namespace {
 NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
 
 /// The f64 sum of a loss value over its valid positions.
-Value maskedSum(LinalgBuilder &lb, Value loss, NNTensorType type) {
+/// The f64 sum of `loss` (times `weights`, of the same type, where given)
+/// over its valid positions.
+Value maskedSum(LinalgBuilder &lb, Value loss, NNTensorType type,
+                Value weights = {}) {
   OpBuilder &b = lb.getBuilder();
   unsigned rank = type.getRank();
   Value acc = lb.filled({}, b.getF64Type(), 0.0);
   // Padded losses: one lengths input per sequence axis, read at [b].
   SmallVector<Value> lengths = lb.paddingLengths(type);
   SmallVector<Value> inputs{loss};
-  inputs.append(lengths);
   SmallVector<AffineMap> maps{b.getMultiDimIdentityMap(rank)};
+  if (weights) {
+    inputs.push_back(weights);
+    maps.push_back(b.getMultiDimIdentityMap(rank));
+  }
+  unsigned firstLength = inputs.size();
+  inputs.append(lengths);
   maps.append(lengths.size(), AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
   maps.push_back(AffineMap::get(rank, 0, b.getContext()));
   return lb.generic(acc.getType(), inputs, acc, maps,
                     SmallVector<IteratorType>(rank, IteratorType::reduction),
                     [&](OpBuilder &nested, Location l, ValueRange args) {
                       Scalar s{nested, l};
+                      Value term = s.toF64(args[0]);
+                      if (weights)
+                        term = s.mul(term, s.toF64(args[1]));
                       nested.create<linalg::YieldOp>(
                           l, LinalgBuilder::accumulateIfValid(
-                                 s, args.back(), s.toF64(args[0]),
-                                 args.drop_front().drop_back()));
+                                 s, args.back(), term,
+                                 args.drop_front(firstLength).drop_back()));
                     });
 }
 
@@ -202,9 +213,13 @@ public:
         classifyPositions(type, decls, [&] { return op.emitOpError(); });
     if (failed(positions))
       return failure();
-    Value sum = maskedSum(lb, adaptor.getLoss(), type);
+    Value sum = maskedSum(lb, adaptor.getLoss(), type, adaptor.getWeights());
     Value norm;
-    if (op.getNormalization() != LossNormalization::custom) {
+    if (adaptor.getWeights() &&
+        op.getNormalization() == LossNormalization::per_frame) {
+      // The frames, each counted by its weight.
+      norm = maskedSum(lb, adaptor.getWeights(), type);
+    } else if (op.getNormalization() != LossNormalization::custom) {
       norm = inverseNormalization(lb, *positions, op.getNormalization());
     } else {
       NNTensorType factorType = typeOf(op.getCustomInvNormFactor());
@@ -286,6 +301,12 @@ public:
     maps.append(lengths.size(), AffineMap::get(rank, 0, b.getAffineDimExpr(0)));
     maps.push_back(b.getMultiDimIdentityMap(rank));
     SmallVector<Value> inputs{adaptor.getInvNorm()};
+    Value weights = adaptor.getWeights();
+    if (weights) {
+      inputs.push_back(weights);
+      maps.insert(maps.begin() + 1, b.getMultiDimIdentityMap(rank));
+    }
+    unsigned firstLength = inputs.size();
     inputs.append(lengths);
     return SmallVector<Value>{lb.generic(
         init.getType(), inputs, init, maps,
@@ -299,10 +320,12 @@ public:
             Value zero = s.f(f64, 0.0);
             seed = s.select(s.feq(norm, zero), zero, s.div(seed, norm));
           }
+          if (weights)
+            seed = s.mul(seed, s.toF64(a[1]));
           if (element != f64)
             seed = nested.create<arith::TruncFOp>(l, element, seed);
-          Value valid =
-              LinalgBuilder::isValidPosition(s, a.drop_front().drop_back());
+          Value valid = LinalgBuilder::isValidPosition(
+              s, a.drop_front(firstLength).drop_back());
           nested.create<linalg::YieldOp>(
               l, valid ? s.select(valid, seed, s.f(element, 0.0)) : seed);
         })};

@@ -47,9 +47,9 @@ LogicalResult LossExposer::expose(GraphOp graph) {
       // runtime errors (lowering/conversion/Origin.h).
       Location loc =
           NameLoc::get(mark->getName().getIdentifier(), mark.getLoc());
-      auto loss = builder.create<LossTermsOp>(loc, mark.getLoss(),
-                                              mark.getCustomInvNormFactor(),
-                                              mark.getNormalization());
+      auto loss = builder.create<LossTermsOp>(
+          loc, mark.getLoss(), mark.getCustomInvNormFactor(), mark.getWeights(),
+          mark.getNormalization());
       terms.append({loss.getSum(), loss.getInvNorm()});
       mark.erase();
       continue;

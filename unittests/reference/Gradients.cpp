@@ -27,9 +27,12 @@ void evalLossSeedOp(Frame &f, ir::LossSeedOp seed) {
                  : norm == 0            ? 0.0
                                         : scale / norm;
   Array y = zeros(f.shape(type));
+  const Array *weights =
+      seed.getWeights() ? &f.values.at(seed.getWeights()) : nullptr;
   forEach(y.shape, [&](const std::vector<int64_t> &index) {
+    int64_t at = offsetOf(y.shape, index);
     if (f.valid(type, index))
-      y.data[offsetOf(y.shape, index)] = value;
+      y.data[at] = weights ? value * weights->data[at] : value;
   });
   f.setResult(seed, y);
 }

@@ -23,12 +23,15 @@ namespace {
 /// nn.mark_loss describes them.
 nn::reference::Loss lossTerms(Frame &f, Value lossValue, const Array &loss,
                               ir::LossNormalization normalization,
-                              const Array *custom) {
+                              const Array *custom, const Array *weights) {
   ir::NNTensorType type = typeOf(lossValue);
   nn::reference::Loss value;
+  auto weightAt = [&](const std::vector<int64_t> &index) {
+    return weights ? weights->data[offsetOf(loss.shape, index)] : 1.0;
+  };
   forEach(loss.shape, [&](const std::vector<int64_t> &index) {
     if (f.valid(type, index))
-      value.sum += loss.data[offsetOf(loss.shape, index)];
+      value.sum += weightAt(index) * loss.data[offsetOf(loss.shape, index)];
   });
   FailureOr<ir::Positions> positions = ir::classifyPositions(
       type, f.table, [&] { return mlir::emitError(lossValue.getLoc()); });
@@ -42,7 +45,7 @@ nn::reference::Loss lossTerms(Frame &f, Value lossValue, const Array &loss,
   case ir::LossNormalization::per_frame:
     forEach(loss.shape, [&](const std::vector<int64_t> &index) {
       if (f.valid(type, index))
-        value.normalization += 1;
+        value.normalization += weightAt(index);
     });
     break;
   case ir::LossNormalization::custom:
@@ -163,17 +166,24 @@ void evalParamNormOp(Frame &f, ir::ParamNormOp op) {
   f.setResult(op, scalar(total));
 }
 
+/// The array of an optional operand, or null.
+const Array *optional(Frame &f, Value value) {
+  return value ? &f.values.at(value) : nullptr;
+}
+
 void evalMarkLossOp(Frame &f, ir::MarkLossOp mark, LossList &losses) {
-  losses.emplace_back(
-      mark.getName().str(),
-      lossTerms(f, mark.getLoss(), f.operand(mark, 0), mark.getNormalization(),
-                mark.getCustomInvNormFactor() ? &f.operand(mark, 1) : nullptr));
+  losses.emplace_back(mark.getName().str(),
+                      lossTerms(f, mark.getLoss(), f.values.at(mark.getLoss()),
+                                mark.getNormalization(),
+                                optional(f, mark.getCustomInvNormFactor()),
+                                optional(f, mark.getWeights())));
 }
 
 void evalLossTermsOp(Frame &f, ir::LossTermsOp terms) {
   nn::reference::Loss value = lossTerms(
-      f, terms.getLoss(), f.operand(terms, 0), terms.getNormalization(),
-      terms.getCustomInvNormFactor() ? &f.operand(terms, 1) : nullptr);
+      f, terms.getLoss(), f.values.at(terms.getLoss()),
+      terms.getNormalization(), optional(f, terms.getCustomInvNormFactor()),
+      optional(f, terms.getWeights()));
   f.values[terms.getSum()] = scalar(value.sum);
   f.values[terms.getInvNorm()] = scalar(value.normalization);
 }

@@ -234,7 +234,7 @@ nn.graph @g(%x: !nn.tensor<[B], i32>) dims [B: batch] {
 
 nn.graph @g(%x: !nn.tensor<[B], f32>) dims [B: batch] {
   // expected-error @+1 {{result #0 must be rank-0 f64 nn tensor}}
-  %s, %i = "nn.loss_terms"(%x) <{normalization = 0 : i32}> : (!nn.tensor<[B], f32>) -> (!nn.tensor<[], f32>, !nn.tensor<[], f64>)
+  %s, %i = "nn.loss_terms"(%x) <{normalization = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0>}> : (!nn.tensor<[B], f32>) -> (!nn.tensor<[], f32>, !nn.tensor<[], f64>)
   nn.return
 }
 
@@ -276,5 +276,25 @@ nn.graph @g(%w: !nn.tensor<[3], f32>) dims [] {
 nn.graph @g(%dl: !nn.tensor<[], f32>, %x: !nn.tensor<[B, 3], f32>) dims [B: batch] {
   // expected-error @+1 {{input must have a static shape (a parameter or its gradient), got '!nn.tensor<[B, 3], f32>'}}
   %d = nn.param_norm_grad %dl, %x : !nn.tensor<[B, 3], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 4], f32>, %t: !nn.tensor<[B, T], i32>,
+            %w: !nn.tensor<[B], f32>) dims [B: batch, T: seq(B)] {
+  %a = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
+  // expected-error @+1 {{weights must have the loss's type '!nn.tensor<[B, T], f32>', got '!nn.tensor<[B], f32>'}}
+  nn.mark_loss %a weights %w as "ce" normalize per_frame : !nn.tensor<[B, T], f32> weights !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T, 4], f32>, %t: !nn.tensor<[B, T], i32>,
+            %w: !nn.tensor<[B, T], f64>) dims [B: batch, T: seq(B)] {
+  %a = nn.cross_entropy %l, %t from logits : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32>
+  // expected-error @+1 {{weights must have the loss's type '!nn.tensor<[B, T], f32>', got '!nn.tensor<[B, T], f64>'}}
+  %s, %n = nn.loss_terms %a weights %w normalize per_frame : !nn.tensor<[B, T], f32> weights !nn.tensor<[B, T], f64>
   nn.return
 }
