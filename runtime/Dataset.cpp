@@ -214,9 +214,14 @@ Dataset::forModel(const Manifest &manifest,
   dataset.withoutFramesRule = withoutFrames;
   for (const HostArray &array : hostArrays)
     dataset.hostArrays.push_back({array});
+  const TensorInfo *weights = nullptr;
   for (const TensorInfo &input : manifest.inputs) {
     if (isTrainStepScalar(input.name))
       continue;
+    if (input.name == kChunkWeightsInput) {
+      weights = &input;
+      continue;
+    }
     Array array;
     array.name = input.name;
     array.dtype = input.dtype;
@@ -264,6 +269,24 @@ Dataset::forModel(const Manifest &manifest,
           "', derived from '" + root +
           "', which no other input carries: a dataset cannot give its "
           "lengths");
+  }
+  if (weights) {
+    // Batches compute it: 1 per frame, 0 where another chunk counts it.
+    const std::vector<Axis> &axes = weights->axes;
+    bool fits = weights->dtype == DType::f32 && axes.size() == 2 &&
+                axes[0].isNamed() && axes[1].isNamed() &&
+                !dataset.batchingDim.empty() &&
+                axes[1].dim == dataset.batchingDim &&
+                manifest.findDim(axes[0].dim)->kind == DimInfo::Kind::batch;
+    if (!fits)
+      return absl::InvalidArgumentError(
+          std::string("graph input '") + kChunkWeightsInput +
+          "' is the weight of each frame, which batches fill: it must be "
+          "f32 [batch, " +
+          (dataset.batchingDim.empty() ? std::string("frames")
+                                       : dataset.batchingDim) +
+          "] along the frames the dataset batches by");
+    dataset.takesChunkWeights = true;
   }
   return dataset;
 }
@@ -722,6 +745,26 @@ absl::Span<const int32_t> Dataset::hostSequence(const std::string &name,
 RunInputs Dataset::batch(const std::vector<int64_t> &members) const {
   RunInputs inputs;
   auto batch = (int64_t)members.size();
+  // The transducer rule's labels of each member's chunk.
+  std::vector<std::vector<int64_t>> chunkLabelsOf;
+  if (!chunking.labels.empty())
+    for (int64_t member : members)
+      chunkLabelsOf.push_back(chunkLabels(utterances[member]));
+  auto isChunkLabels = [&](const Array &array) {
+    return !chunking.labels.empty() && array.name == chunking.labels;
+  };
+  // Member b's rows of array a: its first row in the shard's data and
+  // their count (a chunk's frames along the batching dim).
+  auto rowsOf = [&](size_t a, int64_t b) -> std::pair<int64_t, int64_t> {
+    const Utterance &u = utterances[members[b]];
+    const std::vector<int64_t> &offsets = shards[u.shard].offsets[a];
+    int64_t first = offsets[u.index];
+    if (!batchingDim.empty() && arrays[a].dim == batchingDim)
+      return {first + u.start, u.length};
+    if (isChunkLabels(arrays[a]))
+      return {0, (int64_t)chunkLabelsOf[b].size()};
+    return {first, offsets[u.index + 1] - first};
+  };
   std::map<std::string, int64_t> padded;
   for (size_t a = 0; a < arrays.size(); ++a) {
     const Array &array = arrays[a];
@@ -729,10 +772,8 @@ RunInputs Dataset::batch(const std::vector<int64_t> &members) const {
       continue;
     std::vector<int32_t> &lengths = inputs.lengths[array.dim];
     int64_t longest = 0;
-    for (int64_t member : members) {
-      const Utterance &u = utterances[member];
-      const std::vector<int64_t> &offsets = shards[u.shard].offsets[a];
-      int64_t length = offsets[u.index + 1] - offsets[u.index];
+    for (int64_t b = 0; b < batch; ++b) {
+      int64_t length = rowsOf(a, b).second;
       lengths.push_back((int32_t)length);
       longest = std::max(longest, length);
     }
@@ -759,21 +800,249 @@ RunInputs Dataset::batch(const std::vector<int64_t> &members) const {
     else if (array.dtype == DType::i64)
       std::fill_n(tensor.data<int64_t>(), tensor.numElements(), -1);
     for (int64_t b = 0; b < batch; ++b) {
-      const Utterance &u = utterances[members[b]];
-      const Shard &shard = shards[u.shard];
-      const std::vector<int64_t> &offsets = shard.offsets[a];
-      int64_t first = offsets[u.index], count = offsets[u.index + 1] - first;
+      if (isChunkLabels(array)) {
+        // chunked() checked: an integer sequence, one value per row.
+        const std::vector<int64_t> &labels = chunkLabelsOf[b];
+        for (size_t i = 0; i < labels.size(); ++i) {
+          if (array.dtype == DType::i64)
+            tensor.data<int64_t>()[b * rows + i] = labels[i];
+          else
+            tensor.data<int32_t>()[b * rows + i] = (int32_t)labels[i];
+        }
+        continue;
+      }
+      const Shard &shard = shards[utterances[members[b]].shard];
+      auto [first, count] = rowsOf(a, b);
       std::memcpy((char *)tensor.raw() + b * rows * rowSize * element,
                   (const char *)shard.data[a].raw() + first * rowSize * element,
                   count * rowSize * element);
     }
     inputs.inputs[array.name] = std::move(tensor);
   }
+  if (takesChunkWeights) {
+    int64_t rows = padded.count(batchingDim) ? padded[batchingDim] : 1;
+    Tensor weights(DType::f32, {batch, rows});
+    std::fill_n(weights.data<float>(), weights.numElements(), 0.0f);
+    for (int64_t b = 0; b < batch; ++b) {
+      const Utterance &u = utterances[members[b]];
+      for (int64_t t = 0; t < u.length; ++t)
+        weights.data<float>()[b * rows + t] =
+            t >= u.countBegin && t < u.countEnd ? 1.0f : 0.0f;
+    }
+    inputs.inputs[kChunkWeightsInput] = std::move(weights);
+  }
   // Only root dims take lengths; the runtime derives the others.
   for (const Array &array : arrays)
     if (array.derived)
       inputs.lengths.erase(array.dim);
   return inputs;
+}
+
+//===----------------------------------------------------------------------===//
+// Chunking
+//===----------------------------------------------------------------------===//
+
+std::string ChunkingOptions::str() const {
+  if (!enabled())
+    return "";
+  std::string spec = std::to_string(size) + ":" + std::to_string(step);
+  if (!labels.empty())
+    spec += ",labels=" + labels + ",alignment=" + alignment +
+            ",blank=" + std::to_string(blank);
+  return spec;
+}
+
+absl::StatusOr<ChunkingOptions> nn::parseChunking(const std::string &spec) {
+  ChunkingOptions options;
+  if (spec.empty())
+    return options;
+  auto bad = [&](const std::string &why) {
+    return absl::InvalidArgumentError(
+        "chunking '" + spec + "': " + why +
+        " (expected SIZE:STEP, 1 <= STEP <= "
+        "SIZE, optionally followed by "
+        ",labels=NAME,alignment=NAME[,blank=ID])");
+  };
+  auto number = [](const std::string &text, int64_t &value) {
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos)
+      return false;
+    value = std::stoll(text);
+    return true;
+  };
+  size_t comma = spec.find(',');
+  std::string head = spec.substr(0, comma);
+  size_t colon = head.find(':');
+  if (colon == std::string::npos ||
+      !number(head.substr(0, colon), options.size) ||
+      !number(head.substr(colon + 1), options.step))
+    return bad("no SIZE:STEP of whole numbers");
+  if (options.size < 1 || options.step < 1 || options.step > options.size)
+    return bad(options.step > options.size
+                   ? "a step longer than the chunk skips frames"
+                   : "sizes must be at least 1");
+  bool blankGiven = false;
+  while (comma != std::string::npos) {
+    size_t next = spec.find(',', comma + 1);
+    std::string item = spec.substr(comma + 1, next - comma - 1);
+    comma = next;
+    size_t equals = item.find('=');
+    std::string key = item.substr(0, equals),
+                value =
+                    equals == std::string::npos ? "" : item.substr(equals + 1);
+    if (equals == std::string::npos || value.empty())
+      return bad("'" + item + "' is not KEY=VALUE");
+    if (key == "labels")
+      options.labels = value;
+    else if (key == "alignment")
+      options.alignment = value;
+    else if (key == "blank" && number(value, options.blank))
+      blankGiven = true;
+    else
+      return bad(key == "blank" ? "blank must be a class index"
+                                : "unknown key '" + key + "'");
+  }
+  if (options.labels.empty() != options.alignment.empty() ||
+      (blankGiven && options.labels.empty()))
+    return bad("labels, alignment and blank go together");
+  if (!options.labels.empty() && options.labels == options.alignment)
+    return bad("labels and alignment are different inputs");
+  return options;
+}
+
+std::vector<Dataset::Chunk> Dataset::chunksOf(int64_t length,
+                                              const ChunkingOptions &options) {
+  std::vector<Chunk> chunks;
+  for (int64_t start = 0;; start += options.step) {
+    Chunk chunk;
+    chunk.start = start;
+    chunk.length = std::min(start + options.size, length) - start;
+    chunks.push_back(chunk);
+    if (start + chunk.length >= length)
+      break;
+  }
+  // Each frame counts in the chunk where it is farthest from a cut (a
+  // chunk end inside the utterance); ties go to the earlier chunk. Owners
+  // grow with the frame, so each chunk counts a range.
+  constexpr int64_t kNoCut = INT64_MAX;
+  std::vector<int64_t> first(chunks.size(), -1), last(chunks.size(), -1);
+  for (int64_t t = 0; t < length; ++t) {
+    int64_t owner = -1, best = -1;
+    int64_t lowest = t < options.size ? 0 : (t - options.size) / options.step;
+    for (auto k = (size_t)lowest; k < chunks.size(); ++k) {
+      const Chunk &c = chunks[k];
+      if (c.start > t)
+        break;
+      if (t >= c.start + c.length)
+        continue;
+      int64_t left = c.start > 0 ? t - c.start : kNoCut;
+      int64_t right =
+          c.start + c.length < length ? c.start + c.length - 1 - t : kNoCut;
+      int64_t distance = std::min(left, right);
+      if (distance > best) {
+        best = distance;
+        owner = (int64_t)k;
+      }
+    }
+    if (first[owner] < 0)
+      first[owner] = t;
+    last[owner] = t;
+  }
+  std::vector<Chunk> counting;
+  for (size_t k = 0; k < chunks.size(); ++k) {
+    if (first[k] < 0 && length > 0)
+      continue;
+    Chunk chunk = chunks[k];
+    chunk.countBegin = length > 0 ? first[k] - chunk.start : 0;
+    chunk.countEnd = length > 0 ? last[k] + 1 - chunk.start : 0;
+    counting.push_back(chunk);
+  }
+  return counting;
+}
+
+std::vector<int64_t> Dataset::chunkLabels(const Utterance &u) const {
+  std::vector<int64_t> labels;
+  for (size_t a = 0; a < arrays.size(); ++a) {
+    if (arrays[a].name != chunking.alignment)
+      continue;
+    const Shard &shard = shards[u.shard];
+    int64_t first = shard.offsets[a][u.index] + u.start;
+    for (int64_t t = 0; t < u.length; ++t) {
+      int64_t value = integerAt(shard.data[a], first + t);
+      if (value != chunking.blank)
+        labels.push_back(value);
+    }
+  }
+  return labels;
+}
+
+absl::StatusOr<Dataset> Dataset::chunked(const ChunkingOptions &options) const {
+  if (!options.enabled())
+    return *this;
+  std::string spec = "chunking " + options.str();
+  if (chunking.enabled())
+    return absl::InvalidArgumentError(spec +
+                                      ": the dataset is chunked already");
+  if (batchingDim.empty())
+    return absl::InvalidArgumentError(
+        spec + ": the graph's inputs have no sequence dim to cut");
+  const Array *labels = nullptr, *alignment = nullptr;
+  for (const Array &array : arrays) {
+    if (array.name == options.labels)
+      labels = &array;
+    if (array.name == options.alignment)
+      alignment = &array;
+  }
+  auto isIntegerSequence = [](const Array *array) {
+    return array && array->trailing.empty() &&
+           (array->dtype == DType::i32 || array->dtype == DType::i64);
+  };
+  if (!options.labels.empty()) {
+    if (!isIntegerSequence(alignment) || alignment->dim != batchingDim)
+      return absl::InvalidArgumentError(
+          spec + ": alignment '" + options.alignment +
+          "' must be a graph input of integers [batch, " + batchingDim + "]");
+    if (!isIntegerSequence(labels) || labels->dim.empty() ||
+        labels->dim == batchingDim || labels->derived)
+      return absl::InvalidArgumentError(
+          spec + ": labels '" + options.labels +
+          "' must be a graph input of integers [batch, U] along a sequence "
+          "dim of their own");
+  }
+  for (const Array &array : arrays) {
+    if (array.dim.empty() || array.dim == batchingDim || &array == labels)
+      continue;
+    return absl::InvalidArgumentError(
+        spec + " cuts the inputs along '" + batchingDim + "', but input '" +
+        array.name + "' runs along '" + array.dim + "'" +
+        (array.derived ? ", a dim derived from the frames, which chunks do "
+                         "not cut"
+                       : ", which chunks cannot cut: for the labels of "
+                         "transducer alignments add ,labels=" +
+                             array.name + ",alignment=NAME,blank=ID"));
+  }
+  if (options.overlaps() && !takesChunkWeights)
+    return absl::InvalidArgumentError(
+        spec +
+        ": overlapping chunks share frames, which must count once: "
+        "the graph needs an input '" +
+        std::string(kChunkWeightsInput) + "' [batch, " + batchingDim +
+        "] f32 that weights its per-frame losses (nn.mark_loss ... weights "
+        "%" +
+        std::string(kChunkWeightsInput) + ")");
+  Dataset result = *this;
+  result.chunking = options;
+  result.utterances.clear();
+  for (const Utterance &u : utterances)
+    for (const Chunk &chunk : chunksOf(u.length, options)) {
+      Utterance piece = u;
+      piece.start = chunk.start;
+      piece.length = chunk.length;
+      piece.countBegin = chunk.countBegin;
+      piece.countEnd = chunk.countEnd;
+      result.utterances.push_back(piece);
+    }
+  return result;
 }
 
 std::map<std::string, Tensor>

@@ -519,8 +519,8 @@ absl::Status Parser::parseTrainStage(const ObjectReader &reader,
   if (absl::Status status = reader.onlyKeys(
           concat(concat({"name", "kind", "graph", "entry", "losses", "epochs",
                          "steps", "batch_size", "max_frames", "bucket",
-                         "shuffle", "optimizer", "lr", "seed", "on_nonfinite",
-                         "copy_param_mode", "reads", "writes"},
+                         "shuffle", "chunking", "optimizer", "lr", "seed",
+                         "on_nonfinite", "copy_param_mode", "reads", "writes"},
                         support::jsonOptionKeys<OptimizeOptions>()),
                  codegenKeys()));
       !status.ok())
@@ -567,6 +567,13 @@ absl::Status Parser::parseTrainStage(const ObjectReader &reader,
         {"shuffle", &stage.shuffle}})
     if (absl::Status status = reader.boolean(key, *flag); !status.ok())
       return status;
+  std::string chunking;
+  if (absl::Status status = reader.string("chunking", chunking); !status.ok())
+    return status;
+  absl::StatusOr<ChunkingOptions> chunks = parseChunking(chunking);
+  if (!chunks.ok())
+    return reader.error("chunking", std::string(chunks.status().message()));
+  stage.chunking = *chunks;
   if (absl::Status status = reader.options(stage.optimize); !status.ok())
     return status;
   if (absl::Status status = parseCodegen(reader, stage); !status.ok())

@@ -15,6 +15,7 @@
 #define NN_TRAINING_STAGEFILE_H
 
 #include "nn/Compiler.h"
+#include "nn/Dataset.h"
 #include "nn/LearningRate.h"
 #include "nn/Manifest.h"
 #include "nn/SegmentTask.h"
@@ -65,6 +66,8 @@ struct StageSpec {
   std::vector<TrainedLoss> losses;
   int64_t epochs = 0, steps = 0;
   bool bucket = true, shuffle = true;
+  /// Stage key "chunking" (nn-train --chunking).
+  ChunkingOptions chunking;
   /// The nn-level passes' options (stage keys pack, fuse_loss_tail, ...).
   OptimizeOptions optimize;
   OptimizerOptions optimizer;

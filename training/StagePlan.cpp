@@ -190,6 +190,7 @@ absl::Status StagePipeline::Impl::prepareTrain(Stage &stage,
   options.data.maxFrames = stage.maxFrames;
   options.data.bucket = stage.bucket;
   options.data.shuffle = stage.shuffle;
+  options.data.chunking = stage.chunking;
   options.steps = stage.steps;
   options.epochs = stage.epochs;
   options.seed = stage.seed;

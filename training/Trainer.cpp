@@ -202,6 +202,10 @@ absl::Status Trainer::BatchSource::setUp(const Manifest &train,
     if (!data.dev.empty())
       return absl::InvalidArgumentError(
           "--dev goes with --data; the synthetic task draws its own dev set");
+    if (data.chunking.enabled())
+      return absl::InvalidArgumentError(
+          "chunking goes with --data; the synthetic task draws whole "
+          "utterances");
     absl::StatusOr<SegmentBinding> bound = bindSegmentTask(train);
     if (!bound.ok())
       return bound.status();
@@ -222,7 +226,10 @@ absl::Status Trainer::BatchSource::setUp(const Manifest &train,
   absl::StatusOr<Dataset> loaded = Dataset::load(data.train, train);
   if (!loaded.ok())
     return loaded.status();
-  dataset = std::make_unique<Dataset>(std::move(*loaded));
+  absl::StatusOr<Dataset> chunked = loaded->chunked(data.chunking);
+  if (!chunked.ok())
+    return withContext(chunked.status(), "'" + data.train.front() + "': ");
+  dataset = std::make_unique<Dataset>(std::move(*chunked));
   frameDim = dataset->lengthDim();
   if (!data.dev.empty()) {
     absl::StatusOr<Dataset> devLoaded = Dataset::load(data.dev, eval);

@@ -50,6 +50,9 @@ struct DataOptions {
   unsigned maxFrames = 0;
   bool bucket = true;
   bool shuffle = true;
+  /// --data: cut the training utterances into chunks (dev data stays
+  /// whole); see nn::ChunkingOptions.
+  ChunkingOptions chunking;
 };
 
 /// How a run reports: one JSON object per step and dev evaluation, plain

@@ -38,6 +38,43 @@
 
 namespace nn {
 
+/// The graph input that batches fill with each frame's weight in the
+/// loss: [B, T] f32 along the batching dim, for `nn.mark_loss ... weights`.
+constexpr const char *kChunkWeightsInput = "chunk_weights";
+
+/// How chunked training cuts utterances (`nn-train --chunking`), after
+/// RETURNN's `chunking = "size:step"`: chunks of `size` frames start at
+/// frames 0, step, 2 step, ... and the one that reaches the utterance's
+/// end is the last (shorter utterances are one chunk).
+///
+/// Overlapping chunks (step < size) share frames, and each frame counts in
+/// the loss once (RETURNN counts it in every chunk): in the chunk where it
+/// lies farthest from a cut, the nearer of the chunk's two ends that is not
+/// the utterance's own start or end; ties go to the earlier chunk. For two
+/// chunks that is the middle of their overlap. A chunk weights the frames
+/// it does not count 0 through kChunkWeightsInput.
+///
+/// Frame-level inputs (along the batching dim) are cut with the frames.
+/// With `labels` and `alignment` set (transducer alignments), the input
+/// `labels` of a chunk is the labels its frames of `alignment` emit, every
+/// value but `blank` in order: the segmentation by emitted blanks.
+struct ChunkingOptions {
+  /// 0: no chunking.
+  int64_t size = 0, step = 0;
+  std::string labels, alignment;
+  int64_t blank = 0;
+
+  bool enabled() const { return size > 0; }
+  bool overlaps() const { return enabled() && step < size; }
+  /// The spec it was parsed from, normalized.
+  std::string str() const;
+};
+
+/// Parses `SIZE:STEP` (1 <= STEP <= SIZE) with, for transducer
+/// alignments, `,labels=NAME,alignment=NAME[,blank=ID]` (blank 0 by
+/// default). "" is no chunking.
+absl::StatusOr<ChunkingOptions> parseChunking(const std::string &spec);
+
 class Dataset {
 public:
   /// An integer sequence per utterance that the caller reads on the host
@@ -157,8 +194,27 @@ public:
                                          int64_t u) const;
   /// The padded batch of `members` as graph inputs and lengths. Padding
   /// holds 0 (floats) and -1 (integers); every sequence axis is padded to
-  /// at least 1 (a batch whose utterances have no labels).
+  /// at least 1 (a batch whose utterances have no labels). A graph input
+  /// kChunkWeightsInput gets each frame's weight: 1, or 0 at the frames of
+  /// a chunk that a neighbouring chunk counts.
   RunInputs batch(const std::vector<int64_t> &members) const;
+  /// This dataset with every utterance cut into chunks along the batching
+  /// dim (the rules are at ChunkingOptions): each chunk is an utterance of
+  /// the result, batched like one. InvalidArgument when an input cannot be
+  /// cut: one along another sequence dim (except the labels of the
+  /// transducer rule) or along a dim derived from the frames, or chunks
+  /// that overlap for a graph without the kChunkWeightsInput input.
+  absl::StatusOr<Dataset> chunked(const ChunkingOptions &options) const;
+  /// The chunks of one utterance of `length` frames, as chunked() cuts
+  /// them (those that count no frame left out).
+  struct Chunk {
+    /// The chunk's frames [start, start + length) of the utterance.
+    int64_t start = 0, length = 0;
+    /// The frames it counts, [countBegin, countEnd) within the chunk.
+    int64_t countBegin = 0, countEnd = 0;
+  };
+  static std::vector<Chunk> chunksOf(int64_t length,
+                                     const ChunkingOptions &options);
 
 private:
   struct Array {
@@ -199,8 +255,15 @@ private:
   struct Utterance {
     int32_t shard = 0;
     int64_t index = 0;
+    /// The frames along the batching dim: the whole utterance, or a chunk
+    /// of it from `start`, that counts frames [countBegin, countEnd).
     int64_t length = 1;
+    int64_t start = 0;
+    int64_t countBegin = 0, countEnd = INT64_MAX;
   };
+  /// The labels of chunk `u` under the transducer rule: the alignment's
+  /// labels (not blank) in its frames.
+  std::vector<int64_t> chunkLabels(const Utterance &u) const;
 
   /// Checks the arrays of one shard (`members`, from `files`; `keeps`,
   /// each source's nn.keep) against the graph's inputs and adds the
@@ -224,6 +287,10 @@ private:
   std::vector<Shard> shards;
   std::vector<Utterance> utterances;
   std::string batchingDim;
+  /// Whether the graph takes kChunkWeightsInput.
+  bool takesChunkWeights = false;
+  /// How the utterances were cut (chunked()); size 0 when they were not.
+  ChunkingOptions chunking;
   int64_t leftOutCount = 0, withoutFramesCount = 0;
   WithoutFrames withoutFramesRule = WithoutFrames::leaveOut;
 };

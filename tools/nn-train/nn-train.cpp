@@ -92,6 +92,15 @@ static cl::opt<unsigned>
               cl::desc("--data: at most this many padded frames (sequences x "
                        "longest) per batch; 0: no frame budget"),
               cl::cat(dataCategory));
+static cl::opt<std::string> chunking(
+    "chunking",
+    cl::desc("--data: train on chunks of SIZE frames every STEP frames "
+             "(SIZE:STEP, RETURNN's chunking; dev data stays whole). "
+             "Overlapping chunks count each frame once, through the graph "
+             "input chunk_weights; ',labels=L,alignment=A,blank=ID' gives "
+             "each chunk the labels its frames of alignment A emit"),
+    cl::value_desc("SIZE:STEP[,labels=L,alignment=A,blank=ID]"),
+    cl::cat(dataCategory));
 static cl::opt<bool>
     noBucket("no-bucket",
              cl::desc("--data: do not batch utterances of similar length "
@@ -274,6 +283,10 @@ int trainModel() {
   data.maxFrames = maxFrames;
   data.bucket = !noBucket;
   data.shuffle = !noShuffle;
+  absl::StatusOr<nn::ChunkingOptions> chunks = nn::parseChunking(chunking);
+  if (!chunks.ok())
+    return fail(nn::withContext(chunks.status(), "--chunking: "));
+  data.chunking = *chunks;
   options.steps = steps;
   options.epochs = epochs;
   options.seed = seed;
@@ -323,15 +336,13 @@ int trainModel() {
 int runStages() {
   std::vector<std::string> conflicting = compileFlags.given();
   for (cl::Option *option : std::initializer_list<cl::Option *>{
-           &modelPath,    &emitArtifacts, &compileOnly,
-           &dataPath,     &devPath,       &synthetic,
-           &batchSize,    &maxFrames,     &noBucket,
-           &noShuffle,    &noise,         &taskClasses,
-           &devBatches,   &steps,         &epochs,
-           &epochSteps,   &seed,          &lr,
-           &onNonFinite,  &saveDir,       &saveEvery,
-           &keep,         &resume,        &initFrom,
-           &trainedLosses})
+           &modelPath,   &emitArtifacts, &compileOnly, &dataPath,
+           &devPath,     &synthetic,     &batchSize,   &maxFrames,
+           &noBucket,    &chunking,      &noShuffle,   &noise,
+           &taskClasses, &devBatches,    &steps,       &epochs,
+           &epochSteps,  &seed,          &lr,          &onNonFinite,
+           &saveDir,     &saveEvery,     &keep,        &resume,
+           &initFrom,    &trainedLosses})
     if (option->getNumOccurrences())
       conflicting.push_back(option->ArgStr.empty()
                                 ? std::string("<model.mlir>")
