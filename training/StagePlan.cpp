@@ -160,7 +160,9 @@ StagePipeline::Impl::requireArrays(const Stage &stage,
                                    const Manifest &manifest) const {
   const Entity &entity = entities.at(dataName);
   for (const TensorInfo &input : manifest.inputs) {
-    if (isTrainStepScalar(input.name) || entity.arrays.count(input.name))
+    // Batches compute the chunk weights (Dataset::batch).
+    if (isTrainStepScalar(input.name) || input.name == kChunkWeightsInput ||
+        entity.arrays.count(input.name))
       continue;
     std::string list;
     for (const std::string &name : entity.arrays)
@@ -215,6 +217,16 @@ absl::Status StagePipeline::Impl::prepareTrain(Stage &stage,
     if (absl::Status status = requireArrays(stage, stage.readDev, eval);
         !status.ok())
       return status;
+  // The chunking against the graph's inputs, on a dataset without
+  // utterances: the checks that loading the data would make later.
+  if (stage.chunking.enabled()) {
+    absl::StatusOr<Dataset> empty = Dataset::forModel(train);
+    absl::Status status =
+        empty.ok() ? empty->chunked(stage.chunking).status() : empty.status();
+    if (!status.ok())
+      return absl::InvalidArgumentError(file + ": " + stage.where + ": " +
+                                        std::string(status.message()));
+  }
   if (absl::Status status =
           checkNewbob(stage.schedule, eval, !stage.readDev.empty());
       !status.ok())

@@ -42,6 +42,11 @@ TEST(ChunkingTest, HandWorkedCuts) {
   EXPECT_EQ(cuts(10, 5, 2),
             (std::vector<Cut>{
                 {0, 5, 0, 4}, {2, 5, 2, 4}, {4, 5, 2, 4}, {6, 4, 2, 4}}));
+  // RETURNN's test_iterate_seqs_chunking_1 (10:5 over 11 frames) cuts
+  // [0,10) [5,11) [10,11); the last lies inside the one before and would
+  // count nothing, so it is left out. The overlap [5,10) splits after
+  // frame 7 (2 from a cut in both chunks: the earlier takes it).
+  EXPECT_EQ(cuts(11, 10, 5), (std::vector<Cut>{{0, 10, 0, 8}, {5, 6, 3, 6}}));
   // No overlap: every chunk counts all of its frames.
   EXPECT_EQ(cuts(7, 3, 3),
             (std::vector<Cut>{{0, 3, 0, 3}, {3, 3, 0, 3}, {6, 1, 0, 1}}));

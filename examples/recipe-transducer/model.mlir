@@ -115,10 +115,14 @@ nn.graph @align(%features: !nn.tensor<[B, T, 16], f32>,
 }
 
 // The joint runs on the real frames only (T rows per sequence, packed),
-// not the T x (U + 1) grid.
+// not the T x (U + 1) grid. Trained on overlapping chunks (the stages'
+// "chunking"), each frame counts once: batches fill `chunk_weights` with
+// 0 at the frames a neighbouring chunk counts (1 everywhere in whole
+// utterances, as in the dev evaluation).
 nn.graph @ce(%features: !nn.tensor<[B, T, 16], f32>,
              %labels: !nn.tensor<[B, U], i32>,
-             %alignment: !nn.tensor<[B, T], i32>)
+             %alignment: !nn.tensor<[B, T], i32>,
+             %chunk_weights: !nn.tensor<[B, T], f32>)
     dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1,
           N: packed(B, T)] {
   %enc = nn.call @encoder(%features) : (!nn.tensor<[B, T, 16], f32>) -> !nn.tensor<[B, T, 32], f32>
@@ -129,14 +133,16 @@ nn.graph @ce(%features: !nn.tensor<[B, T, 16], f32>,
   %j = nn.add %enc, %g : !nn.tensor<[B, T, 32], f32>
   %rows = nn.pack %j : !nn.tensor<[B, T, 32], f32> -> !nn.tensor<[N, 32], f32>
   %targets = nn.pack %alignment : !nn.tensor<[B, T], i32> -> !nn.tensor<[N], i32>
+  %counted = nn.pack %chunk_weights : !nn.tensor<[B, T], f32> -> !nn.tensor<[N], f32>
   %logits = nn.call @joiner(%rows) : (!nn.tensor<[N, 32], f32>) -> !nn.tensor<[N, 8], f32>
   %ce = nn.cross_entropy %logits, %targets from logits
       : !nn.tensor<[N, 8], f32>, !nn.tensor<[N], i32>
-  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[N], f32>
+  nn.mark_loss %ce weights %counted as "ce" normalize per_frame
+      : !nn.tensor<[N], f32> weights !nn.tensor<[N], f32>
   %err = nn.frame_error %logits, %targets
       : !nn.tensor<[N, 8], f32>, !nn.tensor<[N], i32>
-  nn.mark_loss %err as "fer" normalize per_frame as_error
-      : !nn.tensor<[N], f32>
+  nn.mark_loss %err weights %counted as "fer" normalize per_frame as_error
+      : !nn.tensor<[N], f32> weights !nn.tensor<[N], f32>
   nn.return
 }
 

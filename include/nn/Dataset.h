@@ -45,7 +45,9 @@ constexpr const char *kChunkWeightsInput = "chunk_weights";
 /// How chunked training cuts utterances (`nn-train --chunking`), after
 /// RETURNN's `chunking = "size:step"`: chunks of `size` frames start at
 /// frames 0, step, 2 step, ... and the one that reaches the utterance's
-/// end is the last (shorter utterances are one chunk).
+/// end is the last (shorter utterances are one chunk). RETURNN starts
+/// more while the start is inside the utterance; they lie inside the last
+/// one here and would count no frame.
 ///
 /// Overlapping chunks (step < size) share frames, and each frame counts in
 /// the loss once (RETURNN counts it in every chunk): in the chunk where it
