@@ -1017,9 +1017,11 @@ absl::StatusOr<Dataset> Dataset::chunked(const ChunkingOptions &options) const {
         array.name + "' runs along '" + array.dim + "'" +
         (array.derived ? ", a dim derived from the frames, which chunks do "
                          "not cut"
-                       : ", which chunks cannot cut: for the labels of "
-                         "transducer alignments add ,labels=" +
-                             array.name + ",alignment=NAME,blank=ID"));
+                       : ", which chunks cannot cut: for the labels of an "
+                         "RNA alignment add ,labels=" +
+                             array.name +
+                             ",alignment=NAME,blank=ID (RNN-T paths, along "
+                             "their own dim, are not chunked)"));
   }
   if (options.overlaps() && !takesChunkWeights)
     return absl::InvalidArgumentError(

@@ -327,10 +327,20 @@ absl::Status StagePipeline::Impl::prepareAlign(Stage &stage) {
                 "sequence dim (nn.viterbi_align's or "
                 "nn.transducer_align's alignment)");
   stage.alignDim = frames->name;
-  if (manifest.outputs.size() > 1) {
-    const TensorInfo &score = manifest.outputs[1];
+  // The graph's own results: a computed alignment dim (an RNN-T path's)
+  // adds its lengths after them.
+  std::vector<const TensorInfo *> results;
+  for (const TensorInfo &output : manifest.outputs)
+    if (llvm::StringRef(output.name).starts_with("result"))
+      results.push_back(&output);
+  stage.alignScored = results.size() > 1;
+  if (results.size() > 1) {
+    const TensorInfo &score = *results[1];
     if (score.axes.size() != 1 || score.axes[0].dim != batch->name ||
         (score.dtype != DType::f32 && score.dtype != DType::f64))
+      return fail("may return the best path's score second, [B] float, "
+                  "and nothing else");
+    if (results.size() > 2)
       return fail("may return the best path's score second, [B] float, "
                   "and nothing else");
   }

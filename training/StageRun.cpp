@@ -289,14 +289,28 @@ StagePipeline::Impl::align(Stage &stage, const std::string &dataName,
     if (absl::Status status = stage.graph.run(inputs, result); !status.ok())
       return withContext(status, stage.where + ": ");
     const Tensor &alignment = result.outputs.at(0).second;
-    const std::vector<int32_t> &lengths = dims.lengths.at(stage.alignDim);
+    // The frames' lengths, or those the graph computed (an RNN-T path's
+    // T + U positions).
+    std::vector<int32_t> lengths;
+    if (auto given = dims.lengths.find(stage.alignDim);
+        given != dims.lengths.end())
+      lengths = given->second;
+    for (const auto &[name, tensor] : result.outputs)
+      if (name == lengthsOutputName(stage.alignDim))
+        lengths.assign(tensor.data<int32_t>(),
+                       tensor.data<int32_t>() + tensor.numElements());
+    if (lengths.size() != members.size())
+      return absl::InternalError(stage.where +
+                                 ": the graph returned no "
+                                 "lengths of its alignment's dim '" +
+                                 stage.alignDim + "'");
     int64_t time = alignment.shape()[1];
     for (size_t b = 0; b < members.size(); ++b) {
       int64_t u = members[b];
       const int32_t *row = alignment.data<int32_t>() + b * time;
       std::vector<int32_t> &path = out.paths[u];
       path.assign(row, row + lengths[b]);
-      if (result.outputs.size() > 1)
+      if (stage.alignScored)
         out.scores[u] = (float)result.outputs[1].second.at((int64_t)b);
       // An infeasible sequence's frames are all -1 and its score -inf
       // (which alone tells one without frames).
@@ -304,14 +318,14 @@ StagePipeline::Impl::align(Stage &stage, const std::string &dataName,
                                      [](int32_t c) { return c < 0; }) &&
                         !(std::isinf(out.scores[u]) && out.scores[u] < 0);
       if (out.feasible[u]) {
-        out.frames += lengths[b];
+        out.frames += dataset->length(u);
         continue;
       }
       if (++out.infeasible <= 5) {
         auto [shard, index] = out.origins[u];
         out.examples.push_back("utterance " + std::to_string(index) + " of '" +
                                dataset->shardPath(shard) + "' (" +
-                               std::to_string(lengths[b]) + " frames)");
+                               std::to_string(dataset->length(u)) + " frames)");
       }
     }
   }

@@ -34,6 +34,8 @@ struct Stage : StageSpec {
   Executable graph;
   /// Align stages: the frame dim of the alignment and the class count.
   std::string alignDim;
+  /// Whether the align graph returns the best paths' scores second.
+  bool alignScored = false;
   int64_t classes = 0;
   /// Decode stages: where the graph's hypotheses are, and the vocabulary.
   HypothesisLayout hypotheses;

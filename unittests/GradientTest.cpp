@@ -83,6 +83,31 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
   nn.mark_loss %m weights %e as "mse" normalize per_sequence scale 5.000000e-01 : !nn.tensor<[B, T], f32> weights !nn.tensor<[B, T], f32>
   nn.return
 })"},
+    // Frame-wise training on an RNN-T path [B, A]: the encoder frame of
+    // each position by its blanks before, the prediction state by its
+    // labels before, CE on the path's classes. The path's lengths are its
+    // own (a sequence with positions but no frames gathers nothing).
+    {"rnnt_path_gathers", R"(
+nn.parameter @we : !nn.tensor<[4, 3], f32>
+nn.parameter @wp : !nn.tensor<[4, 3], f32>
+nn.parameter @wo : !nn.tensor<[5, 4], f32>
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>, %s: !nn.tensor<[B, U1, 3], f32>,
+            %path: !nn.tensor<[B, A], i32>)
+    dims [B: batch, T: seq(B), U1: seq(B), A: seq(B)] {
+  %we = nn.param_ref @we : !nn.tensor<[4, 3], f32>
+  %wp = nn.param_ref @wp : !nn.tensor<[4, 3], f32>
+  %wo = nn.param_ref @wo : !nn.tensor<[5, 4], f32>
+  %enc = nn.linear %x, %we : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[4, 3], f32>
+  %pred = nn.linear %s, %wp : !nn.tensor<[B, U1, 3], f32>, !nn.tensor<[4, 3], f32>
+  %fe = nn.gather_states %enc, %path blank 0 by_blanks : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, A], i32> -> !nn.tensor<[B, A, 4], f32>
+  %fp = nn.gather_states %pred, %path blank 0 : !nn.tensor<[B, U1, 4], f32>, !nn.tensor<[B, A], i32> -> !nn.tensor<[B, A, 4], f32>
+  %j = nn.add %fe, %fp : !nn.tensor<[B, A, 4], f32>
+  %t = nn.tanh %j : !nn.tensor<[B, A, 4], f32>
+  %o = nn.linear %t, %wo : !nn.tensor<[B, A, 4], f32>, !nn.tensor<[5, 4], f32>
+  %ce = nn.cross_entropy %o, %path from logits : !nn.tensor<[B, A, 5], f32>, !nn.tensor<[B, A], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, A], f32>
+  nn.return
+})"},
     // An L2 regularization loss over two parameters beside CE: its
     // gradient 2 s w adds to the CE gradient of w, and b gets it alone.
     {"param_norm_l2", R"(

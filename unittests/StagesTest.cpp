@@ -293,6 +293,96 @@ TEST(StagesTest, RnaAlignFrameWiseDecodeRecipe) {
   llvm::sys::fs::remove_directories(work);
 }
 
+/// For RNN-T paths (`overlay`'s alignment over its own lengths): checks
+/// that each has T blanks and the utterance's labels in order, and returns
+/// the fraction of labels emitted on a frame (the blanks before them)
+/// inside their true segment; `labels` gets their count.
+double rnntLabelsInsideSegments(const std::string &overlay,
+                                const std::string &data, int64_t &labels) {
+  std::map<std::string, Tensor> aligned, truth;
+  EXPECT_TRUE(readNpz(overlay, aligned).ok());
+  EXPECT_TRUE(readNpz(data, truth).ok());
+  const Tensor &path = aligned.at("alignment");
+  const Tensor &positions = aligned.at("alignment.lengths");
+  const Tensor &frames = truth.at("features.lengths");
+  const Tensor &references = truth.at("labels");
+  const Tensor &segments = truth.at("segments");
+  const Tensor &counts = truth.at("segments.lengths");
+  int64_t row = 0, segment = 0, inside = 0;
+  labels = 0;
+  for (int64_t u = 0; u < positions.numElements(); ++u) {
+    int64_t t = 0, emitted = 0;
+    EXPECT_EQ(positions.at(u), frames.at(u) + counts.at(u))
+        << "utterance " << u << ": T + U positions";
+    for (int64_t k = 0; k < (int64_t)positions.at(u); ++k) {
+      int32_t cls = path.data<int32_t>()[row + k];
+      if (cls == 0) {
+        ++t;
+        continue;
+      }
+      if (emitted == (int64_t)counts.at(u)) {
+        ADD_FAILURE() << "utterance " << u << ": more labels than "
+                      << counts.at(u);
+        break;
+      }
+      EXPECT_EQ(cls, (int32_t)references.at(segment + emitted))
+          << "utterance " << u << ", label " << emitted;
+      int64_t begin = (int64_t)segments.at(2 * (segment + emitted));
+      int64_t end = (int64_t)segments.at(2 * (segment + emitted) + 1);
+      inside += t >= begin && t < end;
+      ++emitted;
+      ++labels;
+    }
+    EXPECT_EQ(t, (int64_t)frames.at(u)) << "utterance " << u << ": blanks";
+    EXPECT_EQ(emitted, (int64_t)counts.at(u)) << "utterance " << u;
+    row += (int64_t)positions.at(u);
+    segment += (int64_t)counts.at(u);
+  }
+  return labels ? (double)inside / (double)labels : 0.0;
+}
+
+// The RNN-T recipe (examples/recipe-rnnt): full-sum RNN-T, its best paths
+// over the joint (T + U emissions each, a computed dim), CE along them
+// (each position at the encoder frame of the blanks before it and the
+// prediction state of the labels before it), dev decoded greedily.
+TEST(StagesTest, RnntAlignFrameWiseDecodeRecipe) {
+  std::string work = scratch("rnnt");
+  std::unique_ptr<StagePipeline> pipeline;
+  absl::Status status = runStages(std::string(NN_SOURCE_DIR) +
+                                      "/examples/recipe-rnnt/recipe.json",
+                                  work, pipeline);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(pipeline->reports().size(), 4u);
+  int64_t devLabels = 0, trainLabels = 0;
+  double devInside =
+      rnntLabelsInsideSegments(work + "/data/dev.align/shard-00000.npz",
+                               work + "/data/dev/shard-00000.npz", devLabels);
+  double trainInside = rnntLabelsInsideSegments(
+      work + "/data/train.align/shard-00000.npz",
+      work + "/data/train/shard-00000.npz", trainLabels);
+  EXPECT_EQ(devLabels, 554);
+  EXPECT_GE(devInside, 0.85);
+  EXPECT_GE(trainInside, 0.85);
+  // CE along the paths lowers the dev error on them, and the model it
+  // leaves decodes better than the full-sum one.
+  const StageReport &rnnt = reportOf(*pipeline, "rnnt");
+  const StageReport &ce = reportOf(*pipeline, "ce");
+  double start = lossIn(ce.devAtStart, "per"), end = lossIn(ce.devAtEnd, "per");
+  EXPECT_LT(end, start);
+  const StageReport &decode = reportOf(*pipeline, "decode");
+  ASSERT_EQ(decode.decoded.size(), 1u);
+  ASSERT_TRUE(decode.decoded[0].errorRate.has_value());
+  double ler = *decode.decoded[0].errorRate;
+  EXPECT_LT(ler, lossIn(rnnt.devAtEnd, "ler"));
+  std::printf("RNN-T paths: labels inside their segment: dev %.3f (%lld), "
+              "train %.3f (%lld); dev error on the paths %.4f -> %.4f; dev "
+              "label error rate: full-sum %.4f, after CE %.4f\n",
+              devInside, (long long)devLabels, trainInside,
+              (long long)trainLabels, start, end, lossIn(rnnt.devAtEnd, "ler"),
+              ler);
+  llvm::sys::fs::remove_directories(work);
+}
+
 /// `text` with the first `from` replaced by `to` (which must be there).
 std::string replaced(std::string text, const std::string &from,
                      const std::string &to) {

@@ -152,17 +152,17 @@ nn.graph @g(%x: !nn.tensor<[B, T, 32], f32>, %y: !nn.tensor<[B, T], i32>)
 
 /// The per-sequence recursions run their sequences on threads: the
 /// transducer loss and its gradient over a packed joint, transducer_align
-/// and viterbi_align. Each sequence is computed by one thread as it would
-/// be alone, so with generated GEMMs threads change no bit of the losses,
-/// gradients, alignments or scores.
+/// (RNA and RNN-T) and viterbi_align. Each sequence is computed by one thread
+/// as it would be alone, so with generated GEMMs threads change no bit of the
+/// losses, gradients, alignments or scores.
 TEST(ThreadsSequencesTest, SequencesOnThreadsChangeNoBit) {
   const char *source = R"(
 nn.parameter @we : !nn.tensor<[6, 4], f32>
 nn.parameter @wp : !nn.tensor<[6, 4], f32>
 nn.parameter @wo : !nn.tensor<[5, 6], f32>
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %q: !nn.tensor<[B, U1, 4], f32>, %y: !nn.tensor<[B, U], i32>)
-    -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)
-    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
+    -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, A], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1), A: seq(B) computed] {
   %we = nn.param_ref @we : !nn.tensor<[6, 4], f32>
   %wp = nn.param_ref @wp : !nn.tensor<[6, 4], f32>
   %wo = nn.param_ref @wo : !nn.tensor<[5, 6], f32>
@@ -176,7 +176,8 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %q: !nn.tensor<[B, U1, 4], f32>, %y:
   %ta, %ts = nn.transducer_align %z, %y from logits topology rna blank 0 : !nn.tensor<[J, 5], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
   %c = nn.linear %enc, %wo : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[5, 6], f32>
   %va, %vs = nn.viterbi_align %c, %y from logits topology ctc blank 0 : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, U], i32>
-  nn.return %ta, %ts, %va, %vs : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+  %ra, %rs = nn.transducer_align %z, %y from logits topology rnnt blank 0 : !nn.tensor<[J, 5], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, A], i32>, !nn.tensor<[B], f32>
+  nn.return %ta, %ts, %va, %vs, %ra, %rs : !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, A], i32>, !nn.tensor<[B], f32>
 })";
   CompileOptions options;
   options.grads = true;

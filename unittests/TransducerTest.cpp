@@ -10,9 +10,9 @@
 //   * the encoder and prediction gradients against central differences of
 //     that float64 loss, through the join (joint = encoder + prediction);
 //   * packed against padded joint; zero_infinity as for CTC.
-// nn.transducer_align: the best RNA path against every path enumerated,
-// packed and padded, from logits and log-probs; ties against the float64
-// reference evaluator.
+// nn.transducer_align: the best RNA and RNN-T paths against every path
+// enumerated, packed and padded, from logits and log-probs; ties against
+// the float64 reference evaluator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -629,6 +629,166 @@ TEST(TransducerAlignTest, TiesGoToTheBlankAsInTheReference) {
           bestPathByEnumeration(jointAt(c.data[b]), kSequences[b], &best);
       EXPECT_EQ(bestScore, score);
       EXPECT_EQ(enumerated, path);
+      tied += best > 1;
+    }
+  }
+  EXPECT_GT(tied, 20) << "ties the rule had to break";
+}
+
+/// RNN-T alignments, packed and padded from logits and padded from
+/// log-probs, over the computed dims A, A2, A3 (one per producer).
+const char *kRnntAlignSource = R"(
+nn.graph @g(%e: !nn.tensor<[B, T, 4], f32>, %p: !nn.tensor<[B, U1, 4], f32>, %y: !nn.tensor<[B, U], i32>)
+    -> (!nn.tensor<[B, A], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, A2], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, A3], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1), A: seq(B) computed, A2: seq(B) computed, A3: seq(B) computed] {
+  %jp = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[J, 4], f32>
+  %jd = nn.transducer_join %e, %p : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32> -> !nn.tensor<[B, T, U1, 4], f32>
+  %ap, %sp = nn.transducer_align %jp, %y from logits topology rnnt blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, A], i32>, !nn.tensor<[B], f32>
+  %ad, %sd = nn.transducer_align %jd, %y from logits topology rnnt blank 0 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, A2], i32>, !nn.tensor<[B], f32>
+  %al, %sl = nn.transducer_align %jd, %y from log_probs topology rnnt blank 0 : !nn.tensor<[B, T, U1, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, A3], i32>, !nn.tensor<[B], f32>
+  nn.return %ap, %sp, %ad, %sd, %al, %sl : !nn.tensor<[B, A], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, A2], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, A3], i32>, !nn.tensor<[B], f32>
+}
+)";
+
+/// The best RNN-T path by enumeration: every placement of the U labels
+/// among the first T + U - 1 emissions (the last is the last frame's
+/// blank); a label stays on its frame, a blank moves to the next. The
+/// classes in order and the log-probability; nothing and -inf without
+/// frames. `best` receives how many paths have the best score.
+std::pair<std::vector<int64_t>, double> bestRnntPathByEnumeration(
+    const std::function<std::vector<double>(int64_t, int64_t)> &logProbsAt,
+    const Sequence &s, int *best = nullptr) {
+  int64_t T = s.frames, U = s.labels.size();
+  if (T == 0)
+    return {{}, kNegInf};
+  std::vector<int64_t> bestPath;
+  double bestScore = kNegInf;
+  for (int64_t mask = 0; mask < (int64_t{1} << (T + U - 1)); ++mask) {
+    if (__builtin_popcountll(mask) != U)
+      continue;
+    std::vector<int64_t> path;
+    double score = 0;
+    for (int64_t k = 0, t = 0, u = 0; k < T + U; ++k) {
+      std::vector<double> lp = logProbsAt(t, u);
+      bool emits = mask >> k & 1;
+      path.push_back(emits ? s.labels[u] : kBlank);
+      score += emits ? lp[s.labels[u]] : lp[kBlank];
+      (emits ? u : t) += 1;
+    }
+    if (score > bestScore) {
+      bestScore = score;
+      bestPath = path;
+      if (best)
+        *best = 0;
+    }
+    if (best && score == bestScore)
+      ++*best;
+  }
+  return {bestPath, bestScore};
+}
+
+/// Result `first` (the path, over a computed dim) and its score and
+/// lengths (`lengths`: the computed dim's lengths output) for sequence b.
+void expectRnntAlignment(const RunResult &got, int first, const Tensor &lengths,
+                         int64_t b, const std::vector<int64_t> &path,
+                         double score, double tolerance) {
+  const Tensor &alignment = got.outputs[first].second;
+  double value = got.outputs[first + 1].second.at(b);
+  SCOPED_TRACE("result " + std::to_string(first));
+  if (score == kNegInf)
+    EXPECT_EQ(value, kNegInf);
+  else
+    EXPECT_TRUE(close(value, score, tolerance, tolerance))
+        << value << " vs " << score;
+  ASSERT_EQ(lengths.data<int32_t>()[b], (int32_t)path.size());
+  int64_t width = alignment.shape()[1];
+  for (int64_t k = 0; k < width; ++k)
+    EXPECT_EQ(alignment.data<int32_t>()[b * width + k],
+              k < (int64_t)path.size() ? path[k] : -1)
+        << "position " << k;
+}
+
+/// The output named `name` of a run.
+const Tensor &outputNamed(const RunResult &got, const std::string &name) {
+  for (const auto &[outputName, tensor] : got.outputs)
+    if (outputName == name)
+      return tensor;
+  ADD_FAILURE() << "no output " << name;
+  return got.outputs.front().second;
+}
+
+TEST(TransducerAlignTest, RnntMatchesEveryPathPackedAndPadded) {
+  Executable exe = compileOrDie(kRnntAlignSource, /*pack=*/false);
+  std::mt19937 rng(35);
+  for (int round = 0; round < 10; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Case c = randomCase(rng);
+    RunResult got;
+    absl::Status status = exe.run(alignInputsFor(c), got);
+    ASSERT_TRUE(status.ok()) << status.message();
+    const Tensor &packedLengths = outputNamed(got, "lengths:A");
+    const Tensor &paddedLengths = outputNamed(got, "lengths:A2");
+    const Tensor &rawLengths = outputNamed(got, "lengths:A3");
+    // Every sequence has a path but the one without frames: T + U
+    // positions, the longest of them the padded width.
+    EXPECT_EQ(got.outputs[0].second.shape()[1], 5 + 3);
+    for (size_t b = 0; b < kSequences.size(); ++b) {
+      SCOPED_TRACE("sequence " + std::to_string(b));
+      auto [path, score] = bestRnntPathByEnumeration(
+          [&](int64_t t, int64_t u) { return logProbs(c.data[b], t, u); },
+          kSequences[b]);
+      expectRnntAlignment(got, 0, packedLengths, b, path, score, 1e-5);
+      expectRnntAlignment(got, 2, paddedLengths, b, path, score, 1e-5);
+      auto [raw, rawScore] =
+          bestRnntPathByEnumeration(jointAt(c.data[b]), kSequences[b]);
+      expectRnntAlignment(got, 4, rawLengths, b, raw, rawScore, 1e-5);
+      EXPECT_EQ(got.outputs[1].second.at(b), got.outputs[3].second.at(b));
+    }
+  }
+}
+
+/// Exact values, many tied paths: the compiled op breaks each tie as the
+/// reference evaluator, written from the op's rule (the blank wins), does,
+/// and both find the enumeration's best score.
+TEST(TransducerAlignTest, RnntTiesGoToTheBlankAsInTheReference) {
+  Executable exe = compileOrDie(kRnntAlignSource, /*pack=*/false);
+  std::mt19937 rng(36);
+  const double levels[] = {-0.5, -1.0, -1.5};
+  int tied = 0;
+  for (int round = 0; round < 20; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    Case c = randomCase(rng);
+    for (SequenceData &d : c.data) {
+      for (auto &row : d.encoder)
+        for (double &v : row)
+          v = levels[rng() % 3];
+      for (auto &row : d.prediction)
+        for (double &v : row)
+          v = levels[rng() % 3];
+    }
+    RunInputs inputs = alignInputsFor(c);
+    RunResult got;
+    ASSERT_TRUE(exe.run(inputs, got).ok());
+    reference::Result want;
+    absl::Status status =
+        reference::evaluate(kRnntAlignSource, "g", inputs, want);
+    ASSERT_TRUE(status.ok()) << status.message();
+    const Tensor &lengths = outputNamed(got, "lengths:A3");
+    int64_t width = want.outputs[4].shape[1];
+    for (size_t b = 0; b < kSequences.size(); ++b) {
+      SCOPED_TRACE("sequence " + std::to_string(b));
+      std::vector<int64_t> path;
+      for (int64_t k = 0;
+           k < kSequences[b].frames + (int64_t)kSequences[b].labels.size() &&
+           kSequences[b].frames > 0;
+           ++k)
+        path.push_back((int64_t)want.outputs[4].data[b * width + k]);
+      double score = want.outputs[5].data[b];
+      expectRnntAlignment(got, 4, lengths, b, path, score, 1e-6);
+      int best = 0;
+      auto [enumerated, bestScore] =
+          bestRnntPathByEnumeration(jointAt(c.data[b]), kSequences[b], &best);
+      EXPECT_EQ(bestScore, score);
       tied += best > 1;
     }
   }

@@ -285,30 +285,53 @@ LogicalResult TransducerLossGradOp::verify() {
 }
 
 LogicalResult TransducerAlignOp::verify() {
-  if (getTopology() != TransducerTopology::rna)
-    return emitOpError("aligns the rna topology only: an rnnt path emits "
-                       "labels without consuming frames, so it has no "
-                       "class per frame");
   FailureOr<ArrayRef<Attribute>> batch = verifyTransducerOperands(
       *this, getJoint(), getLabels(), static_cast<int64_t>(getBlank()));
   if (failed(batch))
     return failure();
-  // The frames: the grid's first sequence dim.
   FailureOr<DimContext> context = DimContext::get(*this);
-  FailureOr<Positions> grid = context->positions(getJoint());
-  Attribute frames = StringAttr::get(getContext(), grid->sequences[0]);
-  SmallVector<Attribute> dims(*batch);
-  dims.push_back(frames);
-  auto alignment = NNTensorType::get(dims, IntegerType::get(getContext(), 32));
-  if (tensorOf(getAlignment()) != alignment)
-    return emitOpError() << "alignment must be " << alignment
-                         << " (a class per frame), got "
-                         << getAlignment().getType();
+  NNTensorType alignmentType = tensorOf(getAlignment());
+  if (getTopology() == TransducerTopology::rnnt) {
+    // T + U emissions: lengths only the alignment knows.
+    bool fits = alignmentType.getRank() == 2 &&
+                alignmentType.getElementType().isSignlessInteger(32) &&
+                alignmentType.getDims()[0] == (*batch)[0] &&
+                alignmentType.isNamedDim(1);
+    DimDeclAttr path =
+        fits ? context->getTable().lookup(alignmentType.getDimName(1))
+             : DimDeclAttr();
+    if (!path || path.getKind() != DimKind::seq || !path.getComputed() ||
+        path.getBatch() != cast<StringAttr>((*batch)[0]))
+      return emitOpError()
+             << "an rnnt alignment is ["
+             << cast<StringAttr>((*batch)[0]).getValue() << ", A] i32 over a computed sequence dim A of its emissions "
+                "(T + U per sequence; declare 'A: seq("
+             << cast<StringAttr>((*batch)[0]).getValue() << ") computed'), got "
+             << getAlignment().getType();
+  } else {
+    // The frames: the grid's first sequence dim.
+    FailureOr<Positions> grid = context->positions(getJoint());
+    Attribute frames = StringAttr::get(getContext(), grid->sequences[0]);
+    SmallVector<Attribute> dims(*batch);
+    dims.push_back(frames);
+    auto alignment =
+        NNTensorType::get(dims, IntegerType::get(getContext(), 32));
+    if (alignmentType != alignment)
+      return emitOpError() << "alignment must be " << alignment
+                           << " (a class per frame), got "
+                           << getAlignment().getType();
+  }
   auto score = NNTensorType::get(*batch, tensorOf(getJoint()).getElementType());
   if (tensorOf(getScore()) != score)
     return emitOpError() << "score must be " << score << ", got "
                          << getScore().getType();
   return success();
+}
+
+SmallVector<StringRef, 1> TransducerAlignOp::getProducedDims() {
+  if (getTopology() != TransducerTopology::rnnt)
+    return {};
+  return {tensorOf(getAlignment()).getDimName(1)};
 }
 
 int64_t TransducerAlignOp::getNumClasses(OpOperand &operand) {

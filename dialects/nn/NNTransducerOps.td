@@ -83,20 +83,32 @@ def NN_GatherStatesOp : NN_SequenceMixingOp<"gather_states", [
     t, the state after the labels emitted before t: `states[b, n_t]` with
     `n_t` the number of frames before t whose class is neither `blank`
     nor negative (-1 marks padding and infeasible sequences), clamped to
-    `U1_b - 1`. Frames past a sequence's length get 0. The joint is then
+    `U1_b - 1`. Frames past a sequence's length get 0, and so does every
+    frame of a sequence without states (no gradient flows there). The joint is then
     evaluated only on the path: `encoder + gather_states`, frame-wise.
+
+    `by_blanks` counts the blanks before t instead (clamped the same way):
+    along an RNN-T alignment (`nn.transducer_align ... topology rnnt`,
+    `[B, A]` with A = T + U positions, where a blank moves to the next
+    frame and a label stays on it) that is the frame each position is on,
+    so that `gather_states %enc, %path by_blanks` and
+    `gather_states %pred, %path` give the encoder frame and the prediction
+    state of every position of the path.
 
     ```mlir
     %g = nn.gather_states %pred, %align blank 0
         : !nn.tensor<[B, U1, 512], f32>, !nn.tensor<[B, T], i32>
         -> !nn.tensor<[B, T, 512], f32>
+    %f = nn.gather_states %enc, %path blank 0 by_blanks
+        : !nn.tensor<[B, T, 512], f32>, !nn.tensor<[B, A], i32>
+        -> !nn.tensor<[B, A, 512], f32>
     ```
   }];
   let arguments = (ins NN_FloatTensor:$states, NN_IntegerTensor:$alignment,
-                       I64Attr:$blank);
+                       I64Attr:$blank, UnitAttr:$by_blanks);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = [{
-    $states `,` $alignment `blank` $blank attr-dict `:`
+    $states `,` $alignment `blank` $blank (`by_blanks` $by_blanks^)? attr-dict `:`
     qualified(type($states)) `,` qualified(type($alignment)) `->`
     qualified(type($result))
   }];
@@ -146,30 +158,44 @@ def NN_TransducerLossOp : NN_SequenceMixingOp<"transducer_loss", [
 }
 
 def NN_TransducerAlignOp : NN_SequenceMixingOp<"transducer_align", [
-    DeclareOpInterfaceMethods<NN_ClassIndexOpInterface, ["getReservedClass"]>]> {
+    DeclareOpInterfaceMethods<NN_ClassIndexOpInterface, ["getReservedClass"]>,
+    DeclareOpInterfaceMethods<NN_DimProducerOpInterface>]> {
   let summary = "Viterbi forced alignment over a transducer's (frame, label) grid";
   let description = [{
-    The best RNA path of each sequence through a transducer joint: `joint`
+    The best path of each sequence through a transducer joint: `joint`
     packed `[J, V]` (`J: packed(B, T, U1)`) or padded `[B, T, U1, V]` as
     for `nn.transducer_loss` (logits, the log-softmax fused, or log-probs
-    with `from log_probs`), `labels` `[B, U]`, `blank` in `[0, V)`. At
-    (t, u) a frame emits the blank, to (t + 1, u), or label u + 1, to
-    (t + 1, u + 1), each scored by the joint's row (t, u): unlike
-    `nn.viterbi_align ... topology rna` on frame scores, the scores depend
-    on the labels emitted before. Only `rna` has one emission per frame;
-    `rnnt` is rejected.
+    with `from log_probs`), `labels` `[B, U]`, `blank` in `[0, V)`. Every
+    step is scored by the joint's row (t, u) it leaves: unlike
+    `nn.viterbi_align` on frame scores, the scores depend on the labels
+    emitted before.
 
-    Results: `alignment` `[B, T]` i32, the class each frame emits on the
-    best path (the blank or the next label; -1 on padded frames);
-    `score` `[B]`, the path's log-probability. A sequence with T < U (no
-    path) gets -inf and -1 on every frame. Ties go to the blank, so that
-    each label is emitted as early as the best score allows (as
-    `nn.viterbi_align` breaks them).
+    `rna`: at (t, u) a frame emits the blank, to (t + 1, u), or label
+    u + 1, to (t + 1, u + 1). `alignment` is `[B, T]` i32, the class each
+    frame emits on the best path (the blank or the next label; -1 on
+    padded frames). A sequence with T < U (no path) gets -inf and -1 on
+    every frame.
+
+    `rnnt`: at (t, u) the blank moves to the next frame, (t + 1, u), and
+    label u + 1 stays on the frame, (t, u + 1); the path ends with the
+    blank of the last frame at (T - 1, U). `alignment` is `[B, A]` i32 over
+    a computed sequence dim A (declare `A: seq(B) computed`): the path's
+    T + U emissions in order, the blank or a label each (RETURNN's
+    linear RNN-T alignment); -1 on padding. A sequence without frames has
+    no path: length 0 and score -inf.
+
+    `score` `[B]` is the path's log-probability (-inf when no path has a
+    probability above 0, the alignment then -1 throughout). Ties go to the
+    blank, so that each label is emitted as early as the best score allows
+    (as `nn.viterbi_align` breaks them).
 
     ```mlir
     %a, %s = nn.transducer_align %logits, %labels from logits topology rna
         blank 0 : !nn.tensor<[J, 500], f32>, !nn.tensor<[B, U], i32>
         -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
+    %p, %r = nn.transducer_align %logits, %labels from logits topology rnnt
+        blank 0 : !nn.tensor<[J, 500], f32>, !nn.tensor<[B, U], i32>
+        -> !nn.tensor<[B, A], i32>, !nn.tensor<[B], f32>
     ```
   }];
   let arguments = (ins NN_FloatTensor:$joint, NN_IntegerTensor:$labels,
@@ -215,7 +241,8 @@ def NN_GatherStatesGradOp : NN_Op<"gather_states_grad", [Pure]> {
   let description = [{
     `grad` `[B, T, D]` has the gather's result type; the result has the
     type of its states operand: state (b, u) gets the sum of `grad` over
-    the valid frames that gathered it.
+    the valid frames that gathered it (counted as the gather counts them,
+    `by_blanks` or not).
 
     ```mlir
     %ds = nn.gather_states_grad %dg, %align blank 0
@@ -224,10 +251,10 @@ def NN_GatherStatesGradOp : NN_Op<"gather_states_grad", [Pure]> {
     ```
   }];
   let arguments = (ins NN_FloatTensor:$grad, NN_IntegerTensor:$alignment,
-                       I64Attr:$blank);
+                       I64Attr:$blank, UnitAttr:$by_blanks);
   let results = (outs NN_FloatTensor:$result);
   let assemblyFormat = [{
-    $grad `,` $alignment `blank` $blank attr-dict `:` qualified(type($grad))
+    $grad `,` $alignment `blank` $blank (`by_blanks` $by_blanks^)? attr-dict `:` qualified(type($grad))
     `,` qualified(type($alignment)) `->` qualified(type($result))
   }];
   let hasVerifier = 1;

@@ -285,7 +285,8 @@ GatherStatesOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
   Value dy = resultGradients[0];
   operandGradients.push_back(
       dy ? b.create<GatherStatesGradOp>(getLoc(), getStates().getType(), dy,
-                                        getAlignment(), getBlank())
+                                        getAlignment(), getBlank(),
+                                        getByBlanks())
                .getResult()
          : Value());
   // The alignment is integer: no gradient.

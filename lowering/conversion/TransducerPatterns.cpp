@@ -367,6 +367,8 @@ public:
 
   FailureOr<SmallVector<Value>> build(TransducerAlignOp op, OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
+    if (op.getTopology() == TransducerTopology::rnnt)
+      return buildRnnt(op, adaptor, lb);
     NNTensorType alignmentType = typeOf(op.getAlignment());
     NNTensorType scoreType = typeOf(op.getScore());
     Type element = scoreType.getElementType();
@@ -442,6 +444,127 @@ public:
               {path[1], {bi, s.b.getIndexAttr(0)}, {one, in.framePad}},
               {s.b.create<tensor::FromElementsOp>(s.loc, score), {bi}, {one}}};
         });
+  }
+
+private:
+  /// rnnt: delta is a [T + 1, U + 1] f64 table over the lattice's nodes
+  /// (row t: at frame t, u labels emitted; row T: past the last frame).
+  /// Into (t, u) come the blank of (t - 1, u) and label u from (t, u - 1),
+  /// the latter only while t < T. The best path ends at (T, U); its T + U
+  /// emissions are traced back into positions t + u - 1, the computed
+  /// dim's lengths (T + U, 0 without frames) bound first.
+  FailureOr<SmallVector<Value>>
+  buildRnnt(TransducerAlignOp op, OpAdaptor adaptor, LinalgBuilder &lb) const {
+    NNTensorType scoreType = typeOf(op.getScore());
+    Type element = scoreType.getElementType();
+    TransducerInputs in = transducerInputs(op, adaptor, lb);
+    OpBuilder &b = lb.getBuilder();
+    Type i32 = b.getI32Type(), f64 = b.getF64Type();
+    int64_t blank = op.getBlank();
+    Scalar outer = lb.scalar();
+    Value lengthsInit = outer.b.create<tensor::EmptyOp>(
+        outer.loc, ArrayRef<int64_t>{ShapedType::kDynamic}, i32,
+        ValueRange{in.batch});
+    SmallVector<Value> counted = forLoop(
+        outer, outer.idx(0), in.batch, {lengthsInit, outer.idx(1)},
+        [&](Scalar &q, Value bi, ValueRange a) -> SmallVector<Value> {
+          Value frames = q.toIndex(extract(q, in.frameLengths, {bi}));
+          Value labels = q.toIndex(extract(q, in.labelLengths, {bi}));
+          Value n =
+              q.select(q.lt(q.idx(0), frames), q.add(frames, labels), q.idx(0));
+          Value written = insert(
+              q, q.b.create<arith::IndexCastOp>(q.loc, i32, n), a[0], {bi});
+          return {written, q.maxI(a[1], n)};
+        });
+    Value lengths = counted[0], longest = counted[1];
+    Value alignment = outer.b.create<tensor::EmptyOp>(
+        outer.loc,
+        ArrayRef<int64_t>{ShapedType::kDynamic, ShapedType::kDynamic}, i32,
+        ValueRange{in.batch, longest});
+    Value scores = lb.empty(lb.sizes(scoreType), element);
+    Value offsets = gridOffsets(lb, in);
+    SmallVector<Value> results = forEachSequence(
+        lb, in.batch, {alignment, scores},
+        [&](Scalar &s, Value bi) -> SmallVector<SequenceSlice> {
+          SequenceGrid g = sequenceGrid(s, in, bi, offsets, blank);
+          Value frames = g.frames, last = s.sub(g.columns, s.idx(1)); // U
+          Value anyFrame = s.lt(s.idx(0), frames);
+          Value negInf = s.f(f64, kNegInf);
+          // The two ways into (t, u). Reads stay inside the sequence's
+          // rows: the blank's row (t - 1, u) only for t >= 1, the label's
+          // (t, u - 1) clamped to a real row and dropped at t = T or u = 0.
+          auto candidates = [&](Scalar &q, Value delta, Value t, Value u) {
+            Value tPrev = before(q, t), uPrev = before(q, u);
+            Value stay = q.add(extract(q, delta, {tPrev, u}),
+                               g.blankLogProb(q, tPrev, u));
+            stay = q.select(q.ge(t, q.idx(1)), stay, negInf);
+            Value tHere = q.minI(t, before(q, frames));
+            Value up = q.add(extract(q, delta, {t, uPrev}),
+                             g.labelLogProb(q, tHere, uPrev));
+            up = q.select(q.andI(q.ge(u, q.idx(1)), q.lt(t, frames)), up,
+                          negInf);
+            return std::make_pair(stay, up);
+          };
+          auto better = [&](Scalar &q, Value up, Value stay) {
+            return q.b.create<arith::CmpFOp>(q.loc, arith::CmpFPredicate::OGT,
+                                             up, stay);
+          };
+          Value table = emptyF64(s, {s.add(frames, s.idx(1)), g.columns});
+          // Row 0: the labels of frame 0 (none without frames).
+          SmallVector<Value> delta = forLoop(
+              s, s.idx(0), g.columns, {table},
+              [&](Scalar &q, Value u, ValueRange a) -> SmallVector<Value> {
+                Value v = q.select(eq(q, u, q.idx(0)), q.f(f64, 0.0), negInf);
+                return {insert(q, v, a[0], {q.idx(0), u})};
+              });
+          Value rowZeroEnd = s.select(anyFrame, g.columns, s.idx(1));
+          delta = forLoop(
+              s, s.idx(1), rowZeroEnd, delta,
+              [&](Scalar &q, Value u, ValueRange a) {
+                auto [stay, up] = candidates(q, a[0], q.idx(0), u);
+                return SmallVector<Value>{insert(q, up, a[0], {q.idx(0), u})};
+              });
+          delta = forLoop(s, s.idx(1), s.add(frames, s.idx(1)), delta,
+                          [&](Scalar &q, Value t, ValueRange a) {
+                            return forLoop(
+                                q, q.idx(0), g.columns, a,
+                                [&](Scalar &r, Value u,
+                                    ValueRange d) -> SmallVector<Value> {
+                                  auto [stay, up] = candidates(r, d[0], t, u);
+                                  Value best =
+                                      r.select(better(r, up, stay), up, stay);
+                                  return {insert(r, best, d[0], {t, u})};
+                                });
+                          });
+          Value best = extract(s, delta[0], {frames, last});
+          Value feasible = s.andI(
+              anyFrame, s.b.create<arith::CmpFOp>(
+                            s.loc, arith::CmpFPredicate::OGT, best, negInf));
+          best = s.select(anyFrame, best, negInf);
+          Value steps = s.select(feasible, s.add(frames, last), s.idx(0));
+          Value row = lb.filled({longest}, i32, -1.0);
+          SmallVector<Value> path = forLoop(
+              s, s.idx(0), steps, {frames, last, row},
+              [&](Scalar &q, Value, ValueRange a) -> SmallVector<Value> {
+                Value t = a[0], u = a[1];
+                auto [stay, up] = candidates(q, delta[0], t, u);
+                Value emits = better(q, up, stay);
+                Value label = g.labelI32(q, before(q, u));
+                Value cls = q.select(emits, label, q.i32(blank));
+                Value at = q.sub(q.add(t, u), q.idx(1));
+                Value written = insert(q, cls, a[2], {at});
+                return {q.select(emits, t, before(q, t)),
+                        q.select(emits, before(q, u), u), written};
+              });
+          Value score = s.b.create<arith::TruncFOp>(s.loc, element, best);
+          OpFoldResult one = s.b.getIndexAttr(1);
+          return {
+              {path[2], {bi, s.b.getIndexAttr(0)}, {one, longest}},
+              {s.b.create<tensor::FromElementsOp>(s.loc, score), {bi}, {one}}};
+        });
+    state.bindComputed(op, typeOf(op.getAlignment()).getDimName(1),
+                       DimValue{longest, lengths}, lb);
+    return results;
   }
 };
 
@@ -861,11 +984,13 @@ public:
 // Gathering prediction states along an RNA alignment
 //===----------------------------------------------------------------------===//
 
-/// [B, T] i32: the number of labels the alignment emits before each frame,
-/// clamped to U1_b - 1 (one scalar pass per sequence).
+/// [B, T] i32: the number of labels the alignment emits before each frame
+/// (of blanks with `byBlanks`), clamped to the states' length - 1; -1 for
+/// a sequence without states (an RNN-T path over no frames: nothing to
+/// gather). One scalar pass per sequence.
 Value statePositions(LinalgBuilder &lb, Value alignment, Value frameLengths,
-                     Value stateLengths, Value batch, Value time,
-                     int64_t blank) {
+                     Value stateLengths, Value batch, Value time, int64_t blank,
+                     bool byBlanks) {
   Scalar outer = lb.scalar();
   Type i32 = outer.i32Type();
   Value positions = outer.b.create<tensor::EmptyOp>(
@@ -879,14 +1004,17 @@ Value statePositions(LinalgBuilder &lb, Value alignment, Value frameLengths,
         SmallVector<Value> rows = forLoop(
             s, s.idx(0), time, {c[0], s.idx(0)},
             [&](Scalar &q, Value t, ValueRange a) -> SmallVector<Value> {
-              Value here = q.maxI(q.minI(a[1], last), q.idx(0));
+              Value here = q.minI(a[1], last);
               Value written =
                   insert(q, q.b.create<arith::IndexCastOp>(q.loc, i32, here),
                          a[0], {bi, t});
               Value cls = q.toIndex(extract(q, alignment, {bi, t}));
-              Value emits =
-                  q.andI(q.andI(q.lt(t, frames), q.ne(cls, q.idx(blank))),
-                         q.ge(cls, q.idx(0)));
+              // What moves to the next state: a label (not the blank, not
+              // -1), or by_blanks the blank.
+              Value counted = byBlanks ? eq(q, cls, q.idx(blank))
+                                       : q.andI(q.ne(cls, q.idx(blank)),
+                                                q.ge(cls, q.idx(0)));
+              Value emits = q.andI(q.lt(t, frames), counted);
               return {written, q.select(emits, q.add(a[1], q.idx(1)), a[1])};
             });
         return {rows[0]};
@@ -904,11 +1032,11 @@ public:
     NNTensorType statesType = typeOf(op.getStates());
     const BoundDims &dims = lb.getDims();
     Value frameLengths = dims.lengths(alignmentType.getDimName(1));
-    Value positions =
-        statePositions(lb, adaptor.getAlignment(), frameLengths,
-                       dims.lengths(statesType.getDimName(1)),
-                       dims.size(alignmentType.getDimName(0)),
-                       dims.size(alignmentType.getDimName(1)), op.getBlank());
+    Value positions = statePositions(lb, adaptor.getAlignment(), frameLengths,
+                                     dims.lengths(statesType.getDimName(1)),
+                                     dims.size(alignmentType.getDimName(0)),
+                                     dims.size(alignmentType.getDimName(1)),
+                                     op.getBlank(), op.getByBlanks());
     Value states = adaptor.getStates();
     Type element = type.getElementType();
     OpBuilder &b = lb.getBuilder();
@@ -920,8 +1048,12 @@ public:
         [&](OpBuilder &nested, Location l, ValueRange args) {
           Scalar q{nested, l};
           Value bi = q.index(0), t = q.index(1), f = q.index(2);
-          Value valid = q.lt(t, q.toIndex(extract(q, frameLengths, {bi})));
-          Value state = extract(q, states, {bi, q.toIndex(args[0]), f});
+          Value position = q.toIndex(args[0]);
+          Value valid =
+              q.andI(q.lt(t, q.toIndex(extract(q, frameLengths, {bi}))),
+                     q.ge(position, q.idx(0)));
+          Value state =
+              extract(q, states, {bi, q.maxI(position, q.idx(0)), f});
           nested.create<linalg::YieldOp>(
               l, q.select(valid, state, q.f(element, 0.0)));
         });
@@ -943,10 +1075,10 @@ public:
     const BoundDims &dims = lb.getDims();
     Value frameLengths = dims.lengths(alignmentType.getDimName(1));
     Value batch = dims.size(alignmentType.getDimName(0));
-    Value positions =
-        statePositions(lb, adaptor.getAlignment(), frameLengths,
-                       dims.lengths(type.getDimName(1)), batch,
-                       dims.size(alignmentType.getDimName(1)), op.getBlank());
+    Value positions = statePositions(lb, adaptor.getAlignment(), frameLengths,
+                                     dims.lengths(type.getDimName(1)), batch,
+                                     dims.size(alignmentType.getDimName(1)),
+                                     op.getBlank(), op.getByBlanks());
     Value grad = adaptor.getGrad();
     Value result = lb.filled(lb.sizes(type), type.getElementType(), 0.0);
     Scalar outer = lb.scalar();
@@ -958,15 +1090,18 @@ public:
           return forLoop(
               s, s.idx(0), frames, c,
               [&](Scalar &q, Value t, ValueRange a) -> SmallVector<Value> {
-                Value u = q.toIndex(extract(q, positions, {bi, t}));
-                return forLoop(q, q.idx(0), features, a,
-                               [&](Scalar &r, Value f,
-                                   ValueRange acc) -> SmallVector<Value> {
-                                 Value sum =
-                                     r.add(extract(r, acc[0], {bi, u, f}),
-                                           extract(r, grad, {bi, t, f}));
-                                 return {insert(r, sum, acc[0], {bi, u, f})};
-                               });
+                // A position with no state to gather adds nothing.
+                Value position = q.toIndex(extract(q, positions, {bi, t}));
+                Value gathered = q.ge(position, q.idx(0));
+                Value u = q.maxI(position, q.idx(0));
+                return forLoop(
+                    q, q.idx(0), q.select(gathered, features, q.idx(0)), a,
+                    [&](Scalar &r, Value f,
+                        ValueRange acc) -> SmallVector<Value> {
+                      Value sum = r.add(extract(r, acc[0], {bi, u, f}),
+                                        extract(r, grad, {bi, t, f}));
+                      return {insert(r, sum, acc[0], {bi, u, f})};
+                    });
               });
         })[0]};
   }

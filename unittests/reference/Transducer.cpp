@@ -21,10 +21,13 @@ namespace {
 
 /// For each frame of an RNA alignment [B, T], the prediction state it is
 /// in: the labels emitted on the frames before it (classes neither blank
-/// nor negative), at most U1_b - 1; -1 on padded frames.
+/// nor negative), at most U1_b - 1; -1 on padded frames. With `byBlanks`,
+/// the blanks before it: the frame a position of an RNN-T path is on. -1
+/// where there are no states to gather.
 std::vector<int64_t> gatheredStates(const Frame &f, Value states,
                                     Value alignmentValue,
-                                    const Array &alignment, int64_t blank) {
+                                    const Array &alignment, int64_t blank,
+                                    bool byBlanks) {
   const auto &frames = f.lengths.at(typeOf(alignmentValue).getDimName(1).str());
   const auto &counts = f.lengths.at(typeOf(states).getDimName(1).str());
   int64_t batch = alignment.shape[0], time = alignment.shape[1];
@@ -32,9 +35,10 @@ std::vector<int64_t> gatheredStates(const Frame &f, Value states,
   for (int64_t b = 0; b < batch; ++b) {
     int64_t emitted = 0;
     for (int64_t t = 0; t < frames[b]; ++t) {
+      // -1 (nothing gathered) when there are no states.
       positions[b * time + t] = std::min(emitted, counts[b] - 1);
       auto cls = (int64_t)alignment.data[b * time + t];
-      if (cls != blank && cls >= 0)
+      if (byBlanks ? cls == blank : cls != blank && cls >= 0)
         ++emitted;
     }
   }
@@ -170,6 +174,42 @@ struct TransducerLattice {
     return {path, best[T][U]};
   }
 
+  /// The best RNN-T path of sequence b (from nn.transducer_align's
+  /// description: the blank moves to the next frame, a label stays on
+  /// its frame, the path ends with the last frame's blank; ties to the
+  /// blank): its T + U classes in order and its log-probability; -1
+  /// throughout and -inf when no path has a probability, nothing without
+  /// frames.
+  std::pair<std::vector<int64_t>, double> bestRnntPath(int64_t b) const {
+    int64_t T = grid.frames[b], U = grid.columns[b] - 1;
+    if (T == 0)
+      return {{}, -kInf};
+    // best[t][u]: the best score of reaching node (t, u), row T being
+    // past the last frame.
+    std::vector<std::vector<double>> best(T + 1,
+                                          std::vector<double>(U + 1, -kInf));
+    auto stay = [&](int64_t t, int64_t u) {
+      return t == 0 ? -kInf : best[t - 1][u] + lp(rowOf[b][t - 1][u], blank);
+    };
+    auto up = [&](int64_t t, int64_t u) {
+      return u == 0 || t == T
+                 ? -kInf
+                 : best[t][u - 1] + lp(rowOf[b][t][u - 1], label(b, u - 1));
+    };
+    for (int64_t t = 0; t <= T; ++t)
+      for (int64_t u = 0; u <= U; ++u)
+        best[t][u] = t == 0 && u == 0 ? 0.0 : std::max(stay(t, u), up(t, u));
+    std::vector<int64_t> path(T + U, -1);
+    if (best[T][U] == -kInf)
+      return {path, -kInf};
+    for (int64_t t = T, u = U; t + u > 0;) {
+      bool emits = up(t, u) > stay(t, u);
+      path[t + u - 1] = emits ? label(b, u - 1) : blank;
+      (emits ? u : t) -= 1;
+    }
+    return {path, best[T][U]};
+  }
+
   Solution solve(int64_t b) const {
     Solution s;
     s.frames = grid.frames[b];
@@ -288,7 +328,7 @@ void evalGatherStatesOp(Frame &f, ir::GatherStatesOp gather) {
   const Array &states = f.operand(gather, 0), &alignment = f.operand(gather, 1);
   std::vector<int64_t> positions =
       gatheredStates(f, gather.getStates(), gather.getAlignment(), alignment,
-                     gather.getBlank());
+                     gather.getBlank(), gather.getByBlanks());
   int64_t batch = alignment.shape[0], time = alignment.shape[1],
           width = states.shape[2], rows = states.shape[1];
   Array y = zeros({batch, time, width});
@@ -304,8 +344,9 @@ void evalGatherStatesOp(Frame &f, ir::GatherStatesOp gather) {
 
 void evalGatherStatesGradOp(Frame &f, ir::GatherStatesGradOp grad) {
   const Array &g = f.operand(grad, 0), &alignment = f.operand(grad, 1);
-  std::vector<int64_t> positions = gatheredStates(
-      f, grad.getResult(), grad.getAlignment(), alignment, grad.getBlank());
+  std::vector<int64_t> positions =
+      gatheredStates(f, grad.getResult(), grad.getAlignment(), alignment,
+                     grad.getBlank(), grad.getByBlanks());
   ir::NNTensorType type = typeOf(grad.getResult());
   int64_t batch = alignment.shape[0], time = alignment.shape[1],
           width = g.shape[2], rows = f.sizes.at(type.getDimName(1).str());
@@ -338,6 +379,32 @@ void evalTransducerAlignOp(Frame &f, ir::TransducerAlignOp align) {
                             f.operand(align, 0), f.operand(align, 1),
                             align.getInputKind(), align.getTopology(),
                             align.getBlank());
+  if (align.getTopology() == ir::TransducerTopology::rnnt) {
+    // The computed dim A: each path's T + U positions.
+    std::vector<std::vector<int64_t>> paths;
+    Array score = zeros({lattice.batch});
+    int64_t longest = 1;
+    for (int64_t b = 0; b < lattice.batch; ++b) {
+      auto [classes, best] = lattice.bestRnntPath(b);
+      paths.push_back(classes);
+      score.data[b] = best;
+      longest = std::max<int64_t>(longest, classes.size());
+    }
+    std::string dim = typeOf(align.getAlignment()).getDimName(1).str();
+    f.sizes[dim] = longest;
+    f.lengths[dim].clear();
+    Array path = zeros({lattice.batch, longest});
+    std::fill(path.data.begin(), path.data.end(), -1.0);
+    for (int64_t b = 0; b < lattice.batch; ++b) {
+      f.lengths[dim].push_back((int64_t)paths[b].size());
+      for (size_t k = 0; k < paths[b].size(); ++k)
+        path.data[b * longest + k] = (double)paths[b][k];
+    }
+    f.deriveDims();
+    f.setResult(align, path, 0);
+    f.setResult(align, score, 1);
+    return;
+  }
   std::vector<int64_t> shape = f.shape(typeOf(align.getAlignment()));
   Array path = zeros(shape), score = zeros({lattice.batch});
   std::fill(path.data.begin(), path.data.end(), -1.0);

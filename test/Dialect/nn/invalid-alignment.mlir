@@ -52,9 +52,17 @@ nn.graph @g(%l: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) dims [B
 // -----
 
 nn.graph @g(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1)] {
-  // expected-error @+1 {{aligns the rna topology only: an rnnt path emits labels without consuming frames, so it has no class per frame}}
+  // expected-error @+1 {{an rnnt alignment is [B, A] i32 over a computed sequence dim A of its emissions (T + U per sequence; declare 'A: seq(B) computed'), got '!nn.tensor<[B, T], i32>'}}
   %a, %s = nn.transducer_align %j, %y from logits topology rnnt blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>
   nn.return
+}
+
+// -----
+
+nn.graph @g(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) -> !nn.tensor<[B, A], i64> dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1), A: seq(B) computed] {
+  // expected-error @+1 {{an rnnt alignment is [B, A] i32 over a computed sequence dim A of its emissions}}
+  %a, %s = nn.transducer_align %j, %y from logits topology rnnt blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, A], i64>, !nn.tensor<[B], f32>
+  nn.return %a : !nn.tensor<[B, A], i64>
 }
 
 // -----

@@ -389,6 +389,21 @@ nn.graph @gather_states(%s: !nn.tensor<[B, U1, 4], f32>, %a: !nn.tensor<[B, T], 
   nn.return
 }
 
+// RNN-T paths: the alignment over a computed dim A, and the two gathers
+// along it (encoder frames by the blanks, prediction states by the labels).
+// CHECK-LABEL: nn.graph @rnnt_path
+// CHECK: nn.transducer_align %{{.+}}, %{{.+}} from logits topology rnnt blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, A], i32>, !nn.tensor<[B], f32>
+// CHECK: nn.gather_states %{{.+}}, %{{.+}} blank 0 by_blanks : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, A], i32> -> !nn.tensor<[B, A, 4], f32>
+// CHECK: nn.gather_states_grad %{{.+}}, %{{.+}} blank 0 by_blanks : !nn.tensor<[B, A, 4], f32>, !nn.tensor<[B, A], i32> -> !nn.tensor<[B, T, 4], f32>
+nn.graph @rnnt_path(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>, %e: !nn.tensor<[B, T, 4], f32>)
+    -> !nn.tensor<[B, T, 4], f32>
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1), A: seq(B) computed] {
+  %a, %s = nn.transducer_align %j, %y from logits topology rnnt blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, A], i32>, !nn.tensor<[B], f32>
+  %f = nn.gather_states %e, %a blank 0 by_blanks : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, A], i32> -> !nn.tensor<[B, A, 4], f32>
+  %d = nn.gather_states_grad %f, %a blank 0 by_blanks : !nn.tensor<[B, A, 4], f32>, !nn.tensor<[B, A], i32> -> !nn.tensor<[B, T, 4], f32>
+  nn.return %d : !nn.tensor<[B, T, 4], f32>
+}
+
 // The fused loss tail (nn-fuse-loss-tail), the conv1d and CTC gradients,
 // and the padding mask nn-autodiff puts on input gradients; the fused ops
 // with and without a bias (its type listed last, after the targets').

@@ -570,10 +570,11 @@ nn.graph @align(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) -> (!n
 
 // gather_states: first, per sequence, the prediction state each frame is
 // in, the labels the alignment emitted before it (class neither the blank
-// 0 nor negative, inside the sequence), clamped to [0, U]; then one
-// generic over [B, T, D] reads states[b, position, d] at valid frames, 0
-// at padded ones. Its gradient scatters each valid frame's row back onto
-// the state it read (scalar loops over b, t < T_b and d).
+// 0 nor negative, inside the sequence), clamped to U (-1 when there are no
+// states); then one generic over [B, T, D] reads states[b, position, d]
+// at valid frames with a state, 0 elsewhere. Its gradient scatters each
+// such frame's row back onto the state it read (scalar loops over b,
+// t < T_b and d, the last empty for a frame without a state).
 // CHECK-LABEL: func.func @gather_states
 // CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %[[T:[a-z0-9]+]]: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %[[U:[a-z0-9]+]]: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %[[S:[a-z0-9]+]]: tensor<?x?x4xf32>, %[[A:[a-z0-9]+]]: tensor<?x?xi32>, %[[DY:[a-z0-9]+]]: tensor<?x?x4xf32>) -> (tensor<?x?x4xf32>, tensor<?x?x4xf32>)
 // CHECK: %[[U1LEN:.+]] = linalg.generic {{.+}} ins(%[[ULEN]] : tensor<?xi32>)
@@ -583,17 +584,16 @@ nn.graph @align(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) -> (!n
 // CHECK-NEXT: %[[STATECOUNT:.+]] = arith.index_cast %[[STATES]] : i32 to index
 // CHECK-NEXT: %[[LAST:.+]] = arith.subi %[[STATECOUNT]], %c1{{(_[0-9]+)?}} : index
 // CHECK: scf.for %[[TI:.+]] = %{{.+}} to %[[T]] step %{{.+}} iter_args(%[[PT:.+]] = %{{.+}}, %[[EMITTED:.+]] = %c0{{(_[0-9]+)?}}) -> (tensor<?x?xi32>, index) {
-// CHECK: %[[CAPPED:.+]] = arith.minsi %[[EMITTED]], %[[LAST]] : index
-// CHECK-NEXT: %[[HERE:.+]] = arith.maxsi %[[CAPPED]], %c0{{(_[0-9]+)?}} : index
+// CHECK: %[[HERE:.+]] = arith.minsi %[[EMITTED]], %[[LAST]] : index
 // CHECK-NEXT: %[[HERE32:.+]] = arith.index_cast %[[HERE]] : index to i32
 // CHECK-NEXT: %[[WRITTEN:.+]] = tensor.insert %[[HERE32]] into %[[PT]][%[[BI]], %[[TI]]] : tensor<?x?xi32>
 // CHECK-NEXT: %[[CLS32:.+]] = tensor.extract %[[A]][%[[BI]], %[[TI]]] : tensor<?x?xi32>
 // CHECK-NEXT: %[[CLS:.+]] = arith.index_cast %[[CLS32]] : i32 to index
 // CHECK-DAG: %[[NOTNEG:.+]] = arith.cmpi sge, %[[CLS]], %c0{{(_[0-9]+)?}} : index
 // CHECK-DAG: %[[NOTBLANK:.+]] = arith.cmpi ne, %[[CLS]], %c0{{(_[0-9]+)?}} : index
-// CHECK-DAG: %[[INSIDE:.+]] = arith.cmpi slt, %[[TI]], %[[FRAMES]] : index
-// CHECK: %[[AND:.+]] = arith.andi %{{.+}}, %{{.+}} : i1
-// CHECK: %[[EMITS:.+]] = arith.andi %[[AND]], %{{.+}} : i1
+// CHECK: %[[LABEL:.+]] = arith.andi %[[NOTBLANK]], %[[NOTNEG]] : i1
+// CHECK: %[[INSIDE:.+]] = arith.cmpi slt, %[[TI]], %[[FRAMES]] : index
+// CHECK: %[[EMITS:.+]] = arith.andi %[[INSIDE]], %[[LABEL]] : i1
 // CHECK: %[[MORE:.+]] = arith.addi %[[EMITTED]], %c1{{(_[0-9]+)?}} : index
 // CHECK-NEXT: %[[COUNT:.+]] = arith.select %[[EMITS]], %[[MORE]], %[[EMITTED]] : index
 // CHECK-NEXT: scf.yield %[[WRITTEN]], %[[COUNT]] : tensor<?x?xi32>, index
@@ -602,10 +602,13 @@ nn.graph @align(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) -> (!n
 // CHECK-DAG: %[[GB:.+]] = linalg.index 0 : index
 // CHECK-DAG: %[[GT:.+]] = linalg.index 1 : index
 // CHECK-DAG: %[[GF:.+]] = linalg.index 2 : index
-// CHECK-DAG: %[[GFRAMES:.+]] = tensor.extract %[[TLEN]][%[[GB]]] : tensor<?xi32>
-// CHECK-DAG: %[[GVALID:.+]] = arith.cmpi slt, %[[GT]], %{{.+}} : index
 // CHECK-DAG: %[[STATE:.+]] = arith.index_cast %[[POS]] : i32 to index
-// CHECK-DAG: %[[READ:.+]] = tensor.extract %[[S]][%[[GB]], %[[STATE]], %[[GF]]] : tensor<?x?x4xf32>
+// CHECK-DAG: %[[HASSTATE:.+]] = arith.cmpi sge, %[[STATE]], %c0{{(_[0-9]+)?}} : index
+// CHECK-DAG: %[[GFRAMES:.+]] = tensor.extract %[[TLEN]][%[[GB]]] : tensor<?xi32>
+// CHECK-DAG: %[[INFRAME:.+]] = arith.cmpi slt, %[[GT]], %{{.+}} : index
+// CHECK-DAG: %[[GVALID:.+]] = arith.andi %[[INFRAME]], %[[HASSTATE]] : i1
+// CHECK-DAG: %[[CLAMPED:.+]] = arith.maxsi %[[STATE]], %c0{{(_[0-9]+)?}} : index
+// CHECK-DAG: %[[READ:.+]] = tensor.extract %[[S]][%[[GB]], %[[CLAMPED]], %[[GF]]] : tensor<?x?x4xf32>
 // CHECK: %[[GOUT:.+]] = arith.select %[[GVALID]], %[[READ]], %{{.+}} : f32
 // CHECK-NEXT: linalg.yield %[[GOUT]] : f32
 // The gradient recomputes the positions, then scatters:
@@ -615,8 +618,11 @@ nn.graph @align(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) -> (!n
 // CHECK: %[[SFRAMES:.+]] = arith.index_cast %{{.+}} : i32 to index
 // CHECK: scf.for %[[ST:.+]] = %{{.+}} to %[[SFRAMES]] step %{{.+}} iter_args(%[[S1:.+]] = %[[S0]]) -> (tensor<?x?x4xf32>) {
 // CHECK-NEXT: %[[SP32:.+]] = tensor.extract %[[POSITIONS2]][%[[SB]], %[[ST]]] : tensor<?x?xi32>
-// CHECK-NEXT: %[[SP:.+]] = arith.index_cast %[[SP32]] : i32 to index
-// CHECK: scf.for %[[SF:.+]] = %{{.+}} to %c4{{(_[0-9]+)?}} step %{{.+}} iter_args(%[[S2:.+]] = %[[S1]]) -> (tensor<?x?x4xf32>) {
+// CHECK-NEXT: %[[SPOS:.+]] = arith.index_cast %[[SP32]] : i32 to index
+// CHECK: %[[GATHERS:.+]] = arith.cmpi sge, %[[SPOS]], %c0{{(_[0-9]+)?}} : index
+// CHECK: %[[SP:.+]] = arith.maxsi %[[SPOS]], %c0{{(_[0-9]+)?}} : index
+// CHECK: %[[WIDTH:.+]] = arith.select %[[GATHERS]], %c4{{(_[0-9]+)?}}, %c0{{(_[0-9]+)?}} : index
+// CHECK: scf.for %[[SF:.+]] = %{{.+}} to %[[WIDTH]] step %{{.+}} iter_args(%[[S2:.+]] = %[[S1]]) -> (tensor<?x?x4xf32>) {
 // CHECK-DAG: %[[DYV:.+]] = tensor.extract %[[DY]][%[[SB]], %[[ST]], %[[SF]]] : tensor<?x?x4xf32>
 // CHECK-DAG: %[[OLD:.+]] = tensor.extract %[[S2]][%[[SB]], %[[SP]], %[[SF]]] : tensor<?x?x4xf32>
 // CHECK: %[[SUM:.+]] = arith.addf %[[OLD]], %[[DYV]] : f32
