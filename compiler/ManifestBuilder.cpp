@@ -149,7 +149,8 @@ std::vector<::nn::TensorInfo> savedActivations(ir::GraphOp graph) {
   for (Operation &op : body)
     if (auto mark = dyn_cast<ir::MarkLossOp>(op)) {
       forward.insert(mark);
-      roots.push_back(mark.getLoss());
+      // The loss and what normalizes or weights it.
+      llvm::append_range(roots, mark->getOperands());
     }
   for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
     using Dialect = ir::NNDialect;

@@ -271,12 +271,17 @@ Dataset::forModel(const Manifest &manifest,
           "lengths");
   }
   if (weights) {
-    // Batches compute it: 1 per frame, 0 where another chunk counts it.
+    // Batches compute it: 1 per frame (or path position), 0 where another
+    // chunk counts it. Along the frames, or along a root sequence dim that
+    // another input carries (an RNN-T path's).
     const std::vector<Axis> &axes = weights->axes;
-    bool fits = weights->dtype == DType::f32 && axes.size() == 2 &&
-                axes[0].isNamed() && axes[1].isNamed() &&
-                !dataset.batchingDim.empty() &&
-                axes[1].dim == dataset.batchingDim &&
+    bool carried =
+        axes.size() == 2 && axes[1].isNamed() &&
+        std::any_of(dataset.arrays.begin(), dataset.arrays.end(),
+                    [&](const Array &array) {
+                      return !array.derived && array.dim == axes[1].dim;
+                    });
+    bool fits = weights->dtype == DType::f32 && carried && axes[0].isNamed() &&
                 manifest.findDim(axes[0].dim)->kind == DimInfo::Kind::batch;
     if (!fits)
       return absl::InvalidArgumentError(
@@ -285,8 +290,9 @@ Dataset::forModel(const Manifest &manifest,
           "f32 [batch, " +
           (dataset.batchingDim.empty() ? std::string("frames")
                                        : dataset.batchingDim) +
-          "] along the frames the dataset batches by");
-    dataset.takesChunkWeights = true;
+          "] along the frames the dataset batches by, or along an RNN-T "
+          "path that another input carries");
+    dataset.chunkWeightsDim = axes[1].dim;
   }
   return dataset;
 }
@@ -748,8 +754,12 @@ RunInputs Dataset::batch(const std::vector<int64_t> &members) const {
   // The transducer rule's labels of each member's chunk.
   std::vector<std::vector<int64_t>> chunkLabelsOf;
   if (!chunking.labels.empty())
-    for (int64_t member : members)
-      chunkLabelsOf.push_back(chunkLabels(utterances[member]));
+    for (int64_t member : members) {
+      std::vector<int64_t> &labels = chunkLabelsOf.emplace_back();
+      for (int64_t value : chunkAlignment(utterances[member]))
+        if (value != chunking.blank)
+          labels.push_back(value);
+    }
   auto isChunkLabels = [&](const Array &array) {
     return !chunking.labels.empty() && array.name == chunking.labels;
   };
@@ -761,6 +771,8 @@ RunInputs Dataset::batch(const std::vector<int64_t> &members) const {
     int64_t first = offsets[u.index];
     if (!batchingDim.empty() && arrays[a].dim == batchingDim)
       return {first + u.start, u.length};
+    if (!pathDim.empty() && arrays[a].dim == pathDim && u.pathLength >= 0)
+      return {first + u.pathStart, u.pathLength};
     if (isChunkLabels(arrays[a]))
       return {0, (int64_t)chunkLabelsOf[b].size()};
     return {first, offsets[u.index + 1] - first};
@@ -819,15 +831,24 @@ RunInputs Dataset::batch(const std::vector<int64_t> &members) const {
     }
     inputs.inputs[array.name] = std::move(tensor);
   }
-  if (takesChunkWeights) {
-    int64_t rows = padded.count(batchingDim) ? padded[batchingDim] : 1;
+  if (!chunkWeightsDim.empty()) {
+    // 1 where the chunk counts the frame; along an RNN-T path, where it
+    // counts the frame of the position (the blanks before it).
+    int64_t rows = padded.at(chunkWeightsDim);
     Tensor weights(DType::f32, {batch, rows});
     std::fill_n(weights.data<float>(), weights.numElements(), 0.0f);
+    const std::vector<int32_t> &lengths = inputs.lengths.at(chunkWeightsDim);
     for (int64_t b = 0; b < batch; ++b) {
       const Utterance &u = utterances[members[b]];
-      for (int64_t t = 0; t < u.length; ++t)
-        weights.data<float>()[b * rows + t] =
-            t >= u.countBegin && t < u.countEnd ? 1.0f : 0.0f;
+      std::vector<int64_t> path;
+      if (!pathDim.empty() && chunkWeightsDim == pathDim)
+        path = chunkAlignment(u);
+      for (int64_t k = 0, t = 0; k < lengths[b]; ++k) {
+        bool counted = t >= u.countBegin && t < u.countEnd;
+        weights.data<float>()[b * rows + k] = counted ? 1.0f : 0.0f;
+        // Frames advance by position, or by the path's blanks.
+        t += path.empty() ? 1 : path[k] == chunking.blank;
+      }
     }
     inputs.inputs[kChunkWeightsInput] = std::move(weights);
   }
@@ -948,37 +969,44 @@ std::vector<Dataset::Chunk> Dataset::chunksOf(int64_t length,
       first[owner] = t;
     last[owner] = t;
   }
-  std::vector<Chunk> counting;
-  for (size_t k = 0; k < chunks.size(); ++k) {
-    if (first[k] < 0 && length > 0)
-      continue;
-    Chunk chunk = chunks[k];
-    chunk.countBegin = length > 0 ? first[k] - chunk.start : 0;
-    chunk.countEnd = length > 0 ? last[k] + 1 - chunk.start : 0;
-    counting.push_back(chunk);
+  // Every chunk owns at least one frame (ChunkingTest checks it for every
+  // size and step up to 12 and length up to 40), so none is left empty.
+  for (size_t k = 0; k < chunks.size() && length > 0; ++k) {
+    chunks[k].countBegin = first[k] - chunks[k].start;
+    chunks[k].countEnd = last[k] + 1 - chunks[k].start;
   }
-  return counting;
+  return chunks;
 }
 
-std::vector<int64_t> Dataset::chunkLabels(const Utterance &u) const {
-  std::vector<int64_t> labels;
+std::vector<int64_t> Dataset::integerRows(size_t a, const Utterance &u,
+                                          int64_t begin, int64_t count) const {
+  const Shard &shard = shards[u.shard];
+  int64_t first = shard.offsets[a][u.index] + begin;
+  std::vector<int64_t> values;
+  for (int64_t i = 0; i < count; ++i)
+    values.push_back(integerAt(shard.data[a], first + i));
+  return values;
+}
+
+std::vector<int64_t> Dataset::chunkAlignment(const Utterance &u) const {
   for (size_t a = 0; a < arrays.size(); ++a) {
     if (arrays[a].name != chunking.alignment)
       continue;
-    const Shard &shard = shards[u.shard];
-    int64_t first = shard.offsets[a][u.index] + u.start;
-    for (int64_t t = 0; t < u.length; ++t) {
-      int64_t value = integerAt(shard.data[a], first + t);
-      if (value != chunking.blank)
-        labels.push_back(value);
-    }
+    if (!pathDim.empty())
+      return integerRows(a, u, u.pathStart, u.pathLength);
+    return integerRows(a, u, u.start, u.length);
   }
-  return labels;
+  return {};
 }
 
-absl::StatusOr<Dataset> Dataset::chunked(const ChunkingOptions &options) const {
+absl::StatusOr<Dataset>
+Dataset::chunked(const ChunkingOptions &options) const & {
+  return Dataset(*this).chunked(options);
+}
+
+absl::StatusOr<Dataset> Dataset::chunked(const ChunkingOptions &options) && {
   if (!options.enabled())
-    return *this;
+    return std::move(*this);
   std::string spec = "chunking " + options.str();
   if (chunking.enabled())
     return absl::InvalidArgumentError(spec +
@@ -986,6 +1014,11 @@ absl::StatusOr<Dataset> Dataset::chunked(const ChunkingOptions &options) const {
   if (batchingDim.empty())
     return absl::InvalidArgumentError(
         spec + ": the graph's inputs have no sequence dim to cut");
+  for (const HostArrayState &host : hostArrays)
+    if (host.presence == HostArrayState::Presence::present)
+      return absl::InvalidArgumentError(
+          spec + ": host array '" + host.array.name +
+          "' holds whole utterances, which chunks would cut");
   const Array *labels = nullptr, *alignment = nullptr;
   for (const Array &array : arrays) {
     if (array.name == options.labels)
@@ -997,54 +1030,103 @@ absl::StatusOr<Dataset> Dataset::chunked(const ChunkingOptions &options) const {
     return array && array->trailing.empty() &&
            (array->dtype == DType::i32 || array->dtype == DType::i64);
   };
+  std::string path;
   if (!options.labels.empty()) {
-    if (!isIntegerSequence(alignment) || alignment->dim != batchingDim)
-      return absl::InvalidArgumentError(
-          spec + ": alignment '" + options.alignment +
-          "' must be a graph input of integers [batch, " + batchingDim + "]");
     if (!isIntegerSequence(labels) || labels->dim.empty() ||
         labels->dim == batchingDim || labels->derived)
       return absl::InvalidArgumentError(
           spec + ": labels '" + options.labels +
           "' must be a graph input of integers [batch, U] along a sequence "
           "dim of their own");
+    // Along the frames: an RNA alignment; along a dim of its own: an
+    // RNN-T path.
+    if (!isIntegerSequence(alignment) || alignment->dim.empty() ||
+        alignment->derived || alignment->dim == labels->dim)
+      return absl::InvalidArgumentError(
+          spec + ": alignment '" + options.alignment +
+          "' must be a graph input of integers [batch, " + batchingDim +
+          "] (an RNA alignment) or [batch, A] along a dim of its own (an "
+          "RNN-T path)");
+    if (alignment->dim != batchingDim)
+      path = alignment->dim;
   }
   for (const Array &array : arrays) {
-    if (array.dim.empty() || array.dim == batchingDim || &array == labels)
+    if (array.dim.empty() || array.dim == batchingDim || &array == labels ||
+        (!path.empty() && array.dim == path))
       continue;
     return absl::InvalidArgumentError(
         spec + " cuts the inputs along '" + batchingDim + "', but input '" +
         array.name + "' runs along '" + array.dim + "'" +
         (array.derived ? ", a dim derived from the frames, which chunks do "
                          "not cut"
-                       : ", which chunks cannot cut: for the labels of an "
-                         "RNA alignment add ,labels=" +
-                             array.name +
-                             ",alignment=NAME,blank=ID (RNN-T paths, along "
-                             "their own dim, are not chunked)"));
+                       : ", which chunks cannot cut alone: for a "
+                         "transducer's labels and alignment (RNA, or an "
+                         "RNN-T path) add ,labels=L,alignment=A,blank=ID"));
   }
-  if (options.overlaps() && !takesChunkWeights)
+  // The losses run along the frames, or along the path.
+  const std::string &lossDim = path.empty() ? batchingDim : path;
+  if (!chunkWeightsDim.empty() && chunkWeightsDim != batchingDim &&
+      chunkWeightsDim != path)
+    return absl::InvalidArgumentError(
+        spec + ": '" + std::string(kChunkWeightsInput) + "' runs along '" +
+        chunkWeightsDim + "', neither the frames '" + batchingDim +
+        "' nor the positions of an RNN-T path that chunks cut");
+  if (options.overlaps() && chunkWeightsDim != lossDim)
     return absl::InvalidArgumentError(
         spec +
         ": overlapping chunks share frames, which must count once: "
         "the graph needs an input '" +
-        std::string(kChunkWeightsInput) + "' [batch, " + batchingDim +
+        std::string(kChunkWeightsInput) + "' [batch, " + lossDim +
         "] f32 that weights its per-frame losses (nn.mark_loss ... weights "
         "%" +
-        std::string(kChunkWeightsInput) + ")");
-  Dataset result = *this;
-  result.chunking = options;
-  result.utterances.clear();
-  for (const Utterance &u : utterances)
+        std::string(kChunkWeightsInput) + ")" +
+        (chunkWeightsDim.empty() ? ""
+                                 : ", not along '" + chunkWeightsDim + "'"));
+  // An RNN-T path: where each frame's positions begin (the blanks end
+  // them), so that a chunk of frames [s, e) takes positions
+  // [begins[s], begins[e]).
+  std::vector<std::vector<int64_t>> beginsOf(utterances.size());
+  for (size_t w = 0; w < utterances.size() && !path.empty(); ++w) {
+    const Utterance &u = utterances[w];
+    size_t a = alignment - arrays.data();
+    const std::vector<int64_t> &offsets = shards[u.shard].offsets[a];
+    int64_t positions = offsets[u.index + 1] - offsets[u.index];
+    std::vector<int64_t> values = integerRows(a, u, 0, positions);
+    std::vector<int64_t> &begins = beginsOf[w];
+    begins.push_back(0);
+    for (int64_t k = 0; k < positions; ++k)
+      if (values[k] == options.blank)
+        begins.push_back(k + 1);
+    if ((int64_t)begins.size() != u.length + 1 || begins.back() != positions)
+      return absl::InvalidArgumentError(
+          spec + ": utterance '" + utteranceId((int64_t)w) + "' of shard '" +
+          shards[u.shard].path + "': '" + options.alignment + "' holds " +
+          std::to_string(begins.size() - 1) + " blanks (class " +
+          std::to_string(options.blank) + ") for " + std::to_string(u.length) +
+          " frames, or labels after the last: not an RNN-T path of them");
+  }
+  std::vector<Utterance> whole = std::move(utterances);
+  utterances.clear();
+  for (size_t w = 0; w < whole.size(); ++w) {
+    const Utterance &u = whole[w];
+    const std::vector<int64_t> &begins = beginsOf[w];
     for (const Chunk &chunk : chunksOf(u.length, options)) {
       Utterance piece = u;
       piece.start = chunk.start;
       piece.length = chunk.length;
       piece.countBegin = chunk.countBegin;
       piece.countEnd = chunk.countEnd;
-      result.utterances.push_back(piece);
+      if (!path.empty()) {
+        piece.pathStart = begins[chunk.start];
+        piece.pathLength =
+            begins[chunk.start + chunk.length] - begins[chunk.start];
+      }
+      utterances.push_back(piece);
     }
-  return result;
+  }
+  chunking = options;
+  pathDim = path;
+  return std::move(*this);
 }
 
 std::map<std::string, Tensor>

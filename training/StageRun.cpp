@@ -252,7 +252,9 @@ struct StagePipeline::Impl::Alignment {
   std::vector<bool> feasible;
   std::vector<std::pair<int64_t, int64_t>> origins;
   std::vector<std::pair<std::string, int64_t>> shards;
-  int64_t frames = 0, infeasible = 0;
+  /// The frames of the utterances aligned, and the entries of their paths
+  /// (as many, or T + U for RNN-T paths).
+  int64_t frames = 0, entries = 0, infeasible = 0;
   /// The first few utterances no path fits, for messages.
   std::vector<std::string> examples;
 };
@@ -319,6 +321,7 @@ StagePipeline::Impl::align(Stage &stage, const std::string &dataName,
                         !(std::isinf(out.scores[u]) && out.scores[u] < 0);
       if (out.feasible[u]) {
         out.frames += dataset->length(u);
+        out.entries += (int64_t)path.size();
         continue;
       }
       if (++out.infeasible <= 5) {
@@ -370,7 +373,7 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
       for (int32_t c : unscaled.paths[u])
         if (unscaled.feasible[u] && c >= 0 && c < stage.classes)
           counts[c] += 1;
-    double total = (double)unscaled.frames + (double)stage.classes;
+    double total = (double)unscaled.entries + (double)stage.classes;
     Tensor &prior = parameters[stage.priorParameter];
     report.logPrior.clear();
     std::string text;

@@ -44,7 +44,7 @@ TEST(ChunkingTest, HandWorkedCuts) {
                 {0, 5, 0, 4}, {2, 5, 2, 4}, {4, 5, 2, 4}, {6, 4, 2, 4}}));
   // RETURNN's test_iterate_seqs_chunking_1 (10:5 over 11 frames) cuts
   // [0,10) [5,11) [10,11); the last lies inside the one before and would
-  // count nothing, so it is left out. The overlap [5,10) splits after
+  // count nothing, so it is not cut. The overlap [5,10) splits after
   // frame 7 (2 from a cut in both chunks: the earlier takes it).
   EXPECT_EQ(cuts(11, 10, 5), (std::vector<Cut>{{0, 10, 0, 8}, {5, 6, 3, 6}}));
   // No overlap: every chunk counts all of its frames.
@@ -122,7 +122,9 @@ TEST(ChunkingTest, EveryFrameCountsOnceByTheRule) {
         std::vector<int> counted(length, 0);
         for (auto [start, chunkLength, begin, end] : got) {
           ASSERT_LE(0, begin);
-          ASSERT_LE(begin, end);
+          // No chunk is only context.
+          if (length > 0)
+            ASSERT_LT(begin, end);
           ASSERT_LE(end, chunkLength);
           ASSERT_LE(chunkLength, size);
           for (int64_t t = begin; t < end; ++t)
@@ -316,13 +318,119 @@ TEST(ChunkingTest, InputsChunksCannotCutAreErrors) {
       plain.chunked(*parseChunking("4:4,labels=labels,alignment=alignment"))
           .ok());
 
-  // The weights input must be f32 along the batching dim.
+  // The weights input must be f32 along the frames or along a path;
+  // along another dim (the labels') chunks cannot weight it.
   Manifest badWeights = model(false);
   badWeights.inputs.push_back(
-      {kChunkWeightsInput, DType::f32, {Axis{"B", -1}, Axis{"U", -1}}});
+      {kChunkWeightsInput, DType::i32, {Axis{"B", -1}, Axis{"T", -1}}});
   absl::StatusOr<Dataset> refused = Dataset::forModel(badWeights);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("must be f32 [batch, T]"),
+            std::string::npos)
+      << refused.status().message();
+  Manifest alongLabels = model(false);
+  alongLabels.inputs.push_back(
+      {kChunkWeightsInput, DType::f32, {Axis{"B", -1}, Axis{"U", -1}}});
+  absl::StatusOr<Dataset> notCut =
+      data(alongLabels)
+          .chunked(*parseChunking("4:2,labels=labels,alignment=alignment"));
+  ASSERT_FALSE(notCut.ok());
+  EXPECT_NE(notCut.status().message().find(
+                "'chunk_weights' runs along 'U', neither the frames 'T' nor "
+                "the positions of an RNN-T path"),
+            std::string::npos)
+      << notCut.status().message();
+}
+
+/// An RNN-T path input [B, A] beside frames [B, T, 1] and labels [B, U],
+/// the chunk weights along the path.
+Manifest rnntModel() {
+  Manifest m;
+  m.graph = "path";
+  m.dims = {{DimInfo::Kind::batch, "B", "", "", 0, ""},
+            {DimInfo::Kind::seq, "T", "B", "", 0, ""},
+            {DimInfo::Kind::seq, "U", "B", "", 0, ""},
+            {DimInfo::Kind::seq, "A", "B", "", 0, ""}};
+  m.rootDims = {"B", "T", "U", "A"};
+  auto axis = [](const std::string &dim) { return Axis{dim, -1}; };
+  m.inputs = {
+      {"features", DType::f32, {axis("B"), axis("T"), Axis{"", 1}}},
+      {"labels", DType::i32, {axis("B"), axis("U")}, 5},
+      {"alignment", DType::i32, {axis("B"), axis("A")}, 5},
+      {kChunkWeightsInput, DType::f32, {axis("B"), axis("A")}},
+  };
+  return m;
+}
+
+/// Two utterances: 4 frames with the path 3 . | . | 1 2 . | . (labels
+/// 3 1 2; "." the blank, "|" between frames) and 2 frames with . | 4 .
+Dataset rnntData(const Manifest &manifest, std::vector<int32_t> path) {
+  std::map<std::string, Tensor> a;
+  a["features"] = Tensor::of<float>(DType::f32, {6, 1}, {0, 1, 2, 3, 10, 11});
+  a["features.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {4, 2});
+  a["labels"] = Tensor::of<int32_t>(DType::i32, {4}, {3, 1, 2, 4});
+  a["labels.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {3, 1});
+  a["alignment"] =
+      Tensor::of<int32_t>(DType::i32, {(int64_t)path.size()}, path);
+  a["alignment.lengths"] =
+      Tensor::of<int32_t>(DType::i32, {2}, {(int32_t)path.size() - 3, 3});
+  absl::StatusOr<Dataset> dataset = Dataset::forModel(manifest);
+  EXPECT_TRUE(dataset.ok()) << dataset.status().message();
+  absl::Status added = dataset->addShard({{"path.npz", a}}, manifest);
+  EXPECT_TRUE(added.ok()) << added.message();
+  return std::move(*dataset);
+}
+
+TEST(ChunkingTest, RnntPathsAreCutAtTheBlanksOfTheChunksFrames) {
+  Manifest manifest = rnntModel();
+  Dataset whole = rnntData(manifest, {3, 0, 0, 1, 2, 0, 0, 0, 4, 0});
+  absl::StatusOr<Dataset> chunked =
+      whole.chunked(*parseChunking("2:1,labels=labels,alignment=alignment"));
+  ASSERT_TRUE(chunked.ok()) << chunked.status().message();
+  // 4 frames at 2:1: [0,2) [1,3) [2,4), counting [0,2) [2,3) [3,4); 2
+  // frames: one chunk.
+  ASSERT_EQ(chunked->size(), 4);
+  RunInputs batch = chunked->batch({0, 1, 2, 3});
+  EXPECT_EQ(batch.lengths.at("T"), (std::vector<int32_t>{2, 2, 2, 2}));
+  // Frames [0,2): positions 3 . | . ; [1,3): . | 1 2 . ; [2,4): 1 2 . | .
+  EXPECT_EQ(batch.lengths.at("A"), (std::vector<int32_t>{3, 4, 4, 3}));
+  EXPECT_EQ(batch.lengths.at("U"), (std::vector<int32_t>{1, 2, 2, 1}));
+  const int32_t wantPath[] = {3, 0, 0, -1, 0, 1, 2, 0, 1, 2, 0, 0, 0, 4, 0, -1};
+  const int32_t wantLabels[] = {3, -1, 1, 2, 1, 2, 4, -1};
+  // Each position weighs as its frame: [0,2) all; [1,3) frame 2 (its
+  // second); [2,4) frame 3 (its second).
+  const float wantWeights[] = {1, 1, 1, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0};
+  float counted = 0;
+  for (int i = 0; i < 16; ++i) {
+    EXPECT_EQ(batch.inputs.at("alignment").data<int32_t>()[i], wantPath[i])
+        << i;
+    EXPECT_EQ(batch.inputs.at(kChunkWeightsInput).data<float>()[i],
+              wantWeights[i])
+        << i;
+    counted += batch.inputs.at(kChunkWeightsInput).data<float>()[i];
+  }
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(batch.inputs.at("labels").data<int32_t>()[i], wantLabels[i]) << i;
+  // Every position of the whole paths counts once.
+  EXPECT_EQ(counted, 10);
+
+  // Unchunked: every position weighs 1.
+  RunInputs plain = whole.batch({0, 1});
+  const float wantPlain[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0};
+  for (int i = 0; i < 14; ++i)
+    EXPECT_EQ(plain.inputs.at(kChunkWeightsInput).data<float>()[i],
+              wantPlain[i])
+        << i;
+
+  // A path whose blanks are not the frames is an error naming the
+  // utterance.
+  Dataset bad = rnntData(manifest, {3, 0, 0, 1, 0, 0, 0, 0, 4, 0});
+  absl::StatusOr<Dataset> refused =
+      bad.chunked(*parseChunking("2:1,labels=labels,alignment=alignment"));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(
+                "utterance 'path:0' of shard 'path.npz': 'alignment' holds 5 "
+                "blanks (class 0) for 4 frames"),
             std::string::npos)
       << refused.status().message();
 }

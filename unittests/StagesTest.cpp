@@ -114,6 +114,38 @@ double labelsInsideSegments(const std::string &overlay, const std::string &data,
   return labels ? (double)inside / (double)labels : 0.0;
 }
 
+/// The chunks of 32 frames every 24 (from frame 0 until a chunk reaches
+/// the end) of the utterances of dataset shard `shard`.
+int64_t chunksOf32Every24(const std::string &shard) {
+  std::map<std::string, Tensor> data;
+  EXPECT_TRUE(readNpz(shard, data).ok()) << shard;
+  const Tensor &frames = data.at("features.lengths");
+  int64_t chunks = 0;
+  for (int64_t u = 0; u < frames.numElements(); ++u)
+    for (int64_t start = 0;; start += 24) {
+      ++chunks;
+      if (start + 32 >= (int64_t)frames.at(u))
+        break;
+    }
+  EXPECT_GT(chunks, frames.numElements());
+  return chunks;
+}
+
+/// The batches the last checkpoint of `dir` had trained.
+int64_t checkpointBatches(const std::string &dir) {
+  std::string last;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::StringRef(it->path()).ends_with(".npz"))
+      last = std::max(last, it->path());
+  std::map<std::string, Tensor> checkpoint;
+  EXPECT_TRUE(readNpz(last, checkpoint).ok()) << last;
+  TrainState state;
+  EXPECT_TRUE(checkpointFromArrays(checkpoint, last, state).ok());
+  return state.batches;
+}
+
 /// Runs a stage file quietly; `finished` on success.
 absl::Status runStages(const std::string &file, const std::string &work,
                        std::unique_ptr<StagePipeline> &pipeline) {
@@ -363,8 +395,12 @@ TEST(StagesTest, RnntAlignFrameWiseDecodeRecipe) {
   EXPECT_EQ(devLabels, 554);
   EXPECT_GE(devInside, 0.85);
   EXPECT_GE(trainInside, 0.85);
-  // CE along the paths lowers the dev error on them, and the model it
-  // leaves decodes better than the full-sum one.
+  // CE along the paths, in chunks of 32 frames every 24 (16 per batch, one
+  // bucket: 2 epochs of ceil(chunks / 16) steps), lowers the dev error on
+  // them, and the model it leaves decodes better than the full-sum one.
+  int64_t chunks = chunksOf32Every24(work + "/data/train/shard-00000.npz");
+  EXPECT_EQ(checkpointBatches(work + "/ce/checkpoints"),
+            2 * ((chunks + 15) / 16));
   const StageReport &rnnt = reportOf(*pipeline, "rnnt");
   const StageReport &ce = reportOf(*pipeline, "ce");
   double start = lossIn(ce.devAtStart, "per"), end = lossIn(ce.devAtEnd, "per");
@@ -423,17 +459,7 @@ TEST(StagesTest, TransducerRecipeGrowsRealignsAndImproves) {
   // The fixed stages train on chunks of 32 frames every 24 (from frame 0
   // until a chunk reaches the end), 16 per batch, in one bucket: 3 epochs
   // of ceil(chunks / 16) steps.
-  std::map<std::string, Tensor> train;
-  ASSERT_TRUE(readNpz(work + "/data/train/shard-00000.npz", train).ok());
-  const Tensor &frames = train.at("features.lengths");
-  int64_t chunks = 0;
-  for (int64_t u = 0; u < frames.numElements(); ++u)
-    for (int64_t start = 0;; start += 24) {
-      ++chunks;
-      if (start + 32 >= (int64_t)frames.at(u))
-        break;
-    }
-  EXPECT_GT(chunks, frames.numElements());
+  int64_t chunks = chunksOf32Every24(work + "/data/train/shard-00000.npz");
   for (int k = 0; k < 3; ++k) {
     std::string round = std::to_string(k);
     for (const char *data : {"train", "dev"}) {

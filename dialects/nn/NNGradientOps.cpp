@@ -14,6 +14,14 @@ using namespace mlir;
 using namespace mlir::nn;
 using namespace mlir::nn::detail;
 
+LogicalResult LossSeedOp::verify() {
+  if (getWeights() && getWeights().getType() != getLoss().getType())
+    return emitOpError() << "weights must have the loss's type "
+                         << getLoss().getType() << ", got "
+                         << getWeights().getType();
+  return success();
+}
+
 /// Operand `index` of an op being built or parsed as an nn tensor, or null
 /// (type inference runs before verification).
 static NNTensorType operandType(ValueRange operands, unsigned index) {
@@ -36,14 +44,6 @@ LogicalResult LinearGradInputOp::inferReturnTypes(
   SmallVector<Attribute> dims(grad.getDims().drop_back());
   dims.push_back(weight.getDims()[1]);
   inferred.push_back(NNTensorType::get(dims, grad.getElementType()));
-  return success();
-}
-
-LogicalResult LossSeedOp::verify() {
-  if (getWeights() && getWeights().getType() != getLoss().getType())
-    return emitOpError() << "weights must have the loss's type "
-                         << getLoss().getType() << ", got "
-                         << getWeights().getType();
   return success();
 }
 

@@ -304,7 +304,8 @@ LogicalResult TransducerAlignOp::verify() {
         path.getBatch() != cast<StringAttr>((*batch)[0]))
       return emitOpError()
              << "an rnnt alignment is ["
-             << cast<StringAttr>((*batch)[0]).getValue() << ", A] i32 over a computed sequence dim A of its emissions "
+             << cast<StringAttr>((*batch)[0]).getValue()
+             << ", A] i32 over a computed sequence dim A of its emissions "
                 "(T + U per sequence; declare 'A: seq("
              << cast<StringAttr>((*batch)[0]).getValue() << ") computed'), got "
              << getAlignment().getType();

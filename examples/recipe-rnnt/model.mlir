@@ -12,7 +12,7 @@
 //            joint: T + U emissions over a computed dim A
 //   @ce      stage 3: CE on the path, each of its positions meeting the
 //            encoder frame it is on (the blanks before it) and the
-//            prediction state after the labels before it
+//            prediction state after the labels before it, in chunks
 //   @decode  stage 4: greedy RNN-T decoding (up to 3 labels a frame), the
 //            search driving the same @predictor and @joiner, scored by its
 //            label error rate
@@ -116,10 +116,14 @@ nn.graph @align(%features: !nn.tensor<[B, T, 16], f32>,
 // The joint runs on the path's T + U positions only (packed), not the
 // T x (U + 1) grid: position k meets encoder frame t_k (the blanks
 // before it) and prediction state u_k (the labels before it), and its
-// target is the path's class there.
+// target is the path's class there. Trained on overlapping chunks (the
+// stage's "chunking"), each position counts once: batches fill
+// `chunk_weights` along the path, 0 at the positions of the frames a
+// neighbouring chunk counts (1 everywhere in whole utterances).
 nn.graph @ce(%features: !nn.tensor<[B, T, 16], f32>,
              %labels: !nn.tensor<[B, U], i32>,
-             %alignment: !nn.tensor<[B, A], i32>)
+             %alignment: !nn.tensor<[B, A], i32>,
+             %chunk_weights: !nn.tensor<[B, A], f32>)
     dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, A: seq(B),
           N: packed(B, A)] {
   %enc = nn.call @encoder(%features) : (!nn.tensor<[B, T, 16], f32>) -> !nn.tensor<[B, T, 32], f32>
@@ -132,14 +136,16 @@ nn.graph @ce(%features: !nn.tensor<[B, T, 16], f32>,
   %j = nn.add %frames, %states : !nn.tensor<[B, A, 32], f32>
   %rows = nn.pack %j : !nn.tensor<[B, A, 32], f32> -> !nn.tensor<[N, 32], f32>
   %targets = nn.pack %alignment : !nn.tensor<[B, A], i32> -> !nn.tensor<[N], i32>
+  %counted = nn.pack %chunk_weights : !nn.tensor<[B, A], f32> -> !nn.tensor<[N], f32>
   %logits = nn.call @joiner(%rows) : (!nn.tensor<[N, 32], f32>) -> !nn.tensor<[N, 8], f32>
   %ce = nn.cross_entropy %logits, %targets from logits
       : !nn.tensor<[N, 8], f32>, !nn.tensor<[N], i32>
-  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[N], f32>
+  nn.mark_loss %ce weights %counted as "ce" normalize per_frame
+      : !nn.tensor<[N], f32> weights !nn.tensor<[N], f32>
   %err = nn.frame_error %logits, %targets
       : !nn.tensor<[N, 8], f32>, !nn.tensor<[N], i32>
-  nn.mark_loss %err as "per" normalize per_frame as_error
-      : !nn.tensor<[N], f32>
+  nn.mark_loss %err weights %counted as "per" normalize per_frame as_error
+      : !nn.tensor<[N], f32> weights !nn.tensor<[N], f32>
   nn.return
 }
 

@@ -39,7 +39,9 @@
 namespace nn {
 
 /// The graph input that batches fill with each frame's weight in the
-/// loss: [B, T] f32 along the batching dim, for `nn.mark_loss ... weights`.
+/// loss: [B, T] f32 along the batching dim, or [B, A] along the positions
+/// of an RNN-T path input (each position weighs as its frame), for
+/// `nn.mark_loss ... weights`.
 constexpr const char *kChunkWeightsInput = "chunk_weights";
 
 /// How chunked training cuts utterances (`nn-train --chunking`), after
@@ -59,10 +61,17 @@ constexpr const char *kChunkWeightsInput = "chunk_weights";
 /// Frame-level inputs (along the batching dim) are cut with the frames.
 /// With `labels` and `alignment` set (transducer alignments), the input
 /// `labels` of a chunk is the labels its frames of `alignment` emit, every
-/// value but `blank` in order: the segmentation by emitted blanks.
+/// value but `blank` in order: the segmentation by emitted blanks. An RNA
+/// `alignment` runs along the frames; an RNN-T path (T + U positions along
+/// a dim of its own, each frame's labels followed by its blank) is cut
+/// with them, at the blank that ends the chunk's frames before its start
+/// and at the one that ends its last frame.
 struct ChunkingOptions {
-  /// 0: no chunking.
+  /// Frames per chunk and between chunk starts; 0: no chunking.
   int64_t size = 0, step = 0;
+  /// The transducer rule, or empty: the input whose values each chunk
+  /// gets from the RNA alignment input `alignment`, and the class that
+  /// alignment emits for no label.
   std::string labels, alignment;
   int64_t blank = 0;
 
@@ -202,13 +211,16 @@ public:
   RunInputs batch(const std::vector<int64_t> &members) const;
   /// This dataset with every utterance cut into chunks along the batching
   /// dim (the rules are at ChunkingOptions): each chunk is an utterance of
-  /// the result, batched like one. InvalidArgument when an input cannot be
-  /// cut: one along another sequence dim (except the labels of the
-  /// transducer rule) or along a dim derived from the frames, or chunks
-  /// that overlap for a graph without the kChunkWeightsInput input.
-  absl::StatusOr<Dataset> chunked(const ChunkingOptions &options) const;
+  /// the result, batched like one, named by its utterance's id.
+  /// InvalidArgument when an input cannot be cut: one along another
+  /// sequence dim (except the labels of the transducer rule) or along a
+  /// dim derived from the frames; chunks that overlap for a graph without
+  /// the kChunkWeightsInput input; a dataset holding host arrays (they
+  /// are per utterance). The rvalue form reuses the shards' memory.
+  absl::StatusOr<Dataset> chunked(const ChunkingOptions &options) const &;
+  absl::StatusOr<Dataset> chunked(const ChunkingOptions &options) &&;
   /// The chunks of one utterance of `length` frames, as chunked() cuts
-  /// them (those that count no frame left out).
+  /// them; each counts at least one frame (of an utterance with frames).
   struct Chunk {
     /// The chunk's frames [start, start + length) of the utterance.
     int64_t start = 0, length = 0;
@@ -262,10 +274,17 @@ private:
     int64_t length = 1;
     int64_t start = 0;
     int64_t countBegin = 0, countEnd = INT64_MAX;
+    /// A chunk's positions [pathStart, pathStart + pathLength) of an
+    /// RNN-T path input; pathLength -1: the whole path.
+    int64_t pathStart = 0, pathLength = -1;
   };
-  /// The labels of chunk `u` under the transducer rule: the alignment's
-  /// labels (not blank) in its frames.
-  std::vector<int64_t> chunkLabels(const Utterance &u) const;
+  /// The values of integer array `a` (one per row) of utterance `u` over
+  /// its rows [begin, begin + count).
+  std::vector<int64_t> integerRows(size_t a, const Utterance &u, int64_t begin,
+                                   int64_t count) const;
+  /// The chunk's part of the alignment: its frames of an RNA alignment, its
+  /// positions of an RNN-T path.
+  std::vector<int64_t> chunkAlignment(const Utterance &u) const;
 
   /// Checks the arrays of one shard (`members`, from `files`; `keeps`,
   /// each source's nn.keep) against the graph's inputs and adds the
@@ -289,10 +308,12 @@ private:
   std::vector<Shard> shards;
   std::vector<Utterance> utterances;
   std::string batchingDim;
-  /// Whether the graph takes kChunkWeightsInput.
-  bool takesChunkWeights = false;
+  /// The dim of the graph's kChunkWeightsInput, or "" without one.
+  std::string chunkWeightsDim;
   /// How the utterances were cut (chunked()); size 0 when they were not.
   ChunkingOptions chunking;
+  /// The dim of the RNN-T path chunked() cut with the frames, or "".
+  std::string pathDim;
   int64_t leftOutCount = 0, withoutFramesCount = 0;
   WithoutFrames withoutFramesRule = WithoutFrames::leaveOut;
 };

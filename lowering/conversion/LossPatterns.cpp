@@ -25,9 +25,9 @@ namespace {
 
 NNTensorType typeOf(Value v) { return cast<NNTensorType>(v.getType()); }
 
-/// The f64 sum of a loss value over its valid positions.
 /// The f64 sum of `loss` (times `weights`, of the same type, where given)
-/// over its valid positions.
+/// over its valid positions. A position of weight 0 adds exactly 0, even
+/// where its loss is infinite or NaN.
 Value maskedSum(LinalgBuilder &lb, Value loss, NNTensorType type,
                 Value weights = {}) {
   OpBuilder &b = lb.getBuilder();
@@ -50,8 +50,12 @@ Value maskedSum(LinalgBuilder &lb, Value loss, NNTensorType type,
                     [&](OpBuilder &nested, Location l, ValueRange args) {
                       Scalar s{nested, l};
                       Value term = s.toF64(args[0]);
-                      if (weights)
-                        term = s.mul(term, s.toF64(args[1]));
+                      if (weights) {
+                        Value weight = s.toF64(args[1]);
+                        Value zero = s.f(nested.getF64Type(), 0.0);
+                        term = s.select(s.feq(weight, zero), zero,
+                                        s.mul(term, weight));
+                      }
                       nested.create<linalg::YieldOp>(
                           l, LinalgBuilder::accumulateIfValid(
                                  s, args.back(), term,

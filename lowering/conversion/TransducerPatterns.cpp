@@ -1052,8 +1052,7 @@ public:
           Value valid =
               q.andI(q.lt(t, q.toIndex(extract(q, frameLengths, {bi}))),
                      q.ge(position, q.idx(0)));
-          Value state =
-              extract(q, states, {bi, q.maxI(position, q.idx(0)), f});
+          Value state = extract(q, states, {bi, q.maxI(position, q.idx(0)), f});
           nested.create<linalg::YieldOp>(
               l, q.select(valid, state, q.f(element, 0.0)));
         });

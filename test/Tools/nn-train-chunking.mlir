@@ -16,6 +16,6 @@
 // RUN: not nn-train %S/Inputs/chunking/framewise.mlir --synthetic segments --chunking 10:6 2>&1 | FileCheck %s --check-prefix=SYNTHETIC
 // SYNTHETIC: nn-train: chunking goes with --data; the synthetic task draws whole utterances
 // RUN: not nn-train %S/Inputs/segments-small.mlir --data %t/train.npz --chunking 10:6 2>&1 | FileCheck %s --check-prefix=ALONG-U
-// ALONG-U: nn-train: '{{.+}}train.npz': chunking 10:6 cuts the inputs along 'T', but input 'labels' runs along 'U', which chunks cannot cut: for the labels of an RNA alignment add ,labels=labels,alignment=NAME,blank=ID (RNN-T paths, along their own dim, are not chunked)
+// ALONG-U: nn-train: '{{.+}}train.npz': chunking 10:6 cuts the inputs along 'T', but input 'labels' runs along 'U', which chunks cannot cut alone: for a transducer's labels and alignment (RNA, or an RNN-T path) add ,labels=L,alignment=A,blank=ID
 // RUN: not nn-train %S/Inputs/segments-small.mlir --data %t/train.npz --chunking 10:6,labels=labels,alignment=frame_labels 2>&1 | FileCheck %s --check-prefix=NO-WEIGHTS
 // NO-WEIGHTS: chunking 10:6,labels=labels,alignment=frame_labels,blank=0: overlapping chunks share frames, which must count once: the graph needs an input 'chunk_weights' [batch, T] f32 that weights its per-frame losses (nn.mark_loss ... weights %chunk_weights)

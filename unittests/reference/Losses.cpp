@@ -29,9 +29,11 @@ nn::reference::Loss lossTerms(Frame &f, Value lossValue, const Array &loss,
   auto weightAt = [&](const std::vector<int64_t> &index) {
     return weights ? weights->data[offsetOf(loss.shape, index)] : 1.0;
   };
+  // Weight 0 takes a position out, whatever its loss holds.
   forEach(loss.shape, [&](const std::vector<int64_t> &index) {
-    if (f.valid(type, index))
-      value.sum += weightAt(index) * loss.data[offsetOf(loss.shape, index)];
+    double weight = weightAt(index);
+    if (f.valid(type, index) && weight != 0)
+      value.sum += weight * loss.data[offsetOf(loss.shape, index)];
   });
   FailureOr<ir::Positions> positions = ir::classifyPositions(
       type, f.table, [&] { return mlir::emitError(lossValue.getLoc()); });

@@ -298,3 +298,12 @@ nn.graph @g(%l: !nn.tensor<[B, T, 4], f32>, %t: !nn.tensor<[B, T], i32>,
   %s, %n = nn.loss_terms %a weights %w normalize per_frame : !nn.tensor<[B, T], f32> weights !nn.tensor<[B, T], f64>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%l: !nn.tensor<[B, T], f32>, %n: !nn.tensor<[], f64>,
+            %w: !nn.tensor<[B], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{weights must have the loss's type '!nn.tensor<[B, T], f32>', got '!nn.tensor<[B], f32>'}}
+  %s = nn.loss_seed %l, %n weights %w scale 1.000000e+00 : !nn.tensor<[B, T], f32> weights !nn.tensor<[B], f32>
+  nn.return
+}

@@ -635,3 +635,28 @@ nn.graph @gather_states(%s: !nn.tensor<[B, U1, 4], f32>, %a: !nn.tensor<[B, T], 
   %d = nn.gather_states_grad %g, %a blank 0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T], i32> -> !nn.tensor<[B, U1, 4], f32>
   nn.return %x, %d : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, U1, 4], f32>
 }
+
+// -----
+
+// transducer_align, rnnt: the computed dim A's lengths (T + U, 0 without
+// frames) and its padded size (the longest, at least 1) come first; the
+// sequences then write rows of that width, and the function returns the
+// lengths after its results (the ABI of computed dims).
+// CHECK-LABEL: func.func @align_rnnt
+// CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %{{[a-z0-9]+}}: index, %[[TLEN:[a-z0-9]+]]: tensor<?xi32>, %{{[a-z0-9]+}}: index, %[[ULEN:[a-z0-9]+]]: tensor<?xi32>, %{{.+}}) -> (tensor<?x?xi32>, tensor<?xf32>, tensor<?xi32>)
+// CHECK: %[[COUNTED:.+]]:2 = scf.for %[[BI:.+]] = %{{.+}} to %[[B]] step %{{.+}} iter_args(%[[LENS:.+]] = %{{.+}}, %[[LONGEST:.+]] = %c1{{(_[0-9]+)?}}) -> (tensor<?xi32>, index) {
+// CHECK: %[[T:.+]] = arith.index_cast %{{.+}} : i32 to index
+// CHECK: %[[U:.+]] = arith.index_cast %{{.+}} : i32 to index
+// CHECK: %[[SUM:.+]] = arith.addi %[[T]], %[[U]] : index
+// CHECK: %[[ANY:.+]] = arith.cmpi slt, %c0{{(_[0-9]+)?}}, %[[T]] : index
+// CHECK-NEXT: %[[N:.+]] = arith.select %[[ANY]], %[[SUM]], %c0{{(_[0-9]+)?}} : index
+// CHECK: %[[MAX:.+]] = arith.maxsi %[[LONGEST]], %[[N]] : index
+// CHECK: %[[PATHS:.+]] = tensor.empty(%[[B]], %[[COUNTED]]#1) : tensor<?x?xi32>
+// CHECK: %[[R:.+]]:2 = scf.forall (%[[SB:.+]]) in (%[[B]]) shared_outs(%[[OUT:.+]] = %[[PATHS]], %{{.+}} = %{{.+}})
+// CHECK: tensor.parallel_insert_slice %{{.+}} into %[[OUT]][%[[SB]], 0] [1, %[[COUNTED]]#1] [1, 1] : tensor<?xi32> into tensor<?x?xi32>
+// CHECK: return %[[R]]#0, %[[R]]#1, %[[COUNTED]]#0 : tensor<?x?xi32>, tensor<?xf32>, tensor<?xi32>
+nn.graph @align_rnnt(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B, A], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), U: seq(B), U1: seq(B) = U + 1, J: packed(B, T, U1), A: seq(B) computed] {
+  %a, %s = nn.transducer_align %j, %y from logits topology rnnt blank 0 : !nn.tensor<[J, 4], f32>, !nn.tensor<[B, U], i32> -> !nn.tensor<[B, A], i32>, !nn.tensor<[B], f32>
+  nn.return %a, %s : !nn.tensor<[B, A], i32>, !nn.tensor<[B], f32>
+}
