@@ -586,25 +586,32 @@ TEST(TransducerAlignTest, MatchesEveryPathPackedAndPadded) {
   EXPECT_EQ(got.outputs[1].second.at(5), 0.0);
 }
 
+/// randomCase with every encoder and prediction value one of three exact
+/// levels: sums of them are exact in float64, so many paths tie.
+Case tiedCase(std::mt19937 &rng) {
+  const double levels[] = {-0.5, -1.0, -1.5};
+  Case c = randomCase(rng);
+  for (SequenceData &d : c.data) {
+    for (auto &row : d.encoder)
+      for (double &v : row)
+        v = levels[rng() % 3];
+    for (auto &row : d.prediction)
+      for (double &v : row)
+        v = levels[rng() % 3];
+  }
+  return c;
+}
+
 /// Exact values (sums of them are exact in float64): many tied paths, and
 /// the compiled op breaks each tie as the reference evaluator, written
 /// from the op's rule (the blank wins), does.
 TEST(TransducerAlignTest, TiesGoToTheBlankAsInTheReference) {
   Executable exe = compileOrDie(kAlignSource, /*pack=*/false);
   std::mt19937 rng(34);
-  const double levels[] = {-0.5, -1.0, -1.5};
   int tied = 0;
   for (int round = 0; round < 20; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    Case c = randomCase(rng);
-    for (SequenceData &d : c.data) {
-      for (auto &row : d.encoder)
-        for (double &v : row)
-          v = levels[rng() % 3];
-      for (auto &row : d.prediction)
-        for (double &v : row)
-          v = levels[rng() % 3];
-    }
+    Case c = tiedCase(rng);
     RunInputs inputs = alignInputsFor(c);
     RunResult got;
     ASSERT_TRUE(exe.run(inputs, got).ok());
@@ -753,19 +760,10 @@ TEST(TransducerAlignTest, RnntMatchesEveryPathPackedAndPadded) {
 TEST(TransducerAlignTest, RnntTiesGoToTheBlankAsInTheReference) {
   Executable exe = compileOrDie(kRnntAlignSource, /*pack=*/false);
   std::mt19937 rng(36);
-  const double levels[] = {-0.5, -1.0, -1.5};
   int tied = 0;
   for (int round = 0; round < 20; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    Case c = randomCase(rng);
-    for (SequenceData &d : c.data) {
-      for (auto &row : d.encoder)
-        for (double &v : row)
-          v = levels[rng() % 3];
-      for (auto &row : d.prediction)
-        for (double &v : row)
-          v = levels[rng() % 3];
-    }
+    Case c = tiedCase(rng);
     RunInputs inputs = alignInputsFor(c);
     RunResult got;
     ASSERT_TRUE(exe.run(inputs, got).ok());

@@ -70,8 +70,8 @@ struct ChunkingOptions {
   /// Frames per chunk and between chunk starts; 0: no chunking.
   int64_t size = 0, step = 0;
   /// The transducer rule, or empty: the input whose values each chunk
-  /// gets from the RNA alignment input `alignment`, and the class that
-  /// alignment emits for no label.
+  /// gets from the alignment input `alignment` (RNA, or an RNN-T path),
+  /// and the class that alignment emits for no label.
   std::string labels, alignment;
   int64_t blank = 0;
 
