@@ -226,7 +226,7 @@ absl::Status Trainer::BatchSource::setUp(const Manifest &train,
   absl::StatusOr<Dataset> loaded = Dataset::load(data.train, train);
   if (!loaded.ok())
     return loaded.status();
-  absl::StatusOr<Dataset> chunked = loaded->chunked(data.chunking);
+  absl::StatusOr<Dataset> chunked = std::move(*loaded).chunked(data.chunking);
   if (!chunked.ok())
     return withContext(chunked.status(), "'" + data.train.front() + "': ");
   dataset = std::make_unique<Dataset>(std::move(*chunked));

@@ -175,6 +175,16 @@ TEST(ChunkingTest, ParsesSpecsAndNamesWhatIsWrong) {
   }
 }
 
+/// A dataset of one shard, `arrays`, named `name`, for `manifest`.
+Dataset inMemory(const Manifest &manifest, const std::string &name,
+                 std::map<std::string, Tensor> arrays) {
+  absl::StatusOr<Dataset> dataset = Dataset::forModel(manifest);
+  EXPECT_TRUE(dataset.ok()) << dataset.status().message();
+  absl::Status added = dataset->addShard({{name, std::move(arrays)}}, manifest);
+  EXPECT_TRUE(added.ok()) << added.message();
+  return std::move(*dataset);
+}
+
 /// Frames [B, T, 2] f32, an RNA alignment [B, T] and labels [B, U] (5
 /// classes, 0 the blank), a per-utterance value [B]; with `weights`, the
 /// chunk weights [B, T].
@@ -214,11 +224,7 @@ Dataset data(const Manifest &manifest) {
   a["labels"] = Tensor::of<int32_t>(DType::i32, {4}, {3, 1, 4, 2});
   a["labels.lengths"] = Tensor::of<int32_t>(DType::i32, {2}, {3, 1});
   a["speaker"] = Tensor::of<float>(DType::f32, {2}, {5.0f, 6.0f});
-  absl::StatusOr<Dataset> dataset = Dataset::forModel(manifest);
-  EXPECT_TRUE(dataset.ok()) << dataset.status().message();
-  absl::Status added = dataset->addShard({{"mem.npz", a}}, manifest);
-  EXPECT_TRUE(added.ok()) << added.message();
-  return std::move(*dataset);
+  return inMemory(manifest, "mem.npz", std::move(a));
 }
 
 TEST(ChunkingTest, ChunksCarryTheirFramesLabelsAndWeights) {
@@ -374,11 +380,7 @@ Dataset rnntData(const Manifest &manifest, std::vector<int32_t> path) {
       Tensor::of<int32_t>(DType::i32, {(int64_t)path.size()}, path);
   a["alignment.lengths"] =
       Tensor::of<int32_t>(DType::i32, {2}, {(int32_t)path.size() - 3, 3});
-  absl::StatusOr<Dataset> dataset = Dataset::forModel(manifest);
-  EXPECT_TRUE(dataset.ok()) << dataset.status().message();
-  absl::Status added = dataset->addShard({{"path.npz", a}}, manifest);
-  EXPECT_TRUE(added.ok()) << added.message();
-  return std::move(*dataset);
+  return inMemory(manifest, "path.npz", std::move(a));
 }
 
 TEST(ChunkingTest, RnntPathsAreCutAtTheBlanksOfTheChunksFrames) {

@@ -354,6 +354,47 @@ public:
 // Alignment
 //===----------------------------------------------------------------------===//
 
+/// Whether a label step scores strictly above the blank step: ties keep
+/// the blank, so each label is emitted as early as the best score allows.
+Value labelWins(Scalar &q, Value label, Value blank) {
+  return q.b.create<arith::CmpFOp>(q.loc, arith::CmpFPredicate::OGT, label,
+                                   blank);
+}
+
+/// The two scores into node (t, u) of a Viterbi table `delta`: by the
+/// blank and by a label (-inf where there is no such step).
+using StepScores =
+    function_ref<std::pair<Value, Value>(Scalar &, Value, Value, Value)>;
+
+/// A [T + 1, U + 1] f64 Viterbi table of one sequence whose row 0 holds 0
+/// at u = 0 and -inf elsewhere.
+Value viterbiTable(Scalar &s, Value frames, Value columns) {
+  Type f64 = s.b.getF64Type();
+  Value table = emptyF64(s, {s.add(frames, s.idx(1)), columns});
+  return forLoop(s, s.idx(0), columns, {table},
+                 [&](Scalar &q, Value u, ValueRange a) -> SmallVector<Value> {
+                   Value v = q.select(eq(q, u, q.idx(0)), q.f(f64, 0.0),
+                                      q.f(f64, kNegInf));
+                   return {insert(q, v, a[0], {q.idx(0), u})};
+                 })[0];
+}
+
+/// Fills rows 1..T of `table` with the better step into each node.
+Value fillViterbiRows(Scalar &s, Value table, Value frames, Value columns,
+                      StepScores steps) {
+  return forLoop(
+      s, s.idx(1), s.add(frames, s.idx(1)), {table},
+      [&](Scalar &q, Value t, ValueRange a) {
+        return forLoop(
+            q, q.idx(0), columns, a,
+            [&](Scalar &r, Value u, ValueRange d) -> SmallVector<Value> {
+              auto [blank, label] = steps(r, d[0], t, u);
+              Value best = r.select(labelWins(r, label, blank), label, blank);
+              return {insert(r, best, d[0], {t, u})};
+            });
+      })[0];
+}
+
 /// nn.transducer_align (rna). Per sequence, the forward recursion with max
 /// for logaddexp fills delta, a [T + 1, U + 1] float64 table (row t: the
 /// best score of having emitted u labels in t frames); the backtrace from
@@ -398,30 +439,9 @@ public:
             move = q.select(q.ge(u, q.idx(1)), move, q.f(f64, kNegInf));
             return std::make_pair(stay, move);
           };
-          auto better = [&](Scalar &q, Value move, Value stay) {
-            return q.b.create<arith::CmpFOp>(q.loc, arith::CmpFPredicate::OGT,
-                                             move, stay);
-          };
-          Value table = emptyF64(s, {s.add(g.frames, s.idx(1)), g.columns});
-          SmallVector<Value> delta = forLoop(
-              s, s.idx(0), g.columns, {table},
-              [&](Scalar &q, Value u, ValueRange a) -> SmallVector<Value> {
-                Value v = q.select(eq(q, u, q.idx(0)), q.f(f64, 0.0),
-                                   q.f(f64, kNegInf));
-                return {insert(q, v, a[0], {q.idx(0), u})};
-              });
-          delta = forLoop(s, s.idx(1), s.add(g.frames, s.idx(1)), delta,
-                          [&](Scalar &q, Value t, ValueRange a) {
-                            return forLoop(
-                                q, q.idx(0), g.columns, a,
-                                [&](Scalar &r, Value u,
-                                    ValueRange d) -> SmallVector<Value> {
-                                  auto [stay, move] = candidates(r, d[0], t, u);
-                                  Value best = r.select(better(r, move, stay),
-                                                        move, stay);
-                                  return {insert(r, best, d[0], {t, u})};
-                                });
-                          });
+          SmallVector<Value> delta{
+              fillViterbiRows(s, viterbiTable(s, g.frames, g.columns), g.frames,
+                              g.columns, candidates)};
           Value best = extract(s, delta[0], {g.frames, last});
           Value feasible = s.b.create<arith::CmpFOp>(
               s.loc, arith::CmpFPredicate::OGT, best, s.f(f64, kNegInf));
@@ -432,7 +452,7 @@ public:
               [&](Scalar &q, Value step, ValueRange a) -> SmallVector<Value> {
                 Value t = q.sub(g.frames, step), u = a[0];
                 auto [stay, move] = candidates(q, delta[0], t, u);
-                Value emits = better(q, move, stay);
+                Value emits = labelWins(q, move, stay);
                 Value label = g.labelI32(q, before(q, u));
                 Value cls = q.select(emits, label, q.i32(blank));
                 Value written = insert(q, cls, a[1], {q.sub(t, q.idx(1))});
@@ -505,37 +525,17 @@ private:
                           negInf);
             return std::make_pair(stay, up);
           };
-          auto better = [&](Scalar &q, Value up, Value stay) {
-            return q.b.create<arith::CmpFOp>(q.loc, arith::CmpFPredicate::OGT,
-                                             up, stay);
-          };
-          Value table = emptyF64(s, {s.add(frames, s.idx(1)), g.columns});
-          // Row 0: the labels of frame 0 (none without frames).
-          SmallVector<Value> delta = forLoop(
-              s, s.idx(0), g.columns, {table},
-              [&](Scalar &q, Value u, ValueRange a) -> SmallVector<Value> {
-                Value v = q.select(eq(q, u, q.idx(0)), q.f(f64, 0.0), negInf);
-                return {insert(q, v, a[0], {q.idx(0), u})};
-              });
+          // Row 0: the labels of frame 0 (none without frames), then the
+          // rows after it.
           Value rowZeroEnd = s.select(anyFrame, g.columns, s.idx(1));
-          delta = forLoop(
-              s, s.idx(1), rowZeroEnd, delta,
+          SmallVector<Value> delta = forLoop(
+              s, s.idx(1), rowZeroEnd, {viterbiTable(s, frames, g.columns)},
               [&](Scalar &q, Value u, ValueRange a) {
                 auto [stay, up] = candidates(q, a[0], q.idx(0), u);
                 return SmallVector<Value>{insert(q, up, a[0], {q.idx(0), u})};
               });
-          delta = forLoop(s, s.idx(1), s.add(frames, s.idx(1)), delta,
-                          [&](Scalar &q, Value t, ValueRange a) {
-                            return forLoop(
-                                q, q.idx(0), g.columns, a,
-                                [&](Scalar &r, Value u,
-                                    ValueRange d) -> SmallVector<Value> {
-                                  auto [stay, up] = candidates(r, d[0], t, u);
-                                  Value best =
-                                      r.select(better(r, up, stay), up, stay);
-                                  return {insert(r, best, d[0], {t, u})};
-                                });
-                          });
+          delta[0] =
+              fillViterbiRows(s, delta[0], frames, g.columns, candidates);
           Value best = extract(s, delta[0], {frames, last});
           Value feasible = s.andI(
               anyFrame, s.b.create<arith::CmpFOp>(
@@ -548,7 +548,7 @@ private:
               [&](Scalar &q, Value, ValueRange a) -> SmallVector<Value> {
                 Value t = a[0], u = a[1];
                 auto [stay, up] = candidates(q, delta[0], t, u);
-                Value emits = better(q, up, stay);
+                Value emits = labelWins(q, up, stay);
                 Value label = g.labelI32(q, before(q, u));
                 Value cls = q.select(emits, label, q.i32(blank));
                 Value at = q.sub(q.add(t, u), q.idx(1));
