@@ -311,6 +311,24 @@ std::vector<KernelTime> Executable::takeProfile() const {
   return impl->device ? impl->device->takeProfile() : std::vector<KernelTime>{};
 }
 
+/// Makes this library's symbols (the C entry points artifacts call:
+/// nn_cpu_sgemm, the searches, the CUDA launches) visible to the objects
+/// dlopen loads later. A program linked against the runtime has it in the
+/// global scope already; a host that loads it as a dependency of a
+/// library opened with RTLD_LOCAL (a Python extension module) does not,
+/// and artifacts would fail to load with an undefined symbol.
+static void exportRuntimeSymbols() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&exportRuntimeSymbols), &info) &&
+        info.dli_fname)
+      // RTLD_NOLOAD: promotes the loaded copy; the handle stays open
+      // (the library is never unloaded while artifacts may need it).
+      dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_GLOBAL);
+  });
+}
+
 absl::Status Executable::load(const std::string &path, Executable &executable,
                               const LoadOptions &options) {
   // dlopen maps the file: a truncated or damaged object would fault
@@ -319,6 +337,7 @@ absl::Status Executable::load(const std::string &path, Executable &executable,
   absl::Status status = checkSharedObject(path);
   if (!status.ok())
     return status;
+  exportRuntimeSymbols();
   auto impl = std::make_unique<Impl>();
   impl->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!impl->handle)

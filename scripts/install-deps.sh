@@ -18,6 +18,9 @@ packages=(
   libsentencepiece-dev
   # Fuzz targets and the sanitizer build (clang's libFuzzer, ASan, UBSan).
   clang-14 libclang-rt-14-dev
+  # The Python front end (python/): pybind11 and the headers of Debian's
+  # Python 3, the one the bindings are built for.
+  pybind11-dev python3-dev
   # Test and benchmark tooling only (python3-venv: scripts/python-tools.sh).
   python3-numpy python3-venv libbenchmark-dev
 )

@@ -1,0 +1,366 @@
+//===- python/src/Training.cpp - train steps, checkpoints, datasets -------===//
+//
+// The training API of nn/Train.h and nn/Dataset.h (fresh parameters, one
+// train step at a time with its state, checkpoints, datasets and their
+// batches) and the training loop behind nn-train (training/Trainer.h),
+// taking nn-train's settings as keywords.
+//
+//===----------------------------------------------------------------------===//
+
+#include "python/src/Arrays.h"
+#include "python/src/Bindings.h"
+
+#include "nn/Dataset.h"
+#include "nn/LearningRate.h"
+#include "nn/Train.h"
+#include "training/Trainer.h"
+
+#include <unistd.h>
+
+namespace nn::python {
+
+namespace {
+
+/// A dataset and the manifest it was checked against (batches give the
+/// inputs of that graph).
+struct PyDataset {
+  std::shared_ptr<Dataset> dataset;
+};
+
+std::vector<std::string> pathList(const py::object &given, const char *what) {
+  if (py::isinstance<py::str>(given))
+    return {given.cast<std::string>()};
+  try {
+    return given.cast<std::vector<std::string>>();
+  } catch (const py::cast_error &) {
+    throw py::type_error(std::string(what) +
+                         ": expected a path or a list of paths, got " +
+                         py::repr(given).cast<std::string>());
+  }
+}
+
+/// `batch` as Python values: ({input: array}, {dim: lengths array}).
+py::tuple toPython(RunInputs batch) {
+  py::dict inputs, lengths;
+  for (auto &[name, tensor] : batch.inputs)
+    inputs[py::str(name)] = toArray(std::move(tensor));
+  for (auto &[dim, values] : batch.lengths) {
+    Tensor tensor(DType::i32, {(int64_t)values.size()});
+    std::copy(values.begin(), values.end(), tensor.data<int32_t>());
+    lengths[py::str(dim)] = toArray(std::move(tensor));
+  }
+  return py::make_tuple(inputs, lengths);
+}
+
+/// nn-train's settings from `kwargs` (its flags' names with '_' for '-',
+/// `bucket`/`shuffle` for --no-bucket/--no-shuffle), which loses them.
+training::TrainOptions takeTrainOptions(const std::string &model,
+                                        py::dict &kwargs) {
+  training::TrainOptions options;
+  options.modelPath = model;
+  options.compile = takeCompileOptions(kwargs);
+  takeKeyword(kwargs, "emit_artifacts", options.emitArtifacts, "a directory");
+  training::DataOptions &data = options.data;
+  if (kwargs.contains("data"))
+    data.train = pathList(kwargs.attr("pop")("data"), "data");
+  if (kwargs.contains("dev"))
+    data.dev = pathList(kwargs.attr("pop")("dev"), "dev");
+  takeKeyword(kwargs, "synthetic", data.synthetic, "\"segments\"");
+  takeKeyword(kwargs, "noise", data.noise, "a number");
+  takeKeyword(kwargs, "classes", data.classes, "an integer >= 0");
+  takeKeyword(kwargs, "dev_batches", data.devBatches, "an integer >= 0");
+  takeKeyword(kwargs, "epoch_steps", data.epochSteps, "an integer >= 0");
+  takeKeyword(kwargs, "batch_size", data.batchSize, "an integer >= 0");
+  takeKeyword(kwargs, "max_frames", data.maxFrames, "an integer >= 0");
+  takeKeyword(kwargs, "bucket", data.bucket, "True or False");
+  takeKeyword(kwargs, "shuffle", data.shuffle, "True or False");
+  std::string chunking;
+  takeKeyword(kwargs, "chunking", chunking, "SIZE:STEP[,...]");
+  absl::StatusOr<ChunkingOptions> chunks = parseChunking(chunking);
+  if (!chunks.ok())
+    raise(withContext(chunks.status(), "chunking: "));
+  data.chunking = *chunks;
+  takeKeyword(kwargs, "steps", options.steps, "an integer");
+  takeKeyword(kwargs, "epochs", options.epochs, "an integer");
+  takeKeyword(kwargs, "seed", options.seed, "an integer >= 0");
+  if (kwargs.contains("lr")) {
+    // A number is a constant rate; a string a schedule as --lr spells it.
+    py::object given = kwargs.attr("pop")("lr");
+    std::string schedule;
+    if (!py::isinstance<py::bool_>(given) &&
+        (py::isinstance<py::int_>(given) || py::isinstance<py::float_>(given)))
+      schedule =
+          "constant:peak=" + py::repr(py::float_(given)).cast<std::string>();
+    else if (py::isinstance<py::str>(given))
+      schedule = given.cast<std::string>();
+    else
+      throw py::type_error("lr: expected a rate or a schedule "
+                           "(\"cosine:peak=1e-3,warmup=100,total=2000\"), "
+                           "got " +
+                           py::repr(given).cast<std::string>());
+    absl::StatusOr<LearningRateSchedule> parsed =
+        LearningRateSchedule::parse(schedule);
+    if (!parsed.ok())
+      raise(withContext(parsed.status(), "lr: "));
+    options.schedule = *parsed;
+  }
+  takeKeyword(kwargs, "on_nonfinite", options.onNonFinite,
+              "\"stop\" or \"skip\"");
+  takeKeyword(kwargs, "save", options.saveDir, "a directory");
+  takeKeyword(kwargs, "save_every", options.saveEvery, "an integer >= 0");
+  takeKeyword(kwargs, "keep", options.keep, "an integer >= 1");
+  takeKeyword(kwargs, "resume", options.resume, "a checkpoint or directory");
+  takeKeyword(kwargs, "init_from", options.initFrom, "an .npz file");
+  if (kwargs.contains("initial_parameters"))
+    options.initialParameters =
+        toTensors(kwargs.attr("pop")("initial_parameters"), "parameter",
+                  [](const std::string &) { return std::nullopt; });
+  takeKeyword(kwargs, "tensorboard", options.tensorboardDir, "a directory");
+  training::OutputOptions &output = options.output;
+  takeKeyword(kwargs, "json", output.json, "True or False");
+  takeKeyword(kwargs, "verbose", output.verbose, "True or False");
+  takeKeyword(kwargs, "log_every", output.logEvery, "an integer >= 1");
+  output.bar = !output.json && !output.verbose && isatty(STDERR_FILENO);
+  takeKeyword(kwargs, "bar", output.bar, "True or False");
+  return options;
+}
+
+} // namespace
+
+void bindTraining(py::module_ &module) {
+  module.def(
+      "init_parameters",
+      [](const Manifest &manifest, uint64_t seed) {
+        std::map<std::string, Tensor> parameters;
+        check(initializeParameters(manifest, seed, parameters));
+        py::dict arrays;
+        for (auto &[name, tensor] : parameters)
+          arrays[py::str(name)] = toArray(std::move(tensor));
+        return arrays;
+      },
+      py::arg("manifest"), py::arg("seed") = 0,
+      "Fresh values of every parameter of `manifest`, as nn-train draws "
+      "them for `seed`.");
+
+  py::class_<TrainState, std::shared_ptr<TrainState>>(
+      module, "TrainState",
+      "What training carries from step to step: the parameters (model and "
+      "optimizer state) by name, the updates applied (`step`) and the "
+      "batches drawn (`batches`).")
+      .def(py::init([](py::object parameters) {
+             auto state = std::make_shared<TrainState>();
+             state->parameters =
+                 toTensors(parameters, "parameter",
+                           [](const std::string &) { return std::nullopt; });
+             return state;
+           }),
+           py::arg("parameters") = py::none())
+      .def_property(
+          "parameters",
+          [](TrainState &state) {
+            check(syncToHost(state));
+            return toArrays(state.parameters);
+          },
+          [](TrainState &state, py::object parameters) {
+            state.parameters =
+                toTensors(parameters, "parameter",
+                          [](const std::string &) { return std::nullopt; });
+            state.resident.reset();
+          },
+          "Copies of the current values; assigning replaces them all.")
+      .def_readwrite("step", &TrainState::step)
+      .def_readwrite("batches", &TrainState::batches);
+
+  py::class_<StepReport>(module, "StepReport", "What one train step did.")
+      .def_readonly("step", &StepReport::step)
+      .def_readonly("learning_rate", &StepReport::learningRate)
+      .def_readonly("grad_norm", &StepReport::gradNorm)
+      .def_readonly("updated_norm", &StepReport::updatedNorm)
+      .def_readonly("objective", &StepReport::objective)
+      .def_readonly("applied", &StepReport::applied)
+      .def_property_readonly("raw_losses", [](const StepReport &r) {
+        py::list names;
+        for (const LossValue &loss : r.losses)
+          names.append(py::make_tuple(loss.name, loss.sum, loss.normalized));
+        return names;
+      });
+
+  module.def(
+      "train_step",
+      [](const Executable &executable, py::object inputs, py::object lengths,
+         double learningRate, uint32_t dropoutSeed, TrainState &state) {
+        const Manifest &manifest = executable.manifest();
+        RunInputs batch;
+        batch.inputs = toTensors(inputs, "input", [&](const std::string &n) {
+          for (const TensorInfo &input : manifest.inputs)
+            if (input.name == n)
+              return std::optional<DType>(input.dtype);
+          return std::optional<DType>();
+        });
+        batch.lengths = toLengths(lengths);
+        StepReport report;
+        absl::Status status;
+        {
+          py::gil_scoped_release release;
+          status = runTrainStep(executable, std::move(batch), learningRate,
+                                dropoutSeed, state, report);
+        }
+        check(status);
+        return py::make_tuple(report, toLosses(manifest, report.losses));
+      },
+      py::arg("executable"), py::arg("inputs"), py::arg("lengths"),
+      py::arg("learning_rate"), py::arg("dropout_seed"), py::arg("state"),
+      "Runs one train step (an executable compiled with train_step=True) on "
+      "a batch and applies its update to `state` when the objective and "
+      "norms are finite. Returns (StepReport, [Loss]).");
+
+  module.def(
+      "save_checkpoint",
+      [](const std::string &path, TrainState &state) {
+        py::gil_scoped_release release;
+        absl::Status status = saveCheckpoint(path, state);
+        py::gil_scoped_acquire gil;
+        check(status);
+      },
+      py::arg("path"), py::arg("state"),
+      "Writes `state` as nn-train does (an .npz numpy reads).");
+  module.def(
+      "load_checkpoint",
+      [](const std::string &path) {
+        auto state = std::make_shared<TrainState>();
+        check(loadCheckpoint(path, *state));
+        return state;
+      },
+      py::arg("path"), "Reads a checkpoint nn-train or save_checkpoint wrote.");
+
+  py::class_<PyDataset>(
+      module, "Dataset",
+      "Utterances checked against a graph's inputs (nn/Dataset.h): batches "
+      "of them are that graph's padded inputs and lengths.")
+      .def_static(
+          "load",
+          [](py::object paths, const Manifest &manifest) {
+            std::vector<std::string> files = pathList(paths, "paths");
+            absl::StatusOr<Dataset> dataset = [&] {
+              py::gil_scoped_release release;
+              return Dataset::load(files, manifest);
+            }();
+            return PyDataset{
+                std::make_shared<Dataset>(check(std::move(dataset)))};
+          },
+          py::arg("paths"), py::arg("manifest"),
+          "Reads a dataset (an .npz shard or a directory of them, then any "
+          "overlays) for the inputs of `manifest`.")
+      .def_static(
+          "from_shards",
+          [](py::list shards, const Manifest &manifest,
+             const std::string &name) {
+            Dataset dataset = check(Dataset::forModel(manifest));
+            for (size_t i = 0; i < shards.size(); ++i) {
+              std::string file = name + "[" + std::to_string(i) + "]";
+              std::map<std::string, Tensor> arrays =
+                  toTensors(shards[i], "array of " + file,
+                            [](const std::string &) { return std::nullopt; });
+              check(dataset.addShard({{file, std::move(arrays)}}, manifest));
+            }
+            check(dataset.finish(name));
+            return PyDataset{std::make_shared<Dataset>(std::move(dataset))};
+          },
+          py::arg("shards"), py::arg("manifest"), py::arg("name") = "<python>",
+          "A dataset from shards in memory: each a dict of arrays as an "
+          ".npz shard holds them (docs/data.md); `name` names them in "
+          "errors.")
+      .def("__len__", [](const PyDataset &d) { return d.dataset->size(); })
+      .def(
+          "length",
+          [](const PyDataset &d, int64_t u) {
+            if (u < 0 || u >= d.dataset->size())
+              throw py::index_error("utterance " + std::to_string(u) + " of " +
+                                    std::to_string(d.dataset->size()));
+            return d.dataset->length(u);
+          },
+          py::arg("utterance"))
+      .def(
+          "utterance_id",
+          [](const PyDataset &d, int64_t u) {
+            if (u < 0 || u >= d.dataset->size())
+              throw py::index_error("utterance " + std::to_string(u) + " of " +
+                                    std::to_string(d.dataset->size()));
+            return d.dataset->utteranceId(u);
+          },
+          py::arg("utterance"))
+      .def_property_readonly(
+          "length_dim",
+          [](const PyDataset &d) { return d.dataset->lengthDim(); })
+      .def(
+          "batch",
+          [](const PyDataset &d, std::vector<int64_t> members) {
+            for (int64_t u : members)
+              if (u < 0 || u >= d.dataset->size())
+                throw py::index_error("utterance " + std::to_string(u) +
+                                      " of " +
+                                      std::to_string(d.dataset->size()));
+            return toPython(d.dataset->batch(members));
+          },
+          py::arg("utterances"),
+          "The padded batch of `utterances`: ({input: array}, {dim: "
+          "lengths}).");
+
+  py::class_<training::Trainer>(
+      module, "Trainer",
+      "nn-train's training loop: `Trainer(model_path, **settings)` takes "
+      "nn-train's flags as keywords (batch_size=16, epochs=2, lr=\"const:"
+      "1e-3\", save=\"ckpt\", ...), compile() then run().")
+      .def(py::init([](const std::string &model, py::kwargs kwargs) {
+             py::dict settings = kwargs;
+             training::TrainOptions options = takeTrainOptions(model, settings);
+             rejectUnknownKeywords(settings, "Trainer");
+             return std::make_unique<training::Trainer>(std::move(options));
+           }),
+           py::arg("model"))
+      .def("compile",
+           [](training::Trainer &trainer) {
+             absl::Status status;
+             {
+               py::gil_scoped_release release;
+               status = trainer.compile();
+             }
+             check(status);
+           })
+      .def("run",
+           [](training::Trainer &trainer) {
+             bool finished = false;
+             absl::Status status;
+             {
+               py::gil_scoped_release release;
+               status = trainer.run(finished);
+             }
+             check(status);
+             return finished;
+           })
+      .def_property_readonly("train_manifest",
+                             &training::Trainer::trainManifest,
+                             py::return_value_policy::reference_internal)
+      .def_property_readonly("eval_manifest", &training::Trainer::evalManifest,
+                             py::return_value_policy::reference_internal)
+      .def_property_readonly(
+          "state",
+          [](const training::Trainer &trainer) {
+            return std::make_shared<TrainState>(trainer.state());
+          },
+          "A copy of the state after run().")
+      .def_property_readonly("dev_at_start",
+                             [](const training::Trainer &trainer) {
+                               return toLosses(trainer.evalManifest(),
+                                               trainer.devAtStart());
+                             })
+      .def_property_readonly("dev_at_end",
+                             [](const training::Trainer &trainer) {
+                               return toLosses(trainer.evalManifest(),
+                                               trainer.devAtEnd());
+                             })
+      .def_property_readonly("skipped_batches",
+                             &training::Trainer::skippedBatches);
+}
+
+} // namespace nn::python
