@@ -9,8 +9,8 @@ nn.parameter @"conv1.w" : !nn.tensor<[256, 3, 80], f32>
 nn.parameter @"conv1.b" : !nn.tensor<[256], f32>
 nn.parameter @"conv2.w" : !nn.tensor<[256, 3, 256], f32>
 nn.parameter @"conv2.b" : !nn.tensor<[256], f32>
-nn.parameter @"norm.g" : !nn.tensor<[256], f32>
-nn.parameter @"norm.b" : !nn.tensor<[256], f32>
+nn.parameter @"norm.scale" : !nn.tensor<[256], f32>
+nn.parameter @"norm.bias" : !nn.tensor<[256], f32>
 nn.parameter @"out.w" : !nn.tensor<[128, 256], f32>
 nn.parameter @"out.b" : !nn.tensor<[128], f32>
 
@@ -31,8 +31,8 @@ nn.graph @conv_encoder(%features: !nn.tensor<[B, T, 80], f32>)
          !nn.tensor<[256], f32>) -> !nn.tensor<[B, T2, 256], f32>
   %p = nn.pool max %c2 window 3 stride 3
       : (!nn.tensor<[B, T2, 256], f32>) -> !nn.tensor<[B, T6, 256], f32>
-  %g = nn.param_ref @"norm.g" : !nn.tensor<[256], f32>
-  %gb = nn.param_ref @"norm.b" : !nn.tensor<[256], f32>
+  %g = nn.param_ref @"norm.scale" : !nn.tensor<[256], f32>
+  %gb = nn.param_ref @"norm.bias" : !nn.tensor<[256], f32>
   %n = nn.layer_norm %p, %g, %gb
       : !nn.tensor<[B, T6, 256], f32>, !nn.tensor<[256], f32>,
         !nn.tensor<[256], f32>

@@ -161,7 +161,7 @@ TEST(InlineCallsTest, SameLossesAndGradientsAsTheCall) {
 TEST(InlineCallsTest, RenamedDimsInExample2) {
   expectInlinedMatchesCalled(readExample("conv_encoder_decoupled_loss.mlir"),
                              "criterion", "layer_norm",
-                             {"conv1.w", "conv2.w", "norm.g", "out.w"}, 3, 14);
+                             {"conv1.w", "conv2.w", "norm.scale", "out.w"}, 3, 14);
 }
 
 } // namespace

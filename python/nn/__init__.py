@@ -14,8 +14,28 @@ as nn.Error, whose `code` names the status ("INVALID_ARGUMENT", ...).
                      lengths={"T": t, "U": u}, parameters=params)
     result.loss("ce").value, result.gradients["out.w"]
 
+Models are built in Python too: modules own named parameters, ops check
+dims, and a Program prints as the nn dialect (nn/graph.py):
+
+    B = nn.batch_dim("B"); T = nn.seq_dim("T", B)
+    class Model(nn.Module):
+        def __init__(self):
+            self.out = nn.Linear(80, 10)
+        def forward(self, features, targets):
+            ce = nn.cross_entropy(self.out(features), targets)
+            nn.mark_loss(ce, "ce", normalize="per_frame")
+    program = nn.Program(Model())
+    program.graph("train", program.model, features=nn.Input([B, T, 80]),
+                  targets=nn.Input([B, T], "i32"))
+    exe = nn.compile(program, grads=True).load()
+
 docs/python.md describes the package.
 """
+
+import os
+import tempfile
+
+from nn import _nn
 
 from nn._nn import (
     Artifact,
@@ -29,9 +49,7 @@ from nn._nn import (
     Result,
     StepReport,
     TensorSpec,
-    Trainer,
     TrainState,
-    compile,
     compile_file,
     init_parameters,
     load,
@@ -42,6 +60,74 @@ from nn._nn import (
     set_num_threads,
     train_step,
 )
+from nn.dims import Dim, DimError, batch_dim, computed_dim, seq_dim
+from nn.graph import Input, Module, Parameter, Program, TensorType, Value
+from nn.layers import LSTM, Conv1d, Embedding, LayerNorm, Linear
+from nn.ops import (
+    add,
+    attention,
+    broadcast_seq,
+    concat,
+    conv1d,
+    cross_entropy,
+    ctc_greedy_decode,
+    ctc_loss,
+    dropout,
+    edit_distance,
+    embedding,
+    frame_error,
+    gelu,
+    glu,
+    layer_norm,
+    linear,
+    log_softmax,
+    lstm,
+    mark_loss,
+    mse,
+    mul,
+    op,
+    pool,
+    reduce,
+    relative_positions,
+    relu,
+    scale,
+    sigmoid,
+    silu,
+    softmax,
+    spec_augment,
+    tanh,
+)
+
+
+def compile(source, name=None, **options):
+    """Compiles a Program or MLIR text of the nn dialect into an Artifact;
+    `name` names the source in diagnostics. Keywords: entry, target, grads,
+    input_gradients, training, train_step, losses, search_beam,
+    artifact_path, gpu_code_dir and the pipeline's options by their flag
+    names with '_' (pack=False, optimizer="sgd", ...)."""
+    if isinstance(source, Program):
+        source, name = source.mlir(), name or "<program>"
+    return _nn.compile(source, name=name or "<python>", **options)
+
+
+class Trainer(_nn.Trainer):
+    """nn-train's training loop: `Trainer(model, **settings)` with a model
+    file or a Program, and nn-train's flags as keywords by their names with
+    '_' (synthetic="segments", data=..., dev=..., batch_size=16, epochs=2,
+    lr="cosine:peak=1e-3,warmup=100,total=2000" or a constant rate,
+    save="ckpt", resume=..., json=True, ...; bucket=False and
+    shuffle=False for --no-bucket and --no-shuffle); compile(), then
+    run(), which returns False when interrupted. Checkpoints are nn-train's:
+    either resumes the other's."""
+
+    def __init__(self, model, **settings):
+        if isinstance(model, Program):
+            self._model_dir = tempfile.TemporaryDirectory(prefix="nn-model-")
+            path = os.path.join(self._model_dir.name, "model.mlir")
+            with open(path, "w", encoding="utf-8") as file:
+                file.write(model.mlir())
+            model = path
+        super().__init__(os.fspath(model), **settings)
 
 
 def _load_artifact(artifact):
@@ -52,6 +138,54 @@ def _load_artifact(artifact):
 Artifact.load = _load_artifact
 
 __all__ = [
+    "Dim",
+    "DimError",
+    "Input",
+    "LSTM",
+    "Conv1d",
+    "Embedding",
+    "LayerNorm",
+    "Linear",
+    "Module",
+    "Parameter",
+    "Program",
+    "TensorType",
+    "Value",
+    "add",
+    "attention",
+    "batch_dim",
+    "broadcast_seq",
+    "computed_dim",
+    "concat",
+    "conv1d",
+    "cross_entropy",
+    "ctc_greedy_decode",
+    "ctc_loss",
+    "dropout",
+    "edit_distance",
+    "embedding",
+    "frame_error",
+    "gelu",
+    "glu",
+    "layer_norm",
+    "linear",
+    "log_softmax",
+    "lstm",
+    "mark_loss",
+    "mse",
+    "mul",
+    "op",
+    "pool",
+    "reduce",
+    "relative_positions",
+    "relu",
+    "scale",
+    "seq_dim",
+    "sigmoid",
+    "silu",
+    "softmax",
+    "spec_augment",
+    "tanh",
     "Artifact",
     "Dataset",
     "DimSpec",

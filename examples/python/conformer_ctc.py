@@ -1,0 +1,128 @@
+"""The Conformer CTC model of examples/speech/conformer_ctc.mlir in
+Python: convolutional subsampling (time / 2), two Conformer blocks
+(Gulati et al., 2020: macaron feed-forward with half-step residuals,
+self-attention with Transformer-XL relative positions, the convolution
+module with a depthwise convolution within each utterance, final layer
+norm) and 17 output classes; the graphs `acoustic`, `ctc` (the CTC loss,
+and the label and word error rates of greedy decoding) and `decode`.
+`python conformer_ctc.py` prints the same program."""
+
+import nn
+
+B = nn.batch_dim("B")
+T = nn.seq_dim("T", B)
+T2 = T.ceildiv(2, name="T2")
+U = nn.seq_dim("U", B)
+
+
+class FeedForward(nn.Module):
+    def __init__(self, d, hidden):
+        self.norm = nn.LayerNorm(d)
+        self.w1 = nn.Linear(d, hidden)
+        self.w2 = nn.Linear(hidden, d)
+
+    def forward(self, x):
+        h = self.w2(nn.silu(self.w1(self.norm(x))))
+        return x + nn.dropout(h, 0.1) * 0.5
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, d, heads, max_distance):
+        self.heads, self.max_distance = heads, max_distance
+        self.norm = nn.LayerNorm(d)
+        self.q = nn.Linear(d, d)
+        self.pos_bias = nn.Parameter(d)
+        self.k = nn.Linear(d, d)
+        self.v = nn.Linear(d, d)
+        self.pos = nn.Linear(d, d, bias=False)
+        self.out = nn.Linear(d, d)
+
+    def forward(self, x):
+        h = self.norm(x)
+        # Content queries (bias u in q.b) and position queries (the same
+        # weight, bias v).
+        q = self.q(h)
+        position_query = nn.linear(h, self.q.w, self.pos_bias)
+        k, v = self.k(h), self.v(h)
+        distances = nn.relative_positions(self.pos.w, self.max_distance)
+        a = nn.attention(q, k, v, heads=self.heads,
+                         relative=(position_query, distances))
+        return x + nn.dropout(self.out(a), 0.1)
+
+
+class DepthwiseConv(nn.Conv1d):
+    """A depthwise convolution over time, then a layer norm (statistics of
+    each frame, never of the batch)."""
+
+    def __init__(self, d, kernel):
+        super().__init__(d, d, kernel, groups=d)
+        self.norm = nn.LayerNorm(d)
+
+    def forward(self, x):
+        return self.norm(super().forward(x))
+
+
+class ConvModule(nn.Module):
+    def __init__(self, d, kernel):
+        self.norm = nn.LayerNorm(d)
+        self.pw1 = nn.Linear(d, 2 * d)
+        self.dw = DepthwiseConv(d, kernel)
+        self.pw2 = nn.Linear(d, d)
+
+    def forward(self, x):
+        h = nn.silu(self.dw(nn.glu(self.pw1(self.norm(x)))))
+        return x + nn.dropout(self.pw2(h), 0.1)
+
+
+class ConformerBlock(nn.Module):
+    def __init__(self, d, hidden, heads, kernel):
+        self.ff1 = FeedForward(d, hidden)
+        self.mhsa = SelfAttention(d, heads, max_distance=255)
+        self.conv = ConvModule(d, kernel)
+        self.ff2 = FeedForward(d, hidden)
+        self.final_norm = nn.LayerNorm(d)
+
+    def forward(self, x):
+        return self.final_norm(self.ff2(self.conv(self.mhsa(self.ff1(x)))))
+
+
+class Conformer(nn.Module):
+    def __init__(self, features=40, d=96, classes=17):
+        self.subsample = nn.Conv1d(features, d, 3, stride=2)
+        self.block1 = ConformerBlock(d, 2 * d, heads=4, kernel=15)
+        self.block2 = ConformerBlock(d, 2 * d, heads=4, kernel=15)
+        self.out = nn.Linear(d, classes)
+
+    def forward(self, features):
+        x = nn.silu(self.subsample(features))
+        return self.out(self.block2(self.block1(x)))
+
+
+def build():
+    program = nn.Program(Conformer())
+    acoustic = program.graph("acoustic", program.model,
+                             features=nn.Input([B, T, 40]))
+
+    def ctc(features, labels):
+        masked = nn.spec_augment(features, freq_masks=2, freq_width=8,
+                                 time_masks=2, time_width=10, time_ratio=0.2)
+        logits = acoustic(masked)
+        nn.mark_loss(nn.ctc_loss(logits, labels, blank=0), "ctc",
+                     normalize="per_sequence")
+        hyp, _ = nn.ctc_greedy_decode(logits, blank=0)
+        for name, separator in (("cer", None), ("wer", 1)):
+            edits, length, _ = nn.edit_distance(hyp, labels, separator)
+            nn.mark_loss(edits, name, normalize="custom", normalization=length,
+                         as_error=True, eval_only=True)
+
+    def decode(features):
+        return nn.ctc_greedy_decode(acoustic(features), blank=0)
+
+    program.graph("ctc", ctc, features=nn.Input([B, T, 40]),
+                  labels=nn.Input([B, U], "i32"))
+    program.graph("decode", decode, features=nn.Input([B, T, 40]))
+    return program
+
+
+if __name__ == "__main__":
+    print(build(), end="")
