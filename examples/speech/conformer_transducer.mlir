@@ -307,9 +307,9 @@ nn.graph @predictor(%labels: !nn.tensor<[S, U], i32>)
 // search's rows in decoding.
 nn.graph @joiner(%joint: !nn.tensor<[R, 64], f32>)
     -> !nn.tensor<[R, 17], f32> dims [R: batch] {
+  %a = nn.tanh %joint : !nn.tensor<[R, 64], f32>
   %ow = nn.param_ref @"joint.w" : !nn.tensor<[17, 64], f32>
   %ob = nn.param_ref @"joint.b" : !nn.tensor<[17], f32>
-  %a = nn.tanh %joint : !nn.tensor<[R, 64], f32>
   %logits = nn.linear %a, %ow, %ob : !nn.tensor<[R, 64], f32>, !nn.tensor<[17, 64], f32>, !nn.tensor<[17], f32>
   nn.return %logits : !nn.tensor<[R, 17], f32>
 }

@@ -4,9 +4,10 @@ A batch dim (`B = nn.batch_dim("B")`), the sequence dims of a batch
 (`T = nn.seq_dim("T", B)`: each sequence has its own length, a run-time
 input), sequence dims derived from another (`T.ceildiv(4)`, `U + 1`: their
 lengths follow from the source's) and sequence dims whose lengths a graph
-computes (`nn.computed_dim("Y", B)`: a decoder's hypotheses). They are the
-dims of `nn.graph ... dims [...]` (docs/dialect.md); static axes are plain
-integers.
+computes (`nn.computed_dim("Y", B)`: a decoder's hypotheses), and packed
+dims (`T.packed()`: the real frames of all sequences, `T.packed(U1)`: the
+(t, u) grid of a transducer joint). They are the dims of `nn.graph ...
+dims [...]` (docs/dialect.md); static axes are plain integers.
 """
 
 import re
@@ -24,7 +25,7 @@ class Dim:
     and rule, so `T.ceildiv(2)` is the same Dim each time."""
 
     def __init__(self, name, kind, batch=None, source=None, factor=1,
-                 offset=0, computed=False):
+                 offset=0, computed=False, inner=None):
         if not isinstance(name, str) or not _NAME.match(name):
             raise DimError(f"dim name {name!r}: expected a name of letters, "
                            "digits and '_' (not starting with a digit)")
@@ -35,6 +36,9 @@ class Dim:
         self.factor = factor
         self.offset = offset
         self.computed = computed
+        # Packed dims: `source` is the sequence dim packed, `inner` the
+        # second one of a grid.
+        self.inner = inner
         self._derived = {}
 
     @property
@@ -46,8 +50,33 @@ class Dim:
         return self.kind == "seq"
 
     @property
+    def is_packed(self):
+        return self.kind == "packed"
+
+    @property
     def is_derived(self):
-        return self.source is not None
+        return self.kind == "seq" and self.source is not None
+
+    def packed(self, inner=None, name=None):
+        """The packed dim of this sequence dim's real frames (N_T), or with
+        `inner` of the (t, u) grid of this dim and `inner` (J)."""
+        if not self.is_seq:
+            raise DimError(f"dim '{self.name}' is not a sequence dim; only "
+                           "sequence dims pack")
+        if inner is not None and (not isinstance(inner, Dim) or not inner.is_seq
+                                  or inner.batch is not self.batch):
+            raise DimError(f"packed({self.name}, {inner!r}): the inner dim must "
+                           f"be a sequence dim of {self.batch.name}")
+        key = ("packed", id(inner))
+        dim = self._derived.get(key)
+        if dim is None:
+            dim = Dim(name or ("J" if inner is not None else f"N_{self.name}"),
+                      "packed", batch=self.batch, source=self, inner=inner)
+            self._derived[key] = dim
+        elif name is not None and name != dim.name:
+            raise DimError(f"dim '{dim.name}' exists already; it cannot also be "
+                           f"named '{name}'")
+        return dim
 
     def _derive(self, factor, offset, name):
         if not self.is_seq:
@@ -99,6 +128,9 @@ class Dim:
         """The dim as `nn.graph ... dims [...]` declares it."""
         if self.is_batch:
             return f"{self.name}: batch"
+        if self.is_packed:
+            inner = f", {self.inner.name}" if self.inner is not None else ""
+            return f"{self.name}: packed({self.batch.name}, {self.source.name}{inner})"
         text = f"{self.name}: seq({self.batch.name})"
         if self.computed:
             return text + " computed"
@@ -113,6 +145,8 @@ class Dim:
             needed += self.batch.roots()
         if self.source is not None:
             needed += self.source.roots()
+        if self.inner is not None:
+            needed += self.inner.roots()
         return needed + [self]
 
     def __repr__(self):

@@ -369,12 +369,20 @@ class GraphRef:
         def bind(callee, caller, what):
             if isinstance(callee, Dim):
                 bound = binding.setdefault(id(callee), caller)
-                if (not isinstance(caller, Dim) or caller.kind != callee.kind
-                        or bound is not caller):
+                # A callee's batch may be a caller's packed dim (rows: the
+                # packed frames or a transducer's joint grid).
+                fits = isinstance(caller, Dim) and (
+                    caller.kind == callee.kind or
+                    (callee.is_batch and caller.is_packed))
+                if not fits or bound is not caller:
                     raise DimError(f"nn.call @{self.name}: {what}: its dim "
                                    f"'{callee.name}' cannot be {axis_text(caller)}")
                 if callee.batch is not None:
                     bind(callee.batch, caller.batch, what)
+                if callee.is_packed:
+                    bind(callee.source, caller.source, what)
+                    if callee.inner is not None:
+                        bind(callee.inner, caller.inner, what)
                 if callee.is_derived:
                     # A derived dim binds to one derived the same way, from
                     # the dim its source binds to.
@@ -402,6 +410,9 @@ class GraphRef:
                 return axis
             if id(axis) in binding:
                 return binding[id(axis)]
+            if axis.is_packed:
+                inner = mapped(axis.inner) if axis.inner is not None else None
+                return mapped(axis.source).packed(inner)
             if axis.is_derived:
                 source = mapped(axis.source)
                 return (source.ceildiv(axis.factor) if axis.factor > 1

@@ -345,6 +345,37 @@ def spec_augment(x, freq_masks, freq_width, time_masks, time_width,
     return _one(graph, f"{text} : {x.type.text()}", x.type, "specaug")
 
 
+def rotary(x, heads, base=None, inverse=False):
+    """Rotary position embeddings by each frame's place in its own sequence
+    (x [B, T, H Dk])."""
+    graph, (x,) = _values("rotary", x)
+    _time_axis("rotary", x)
+    text = f"nn.rotary {x.name} heads {heads}"
+    if base is not None:
+        text += f" base {_float(base)}"
+    if inverse:
+        text += " inverse"
+    return _one(graph, f"{text} : {x.type.text()}", x.type, "rot")
+
+
+def pack(x):
+    """The real frames of x [B, T, F...] in one row each: [N_T, F...]."""
+    graph, (x,) = _values("pack", x)
+    time = _time_axis("pack", x) if len(x.axes) == 3 else x.axes[1]
+    result = TensorType([time.packed()] + x.axes[2:], x.dtype)
+    return _one(graph, f"nn.pack {x.name} : {x.type.text()} -> {result.text()}",
+                result, "packed")
+
+
+def unpack(x, batch_axes):
+    """Packed rows [N_T, F...] back to [B, T, F...] (`batch_axes`: [B, T]),
+    the padding zero."""
+    graph, (x,) = _values("unpack", x)
+    result = TensorType(list(batch_axes) + x.axes[1:], x.dtype)
+    return _one(graph, f"nn.unpack {x.name} : {x.type.text()} -> {result.text()}",
+                result, "unpacked")
+
+
 # -- Losses and their marks -------------------------------------------------
 
 
@@ -365,6 +396,32 @@ def cross_entropy(scores, targets, input="logits", label_smoothing=None):
         text += f" label_smoothing {_float(label_smoothing)}"
     return _one(graph, f"{text} : {_types(scores, targets)}",
                 TensorType(targets.axes, scores.dtype), "ce")
+
+
+def linear_cross_entropy(x, weight, targets, bias=None, label_smoothing=None):
+    """The output layer and its cross entropy fused, never holding the
+    logits: x [..., F], weight [C, F], targets [...] -> [...]."""
+    operands = (x, weight, targets) + ((bias,) if bias is not None else ())
+    graph, values = _values("linear_cross_entropy", *operands)
+    x, weight, targets = values[:3]
+    _integer_operand("linear_cross_entropy", targets, "the targets")
+    text = f"nn.linear_cross_entropy {x.name}, {weight.name}"
+    if bias is not None:
+        text += f", {values[3].name}"
+    text += f" targets {targets.name}"
+    if label_smoothing is not None:
+        text += f" label_smoothing {_float(label_smoothing)}"
+    types = _types(x, weight, targets) + (
+        f", {values[3].type.text()}" if bias is not None else "")
+    return _one(graph, f"{text} : {types}", TensorType(targets.axes, x.dtype), "ce")
+
+
+def param_norm(*parameters):
+    """The summed squares of parameters (an L2 regularization loss, [])."""
+    graph, values = _values("param_norm", *parameters)
+    names = ", ".join(v.name for v in values)
+    return _one(graph, f"nn.param_norm {names} : {_types(*values)}",
+                TensorType([], "f32"), "l2")
 
 
 def mse(prediction, target):
@@ -467,6 +524,151 @@ def ctc_greedy_decode(scores, blank, input="logits", dim=None):
                         f"{blank} : {scores.type.text()} -> {labels.text()}, "
                         f"{score.text()}", [labels, score], "hyp")
     return tuple(values)
+
+
+def ctc_beam_search(scores, blank, beam, input="logits", merge="sum",
+                    token_beam=None, token_threshold=None, score_beam=None,
+                    length_bonus=None, dim=None):
+    """The CTC prefix beam search over scores [B, T, C]: (the best
+    hypothesis [B, Y] over a computed dim, its score [B])."""
+    graph, (scores,) = _values("ctc_beam_search", scores)
+    batch = scores.axes[0]
+    dim = dim or computed_dim(graph.fresh_dim("Y"), batch)
+    text = (f"nn.ctc_beam_search {scores.name} from {input} blank {blank} beam "
+            f"{beam} merge {merge}")
+    for name, value in (("token_beam", token_beam),
+                        ("token_threshold", token_threshold),
+                        ("score_beam", score_beam), ("length_bonus", length_bonus)):
+        if value is not None:
+            text += f" {name} {_float(value) if isinstance(value, float) else value}"
+    labels = TensorType([batch, dim], "i32")
+    score = TensorType([batch], scores.dtype)
+    return tuple(graph.emit(f"{text} : {scores.type.text()} -> {labels.text()}, "
+                            f"{score.text()}", [labels, score], "hyp"))
+
+
+def viterbi_align(scores, labels, blank, topology="ctc", input="logits",
+                  prior=None):
+    """The best path of `labels` through scores [B, T, C] (CTC or RNA
+    topology): (the label of each frame [B, T], the path's score [B])."""
+    operands = (scores, labels) + ((prior,) if prior is not None else ())
+    graph, values = _values("viterbi_align", *operands)
+    scores, labels = values[:2]
+    text = (f"nn.viterbi_align {scores.name}, {labels.name} from {input} "
+            f"topology {topology} blank {blank}")
+    if prior is not None:
+        text += f" prior {values[2].name}"
+    results = [TensorType(scores.axes[:2], "i32"),
+               TensorType(scores.axes[:1], scores.dtype)]
+    return tuple(graph.emit(f"{text} : {_types(*values)}", results, "align"))
+
+
+# -- Transducers ------------------------------------------------------------
+
+
+def prepend_start(labels, start):
+    """The prediction network's input: `start`, then the labels: [B, U] ->
+    [B, U + 1]."""
+    graph, (labels,) = _values("prepend_start", labels)
+    _integer_operand("prepend_start", labels, "the labels")
+    result = TensorType([labels.axes[0], labels.axes[1] + 1], labels.dtype)
+    return _one(graph, f"nn.prepend_start {labels.name} start {start} : "
+                       f"{labels.type.text()} -> {result.text()}", result, "start")
+
+
+def transducer_join(encoder, prediction):
+    """Encoder frames [B, T, D] plus prediction states [B, U1, D] on the
+    packed (t, u) grid of each sequence: [J, D]."""
+    graph, (encoder, prediction) = _values("transducer_join", encoder, prediction)
+    time = _time_axis("transducer_join", encoder)
+    labels = _time_axis("transducer_join", prediction)
+    result = TensorType([time.packed(labels)] + encoder.axes[2:], encoder.dtype)
+    return _one(graph, f"nn.transducer_join {encoder.name}, {prediction.name} : "
+                       f"{_types(encoder, prediction)} -> {result.text()}",
+                result, "joint")
+
+
+def transducer_loss(joint, labels, blank, topology="rnnt", input="logits",
+                    zero_infinity=False):
+    """The RNN-T or RNA loss per sequence of the joint [J, V] (packed) or
+    [B, T, U1, V]: [B]."""
+    graph, (joint, labels) = _values("transducer_loss", joint, labels)
+    text = (f"nn.transducer_loss {joint.name}, {labels.name} from {input} "
+            f"topology {topology} blank {blank}")
+    if zero_infinity:
+        text += " zero_infinity"
+    return _one(graph, f"{text} : {_types(joint, labels)}",
+                TensorType(labels.axes[:1], joint.dtype), "loss")
+
+
+def _transducer_search(op, encoder, predictor, joiner, blank, start, topology,
+                       beam, max_symbols, dim):
+    graph, (encoder,) = _values(op, encoder)
+    batch = encoder.axes[0]
+    dim = dim or computed_dim(graph.fresh_dim("Y"), batch)
+    text = (f"nn.{op} {encoder.name} predictor @{predictor.name} joiner "
+            f"@{joiner.name} topology {topology} blank {blank} start {start}")
+    if beam is not None:
+        text += f" beam {beam}"
+    if max_symbols is not None:
+        text += f" max_symbols {max_symbols}"
+    labels = TensorType([batch, dim], "i32")
+    score = TensorType([batch], encoder.dtype)
+    return tuple(graph.emit(f"{text} : {encoder.type.text()} -> {labels.text()}, "
+                            f"{score.text()}", [labels, score], "hyp"))
+
+
+def transducer_greedy_decode(encoder, predictor, joiner, blank, start,
+                             topology="rnnt", max_symbols=None, dim=None):
+    """Greedy transducer decoding of encoder frames [B, T, D] with the
+    graphs the training graph calls (`predictor`, `joiner`: what
+    Program.graph returned): (labels [B, Y], scores [B])."""
+    return _transducer_search("transducer_greedy_decode", encoder, predictor,
+                              joiner, blank, start, topology, None, max_symbols,
+                              dim)
+
+
+def transducer_beam_search(encoder, predictor, joiner, blank, start, beam,
+                           topology="rnnt", max_symbols=None, dim=None):
+    """Transducer beam search (hypotheses merged by label sequence) with the
+    graphs the training graph calls: (labels [B, Y], scores [B])."""
+    return _transducer_search("transducer_beam_search", encoder, predictor,
+                              joiner, blank, start, topology, beam, max_symbols,
+                              dim)
+
+
+def transducer_align(joint, labels, blank, topology="rna", input="logits",
+                     dim=None):
+    """The best path through a packed joint [J, V]: RNA, the label of each
+    frame [B, T]; RNN-T, the T + U emissions [B, A] over a computed dim.
+    Returns (alignment, score [B])."""
+    graph, (joint, labels) = _values("transducer_align", joint, labels)
+    grid = joint.axes[0]
+    if not isinstance(grid, Dim) or not grid.is_packed or grid.inner is None:
+        _fail("transducer_align", f"the joint must be packed [J, V], got "
+                                  f"{_axes(joint)}")
+    batch = labels.axes[0]
+    if topology == "rnnt":
+        path = dim or computed_dim(graph.fresh_dim("A"), batch)
+    else:
+        path = grid.source
+    results = [TensorType([batch, path], "i32"), TensorType([batch], joint.dtype)]
+    return tuple(graph.emit(
+        f"nn.transducer_align {joint.name}, {labels.name} from {input} topology "
+        f"{topology} blank {blank} : {_types(joint, labels)} -> "
+        f"{results[0].text()}, {results[1].text()}", results, "align"))
+
+
+def gather_states(states, alignment, blank, by_blanks=False):
+    """Each alignment position's state: states [B, S, D] at the labels
+    (or, by_blanks, the frames) emitted before it: [B, A, D]."""
+    graph, (states, alignment) = _values("gather_states", states, alignment)
+    result = TensorType(alignment.axes + states.axes[2:], states.dtype)
+    text = f"nn.gather_states {states.name}, {alignment.name} blank {blank}"
+    if by_blanks:
+        text += " by_blanks"
+    return _one(graph, f"{text} : {_types(states, alignment)} -> {result.text()}",
+                result, "gathered")
 
 
 # -- Anything else ----------------------------------------------------------
