@@ -60,6 +60,7 @@ from nn._nn import (
     set_num_threads,
     train_step,
 )
+from nn.data import shard_arrays, write_shards
 from nn.dims import Dim, DimError, batch_dim, computed_dim, seq_dim
 from nn.graph import Input, Module, Parameter, Program, TensorType, Value
 from nn.layers import LSTM, Conv1d, Embedding, LayerNorm, Linear
@@ -124,6 +125,13 @@ def compile(source, name=None, **options):
     return _nn.compile(source, name=name or "<python>", **options)
 
 
+def _is_paths(value):
+    if isinstance(value, (str, os.PathLike)):
+        return True
+    return (isinstance(value, (list, tuple)) and len(value) > 0 and
+            all(isinstance(v, (str, os.PathLike)) for v in value))
+
+
 class Trainer(_nn.Trainer):
     """nn-train's training loop: `Trainer(model, **settings)` with a model
     file or a Program, and nn-train's flags as keywords by their names with
@@ -131,17 +139,52 @@ class Trainer(_nn.Trainer):
     lr="cosine:peak=1e-3,warmup=100,total=2000" or a constant rate,
     save="ckpt", resume=..., json=True, ...; bucket=False and
     shuffle=False for --no-bucket and --no-shuffle); compile(), then
-    run(), which returns False when interrupted. Checkpoints are nn-train's:
-    either resumes the other's."""
+    run(), which returns False when interrupted. `data` and `dev` are
+    dataset paths, or iterables of utterances (dicts of arrays, nn/data.py)
+    written as shards at compile(). Checkpoints are nn-train's: either
+    resumes the other's."""
 
-    def __init__(self, model, **settings):
+    def __init__(self, model, data=None, dev=None, **settings):
+        self._files = tempfile.TemporaryDirectory(prefix="nn-trainer-")
         if isinstance(model, Program):
-            self._model_dir = tempfile.TemporaryDirectory(prefix="nn-model-")
-            path = os.path.join(self._model_dir.name, "model.mlir")
+            path = os.path.join(self._files.name, "model.mlir")
             with open(path, "w", encoding="utf-8") as file:
                 file.write(model.mlir())
             model = path
+        self._utterances = {}
+        for key, value in (("data", data), ("dev", dev)):
+            if value is None:
+                continue
+            if _is_paths(value):
+                settings[key] = ([os.fspath(v) for v in value]
+                                 if isinstance(value, (list, tuple))
+                                 else os.fspath(value))
+            else:
+                self._utterances[key] = value
         super().__init__(os.fspath(model), **settings)
+
+    def compile(self):
+        """Compiles the train step and the evaluation graph (and writes the
+        utterances given as data)."""
+        super().compile()
+        if self._utterances:
+            paths = {}
+            for key, utterances in self._utterances.items():
+                manifest = self.train_manifest if key == "data" else self.eval_manifest
+                paths[key] = [write_shards(os.path.join(self._files.name, key),
+                                           utterances, manifest)]
+            self._set_data(paths.get("data"), paths.get("dev"))
+            self._utterances = {}
+
+
+def _from_utterances(utterances, manifest, name="<python>"):
+    """A dataset of `utterances` (dicts of arrays, nn/data.py) for the
+    inputs of `manifest`."""
+    return Dataset.from_shards([shard_arrays(utterances, manifest)], manifest,
+                               name=name)
+
+
+Dataset.from_utterances = staticmethod(_from_utterances)
 
 
 def _load_artifact(artifact):
@@ -152,6 +195,8 @@ def _load_artifact(artifact):
 Artifact.load = _load_artifact
 
 __all__ = [
+    "shard_arrays",
+    "write_shards",
     "Dim",
     "DimError",
     "Input",

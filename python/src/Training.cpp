@@ -338,6 +338,18 @@ void bindTraining(py::module_ &module) {
              check(status);
              return finished;
            })
+      .def(
+          "_set_data",
+          [](training::Trainer &trainer, py::object train, py::object dev) {
+            training::DataOptions &data = trainer.mutableOptions().data;
+            if (!train.is_none())
+              data.train = pathList(train, "data");
+            if (!dev.is_none())
+              data.dev = pathList(dev, "dev");
+          },
+          py::arg("data"), py::arg("dev"),
+          "Replaces the dataset paths after compile() (nn.Trainer writes "
+          "utterances given in memory as shards).")
       .def_property_readonly("train_manifest",
                              &training::Trainer::trainManifest,
                              py::return_value_policy::reference_internal)

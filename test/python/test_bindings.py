@@ -368,3 +368,52 @@ def test_trainer_settings_are_checked_like_nn_train_flags():
     with pytest.raises(nn.Error) as error:
         trainer.compile()
     assert error.value.code == "NOT_FOUND"
+
+
+def segment_utterances(rng, count):
+    """Utterances for SMALL_MODEL as dicts of arrays (integers as numpy
+    makes them, int64)."""
+    utterances = []
+    for i in range(count):
+        frames, labels = int(rng.integers(3, 9)), int(rng.integers(1, 3))
+        utterances.append({
+            "features": rng.standard_normal((frames, 12)).astype(np.float32),
+            "frame_labels": rng.integers(0, 6, frames),
+            "labels": rng.integers(1, 6, labels),
+            "id": f"utt{i}",
+        })
+    return utterances
+
+
+def test_trainer_on_python_utterances_equals_nn_train_on_their_shards(tmp_path):
+    rng = np.random.default_rng(6)
+    train, dev = segment_utterances(rng, 12), segment_utterances(rng, 4)
+    trainer = nn.Trainer(str(SMALL_MODEL), data=(u for u in train), dev=dev,
+                         steps=4, batch_size=3, seed=5, save=str(tmp_path / "py"),
+                         bar=False)
+    trainer.compile()
+    assert trainer.run()
+    nn.write_shards(str(tmp_path / "train"), train, trainer.train_manifest,
+                    per_shard=5)
+    nn.write_shards(str(tmp_path / "dev"), dev, trainer.eval_manifest)
+    assert sorted(os.listdir(tmp_path / "train")) == [
+        "shard-00000.npz", "shard-00001.npz", "shard-00002.npz"]
+    subprocess.run([str(BIN / "nn-train"), str(SMALL_MODEL), "--data",
+                    str(tmp_path / "train"), "--dev", str(tmp_path / "dev"),
+                    "--steps", "4", "--batch-size", "3", "--seed", "5", "--save",
+                    str(tmp_path / "cli")], check=True, stdout=subprocess.DEVNULL)
+    assert_same_checkpoints(tmp_path / "py" / "step-00000004.npz",
+                            tmp_path / "cli" / "step-00000004.npz")
+    data = nn.Dataset.from_utterances(train, trainer.eval_manifest)
+    assert len(data) == 12 and data.utterance_id(3) == "utt3"
+    inputs, lengths = data.batch([1])
+    np.testing.assert_array_equal(inputs["features"][0], train[1]["features"])
+    assert lengths["T"].tolist() == [len(train[1]["features"])]
+    with pytest.raises(ValueError, match="utterance 1: no array 'frame_labels'"):
+        nn.shard_arrays([train[0], {"features": train[1]["features"]}],
+                        trainer.eval_manifest)
+    with pytest.raises(TypeError, match="utterance 0: 'labels' is float64"):
+        nn.shard_arrays([dict(train[0], labels=np.ones(2))], trainer.eval_manifest)
+    with pytest.raises(nn.Error, match="utterance 0"):
+        nn.Dataset.from_utterances([dict(train[0], labels=np.array([9]))],
+                                   trainer.eval_manifest)
