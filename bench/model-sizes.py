@@ -22,6 +22,7 @@ PAIRS = [
     ("shared_tail_two_losses", "examples/shared_tail_two_losses.mlir"),
     ("conformer_ctc", "examples/speech/conformer_ctc.mlir"),
     ("conformer_transducer", "examples/speech/conformer_transducer.mlir"),
+    ("mwer", "examples/recipe/mwer.mlir"),
 ]
 
 

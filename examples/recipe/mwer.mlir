@@ -16,9 +16,9 @@ nn.parameter @"out.b" : !nn.tensor<[8], f32>
 
 nn.graph @mwer(%features: !nn.tensor<[B, T, 16], f32>,
                %labels: !nn.tensor<[B, U], i32>)
-    dims [B: batch, T: seq(B), U: seq(B), Y: seq(B) computed,
-          K: seq(B) computed, H: batch = flatten(B, K), Z: seq(H) computed,
-          TH: seq(H) = T, UH: seq(H) = U] {
+    dims [B: batch, T: seq(B), U: seq(B), K: seq(B) computed,
+          H: batch = flatten(B, K), Z: seq(H) computed, TH: seq(H) = T,
+          UH: seq(H) = U, Y: seq(B) computed] {
   %wi = nn.param_ref @"lstm.w_ih" : !nn.tensor<[2, 128, 16], f32>
   %wh = nn.param_ref @"lstm.w_hh" : !nn.tensor<[2, 128, 32], f32>
   %b = nn.param_ref @"lstm.b" : !nn.tensor<[2, 128], f32>

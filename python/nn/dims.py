@@ -55,7 +55,49 @@ class Dim:
 
     @property
     def is_derived(self):
-        return self.kind == "seq" and self.source is not None
+        """ceildiv(S, k) or S + c (not a lift)."""
+        return self.kind == "seq" and self.source is not None and not self.is_lift
+
+    @property
+    def is_lift(self):
+        """A sequence dim of a flattened batch that takes its source
+        sequence's length (`TH: seq(H) = T`)."""
+        return (self.kind == "seq" and self.source is not None and
+                self.factor == 1 and self.offset == 0)
+
+    @property
+    def is_flatten(self):
+        """A batch of one entry per hypothesis (`H: batch = flatten(B, K)`)."""
+        return self.kind == "batch" and self.source is not None
+
+    def flattened(self, name=None):
+        """The batch of one entry per (b, k) of this sequence dim K of B:
+        flatten(B, K), an N-best list's hypotheses."""
+        if not self.is_seq:
+            raise DimError(f"dim '{self.name}' is not a sequence dim; flatten "
+                           "takes the sequence dim of the hypotheses")
+        dim = self._derived.get("flatten")
+        if dim is None:
+            dim = Dim(name or "H", "batch", source=self.batch, inner=self)
+            self._derived["flatten"] = dim
+        return dim
+
+    def lift(self, sequence, name=None):
+        """On a flattened batch, the sequence dim that takes `sequence`'s
+        length for each entry (a dim of the batch it flattens)."""
+        if not self.is_flatten:
+            raise DimError(f"dim '{self.name}' is not a flattened batch")
+        if not isinstance(sequence, Dim) or not sequence.is_seq or \
+                sequence.batch is not self.source:
+            raise DimError(f"lift onto '{self.name}': {sequence!r} is not a "
+                           f"sequence dim of {self.source.name}")
+        key = ("lift", id(self))
+        dim = sequence._derived.get(key)
+        if dim is None:
+            dim = Dim(name or sequence.name + self.name, "seq", batch=self,
+                      source=sequence)
+            sequence._derived[key] = dim
+        return dim
 
     def packed(self, inner=None, name=None):
         """The packed dim of this sequence dim's real frames (N_T), or with
@@ -126,6 +168,8 @@ class Dim:
 
     def declaration(self):
         """The dim as `nn.graph ... dims [...]` declares it."""
+        if self.is_flatten:
+            return f"{self.name}: batch = flatten({self.source.name}, {self.inner.name})"
         if self.is_batch:
             return f"{self.name}: batch"
         if self.is_packed:
@@ -134,6 +178,8 @@ class Dim:
         text = f"{self.name}: seq({self.batch.name})"
         if self.computed:
             return text + " computed"
+        if self.is_lift:
+            return f"{text} = {self.source.name}"
         if self.is_derived:
             return f"{text} = {self.rule()}"
         return text

@@ -528,12 +528,14 @@ def ctc_greedy_decode(scores, blank, input="logits", dim=None):
 
 def ctc_beam_search(scores, blank, beam, input="logits", merge="sum",
                     token_beam=None, token_threshold=None, score_beam=None,
-                    length_bonus=None, dim=None):
-    """The CTC prefix beam search over scores [B, T, C]: (the best
-    hypothesis [B, Y] over a computed dim, its score [B])."""
+                    length_bonus=None, nbest=False, dim=None):
+    """The CTC prefix beam search over scores [B, T, C]: the best hypothesis
+    [B, Y] over a computed dim and its score [B]; with `nbest`, the N-best
+    list [B, K, Z] (K hypotheses per sequence, a computed dim; Z their
+    labels, a computed dim of the flattened batch H = flatten(B, K)) and
+    the scores [B, K]."""
     graph, (scores,) = _values("ctc_beam_search", scores)
     batch = scores.axes[0]
-    dim = dim or computed_dim(graph.fresh_dim("Y"), batch)
     text = (f"nn.ctc_beam_search {scores.name} from {input} blank {blank} beam "
             f"{beam} merge {merge}")
     for name, value in (("token_beam", token_beam),
@@ -541,10 +543,86 @@ def ctc_beam_search(scores, blank, beam, input="logits", merge="sum",
                         ("score_beam", score_beam), ("length_bonus", length_bonus)):
         if value is not None:
             text += f" {name} {_float(value) if isinstance(value, float) else value}"
-    labels = TensorType([batch, dim], "i32")
-    score = TensorType([batch], scores.dtype)
+    if nbest:
+        hypotheses = computed_dim(graph.fresh_dim("K"), batch)
+        flat = hypotheses.flattened(graph.fresh_dim("H"))
+        length = dim or computed_dim(graph.fresh_dim("Z"), flat)
+        labels = TensorType([batch, hypotheses, length], "i32")
+        score = TensorType([batch, hypotheses], scores.dtype)
+    else:
+        length = dim or computed_dim(graph.fresh_dim("Y"), batch)
+        labels = TensorType([batch, length], "i32")
+        score = TensorType([batch], scores.dtype)
     return tuple(graph.emit(f"{text} : {scores.type.text()} -> {labels.text()}, "
                             f"{score.text()}", [labels, score], "hyp"))
+
+
+def _beam_dims(op, x):
+    """The batch and hypothesis dims (B, K) of x [B, K, ...]."""
+    if (len(x.axes) < 2 or not isinstance(x.axes[1], Dim) or not x.axes[1].is_seq
+            or x.axes[1].batch is not x.axes[0]):
+        _fail(op, f"expected [B, K, ...] with K the hypotheses of B, got {_axes(x)}")
+    return x.axes[0], x.axes[1]
+
+
+def flatten_beam(x):
+    """[B, K, ...] to [H, ...]: one batch entry per hypothesis."""
+    graph, (x,) = _values("flatten_beam", x)
+    _, hypotheses = _beam_dims("flatten_beam", x)
+    result = TensorType([hypotheses.flattened()] + x.axes[2:], x.dtype)
+    return _one(graph, f"nn.flatten_beam {x.name} : {x.type.text()} -> "
+                       f"{result.text()}", result, "flat")
+
+
+def unflatten_beam(x):
+    """[H, ...] back to [B, K, ...], the padding zero."""
+    graph, (x,) = _values("unflatten_beam", x)
+    flat = x.axes[0]
+    if not isinstance(flat, Dim) or not flat.is_flatten:
+        _fail("unflatten_beam", f"expected [H, ...] over a flattened batch, got "
+                                f"{_axes(x)}")
+    result = TensorType([flat.source, flat.inner] + x.axes[1:], x.dtype)
+    return _one(graph, f"nn.unflatten_beam {x.name} : {x.type.text()} -> "
+                       f"{result.text()}", result, "beam")
+
+
+def repeat_beam(x, flat):
+    """x [B, S..., F...] for each entry of the flattened batch `flat`
+    (flatten(B, K)): [H, SH..., F...], each sequence dim lifted onto H."""
+    graph, (x,) = _values("repeat_beam", x)
+    if not isinstance(flat, Dim) or not flat.is_flatten or x.axes[0] is not flat.source:
+        _fail("repeat_beam", f"{flat!r} does not flatten the batch of {_axes(x)}")
+    axes = [flat] + [flat.lift(a) if isinstance(a, Dim) and a.is_seq else a
+                     for a in x.axes[1:]]
+    result = TensorType(axes, x.dtype)
+    return _one(graph, f"nn.repeat_beam {x.name} : {x.type.text()} -> "
+                       f"{result.text()}", result, "rep")
+
+
+def sum_beam(x):
+    """The adjoint of repeat_beam: [H, SH..., F...] to [B, S..., F...],
+    summed over each sequence's hypotheses."""
+    graph, (x,) = _values("sum_beam", x)
+    flat = x.axes[0]
+    if not isinstance(flat, Dim) or not flat.is_flatten:
+        _fail("sum_beam", f"expected [H, ...] over a flattened batch, got {_axes(x)}")
+    axes = [flat.source] + [a.source if isinstance(a, Dim) and a.is_lift else a
+                            for a in x.axes[1:]]
+    result = TensorType(axes, x.dtype)
+    return _one(graph, f"nn.sum_beam {x.name} : {x.type.text()} -> "
+                       f"{result.text()}", result, "sum")
+
+
+def expected_risk(nll, errors, baseline="mean"):
+    """Minimum expected risk (MWER) of an N-best list: nll and errors [B, K]
+    -> [B], sum_k P(y_k) (err_k - baseline)."""
+    if baseline not in ("mean", "none"):
+        raise ValueError(f"nn.expected_risk: baseline {baseline!r} is not mean or "
+                         "none")
+    graph, (nll, errors) = _values("expected_risk", nll, errors)
+    return _one(graph, f"nn.expected_risk {nll.name}, {errors.name} baseline "
+                       f"{baseline} : {_types(nll, errors)}",
+                TensorType(nll.axes[:1], nll.dtype), "risk")
 
 
 def viterbi_align(scores, labels, blank, topology="ctc", input="logits",

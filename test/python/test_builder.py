@@ -27,6 +27,7 @@ EXAMPLES = [
     ("shared_tail_two_losses", "examples/shared_tail_two_losses.mlir", "two_heads"),
     ("conformer_ctc", "examples/speech/conformer_ctc.mlir", "ctc"),
     ("conformer_transducer", "examples/speech/conformer_transducer.mlir", "rnnt"),
+    ("mwer", "examples/recipe/mwer.mlir", "mwer"),
 ]
 
 
@@ -347,6 +348,24 @@ nn.graph @g(%x: {F32}, %y: !nn.tensor<[B, T], i32>, %u: !nn.tensor<[B, U], i32>)
   %h, %hs = nn.ctc_beam_search %x from logits blank 0 beam 4 merge max token_beam 3
       : {F32} -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
   nn.return %a, %h : !nn.tensor<[B, T], i32>, !nn.tensor<[B, Y], i32>
+}}"""))
+
+def _beam(m, x):
+    nbest, scores = nn.ctc_beam_search(x, blank=0, beam=2, nbest=True)
+    flat = nn.flatten_beam(nbest).axes[0]
+    return nn.sum_beam(nn.repeat_beam(x, flat)), scores
+
+
+CASES.append((_beam, None, X, f"""
+nn.graph @g(%x: {F32}) -> ({F32}, !nn.tensor<[B, K], f32>)
+    dims [B: batch, T: seq(B), K: seq(B) computed, H: batch = flatten(B, K),
+          Z: seq(H) computed, TH: seq(H) = T] {{
+  %n, %s = nn.ctc_beam_search %x from logits blank 0 beam 2 merge sum
+      : {F32} -> !nn.tensor<[B, K, Z], i32>, !nn.tensor<[B, K], f32>
+  %f = nn.flatten_beam %n : !nn.tensor<[B, K, Z], i32> -> !nn.tensor<[H, Z], i32>
+  %r = nn.repeat_beam %x : {F32} -> !nn.tensor<[H, TH, 4], f32>
+  %y = nn.sum_beam %r : !nn.tensor<[H, TH, 4], f32> -> {F32}
+  nn.return %y, %s : {F32}, !nn.tensor<[B, K], f32>
 }}"""))
 
 CASES.append((lambda m, x: nn.op("nn.relu", [x], [nn.Input([B, T, 4])])[0], None,
