@@ -417,3 +417,28 @@ def test_trainer_on_python_utterances_equals_nn_train_on_their_shards(tmp_path):
     with pytest.raises(nn.Error, match="utterance 0"):
         nn.Dataset.from_utterances([dict(train[0], labels=np.array([9]))],
                                    trainer.eval_manifest)
+
+
+def test_a_decoding_graph_returns_hypotheses_and_their_computed_lengths():
+    B = nn.batch_dim("B")
+    T = nn.seq_dim("T", B)
+    program = nn.Program()
+    program.graph("decode", lambda x: nn.ctc_greedy_decode(x, blank=0),
+                  x=nn.Input([B, T, 4]))
+    exe = nn.compile(program).load()
+    rng = np.random.default_rng(8)
+    lengths = [7, 3, 1]
+    x = rng.standard_normal((3, 7, 4)).astype(np.float32)
+    x[1, 3:] = np.nan
+    x[2, 1:] = np.nan
+    result = exe.run({"x": x}, {"T": lengths})
+    hyp, score = result.outputs["result0"], result.outputs["result1"]
+    for b, n in enumerate(lengths):
+        best = x[b, :n].argmax(axis=1)
+        labels = [int(c) for i, c in enumerate(best)
+                  if c != 0 and (i == 0 or c != best[i - 1])]
+        assert result.lengths["Y"][b] == len(labels)
+        assert hyp[b, :len(labels)].tolist() == labels
+        logp = x[b, :n].astype(np.float64)
+        logp = logp - np.log(np.exp(logp).sum(axis=1, keepdims=True))
+        assert score[b] == pytest.approx(logp.max(axis=1).sum(), rel=1e-5)
