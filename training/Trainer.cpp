@@ -85,6 +85,9 @@ std::vector<std::string> checkpointsIn(const std::string &dir) {
 bool nn::training::interrupted() { return interruptRequested; }
 
 void nn::training::installInterruptHandler() {
+  // A new run starts uninterrupted (a host such as the Python binding runs
+  // several in one process).
+  interruptRequested = false;
   struct sigaction action = {};
   action.sa_handler = onInterrupt;
   sigemptyset(&action.sa_mask);

@@ -143,7 +143,7 @@ struct TrainOptions {
 /// saves a checkpoint and returns.
 bool interrupted();
 /// Ctrl-C sets interrupted(); a second one at least two seconds later ends
-/// the process at once.
+/// the process at once. Installing clears an earlier request.
 void installInterruptHandler();
 
 /// The 64-bit mix of a run's seed, a stream tag and a counter: the seed of

@@ -15,6 +15,7 @@
 #include "nn/Train.h"
 #include "training/Trainer.h"
 
+#include <csignal>
 #include <unistd.h>
 
 namespace nn::python {
@@ -327,17 +328,28 @@ void bindTraining(py::module_ &module) {
              }
              check(status);
            })
-      .def("run",
-           [](training::Trainer &trainer) {
-             bool finished = false;
-             absl::Status status;
-             {
-               py::gil_scoped_release release;
-               status = trainer.run(finished);
-             }
-             check(status);
-             return finished;
-           })
+      .def(
+          "run",
+          [](training::Trainer &trainer) {
+            // Ctrl-C while compiled code runs cannot reach Python's
+            // handler (it runs only between bytecodes); nn-train's handler
+            // finishes the step and saves a checkpoint, then Python's is
+            // put back.
+            struct sigaction python;
+            sigaction(SIGINT, nullptr, &python);
+            training::installInterruptHandler();
+            bool finished = false;
+            absl::Status status;
+            {
+              py::gil_scoped_release release;
+              status = trainer.run(finished);
+            }
+            sigaction(SIGINT, &python, nullptr);
+            check(status);
+            return finished;
+          },
+          "Trains; False when Ctrl-C stopped the run after a step (its "
+          "checkpoint saved).")
       .def(
           "_set_data",
           [](training::Trainer &trainer, py::object train, py::object dev) {

@@ -442,3 +442,27 @@ def test_a_decoding_graph_returns_hypotheses_and_their_computed_lengths():
         logp = x[b, :n].astype(np.float64)
         logp = logp - np.log(np.exp(logp).sum(axis=1, keepdims=True))
         assert score[b] == pytest.approx(logp.max(axis=1).sum(), rel=1e-5)
+
+
+def test_ctrl_c_stops_a_trainer_after_a_step_with_a_checkpoint(tmp_path):
+    import signal
+
+    trainer = nn.Trainer(str(SMALL_MODEL), steps=1000000, save=str(tmp_path),
+                         bar=False, **SEGMENTS)
+    trainer.compile()
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        finished = trainer.run()
+    finally:
+        timer.cancel()
+    assert not finished
+    steps = trainer.state.batches
+    assert 0 < steps < 1000000
+    assert os.path.exists(tmp_path / f"step-{steps:08d}.npz")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # The next run starts uninterrupted and resumes from the checkpoint.
+    again = nn.Trainer(str(SMALL_MODEL), steps=steps + 2, resume=str(tmp_path),
+                       save=str(tmp_path), bar=False, **SEGMENTS)
+    again.compile()
+    assert again.run() and again.state.batches == steps + 2
