@@ -26,6 +26,13 @@ namespace {
 /// inputs of that graph).
 struct PyDataset {
   std::shared_ptr<Dataset> dataset;
+
+  /// An IndexError unless `u` is one of the dataset's utterances.
+  void checkUtterance(int64_t u) const {
+    if (u < 0 || u >= dataset->size())
+      throw py::index_error("utterance " + std::to_string(u) + " of " +
+                            std::to_string(dataset->size()));
+  }
 };
 
 std::vector<std::string> pathList(const py::object &given, const char *what) {
@@ -269,24 +276,21 @@ void bindTraining(py::module_ &module) {
           },
           py::arg("shards"), py::arg("manifest"), py::arg("name") = "<python>",
           "A dataset from shards in memory: each a dict of arrays as an "
-          ".npz shard holds them (docs/data.md); `name` names them in "
+          ".npz shard holds them (docs/training.md, \"Data\"); `name` "
+          "names them in "
           "errors.")
       .def("__len__", [](const PyDataset &d) { return d.dataset->size(); })
       .def(
           "length",
           [](const PyDataset &d, int64_t u) {
-            if (u < 0 || u >= d.dataset->size())
-              throw py::index_error("utterance " + std::to_string(u) + " of " +
-                                    std::to_string(d.dataset->size()));
+            d.checkUtterance(u);
             return d.dataset->length(u);
           },
           py::arg("utterance"))
       .def(
           "utterance_id",
           [](const PyDataset &d, int64_t u) {
-            if (u < 0 || u >= d.dataset->size())
-              throw py::index_error("utterance " + std::to_string(u) + " of " +
-                                    std::to_string(d.dataset->size()));
+            d.checkUtterance(u);
             return d.dataset->utteranceId(u);
           },
           py::arg("utterance"))
@@ -296,11 +300,10 @@ void bindTraining(py::module_ &module) {
       .def(
           "batch",
           [](const PyDataset &d, std::vector<int64_t> members) {
+            if (members.empty())
+              throw py::value_error("batch: no utterances");
             for (int64_t u : members)
-              if (u < 0 || u >= d.dataset->size())
-                throw py::index_error("utterance " + std::to_string(u) +
-                                      " of " +
-                                      std::to_string(d.dataset->size()));
+              d.checkUtterance(u);
             return toPython(d.dataset->batch(members));
           },
           py::arg("utterances"),

@@ -307,8 +307,10 @@ def test_datasets_batch_shards_given_in_memory():
     np.testing.assert_array_equal(inputs["x"][0, :2], x[4:6])
     np.testing.assert_array_equal(inputs["x"][1], x[0:3])
     assert (inputs["x"][0, 2] == 0).all()
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match="utterance 3 of 3"):
         data.batch([3])
+    with pytest.raises(ValueError, match="no utterances"):
+        data.batch([])
     bad = dict(shard, **{"y.lengths": np.array([3, 1, 1], dtype=np.int32)})
     with pytest.raises(nn.Error, match="mine"):
         nn.Dataset.from_shards([bad], exe.manifest, name="mine")
