@@ -13,11 +13,15 @@ the same updates. nn-train's per-step time is its --verbose report (the
 train step only); the Python loop's is the wall time of the whole loop
 body (making the batch, converting it, the step), so the overhead counts
 everything Python adds. The first step of each is left out (warm-up).
+Two processes differ by a few percent from run to run on a shared
+machine, so the bench also times making a batch in Python apart: the
+part of the loop body that is not the train step.
 """
 
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -80,6 +84,15 @@ def main():
         python.append(time.perf_counter() - start)
         assert report.applied
 
+    # Making and handing over a batch, timed apart (nn-train makes its
+    # batches with the same Dataset::batch, outside its timer).
+    batching = []
+    for n in range(args.steps):
+        start = time.perf_counter()
+        data.batch(list(range(n * args.batch, (n + 1) * args.batch)))
+        batching.append(time.perf_counter() - start)
+
+    shutil.rmtree(work)
     cli_median = statistics.median(cli[1:])
     py_median = statistics.median(python[1:])
     print(f"example 1, B = {args.batch}, {args.steps - 1} steps after warm-up")
@@ -87,6 +100,9 @@ def main():
     print(f"Python loop step (median):    {py_median:.4f} s")
     print(f"Python / nn-train:            {py_median / cli_median:.4f} "
           f"({100 * (py_median / cli_median - 1):+.2f}%)")
+    batch_median = statistics.median(batching[1:])
+    print(f"Dataset.batch (median):       {batch_median:.4f} s "
+          f"({100 * batch_median / py_median:.2f}% of the Python step)")
 
 
 if __name__ == "__main__":

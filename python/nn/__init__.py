@@ -263,7 +263,6 @@ __all__ = [
     "TensorSpec",
     "Trainer",
     "TrainState",
-    "compile",
     "compile_file",
     "init_parameters",
     "load",

@@ -79,6 +79,12 @@ def write_shards(directory, utterances, manifest, per_shard=1000):
     (shard-00000.npz, ...) into `directory`, a dataset nn-train --data
     reads; returns the directory."""
     os.makedirs(directory, exist_ok=True)
+    # A dataset directory's shards are all its .npz files: old ones would
+    # be read with the new.
+    old = [f for f in os.listdir(directory) if f.endswith(".npz")]
+    if old:
+        raise FileExistsError(f"{directory} holds shards already ({old[0]}); "
+                              "write into an empty directory")
     batch, count = [], 0
 
     def flush():

@@ -18,7 +18,7 @@ compiler's diagnostics point at the Python source.
 import inspect
 import os
 
-from nn.dims import Dim, DimError, axis_text
+from nn.dims import _NAME, Dim, DimError, axis_text
 
 DTYPES = ("f32", "f64", "i32", "i64")
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -298,6 +298,10 @@ class Program:
             self._parameters = list(names.values())
 
     def _declare(self, parameter):
+        for other in self._parameters:
+            if other is not parameter and other.name == parameter.name:
+                raise ValueError(f"two different parameters are named "
+                                 f"'{parameter.name}'")
         if all(parameter is not p for p in self._parameters):
             if any(g[0] == parameter.name for g in self._graphs):
                 raise ValueError(f"graph '{parameter.name}' and parameter "
@@ -310,6 +314,9 @@ class Program:
         (by keyword, in order). `function` returns the graph's results: a
         value, a tuple of them, or None. Returns the graph, which other
         graphs of the program call (nn.call)."""
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise ValueError(f"graph name {name!r}: expected letters, digits and "
+                             "'_' (not starting with a digit)")
         if any(g[0] == name for g in self._graphs):
             raise ValueError(f"the program has a graph '{name}' already")
         if any(p.name == name for p in self._parameters):

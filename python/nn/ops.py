@@ -1,10 +1,12 @@
 """The ops of the nn dialect as Python functions over graph values.
 
-Each function checks its operands' dims and dtypes (nn.DimError names the
-op and what does not fit), works out its result's type and appends the op
+Each function checks what its result's type depends on (nn.DimError names
+the op and what does not fit), works out that type and appends the op
 to the graph being built, spelled as the dialect's assembly format spells
-it (docs/dialect.md has each op's semantics). Ops without a function here
-are reachable through nn.op, in MLIR's generic form.
+it (docs/dialect.md has each op's semantics). The dialect's verifier
+checks the rest when the program compiles, its diagnostics at the Python
+line of the op. Ops without a function here are reachable through nn.op,
+in MLIR's generic form.
 """
 
 import math
@@ -216,6 +218,12 @@ def embedding(indices, table):
 # -- Sequence-mixing ops ----------------------------------------------------
 
 
+def _stride(op, stride):
+    if isinstance(stride, bool) or not isinstance(stride, int) or stride < 1:
+        raise ValueError(f"nn.{op}: stride {stride!r} is not an integer >= 1")
+    return stride
+
+
 def _time_axis(op, x):
     """The sequence axis of x [B, T, F]."""
     if len(x.axes) != 3 or not isinstance(x.axes[1], Dim) or not x.axes[1].is_seq:
@@ -254,7 +262,8 @@ def conv1d(x, weight, bias=None, stride=1, groups=1):
     time = _time_axis("conv1d", x)
     if len(weight.axes) != 3:
         _fail("conv1d", f"the weight must be [O, K, F / groups], got {_axes(weight)}")
-    result = TensorType([x.axes[0], time.ceildiv(stride), weight.axes[0]], x.dtype)
+    result = TensorType([x.axes[0], time.ceildiv(_stride("conv1d", stride)),
+                         weight.axes[0]], x.dtype)
     names = ", ".join(v.name for v in values)
     attrs = f" stride {stride}" + (f" groups {groups}" if groups != 1 else "")
     return _one(graph, f"nn.conv1d {names}{attrs} : ({_types(*values)}) -> "
@@ -268,7 +277,8 @@ def pool(x, kind, window, stride):
         raise ValueError(f"nn.pool: kind {kind!r} is not max or avg")
     graph, (x,) = _values("pool", x)
     time = _time_axis("pool", x)
-    result = TensorType([x.axes[0], time.ceildiv(stride), x.axes[2]], x.dtype)
+    result = TensorType([x.axes[0], time.ceildiv(_stride("pool", stride)),
+                         x.axes[2]], x.dtype)
     return _one(graph, f"nn.pool {kind} {x.name} window {window} stride {stride} "
                        f": ({x.type.text()}) -> {result.text()}", result, "pool")
 
@@ -361,7 +371,9 @@ def rotary(x, heads, base=None, inverse=False):
 def pack(x):
     """The real frames of x [B, T, F...] in one row each: [N_T, F...]."""
     graph, (x,) = _values("pack", x)
-    time = _time_axis("pack", x) if len(x.axes) == 3 else x.axes[1]
+    time = x.axes[1] if len(x.axes) > 1 else None
+    if not isinstance(time, Dim) or not time.is_seq:
+        _fail("pack", f"expected [B, T, ...] over a sequence dim, got {_axes(x)}")
     result = TensorType([time.packed()] + x.axes[2:], x.dtype)
     return _one(graph, f"nn.pack {x.name} : {x.type.text()} -> {result.text()}",
                 result, "packed")
@@ -477,6 +489,17 @@ def mark_loss(loss, name, normalize, scale=None, as_error=False, eval_only=False
     """Marks `loss` as the loss `name`, normalized per_frame, per_sequence,
     sum or custom (by the values `normalization`), at `scale`; as_error
     reports it without training it."""
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"nn.mark_loss: the name must be a non-empty string, got "
+                        f"{name!r}")
+    if scale is not None and (isinstance(scale, bool) or
+                              not isinstance(scale, (int, float)) or
+                              not math.isfinite(scale) or scale < 0):
+        raise ValueError(f"nn.mark_loss '{name}': scale {scale!r} is not a finite "
+                         "number >= 0")
+    if eval_only and not as_error:
+        raise ValueError(f"nn.mark_loss '{name}': eval_only goes with as_error (a "
+                         "loss left out of train steps cannot train)")
     if normalize not in ("per_frame", "per_sequence", "sum", "custom"):
         raise ValueError(f"nn.mark_loss: normalize {normalize!r} is not "
                          "per_frame, per_sequence, sum or custom")
@@ -538,11 +561,15 @@ def ctc_beam_search(scores, blank, beam, input="logits", merge="sum",
     batch = scores.axes[0]
     text = (f"nn.ctc_beam_search {scores.name} from {input} blank {blank} beam "
             f"{beam} merge {merge}")
-    for name, value in (("token_beam", token_beam),
-                        ("token_threshold", token_threshold),
+    if token_beam is not None:
+        if isinstance(token_beam, bool) or not isinstance(token_beam, int):
+            raise TypeError(f"nn.ctc_beam_search: token_beam {token_beam!r} is not "
+                            "an integer")
+        text += f" token_beam {token_beam}"
+    for name, value in (("token_threshold", token_threshold),
                         ("score_beam", score_beam), ("length_bonus", length_bonus)):
         if value is not None:
-            text += f" {name} {_float(value) if isinstance(value, float) else value}"
+            text += f" {name} {_float(value)}"
     if nbest:
         hypotheses = computed_dim(graph.fresh_dim("K"), batch)
         flat = hypotheses.flattened(graph.fresh_dim("H"))

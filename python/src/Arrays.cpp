@@ -124,9 +124,19 @@ Tensor toTensor(py::handle value, const std::string &what,
                 std::optional<DType> dtype) {
   py::object np = numpy();
   py::object array = py::reinterpret_borrow<py::object>(value);
-  if (!py::isinstance(value, np.attr("ndarray")))
-    array = dtype ? np.attr("asarray")(value, numpyType(*dtype))
-                  : np.attr("asarray")(value);
+  if (!py::isinstance(value, np.attr("ndarray"))) {
+    array = np.attr("asarray")(value);
+    // Lists and scalars take the graph's dtype, but floats never become
+    // integers (1.5 would be truncated without a word).
+    if (dtype) {
+      std::string kind = array.attr("dtype").attr("kind").cast<std::string>();
+      bool integer = *dtype == DType::i32 || *dtype == DType::i64;
+      if (integer && kind == "f")
+        throw py::type_error(what + ": floats given for a " + toString(*dtype) +
+                             " input");
+      array = array.attr("astype")(numpyType(*dtype));
+    }
+  }
 
   DType type;
   py::object dt = array.attr("dtype");
@@ -174,7 +184,8 @@ py::dict toArrays(const std::map<std::string, Tensor> &tensors) {
 
 std::map<std::string, Tensor> toTensors(
     py::handle dict, const std::string &kind,
-    const std::function<std::optional<DType>(const std::string &)> &dtypeOf) {
+    const std::function<std::optional<DType>(const std::string &)> &dtypeOf,
+    bool share) {
   std::map<std::string, Tensor> tensors;
   if (dict.is_none())
     return tensors;
@@ -186,7 +197,9 @@ std::map<std::string, Tensor> toTensors(
       throw py::type_error(kind + "s: names must be strings, got " +
                            py::repr(key).cast<std::string>());
     std::string name = key.cast<std::string>();
-    tensors[name] = toTensor(value, kind + " '" + name + "'", dtypeOf(name));
+    Tensor tensor = toTensor(value, kind + " '" + name + "'", dtypeOf(name));
+    // A copy owns its bytes (Tensor's copy is deep).
+    tensors[name] = share ? std::move(tensor) : Tensor(tensor);
   }
   return tensors;
 }
@@ -242,16 +255,21 @@ void KeywordBinder::bind(bool &value, const OptionInfo &info) {
   value = given.cast<bool>();
 }
 
+bool finiteNumber(const py::handle &value, double &number) {
+  if (py::isinstance<py::bool_>(value) ||
+      !(py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value)))
+    return false;
+  number = value.cast<double>();
+  return std::isfinite(number);
+}
+
 void KeywordBinder::bind(double &value, const OptionInfo &info) {
   std::string key = keyword(info);
   if (!kwargs.contains(key))
     return;
   py::object given = kwargs.attr("pop")(key);
-  bool number =
-      !py::isinstance<py::bool_>(given) &&
-      (py::isinstance<py::int_>(given) || py::isinstance<py::float_>(given));
-  double parsed = number ? given.cast<double>() : 0;
-  if (!number || !std::isfinite(parsed))
+  double parsed;
+  if (!finiteNumber(given, parsed))
     throw py::type_error(key + ": expected a finite number, got " +
                          py::repr(given).cast<std::string>());
   value = parsed;

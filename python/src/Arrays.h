@@ -19,6 +19,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -40,11 +41,13 @@ void defineError(py::module_ &module);
 /// Raises `status` (not OK) as nn.Error.
 [[noreturn]] void raise(const absl::Status &status);
 
+/// Raises `status` unless it is OK.
 inline void check(const absl::Status &status) {
   if (!status.ok())
     raise(status);
 }
 
+/// The value of `value`, or its status raised.
 template <typename T> T check(absl::StatusOr<T> value) {
   if (!value.ok())
     raise(value.status());
@@ -86,9 +89,22 @@ py::dict toArrays(const std::map<std::string, Tensor> &tensors);
 /// A dict of arrays (or array-likes) by name, as tensors; `kind` names
 /// the dict in errors ("input", "parameter"), and `dtypeOf` gives the
 /// dtype a non-array value is converted to (by name; none when unknown).
+/// `share` false copies every array: for tensors kept past the call (a
+/// train state, a dataset, initial parameters), which a later change of
+/// the caller's array must not reach.
 std::map<std::string, Tensor> toTensors(
     py::handle dict, const std::string &kind,
-    const std::function<std::optional<DType>(const std::string &)> &dtypeOf);
+    const std::function<std::optional<DType>(const std::string &)> &dtypeOf,
+    bool share = true);
+
+/// For toTensors: no dtype to convert non-arrays to (numpy infers it).
+inline std::optional<DType> anyDtype(const std::string &) {
+  return std::nullopt;
+}
+
+/// Whether `value` is a Python int or float (not a bool) with a finite
+/// value, stored in `number`.
+bool finiteNumber(const py::handle &value, double &number);
 
 /// {dim: lengths} as the runtime takes them: each a sequence of integers
 /// within int32.
@@ -141,6 +157,11 @@ void takeKeyword(py::dict &kwargs, const char *key, T &value,
   py::object given = kwargs.attr("pop")(key);
   if constexpr (std::is_same_v<T, bool>) {
     if (!py::isinstance<py::bool_>(given))
+      throw py::type_error(std::string(key) + ": expected " + expected +
+                           ", got " + py::repr(given).cast<std::string>());
+  } else if constexpr (std::is_floating_point_v<T>) {
+    double number;
+    if (!finiteNumber(given, number))
       throw py::type_error(std::string(key) + ": expected " + expected +
                            ", got " + py::repr(given).cast<std::string>());
   } else if constexpr (std::is_integral_v<T>) {

@@ -1,5 +1,4 @@
-//===- python/src/Bindings.h - the parts of nn._nn ---------------*- C++
-//-*-===//
+//===- python/src/Bindings.h - the parts of nn._nn -------------*- C++ -*-===//
 //
 // nn._nn is defined in parts, one per file: compiling and running
 // (CompileRun.cpp), training, checkpoints and datasets (Training.cpp).
@@ -20,7 +19,10 @@ namespace nn::python {
 
 namespace py = pybind11;
 
+/// Defines compile, load, Executable, Result and the manifest's types.
 void bindCompileRun(py::module_ &module);
+/// Defines init_parameters, TrainState, train_step, checkpoints, Dataset
+/// and Trainer.
 void bindTraining(py::module_ &module);
 
 /// The compile options spelled by `kwargs`, which loses the keywords it

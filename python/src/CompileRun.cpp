@@ -65,7 +65,8 @@ struct Result {
 
 Result toResult(const Manifest &manifest, RunResult run) {
   Result result;
-  static const std::string grad = "grad:", gradInput = "grad_input:";
+  static const std::string grad = "grad:", gradInput = "grad_input:",
+                           lengths = lengthsOutputName("");
   for (auto &[name, tensor] : run.outputs) {
     py::object array = toArray(std::move(tensor));
     result.outputs[py::str(name)] = array;
@@ -73,8 +74,8 @@ Result toResult(const Manifest &manifest, RunResult run) {
       result.gradients[py::str(name.substr(grad.size()))] = array;
     else if (name.rfind(gradInput, 0) == 0)
       result.inputGradients[py::str(name.substr(gradInput.size()))] = array;
-    else if (name.rfind("lengths:", 0) == 0)
-      result.lengths[py::str(name.substr(8))] = array;
+    else if (name.rfind(lengths, 0) == 0)
+      result.lengths[py::str(name.substr(lengths.size()))] = array;
   }
   result.losses = toLosses(manifest, run.losses);
   return result;
@@ -96,12 +97,8 @@ std::vector<TrainedLoss> trainedLosses(const py::object &given) {
   };
   if (py::isinstance<py::dict>(given)) {
     for (auto [key, value] : py::reinterpret_borrow<py::dict>(given)) {
-      double scale = -1;
-      if (!py::isinstance<py::bool_>(value) &&
-          (py::isinstance<py::int_>(value) ||
-           py::isinstance<py::float_>(value)))
-        scale = value.cast<double>();
-      if (!std::isfinite(scale) || scale < 0)
+      double scale;
+      if (!finiteNumber(value, scale) || scale < 0)
         throw py::value_error("losses: the scale of " +
                               py::repr(key).cast<std::string>() +
                               " must be a finite number >= 0, got " +
@@ -253,8 +250,9 @@ void bindCompileRun(py::module_ &module) {
 
   py::class_<Executable, std::shared_ptr<Executable>>(
       module, "Executable",
-      "A loaded artifact. Runs of one executable are serialized; the GIL is "
-      "released while it runs.")
+      "A loaded artifact; the GIL is released while it runs. Inputs are "
+      "read in place: do not change them from another thread during a "
+      "run.")
       .def_property_readonly(
           "manifest",
           [](const Executable &e) -> const Manifest & { return e.manifest(); },

@@ -36,11 +36,15 @@ struct PyDataset {
 };
 
 std::vector<std::string> pathList(const py::object &given, const char *what) {
-  if (py::isinstance<py::str>(given))
-    return {given.cast<std::string>()};
+  py::object fspath = py::module_::import("os").attr("fspath");
   try {
-    return given.cast<std::vector<std::string>>();
-  } catch (const py::cast_error &) {
+    if (py::isinstance<py::str>(given) || py::hasattr(given, "__fspath__"))
+      return {fspath(given).cast<std::string>()};
+    std::vector<std::string> paths;
+    for (py::handle path : given)
+      paths.push_back(fspath(path).cast<std::string>());
+    return paths;
+  } catch (const py::error_already_set &) {
     throw py::type_error(std::string(what) +
                          ": expected a path or a list of paths, got " +
                          py::repr(given).cast<std::string>());
@@ -66,6 +70,13 @@ training::TrainOptions takeTrainOptions(const std::string &model,
                                         py::dict &kwargs) {
   training::TrainOptions options;
   options.modelPath = model;
+  // The trainer compiles twice (a train step and an evaluation graph) and
+  // sets these itself.
+  for (const char *own :
+       {"grads", "training", "train_step", "input_gradients", "artifact_path"})
+    if (kwargs.contains(own))
+      throw py::type_error(std::string("Trainer() sets '") + own +
+                           "' itself (emit_artifacts keeps both artifacts)");
   options.compile = takeCompileOptions(kwargs);
   takeKeyword(kwargs, "emit_artifacts", options.emitArtifacts, "a directory");
   training::DataOptions &data = options.data;
@@ -122,7 +133,7 @@ training::TrainOptions takeTrainOptions(const std::string &model,
   if (kwargs.contains("initial_parameters"))
     options.initialParameters =
         toTensors(kwargs.attr("pop")("initial_parameters"), "parameter",
-                  [](const std::string &) { return std::nullopt; });
+                  anyDtype, /*share=*/false);
   takeKeyword(kwargs, "tensorboard", options.tensorboardDir, "a directory");
   training::OutputOptions &output = options.output;
   takeKeyword(kwargs, "json", output.json, "True or False");
@@ -158,8 +169,7 @@ void bindTraining(py::module_ &module) {
       .def(py::init([](py::object parameters) {
              auto state = std::make_shared<TrainState>();
              state->parameters =
-                 toTensors(parameters, "parameter",
-                           [](const std::string &) { return std::nullopt; });
+                 toTensors(parameters, "parameter", anyDtype, /*share=*/false);
              return state;
            }),
            py::arg("parameters") = py::none())
@@ -171,8 +181,7 @@ void bindTraining(py::module_ &module) {
           },
           [](TrainState &state, py::object parameters) {
             state.parameters =
-                toTensors(parameters, "parameter",
-                          [](const std::string &) { return std::nullopt; });
+                toTensors(parameters, "parameter", anyDtype, /*share=*/false);
             state.resident.reset();
           },
           "Copies of the current values; assigning replaces them all.")
@@ -267,8 +276,8 @@ void bindTraining(py::module_ &module) {
             for (size_t i = 0; i < shards.size(); ++i) {
               std::string file = name + "[" + std::to_string(i) + "]";
               std::map<std::string, Tensor> arrays =
-                  toTensors(shards[i], "array of " + file,
-                            [](const std::string &) { return std::nullopt; });
+                  toTensors(shards[i], "array of " + file, anyDtype,
+                            /*share=*/false);
               check(dataset.addShard({{file, std::move(arrays)}}, manifest));
             }
             check(dataset.finish(name));
@@ -365,11 +374,17 @@ void bindTraining(py::module_ &module) {
           py::arg("data"), py::arg("dev"),
           "Replaces the dataset paths after compile() (nn.Trainer writes "
           "utterances given in memory as shards).")
+      // Copies: compile() again replaces the executables they belong to.
       .def_property_readonly("train_manifest",
-                             &training::Trainer::trainManifest,
-                             py::return_value_policy::reference_internal)
-      .def_property_readonly("eval_manifest", &training::Trainer::evalManifest,
-                             py::return_value_policy::reference_internal)
+                             [](const training::Trainer &trainer) {
+                               return std::make_shared<Manifest>(
+                                   trainer.trainManifest());
+                             })
+      .def_property_readonly("eval_manifest",
+                             [](const training::Trainer &trainer) {
+                               return std::make_shared<Manifest>(
+                                   trainer.evalManifest());
+                             })
       .def_property_readonly(
           "state",
           [](const training::Trainer &trainer) {

@@ -169,6 +169,10 @@ def test_bad_inputs_raise_errors_naming_what_is_wrong():
         exe.run({"x": x, "y": y}, {"T": [2, -1]}, params)
     with pytest.raises(TypeError, match="lengths of 'T'"):
         exe.run({"x": x, "y": y}, {"T": [[2, 1]]}, params)
+    ints = nn.compile(PASS_THROUGH).load()
+    with pytest.raises(TypeError, match="input 'c': floats given for a i32 input"):
+        ints.run({"a": np.zeros((1, 1, 2), np.float32),
+                  "b": np.zeros((1, 1, 2)), "c": [[1.5]], "d": [[1]]}, {"T": [1]})
 
 
 def test_compile_errors_carry_the_location_and_the_code():
@@ -252,6 +256,11 @@ def test_a_train_step_applies_sgd_to_the_gradients():
     lengths = {"T": [4, 2]}
     expected = grads.run({"x": x, "y": y}, lengths, params)
     state = nn.TrainState(params)
+    # The state holds copies: changing the caller's arrays changes nothing.
+    kept = params["w"].copy()
+    params["w"] += 1
+    np.testing.assert_array_equal(state.parameters["w"], kept)
+    params["w"] -= 1
     report, losses = nn.train_step(step, {"x": x, "y": y}, lengths,
                                    learning_rate=0.5, dropout_seed=0, state=state)
     assert report.applied and report.step == 1 and state.step == 1
@@ -366,6 +375,10 @@ def test_trainer_settings_are_checked_like_nn_train_flags():
         nn.Trainer(str(SMALL_MODEL), lr="sometimes")
     with pytest.raises(nn.Error, match="chunking: "):
         nn.Trainer(str(SMALL_MODEL), chunking="4:5")
+    with pytest.raises(TypeError, match="Trainer\\(\\) sets 'artifact_path' itself"):
+        nn.Trainer(str(SMALL_MODEL), artifact_path="x.so")
+    with pytest.raises(TypeError, match="noise: expected"):
+        nn.Trainer(str(SMALL_MODEL), noise=float("nan"))
     trainer = nn.Trainer(str(ROOT / "no-such.mlir"), synthetic="segments")
     with pytest.raises(nn.Error) as error:
         trainer.compile()
@@ -400,6 +413,8 @@ def test_trainer_on_python_utterances_equals_nn_train_on_their_shards(tmp_path):
     nn.write_shards(str(tmp_path / "dev"), dev, trainer.eval_manifest)
     assert sorted(os.listdir(tmp_path / "train")) == [
         "shard-00000.npz", "shard-00001.npz", "shard-00002.npz"]
+    with pytest.raises(FileExistsError, match="holds shards already"):
+        nn.write_shards(str(tmp_path / "train"), train, trainer.train_manifest)
     subprocess.run([str(BIN / "nn-train"), str(SMALL_MODEL), "--data",
                     str(tmp_path / "train"), "--dev", str(tmp_path / "dev"),
                     "--steps", "4", "--batch-size", "3", "--seed", "5", "--save",
@@ -462,7 +477,10 @@ def test_ctrl_c_stops_a_trainer_after_a_step_with_a_checkpoint(tmp_path):
     steps = trainer.state.batches
     assert 0 < steps < 1000000
     assert os.path.exists(tmp_path / f"step-{steps:08d}.npz")
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    # Python's handler is back: Ctrl-C now interrupts Python.
+    with pytest.raises(KeyboardInterrupt):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(1)
     # The next run starts uninterrupted and resumes from the checkpoint.
     again = nn.Trainer(str(SMALL_MODEL), steps=steps + 2, resume=str(tmp_path),
                        save=str(tmp_path), bar=False, **SEGMENTS)

@@ -318,7 +318,8 @@ def _more(m, x, y, u):
     nn.mark_loss(ce, "ce", normalize="per_frame")
     nn.mark_loss(nn.param_norm(m.w, m.b), "l2", normalize="sum", scale=0.01)
     path, _ = nn.viterbi_align(q, u, blank=0, topology="rna", prior=m.prior)
-    hyp, score = nn.ctc_beam_search(x, blank=0, beam=4, merge="max", token_beam=3)
+    hyp, score = nn.ctc_beam_search(x, blank=0, beam=4, merge="max", token_beam=3,
+                                    score_beam=10)
     return path, hyp
 
 
@@ -346,6 +347,7 @@ nn.graph @g(%x: {F32}, %y: !nn.tensor<[B, T], i32>, %u: !nn.tensor<[B, U], i32>)
   %a, %s = nn.viterbi_align %q, %u from logits topology rna blank 0 prior %pr
       : {F32}, !nn.tensor<[B, U], i32>, !nn.tensor<[4], f32>
   %h, %hs = nn.ctc_beam_search %x from logits blank 0 beam 4 merge max token_beam 3
+      score_beam 1.000000e+01
       : {F32} -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
   nn.return %a, %h : !nn.tensor<[B, T], i32>, !nn.tensor<[B, Y], i32>
 }}"""))
@@ -466,6 +468,14 @@ def test_dims_that_do_not_fit_are_errors_naming_the_op():
                   y=nn.Input([B, nn.seq_dim("T", B), 4]))
     with pytest.raises(ValueError, match="belongs to no module"):
         one_graph(lambda m, x: nn.linear(x, nn.Parameter(3, 4)), None, **X)
+    with pytest.raises(ValueError, match="eval_only goes with as_error"):
+        one_graph(lambda m, x: nn.mark_loss(nn.mse(x, x), "m", "sum",
+                                            eval_only=True), None, **X)
+    with pytest.raises(ValueError, match="graph name 'train-step'"):
+        nn.Program().graph("train-step", lambda x: None, **X)
+    with pytest.raises(ValueError, match="nn.conv1d: stride 0"):
+        one_graph(lambda m, x: nn.conv1d(x, m.w, stride=0),
+                  dict(w=nn.Parameter(3, 3, 4)), **X)
     with pytest.raises(RuntimeError, match="graph being built"):
         nn.relu(None)
     with pytest.raises(ValueError, match="graph 'w' and parameter 'w'"):
