@@ -159,9 +159,9 @@ TEST(InlineCallsTest, SameLossesAndGradientsAsTheCall) {
 /// (T -> T2), the pool (T2 -> T6), the layer norm and the output layer
 /// run packed.
 TEST(InlineCallsTest, RenamedDimsInExample2) {
-  expectInlinedMatchesCalled(readExample("conv_encoder_decoupled_loss.mlir"),
-                             "criterion", "layer_norm",
-                             {"conv1.w", "conv2.w", "norm.scale", "out.w"}, 3, 14);
+  expectInlinedMatchesCalled(
+      readExample("conv_encoder_decoupled_loss.mlir"), "criterion",
+      "layer_norm", {"conv1.w", "conv2.w", "norm.scale", "out.w"}, 3, 14);
 }
 
 } // namespace

@@ -13,6 +13,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace nn::python {
@@ -41,6 +43,11 @@ struct Loss {
 };
 std::vector<Loss> toLosses(const Manifest &manifest,
                            const std::vector<LossValue> &losses);
+
+/// The dtype of the tensor named `name` among `tensors` (a manifest's
+/// inputs or parameters), if there is one: what lists given for it become.
+std::optional<DType> dtypeIn(const std::vector<TensorInfo> &tensors,
+                             const std::string &name);
 
 } // namespace nn::python
 

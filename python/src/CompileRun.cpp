@@ -47,15 +47,6 @@ const char *kindName(DimInfo::Kind kind) {
   return "?";
 }
 
-/// The dtype of the tensor named `name` among `tensors`, if there is one.
-std::optional<DType> dtypeIn(const std::vector<TensorInfo> &tensors,
-                             const std::string &name) {
-  for (const TensorInfo &tensor : tensors)
-    if (tensor.name == name)
-      return tensor.dtype;
-  return std::nullopt;
-}
-
 /// What Executable.run returns: arrays that own the runtime's buffers.
 struct Result {
   py::dict outputs;
@@ -116,6 +107,14 @@ std::vector<TrainedLoss> trainedLosses(const py::object &given) {
 }
 
 } // namespace
+
+std::optional<DType> dtypeIn(const std::vector<TensorInfo> &tensors,
+                             const std::string &name) {
+  for (const TensorInfo &tensor : tensors)
+    if (tensor.name == name)
+      return tensor.dtype;
+  return std::nullopt;
+}
 
 std::vector<Loss> toLosses(const Manifest &manifest,
                            const std::vector<LossValue> &losses) {

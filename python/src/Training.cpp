@@ -209,10 +209,7 @@ void bindTraining(py::module_ &module) {
         const Manifest &manifest = executable.manifest();
         RunInputs batch;
         batch.inputs = toTensors(inputs, "input", [&](const std::string &n) {
-          for (const TensorInfo &input : manifest.inputs)
-            if (input.name == n)
-              return std::optional<DType>(input.dtype);
-          return std::optional<DType>();
+          return dtypeIn(manifest.inputs, n);
         });
         batch.lengths = toLengths(lengths);
         StepReport report;
