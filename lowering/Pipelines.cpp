@@ -86,8 +86,12 @@ void mlir::nn::buildOptimizePipeline(OpPassManager &pm,
     pm.addPass(createNNDropResults(drop));
   }
   // Before packing: the seed is an argument like any other.
-  if (request.training)
-    pm.addPass(createNNDropoutTraining());
+  if (request.training) {
+    // A data-parallel rank's masks are those of the whole batch.
+    NNDropoutTrainingOptions dropout;
+    dropout.batchOffset = trainStep && settings.optimizer.dataParallel;
+    pm.addPass(createNNDropoutTraining(dropout));
+  }
   // After dropout's seeds (an inlined dropout reads the seed its call
   // passed), before packing: a model behind a call packs like one written
   // inline.
@@ -117,6 +121,14 @@ void mlir::nn::buildOptimizePipeline(OpPassManager &pm,
     // The LSTM backward reads its forward's tape.
     if (optimize.saveLstmTape)
       pm.addPass(createNNSaveLstmTape());
+    // Before the loss tail's gradient merges: the merged op takes the
+    // normalization summed over the processes.
+    if (trainStep && settings.optimizer.dataParallel) {
+      NNAllReduceGradientsOptions reduce;
+      reduce.graphName = request.graph;
+      reduce.bucketMb = settings.optimizer.allReduceBucketMb;
+      pm.addPass(createNNAllReduceGradients(reduce));
+    }
     // Each fused loss and its gradient merged into one sweep.
     if (optimize.fuseLossTail)
       pm.addPass(createNNFuseLossTail(fuse));

@@ -31,6 +31,7 @@ namespace {
 
 struct NNDropoutTrainingPass
     : public mlir::nn::impl::NNDropoutTrainingBase<NNDropoutTrainingPass> {
+  using NNDropoutTrainingBase::NNDropoutTrainingBase;
   void runOnOperation() override;
 };
 
@@ -77,8 +78,10 @@ void NNDropoutTrainingPass::runOnOperation() {
       seeded.push_back(graph);
 
   OpBuilder builder(module.getContext());
-  auto seedType =
-      NNTensorType::get(ArrayRef<Attribute>{}, builder.getIntegerType(32));
+  SmallVector<Attribute> seedDims;
+  if (batchOffset)
+    seedDims.push_back(builder.getI64IntegerAttr(2));
+  auto seedType = NNTensorType::get(seedDims, builder.getIntegerType(32));
   llvm::DenseMap<Operation *, Value> seeds;
   for (GraphOp graph : seeded) {
     FailureOr<Value> seed =

@@ -92,18 +92,38 @@ void mergeBackward(LinearCrossEntropyGradOp grad, bool emitRemarks) {
       forward.getTargets() != grad.getTargets() ||
       forward.getLabelSmoothing() != grad.getLabelSmoothing())
     return decline("its seed is not the fused loss's own");
-  auto terms = seed.getInvNorm().getDefiningOp<LossTermsOp>();
-  if (!terms || terms.getLoss() != forward.getResult())
-    return decline("its seed's normalization is not the loss's");
-  if (terms.getCustomInvNormFactor())
-    return decline("the loss has a custom normalization factor");
+  // A data-parallel step divides by the factor summed over every process
+  // (nn-all-reduce-gradients), which the merged op takes as an operand:
+  // that sum is counted from the loss's positions ahead of the loss.
+  Value reducedInvNorm;
+  LossTermsOp terms;
+  LossNormalizationAttr normalization;
+  auto reduce = seed.getInvNorm().getDefiningOp<AllReduceOp>();
+  if (reduce) {
+    auto count =
+        reduce.getInputs()[cast<OpResult>(seed.getInvNorm()).getResultNumber()]
+            .getDefiningOp<LossNormOp>();
+    if (!count || count.getPositions() != forward.getResult().getType() ||
+        count->getBlock() != forward->getBlock() ||
+        !count->isBeforeInBlock(forward))
+      return decline("its seed's normalization is not the loss's");
+    reducedInvNorm = seed.getInvNorm();
+    normalization = count.getNormalizationAttr();
+  } else {
+    terms = seed.getInvNorm().getDefiningOp<LossTermsOp>();
+    if (!terms || terms.getLoss() != forward.getResult())
+      return decline("its seed's normalization is not the loss's");
+    if (terms.getCustomInvNormFactor())
+      return decline("the loss has a custom normalization factor");
+    normalization = terms.getNormalizationAttr();
+  }
   // The merged op seeds every frame alike.
   if (seed.getWeights())
     return decline("the loss has weights");
   OpBuilder builder(forward);
   auto merged = builder.create<LinearCrossEntropyTrainOp>(
       forward.getLoc(), forward.getInput(), forward.getWeight(),
-      forward.getBias(), forward.getTargets(), terms.getNormalizationAttr(),
+      forward.getBias(), forward.getTargets(), reducedInvNorm, normalization,
       seed.getScaleAttr(), seed.getUnnormalizedAttr(),
       forward.getLabelSmoothingAttr());
   forward.getResult().replaceAllUsesWith(merged.getResult());
@@ -114,7 +134,7 @@ void mergeBackward(LinearCrossEntropyGradOp grad, bool emitRemarks) {
   forward.erase();
   if (seed->use_empty())
     seed.erase();
-  if (terms->use_empty())
+  if (terms && terms->use_empty())
     terms.erase();
   if (emitRemarks)
     merged.emitRemark() << "loss tail and its gradient in one sweep";

@@ -196,8 +196,18 @@ def NNDropoutTraining : Pass<"nn-dropout-training", "::mlir::ModuleOp"> {
     the seed, the key and the logical position only (docs/dialect.md), so
     packed and padded runs, and the backward, mask the same elements. Runs
     before packing and autodiff.
+
+    With `batch-offset` the argument is `dropout_seed : !nn.tensor<[2],
+    i32>`: the seed, then the index in the whole batch of this batch's
+    first sequence, which every mask adds to its sequence index. A
+    data-parallel rank passes the offset of its part, so its masks are the
+    ones the whole batch would draw (docs/distributed.md).
   }];
   let dependentDialects = ["::mlir::nn::NNDialect"];
+  let options = [
+    Option<"batchOffset", "batch-offset", "bool", /*default=*/"false",
+           "The seed argument also holds the batch offset (!nn.tensor<[2], i32>)">
+  ];
 }
 
 def NNInlineCalls : Pass<"nn-inline-calls", "::mlir::ModuleOp"> {
@@ -228,6 +238,38 @@ def NNInlineCalls : Pass<"nn-inline-calls", "::mlir::ModuleOp"> {
            "The entry graph: kept even when every call of it is inlined">,
     Option<"emitRemarks", "emit-remarks", "bool", /*default=*/"false",
            "Emit a remark per call left, saying why">
+  ];
+}
+
+def NNAllReduceGradients : Pass<"nn-all-reduce-gradients", "::mlir::ModuleOp"> {
+  let summary = "Sums a step's gradients and loss normalizations over processes";
+  let description = [{
+    Runs after `nn-autodiff`, before the loss tail's gradient is merged
+    (`nn-fuse-loss-tail`) and before `nn-train-step`: it makes a
+    differentiated graph data-parallel. Each process runs the step on its
+    own part of a batch; two kinds of `nn.all_reduce` make the step equal
+    to one process on the whole batch:
+
+    - Each loss seed (`nn.loss_seed`) of a normalized loss divides by its
+      normalization factor summed over every process (the frames or
+      sequences of the whole batch; a custom factor summed likewise), so a
+      per-frame loss averages over all frames, not over each part's. A
+      plain sum (`normalize sum`, or trained `unnormalized`) needs nothing.
+    - The entry graph's parameter gradients are summed before they are
+      returned, in buckets of at most `bucket-mb` MiB in result order (one
+      collective per bucket and element type; a larger gradient is a
+      bucket of its own).
+
+    The runtime sums over the processes of its communicator
+    (include/nn/Communicator.h); in a run of one process every sum is the
+    value itself. docs/distributed.md.
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+  let options = [
+    Option<"graphName", "graph", "std::string", /*default=*/"\"\"",
+           "The differentiated graph (default: the one no graph calls)">,
+    Option<"bucketMb", "bucket-mb", "double", /*default=*/"25.0",
+           "The most MiB of gradients one all-reduce sums">
   ];
 }
 

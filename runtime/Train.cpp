@@ -2,6 +2,7 @@
 
 #include "nn/Train.h"
 
+#include "nn/DataParallel.h"
 #include "nn/Npy.h"
 #include "runtime/SplitMix64.h"
 
@@ -87,7 +88,8 @@ double nn::lossValue(const Manifest &manifest, const LossValue &loss) {
 
 absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
                               double learningRate, uint32_t dropoutSeed,
-                              TrainState &state, StepReport &report) {
+                              TrainState &state, StepReport &report,
+                              int64_t firstSequence) {
   const Manifest &manifest = executable.manifest();
   if (absl::Status status = checkTrainStep(manifest); !status.ok())
     return status;
@@ -119,9 +121,12 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
     else if (input.name == "step")
       batch.inputs[input.name] =
           Tensor::of<int32_t>(DType::i32, {}, {(int32_t)report.step});
-    else if (input.name == "dropout_seed")
+    else if (input.name == "dropout_seed" && input.axes.empty())
       batch.inputs[input.name] =
           Tensor::of<int32_t>(DType::i32, {}, {(int32_t)dropoutSeed});
+    else if (input.name == "dropout_seed")
+      batch.inputs[input.name] = Tensor::of<int32_t>(
+          DType::i32, {2}, {(int32_t)dropoutSeed, (int32_t)firstSequence});
   }
   // The state is resident where the step runs. On the host it moves in
   // for this step and back (no copies); on another device it stays there
@@ -157,9 +162,21 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
   // the norm of the updated values are finite: finite gradients can still
   // give non-finite parameters (a huge learning rate, an Adam moment past
   // the float range), which must never replace the state.
+  // A data-parallel step (nn-all-reduce-gradients) ran on this rank's part
+  // of the batch: the whole batch's losses decide for every rank alike,
+  // so that no rank applies an update another one skips.
+  Communicator *ranks = currentCommunicator();
+  if (ranks && ranks->size() < 2)
+    ranks = nullptr;
+  absl::Status reduced;
   auto accept = [&](const RunResult &result) {
     report.losses = result.losses;
-    for (const LossValue &loss : result.losses)
+    if (ranks) {
+      reduced = allReduceLosses(*ranks, manifest, report.losses);
+      if (!reduced.ok())
+        return report.applied = false;
+    }
+    for (const LossValue &loss : report.losses)
       if (!loss.asError)
         report.objective += loss.scale * lossValue(manifest, loss);
     bool updatedFinite = true;
@@ -181,6 +198,8 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
     if (status.ok())
       status = back;
   }
+  if (status.ok())
+    status = reduced;
   if (!status.ok())
     return status;
   ++state.batches;

@@ -5,6 +5,8 @@
 
 #include "training/TensorBoard.h"
 
+#include "nn/DataParallel.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -155,11 +157,15 @@ public:
   }
   int64_t frames(const RunInputs &batch) const {
     int64_t total = 0;
-    auto found = batch.lengths.find(frameDim);
-    if (found != batch.lengths.end())
-      for (int32_t length : found->second)
-        total += length;
+    for (int32_t length : frameLengths(batch))
+      total += length;
     return total;
+  }
+  /// Each sequence's frames (none when the model reads no frames).
+  std::vector<int32_t> frameLengths(const RunInputs &batch) const {
+    auto found = batch.lengths.find(frameDim);
+    return found == batch.lengths.end() ? std::vector<int32_t>()
+                                        : found->second;
   }
   std::string describe(int64_t n) const {
     return dataset ? "batch " + std::to_string(n) + " of '" +
@@ -335,6 +341,8 @@ absl::Status Trainer::compile() {
   step.grads = true;
   step.training = true;
   step.trainStep = true;
+  if (options.communicator && options.communicator->size() > 1)
+    step.optimizer.dataParallel = true;
   absl::StatusOr<Artifact> compiled = compileFile(options.modelPath, step);
   if (!compiled.ok())
     return compiled.status();
@@ -355,6 +363,10 @@ absl::Status Trainer::setUpState() {
           initializeParameters(manifest, options.seed, trainState.parameters);
       !status.ok())
     return status;
+  // The other ranks take rank 0's state: only rank 0 reads the files
+  // (another machine need not see them).
+  if (!speaks())
+    return broadcastState(*options.communicator, manifest, trainState);
   for (const auto &[name, tensor] : options.initialParameters) {
     Tensor &parameter = trainState.parameters[name];
     if (options.growInitial && parameter.shape() != tensor.shape()) {
@@ -403,6 +415,8 @@ absl::Status Trainer::setUpState() {
                           .add("from", path)
                    << "\n";
   }
+  if (ranks > 1)
+    return broadcastState(*options.communicator, manifest, trainState);
   return absl::OkStatus();
 }
 
@@ -413,15 +427,25 @@ absl::Status Trainer::evaluate(int64_t atBatch, bool atStart) {
   if (absl::Status status = syncToHost(trainState); !status.ok())
     return status;
   LossTotals totals;
-  for (RunInputs inputs : devSet) {
+  // A data-parallel run shares the dev batches out by number and sums
+  // their losses.
+  for (size_t b = rank; b < devSet.size(); b += ranks) {
+    RunInputs inputs = devSet[b];
     for (const TensorInfo &info : manifest.parameters)
       inputs.parameters[info.name] = trainState.parameters.at(info.name);
     RunResult result;
     if (absl::Status status = evalGraph.run(inputs, result); !status.ok())
-      return status;
+      return withContext(status, "dev batch " + std::to_string(b + 1) + ": ");
     totals.add(result.losses);
   }
+  if (ranks > 1)
+    if (absl::Status status =
+            allReduceLosses(*options.communicator, manifest, totals.losses);
+        !status.ok())
+      return status;
   (atStart ? startLosses : lastLosses) = totals.losses;
+  if (!speaks())
+    return absl::OkStatus();
   if (events) {
     std::vector<std::pair<std::string, double>> values;
     for (const LossValue &loss : totals.losses)
@@ -450,7 +474,7 @@ absl::Status Trainer::evaluate(int64_t atBatch, bool atStart) {
 
 absl::Status Trainer::save() {
   const std::string &dir = options.saveDir;
-  if (dir.empty())
+  if (dir.empty() || !speaks())
     return absl::OkStatus();
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return absl::InternalError("cannot create '" + dir + "': " + ec.message());
@@ -496,7 +520,8 @@ absl::Status Trainer::checkSaveDir() {
             "graph @" + trainStep.manifest().graph +
             " has a parameter named '" + key +
             "', the key checkpoints keep their counters under; rename it");
-  if (dir.empty())
+  // Rank 0 alone writes checkpoints, so it alone looks at the directory.
+  if (dir.empty() || !speaks())
     return absl::OkStatus();
   llvm::sys::fs::file_status status;
   if (!llvm::sys::fs::status(dir, status, /*follow=*/true)) {
@@ -624,7 +649,7 @@ double Trainer::epochRate(int64_t epoch) {
     NewbobDecision decision =
         newbobNextRate(options.schedule.newbob, options.schedule.peak, history);
     history.push_back({decision.rate, false, 0.0});
-    if ((int64_t)history.size() <= epoch)
+    if ((int64_t)history.size() <= epoch || !speaks())
       continue;
     const OutputOptions &out = options.output;
     int64_t number = (int64_t)history.size();
@@ -661,8 +686,54 @@ void Trainer::scoreEpoch(int64_t epoch) {
   entry.score = score;
 }
 
+absl::StatusOr<RunInputs> Trainer::ownPart(RunInputs batch, int64_t &first) {
+  first = 0;
+  if (ranks < 2)
+    return batch;
+  std::vector<int32_t> lengths = source->frameLengths(batch);
+  if (lengths.empty()) {
+    // No frames to balance: the sequences alike.
+    for (const auto &[name, tensor] : batch.inputs)
+      for (const TensorInfo &info : trainStep.manifest().inputs)
+        if (info.name == name && !info.axes.empty() &&
+            info.axes.front().dim == batchDim && lengths.empty())
+          lengths.assign(tensor.shape().front(), 1);
+  }
+  auto [begin, end] = splitBatch(lengths, ranks)[rank];
+  first = begin;
+  return sliceBatch(trainStep.manifest(), batch, batchDim, begin, end);
+}
+
+absl::Status Trainer::stopRequested(bool &stop) {
+  stop = interrupted();
+  if (ranks < 2)
+    return absl::OkStatus();
+  double any = stop ? 1.0 : 0.0;
+  if (absl::Status status =
+          options.communicator->allReduceSum(&any, &any, 1, DType::f64);
+      !status.ok())
+    return status;
+  stop = any > 0;
+  return absl::OkStatus();
+}
+
 absl::Status Trainer::run(bool &finished) {
   finished = false;
+  ranks = options.communicator ? options.communicator->size() : 1;
+  rank = options.communicator ? options.communicator->rank() : 0;
+  // The compiled step sums over these ranks (nn.all_reduce).
+  CurrentCommunicator scope(ranks > 1 ? options.communicator : nullptr);
+  if (!speaks()) {
+    // Rank 0 reports for the run.
+    options.output.json = options.output.verbose = options.output.bar = false;
+    options.tensorboardDir.clear();
+  }
+  if (ranks > 1) {
+    absl::StatusOr<std::string> dim = inputBatchDim(trainStep.manifest());
+    if (!dim.ok())
+      return dim.status();
+    batchDim = *dim;
+  }
   const OutputOptions &out = options.output;
   if (options.onNonFinite != "stop" && options.onNonFinite != "skip")
     return absl::InvalidArgumentError("--on-nonfinite must be stop or skip, "
@@ -677,11 +748,11 @@ absl::Status Trainer::run(bool &finished) {
       !status.ok())
     return status;
   devSet = source->devSet();
-  if (source->leftOut() && !out.json)
+  if (source->leftOut() && !out.json && speaks())
     llvm::errs() << out.linePrefix << "nn-train: " << source->leftOut()
                  << " utterances left out of the data (their '" << kKeepArray
                  << "' is 0)\n";
-  if (source->withoutFrames() && !out.json)
+  if (source->withoutFrames() && !out.json && speaks())
     llvm::errs() << out.linePrefix << "nn-train: " << source->withoutFrames()
                  << " utterances without frames left out of the data\n";
   if (options.steps < 0 || options.steps > kMaxTrainSteps)
@@ -728,19 +799,30 @@ absl::Status Trainer::run(bool &finished) {
     if (absl::Status status = evaluate(0, /*atStart=*/true); !status.ok())
       return status;
   const Manifest &manifest = trainStep.manifest();
-  while (!finishedAt(trainState.batches) && !interrupted()) {
+  bool stop = false;
+  while (!finishedAt(trainState.batches)) {
+    if (absl::Status status = stopRequested(stop); !status.ok())
+      return status;
+    if (stop)
+      break;
     uint64_t batchNumber = trainState.batches;
     bool epochEnd = false;
-    RunInputs batch = source->batch((int64_t)batchNumber, epochEnd);
-    int64_t frames = source->frames(batch);
+    RunInputs whole = source->batch((int64_t)batchNumber, epochEnd);
+    int64_t frames = source->frames(whole);
+    int64_t firstSequence = 0;
+    absl::StatusOr<RunInputs> batch = ownPart(std::move(whole), firstSequence);
+    if (!batch.ok())
+      return withContext(batch.status(),
+                         source->describe((int64_t)batchNumber) + ": ");
     int64_t epoch = source->epochOf((int64_t)batchNumber);
     double rate = newbob ? epochRate(epoch) : 0.0;
     auto start = std::chrono::steady_clock::now();
     StepReport report;
-    absl::Status status = runTrainStep(
-        trainStep, std::move(batch), options.schedule.at(trainState.step, rate),
-        (uint32_t)streamSeed(options.seed, kDropout, batchNumber), trainState,
-        report);
+    absl::Status status =
+        runTrainStep(trainStep, std::move(*batch),
+                     options.schedule.at(trainState.step, rate),
+                     (uint32_t)streamSeed(options.seed, kDropout, batchNumber),
+                     trainState, report, firstSequence);
     double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
@@ -762,7 +844,7 @@ absl::Status Trainer::run(bool &finished) {
             what + "; stopping (--on-nonfinite=skip skips such batches)");
       }
       ++skipped;
-      if (!out.json)
+      if (!out.json && speaks())
         llvm::errs() << (out.bar ? "\n" : "") << out.linePrefix
                      << "nn-train: " << what << "; skipped\n";
     }
@@ -807,7 +889,7 @@ absl::Status Trainer::run(bool &finished) {
   }
   if (out.bar)
     llvm::errs() << "\n";
-  if (interrupted()) {
+  if (stop) {
     // Without --save, a directory of its own: never one holding another
     // run's checkpoints, which retention would delete.
     for (int k = 1; options.saveDir.empty(); ++k) {
@@ -820,7 +902,7 @@ absl::Status Trainer::run(bool &finished) {
   }
   if (absl::Status status = syncToHost(trainState); !status.ok())
     return status;
-  if (skipped && !out.json)
+  if (skipped && !out.json && speaks())
     llvm::errs() << out.linePrefix << "nn-train: skipped " << skipped
                  << " batches with a non-finite loss\n";
   // A run that skipped every batch trained nothing: saying "done" would

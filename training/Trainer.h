@@ -15,6 +15,7 @@
 #ifndef NN_TRAINING_TRAINER_H
 #define NN_TRAINING_TRAINER_H
 
+#include "nn/Communicator.h"
 #include "nn/Compiler.h"
 #include "nn/Dataset.h"
 #include "nn/LearningRate.h"
@@ -132,6 +133,14 @@ struct TrainOptions {
   /// parameters score).
   bool evaluateAtStart = false;
   OutputOptions output;
+  /// The ranks of a data-parallel run (nn/Communicator.h; not owned).
+  /// With more than one, compile() builds a data-parallel step and run()
+  /// trains each rank on its part of every batch (nn/DataParallel.h):
+  /// rank 0 sets up the state (fresh, initial, --init-from, resumed) and
+  /// broadcasts it, reports, and writes checkpoints and TensorBoard
+  /// events; the dev batches are shared out and their losses summed. Null
+  /// or one rank: a single process. docs/distributed.md.
+  Communicator *communicator = nullptr;
   /// TensorBoard: an event file in this directory with each step's losses
   /// (`train/<name>`), `train/lr`, `train/grad_norm` and
   /// `train/frames_per_second`, and each dev evaluation's losses and error
@@ -213,6 +222,14 @@ private:
   double epochRate(int64_t epoch);
   /// newbob: the dev score of lastLosses, recorded for epoch `epoch`.
   void scoreEpoch(int64_t epoch);
+  /// Whether this process reports and writes files: rank 0 of a
+  /// data-parallel run, or a single process.
+  bool speaks() const { return rank == 0; }
+  /// Ctrl-C on any rank stops every rank after the same step.
+  absl::Status stopRequested(bool &stop);
+  /// This rank's part of a batch of the run (the whole batch in a single
+  /// process) and the index of its first sequence in the batch.
+  absl::StatusOr<RunInputs> ownPart(RunInputs batch, int64_t &first);
 
   TrainOptions options;
   std::unique_ptr<Artifact> trainCompiled, evalCompiled;
@@ -225,6 +242,10 @@ private:
   std::vector<LossValue> epochLosses, startLosses, lastLosses;
   int64_t epochFrames = 0, epochBatches = 0;
   double epochSeconds = 0;
+  /// A data-parallel run: this process's rank, the number of ranks, and
+  /// the batch dim whose sequences they share out.
+  int rank = 0, ranks = 1;
+  std::string batchDim;
 };
 
 } // namespace nn::training

@@ -144,11 +144,8 @@ verifyAttentionOperands(Operation *op, Value query, Value key, Value value,
   if (failed(verifyRelativePositions(op, query, attributes.relative)))
     return failure();
   if (attributes.seed) {
-    NNTensorType type = tensorOf(attributes.seed);
-    if (type.getRank() != 0 || !type.getElementType().isSignlessInteger(32))
-      return op->emitOpError() << "seed must be a scalar !nn.tensor<[], i32>, "
-                                  "got "
-                               << attributes.seed.getType();
+    if (failed(requireMaskSeed(op, attributes.seed)))
+      return failure();
     if (!attributes.dropout)
       return op->emitOpError() << "a seed needs dropout";
   }

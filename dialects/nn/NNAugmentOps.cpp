@@ -20,12 +20,9 @@ OpFoldResult SpecAugmentOp::fold(FoldAdaptor) {
 }
 
 LogicalResult SpecAugmentOp::verify() {
-  if (Value seed = getSeed()) {
-    NNTensorType type = tensorOf(seed);
-    if (type.getRank() != 0 || !type.getElementType().isSignlessInteger(32))
-      return emitOpError() << "seed must be a scalar !nn.tensor<[], i32>, got "
-                           << type;
-  }
+  if (Value seed = getSeed())
+    if (failed(requireMaskSeed(*this, seed)))
+      return failure();
   FailureOr<DimContext> context = DimContext::get(*this);
   if (failed(context))
     return failure();

@@ -157,12 +157,9 @@ OpFoldResult DropoutOp::fold(FoldAdaptor) {
 }
 
 LogicalResult DropoutOp::verify() {
-  if (Value seed = getSeed()) {
-    NNTensorType type = tensorOf(seed);
-    if (type.getRank() != 0 || !type.getElementType().isSignlessInteger(32))
-      return emitOpError() << "seed must be a scalar !nn.tensor<[], i32>, got "
-                           << type;
-  }
+  if (Value seed = getSeed())
+    if (failed(requireMaskSeed(*this, seed)))
+      return failure();
   // The mask is keyed by (sequence, frame); a row of a grid-packed joint
   // has two frame indices.
   FailureOr<DimTable> table = DimTable::forOp(*this);

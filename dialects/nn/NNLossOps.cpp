@@ -374,6 +374,31 @@ LogicalResult MarkLossOp::verify() {
                                  getCustomInvNormFactor(), getWeights());
 }
 
+LogicalResult LossNormOp::verify() {
+  if (getNormalization() != LossNormalization::per_frame &&
+      getNormalization() != LossNormalization::per_sequence)
+    return emitOpError("takes per_frame or per_sequence normalization, got ")
+           << stringifyLossNormalization(getNormalization());
+  FailureOr<DimContext> context = DimContext::get(*this);
+  if (failed(context))
+    return failure();
+  auto type = cast<NNTensorType>(getPositions());
+  FailureOr<Positions> positions = classifyPositions(
+      type, context->getTable(), [&] { return emitOpError(); });
+  if (failed(positions))
+    return failure();
+  if (getNormalization() == LossNormalization::per_frame
+          ? !positions->hasSequenceAxis()
+          : positions->kind == PositionKind::None)
+    return emitOpError() << stringifyLossNormalization(getNormalization())
+                         << " normalization needs positions over "
+                         << (getNormalization() == LossNormalization::per_frame
+                                 ? "a sequence axis"
+                                 : "a batch")
+                         << ", got " << type;
+  return success();
+}
+
 LogicalResult LossTermsOp::verify() {
   return verifyLossNormalization(*this, getLoss(), getNormalization(),
                                  getCustomInvNormFactor(), getWeights());

@@ -207,6 +207,7 @@ def NN_LinearCrossEntropyGradOp : NN_FrameWiseOp<"linear_cross_entropy_grad", [
 }
 
 def NN_LinearCrossEntropyTrainOp : NN_FrameWiseOp<"linear_cross_entropy_train", [
+    AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<NN_LossOpInterface>,
     DeclareOpInterfaceMethods<NN_ClassIndexOpInterface>,
@@ -225,6 +226,10 @@ def NN_LinearCrossEntropyTrainOp : NN_FrameWiseOp<"linear_cross_entropy_train", 
     `linear_cross_entropy_grad` when the loss is marked once (custom
     normalization stays unfused).
 
+    `inv_norm`, when given, is the factor to divide by instead of the one
+    `normalization` gives over this op's own positions: a data-parallel
+    step's frames summed over every process (`nn.all_reduce`).
+
     ```mlir
     %ce, %dx, %dw, %db = nn.linear_cross_entropy_train %h, %w, %b targets %y
         normalize per_frame scale 1.000000e+00
@@ -235,6 +240,7 @@ def NN_LinearCrossEntropyTrainOp : NN_FrameWiseOp<"linear_cross_entropy_train", 
   let arguments = (ins NN_FloatTensor:$input, NN_FloatTensor:$weight,
                        Optional<NN_FloatTensor>:$bias,
                        NN_IntegerTensor:$targets,
+                       Optional<NN_F64Scalar>:$inv_norm,
                        NN_LossNormalization:$normalization, F64Attr:$scale,
                        UnitAttr:$unnormalized,
                        DefaultValuedAttr<NN_UnitIntervalF64Attr, "0.0">:$label_smoothing);
@@ -242,7 +248,8 @@ def NN_LinearCrossEntropyTrainOp : NN_FrameWiseOp<"linear_cross_entropy_train", 
                       NN_FloatTensor:$weight_grad, NN_FloatTensor:$bias_grad);
   let assemblyFormat = [{
     $input `,` $weight (`,` $bias^)? `targets` $targets
-    `normalize` $normalization `scale` $scale (`unnormalized` $unnormalized^)?
+    `normalize` $normalization (`inv_norm` $inv_norm^)? `scale` $scale
+    (`unnormalized` $unnormalized^)?
     (`label_smoothing` $label_smoothing^)? attr-dict `:`
     qualified(type($input)) `,` qualified(type($weight)) `,`
     qualified(type($targets)) (`,` qualified(type($bias))^)?
@@ -343,6 +350,27 @@ def NN_LossTermsOp : NN_Op<"loss_terms", [Pure, AttrSizedOperandSegments]> {
     `:` qualified(type($loss)) (`,` qualified(type($custom_inv_norm_factor))^)?
     (`weights` qualified(type($weights))^)?
   }];
+  let hasVerifier = 1;
+}
+
+def NN_LossNormOp : NN_Op<"loss_norm", [Pure]> {
+  let summary = "a loss's normalization factor from its positions alone";
+  let description = [{
+    The `inv_norm` `nn.loss_terms` gives a loss of type `positions` marked
+    `normalize` `per_frame` (its valid positions) or `per_sequence` (its
+    sequences), from the dims' lengths alone. It reads no loss value, so it
+    can come before the loss: a data-parallel step sums it over the
+    processes (`nn.all_reduce`) and the fused loss tail divides by that sum
+    in the sweep that computes the loss (`nn-all-reduce-gradients`).
+
+    ```mlir
+    %n = nn.loss_norm per_frame for !nn.tensor<[B, T], f32>
+    ```
+  }];
+  let arguments = (ins NN_LossNormalization:$normalization,
+                       TypeAttrOf<NN_Tensor>:$positions);
+  let results = (outs NN_F64Scalar:$inv_norm);
+  let assemblyFormat = "$normalization `for` $positions attr-dict";
   let hasVerifier = 1;
 }
 

@@ -72,6 +72,19 @@ LogicalResult mlir::nn::detail::requireStaticInputs(Operation *op,
   return success();
 }
 
+LogicalResult mlir::nn::detail::requireMaskSeed(Operation *op, Value seed) {
+  NNTensorType type = tensorOf(seed);
+  bool scalar = type.getRank() == 0;
+  bool withOffset = type.getRank() == 1 && type.hasStaticShape() &&
+                    type.getStaticSize(0) == 2;
+  if ((scalar || withOffset) && type.getElementType().isSignlessInteger(32))
+    return success();
+  return op->emitOpError() << "seed must be a scalar !nn.tensor<[], i32> (or "
+                              "!nn.tensor<[2], i32>: the seed and the batch "
+                              "offset), got "
+                           << type;
+}
+
 LogicalResult mlir::nn::detail::requireResultDims(Operation *op,
                                                   ArrayRef<Attribute> dims,
                                                   Type elementType) {

@@ -79,6 +79,13 @@ LogicalResult requireStaticShape(Operation *op, Value value, StringRef role);
 /// nn.param_norm.
 LogicalResult requireStaticInputs(Operation *op, ValueRange inputs);
 
+/// Requires the seed of a counter-hashed mask (dropout, spec_augment,
+/// attention dropout): `!nn.tensor<[], i32>`, or `!nn.tensor<[2], i32>`
+/// holding the seed and the index in the whole batch of this batch's first
+/// sequence (a data-parallel rank's part; nn-dropout-training
+/// `batch-offset`), which the mask adds to every sequence index.
+LogicalResult requireMaskSeed(Operation *op, Value seed);
+
 /// Requires the result to be `dims` with the element type `elementType`.
 LogicalResult requireResultDims(Operation *op, ArrayRef<Attribute> dims,
                                 Type elementType);

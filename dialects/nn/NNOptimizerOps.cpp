@@ -17,6 +17,28 @@ LogicalResult GlobalNormOp::verify() {
   return requireStaticInputs(*this, getInputs());
 }
 
+LogicalResult AllReduceOp::verify() {
+  if (failed(requireStaticInputs(*this, getInputs())))
+    return failure();
+  Type element = tensorOf(getInputs().front()).getElementType();
+  for (Value input : getInputs())
+    if (tensorOf(input).getElementType() != element)
+      return emitOpError("inputs travel as one buffer and must share one "
+                         "element type, got ")
+             << element << " and " << tensorOf(input).getElementType();
+  return success();
+}
+
+LogicalResult AllReduceOp::inferReturnTypes(MLIRContext *,
+                                            std::optional<Location>,
+                                            ValueRange operands, DictionaryAttr,
+                                            OpaqueProperties, RegionRange,
+                                            SmallVectorImpl<Type> &inferred) {
+  for (Value operand : operands)
+    inferred.push_back(operand.getType());
+  return success();
+}
+
 LogicalResult SgdUpdateOp::verify() {
   return requireStaticShape(*this, getParam(), "param");
 }

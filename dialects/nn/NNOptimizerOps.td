@@ -48,6 +48,35 @@ def NN_ClipFactorOp : NN_Op<"clip_factor", [Pure]> {
   let assemblyFormat = "$norm `max_norm` $max_norm attr-dict";
 }
 
+//===----------------------------------------------------------------------===//
+// Data-parallel training (nn-all-reduce-gradients)
+//===----------------------------------------------------------------------===//
+
+def NN_AllReduceOp : NN_Op<"all_reduce", [
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "sums tensors over every process of a data-parallel run";
+  let description = [{
+    Each result is its input summed element-wise over the processes of the
+    run: the communicator the runtime holds (include/nn/Communicator.h;
+    MPI under `mpirun`), or the input itself in a run of one process. The
+    inputs travel together as one buffer (a bucket: one collective for all
+    of them), so they share one element type and have static shapes.
+
+    Every process must run the same `nn.all_reduce` ops in the same order
+    with the same shapes, which one compiled train step guarantees. The op
+    communicates: it is not `Pure`, so no canonicalization removes,
+    merges or reorders it.
+
+    ```mlir
+    %dw, %db = nn.all_reduce %gw, %gb : !nn.tensor<[10, 4], f32>, !nn.tensor<[10], f32>
+    ```
+  }];
+  let arguments = (ins Variadic<NN_FloatTensor>:$inputs);
+  let results = (outs Variadic<NN_FloatTensor>:$results);
+  let assemblyFormat = "$inputs attr-dict `:` qualified(type($inputs))";
+  let hasVerifier = 1;
+}
+
 class NN_UpdateOp<string mnemonic, list<string> matching>
     : NN_Op<mnemonic, [Pure, AllTypesMatch<matching>]> {
   let hasVerifier = 1;

@@ -195,6 +195,13 @@ struct OptimizerOptions {
   double weightDecay = 0;
   /// Clip the gradients to this global norm; 0 is off.
   double clipNorm = 0;
+  /// Data-parallel training (nn-all-reduce-gradients): the step sums the
+  /// gradients and the losses' normalization factors over every process
+  /// of the run (nn/Communicator.h) before the norm, clipping and update,
+  /// the gradients in buckets of at most `allReduceBucketMb` MiB (one
+  /// collective each; a larger gradient is a bucket of its own).
+  bool dataParallel = false;
+  double allReduceBucketMb = 25;
 
   template <typename Binder> void bindOptions(Binder &binder) {
     binder.bind(kind, {"optimizer", "sgd, adam or adamw", "kind"});
@@ -208,6 +215,13 @@ struct OptimizerOptions {
                  "L2 coefficient (sgd, adam) or decoupled decay (adamw)"});
     binder.bind(clipNorm,
                 {"clip-norm", "Clip gradients to this global norm (0: off)"});
+    binder.bind(dataParallel,
+                {"data-parallel",
+                 "Sum gradients and loss normalizations over every process "
+                 "of the run (mpirun) before the update"});
+    binder.bind(allReduceBucketMb,
+                {"all-reduce-bucket-mb",
+                 "data-parallel: MiB of gradients per all-reduce"});
   }
 };
 

@@ -106,9 +106,17 @@ double lossValue(const Manifest &manifest, const LossValue &loss);
 /// and applies the update to `state` (state.step counts it) when the
 /// objective, the gradient norm and the updated values are finite
 /// (report.applied). Counters at kMaxTrainSteps are an error.
+///
+/// A data-parallel step (OptimizerOptions::dataParallel) run while a
+/// communicator of several ranks is current (nn/Communicator.h) trains on
+/// this rank's part of a batch, whose first sequence is `firstSequence`
+/// of the whole batch (its dropout masks are the whole batch's): the
+/// report's losses are the whole batch's, and every rank applies or skips
+/// the update alike.
 absl::Status runTrainStep(const Executable &executable, RunInputs batch,
                           double learningRate, uint32_t dropoutSeed,
-                          TrainState &state, StepReport &report);
+                          TrainState &state, StepReport &report,
+                          int64_t firstSequence = 0);
 
 /// What a train step (or a gradient graph) must keep for one batch, in
 /// bytes, by part: the reference point its measured peak is compared with

@@ -588,15 +588,15 @@ private:
 };
 
 /// The hash of the seed and the op's key that every dropped weight's hash
-/// starts from, or null without dropout in training.
-Value keyedDropoutSeed(LinalgBuilder &lb, const AttentionSpec &spec,
-                       Value seed) {
+/// starts from, and the index of the batch's first sequence (a
+/// data-parallel rank's part), or nulls without dropout in training.
+std::pair<Value, Value>
+keyedDropoutSeed(LinalgBuilder &lb, const AttentionSpec &spec, Value seed) {
   if (!seed || !spec.dropout || *spec.dropout == 0.0)
-    return Value();
+    return {};
   Scalar s = lb.scalar();
-  return s.keyedSeed(lb.getBuilder().create<tensor::ExtractOp>(
-                         lb.getLoc(), seed, ValueRange{}),
-                     spec.dropoutKey);
+  auto [value, offset] = s.maskSeed(seed);
+  return {s.keyedSeed(value, spec.dropoutKey), offset};
 }
 
 /// The i32 index of sequence `bi` (an index), a coordinate of the hash.
@@ -619,7 +619,9 @@ public:
     Value batch = batchOf(lb, resultType);
     int64_t width = spec.heads * spec.valueWidth;
     ValueRange relative = adaptor.getRelative();
-    Value keyed = keyedDropoutSeed(lb, spec, adaptor.getSeed());
+    Value keyed, firstSequence;
+    std::tie(keyed, firstSequence) =
+        keyedDropoutSeed(lb, spec, adaptor.getSeed());
     Value output = lb.empty(lb.sizes(resultType), element);
     SmallVector<Value> results =
         forEachSequence(lb, batch, output, [&](Scalar &s, Value bi) {
@@ -634,7 +636,9 @@ public:
           AttentionBlocks blocks(lb, spec, element,
                                  !relative.empty() ? relative[1] : Value());
           if (keyed)
-            blocks.dropWith(keyed, sequenceIndex(s, bi));
+            blocks.dropWith(keyed, firstSequence ? s.add(sequenceIndex(s, bi),
+                                                         firstSequence)
+                                                 : sequenceIndex(s, bi));
           Value tile = queries.zeroTile(lb, width, element);
           tile = blocks.loop(
               s.idx(0), s.idx(spec.heads), 1, tile,
@@ -694,7 +698,9 @@ public:
     int64_t valueFeatures = spec.heads * spec.valueWidth;
     ValueRange relative = adaptor.getRelative();
     bool hasRelative = !relative.empty();
-    Value keyed = keyedDropoutSeed(lb, spec, adaptor.getSeed());
+    Value keyed, firstSequence;
+    std::tie(keyed, firstSequence) =
+        keyedDropoutSeed(lb, spec, adaptor.getSeed());
     SmallVector<Value> outputs{
         lb.empty(lb.sizes(queryType), element),
         lb.empty(lb.sizes(typeOf(op.getKey())), element),
@@ -734,7 +740,9 @@ public:
           AttentionBlocks blocks(lb, spec, element,
                                  hasRelative ? relative[1] : Value());
           if (keyed)
-            blocks.dropWith(keyed, sequenceIndex(s, bi));
+            blocks.dropWith(keyed, firstSequence ? s.add(sequenceIndex(s, bi),
+                                                         firstSequence)
+                                                 : sequenceIndex(s, bi));
           SmallVector<Value> tiles{queries.zeroTile(lb, keyFeatures, element),
                                    keys.zeroTile(lb, keyFeatures, element),
                                    keys.zeroTile(lb, valueFeatures, element)};

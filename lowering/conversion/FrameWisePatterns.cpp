@@ -236,11 +236,20 @@ FailureOr<Value> maskElementwise(LinalgBuilder &lb, Value x, Value seedTensor,
       type, lb.getDims().getDecls(), [&] { return emitError(loc); });
   if (failed(positions))
     return failure();
-  Value seed = b.create<tensor::ExtractOp>(loc, seedTensor, ValueRange{});
+  // A data-parallel rank's part of a batch counts its sequences from the
+  // offset of its first one: the masks are the whole batch's.
+  Value seed, offset;
+  std::tie(seed, offset) = lb.scalar().maskSeed(seedTensor);
   AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap scalar = AffineMap::get(rank, 0, {}, b.getContext());
   SmallVector<Value> inputs{x, seed};
-  SmallVector<AffineMap> maps{identity,
-                              AffineMap::get(rank, 0, {}, b.getContext())};
+  SmallVector<AffineMap> maps{identity, scalar};
+  bool shifted = offset && positions->kind != PositionKind::None;
+  if (shifted) {
+    inputs.push_back(offset);
+    maps.push_back(scalar);
+  }
+  unsigned rows = inputs.size();
   bool packed = positions->kind == PositionKind::Packed;
   if (packed) {
     auto [rowSeq, rowFrame] =
@@ -261,12 +270,14 @@ FailureOr<Value> maskElementwise(LinalgBuilder &lb, Value x, Value seedTensor,
         SmallVector<Value> position;
         unsigned first = 0;
         if (packed) {
-          position.append({a[2], a[3]});
+          position.append({a[rows], a[rows + 1]});
           first = 1;
         }
         for (unsigned dim = first; dim < rank; ++dim)
           position.push_back(
               nested.create<arith::IndexCastOp>(l, s.i32Type(), s.index(dim)));
+        if (shifted)
+          position[0] = s.add(position[0], a[2]);
         nested.create<linalg::YieldOp>(l, body(s, a[0], h, position));
       });
 }

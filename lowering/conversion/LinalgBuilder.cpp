@@ -139,6 +139,16 @@ Value Scalar::keyedSeed(Value seed, int64_t key) {
   return mix32(b.create<arith::XOrIOp>(loc, h, i32(key)));
 }
 
+std::pair<Value, Value> Scalar::maskSeed(Value seedTensor) {
+  if (cast<RankedTensorType>(seedTensor.getType()).getRank() == 0)
+    return {b.create<tensor::ExtractOp>(loc, seedTensor, ValueRange{}),
+            Value()};
+  auto at = [&](int64_t i) -> Value {
+    return b.create<tensor::ExtractOp>(loc, seedTensor, ValueRange{idx(i)});
+  };
+  return {at(0), at(1)};
+}
+
 Value Scalar::keeps(Value h, ArrayRef<Value> coordinates, double rate) {
   for (Value c : coordinates)
     h = mix32(b.create<arith::XOrIOp>(loc, h, c));

@@ -65,6 +65,10 @@ struct Scalar {
   /// What every mask's hash starts from: mix(mix(seed + 0x9e3779b9) ^ key)
   /// of the i32 `seed`.
   Value keyedSeed(Value seed, int64_t key);
+  /// The i32 seed of a mask's seed tensor (tensor<i32>, or tensor<2xi32>
+  /// holding the seed and the batch offset) and the offset its sequence
+  /// indices start from (null for a scalar seed: none; requireMaskSeed).
+  std::pair<Value, Value> maskSeed(Value seedTensor);
   /// Dropout's draw: the keyed hash `h` mixed with each i32 coordinate in
   /// turn, kept (an i1) iff (h >> 8) >= ceil(rate * 2^24).
   Value keeps(Value h, ArrayRef<Value> coordinates, double rate);

@@ -237,6 +237,22 @@ public:
   }
 };
 
+class LossNormConversion : public NNConversionPattern<LossNormOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(LossNormOp op, OpAdaptor,
+                                      LinalgBuilder &lb) const override {
+    FailureOr<Positions> positions = classifyPositions(
+        cast<NNTensorType>(op.getPositions()), lb.getDims().getDecls(),
+        [&] { return op.emitOpError(); });
+    if (failed(positions))
+      return failure();
+    return SmallVector<Value>{
+        inverseNormalization(lb, *positions, op.getNormalization())};
+  }
+};
+
 } // namespace
 
 Value mlir::nn::inverseNormalization(LinalgBuilder &lb,
@@ -410,6 +426,6 @@ void mlir::nn::populateLossConversionPatterns(const TypeConverter &converter,
                                               ConversionState &state,
                                               RewritePatternSet &patterns) {
   patterns.add<CrossEntropyConversion, FrameErrorConversion, MseConversion,
-               LossTermsConversion, LossSeedConversion,
+               LossTermsConversion, LossNormConversion, LossSeedConversion,
                CrossEntropyGradConversion, MseGradConversion>(converter, state);
 }

@@ -101,9 +101,11 @@ Value rowWeights(LinalgBuilder &lb, const SweepRequest &request,
 }
 
 /// The seed loss_seed would give: scale / inv_norm (0 for a loss over no
-/// frames), or scale, as a rank-0 f64 tensor.
+/// frames), or scale, as a rank-0 f64 tensor. `invNorm` (a rank-0 f64
+/// tensor), when given, is the factor; otherwise `normalization` over the
+/// loss's positions gives it.
 Value seedScale(LinalgBuilder &lb, NNTensorType lossType,
-                LossNormalization normalization, double scale,
+                LossNormalization normalization, Value invNorm, double scale,
                 bool unnormalized, Operation *op) {
   OpBuilder &b = lb.getBuilder();
   Location loc = lb.getLoc();
@@ -113,10 +115,13 @@ Value seedScale(LinalgBuilder &lb, NNTensorType lossType,
   if (unnormalized)
     return b.create<tensor::FromElementsOp>(loc, scalarType,
                                             ValueRange{s.f(f64, scale)});
-  FailureOr<Positions> positions = classifyPositions(
-      lossType, lb.getDims().getDecls(), [&] { return op->emitOpError(); });
-  assert(succeeded(positions) && "the verifier checked the dims");
-  Value norm = inverseNormalization(lb, *positions, normalization);
+  Value norm = invNorm;
+  if (!norm) {
+    FailureOr<Positions> positions = classifyPositions(
+        lossType, lb.getDims().getDecls(), [&] { return op->emitOpError(); });
+    assert(succeeded(positions) && "the verifier checked the dims");
+    norm = inverseNormalization(lb, *positions, normalization);
+  }
   Value init = lb.empty({}, f64);
   return lb.generic(
       scalarType, norm, init,
@@ -490,9 +495,9 @@ public:
                                       OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
     SweepRequest request = requestFor(op, adaptor);
-    request.seedScale =
-        seedScale(lb, typeOf(op.getResult()), op.getNormalization(),
-                  op.getScale().convertToDouble(), op.getUnnormalized(), op);
+    request.seedScale = seedScale(
+        lb, typeOf(op.getResult()), op.getNormalization(), adaptor.getInvNorm(),
+        op.getScale().convertToDouble(), op.getUnnormalized(), op);
     requestUsedGradients(op, request);
     SweepResult sweep = buildSweep(lb, request);
     SmallVector<Value> results{sweep.loss};

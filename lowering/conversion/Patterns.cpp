@@ -62,6 +62,7 @@ void mlir::nn::populateNNToLinalgConversionPatterns(
   populateLossTailConversionPatterns(converter, state, patterns);
   populatePackConversionPatterns(converter, state, patterns);
   populateOptimizerConversionPatterns(converter, state, patterns);
+  populateCollectiveConversionPatterns(converter, state, patterns);
 }
 
 void ConversionState::markPartlyLowered() const {

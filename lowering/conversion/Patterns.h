@@ -170,6 +170,10 @@ void populatePackConversionPatterns(const TypeConverter &converter,
 void populateOptimizerConversionPatterns(const TypeConverter &converter,
                                          ConversionState &state,
                                          RewritePatternSet &patterns);
+/// Data-parallel sums over the processes of a run: all_reduce.
+void populateCollectiveConversionPatterns(const TypeConverter &converter,
+                                          ConversionState &state,
+                                          RewritePatternSet &patterns);
 /// All of the above.
 void populateNNToLinalgConversionPatterns(const TypeConverter &converter,
                                           ConversionState &state,

@@ -1,5 +1,6 @@
 // RUN: nn-opt %s --split-input-file --nn-dropout-training --verify-diagnostics | FileCheck %s
 // RUN: nn-opt %s --split-input-file --nn-dropout-training --nn-pack-before-loss --nn-autodiff=graph=loss --verify-diagnostics | FileCheck %s --check-prefix=GRAD
+// RUN: nn-opt %s --split-input-file --nn-dropout-training=batch-offset=true --verify-diagnostics | FileCheck %s --check-prefix=OFFSET
 
 // Training mode: graphs holding a dropout that drops (themselves or
 // through calls) get a last argument %dropout_seed, passed down their
@@ -14,6 +15,13 @@
 // CHECK-LABEL: nn.graph @loss(%x: !nn.tensor<[B, U, 3], f32>, %y: !nn.tensor<[B, U], i32>, %dropout_seed: !nn.tensor<[], i32>)
 // CHECK: nn.call @model(%x, %dropout_seed)
 // CHECK: nn.dropout %{{.+}} seed %dropout_seed rate 2.500000e-01 key 2 :
+
+// With batch-offset the seed also holds the index of the batch's first
+// sequence in the whole batch (a data-parallel rank's part).
+// OFFSET-LABEL: nn.graph @model(%x: !nn.tensor<[Bm, T, 3], f32>, %dropout_seed: !nn.tensor<[2], i32>)
+// OFFSET: nn.dropout %x seed %dropout_seed rate 1.000000e-01 : !nn.tensor<[Bm, T, 3], f32>, !nn.tensor<[2], i32>
+// OFFSET-LABEL: nn.graph @loss(
+// OFFSET: nn.call @model(%x, %dropout_seed)
 
 // The backward applies the same op, same key, to the gradient: the same
 // mask. In the packed tail it runs on packed rows.

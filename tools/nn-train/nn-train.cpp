@@ -158,6 +158,13 @@ static cl::opt<std::string> trainedLosses(
              "trained; default: every loss not marked as_error, as marked), "
              "e.g. --losses mwer=1,ctc=0.1"),
     cl::cat(trainCategory));
+static cl::opt<double> collectiveTimeout(
+    "collective-timeout", cl::init(600),
+    cl::desc("Under mpirun: seconds a rank waits for the others in a "
+             "collective before the run fails (a rank that stopped, failed "
+             "or hangs)"),
+    cl::cat(trainCategory));
+
 static cl::opt<std::string> onNonFinite(
     "on-nonfinite", cl::init("stop"),
     cl::desc("A NaN or infinite training loss or gradient norm: 'stop' "
@@ -209,7 +216,17 @@ namespace {
 
 namespace training = nn::training;
 
+/// The ranks of a run `mpirun` started; null in a single process.
+std::unique_ptr<nn::Communicator> ranks;
+
 int fail(const absl::Status &status) {
+  if (ranks && ranks->size() > 1) {
+    // One failed rank ends every rank (MPI_Abort), saying which failed.
+    llvm::errs() << "nn-train: " << ranks->describe() << ": "
+                 << std::string(status.message()) << "\n";
+    llvm::errs().flush();
+    ranks->abort(1);
+  }
   llvm::errs() << "nn-train: " << std::string(status.message()) << "\n";
   return 1;
 }
@@ -298,6 +315,7 @@ int trainModel() {
   options.initFrom = initFrom;
   options.output = outputOptions();
   options.tensorboardDir = tensorboard;
+  options.communicator = ranks.get();
   absl::StatusOr<nn::LearningRateSchedule> parsed =
       nn::LearningRateSchedule::parse(lr);
   if (!parsed.ok())
@@ -386,6 +404,15 @@ int main(int argc, char **argv) {
     return fail(absl::InvalidArgumentError(
         flag + " is given more than once; give it once"));
   nn::setNumThreads((int)compileFlags.threads());
+  if (nn::launchedAsRanks()) {
+    nn::CommunicatorOptions communication;
+    communication.timeoutSeconds = collectiveTimeout;
+    absl::StatusOr<std::unique_ptr<nn::Communicator>> world =
+        nn::makeMpiCommunicator(communication);
+    if (!world.ok())
+      return fail(world.status());
+    ranks = std::move(*world);
+  }
   if (!stagesPath.empty())
     return runStages();
   if (!workDir.empty())

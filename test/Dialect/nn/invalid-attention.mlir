@@ -234,7 +234,7 @@ nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %s: !nn.tensor<[], i32>) dims [B: ba
 // -----
 
 nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %s: !nn.tensor<[B], i32>) dims [B: batch, T: seq(B)] {
-  // expected-error @+1 {{seed must be a scalar !nn.tensor<[], i32>, got '!nn.tensor<[B], i32>'}}
+  // expected-error @+1 {{seed must be a scalar !nn.tensor<[], i32> (or !nn.tensor<[2], i32>: the seed and the batch offset), got '!nn.tensor<[B], i32>'}}
   %y = nn.attention %q, %q, %q seed %s heads 2 dropout 0.1 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B], i32>
   nn.return
 }

@@ -2,7 +2,7 @@
 // RUN: nn-opt %s --split-input-file --verify-diagnostics
 
 nn.graph @g(%x: !nn.tensor<[B, T, 40], f32>, %s: !nn.tensor<[], i64>) dims [B: batch, T: seq(B)] {
-  // expected-error @+1 {{seed must be a scalar !nn.tensor<[], i32>, got '!nn.tensor<[], i64>'}}
+  // expected-error @+1 {{seed must be a scalar !nn.tensor<[], i32> (or !nn.tensor<[2], i32>: the seed and the batch offset), got '!nn.tensor<[], i64>'}}
   %a = nn.spec_augment %x seed %s freq_masks 2 freq_width 8 time_masks 2 time_width 20 : !nn.tensor<[B, T, 40], f32>, !nn.tensor<[], i64>
   nn.return
 }

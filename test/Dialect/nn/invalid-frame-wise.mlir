@@ -198,3 +198,11 @@ nn.graph @g(%x: !nn.tensor<[B, T, 2, 4], f32>) dims [B: batch, T: seq(B)] {
   %y = nn.glu %x : !nn.tensor<[B, T, 2, 4], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, 4], f32>, %s: !nn.tensor<[3], i32>) dims [B: batch] {
+  // expected-error @+1 {{seed must be a scalar !nn.tensor<[], i32> (or !nn.tensor<[2], i32>: the seed and the batch offset), got '!nn.tensor<[3], i32>'}}
+  %d = nn.dropout %x seed %s rate 0.1 : !nn.tensor<[B, 4], f32>, !nn.tensor<[3], i32>
+  nn.return
+}

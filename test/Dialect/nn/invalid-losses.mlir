@@ -307,3 +307,27 @@ nn.graph @g(%l: !nn.tensor<[B, T], f32>, %n: !nn.tensor<[], f64>,
   %s = nn.loss_seed %l, %n weights %w scale 1.000000e+00 : !nn.tensor<[B, T], f32> weights !nn.tensor<[B], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g() dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{takes per_frame or per_sequence normalization, got custom}}
+  %n = nn.loss_norm custom for !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g() dims [B: batch] {
+  // expected-error @+1 {{per_frame normalization needs positions over a sequence axis, got '!nn.tensor<[B], f32>'}}
+  %n = nn.loss_norm per_frame for !nn.tensor<[B], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g() dims [B: batch] {
+  // expected-error @+1 {{per_sequence normalization needs positions over a batch, got '!nn.tensor<[3], f32>'}}
+  %n = nn.loss_norm per_sequence for !nn.tensor<[3], f32>
+  nn.return
+}

@@ -54,3 +54,27 @@ nn.graph @g(%x: !nn.tensor<[3], f32>, %lr: !nn.tensor<[], f32>) dims [] {
   %p = nn.sgd_update %x, %x lr %lr weight_decay -1.0 : !nn.tensor<[3], f32>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[B, 3], f32>) dims [B: batch] {
+  // expected-error @+1 {{input 0 must have a static shape (a parameter or its gradient), got '!nn.tensor<[B, 3], f32>'}}
+  %s = nn.all_reduce %x : !nn.tensor<[B, 3], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g() dims [] {
+  // expected-error @+1 {{needs at least one input}}
+  "nn.all_reduce"() : () -> ()
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[3], f32>, %y: !nn.tensor<[], f64>) dims [] {
+  // expected-error @+1 {{inputs travel as one buffer and must share one element type, got 'f32' and 'f64'}}
+  %s:2 = nn.all_reduce %x, %y : !nn.tensor<[3], f32>, !nn.tensor<[], f64>
+  nn.return
+}

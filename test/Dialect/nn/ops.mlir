@@ -452,3 +452,29 @@ nn.graph @loss_tail_and_gradients(%x: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tenso
   nn.return %dx, %dcw, %dctc, %dctc2, %z : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 3, 8], f32>, !nn.tensor<[B, T, 5], f32>,
       !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 4], f32>
 }
+
+// Data-parallel steps: the sums over the processes of a run, and a loss's
+// normalization counted from its positions alone.
+// CHECK-LABEL: nn.graph @data_parallel
+// CHECK: %[[N:.+]] = nn.loss_norm per_frame for !nn.tensor<[B, T], f32>
+// CHECK: nn.loss_norm per_sequence for !nn.tensor<[B, T], f32>
+// CHECK: %{{.+}}:2 = nn.all_reduce %{{.+}}, %{{.+}} : !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>
+// CHECK: nn.all_reduce %[[N]] : !nn.tensor<[], f64>
+nn.graph @data_parallel(%dw: !nn.tensor<[3, 4], f32>, %db: !nn.tensor<[3], f32>)
+    -> (!nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[], f64>, !nn.tensor<[], f64>)
+    dims [B: batch, T: seq(B)] {
+  %n = nn.loss_norm per_frame for !nn.tensor<[B, T], f32>
+  %m = nn.loss_norm per_sequence for !nn.tensor<[B, T], f32>
+  %sw, %sb = nn.all_reduce %dw, %db : !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>
+  %sn = nn.all_reduce %n : !nn.tensor<[], f64>
+  nn.return %sw, %sb, %sn, %m : !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>, !nn.tensor<[], f64>, !nn.tensor<[], f64>
+}
+
+// A mask seed may carry the batch offset of a data-parallel rank's part.
+// CHECK-LABEL: nn.graph @seed_with_offset
+// CHECK: nn.dropout %{{.+}} seed %{{.+}} rate 1.000000e-01 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[2], i32>
+nn.graph @seed_with_offset(%x: !nn.tensor<[B, T, 4], f32>, %s: !nn.tensor<[2], i32>)
+    -> !nn.tensor<[B, T, 4], f32> dims [B: batch, T: seq(B)] {
+  %d = nn.dropout %x seed %s rate 0.1 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[2], i32>
+  nn.return %d : !nn.tensor<[B, T, 4], f32>
+}

@@ -722,3 +722,24 @@ nn.graph @scale(%x: !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
   %h = nn.scale %x by 0.5 : !nn.tensor<[B, T, 4], f32>
   nn.return %h : !nn.tensor<[B, T, 4], f32>
 }
+
+// -----
+
+// A seed with the batch offset (a data-parallel rank's part of a batch):
+// the offset is added to the sequence index before it is hashed, so each
+// sequence draws the mask it has in the whole batch.
+// CHECK-LABEL: func.func @dropout_with_offset
+// CHECK-SAME: %[[SEED:[^:]+]]: tensor<2xi32>)
+// CHECK: %[[S:.+]] = tensor.extract %[[SEED]][%{{.+}}] : tensor<2xi32>
+// CHECK: %[[OFF:.+]] = tensor.extract %[[SEED]][%{{.+}}] : tensor<2xi32>
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %[[S]], %[[OFF]] : tensor<?x?x3xf32>, i32, i32)
+// CHECK-NEXT: ^bb0(%{{[^:]+}}: f32, %{{[^:]+}}: i32, %[[OFFE:[^:]+]]: i32,
+// CHECK: %[[SEQ:.+]] = linalg.index 0 : index
+// CHECK-NEXT: %[[SEQI:.+]] = arith.index_cast %[[SEQ]] : index to i32
+// CHECK: %[[GLOBAL:.+]] = arith.addi %[[SEQI]], %[[OFFE]] : i32
+// CHECK-NEXT: arith.xori %{{.+}}, %[[GLOBAL]] : i32
+nn.graph @dropout_with_offset(%x: !nn.tensor<[B, T, 3], f32>, %s: !nn.tensor<[2], i32>)
+    -> !nn.tensor<[B, T, 3], f32> dims [B: batch, T: seq(B)] {
+  %d = nn.dropout %x seed %s rate 2.500000e-01 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2], i32>
+  nn.return %d : !nn.tensor<[B, T, 3], f32>
+}

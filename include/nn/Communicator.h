@@ -1,0 +1,118 @@
+//===- nn/Communicator.h - the processes of a data-parallel run -*- C++ -*-===//
+//
+// A data-parallel run is several processes (ranks), each training on its
+// part of every batch. A Communicator is their collectives: sums of
+// buffers over every rank (what a compiled step's nn.all_reduce does
+// between the backward and the update), broadcast and barrier. Backends:
+//
+//  - local: a run of one process; every sum is the value itself.
+//  - mpi:   MPI_COMM_WORLD of the MPI library loaded at run time (Debian's
+//           OpenMPI, libmpi.so.40), for processes `mpirun` starts. A
+//           single-process run never loads it.
+//
+// Collectives wait at most `timeoutSeconds` for the other ranks, so a rank
+// that stopped (failed, lost, stuck) ends the run with an error naming the
+// collective instead of a hang. docs/distributed.md.
+//
+//   std::unique_ptr<nn::Communicator> comm = ...;   // makeMpiCommunicator
+//   nn::CurrentCommunicator scope(comm.get());       // steps sum over it
+//   nn::runTrainStep(...);
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_COMMUNICATOR_H
+#define NN_COMMUNICATOR_H
+
+#include "nn/Manifest.h"
+
+#include "absl/status/statusor.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace nn {
+
+/// Time spent in collectives, for the share of a step they take.
+struct CollectiveStats {
+  int64_t calls = 0;
+  int64_t bytes = 0;
+  double seconds = 0;
+};
+
+class Communicator {
+public:
+  virtual ~Communicator();
+  /// This process's rank in [0, size()) and the number of processes.
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// "local" or "mpi".
+  virtual const char *backend() const = 0;
+
+  /// `count` elements of `dtype` at `send`, summed element-wise over every
+  /// rank, into `receive` (which may be `send`). Every rank calls it with
+  /// the same count and dtype, in the same order as every other
+  /// collective.
+  virtual absl::Status allReduceSum(const void *send, void *receive,
+                                    int64_t count, DType dtype) = 0;
+  /// `bytes` at `data` on rank `root` into `data` on every other rank.
+  virtual absl::Status broadcast(void *data, int64_t bytes, int root) = 0;
+  /// Returns when every rank has called it.
+  virtual absl::Status barrier() = 0;
+  /// Ends every process of the run with exit status `code` (this rank
+  /// failed; it has said why). Never returns.
+  [[noreturn]] virtual void abort(int code) = 0;
+
+  /// "rank 1 of 4": how errors and messages name this process.
+  std::string describe() const;
+  /// The collectives so far (nn_comm_all_reduce_v1 counts its calls).
+  const CollectiveStats &stats() const { return collected; }
+  void record(int64_t bytes, double seconds);
+
+private:
+  CollectiveStats collected;
+};
+
+struct CommunicatorOptions {
+  /// The longest a collective waits for the other ranks before it fails.
+  double timeoutSeconds = 600;
+  /// The MPI library to load ("" : $NN_MPI_LIBRARY, else libmpi.so.40).
+  std::string mpiLibrary;
+};
+
+/// A run of one process.
+std::unique_ptr<Communicator> makeLocalCommunicator();
+
+/// Whether a launcher started this process as one rank of several:
+/// OpenMPI's mpirun sets OMPI_COMM_WORLD_SIZE, PMIx launchers PMIX_RANK,
+/// and Hydra (MPICH) PMI_SIZE; world sizes of 1 count as not launched.
+bool launchedAsRanks();
+
+/// MPI_COMM_WORLD through the MPI library, loaded and initialized now
+/// (MPI_Init_thread, MPI_THREAD_SERIALIZED); finalized when the
+/// communicator is destroyed. Only OpenMPI's ABI is supported (Debian's
+/// libmpi.so.40); errors name the library and what is missing.
+absl::StatusOr<std::unique_ptr<Communicator>>
+makeMpiCommunicator(const CommunicatorOptions &options);
+
+/// The communicator compiled steps sum over (nn.all_reduce); null, the
+/// default, is a run of one process. Process-wide: one data-parallel run
+/// per process.
+Communicator *currentCommunicator();
+
+/// Makes `communicator` current for its lifetime, then restores the one
+/// before.
+class CurrentCommunicator {
+public:
+  explicit CurrentCommunicator(Communicator *communicator);
+  ~CurrentCommunicator();
+  CurrentCommunicator(const CurrentCommunicator &) = delete;
+  CurrentCommunicator &operator=(const CurrentCommunicator &) = delete;
+
+private:
+  Communicator *previous;
+};
+
+} // namespace nn
+
+#endif // NN_COMMUNICATOR_H

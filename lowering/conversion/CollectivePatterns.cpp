@@ -1,0 +1,144 @@
+//===- CollectivePatterns.cpp - sums over the processes of a run ----------===//
+//
+// nn.all_reduce: its inputs are copied, flattened, into one bucket (one
+// tensor.insert_slice each), the bucket is copied into a fresh contiguous
+// buffer, the runtime's `nn_comm_all_reduce_v1` (runtime/comm/CommAbi.h)
+// sums that buffer over the processes in place, and each result is its
+// slice of the buffer, reshaped (views, no copies). The call goes through
+// a private call-site function whose memref operands keep both buffers
+// alive until it returns, as for the searches (SearchSupport.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "lowering/conversion/Origin.h"
+#include "lowering/conversion/Patterns.h"
+#include "lowering/conversion/SearchSupport.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::nn;
+
+namespace {
+
+/// `tensor` (static shape) as a rank-1 tensor of its elements, row-major.
+Value flatten(OpBuilder &b, Location loc, Value tensor) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (type.getRank() == 1)
+    return tensor;
+  auto flat =
+      RankedTensorType::get({type.getNumElements()}, type.getElementType());
+  if (type.getRank() == 0)
+    return b.create<tensor::ExpandShapeOp>(loc, flat, tensor,
+                                           ArrayRef<ReassociationIndices>{});
+  ReassociationIndices all;
+  for (int64_t axis = 0; axis < type.getRank(); ++axis)
+    all.push_back(axis);
+  return b.create<tensor::CollapseShapeOp>(loc, flat, tensor,
+                                           ArrayRef<ReassociationIndices>{all});
+}
+
+/// The inverse of flatten: rank-1 `flat` as `type`.
+Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType type) {
+  if (type.getRank() == 1)
+    return flat;
+  if (type.getRank() == 0)
+    return b.create<tensor::CollapseShapeOp>(loc, type, flat,
+                                             ArrayRef<ReassociationIndices>{});
+  ReassociationIndices all;
+  for (int64_t axis = 0; axis < type.getRank(); ++axis)
+    all.push_back(axis);
+  return b.create<tensor::ExpandShapeOp>(loc, type, flat,
+                                         ArrayRef<ReassociationIndices>{all});
+}
+
+class AllReduceConversion : public NNConversionPattern<AllReduceOp> {
+public:
+  using NNConversionPattern::NNConversionPattern;
+
+  FailureOr<SmallVector<Value>> build(AllReduceOp op, OpAdaptor adaptor,
+                                      LinalgBuilder &lb) const override {
+    OpBuilder &b = lb.getBuilder();
+    Location loc = lb.getLoc();
+    ValueRange inputs = adaptor.getInputs();
+    Type element =
+        cast<RankedTensorType>(inputs.front().getType()).getElementType();
+    SmallVector<int64_t> offsets;
+    int64_t total = 0;
+    for (Value input : inputs) {
+      offsets.push_back(total);
+      total += cast<RankedTensorType>(input.getType()).getNumElements();
+    }
+    auto bucketType = RankedTensorType::get({total}, element);
+    Value bucket =
+        b.create<tensor::EmptyOp>(loc, bucketType.getShape(), element);
+    for (auto [input, offset] : llvm::zip(inputs, offsets)) {
+      Value flat = flatten(b, loc, input);
+      int64_t count = cast<RankedTensorType>(flat.getType()).getNumElements();
+      bucket = b.create<tensor::InsertSliceOp>(
+          loc, flat, bucket, ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(count)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+    }
+
+    Scalar s{b, loc};
+    SmallVector<Value> buffers{bufferOf(b, loc, bucket),
+                               outputBuffer(b, loc, {s.idx(total)}, element)};
+    auto module = op->getParentOfType<ModuleOp>();
+    std::string origin = describeOrigin(loc);
+    func::FuncOp site = createCallSite(
+        b, module, "nn_all_reduce_site", ValueRange(buffers).getTypes(),
+        [&](OpBuilder &fb, ValueRange args, StringRef name) {
+          Location fl = module.getLoc();
+          // The bucket's buffer may be a view with any stride (a single
+          // input the canonicalizer passed through): copied into the
+          // contiguous result, it is summed in place there.
+          fb.create<memref::CopyOp>(fl, args[0], args[1]);
+          Value summed = addressOf(fb, fl, args[1]).first;
+          // The runtime reads the origin as a C string: the global holds
+          // its NUL.
+          SmallVector<Value> arguments{
+              LLVM::createGlobalString(fl, fb, (name + "_origin").str(),
+                                       origin + std::string(1, '\0'),
+                                       LLVM::Linkage::Internal),
+              summed, summed, fb.create<arith::ConstantIntOp>(fl, total, 64),
+              fb.create<arith::ConstantIntOp>(
+                  fl, element.getIntOrFloatBitWidth(), 32)};
+          StringRef callee = "nn_comm_all_reduce_v1";
+          declareRuntimeFunction(
+              fb, module, callee,
+              fb.getFunctionType(ValueRange(arguments).getTypes(), {}));
+          fb.create<func::CallOp>(fl, callee, TypeRange{}, arguments);
+        });
+    b.create<func::CallOp>(loc, site, buffers);
+    Value summed = b.create<bufferization::ToTensorOp>(
+        loc, buffers[1], /*restrict=*/true, /*writable=*/true);
+    summed = b.create<tensor::CastOp>(loc, bucketType, summed);
+
+    SmallVector<Value> results;
+    for (auto [input, offset] : llvm::zip(inputs, offsets)) {
+      auto type = cast<RankedTensorType>(input.getType());
+      int64_t count = type.getNumElements();
+      Value slice = b.create<tensor::ExtractSliceOp>(
+          loc, RankedTensorType::get({count}, element), summed,
+          ArrayRef<OpFoldResult>{b.getIndexAttr(offset)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(count)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+      results.push_back(unflatten(b, loc, slice, type));
+    }
+    return results;
+  }
+};
+
+} // namespace
+
+void mlir::nn::populateCollectiveConversionPatterns(
+    const TypeConverter &converter, ConversionState &state,
+    RewritePatternSet &patterns) {
+  patterns.add<AllReduceConversion>(converter, state);
+}

@@ -1,0 +1,163 @@
+//===- AllReduceGradients.cpp - a data-parallel step's sums ---------------===//
+//
+// Each process of a data-parallel run computes the step on its own part of
+// the batch. Two sums over the processes make that step equal to one
+// process on the whole batch: the normalization factor each loss seed
+// divides by (a per-frame loss averages over every process's frames), and
+// the parameter gradients (each process's gradient is its part's share of
+// the whole batch's). Both become nn.all_reduce ops here; the runtime
+// carries them out over its communicator (include/nn/Communicator.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/utils/GraphUtils.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::nn {
+#define GEN_PASS_DEF_NNALLREDUCEGRADIENTS
+#include "passes/Passes.h.inc"
+} // namespace mlir::nn
+
+using namespace mlir;
+using namespace mlir::nn;
+
+static constexpr StringLiteral kGradientAttr =
+    NNDialect::GradientAttrHelper::getNameStr();
+
+namespace {
+
+struct NNAllReduceGradientsPass
+    : public mlir::nn::impl::NNAllReduceGradientsBase<
+          NNAllReduceGradientsPass> {
+  using NNAllReduceGradientsBase::NNAllReduceGradientsBase;
+
+  void runOnOperation() override;
+
+private:
+  /// Every normalized loss seed divides by its factor summed over the
+  /// processes.
+  void reduceNormalizations(ModuleOp module);
+  /// The entry graph returns its parameter gradients summed, in buckets.
+  void reduceGradients(GraphOp graph);
+};
+
+} // namespace
+
+void NNAllReduceGradientsPass::reduceNormalizations(ModuleOp module) {
+  // One sum per factor: by value, and by (positions, normalization) for
+  // the factors counted from the lengths.
+  llvm::DenseMap<Value, Value> reduced;
+  llvm::DenseMap<std::pair<Type, unsigned>, Value> counted;
+  module.walk([&](LossSeedOp seed) {
+    if (seed.getUnnormalized())
+      return;
+    Value invNorm = seed.getInvNorm();
+    auto terms = invNorm.getDefiningOp<LossTermsOp>();
+    // A plain sum's factor is 1 on every process: summing the gradients
+    // is all a sum needs.
+    if (terms && terms.getNormalization() == LossNormalization::sum)
+      return;
+    bool fromLengths = terms && !terms.getWeights() &&
+                       terms.getNormalization() != LossNormalization::custom;
+    Value &sum =
+        fromLengths ? counted[{terms.getLoss().getType(),
+                               static_cast<unsigned>(terms.getNormalization())}]
+                    : reduced[invNorm];
+    // Counted at the top of the seed's graph: shared within that graph.
+    if (sum && sum.getParentBlock() == seed->getBlock()) {
+      seed.getInvNormMutable().assign(sum);
+      return;
+    }
+    OpBuilder builder(seed.getContext());
+    Location loc = invNorm.getLoc();
+    Value local = invNorm;
+    if (fromLengths) {
+      // Frames or sequences come from the lengths alone: counted at the
+      // top of the graph, the sum is there before the loss, so that a
+      // fused loss tail can divide by it in the sweep that computes the
+      // loss (nn-fuse-loss-tail).
+      builder.setInsertionPointToStart(seed->getBlock());
+      local =
+          builder.create<LossNormOp>(loc, terms.getNormalizationAttr(),
+                                     TypeAttr::get(terms.getLoss().getType()));
+    } else {
+      // Weighted frames, a custom factor: sum the factor itself.
+      builder.setInsertionPointAfterValue(invNorm);
+    }
+    sum = builder.create<AllReduceOp>(loc, ValueRange{local}).getResult(0);
+    seed.getInvNormMutable().assign(sum);
+  });
+}
+
+void NNAllReduceGradientsPass::reduceGradients(GraphOp graph) {
+  auto ret = cast<ReturnOp>(graph.getBody().front().getTerminator());
+  // Buckets in result order, one open bucket per element type: what one
+  // collective sums.
+  struct Bucket {
+    SmallVector<unsigned> results;
+    int64_t bytes = 0;
+  };
+  SmallVector<Bucket> closed;
+  llvm::DenseMap<Type, Bucket> open;
+  const double limit = bucketMb * 1024 * 1024;
+  for (unsigned i = 0; i < graph.getNumResults(); ++i) {
+    if (!graph.getResultAttr(i, kGradientAttr))
+      continue;
+    auto type = cast<NNTensorType>(ret.getOperand(i).getType());
+    Type element = type.getElementType();
+    int64_t bytes = element.getIntOrFloatBitWidth() / 8;
+    for (unsigned axis = 0; axis < type.getRank(); ++axis)
+      bytes *= type.getStaticSize(axis);
+    Bucket &bucket = open[element];
+    if (!bucket.results.empty() && bucket.bytes + bytes > limit) {
+      closed.push_back(std::move(bucket));
+      bucket = Bucket();
+    }
+    bucket.results.push_back(i);
+    bucket.bytes += bytes;
+  }
+  // The open buckets in the order of their first result, so that the
+  // collectives' order follows the module alone.
+  SmallVector<Bucket> rest;
+  for (auto &entry : open)
+    if (!entry.second.results.empty())
+      rest.push_back(std::move(entry.second));
+  llvm::sort(rest, [](const Bucket &a, const Bucket &b) {
+    return a.results.front() < b.results.front();
+  });
+  closed.append(rest.begin(), rest.end());
+  llvm::sort(closed, [](const Bucket &a, const Bucket &b) {
+    return a.results.front() < b.results.front();
+  });
+
+  OpBuilder builder(ret);
+  for (const Bucket &bucket : closed) {
+    SmallVector<Value> inputs;
+    for (unsigned i : bucket.results)
+      inputs.push_back(ret.getOperand(i));
+    auto sum = builder.create<AllReduceOp>(ret.getLoc(), inputs);
+    for (auto [i, result] : llvm::zip(bucket.results, sum.getResults()))
+      ret.setOperand(i, result);
+  }
+}
+
+void NNAllReduceGradientsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (!(bucketMb > 0)) {
+    module.emitError() << "nn-all-reduce-gradients: bucket-mb must be a "
+                          "number > 0, got "
+                       << bucketMb;
+    return signalPassFailure();
+  }
+  FailureOr<GraphOp> graph =
+      findEntryGraph(module, graphName, "nn-all-reduce-gradients");
+  if (failed(graph))
+    return signalPassFailure();
+  reduceNormalizations(module);
+  reduceGradients(*graph);
+}

@@ -1,0 +1,31 @@
+//===- CommAbi.h - the collective entry points artifacts call ---*- C++ -*-===//
+//
+// The C signature nn.all_reduce lowers to (lowering/conversion/
+// CollectivePatterns.cpp emits the matching declaration). The name carries
+// a version, as the searches' do (runtime/search/SearchAbi.h): a changed
+// signature gets a new name. Pointers travel as int64 addresses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NN_RUNTIME_COMM_COMMABI_H
+#define NN_RUNTIME_COMM_COMMABI_H
+
+#include <cstdint>
+
+extern "C" {
+
+// NOLINTBEGIN(readability-identifier-naming): the names generated code
+// calls.
+
+/// Sums `count` floats of `bits` (32 or 64) bits at address `send` over
+/// every rank of the current communicator (nn::currentCommunicator) into
+/// the buffer at `receive` (`send` itself: in place); without one, copies.
+/// A failure (a timeout, an MPI error) ends the run with a message naming
+/// `origin` (the nn op and its location) and the rank.
+void nn_comm_all_reduce_v1(const char *origin, int64_t send, int64_t receive,
+                           int64_t count, int32_t bits);
+
+// NOLINTEND(readability-identifier-naming)
+}
+
+#endif // NN_RUNTIME_COMM_COMMABI_H

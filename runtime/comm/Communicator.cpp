@@ -1,0 +1,85 @@
+//===- Communicator.cpp - the current communicator and the local one ------===//
+
+#include "nn/Communicator.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+using namespace nn;
+
+namespace {
+
+std::atomic<Communicator *> current{nullptr};
+
+/// One process: the sum over the ranks is the value.
+class LocalCommunicator final : public Communicator {
+public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  const char *backend() const override { return "local"; }
+  absl::Status allReduceSum(const void *send, void *receive, int64_t count,
+                            DType dtype) override {
+    if (count < 0)
+      return absl::InvalidArgumentError("an all-reduce of " +
+                                        std::to_string(count) + " elements");
+    if (send != receive && count > 0)
+      std::memmove(receive, send, (size_t)count * byteSize(dtype));
+    return absl::OkStatus();
+  }
+  absl::Status broadcast(void *, int64_t bytes, int root) override {
+    if (root != 0 || bytes < 0)
+      return absl::InvalidArgumentError(
+          "a broadcast from rank " + std::to_string(root) + " of " +
+          std::to_string(bytes) + " bytes in a run of one process");
+    return absl::OkStatus();
+  }
+  absl::Status barrier() override { return absl::OkStatus(); }
+  [[noreturn]] void abort(int code) override { std::exit(code); }
+};
+
+/// A launcher's world size variable, or 0 when it is not set or not a
+/// number.
+long worldSizeFrom(const char *variable) {
+  const char *value = std::getenv(variable);
+  if (!value || !*value)
+    return 0;
+  char *end = nullptr;
+  long size = std::strtol(value, &end, 10);
+  return *end ? 0 : size;
+}
+
+} // namespace
+
+Communicator::~Communicator() = default;
+
+std::string Communicator::describe() const {
+  return "rank " + std::to_string(rank()) + " of " + std::to_string(size());
+}
+
+void Communicator::record(int64_t bytes, double seconds) {
+  ++collected.calls;
+  collected.bytes += bytes;
+  collected.seconds += seconds;
+}
+
+std::unique_ptr<Communicator> nn::makeLocalCommunicator() {
+  return std::make_unique<LocalCommunicator>();
+}
+
+bool nn::launchedAsRanks() {
+  // PMIx gives the rank, not the size; its launchers set PMIX_RANK on
+  // every rank of a world of one too, so the size decides where known.
+  if (long size = worldSizeFrom("OMPI_COMM_WORLD_SIZE"))
+    return size > 1;
+  if (long size = worldSizeFrom("PMI_SIZE"))
+    return size > 1;
+  return std::getenv("PMIX_RANK") != nullptr;
+}
+
+Communicator *nn::currentCommunicator() { return current.load(); }
+
+CurrentCommunicator::CurrentCommunicator(Communicator *communicator)
+    : previous(current.exchange(communicator)) {}
+
+CurrentCommunicator::~CurrentCommunicator() { current.store(previous); }
