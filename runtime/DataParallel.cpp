@@ -14,28 +14,24 @@ nn::splitBatch(const std::vector<int32_t> &lengths, int parts) {
   std::vector<std::pair<int64_t, int64_t>> split;
   if (parts < 1)
     return split;
+  int64_t count = (int64_t)lengths.size();
+  // Fewer sequences than parts: one each, the last parts empty.
+  int filled = (int)std::min<int64_t>(parts, count);
   int64_t total = 0;
   for (int32_t length : lengths)
     total += std::max<int32_t>(length, 0);
-  int64_t count = (int64_t)lengths.size();
   int64_t begin = 0, running = 0;
-  for (int part = 0; part < parts; ++part) {
-    int64_t end = begin;
-    if (part == parts - 1) {
-      end = count;
-    } else {
-      // Frames before the cut should come closest to this share; every
-      // later part keeps at least one sequence while there are enough.
-      double target = (double)total * (part + 1) / parts;
-      int64_t latest = std::max(begin, count - (parts - 1 - part));
+  for (int part = 0; part < filled; ++part) {
+    int64_t end = count;
+    if (part + 1 < filled) {
+      // The cut comes closest to this part's share of the frames; each
+      // part keeps at least one sequence.
+      double target = (double)total * (part + 1) / filled;
+      int64_t latest = count - (filled - 1 - part);
+      end = begin + 1;
+      running += std::max<int32_t>(lengths[begin], 0);
       while (end < latest && std::abs(running + lengths[end] - target) <
                                  std::abs(running - target)) {
-        running += std::max<int32_t>(lengths[end], 0);
-        ++end;
-      }
-      // An empty part while sequences remain for every later one: take
-      // one.
-      if (end == begin && end < latest) {
         running += std::max<int32_t>(lengths[end], 0);
         ++end;
       }
@@ -43,6 +39,8 @@ nn::splitBatch(const std::vector<int32_t> &lengths, int parts) {
     split.emplace_back(begin, end);
     begin = end;
   }
+  while ((int)split.size() < parts)
+    split.emplace_back(count, count);
   return split;
 }
 

@@ -1265,6 +1265,23 @@ nn::epochBatches(const Dataset &dataset, const BatchingOptions &options,
   }
   if (!current.empty())
     batches.push_back(std::move(current));
+  // Too small a batch joins the one before it (the first, the one after);
+  // the merged batch is looked at next.
+  for (size_t b = batches.size(); b-- > 0;) {
+    if ((int64_t)batches[b].size() >= options.minSequences ||
+        batches.size() < 2)
+      continue;
+    if (b > 0) {
+      batches[b - 1].insert(batches[b - 1].end(), batches[b].begin(),
+                            batches[b].end());
+      batches.erase(batches.begin() + (ptrdiff_t)b);
+    } else {
+      batches[1].insert(batches[1].begin(), batches[0].begin(),
+                        batches[0].end());
+      batches.erase(batches.begin());
+      b = 1;
+    }
+  }
   if (options.bucket && options.shuffle)
     rng.shuffle(batches);
   return batches;

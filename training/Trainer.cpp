@@ -134,8 +134,10 @@ std::string nn::training::lossesText(const Manifest &manifest,
 /// Batch `n` (from 0) is always the same batch, whatever ran before.
 class Trainer::BatchSource {
 public:
-  BatchSource(const DataOptions &data, uint64_t seed)
-      : data(data), seed(seed) {}
+  /// `minSequences`: the fewest sequences a batch may have (one per rank
+  /// of a data-parallel run).
+  BatchSource(const DataOptions &data, uint64_t seed, int64_t minSequences)
+      : data(data), seed(seed), minSequences(minSequences) {}
   absl::Status setUp(const Manifest &train, const Manifest &eval);
   /// Batch `n` and whether it is the last of its epoch.
   RunInputs batch(int64_t n, bool &epochEnd);
@@ -183,6 +185,7 @@ private:
 
   const DataOptions &data;
   uint64_t seed;
+  int64_t minSequences;
   SegmentBinding binding;
   std::unique_ptr<Dataset> dataset, dev;
   BatchingOptions batching;
@@ -250,6 +253,7 @@ absl::Status Trainer::BatchSource::setUp(const Manifest &train,
   batching.maxFrames = data.maxFrames;
   batching.bucket = data.bucket;
   batching.shuffle = data.shuffle;
+  batching.minSequences = minSequences;
   batching.seed = seed;
   return absl::OkStatus();
 }
@@ -700,6 +704,12 @@ absl::StatusOr<RunInputs> Trainer::ownPart(RunInputs batch, int64_t &first) {
           lengths.assign(tensor.shape().front(), 1);
   }
   auto [begin, end] = splitBatch(lengths, ranks)[rank];
+  if (begin == end)
+    return absl::InvalidArgumentError(
+        "it has " + std::to_string(lengths.size()) + " sequences for " +
+        std::to_string(ranks) +
+        " ranks; every rank trains on a part of each batch (the training "
+        "data needs at least one sequence per rank)");
   first = begin;
   return sliceBatch(trainStep.manifest(), batch, batchDim, begin, end);
 }
@@ -742,7 +752,13 @@ absl::Status Trainer::run(bool &finished) {
   if (options.data.batchSize == 0 || options.data.epochSteps == 0)
     return absl::InvalidArgumentError(
         "--batch-size and --epoch-steps must be positive");
-  source = std::make_unique<BatchSource>(options.data, options.seed);
+  if (options.data.synthetic.size() && options.data.batchSize < (unsigned)ranks)
+    return absl::InvalidArgumentError(
+        "--batch-size " + std::to_string(options.data.batchSize) + " for " +
+        std::to_string(ranks) +
+        " ranks: every rank trains on a part of each batch, at least one "
+        "sequence");
+  source = std::make_unique<BatchSource>(options.data, options.seed, ranks);
   if (absl::Status status =
           source->setUp(trainStep.manifest(), evalGraph.manifest());
       !status.ok())

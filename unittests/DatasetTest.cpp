@@ -337,6 +337,31 @@ TEST_F(DatasetTest, EpochBatchesRespectBudgetsAndCoverEveryUtterance) {
       epochBatches(*dataset, ordered, 5);
   ASSERT_EQ(inOrder.size(), 25u);
   EXPECT_EQ(inOrder[1].front(), 8);
+
+  // A data-parallel run's batches hold a sequence per rank: 200 in order
+  // by 8 with at least 3 is the same; 200 by 7 leaves a last batch of 4,
+  // kept at 3 and joined to the one before at 5.
+  ordered.minSequences = 3;
+  EXPECT_EQ(epochBatches(*dataset, ordered, 5), inOrder);
+  ordered.maxSequences = 7;
+  ASSERT_EQ(epochBatches(*dataset, ordered, 5).back().size(), 4u);
+  ordered.minSequences = 5;
+  std::vector<std::vector<int64_t>> joined = epochBatches(*dataset, ordered, 5);
+  ASSERT_EQ(joined.size(), 28u);
+  EXPECT_EQ(joined.back().size(), 11u);
+  EXPECT_EQ(joined.back().back(), 199);
+  // Budgets that cut every batch short: each one joins the next until
+  // it is long enough, and every utterance stays in exactly one.
+  BatchingOptions tight = options;
+  tight.maxFrames = 1;
+  tight.minSequences = 4;
+  std::multiset<int64_t> once;
+  for (const auto &batch : epochBatches(*dataset, tight, 0)) {
+    EXPECT_GE(batch.size(), 4u);
+    once.insert(batch.begin(), batch.end());
+  }
+  EXPECT_EQ(std::set<int64_t>(once.begin(), once.end()).size(), 200u);
+  EXPECT_EQ(once.size(), 200u);
 }
 
 TEST_F(DatasetTest, BadDataIsAnErrorNamingTheFileArrayAndUtterance) {

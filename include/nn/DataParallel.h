@@ -28,10 +28,11 @@ namespace nn {
 
 /// The parts of a batch whose sequences have `lengths` frames, one per
 /// rank: contiguous ranges [begin, end) in batch order that cover every
-/// sequence once. Each cut falls where the running frame count comes
-/// closest to its share of the total (ties: the earlier sequence), so the
-/// parts' frames are as even as contiguous cuts allow. A batch of fewer
-/// sequences than `parts` leaves some parts empty.
+/// sequence once, none empty. Each cut falls where the running frame count
+/// comes closest to its share of the total (ties: the earlier cut), so
+/// the parts' frames are as even as contiguous cuts allow. A batch of
+/// fewer sequences than `parts` gives one to each of the first parts and
+/// leaves the rest empty.
 std::vector<std::pair<int64_t, int64_t>>
 splitBatch(const std::vector<int32_t> &lengths, int parts);
 

@@ -377,6 +377,11 @@ struct BatchingOptions {
   /// length before it is cut into batches; the batches are then shuffled.
   bool bucket = true;
   int64_t bucketBatches = 100;
+  /// At least this many sequences per batch where the epoch has them: a
+  /// batch with fewer (the last one, or one the frame budget cut short)
+  /// joins a neighbour, past the budgets. A data-parallel run asks for
+  /// one per rank (nn/DataParallel.h).
+  int64_t minSequences = 1;
   /// Shuffle per epoch (from seed and epoch); false keeps the file order.
   bool shuffle = true;
   uint64_t seed = 0;

@@ -222,8 +222,9 @@ std::unique_ptr<nn::Communicator> ranks;
 int fail(const absl::Status &status) {
   if (ranks && ranks->size() > 1) {
     // One failed rank ends every rank (MPI_Abort), saying which failed.
-    llvm::errs() << "nn-train: " << ranks->describe() << ": "
-                 << std::string(status.message()) << "\n";
+    // One write: the ranks share the terminal.
+    llvm::errs() << "nn-train: " + ranks->describe() + ": " +
+                        std::string(status.message()) + "\n";
     llvm::errs().flush();
     ranks->abort(1);
   }

@@ -1,0 +1,244 @@
+//===- DataParallelTest.cpp - the runtime side of data-parallel runs ------===//
+//
+// splitBatch against a brute-force restatement of its rule (contiguous
+// parts covering the batch, each cut closest to its share of the frames),
+// sliceBatch on a hand-made batch, the losses summed through a
+// communicator that stands for several identical ranks, the local
+// communicator, and the collective entry point without a communicator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "nn/DataParallel.h"
+#include "runtime/comm/CommAbi.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace nn;
+
+namespace {
+
+int64_t framesOf(const std::vector<int32_t> &lengths, int64_t begin,
+                 int64_t end) {
+  int64_t total = 0;
+  for (int64_t i = begin; i < end; ++i)
+    total += lengths[i];
+  return total;
+}
+
+TEST(SplitBatchTest, PartsAreContiguousCoverEverySequenceAndBalanceFrames) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 500; ++trial) {
+    int count = (int)(rng() % 12);
+    int parts = 1 + (int)(rng() % 5);
+    std::vector<int32_t> lengths(count);
+    for (int32_t &length : lengths)
+      length = 1 + (int32_t)(rng() % 50);
+    auto split = splitBatch(lengths, parts);
+    ASSERT_EQ((int)split.size(), parts);
+    int filled = std::min(count, parts);
+    int64_t at = 0, total = framesOf(lengths, 0, count), running = 0;
+    for (int p = 0; p < parts; ++p) {
+      EXPECT_EQ(split[p].first, at) << "trial " << trial;
+      at = split[p].second;
+      // The first min(count, parts) parts hold sequences, the rest none.
+      if (p >= filled) {
+        EXPECT_EQ(split[p].first, split[p].second) << "trial " << trial;
+        continue;
+      }
+      EXPECT_LT(split[p].first, split[p].second) << "trial " << trial;
+      running += framesOf(lengths, split[p].first, split[p].second);
+      if (p + 1 == filled)
+        continue;
+      // The cut: no other that leaves this part and every later one a
+      // sequence is strictly closer to this part's share.
+      double target = (double)total * (p + 1) / filled;
+      for (int64_t cut = split[p].first + 1; cut <= count - (filled - 1 - p);
+           ++cut) {
+        double other = (double)framesOf(lengths, 0, cut);
+        EXPECT_LE(std::abs((double)running - target),
+                  std::abs(other - target) + 1e-9)
+            << "trial " << trial << " part " << p << " cut " << cut;
+      }
+    }
+    EXPECT_EQ(at, count);
+  }
+}
+
+TEST(SplitBatchTest, HandWorkedCases) {
+  using Parts = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(splitBatch({10, 10, 10, 10}, 2), (Parts{{0, 2}, {2, 4}}));
+  // 30 | 10 10 10: the first cut at 30 frames, the share.
+  EXPECT_EQ(splitBatch({30, 10, 10, 10}, 2), (Parts{{0, 1}, {1, 4}}));
+  EXPECT_EQ(splitBatch({5}, 3), (Parts{{0, 1}, {1, 1}, {1, 1}}));
+  EXPECT_EQ(splitBatch({}, 2), (Parts{{0, 0}, {0, 0}}));
+  EXPECT_EQ(splitBatch({3, 4}, 1), (Parts{{0, 2}}));
+}
+
+Manifest framesManifest() {
+  Manifest manifest;
+  manifest.graph = "model";
+  DimInfo batch;
+  batch.kind = DimInfo::Kind::batch;
+  batch.name = "B";
+  DimInfo time;
+  time.kind = DimInfo::Kind::seq;
+  time.name = "T";
+  time.batch = "B";
+  manifest.dims = {batch, time};
+  TensorInfo features;
+  features.name = "features";
+  features.axes = {{"B"}, {"T"}, {"", 2}};
+  TensorInfo rate;
+  rate.name = "learning_rate";
+  manifest.inputs = {features, rate};
+  return manifest;
+}
+
+TEST(SliceBatchTest, SlicesInputsAndLengthsAndCutsThePadding) {
+  Manifest manifest = framesManifest();
+  RunInputs batch;
+  Tensor features(DType::f32, {3, 5, 2});
+  for (int64_t i = 0; i < features.numElements(); ++i)
+    features.data<float>()[i] = (float)i;
+  batch.inputs["features"] = features;
+  batch.inputs["learning_rate"] = Tensor::of<float>(DType::f32, {}, {0.5f});
+  batch.lengths["T"] = {5, 2, 3};
+  absl::StatusOr<RunInputs> part = sliceBatch(manifest, batch, "B", 1, 3);
+  ASSERT_TRUE(part.ok()) << part.status();
+  EXPECT_EQ(part->lengths.at("T"), (std::vector<int32_t>{2, 3}));
+  const Tensor &own = part->inputs.at("features");
+  // Sequences 1 and 2, padded to their longest (3 frames).
+  ASSERT_EQ(own.shape(), (std::vector<int64_t>{2, 3, 2}));
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t t = 0; t < 3; ++t)
+      for (int64_t f = 0; f < 2; ++f)
+        EXPECT_EQ(own.data<float>()[(b * 3 + t) * 2 + f],
+                  (float)(((b + 1) * 5 + t) * 2 + f));
+  EXPECT_EQ(part->inputs.at("learning_rate").at(0), 0.5);
+
+  absl::StatusOr<RunInputs> empty = sliceBatch(manifest, batch, "B", 3, 3);
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ(empty->inputs.at("features").shape(),
+            (std::vector<int64_t>{0, 1, 2}));
+
+  EXPECT_FALSE(sliceBatch(manifest, batch, "B", 2, 4).ok());
+  EXPECT_FALSE(sliceBatch(manifest, batch, "B", 2, 1).ok());
+}
+
+TEST(InputBatchDimTest, OneBatchDimOfPaddedInputs) {
+  Manifest manifest = framesManifest();
+  absl::StatusOr<std::string> dim = inputBatchDim(manifest);
+  ASSERT_TRUE(dim.ok()) << dim.status();
+  EXPECT_EQ(*dim, "B");
+
+  DimInfo packed;
+  packed.kind = DimInfo::Kind::packed;
+  packed.name = "N";
+  packed.batch = "B";
+  packed.sequence = "T";
+  manifest.dims.push_back(packed);
+  TensorInfo rows;
+  rows.name = "rows";
+  rows.axes = {{"N"}, {"", 2}};
+  manifest.inputs.push_back(rows);
+  absl::Status status = inputBatchDim(manifest).status();
+  EXPECT_NE(std::string(status.message()).find("input 'rows' is packed"),
+            std::string::npos)
+      << status;
+
+  Manifest none;
+  none.graph = "g";
+  EXPECT_FALSE(inputBatchDim(none).ok());
+}
+
+/// Stands for `ranks` ranks that all hold this rank's values: a sum is the
+/// value times the ranks.
+class MirrorCommunicator final : public Communicator {
+public:
+  explicit MirrorCommunicator(int ranks) : ranks(ranks) {}
+  int rank() const override { return 0; }
+  int size() const override { return ranks; }
+  const char *backend() const override { return "mirror"; }
+  absl::Status allReduceSum(const void *send, void *receive, int64_t count,
+                            DType dtype) override {
+    EXPECT_EQ(dtype, DType::f64);
+    for (int64_t i = 0; i < count; ++i)
+      static_cast<double *>(receive)[i] =
+          static_cast<const double *>(send)[i] * ranks;
+    return absl::OkStatus();
+  }
+  absl::Status broadcast(void *, int64_t, int) override {
+    return absl::OkStatus();
+  }
+  absl::Status barrier() override { return absl::OkStatus(); }
+  [[noreturn]] void abort(int) override { std::abort(); }
+
+private:
+  int ranks;
+};
+
+TEST(AllReduceLossesTest, SumsAndNormalizationsAddInTheManifestsOrder) {
+  Manifest manifest;
+  LossInfo ce, ctc;
+  ce.name = "ce";
+  ctc.name = "ctc";
+  ctc.scale = 0.5;
+  manifest.losses = {ce, ctc};
+  LossValue own;
+  own.name = "ctc";
+  own.sum = 12;
+  own.normalization = 4;
+  own.normalized = 3;
+  own.framesComputed = 7;
+  std::vector<LossValue> losses{own};
+  MirrorCommunicator three(3);
+  ASSERT_TRUE(allReduceLosses(three, manifest, losses).ok());
+  ASSERT_EQ(losses.size(), 2u);
+  // A loss this rank did not report counts zero here.
+  EXPECT_EQ(losses[0].name, "ce");
+  EXPECT_EQ(losses[0].sum, 0);
+  EXPECT_EQ(losses[0].normalized, 0);
+  EXPECT_EQ(losses[1].name, "ctc");
+  EXPECT_EQ(losses[1].sum, 36);
+  EXPECT_EQ(losses[1].normalization, 12);
+  EXPECT_EQ(losses[1].normalized, 3);
+  EXPECT_EQ(losses[1].framesComputed, 21);
+  EXPECT_EQ(losses[1].scale, 0.5);
+}
+
+TEST(LocalCommunicatorTest, OneRankSumsAreTheValues) {
+  std::unique_ptr<Communicator> local = makeLocalCommunicator();
+  EXPECT_EQ(local->size(), 1);
+  EXPECT_EQ(local->describe(), "rank 0 of 1");
+  std::vector<float> values{1.5f, -2.0f}, sums(2);
+  ASSERT_TRUE(
+      local->allReduceSum(values.data(), sums.data(), 2, DType::f32).ok());
+  EXPECT_EQ(sums, values);
+  EXPECT_TRUE(local->broadcast(values.data(), 8, 0).ok());
+  EXPECT_FALSE(local->broadcast(values.data(), 8, 1).ok());
+  EXPECT_TRUE(local->barrier().ok());
+}
+
+TEST(CommAbiTest, WithoutACommunicatorTheSumIsACopy) {
+  ASSERT_EQ(currentCommunicator(), nullptr);
+  std::vector<double> values{1, 2, 3}, sums(3, 0);
+  nn_comm_all_reduce_v1("test", (int64_t)(intptr_t)values.data(),
+                        (int64_t)(intptr_t)sums.data(), 3, 64);
+  EXPECT_EQ(sums, values);
+  MirrorCommunicator two(2);
+  {
+    CurrentCommunicator scope(&two);
+    // The mirror checks f64; an f32 call would fail its expectation.
+    nn_comm_all_reduce_v1("test", (int64_t)(intptr_t)values.data(),
+                          (int64_t)(intptr_t)values.data(), 3, 64);
+  }
+  EXPECT_EQ(values, (std::vector<double>{2, 4, 6}));
+  EXPECT_EQ(two.stats().calls, 1);
+  EXPECT_EQ(two.stats().bytes, 24);
+  EXPECT_EQ(currentCommunicator(), nullptr);
+}
+
+} // namespace
