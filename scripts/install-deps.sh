@@ -16,6 +16,9 @@ packages=(
   libsndfile1-dev libsoxr-dev libfftw3-dev libespeak-ng-dev pkg-config
   # BPE vocabularies (nn-data import --bpe-vocab-size).
   libsentencepiece-dev
+  # Data-parallel training: mpirun, and the MPI library the runtime loads
+  # when a run has several ranks (docs/distributed.md; nothing links it).
+  openmpi-bin
   # Fuzz targets and the sanitizer build (clang's libFuzzer, ASan, UBSan).
   clang-14 libclang-rt-14-dev
   # The Python front end (python/): pybind11 and the headers of Debian's

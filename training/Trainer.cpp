@@ -867,6 +867,7 @@ absl::Status Trainer::run(bool &finished) {
     ++epochBatches;
     epochFrames += frames;
     epochSeconds += seconds;
+    totalStepSeconds += seconds;
     for (const LossValue &loss : report.losses) {
       auto found = std::find_if(
           epochLosses.begin(), epochLosses.end(),
@@ -918,6 +919,19 @@ absl::Status Trainer::run(bool &finished) {
   }
   if (absl::Status status = syncToHost(trainState); !status.ok())
     return status;
+  if (ranks > 1 && speaks() && !out.json) {
+    // What the steps spent in collectives, waiting for the slowest rank
+    // included: the cost of running data-parallel (docs/distributed.md).
+    const CollectiveStats &spent = options.communicator->stats();
+    llvm::errs() << out.linePrefix
+                 << llvm::format("nn-train: %d ranks; rank 0 spent %.3f s of "
+                                 "%.3f s of steps in %lld all-reduces of "
+                                 "%.1f MB (%.1f%%)\n",
+                                 ranks, spent.seconds, totalStepSeconds,
+                                 (long long)spent.calls, spent.bytes / 1e6,
+                                 100 * spent.seconds /
+                                     std::max(totalStepSeconds, 1e-9));
+  }
   if (skipped && !out.json && speaks())
     llvm::errs() << out.linePrefix << "nn-train: skipped " << skipped
                  << " batches with a non-finite loss\n";

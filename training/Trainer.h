@@ -241,7 +241,7 @@ private:
   int64_t totalSteps = 0, skipped = 0;
   std::vector<LossValue> epochLosses, startLosses, lastLosses;
   int64_t epochFrames = 0, epochBatches = 0;
-  double epochSeconds = 0;
+  double epochSeconds = 0, totalStepSeconds = 0;
   /// A data-parallel run: this process's rank, the number of ranks, and
   /// the batch dim whose sequences they share out.
   int rank = 0, ranks = 1;

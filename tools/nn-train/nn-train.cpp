@@ -414,8 +414,17 @@ int main(int argc, char **argv) {
       return fail(world.status());
     ranks = std::move(*world);
   }
-  if (!stagesPath.empty())
+  if (!stagesPath.empty()) {
+    // Each stage would have to share out its batches and write its files
+    // from rank 0 alone; until it does, refuse rather than have every rank
+    // write the same work directory.
+    if (ranks && ranks->size() > 1)
+      return fail(absl::UnimplementedError(
+          "--stages under mpirun is not supported yet: run the stage file "
+          "in one process, or each train stage's model under mpirun "
+          "(docs/distributed.md)"));
     return runStages();
+  }
   if (!workDir.empty())
     return fail(absl::InvalidArgumentError("--work-dir goes with --stages"));
   if (modelPath.empty())
