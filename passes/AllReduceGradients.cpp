@@ -17,6 +17,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::nn {
 #define GEN_PASS_DEF_NNALLREDUCEGRADIENTS
@@ -44,9 +45,43 @@ private:
   void reduceNormalizations(ModuleOp module);
   /// The entry graph returns its parameter gradients summed, in buckets.
   void reduceGradients(GraphOp graph);
+  /// A loss of the parameters alone (an L2 penalty) is an error: every
+  /// rank would add all of it.
+  LogicalResult refuseBatchFreeLosses(ModuleOp module);
 };
 
 } // namespace
+
+/// Whether `value` depends on a graph input (the batch), through the ops
+/// of its block: a value computed from parameters alone does not. A call's
+/// result counts as depending on its inputs.
+static bool readsTheBatch(Value value) {
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  SmallVector<Value> work{value};
+  while (!work.empty()) {
+    Value next = work.pop_back_val();
+    Operation *op = next.getDefiningOp();
+    if (!op || isa<CallOp>(op))
+      return true;
+    if (seen.insert(op).second)
+      llvm::append_range(work, op->getOperands());
+  }
+  return false;
+}
+
+LogicalResult NNAllReduceGradientsPass::refuseBatchFreeLosses(ModuleOp module) {
+  WalkResult result = module.walk([&](LossSeedOp seed) {
+    if (readsTheBatch(seed.getLoss()))
+      return WalkResult::advance();
+    seed.getLoss().getDefiningOp()->emitError()
+        << "nn-all-reduce-gradients: this trained loss reads no input of "
+           "the batch (parameters only: the same on every rank), so a "
+           "data-parallel step would add its gradient once per rank; "
+           "not supported yet";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
 
 void NNAllReduceGradientsPass::reduceNormalizations(ModuleOp module) {
   // One sum per factor: by value, and by (positions, normalization) for
@@ -157,6 +192,8 @@ void NNAllReduceGradientsPass::runOnOperation() {
   FailureOr<GraphOp> graph =
       findEntryGraph(module, graphName, "nn-all-reduce-gradients");
   if (failed(graph))
+    return signalPassFailure();
+  if (failed(refuseBatchFreeLosses(module)))
     return signalPassFailure();
   reduceNormalizations(module);
   reduceGradients(*graph);

@@ -103,9 +103,10 @@ void mergeBackward(LinearCrossEntropyGradOp grad, bool emitRemarks) {
     auto count =
         reduce.getInputs()[cast<OpResult>(seed.getInvNorm()).getResultNumber()]
             .getDefiningOp<LossNormOp>();
+    // The merged op replaces the forward, where it reads the sum.
     if (!count || count.getPositions() != forward.getResult().getType() ||
-        count->getBlock() != forward->getBlock() ||
-        !count->isBeforeInBlock(forward))
+        reduce->getBlock() != forward->getBlock() ||
+        !reduce->isBeforeInBlock(forward))
       return decline("its seed's normalization is not the loss's");
     reducedInvNorm = seed.getInvNorm();
     normalization = count.getNormalizationAttr();

@@ -3,9 +3,10 @@
 #include "nn/DataParallel.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <functional>
-#include <set>
+#include <map>
 
 using namespace nn;
 
@@ -50,26 +51,31 @@ absl::StatusOr<std::string> nn::inputBatchDim(const Manifest &manifest) {
     dims[dim.name] = &dim;
   std::string batch;
   for (const TensorInfo &input : manifest.inputs) {
-    if (input.axes.empty() || !input.axes.front().isNamed())
-      continue;
-    auto found = dims.find(input.axes.front().dim);
-    if (found == dims.end())
-      continue;
-    const DimInfo &dim = *found->second;
-    if (dim.kind == DimInfo::Kind::packed)
-      return absl::InvalidArgumentError(
-          "input '" + input.name + "' is packed rows of '" + dim.name +
-          "'; a data-parallel run splits padded batches (pass the input "
-          "padded and let the compiler pack it)");
-    if (dim.kind != DimInfo::Kind::batch)
-      continue;
-    if (!batch.empty() && batch != dim.name)
-      return absl::InvalidArgumentError(
-          "the inputs of graph @" + manifest.graph +
-          " lead with two batch "
-          "dims, '" +
-          batch + "' and '" + dim.name + "'; a data-parallel run splits one");
-    batch = dim.name;
+    for (size_t axis = 0; axis < input.axes.size(); ++axis) {
+      auto found = dims.find(input.axes[axis].dim);
+      if (found == dims.end())
+        continue;
+      const DimInfo &dim = *found->second;
+      if (dim.kind == DimInfo::Kind::packed)
+        return absl::InvalidArgumentError(
+            "input '" + input.name + "' is packed rows of '" + dim.name +
+            "'; a data-parallel run splits padded batches (pass the input "
+            "padded and let the compiler pack it)");
+      if (dim.kind != DimInfo::Kind::batch)
+        continue;
+      // sliceBatch cuts the leading axis only.
+      if (axis > 0)
+        return absl::InvalidArgumentError(
+            "input '" + input.name + "' has batch dim '" + dim.name +
+            "' on axis " + std::to_string(axis) +
+            "; a data-parallel run splits inputs that lead with it");
+      if (!batch.empty() && batch != dim.name)
+        return absl::InvalidArgumentError(
+            "the inputs of graph @" + manifest.graph +
+            " lead with two batch dims, '" + batch + "' and '" + dim.name +
+            "'; a data-parallel run splits one");
+      batch = dim.name;
+    }
   }
   if (batch.empty())
     return absl::InvalidArgumentError("no input of graph @" + manifest.graph +

@@ -165,14 +165,14 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
   // A data-parallel step (nn-all-reduce-gradients) ran on this rank's part
   // of the batch: the whole batch's losses decide for every rank alike,
   // so that no rank applies an update another one skips.
-  Communicator *ranks = currentCommunicator();
-  if (ranks && ranks->size() < 2)
-    ranks = nullptr;
+  Communicator *communicator = currentCommunicator();
+  if (communicator && communicator->size() < 2)
+    communicator = nullptr;
   absl::Status reduced;
   auto accept = [&](const RunResult &result) {
     report.losses = result.losses;
-    if (ranks) {
-      reduced = allReduceLosses(*ranks, manifest, report.losses);
+    if (communicator) {
+      reduced = allReduceLosses(*communicator, manifest, report.losses);
       if (!reduced.ok())
         return report.applied = false;
     }

@@ -334,7 +334,11 @@ absl::Status Trainer::compile() {
   evaluation.training = false;
   evaluation.trainStep = false;
   evaluation.gpuCodeDir.clear();
-  if (!options.emitArtifacts.empty()) {
+  // Every rank compiles; rank 0 alone keeps the artifacts (the others
+  // would write the same files while it loads them).
+  bool keep = !options.emitArtifacts.empty() &&
+              (!options.communicator || options.communicator->rank() == 0);
+  if (keep) {
     if (std::error_code ec =
             llvm::sys::fs::create_directories(options.emitArtifacts))
       return absl::InternalError("cannot create '" + options.emitArtifacts +
@@ -369,7 +373,7 @@ absl::Status Trainer::setUpState() {
     return status;
   // The other ranks take rank 0's state: only rank 0 reads the files
   // (another machine need not see them).
-  if (!speaks())
+  if (!reportsForRun())
     return broadcastState(*options.communicator, manifest, trainState);
   for (const auto &[name, tensor] : options.initialParameters) {
     Tensor &parameter = trainState.parameters[name];
@@ -419,7 +423,7 @@ absl::Status Trainer::setUpState() {
                           .add("from", path)
                    << "\n";
   }
-  if (ranks > 1)
+  if (rankCount > 1)
     return broadcastState(*options.communicator, manifest, trainState);
   return absl::OkStatus();
 }
@@ -433,7 +437,7 @@ absl::Status Trainer::evaluate(int64_t atBatch, bool atStart) {
   LossTotals totals;
   // A data-parallel run shares the dev batches out by number and sums
   // their losses.
-  for (size_t b = rank; b < devSet.size(); b += ranks) {
+  for (size_t b = rank; b < devSet.size(); b += rankCount) {
     RunInputs inputs = devSet[b];
     for (const TensorInfo &info : manifest.parameters)
       inputs.parameters[info.name] = trainState.parameters.at(info.name);
@@ -442,13 +446,13 @@ absl::Status Trainer::evaluate(int64_t atBatch, bool atStart) {
       return withContext(status, "dev batch " + std::to_string(b + 1) + ": ");
     totals.add(result.losses);
   }
-  if (ranks > 1)
+  if (rankCount > 1)
     if (absl::Status status =
             allReduceLosses(*options.communicator, manifest, totals.losses);
         !status.ok())
       return status;
   (atStart ? startLosses : lastLosses) = totals.losses;
-  if (!speaks())
+  if (!reportsForRun())
     return absl::OkStatus();
   if (events) {
     std::vector<std::pair<std::string, double>> values;
@@ -478,7 +482,7 @@ absl::Status Trainer::evaluate(int64_t atBatch, bool atStart) {
 
 absl::Status Trainer::save() {
   const std::string &dir = options.saveDir;
-  if (dir.empty() || !speaks())
+  if (dir.empty() || !reportsForRun())
     return absl::OkStatus();
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return absl::InternalError("cannot create '" + dir + "': " + ec.message());
@@ -525,7 +529,7 @@ absl::Status Trainer::checkSaveDir() {
             " has a parameter named '" + key +
             "', the key checkpoints keep their counters under; rename it");
   // Rank 0 alone writes checkpoints, so it alone looks at the directory.
-  if (dir.empty() || !speaks())
+  if (dir.empty() || !reportsForRun())
     return absl::OkStatus();
   llvm::sys::fs::file_status status;
   if (!llvm::sys::fs::status(dir, status, /*follow=*/true)) {
@@ -653,7 +657,7 @@ double Trainer::epochRate(int64_t epoch) {
     NewbobDecision decision =
         newbobNextRate(options.schedule.newbob, options.schedule.peak, history);
     history.push_back({decision.rate, false, 0.0});
-    if ((int64_t)history.size() <= epoch || !speaks())
+    if ((int64_t)history.size() <= epoch || !reportsForRun())
       continue;
     const OutputOptions &out = options.output;
     int64_t number = (int64_t)history.size();
@@ -692,7 +696,7 @@ void Trainer::scoreEpoch(int64_t epoch) {
 
 absl::StatusOr<RunInputs> Trainer::ownPart(RunInputs batch, int64_t &first) {
   first = 0;
-  if (ranks < 2)
+  if (rankCount < 2)
     return batch;
   std::vector<int32_t> lengths = source->frameLengths(batch);
   if (lengths.empty()) {
@@ -703,11 +707,11 @@ absl::StatusOr<RunInputs> Trainer::ownPart(RunInputs batch, int64_t &first) {
             info.axes.front().dim == batchDim && lengths.empty())
           lengths.assign(tensor.shape().front(), 1);
   }
-  auto [begin, end] = splitBatch(lengths, ranks)[rank];
+  auto [begin, end] = splitBatch(lengths, rankCount)[rank];
   if (begin == end)
     return absl::InvalidArgumentError(
         "it has " + std::to_string(lengths.size()) + " sequences for " +
-        std::to_string(ranks) +
+        std::to_string(rankCount) +
         " ranks; every rank trains on a part of each batch (the training "
         "data needs at least one sequence per rank)");
   first = begin;
@@ -716,7 +720,7 @@ absl::StatusOr<RunInputs> Trainer::ownPart(RunInputs batch, int64_t &first) {
 
 absl::Status Trainer::stopRequested(bool &stop) {
   stop = interrupted();
-  if (ranks < 2)
+  if (rankCount < 2)
     return absl::OkStatus();
   double any = stop ? 1.0 : 0.0;
   if (absl::Status status =
@@ -729,16 +733,16 @@ absl::Status Trainer::stopRequested(bool &stop) {
 
 absl::Status Trainer::run(bool &finished) {
   finished = false;
-  ranks = options.communicator ? options.communicator->size() : 1;
+  rankCount = options.communicator ? options.communicator->size() : 1;
   rank = options.communicator ? options.communicator->rank() : 0;
   // The compiled step sums over these ranks (nn.all_reduce).
-  CurrentCommunicator scope(ranks > 1 ? options.communicator : nullptr);
-  if (!speaks()) {
+  CurrentCommunicator scope(rankCount > 1 ? options.communicator : nullptr);
+  if (!reportsForRun()) {
     // Rank 0 reports for the run.
     options.output.json = options.output.verbose = options.output.bar = false;
     options.tensorboardDir.clear();
   }
-  if (ranks > 1) {
+  if (rankCount > 1) {
     absl::StatusOr<std::string> dim = inputBatchDim(trainStep.manifest());
     if (!dim.ok())
       return dim.status();
@@ -752,23 +756,23 @@ absl::Status Trainer::run(bool &finished) {
   if (options.data.batchSize == 0 || options.data.epochSteps == 0)
     return absl::InvalidArgumentError(
         "--batch-size and --epoch-steps must be positive");
-  if (options.data.synthetic.size() && options.data.batchSize < (unsigned)ranks)
+  if (options.data.batchSize < (unsigned)rankCount)
     return absl::InvalidArgumentError(
         "--batch-size " + std::to_string(options.data.batchSize) + " for " +
-        std::to_string(ranks) +
+        std::to_string(rankCount) +
         " ranks: every rank trains on a part of each batch, at least one "
         "sequence");
-  source = std::make_unique<BatchSource>(options.data, options.seed, ranks);
+  source = std::make_unique<BatchSource>(options.data, options.seed, rankCount);
   if (absl::Status status =
           source->setUp(trainStep.manifest(), evalGraph.manifest());
       !status.ok())
     return status;
   devSet = source->devSet();
-  if (source->leftOut() && !out.json && speaks())
+  if (source->leftOut() && !out.json && reportsForRun())
     llvm::errs() << out.linePrefix << "nn-train: " << source->leftOut()
                  << " utterances left out of the data (their '" << kKeepArray
                  << "' is 0)\n";
-  if (source->withoutFrames() && !out.json && speaks())
+  if (source->withoutFrames() && !out.json && reportsForRun())
     llvm::errs() << out.linePrefix << "nn-train: " << source->withoutFrames()
                  << " utterances without frames left out of the data\n";
   if (options.steps < 0 || options.steps > kMaxTrainSteps)
@@ -860,7 +864,7 @@ absl::Status Trainer::run(bool &finished) {
             what + "; stopping (--on-nonfinite=skip skips such batches)");
       }
       ++skipped;
-      if (!out.json && speaks())
+      if (!out.json && reportsForRun())
         llvm::errs() << (out.bar ? "\n" : "") << out.linePrefix
                      << "nn-train: " << what << "; skipped\n";
     }
@@ -919,7 +923,7 @@ absl::Status Trainer::run(bool &finished) {
   }
   if (absl::Status status = syncToHost(trainState); !status.ok())
     return status;
-  if (ranks > 1 && speaks() && !out.json) {
+  if (rankCount > 1 && reportsForRun() && !out.json) {
     // What the steps spent in collectives, waiting for the slowest rank
     // included: the cost of running data-parallel (docs/distributed.md).
     const CollectiveStats &spent = options.communicator->stats();
@@ -927,12 +931,12 @@ absl::Status Trainer::run(bool &finished) {
                  << llvm::format("nn-train: %d ranks; rank 0 spent %.3f s of "
                                  "%.3f s of steps in %lld all-reduces of "
                                  "%.1f MB (%.1f%%)\n",
-                                 ranks, spent.seconds, totalStepSeconds,
+                                 rankCount, spent.seconds, totalStepSeconds,
                                  (long long)spent.calls, spent.bytes / 1e6,
                                  100 * spent.seconds /
                                      std::max(totalStepSeconds, 1e-9));
   }
-  if (skipped && !out.json && speaks())
+  if (skipped && !out.json && reportsForRun())
     llvm::errs() << out.linePrefix << "nn-train: skipped " << skipped
                  << " batches with a non-finite loss\n";
   // A run that skipped every batch trained nothing: saying "done" would

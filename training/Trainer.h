@@ -97,7 +97,8 @@ struct TrainOptions {
   /// set by the trainer); the evaluation graph takes the same without
   /// them.
   CompileOptions compile;
-  /// Keep both artifacts in this directory (train-step.so, eval.so).
+  /// Keep both artifacts in this directory (train-step.so, eval.so; rank
+  /// 0's in a data-parallel run).
   std::string emitArtifacts;
   DataOptions data;
   /// Batches to train on; 0: `epochs` epochs.
@@ -224,7 +225,7 @@ private:
   void scoreEpoch(int64_t epoch);
   /// Whether this process reports and writes files: rank 0 of a
   /// data-parallel run, or a single process.
-  bool speaks() const { return rank == 0; }
+  bool reportsForRun() const { return rank == 0; }
   /// Ctrl-C on any rank stops every rank after the same step.
   absl::Status stopRequested(bool &stop);
   /// This rank's part of a batch of the run (the whole batch in a single
@@ -244,7 +245,7 @@ private:
   double epochSeconds = 0, totalStepSeconds = 0;
   /// A data-parallel run: this process's rank, the number of ranks, and
   /// the batch dim whose sequences they share out.
-  int rank = 0, ranks = 1;
+  int rank = 0, rankCount = 1;
   std::string batchDim;
 };
 

@@ -209,6 +209,96 @@ TEST(AllReduceLossesTest, SumsAndNormalizationsAddInTheManifestsOrder) {
   EXPECT_EQ(losses[1].scale, 0.5);
 }
 
+/// Rank 0 of two: keeps what it broadcasts. Rank 1: receives what rank 0
+/// kept, in order, and checks each size.
+class RecordingCommunicator final : public Communicator {
+public:
+  RecordingCommunicator(int rank, std::vector<std::vector<char>> &wire)
+      : rankNumber(rank), wire(wire) {}
+  int rank() const override { return rankNumber; }
+  int size() const override { return 2; }
+  const char *backend() const override { return "recording"; }
+  absl::Status allReduceSum(const void *, void *, int64_t, DType) override {
+    return absl::UnimplementedError("not used");
+  }
+  absl::Status broadcast(void *data, int64_t bytes, int root) override {
+    EXPECT_EQ(root, 0);
+    auto *begin = static_cast<char *>(data);
+    if (rankNumber == 0) {
+      wire.emplace_back(begin, begin + bytes);
+      return absl::OkStatus();
+    }
+    if (next >= wire.size() || (int64_t)wire[next].size() != bytes)
+      return absl::InternalError("broadcast " + std::to_string(next) + " of " +
+                                 std::to_string(bytes) +
+                                 " bytes does not match rank 0's");
+    std::copy(wire[next].begin(), wire[next].end(), begin);
+    ++next;
+    return absl::OkStatus();
+  }
+  absl::Status barrier() override { return absl::OkStatus(); }
+  [[noreturn]] void abort(int) override { std::abort(); }
+
+private:
+  int rankNumber;
+  std::vector<std::vector<char>> &wire;
+  size_t next = 0;
+};
+
+TEST(BroadcastStateTest, EveryRankStartsFromRankZerosState) {
+  Manifest manifest;
+  TensorInfo w, m;
+  w.name = "w";
+  w.axes = {{"", 2}, {"", 3}};
+  m.name = "optimizer/adam_m/w";
+  m.axes = w.axes;
+  manifest.parameters = {w, m};
+  TrainState root;
+  ASSERT_TRUE(initializeParameters(manifest, 1, root.parameters).ok());
+  for (int64_t i = 0; i < 6; ++i) {
+    root.parameters["w"].data<float>()[i] = 0.5f * (float)i;
+    root.parameters["optimizer/adam_m/w"].data<float>()[i] = -1.0f - (float)i;
+  }
+  root.step = 7;
+  root.batches = 9;
+  root.epochRates = {{0.1, true, 2.5}, {0.05, false, 0}};
+  std::vector<std::vector<char>> wire;
+  RecordingCommunicator zero(0, wire), one(1, wire);
+  TrainState sent = root;
+  ASSERT_TRUE(broadcastState(zero, manifest, sent).ok());
+
+  TrainState other;
+  ASSERT_TRUE(initializeParameters(manifest, 2, other.parameters).ok());
+  ASSERT_TRUE(broadcastState(one, manifest, other).ok());
+  EXPECT_EQ(other.step, 7);
+  EXPECT_EQ(other.batches, 9);
+  ASSERT_EQ(other.epochRates.size(), 2u);
+  EXPECT_EQ(other.epochRates[0].rate, 0.1);
+  EXPECT_TRUE(other.epochRates[0].scored);
+  EXPECT_EQ(other.epochRates[0].score, 2.5);
+  EXPECT_EQ(other.epochRates[1].rate, 0.05);
+  EXPECT_FALSE(other.epochRates[1].scored);
+  for (const auto &[name, tensor] : root.parameters)
+    for (int64_t i = 0; i < tensor.numElements(); ++i)
+      EXPECT_EQ(other.parameters.at(name).data<float>()[i],
+                tensor.data<float>()[i])
+          << name << " " << i;
+  // Rank 0 keeps its own.
+  EXPECT_EQ(sent.step, 7);
+  EXPECT_EQ(sent.parameters.at("w").data<float>()[5], 2.5f);
+
+  // A rank whose model lacks a parameter says so (rather than send a
+  // different number of bytes).
+  TrainState lacking;
+  RecordingCommunicator again(1, wire);
+  absl::Status status = broadcastState(again, manifest, lacking);
+  EXPECT_NE(std::string(status.message())
+                .find("rank 1 of 2: the train "
+                      "state has no parameter 'w'"),
+            std::string::npos)
+      << status;
+}
+
 TEST(LocalCommunicatorTest, OneRankSumsAreTheValues) {
   std::unique_ptr<Communicator> local = makeLocalCommunicator();
   EXPECT_EQ(local->size(), 1);

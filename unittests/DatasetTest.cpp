@@ -350,8 +350,9 @@ TEST_F(DatasetTest, EpochBatchesRespectBudgetsAndCoverEveryUtterance) {
   ASSERT_EQ(joined.size(), 28u);
   EXPECT_EQ(joined.back().size(), 11u);
   EXPECT_EQ(joined.back().back(), 199);
-  // Budgets that cut every batch short: each one joins the next until
-  // it is long enough, and every utterance stays in exactly one.
+  // Budgets that cut every batch short: each one joins the one before it
+  // (the first, the one after) until it is long enough, and every
+  // utterance stays in exactly one.
   BatchingOptions tight = options;
   tight.maxFrames = 1;
   tight.minSequences = 4;

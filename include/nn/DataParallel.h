@@ -28,18 +28,19 @@ namespace nn {
 
 /// The parts of a batch whose sequences have `lengths` frames, one per
 /// rank: contiguous ranges [begin, end) in batch order that cover every
-/// sequence once, none empty. Each cut falls where the running frame count
-/// comes closest to its share of the total (ties: the earlier cut), so
-/// the parts' frames are as even as contiguous cuts allow. A batch of
-/// fewer sequences than `parts` gives one to each of the first parts and
-/// leaves the rest empty.
+/// sequence once. Each cut falls where the running frame count comes
+/// closest to its share of the total (ties: the earlier cut), so the
+/// parts' frames are as even as contiguous cuts allow. No part is empty
+/// while the batch has a sequence per part; a batch of fewer sequences
+/// gives one to each of the first parts and leaves the rest empty (a
+/// data-parallel run's batches have enough: BatchingOptions::minSequences).
 std::vector<std::pair<int64_t, int64_t>>
 splitBatch(const std::vector<int32_t> &lengths, int parts);
 
 /// The batch dim every batched input of `manifest` leads with: the one
 /// whose parts the ranks train on. An error when the inputs name none, or
-/// name several, or an input is packed (its rows would need the offsets of
-/// each sequence).
+/// several, or one on another axis, or an input is packed (its rows would
+/// need the offsets of each sequence).
 absl::StatusOr<std::string> inputBatchDim(const Manifest &manifest);
 
 /// Sequences [begin, end) of `batch`: every input that leads with

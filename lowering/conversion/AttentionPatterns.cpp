@@ -604,6 +604,14 @@ Value sequenceIndex(Scalar &s, Value bi) {
   return s.b.create<arith::IndexCastOp>(s.loc, s.i32Type(), bi);
 }
 
+/// The sequence coordinate of the dropout hash: the index of sequence
+/// `bi` in the whole batch, counting from `firstSequence` (a data-parallel
+/// rank's part) when the seed gives one.
+Value sequenceKey(Scalar &s, Value bi, Value firstSequence) {
+  Value index = sequenceIndex(s, bi);
+  return firstSequence ? s.add(index, firstSequence) : index;
+}
+
 class AttentionConversion : public NNConversionPattern<AttentionOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -636,9 +644,7 @@ public:
           AttentionBlocks blocks(lb, spec, element,
                                  !relative.empty() ? relative[1] : Value());
           if (keyed)
-            blocks.dropWith(keyed, firstSequence ? s.add(sequenceIndex(s, bi),
-                                                         firstSequence)
-                                                 : sequenceIndex(s, bi));
+            blocks.dropWith(keyed, sequenceKey(s, bi, firstSequence));
           Value tile = queries.zeroTile(lb, width, element);
           tile = blocks.loop(
               s.idx(0), s.idx(spec.heads), 1, tile,
@@ -740,9 +746,7 @@ public:
           AttentionBlocks blocks(lb, spec, element,
                                  hasRelative ? relative[1] : Value());
           if (keyed)
-            blocks.dropWith(keyed, firstSequence ? s.add(sequenceIndex(s, bi),
-                                                         firstSequence)
-                                                 : sequenceIndex(s, bi));
+            blocks.dropWith(keyed, sequenceKey(s, bi, firstSequence));
           SmallVector<Value> tiles{queries.zeroTile(lb, keyFeatures, element),
                                    keys.zeroTile(lb, keyFeatures, element),
                                    keys.zeroTile(lb, valueFeatures, element)};

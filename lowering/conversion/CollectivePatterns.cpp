@@ -26,7 +26,19 @@ using namespace mlir::nn;
 
 namespace {
 
-/// `tensor` (static shape) as a rank-1 tensor of its elements, row-major.
+/// The reassociation between a tensor of `type` and its elements as a
+/// rank-1 tensor: every axis in one group (none for a rank-0 tensor).
+SmallVector<ReassociationIndices> oneGroup(RankedTensorType type) {
+  if (type.getRank() == 0)
+    return {};
+  ReassociationIndices all;
+  for (int64_t axis = 0; axis < type.getRank(); ++axis)
+    all.push_back(axis);
+  return {all};
+}
+
+/// `tensor` (static shape) as a rank-1 tensor of its elements, row-major:
+/// a scalar grows an axis, more axes collapse into one.
 Value flatten(OpBuilder &b, Location loc, Value tensor) {
   auto type = cast<RankedTensorType>(tensor.getType());
   if (type.getRank() == 1)
@@ -34,13 +46,8 @@ Value flatten(OpBuilder &b, Location loc, Value tensor) {
   auto flat =
       RankedTensorType::get({type.getNumElements()}, type.getElementType());
   if (type.getRank() == 0)
-    return b.create<tensor::ExpandShapeOp>(loc, flat, tensor,
-                                           ArrayRef<ReassociationIndices>{});
-  ReassociationIndices all;
-  for (int64_t axis = 0; axis < type.getRank(); ++axis)
-    all.push_back(axis);
-  return b.create<tensor::CollapseShapeOp>(loc, flat, tensor,
-                                           ArrayRef<ReassociationIndices>{all});
+    return b.create<tensor::ExpandShapeOp>(loc, flat, tensor, oneGroup(type));
+  return b.create<tensor::CollapseShapeOp>(loc, flat, tensor, oneGroup(type));
 }
 
 /// The inverse of flatten: rank-1 `flat` as `type`.
@@ -48,13 +55,8 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType type) {
   if (type.getRank() == 1)
     return flat;
   if (type.getRank() == 0)
-    return b.create<tensor::CollapseShapeOp>(loc, type, flat,
-                                             ArrayRef<ReassociationIndices>{});
-  ReassociationIndices all;
-  for (int64_t axis = 0; axis < type.getRank(); ++axis)
-    all.push_back(axis);
-  return b.create<tensor::ExpandShapeOp>(loc, type, flat,
-                                         ArrayRef<ReassociationIndices>{all});
+    return b.create<tensor::CollapseShapeOp>(loc, type, flat, oneGroup(type));
+  return b.create<tensor::ExpandShapeOp>(loc, type, flat, oneGroup(type));
 }
 
 class AllReduceConversion : public NNConversionPattern<AllReduceOp> {

@@ -217,9 +217,13 @@ std::pair<Value, Value> packedRowPositions(LinalgBuilder &lb, Value lengths,
 
 /// The body of a counter-hashed mask: the element, the hash of seed and
 /// key (`h = mix(mix(seed + 0x9e3779b9) ^ key)`, what every mask starts
-/// from), and the element's logical position as i32 coordinates.
-using MaskBody = function_ref<Value(Scalar &, Value element, Value keyed,
-                                    ArrayRef<Value> position)>;
+/// from), the element's logical position as i32 coordinates, and the
+/// position the mask hashes: the same, but for the sequence index, which
+/// counts from the seed's batch offset (a data-parallel rank's part; the
+/// local index still reads the part's own lengths).
+using MaskBody =
+    function_ref<Value(Scalar &, Value element, Value keyed,
+                       ArrayRef<Value> position, ArrayRef<Value> hashed)>;
 
 /// The elementwise linalg.generic of nn.dropout and nn.spec_augment in
 /// training: each element of `x` (of nn type `type`) through `body`. The
@@ -276,9 +280,10 @@ FailureOr<Value> maskElementwise(LinalgBuilder &lb, Value x, Value seedTensor,
         for (unsigned dim = first; dim < rank; ++dim)
           position.push_back(
               nested.create<arith::IndexCastOp>(l, s.i32Type(), s.index(dim)));
+        SmallVector<Value> hashed(position);
         if (shifted)
-          position[0] = s.add(position[0], a[2]);
-        nested.create<linalg::YieldOp>(l, body(s, a[0], h, position));
+          hashed[0] = s.add(position[0], a[2]);
+        nested.create<linalg::YieldOp>(l, body(s, a[0], h, position, hashed));
       });
 }
 
@@ -298,8 +303,9 @@ public:
     double rate = op.getRate().convertToDouble();
     FailureOr<Value> result = maskElementwise(
         lb, adaptor.getInput(), adaptor.getSeed(), op.getKey(), type,
-        [&](Scalar &s, Value x, Value h, ArrayRef<Value> position) -> Value {
-          Value keep = s.keeps(h, position, rate);
+        [&](Scalar &s, Value x, Value h, ArrayRef<Value>,
+            ArrayRef<Value> hashed) -> Value {
+          Value keep = s.keeps(h, hashed, rate);
           Value kept = s.mul(x, s.f(element, 1.0 / (1.0 - rate)));
           return s.select(keep, kept, s.f(element, 0.0));
         });
@@ -334,8 +340,8 @@ public:
     double ratio = op.getTimeRatio().convertToDouble();
     FailureOr<Value> result = maskElementwise(
         lb, adaptor.getInput(), adaptor.getSeed(), op.getKey(), type,
-        [&](Scalar &s, Value x, Value keyed,
-            ArrayRef<Value> position) -> Value {
+        [&](Scalar &s, Value x, Value keyed, ArrayRef<Value> position,
+            ArrayRef<Value> hashed) -> Value {
           OpBuilder &nested = s.b;
           Location l = s.loc;
           Type i32 = s.i32Type();
@@ -354,7 +360,7 @@ public:
                 feature = position.back();
           Value length = nested.create<tensor::ExtractOp>(
               l, lengths, ValueRange{s.toIndex(sequence)});
-          Value h = s.mix32(xorI(keyed, sequence));
+          Value h = s.mix32(xorI(keyed, hashed[0]));
           // u and v of mask m.
           auto draws = [&](int64_t m) {
             auto draw = [&](int64_t counter) {

@@ -53,8 +53,11 @@ struct MpiLibrary {
   int (*test)(MpiRequest *, int *, void *) = nullptr;
   int (*abort)(MpiHandle, int) = nullptr;
   int (*errorString)(int, char *, int *) = nullptr;
+  int (*queryThread)(int *) = nullptr;
+  int (*setErrorHandler)(MpiHandle, MpiHandle) = nullptr;
   MpiHandle world = nullptr, sum = nullptr, f32 = nullptr, f64 = nullptr,
-            i32 = nullptr, i64 = nullptr, byte = nullptr;
+            i32 = nullptr, i64 = nullptr, byte = nullptr,
+            errorsReturn = nullptr;
 };
 
 template <typename F>
@@ -90,6 +93,9 @@ absl::StatusOr<MpiLibrary> loadMpi(const std::string &path) {
   bind(h, "MPI_Test", mpi.test, missing);
   bind(h, "MPI_Abort", mpi.abort, missing);
   bind(h, "MPI_Error_string", mpi.errorString, missing);
+  bind(h, "MPI_Query_thread", mpi.queryThread, missing);
+  bind(h, "MPI_Comm_set_errhandler", mpi.setErrorHandler, missing);
+  bind(h, "ompi_mpi_errors_return", mpi.errorsReturn, missing);
   bind(h, "ompi_mpi_comm_world", mpi.world, missing);
   bind(h, "ompi_mpi_op_sum", mpi.sum, missing);
   bind(h, "ompi_mpi_float", mpi.f32, missing);
@@ -215,12 +221,14 @@ private:
       double waited = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count();
-      if (waited > timeoutSeconds)
+      if (waited > timeoutSeconds) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof(seconds), "%g", timeoutSeconds);
         return absl::DeadlineExceededError(
-            describe() + ": " + what + " waited " +
-            std::to_string((int64_t)timeoutSeconds) +
+            describe() + ": " + what + " waited " + seconds +
             " s for the other ranks (--collective-timeout); one of them "
             "stopped, failed or is stuck");
+      }
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   }
@@ -251,19 +259,24 @@ nn::makeMpiCommunicator(const CommunicatorOptions &options) {
     return absl::InternalError("MPI_Initialized failed");
   // A host that initialized MPI itself (mpi4py) keeps finalizing it.
   bool ours = !initialized;
-  if (ours) {
-    int provided = 0;
-    if (mpi->initThread(nullptr, nullptr, kMpiThreadSerialized, &provided) !=
-        kMpiSuccess)
-      return absl::InternalError("MPI_Init_thread failed ('" + path + "')");
-    if (provided < kMpiThreadSerialized) {
+  int provided = 0;
+  if (ours && mpi->initThread(nullptr, nullptr, kMpiThreadSerialized,
+                              &provided) != kMpiSuccess)
+    return absl::InternalError("MPI_Init_thread failed ('" + path + "')");
+  if (!ours && mpi->queryThread(&provided) != kMpiSuccess)
+    return absl::InternalError("MPI_Query_thread failed ('" + path + "')");
+  if (provided < kMpiThreadSerialized) {
+    if (ours)
       mpi->finalize();
-      return absl::FailedPreconditionError(
-          "the MPI library '" + path +
-          "' does not support MPI_THREAD_SERIALIZED (steps may run their "
-          "collectives from any one thread)");
-    }
+    return absl::FailedPreconditionError(
+        "MPI ('" + path +
+        "') is not initialized for MPI_THREAD_SERIALIZED (steps may run "
+        "their collectives from any one thread)");
   }
+  // Errors come back as codes, so that a failed collective says which
+  // rank and op it was before the run ends (the default handler aborts).
+  if (mpi->setErrorHandler(mpi->world, mpi->errorsReturn) != kMpiSuccess)
+    return absl::InternalError("MPI_Comm_set_errhandler failed");
   int rank = 0, size = 0;
   if (mpi->commRank(mpi->world, &rank) != kMpiSuccess ||
       mpi->commSize(mpi->world, &size) != kMpiSuccess)

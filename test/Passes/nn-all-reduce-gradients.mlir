@@ -1,5 +1,5 @@
-// RUN: nn-opt %s --split-input-file --nn-pack-before-loss --nn-fuse-loss-tail --nn-autodiff --nn-all-reduce-gradients --nn-fuse-loss-tail --nn-train-step --canonicalize | FileCheck %s
-// RUN: nn-opt %s --split-input-file --nn-autodiff --nn-all-reduce-gradients="bucket-mb=0.00005" | FileCheck %s --check-prefix=BUCKETS
+// RUN: nn-opt %s --split-input-file --nn-pack-before-loss --nn-fuse-loss-tail --nn-autodiff --nn-all-reduce-gradients --nn-fuse-loss-tail --nn-train-step --canonicalize --verify-diagnostics | FileCheck %s
+// RUN: nn-opt %s --split-input-file --nn-autodiff --nn-all-reduce-gradients="bucket-mb=0.00005" --verify-diagnostics | FileCheck %s --check-prefix=BUCKETS
 // RUN: not nn-opt %s --split-input-file --nn-autodiff --nn-all-reduce-gradients="bucket-mb=0" 2>&1 | FileCheck %s --check-prefix=OPTION
 
 // A data-parallel step: the per-frame loss divides by the frames of every
@@ -79,5 +79,22 @@ nn.graph @kinds(%x: !nn.tensor<[B, T, 4], f32>, %t: !nn.tensor<[B, 4], f32>,
   nn.mark_loss %e2 as "b" normalize per_sequence scale 0.5 : !nn.tensor<[B], f32>
   nn.mark_loss %e3 weights %weights as "c" normalize per_frame : !nn.tensor<[B, T], f32> weights !nn.tensor<[B, T], f32>
   nn.mark_loss %e3 as "d" normalize sum scale 2.0 : !nn.tensor<[B, T], f32>
+  nn.return
+}
+
+// -----
+
+// A loss of the parameters alone is the same on every rank: each would
+// add all of its gradient.
+nn.parameter @w : !nn.tensor<[3, 4], f32>
+nn.graph @penalty(%x: !nn.tensor<[B, T, 4], f32>, %ref: !nn.tensor<[B, T, 3], f32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[3, 4], f32>
+  %h = nn.linear %x, %w : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>
+  %e = nn.mse %h, %ref : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[B, T, 3], f32>
+  nn.mark_loss %e as "mse" normalize per_frame : !nn.tensor<[B, T], f32>
+  // expected-error @+1 {{nn-all-reduce-gradients: this trained loss reads no input of the batch (parameters only: the same on every rank), so a data-parallel step would add its gradient once per rank; not supported yet}}
+  %n = nn.param_norm %w : !nn.tensor<[3, 4], f32>
+  nn.mark_loss %n as "l2" normalize sum scale 0.01 : !nn.tensor<[], f32>
   nn.return
 }

@@ -118,6 +118,23 @@ def rank_pids(launcher):
     return sorted(pids)
 
 
+def start(tmp_path, *extra):
+    """A long two-rank run in the background, its stderr captured."""
+    return subprocess.Popen(
+        mpirun(2, *small_flags(tmp_path / "run"), "--steps", "100000", *extra),
+        env=MPI_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        text=True, start_new_session=True)
+
+
+def kill_all(launcher):
+    """The ranks first (mpirun puts them in sessions of their own), then
+    mpirun."""
+    for pid in rank_pids(launcher):
+        os.kill(pid, signal.SIGKILL)
+    os.killpg(launcher.pid, signal.SIGKILL)
+    launcher.wait(timeout=60)
+
+
 def wait_for(path, launcher, seconds=120):
     deadline = time.monotonic() + seconds
     while not path.exists():
@@ -138,12 +155,7 @@ def test_resume_after_a_kill_continues_the_multi_rank_run(tmp_path):
         env=MPI_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)
     wait_for(tmp_path / "killed" / "step-00000010.npz", launcher)
-    # The ranks first (mpirun puts them in sessions of their own), then
-    # mpirun.
-    for pid in rank_pids(launcher):
-        os.kill(pid, signal.SIGKILL)
-    os.killpg(launcher.pid, signal.SIGKILL)
-    launcher.wait(timeout=60)
+    kill_all(launcher)
     saved = sorted(p.name for p in (tmp_path / "killed").glob("step-*.npz"))
     assert "step-00000040.npz" not in saved, "the run ended before the kill"
     resumed = run(mpirun(2, *small_flags(tmp_path / "killed"), "--steps", "40",
@@ -186,10 +198,7 @@ def test_a_rank_failing_on_bad_data_ends_every_rank(tmp_path):
 
 
 def test_a_lost_rank_ends_the_run(tmp_path):
-    launcher = subprocess.Popen(
-        mpirun(2, *small_flags(tmp_path / "run"), "--steps", "100000"),
-        env=MPI_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        text=True, start_new_session=True)
+    launcher = start(tmp_path)
     try:
         wait_for(tmp_path / "run" / "step-00000005.npz", launcher)
         pids = rank_pids(launcher)
@@ -198,19 +207,13 @@ def test_a_lost_rank_ends_the_run(tmp_path):
         _, stderr = launcher.communicate(timeout=60)
     finally:
         if launcher.poll() is None:
-            for pid in rank_pids(launcher):
-                os.kill(pid, signal.SIGKILL)
-            os.killpg(launcher.pid, signal.SIGKILL)
+            kill_all(launcher)
     assert launcher.returncode != 0
     assert "signal 9" in stderr or "Killed" in stderr, stderr
 
 
 def test_a_stuck_rank_times_out_naming_the_collective(tmp_path):
-    launcher = subprocess.Popen(
-        mpirun(2, *small_flags(tmp_path / "run"), "--steps", "100000",
-               "--collective-timeout", "3"),
-        env=MPI_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-        text=True, start_new_session=True)
+    launcher = start(tmp_path, "--collective-timeout", "3")
     try:
         wait_for(tmp_path / "run" / "step-00000005.npz", launcher)
         pids = rank_pids(launcher)
@@ -221,12 +224,35 @@ def test_a_stuck_rank_times_out_naming_the_collective(tmp_path):
         waited = time.monotonic() - stopped
     finally:
         if launcher.poll() is None:
-            for pid in rank_pids(launcher):
-                os.kill(pid, signal.SIGKILL)
-            os.killpg(launcher.pid, signal.SIGKILL)
+            kill_all(launcher)
     assert launcher.returncode != 0
     assert 3 <= waited < 50
-    # The rank left waiting names itself and the collective.
-    assert re.search(r"nn-train: rank [01] of 2: step \d+: running @am: nn.all_reduce at "
-                     r".+: rank [01] of 2: an all-reduce of \d+ f(32|64) waited 3 s "
-                     r"for the other ranks", stderr), stderr
+    # The rank left waiting names itself and the collective: one of the
+    # step's (with the op and its line in the model), the losses' sum or
+    # the stop flag's.
+    assert re.search(r"nn-train: rank [01] of 2: (step \d+: )?"
+                     r"(running @am: nn.all_reduce at \S+:\d+:\d+: )?"
+                     r"(rank [01] of 2: )?an all-reduce of \d+ f(32|64) "
+                     r"waited 3 s for the other ranks", stderr), stderr
+
+
+def test_an_interrupted_rank_stops_every_rank_after_the_same_step(tmp_path):
+    # SIGINT to one rank (what Ctrl-C is to a single process): every rank
+    # finishes the same step, rank 0 saves it, and the run says so.
+    launcher = start(tmp_path)
+    try:
+        wait_for(tmp_path / "run" / "step-00000005.npz", launcher)
+        pids = rank_pids(launcher)
+        assert len(pids) == 2
+        os.kill(pids[1], signal.SIGINT)
+        _, stderr = launcher.communicate(timeout=60)
+    finally:
+        if launcher.poll() is None:
+            kill_all(launcher)
+    assert launcher.returncode != 0
+    saved = re.findall(r"nn-train: interrupted after step (\d+); checkpoint "
+                       r"in (\S+) ", stderr)
+    assert len(saved) == 1, stderr  # rank 0 alone reports
+    step, directory = saved[0]
+    assert pathlib.Path(directory) == tmp_path / "run"
+    assert (tmp_path / "run" / f"step-{int(step):08d}.npz").exists()

@@ -217,16 +217,22 @@ namespace {
 namespace training = nn::training;
 
 /// The ranks of a run `mpirun` started; null in a single process.
-std::unique_ptr<nn::Communicator> ranks;
+std::unique_ptr<nn::Communicator> communicator;
+
+/// Whether this process speaks for the run: rank 0, or a single process.
+bool reportsForRun() { return !communicator || communicator->rank() == 0; }
 
 int fail(const absl::Status &status) {
-  if (ranks && ranks->size() > 1) {
+  if (communicator && communicator->size() > 1) {
     // One failed rank ends every rank (MPI_Abort), saying which failed.
-    // One write: the ranks share the terminal.
-    llvm::errs() << "nn-train: " + ranks->describe() + ": " +
-                        std::string(status.message()) + "\n";
+    // One write: the ranks share the terminal. The rank once, first.
+    std::string rank = communicator->describe() + ": ";
+    std::string message(status.message());
+    if (message.rfind(rank, 0) == 0)
+      message.erase(0, rank.size());
+    llvm::errs() << "nn-train: " + rank + message + "\n";
     llvm::errs().flush();
-    ranks->abort(1);
+    communicator->abort(1);
   }
   llvm::errs() << "nn-train: " << std::string(status.message()) << "\n";
   return 1;
@@ -316,7 +322,7 @@ int trainModel() {
   options.initFrom = initFrom;
   options.output = outputOptions();
   options.tensorboardDir = tensorboard;
-  options.communicator = ranks.get();
+  options.communicator = communicator.get();
   absl::StatusOr<nn::LearningRateSchedule> parsed =
       nn::LearningRateSchedule::parse(lr);
   if (!parsed.ok())
@@ -327,6 +333,8 @@ int trainModel() {
   if (absl::Status status = trainer.compile(); !status.ok())
     return fail(status);
   if (compileOnly) {
+    if (!reportsForRun())
+      return 0;
     const nn::Manifest &manifest = trainer.trainManifest();
     llvm::outs() << "compiled the train step of @" << manifest.graph << " for "
                  << manifest.target << ": " << manifest.kernels.size()
@@ -341,6 +349,8 @@ int trainModel() {
   if (absl::Status status = trainer.run(finished); !status.ok())
     return fail(status);
   if (!finished) {
+    if (!reportsForRun())
+      return 130;
     const std::string &dir = trainer.checkpointDir();
     llvm::errs() << "nn-train: interrupted after step "
                  << trainer.state().batches << "; checkpoint in " << dir
@@ -412,13 +422,13 @@ int main(int argc, char **argv) {
         nn::makeMpiCommunicator(communication);
     if (!world.ok())
       return fail(world.status());
-    ranks = std::move(*world);
+    communicator = std::move(*world);
   }
   if (!stagesPath.empty()) {
     // Each stage would have to share out its batches and write its files
     // from rank 0 alone; until it does, refuse rather than have every rank
     // write the same work directory.
-    if (ranks && ranks->size() > 1)
+    if (communicator && communicator->size() > 1)
       return fail(absl::UnimplementedError(
           "--stages under mpirun is not supported yet: run the stage file "
           "in one process, or each train stage's model under mpirun "
@@ -431,5 +441,8 @@ int main(int argc, char **argv) {
     return fail(absl::InvalidArgumentError(
         "give a model (nn-train MODEL.mlir ...) or a stage file (--stages "
         "FILE)"));
-  return trainModel();
+  int code = trainModel();
+  // MPI_Finalize now, before the exit handlers Open MPI registered run.
+  communicator.reset();
+  return code;
 }

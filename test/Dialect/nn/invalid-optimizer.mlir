@@ -78,3 +78,11 @@ nn.graph @g(%x: !nn.tensor<[3], f32>, %y: !nn.tensor<[], f64>) dims [] {
   %s:2 = nn.all_reduce %x, %y : !nn.tensor<[3], f32>, !nn.tensor<[], f64>
   nn.return
 }
+
+// -----
+
+nn.graph @g(%x: !nn.tensor<[3], f16>) dims [] {
+  // expected-error @+1 {{sums f32 or f64 tensors, got 'f16'}}
+  %s = nn.all_reduce %x : !nn.tensor<[3], f16>
+  nn.return
+}

@@ -422,6 +422,7 @@ nn.graph @rnnt_path(%j: !nn.tensor<[J, 4], f32>, %y: !nn.tensor<[B, U], i32>, %e
 // CHECK: nn.linear_cross_entropy %[[H]], %[[W]] targets %[[Y]] : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>{{$}}
 // CHECK: nn.linear_cross_entropy_grad %[[DL]], %[[H]], %[[W]] targets %[[Y]] : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>{{$}}
 // CHECK: nn.linear_cross_entropy_train %[[H]], %[[W]] targets %[[Y]] normalize per_frame scale 1.000000e+00 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>{{$}}
+// CHECK: nn.linear_cross_entropy_train %[[H]], %[[W]] targets %[[Y]] normalize per_frame inv_norm %{{.+}} scale 1.000000e+00 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>{{$}}
 // CHECK: %[[Z:.+]] = nn.zero_padding %[[DH]] : !nn.tensor<[B, T, 4], f32>
 // CHECK: nn.return %[[DX]], %[[DCW]], %[[DCTC]], %[[DCTC2]], %[[Z]] :
 nn.graph @loss_tail_and_gradients(%x: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tensor<[B, T2, 6], f32>,
@@ -448,6 +449,8 @@ nn.graph @loss_tail_and_gradients(%x: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tenso
   nn.mark_loss %ce3 as "ce3" normalize per_frame : !nn.tensor<[B, T], f32>
   %dh4, %dw4, %db4 = nn.linear_cross_entropy_grad %dl, %h, %w targets %y : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>
   %l3, %dh5, %dw5, %db5 = nn.linear_cross_entropy_train %h, %w targets %y normalize per_frame scale 1.0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>
+  %frames = nn.loss_norm per_frame for !nn.tensor<[B, T], f32>
+  %l4, %dh6, %dw6, %db6 = nn.linear_cross_entropy_train %h, %w targets %y normalize per_frame inv_norm %frames scale 1.0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>
   %z = nn.zero_padding %dh : !nn.tensor<[B, T, 4], f32>
   nn.return %dx, %dcw, %dctc, %dctc2, %z : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[6, 3, 8], f32>, !nn.tensor<[B, T, 5], f32>,
       !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T, 4], f32>

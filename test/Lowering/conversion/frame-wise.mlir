@@ -743,3 +743,22 @@ nn.graph @dropout_with_offset(%x: !nn.tensor<[B, T, 3], f32>, %s: !nn.tensor<[2]
   %d = nn.dropout %x seed %s rate 2.500000e-01 : !nn.tensor<[B, T, 3], f32>, !nn.tensor<[2], i32>
   nn.return %d : !nn.tensor<[B, T, 3], f32>
 }
+
+// -----
+
+// SpecAugment with the batch offset: the whole batch's sequence index
+// keys the masks, the part's own index reads the part's lengths.
+// CHECK-LABEL: func.func @augment_with_offset
+// CHECK-SAME: %[[LENS:[^:]+]]: tensor<?xi32>, %{{[^:]+}}: tensor<?x?x4xf32>, %[[SEED:[^:]+]]: tensor<2xi32>)
+// CHECK: ^bb0(%{{[^:]+}}: f32, %{{[^:]+}}: i32, %[[OFFE:[^:]+]]: i32,
+// CHECK: %[[SEQ:.+]] = linalg.index 0 : index
+// CHECK-NEXT: %[[SEQI:.+]] = arith.index_cast %[[SEQ]] : index to i32
+// CHECK: %[[GLOBAL:.+]] = arith.addi %[[SEQI]], %[[OFFE]] : i32
+// CHECK-NEXT: %[[LOCAL:.+]] = arith.index_cast %[[SEQI]] : i32 to index
+// CHECK-NEXT: tensor.extract %[[LENS]][%[[LOCAL]]] : tensor<?xi32>
+// CHECK-NEXT: arith.xori %{{.+}}, %[[GLOBAL]] : i32
+nn.graph @augment_with_offset(%x: !nn.tensor<[B, T, 4], f32>, %s: !nn.tensor<[2], i32>)
+    -> !nn.tensor<[B, T, 4], f32> dims [B: batch, T: seq(B)] {
+  %d = nn.spec_augment %x seed %s freq_masks 0 freq_width 0 time_masks 1 time_width 2 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[2], i32>
+  nn.return %d : !nn.tensor<[B, T, 4], f32>
+}

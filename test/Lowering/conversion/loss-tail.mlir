@@ -233,3 +233,20 @@ nn.graph @train_unnormalized(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 
   %l, %dx, %dw, %db = nn.linear_cross_entropy_train %x, %w, %b targets %y normalize per_frame scale 0.5 unnormalized : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>, !nn.tensor<[3], f32>
   nn.return %l, %db : !nn.tensor<[B, T], f32>, !nn.tensor<[3], f32>
 }
+
+// -----
+
+// A given inv_norm (a data-parallel step's frames of every rank): the
+// seed divides the scale by it, and no sum of this batch's lengths is
+// made.
+// CHECK-LABEL: func.func @train_given_norm
+// CHECK-SAME: %[[NORM:[a-z0-9]+]]: tensor<f64>)
+// CHECK-NOT: iterator_types = ["reduction"]
+// CHECK: linalg.generic {{{.+}}iterator_types = []} ins(%[[NORM]] : tensor<f64>) outs(%{{.+}} : tensor<f64>)
+// CHECK-NEXT: ^bb0(%[[NF:[a-z0-9_]+]]: f64, %{{.+}}: f64):
+// CHECK: arith.divf %{{.+}}, %[[NF]] : f64
+nn.graph @train_given_norm(%x: !nn.tensor<[B, T, 4], f32>, %w: !nn.tensor<[3, 4], f32>, %y: !nn.tensor<[B, T], i32>, %n: !nn.tensor<[], f64>) -> (!nn.tensor<[B, T], f32>, !nn.tensor<[3, 4], f32>)
+    dims [B: batch, T: seq(B)] {
+  %l, %dx, %dw, %db = nn.linear_cross_entropy_train %x, %w targets %y normalize per_frame inv_norm %n scale 1.0 : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[3, 4], f32>, !nn.tensor<[B, T], i32>
+  nn.return %l, %dw : !nn.tensor<[B, T], f32>, !nn.tensor<[3, 4], f32>
+}

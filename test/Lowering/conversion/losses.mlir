@@ -370,3 +370,21 @@ nn.graph @loss_terms(%l: !nn.tensor<[B, T], f32>, %f: !nn.tensor<[B], f32>,
       : !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>,
         !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>, !nn.tensor<[], f64>
 }
+
+// -----
+
+// nn.loss_norm: the factor of nn.loss_terms from the lengths alone (here
+// the frames: the sum of the lengths, in f64).
+// CHECK-LABEL: func.func @loss_norm
+// CHECK-SAME: (%[[B:[a-z0-9]+]]: index, %{{[a-z0-9]+}}: index, %[[LEN:[a-z0-9]+]]: tensor<?xi32>)
+// CHECK: %[[FRAMES:.+]] = linalg.generic {{{.+}}iterator_types = ["reduction"]} ins(%[[LEN]] : tensor<?xi32>) outs(%{{.+}} : tensor<f64>)
+// CHECK: %[[BF:.+]] = arith.index_cast %[[B]] : index to i64
+// CHECK-NEXT: %[[SEQS:.+]] = arith.sitofp %[[BF]] : i64 to f64
+// CHECK-NEXT: %[[N:.+]] = tensor.from_elements %[[SEQS]] : tensor<f64>
+// CHECK: return %[[FRAMES]], %[[N]]
+nn.graph @loss_norm() -> (!nn.tensor<[], f64>, !nn.tensor<[], f64>)
+    dims [B: batch, T: seq(B)] {
+  %f = nn.loss_norm per_frame for !nn.tensor<[B, T], f32>
+  %s = nn.loss_norm per_sequence for !nn.tensor<[B, T], f32>
+  nn.return %f, %s : !nn.tensor<[], f64>, !nn.tensor<[], f64>
+}
