@@ -910,7 +910,9 @@ absl::Status Trainer::run(bool &finished) {
   }
   if (out.bar)
     llvm::errs() << "\n";
-  if (stop) {
+  // A single process also stops for Ctrl-C during its last step, as it
+  // always did; ranks stop on the request they agreed on.
+  if (stop || (rankCount < 2 && interrupted())) {
     // Without --save, a directory of its own: never one holding another
     // run's checkpoints, which retention would delete.
     for (int k = 1; options.saveDir.empty(); ++k) {
