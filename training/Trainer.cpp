@@ -336,8 +336,7 @@ absl::Status Trainer::compile() {
   evaluation.gpuCodeDir.clear();
   // Every rank compiles; rank 0 alone keeps the artifacts (the others
   // would write the same files while it loads them).
-  bool keep = !options.emitArtifacts.empty() &&
-              (!options.communicator || options.communicator->rank() == 0);
+  bool keep = !options.emitArtifacts.empty() && reportsForRun();
   if (keep) {
     if (std::error_code ec =
             llvm::sys::fs::create_directories(options.emitArtifacts))

@@ -200,6 +200,12 @@ public:
   /// Where checkpoints went (`saveDir`; after Ctrl-C without one,
   /// nn-train-interrupted).
   const std::string &checkpointDir() const { return options.saveDir; }
+  /// Whether this process reports and writes files (checkpoints,
+  /// artifacts, events): rank 0 of a data-parallel run, or a single
+  /// process.
+  bool reportsForRun() const {
+    return !options.communicator || options.communicator->rank() == 0;
+  }
   /// The batches skipped for a non-finite loss.
   int64_t skippedBatches() const { return skipped; }
   /// The state after run(): every parameter (model and optimizer state),
@@ -223,9 +229,6 @@ private:
   double epochRate(int64_t epoch);
   /// newbob: the dev score of lastLosses, recorded for epoch `epoch`.
   void scoreEpoch(int64_t epoch);
-  /// Whether this process reports and writes files: rank 0 of a
-  /// data-parallel run, or a single process.
-  bool reportsForRun() const { return rank == 0; }
   /// Ctrl-C on any rank stops every rank after the same step.
   absl::Status stopRequested(bool &stop);
   /// This rank's part of a batch of the run (the whole batch in a single

@@ -197,35 +197,34 @@ def test_a_rank_failing_on_bad_data_ends_every_rank(tmp_path):
     assert "utterance 4: 'frame_labels' holds class 9" in failed.stderr
 
 
-def test_a_lost_rank_ends_the_run(tmp_path):
-    launcher = start(tmp_path)
+def signal_a_rank(tmp_path, signal_number, *extra):
+    """Starts a long two-rank run, sends `signal_number` to one rank once
+    step 5 is saved, and waits for the run to end: mpirun's exit status,
+    its stderr, and the seconds from the signal to the end."""
+    launcher = start(tmp_path, *extra)
     try:
         wait_for(tmp_path / "run" / "step-00000005.npz", launcher)
         pids = rank_pids(launcher)
         assert len(pids) == 2
-        os.kill(pids[1], signal.SIGKILL)
+        signalled = time.monotonic()
+        os.kill(pids[1], signal_number)
         _, stderr = launcher.communicate(timeout=60)
+        return launcher.returncode, stderr, time.monotonic() - signalled
     finally:
         if launcher.poll() is None:
             kill_all(launcher)
-    assert launcher.returncode != 0
+
+
+def test_a_lost_rank_ends_the_run(tmp_path):
+    status, stderr, _ = signal_a_rank(tmp_path, signal.SIGKILL)
+    assert status != 0
     assert "signal 9" in stderr or "Killed" in stderr, stderr
 
 
 def test_a_stuck_rank_times_out_naming_the_collective(tmp_path):
-    launcher = start(tmp_path, "--collective-timeout", "3")
-    try:
-        wait_for(tmp_path / "run" / "step-00000005.npz", launcher)
-        pids = rank_pids(launcher)
-        assert len(pids) == 2
-        stopped = time.monotonic()
-        os.kill(pids[1], signal.SIGSTOP)
-        _, stderr = launcher.communicate(timeout=60)
-        waited = time.monotonic() - stopped
-    finally:
-        if launcher.poll() is None:
-            kill_all(launcher)
-    assert launcher.returncode != 0
+    status, stderr, waited = signal_a_rank(tmp_path, signal.SIGSTOP,
+                                           "--collective-timeout", "3")
+    assert status != 0
     assert 3 <= waited < 50
     # The rank left waiting names itself and the collective: one of the
     # step's (with the op and its line in the model), the losses' sum or
@@ -239,17 +238,8 @@ def test_a_stuck_rank_times_out_naming_the_collective(tmp_path):
 def test_an_interrupted_rank_stops_every_rank_after_the_same_step(tmp_path):
     # SIGINT to one rank (what Ctrl-C is to a single process): every rank
     # finishes the same step, rank 0 saves it, and the run says so.
-    launcher = start(tmp_path)
-    try:
-        wait_for(tmp_path / "run" / "step-00000005.npz", launcher)
-        pids = rank_pids(launcher)
-        assert len(pids) == 2
-        os.kill(pids[1], signal.SIGINT)
-        _, stderr = launcher.communicate(timeout=60)
-    finally:
-        if launcher.poll() is None:
-            kill_all(launcher)
-    assert launcher.returncode != 0
+    status, stderr, _ = signal_a_rank(tmp_path, signal.SIGINT)
+    assert status != 0
     saved = re.findall(r"nn-train: interrupted after step (\d+); checkpoint "
                        r"in (\S+) ", stderr)
     assert len(saved) == 1, stderr  # rank 0 alone reports

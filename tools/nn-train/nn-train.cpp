@@ -219,9 +219,6 @@ namespace training = nn::training;
 /// The ranks of a run `mpirun` started; null in a single process.
 std::unique_ptr<nn::Communicator> communicator;
 
-/// Whether this process speaks for the run: rank 0, or a single process.
-bool reportsForRun() { return !communicator || communicator->rank() == 0; }
-
 int fail(const absl::Status &status) {
   if (communicator && communicator->size() > 1) {
     // One failed rank ends every rank (MPI_Abort), saying which failed.
@@ -333,7 +330,7 @@ int trainModel() {
   if (absl::Status status = trainer.compile(); !status.ok())
     return fail(status);
   if (compileOnly) {
-    if (!reportsForRun())
+    if (!trainer.reportsForRun())
       return 0;
     const nn::Manifest &manifest = trainer.trainManifest();
     llvm::outs() << "compiled the train step of @" << manifest.graph << " for "
@@ -349,7 +346,7 @@ int trainModel() {
   if (absl::Status status = trainer.run(finished); !status.ok())
     return fail(status);
   if (!finished) {
-    if (!reportsForRun())
+    if (!trainer.reportsForRun())
       return 130;
     const std::string &dir = trainer.checkpointDir();
     llvm::errs() << "nn-train: interrupted after step "
