@@ -268,3 +268,26 @@ absl::Status nn::broadcastState(Communicator &communicator,
   }
   return absl::OkStatus();
 }
+
+absl::StatusOr<std::vector<std::string>>
+nn::allGather(Communicator &communicator, const std::string &mine) {
+  std::vector<std::string> gathered(communicator.size());
+  for (int root = 0; root < communicator.size(); ++root) {
+    std::string &part = gathered[root];
+    if (root == communicator.rank())
+      part = mine;
+    int64_t bytes = (int64_t)part.size();
+    if (absl::Status status =
+            communicator.broadcast(&bytes, sizeof(bytes), root);
+        !status.ok())
+      return status;
+    part.resize((size_t)bytes);
+    // Every rank knows the size now: none sends or waits for nothing.
+    if (bytes > 0)
+      if (absl::Status status =
+              communicator.broadcast(part.data(), bytes, root);
+          !status.ok())
+        return status;
+  }
+  return gathered;
+}

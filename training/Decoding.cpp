@@ -415,7 +415,7 @@ absl::StatusOr<DecodeTotals> nn::training::decodeDataset(
   int64_t next = 0;
   auto finishWithoutFramesBefore = [&](int64_t end) -> absl::Status {
     for (; next < end; ++next) {
-      if (dataset.length(next) > 0)
+      if (dataset.length(next) > 0 || options.part != 0)
         continue;
       DecodedUtterance decoded;
       decoded.utterance = next;
@@ -437,10 +437,18 @@ absl::StatusOr<DecodeTotals> nn::training::decodeDataset(
   batching.maxFrames = options.maxFrames;
   batching.bucket = false;
   batching.shuffle = false;
+  if (options.parts < 1 || options.part < 0 || options.part >= options.parts)
+    return absl::InvalidArgumentError("decoding part " +
+                                      std::to_string(options.part) + " of " +
+                                      std::to_string(options.parts));
   // Batches in file order, so utterances without frames are handed on
   // between them at their place in the dataset.
-  for (const std::vector<int64_t> &members :
-       epochBatches(dataset, batching, 0)) {
+  std::vector<std::vector<int64_t>> batches =
+      epochBatches(dataset, batching, 0);
+  for (size_t i = 0; i < batches.size(); ++i) {
+    if ((int64_t)(i % options.parts) != options.part)
+      continue;
+    const std::vector<int64_t> &members = batches[i];
     if (absl::Status status = finishWithoutFramesBefore(members.front());
         !status.ok())
       return status;

@@ -128,6 +128,10 @@ struct DecodeOptions {
   std::string reference;
   /// Words through this vocabulary, or labels when null.
   const Vocabulary *vocabulary = nullptr;
+  /// This process's share of the work when `parts` processes decode the
+  /// dataset together (the ranks of a data-parallel run): batches i with
+  /// i % parts == part, and with part 0 the utterances without frames.
+  int part = 0, parts = 1;
 };
 
 /// One utterance decoded.
@@ -179,11 +183,13 @@ struct DecodeTotals {
 /// `parameters`: in file order, without shuffling or bucketing, in batches
 /// of `options`; each hypothesis cut at its length, scored against its
 /// reference when there are references, and handed to `each` in dataset
-/// order. Utterances without frames that the dataset keeps
-/// (Dataset::WithoutFrames::keep) are handed on at their place with the
-/// empty hypothesis, without running the graph. Errors name the batch ("the
-/// batch of utterances 'a' .. 'd': ") or the utterance ("utterance 'a': "); an
-/// error `each` returns ends the run.
+/// order. With several parts, only this part's utterances are decoded and
+/// handed on, and the totals' errors and losses are this part's (their
+/// counts of utterances are the dataset's). Utterances without frames that the
+/// dataset keeps (Dataset::WithoutFrames::keep) are handed on at their place
+/// with the empty hypothesis, without running the graph. Errors name the batch
+/// ("the batch of utterances 'a' .. 'd': ") or the utterance ("utterance 'a':
+/// "); an error `each` returns ends the run.
 absl::StatusOr<DecodeTotals> decodeDataset(
     const Executable &executable, const HypothesisLayout &layout,
     const Dataset &dataset, const std::map<std::string, Tensor> &parameters,

@@ -10,6 +10,7 @@
 
 #include "training/StagesImpl.h"
 
+#include "nn/DataParallel.h"
 #include "nn/File.h"
 #include "nn/Npy.h"
 #include "support/JsonLine.h"
@@ -80,7 +81,8 @@ const std::vector<StageReport> &StagePipeline::reports() const {
 }
 
 absl::StatusOr<std::unique_ptr<StagePipeline>>
-StagePipeline::load(const std::string &path, const std::string &workDir) {
+StagePipeline::load(const std::string &path, const std::string &workDir,
+                    Communicator *communicator) {
   absl::StatusOr<StageFile> read = StageFile::read(path, workDir);
   if (!read.ok())
     return read.status();
@@ -89,6 +91,8 @@ StagePipeline::load(const std::string &path, const std::string &workDir) {
   impl->baseDir = read->baseDir;
   impl->workDir = read->workDir;
   impl->seed = read->seed;
+  if (communicator && communicator->size() > 1)
+    impl->communicator = communicator;
   impl->data = std::move(read->data);
   impl->entities = std::move(read->entities);
   for (StageSpec &spec : read->stages)
@@ -205,6 +209,7 @@ absl::Status StagePipeline::Impl::prepareTrain(Stage &stage,
   options.output.jsonFields = support::JsonObject().add("stage", stage.name);
   options.output.linePrefix = "[" + stage.name + "] ";
   options.output.jsonEvents = true;
+  options.communicator = communicator;
   stage.trainer = std::make_unique<Trainer>(std::move(options));
   if (absl::Status status = stage.trainer->compile(); !status.ok())
     return withContext(status, file + ": " + stage.where + ": ");
@@ -513,8 +518,32 @@ absl::Status StagePipeline::Impl::openDirectories() {
   return absl::OkStatus();
 }
 
-absl::Status StagePipeline::prepare(const OutputOptions &output) {
+absl::Status StagePipeline::Impl::checkRanksAgree() {
+  if (!communicator)
+    return absl::OkStatus();
+  // What this rank found: every stage's fingerprint (its settings, graph
+  // and inputs, the data's files among them) and whether it is done.
+  std::string found;
+  for (const Stage &stage : stages)
+    found += hex(stage.fingerprint) + (stage.done ? " done\n" : "\n");
+  absl::StatusOr<std::vector<std::string>> all =
+      allGather(*communicator, found);
+  if (!all.ok())
+    return all.status();
+  for (size_t r = 1; r < all->size(); ++r)
+    if ((*all)[r] != all->front())
+      return absl::FailedPreconditionError(
+          file + ": rank " + std::to_string(r) + " of " +
+          std::to_string(all->size()) +
+          " finds other inputs or other stages done than rank 0: every rank "
+          "must see the same stage file, data and work directory '" +
+          workDir + "' (one machine, or a shared filesystem)");
+  return absl::OkStatus();
+}
+
+absl::Status StagePipeline::prepare(const OutputOptions &given) {
   Impl &p = *impl;
+  const OutputOptions output = p.shown(given);
   // Before anything is compiled: the directories stages write are
   // nn-train's own (training/WorkDir.h).
   if (absl::Status status = p.openDirectories(); !status.ok())
@@ -527,11 +556,15 @@ absl::Status StagePipeline::prepare(const OutputOptions &output) {
       if (entity.producer >= 0 && &p.stages[entity.producer] == &stage)
         entity.fingerprint = fingerprintOf({hex(stage.fingerprint), name});
     stage.done = p.adoptDoneStage(stage);
+  }
+  if (absl::Status status = p.checkRanksAgree(); !status.ok())
+    return status;
+  for (Stage &stage : p.stages) {
     if (stage.done)
       continue;
     if (!output.json)
-      llvm::errs() << "nn-train: compiling " << stage.where << ", "
-                   << llvm::sys::path::filename(stage.graphPath) << "\n";
+      p.log() << "nn-train: compiling " << stage.where << ", "
+              << llvm::sys::path::filename(stage.graphPath) << "\n";
     absl::Status status =
         stage.kind == StageKind::train   ? p.prepareTrain(stage, output)
         : stage.kind == StageKind::align ? p.prepareAlign(stage)

@@ -11,8 +11,10 @@
 
 #include "training/StagesImpl.h"
 
+#include "nn/DataParallel.h"
 #include "nn/File.h"
 #include "nn/Npy.h"
+#include "support/ByteMessage.h"
 #include "support/JsonLine.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -41,6 +43,8 @@ WorkDir &StagePipeline::Impl::ownerOf(const std::string &path) {
 absl::Status
 StagePipeline::Impl::writeArrays(const std::string &path,
                                  const std::map<std::string, Tensor> &arrays) {
+  if (!leads())
+    return absl::OkStatus();
   if (absl::Status status = ownerOf(path).record(path); !status.ok())
     return status;
   // Through `path`.partial (which the list allows beside `path`).
@@ -49,15 +53,34 @@ StagePipeline::Impl::writeArrays(const std::string &path,
 
 absl::Status StagePipeline::Impl::writeText(const std::string &path,
                                             const std::string &text) {
+  if (!leads())
+    return absl::OkStatus();
   if (absl::Status status = ownerOf(path).record(path); !status.ok())
     return status;
   return writeFileAtomically(path, text);
 }
 
 absl::Status StagePipeline::Impl::removeIfThere(const std::string &path) {
-  if (!llvm::sys::fs::exists(path) && !llvm::sys::fs::exists(path + ".partial"))
+  if (!leads() || (!llvm::sys::fs::exists(path) &&
+                   !llvm::sys::fs::exists(path + ".partial")))
     return absl::OkStatus();
   return ownerOf(path).remove(path);
+}
+
+absl::Status StagePipeline::Impl::createDirectory(const std::string &path) {
+  return leads() ? ownerOf(path).createDirectory(path) : absl::OkStatus();
+}
+
+absl::Status StagePipeline::Impl::removeUnder(const std::string &path) {
+  return leads() ? ownerOf(path).removeUnder(path) : absl::OkStatus();
+}
+
+absl::Status StagePipeline::Impl::waitForRanks(const std::string &what) {
+  if (!communicator)
+    return absl::OkStatus();
+  if (absl::Status status = communicator->barrier(); !status.ok())
+    return withContext(status, what + ": ");
+  return absl::OkStatus();
 }
 
 //===----------------------------------------------------------------------===//
@@ -106,10 +129,10 @@ absl::Status StagePipeline::Impl::synthesize(const DataDecl &decl,
   if (recordedFingerprint(marker) == hex(entity.fingerprint))
     return absl::OkStatus();
   if (!output.json)
-    llvm::errs() << "nn-train: synthesizing data '" << decl.name << "' ("
-                 << decl.utterances << " utterances of the segment task) in "
-                 << decl.path << "\n";
-  if (absl::Status status = work->createDirectory(decl.path); !status.ok())
+    log() << "nn-train: synthesizing data '" << decl.name << "' ("
+          << decl.utterances << " utterances of the segment task) in "
+          << decl.path << "\n";
+  if (absl::Status status = createDirectory(decl.path); !status.ok())
     return status;
   std::vector<float> prototypes = decl.task.prototypes();
   std::mt19937 rng(decl.seed + 1);
@@ -147,11 +170,11 @@ absl::Status StagePipeline::Impl::runTrain(Stage &stage,
     hasCheckpoint |= llvm::StringRef(it->path()).ends_with(".npz");
   if (!resumable) {
     // What the stage wrote there before, and nothing else (WorkDir).
-    if (absl::Status status = work->removeUnder(checkpoints); !status.ok())
+    if (absl::Status status = removeUnder(checkpoints); !status.ok())
       return status;
     hasCheckpoint = false;
   }
-  if (absl::Status status = work->createDirectory(checkpoints); !status.ok())
+  if (absl::Status status = createDirectory(checkpoints); !status.ok())
     return status;
   if (absl::Status status =
           writeText(stamp, fingerprintText(stage.fingerprint, stage.name));
@@ -164,7 +187,8 @@ absl::Status StagePipeline::Impl::runTrain(Stage &stage,
     options.tensorboardDir = output.tensorboardDir + "/" + stage.name;
   if (hasCheckpoint) {
     options.resume = checkpoints;
-  } else if (!stage.readInit.empty()) {
+  } else if (!stage.readInit.empty() && leads()) {
+    // The other ranks of a data-parallel run take rank 0's parameters.
     // Shared by name: the parameters this graph has (shapes were checked).
     const Entity &init = entities.at(stage.readInit);
     TrainState loaded;
@@ -188,13 +212,13 @@ absl::Status StagePipeline::Impl::runTrain(Stage &stage,
       grown += shape != found->second.shape();
     }
     if (!output.json)
-      llvm::errs() << options.output.linePrefix << "starts from '"
-                   << stage.readInit << "': " << shared << " of "
-                   << eval.parameters.size() << " parameters shared"
-                   << (stage.growInit
-                           ? " (" + std::to_string(grown) + " of them grown)"
-                           : std::string())
-                   << ", " << eval.parameters.size() - shared << " new\n";
+      log() << options.output.linePrefix << "starts from '" << stage.readInit
+            << "': " << shared << " of " << eval.parameters.size()
+            << " parameters shared"
+            << (stage.growInit
+                    ? " (" + std::to_string(grown) + " of them grown)"
+                    : std::string())
+            << ", " << eval.parameters.size() - shared << " new\n";
   }
   if (absl::Status status = trainer.run(finished); !status.ok())
     return withContext(status, stage.where + ": ");
@@ -212,9 +236,8 @@ absl::Status StagePipeline::Impl::runTrain(Stage &stage,
       !status.ok())
     return status;
   if (!output.json)
-    llvm::errs() << options.output.linePrefix << "parameters '"
-                 << stage.writeParameters << "' in " << written.parametersPath
-                 << "\n";
+    log() << options.output.linePrefix << "parameters '"
+          << stage.writeParameters << "' in " << written.parametersPath << "\n";
   return absl::OkStatus();
 }
 
@@ -259,6 +282,46 @@ struct StagePipeline::Impl::Alignment {
   std::vector<std::string> examples;
 };
 
+namespace {
+
+/// Every rank's paths and scores (of the utterances `mine` it aligned) in
+/// `out` on every rank.
+absl::Status gatherPaths(Communicator &communicator,
+                         const std::vector<int64_t> &mine,
+                         StagePipeline::Impl::Alignment &out) {
+  support::Packer packer;
+  for (int64_t u : mine)
+    packer.put(u).put(out.scores[u]).putAll(out.paths[u]);
+  absl::StatusOr<std::vector<std::string>> all =
+      allGather(communicator, packer.str());
+  if (!all.ok())
+    return all.status();
+  for (int r = 0; r < communicator.size(); ++r) {
+    if (r == communicator.rank())
+      continue;
+    support::Unpacker unpacker((*all)[r]);
+    while (!unpacker.done()) {
+      int64_t u = -1;
+      float score = 0;
+      std::vector<int32_t> path;
+      // (A braced list evaluates in order.)
+      for (const absl::Status &status :
+           {unpacker.get(u), unpacker.get(score), unpacker.getAll(path)})
+        if (!status.ok())
+          return status;
+      if (u < 0 || u >= (int64_t)out.paths.size())
+        return absl::InternalError("rank " + std::to_string(r) +
+                                   " aligned utterance " + std::to_string(u) +
+                                   " of " + std::to_string(out.paths.size()));
+      out.scores[u] = score;
+      out.paths[u] = std::move(path);
+    }
+  }
+  return absl::OkStatus();
+}
+
+} // namespace
+
 absl::Status
 StagePipeline::Impl::align(Stage &stage, const std::string &dataName,
                            const std::map<std::string, Tensor> &parameters,
@@ -280,8 +343,12 @@ StagePipeline::Impl::align(Stage &stage, const std::string &dataName,
   batching.maxSequences = stage.batchSize;
   batching.maxFrames = stage.maxFrames;
   batching.shuffle = false;
-  for (const std::vector<int64_t> &members :
-       epochBatches(*dataset, batching, 0)) {
+  std::vector<std::vector<int64_t>> batches =
+      epochBatches(*dataset, batching, 0);
+  // Several ranks align every parts()-th batch each and share the paths.
+  std::vector<int64_t> mine;
+  for (size_t i = part(); i < batches.size(); i += parts()) {
+    const std::vector<int64_t> &members = batches[i];
     RunInputs inputs = dataset->batch(members);
     inputs.parameters = parameters;
     DimValues dims;
@@ -310,10 +377,20 @@ StagePipeline::Impl::align(Stage &stage, const std::string &dataName,
     for (size_t b = 0; b < members.size(); ++b) {
       int64_t u = members[b];
       const int32_t *row = alignment.data<int32_t>() + b * time;
-      std::vector<int32_t> &path = out.paths[u];
-      path.assign(row, row + lengths[b]);
+      out.paths[u].assign(row, row + lengths[b]);
       if (stage.alignScored)
         out.scores[u] = (float)result.outputs[1].second.at((int64_t)b);
+      mine.push_back(u);
+    }
+  }
+  if (communicator)
+    if (absl::Status status = gatherPaths(*communicator, mine, out);
+        !status.ok())
+      return withContext(status,
+                         stage.where + ": aligning '" + dataName + "': ");
+  for (const std::vector<int64_t> &members : batches)
+    for (int64_t u : members) {
+      const std::vector<int32_t> &path = out.paths[u];
       // An infeasible sequence's frames are all -1 and its score -inf
       // (which alone tells one without frames).
       out.feasible[u] = std::none_of(path.begin(), path.end(),
@@ -331,7 +408,6 @@ StagePipeline::Impl::align(Stage &stage, const std::string &dataName,
                                std::to_string(dataset->length(u)) + " frames)");
       }
     }
-  }
   if (out.infeasible && !stage.skipInfeasible) {
     std::string list;
     for (const std::string &what : out.examples)
@@ -391,10 +467,9 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
         !status.ok())
       return status;
     if (!output.json)
-      llvm::errs() << prefix << "prior of '" << stage.readData.front()
-                   << "' (class frequencies on its best paths): " << text
-                   << "; scale " << llvm::format("%g", stage.priorScale)
-                   << "\n";
+      log() << prefix << "prior of '" << stage.readData.front()
+            << "' (class frequencies on its best paths): " << text << "; scale "
+            << llvm::format("%g", stage.priorScale) << "\n";
   }
 
   for (size_t d = 0; d < stage.readData.size(); ++d) {
@@ -408,8 +483,7 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
     const std::string &overlay = written.paths.back();
     // The overlay holds this alignment's shards alone: what an earlier
     // run wrote there goes first (a dataset with fewer shards now).
-    if (absl::Status status = ownerOf(overlay).removeUnder(overlay);
-        !status.ok())
+    if (absl::Status status = removeUnder(overlay); !status.ok())
       return status;
     // One overlay shard per shard of the data, named like it, with every
     // utterance the shard holds: those left out (no path now, or an
@@ -452,19 +526,18 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
     if (!output.json) {
-      llvm::errs() << prefix << "aligned '" << stage.readData[d] << "' ("
-                   << kept << " utterances, " << aligned.frames << " frames, "
-                   << llvm::format("%.0f",
-                                   aligned.frames / std::max(seconds, 1e-9))
-                   << " frames/s): '" << stage.writeData[d] << "' in "
-                   << overlay << "\n";
+      log() << prefix << "aligned '" << stage.readData[d] << "' (" << kept
+            << " utterances, " << aligned.frames << " frames, "
+            << llvm::format("%.0f", aligned.frames / std::max(seconds, 1e-9))
+            << " frames/s): '" << stage.writeData[d] << "' in " << overlay
+            << "\n";
       if (aligned.infeasible) {
         std::string list;
         for (const std::string &what : aligned.examples)
           list += (list.empty() ? "" : "; ") + what;
-        llvm::errs() << prefix << aligned.infeasible
-                     << " utterances no path fits left out: " << list
-                     << (aligned.infeasible > 5 ? "; ..." : "") << "\n";
+        log() << prefix << aligned.infeasible
+              << " utterances no path fits left out: " << list
+              << (aligned.infeasible > 5 ? "; ..." : "") << "\n";
       }
     }
     event(output, stage.name, "aligned",
@@ -479,6 +552,72 @@ absl::Status StagePipeline::Impl::runAlign(Stage &stage,
   return absl::OkStatus();
 }
 
+namespace {
+
+/// One utterance a decode stage decoded: its hypothesis, score and edits,
+/// and its line as nn-decode --json writes it.
+struct DecodedRecord {
+  int64_t utterance = 0;
+  std::vector<int32_t> labels;
+  std::optional<double> score;
+  std::optional<EditCounts> counts;
+  std::string line;
+};
+
+/// Every rank's records on every rank, in dataset order (each utterance
+/// of the `utterances` decoded by one rank).
+absl::Status gatherDecoded(Communicator &communicator, int64_t utterances,
+                           std::vector<DecodedRecord> &records) {
+  support::Packer packer;
+  for (const DecodedRecord &record : records) {
+    packer.put(record.utterance).putAll(record.labels);
+    packer.put((uint8_t)record.score.has_value()).put(record.score.value_or(0));
+    packer.put((uint8_t)record.counts.has_value())
+        .put(record.counts.value_or(EditCounts()));
+    packer.putText(record.line);
+  }
+  absl::StatusOr<std::vector<std::string>> all =
+      allGather(communicator, packer.str());
+  if (!all.ok())
+    return all.status();
+  std::vector<std::optional<DecodedRecord>> byUtterance((size_t)utterances);
+  for (int r = 0; r < communicator.size(); ++r) {
+    support::Unpacker unpacker((*all)[r]);
+    while (!unpacker.done()) {
+      DecodedRecord record;
+      uint8_t hasScore = 0, hasCounts = 0;
+      double score = 0;
+      EditCounts counts;
+      // (A braced list evaluates in order.)
+      for (const absl::Status &status :
+           {unpacker.get(record.utterance), unpacker.getAll(record.labels),
+            unpacker.get(hasScore), unpacker.get(score),
+            unpacker.get(hasCounts), unpacker.get(counts),
+            unpacker.getText(record.line)})
+        if (!status.ok())
+          return status;
+      if (record.utterance < 0 || record.utterance >= utterances ||
+          byUtterance[record.utterance])
+        return absl::InternalError(
+            "rank " + std::to_string(r) + " decoded utterance " +
+            std::to_string(record.utterance) + " of " +
+            std::to_string(utterances) + ", or another rank did too");
+      if (hasScore)
+        record.score = score;
+      if (hasCounts)
+        record.counts = counts;
+      byUtterance[record.utterance] = std::move(record);
+    }
+  }
+  records.clear();
+  for (std::optional<DecodedRecord> &record : byUtterance)
+    if (record)
+      records.push_back(std::move(*record));
+  return absl::OkStatus();
+}
+
+} // namespace
+
 absl::Status StagePipeline::Impl::runDecode(Stage &stage,
                                             const OutputOptions &output,
                                             StageReport &report) {
@@ -488,6 +627,8 @@ absl::Status StagePipeline::Impl::runDecode(Stage &stage,
     return status;
   std::string prefix = "[" + stage.name + "] ";
   DecodeOptions options;
+  options.part = part();
+  options.parts = parts();
   options.batchSize = stage.batchSize;
   options.maxFrames = stage.maxFrames;
   options.reference = stage.reference;
@@ -507,25 +648,54 @@ absl::Status StagePipeline::Impl::runDecode(Stage &stage,
     if (absl::Status status = checkUniqueIds(*dataset, "a decode stage");
         !status.ok())
       return withContext(status, stage.where + ": ");
+    // What this process decoded (its part, with several ranks), in
+    // dataset order.
+    std::vector<DecodedRecord> records;
+    absl::StatusOr<DecodeTotals> totals = decodeDataset(
+        stage.graph, stage.hypotheses, *dataset, parameters, options,
+        [&](const DecodedUtterance &decoded) {
+          DecodedRecord &record = records.emplace_back();
+          record.utterance = decoded.utterance;
+          record.labels = decoded.hypothesis.labels;
+          record.score = decoded.hypothesis.score;
+          if (decoded.scored)
+            record.counts = decoded.scored->counts;
+          record.line =
+              hypothesisJson(decoded, options.vocabulary != nullptr).str();
+          return absl::OkStatus();
+        });
+    if (!totals.ok())
+      return withContext(totals.status(), stage.where + ": ");
+    if (communicator) {
+      // Every rank's utterances, and the totals they add up to: edits
+      // counted again in dataset order, the graph's losses summed.
+      if (absl::Status status =
+              gatherDecoded(*communicator, dataset->size(), records);
+          !status.ok())
+        return withContext(status,
+                           stage.where + ": decoding '" + dataName + "': ");
+      totals->errors = ErrorRateAccumulator();
+      for (const DecodedRecord &record : records)
+        if (record.counts)
+          totals->errors.add(*record.counts);
+      if (absl::Status status =
+              allReduceLosses(*communicator, manifest, totals->losses.losses);
+          !status.ok())
+        return withContext(status,
+                           stage.where + ": decoding '" + dataName + "': ");
+    }
     // Per utterance of the dataset (those nn.keep leaves out have no
     // hypothesis; those without frames have the empty one), and the lines
     // nn-decode --json writes.
     std::vector<std::vector<int32_t>> hypotheses(dataset->size());
     std::vector<float> scores(dataset->size(), NAN);
     std::string lines;
-    absl::StatusOr<DecodeTotals> totals = decodeDataset(
-        stage.graph, stage.hypotheses, *dataset, parameters, options,
-        [&](const DecodedUtterance &decoded) {
-          hypotheses[decoded.utterance] = decoded.hypothesis.labels;
-          if (decoded.hypothesis.score)
-            scores[decoded.utterance] = (float)*decoded.hypothesis.score;
-          lines +=
-              hypothesisJson(decoded, options.vocabulary != nullptr).str() +
-              "\n";
-          return absl::OkStatus();
-        });
-    if (!totals.ok())
-      return withContext(totals.status(), stage.where + ": ");
+    for (DecodedRecord &record : records) {
+      hypotheses[record.utterance] = std::move(record.labels);
+      if (record.score)
+        scores[record.utterance] = (float)*record.score;
+      lines += record.line + "\n";
+    }
     support::JsonObject summary =
         summaryJson(*totals, lossesJson(manifest, totals->losses.losses));
     lines += support::JsonObject().add("summary", summary).str() + "\n";
@@ -535,8 +705,7 @@ absl::Status StagePipeline::Impl::runDecode(Stage &stage,
     const std::string &overlay = written.paths.back();
     // The overlay holds these hypotheses' shards alone: what an earlier
     // run wrote there goes first (a dataset with fewer shards now).
-    if (absl::Status status = ownerOf(overlay).removeUnder(overlay);
-        !status.ok())
+    if (absl::Status status = removeUnder(overlay); !status.ok())
       return status;
     // One overlay shard per shard of the data, named like it, with every
     // utterance the shard holds: those the data leaves out get an empty
@@ -591,25 +760,26 @@ absl::Status StagePipeline::Impl::runDecode(Stage &stage,
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
     if (!output.json) {
-      llvm::errs() << prefix << "decoded '" << dataName << "' ("
-                   << totals->utterances << " utterances, "
-                   << llvm::format("%.0f",
-                                   totals->utterances / std::max(seconds, 1e-9))
-                   << " utterances/s): '" << stage.writeData[d] << "' in "
-                   << overlay << ", hypotheses in " << jsonl << "\n";
+      log() << prefix << "decoded '" << dataName << "' (" << totals->utterances
+            << " utterances, "
+            << llvm::format("%.0f",
+                            totals->utterances / std::max(seconds, 1e-9))
+            << " utterances/s): '" << stage.writeData[d] << "' in " << overlay
+            << ", hypotheses in " << jsonl << "\n";
       if (totals->leftOut)
-        llvm::errs() << prefix << totals->leftOut << " utterances of '"
-                     << dataName << "' left out (nn.keep 0): no hypotheses\n";
+        log() << prefix << totals->leftOut << " utterances of '" << dataName
+              << "' left out (nn.keep 0): no hypotheses\n";
       if (totals->withoutFrames)
-        llvm::errs() << prefix << totals->withoutFrames << " utterances of '"
-                     << dataName
-                     << "' without frames: the empty hypothesis (not run "
-                        "through the graph)\n";
+        log() << prefix << totals->withoutFrames << " utterances of '"
+              << dataName
+              << "' without frames: the empty hypothesis (not run "
+                 "through the graph)\n";
       if (!totals->losses.losses.empty())
-        llvm::errs() << prefix << "'" << dataName << "' losses: "
-                     << lossesText(manifest, totals->losses.losses) << "\n";
-      llvm::errs() << prefix << "'" << dataName
-                   << "': " << errorRateText(*totals) << "\n";
+        log() << prefix << "'" << dataName
+              << "' losses: " << lossesText(manifest, totals->losses.losses)
+              << "\n";
+      log() << prefix << "'" << dataName << "': " << errorRateText(*totals)
+            << "\n";
     }
     support::JsonObject fields;
     fields.add("data", dataName)
@@ -631,16 +801,21 @@ absl::Status StagePipeline::Impl::runDecode(Stage &stage,
   return writeText(errorRateFile(stage), rates.str() + "\n");
 }
 
-absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
+absl::Status StagePipeline::run(const OutputOptions &given, bool &finished) {
   Impl &p = *impl;
   finished = false;
   if (!p.prepared)
-    if (absl::Status status = prepare(output); !status.ok())
+    if (absl::Status status = prepare(given); !status.ok())
       return status;
+  const OutputOptions output = p.shown(given);
+  // Rank 0 writes the data; the others read it once it is there.
   for (const DataDecl &decl : p.data)
-    if (decl.synthesize)
+    if (decl.synthesize && p.leads())
       if (absl::Status status = p.synthesize(decl, output); !status.ok())
         return status;
+  if (absl::Status status = p.waitForRanks("waiting for the data");
+      !status.ok())
+    return status;
   p.reports.clear();
   size_t ran = 0;
   for (size_t i = 0; i < p.stages.size(); ++i) {
@@ -654,9 +829,8 @@ absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
     if (stage.done) {
       report.skipped = true;
       if (!output.json)
-        llvm::errs() << "nn-train: stage " << position << " '" << stage.name
-                     << "' (" << report.kind
-                     << "): done in an earlier run, skipped\n";
+        p.log() << "nn-train: stage " << position << " '" << stage.name << "' ("
+                << report.kind << "): done in an earlier run, skipped\n";
       event(output, stage.name, "skipped");
       p.reports.push_back(std::move(report));
       continue;
@@ -666,35 +840,33 @@ absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
     if (absl::Status status = p.removeIfThere(marker); !status.ok())
       return status;
     if (!output.json) {
-      llvm::errs() << "nn-train: stage " << position << " '" << stage.name
-                   << "' (" << report.kind << ", "
-                   << llvm::sys::path::filename(stage.graphPath) << ")";
+      p.log() << "nn-train: stage " << position << " '" << stage.name << "' ("
+              << report.kind << ", "
+              << llvm::sys::path::filename(stage.graphPath) << ")";
       if (stage.kind == StageKind::train) {
-        llvm::errs() << ": losses";
+        p.log() << ": losses";
         for (const TrainedLoss &loss : stage.losses)
-          llvm::errs() << " " << loss.name;
-        llvm::errs() << ", "
-                     << (stage.steps ? std::to_string(stage.steps) + " steps"
-                                     : std::to_string(stage.epochs) + " epochs")
-                     << " on '" << stage.readTrain << "'"
-                     << (stage.readDev.empty()
-                             ? std::string()
-                             : ", dev '" + stage.readDev + "'")
-                     << (stage.readInit.empty()
-                             ? std::string()
-                             : ", from '" + stage.readInit + "'");
+          p.log() << " " << loss.name;
+        p.log() << ", "
+                << (stage.steps ? std::to_string(stage.steps) + " steps"
+                                : std::to_string(stage.epochs) + " epochs")
+                << " on '" << stage.readTrain << "'"
+                << (stage.readDev.empty() ? std::string()
+                                          : ", dev '" + stage.readDev + "'")
+                << (stage.readInit.empty() ? std::string()
+                                           : ", from '" + stage.readInit + "'");
       } else {
-        llvm::errs() << ": " << stage.readData.size() << " datasets with '"
-                     << stage.readParameters << "'";
+        p.log() << ": " << stage.readData.size() << " datasets with '"
+                << stage.readParameters << "'";
       }
-      llvm::errs() << "\n";
+      p.log() << "\n";
     }
     event(output, stage.name, "start",
           support::JsonObject()
               .add("index", i + 1)
               .add("of", p.stages.size())
               .add("kind", report.kind));
-    if (absl::Status status = p.work->createDirectory(stage.dir); !status.ok())
+    if (absl::Status status = p.createDirectory(stage.dir); !status.ok())
       return status;
     bool stageFinished = true;
     absl::Status status = stage.kind == StageKind::train
@@ -706,23 +878,27 @@ absl::Status StagePipeline::run(const OutputOptions &output, bool &finished) {
       return status;
     p.reports.push_back(std::move(report));
     if (!stageFinished) {
-      llvm::errs() << "nn-train: stage '" << stage.name
-                   << "' interrupted after step "
-                   << stage.trainer->state().batches << "; checkpoint in "
-                   << stage.trainer->checkpointDir() << "\n";
+      p.log() << "nn-train: stage '" << stage.name
+              << "' interrupted after step " << stage.trainer->state().batches
+              << "; checkpoint in " << stage.trainer->checkpointDir() << "\n";
       return absl::OkStatus();
     }
     if (absl::Status status =
             p.writeText(marker, fingerprintText(stage.fingerprint, stage.name));
         !status.ok())
       return status;
+    // Later stages read what rank 0 wrote.
+    if (absl::Status status =
+            p.waitForRanks("after stage '" + stage.name + "'");
+        !status.ok())
+      return status;
     event(output, stage.name, "done");
     ++ran;
   }
   if (!output.json)
-    llvm::errs() << "nn-train: all " << p.stages.size() << " stages done ("
-                 << ran << " ran, " << p.stages.size() - ran
-                 << " done before); outputs in " << p.workDir << "\n";
+    p.log() << "nn-train: all " << p.stages.size() << " stages done (" << ran
+            << " ran, " << p.stages.size() - ran << " done before); outputs in "
+            << p.workDir << "\n";
   finished = true;
   return absl::OkStatus();
 }

@@ -23,6 +23,13 @@
 // fingerprints of what it reads): a rerun skips a stage whose outputs
 // match, and redoes one whose inputs or settings changed.
 //
+// Under mpirun every rank runs the pipeline with the run's communicator:
+// train stages train data-parallel (nn/DataParallel.h), align and decode
+// stages share out their batches by rank and gather the results, and rank
+// 0 alone writes files and reports, the others waiting for it after each
+// stage. Every rank must see the same work directory and data (one
+// machine, or a shared filesystem). docs/distributed.md.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef NN_TRAINING_STAGES_H
@@ -83,9 +90,12 @@ public:
   /// types, stage names, reads and writes in order, graph files present.
   /// Errors name the file and the key (`stages[2].reads.init`).
   /// `workDir`, when given, replaces the file's work_dir (default: the
-  /// file's path with the extension .work).
+  /// file's path with the extension .work). `communicator`, when given
+  /// with several ranks, is the data-parallel run every rank of which
+  /// loads the same file (not owned).
   static absl::StatusOr<std::unique_ptr<StagePipeline>>
-  load(const std::string &path, const std::string &workDir = "");
+  load(const std::string &path, const std::string &workDir = "",
+       Communicator *communicator = nullptr);
   ~StagePipeline();
 
   /// Compiles every stage's graph and checks what the stages hand each

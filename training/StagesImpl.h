@@ -15,6 +15,8 @@
 #include "training/Stages.h"
 #include "training/WorkDir.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -63,6 +65,30 @@ struct StagePipeline::Impl {
   std::map<std::string, Entity> entities;
   std::vector<StageReport> reports;
   bool prepared = false;
+  /// The ranks of a data-parallel run; null for a single process.
+  Communicator *communicator = nullptr;
+  /// Whether this process writes the files and reports: rank 0, or the
+  /// single process. The other ranks write nothing and print nothing.
+  bool leads() const { return !communicator || communicator->rank() == 0; }
+  /// Where progress lines go: stderr on the leading process.
+  llvm::raw_ostream &log() const {
+    return leads() ? llvm::errs() : llvm::nulls();
+  }
+  /// What this process shows of `given`: all of it when it leads,
+  /// nothing otherwise.
+  OutputOptions shown(const OutputOptions &given) const {
+    OutputOptions output = given;
+    if (!leads())
+      output.json = output.verbose = output.bar = false;
+    return output;
+  }
+  /// The ranks wait for each other (rank 0's files written); `what` names
+  /// the point in errors. Nothing for a single process.
+  absl::Status waitForRanks(const std::string &what);
+  /// Shares out work by rank: this process's part and the number of
+  /// parts.
+  int part() const { return communicator ? communicator->rank() : 0; }
+  int parts() const { return communicator ? communicator->size() : 1; }
   /// The work directory, and the overlay directories outside it: every
   /// file a stage writes is recorded in the one that holds it first.
   std::unique_ptr<WorkDir> work;
@@ -77,8 +103,15 @@ struct StagePipeline::Impl {
   absl::Status writeText(const std::string &path, const std::string &text);
   /// Removes a file a stage wrote, if it is there.
   absl::Status removeIfThere(const std::string &path);
+  /// Creates a directory, or removes what was written under one, through
+  /// its owner.
+  absl::Status createDirectory(const std::string &path);
+  absl::Status removeUnder(const std::string &path);
 
   absl::Status prepareData();
+  /// An error on every rank when some rank found other fingerprints or
+  /// other stages done than rank 0 (it sees other files).
+  absl::Status checkRanksAgree();
   uint64_t fingerprintOfStage(const Stage &stage) const;
   bool adoptDoneStage(Stage &stage);
   absl::Status prepareTrain(Stage &stage, const OutputOptions &output);

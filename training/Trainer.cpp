@@ -734,6 +734,8 @@ absl::Status Trainer::run(bool &finished) {
   finished = false;
   rankCount = options.communicator ? options.communicator->size() : 1;
   rank = options.communicator ? options.communicator->rank() : 0;
+  if (options.communicator)
+    collectivesBefore = options.communicator->stats();
   // The compiled step sums over these ranks (nn.all_reduce).
   CurrentCommunicator scope(rankCount > 1 ? options.communicator : nullptr);
   if (!reportsForRun()) {
@@ -927,7 +929,11 @@ absl::Status Trainer::run(bool &finished) {
   if (rankCount > 1 && reportsForRun() && !out.json) {
     // What the steps spent in collectives, waiting for the slowest rank
     // included: the cost of running data-parallel (docs/distributed.md).
-    const CollectiveStats &spent = options.communicator->stats();
+    // This run's: a stage file's train stages share one communicator.
+    CollectiveStats spent = options.communicator->stats();
+    spent.calls -= collectivesBefore.calls;
+    spent.bytes -= collectivesBefore.bytes;
+    spent.seconds -= collectivesBefore.seconds;
     llvm::errs() << out.linePrefix
                  << llvm::format("nn-train: %d ranks; rank 0 spent %.3f s of "
                                  "%.3f s of steps in %lld all-reduces of "

@@ -246,6 +246,8 @@ private:
   std::vector<LossValue> epochLosses, startLosses, lastLosses;
   int64_t epochFrames = 0, epochBatches = 0;
   double epochSeconds = 0, totalStepSeconds = 0;
+  /// The communicator's collectives before this run began.
+  CollectiveStats collectivesBefore;
   /// A data-parallel run: this process's rank, the number of ranks, and
   /// the batch dim whose sequences they share out.
   int rank = 0, rankCount = 1;

@@ -66,6 +66,12 @@ absl::Status allReduceLosses(Communicator &communicator,
 absl::Status broadcastState(Communicator &communicator,
                             const Manifest &manifest, TrainState &state);
 
+/// Every rank's `mine`, indexed by rank, on every rank: what work shared
+/// out by rank (a stage's alignments or hypotheses) hands back. Each rank
+/// broadcasts its size, then its bytes, in rank order.
+absl::StatusOr<std::vector<std::string>> allGather(Communicator &communicator,
+                                                   const std::string &mine);
+
 } // namespace nn
 
 #endif // NN_DATAPARALLEL_H

@@ -246,3 +246,124 @@ def test_an_interrupted_rank_stops_every_rank_after_the_same_step(tmp_path):
     step, directory = saved[0]
     assert pathlib.Path(directory) == tmp_path / "run"
     assert (tmp_path / "run" / f"step-{int(step):08d}.npz").exists()
+
+
+STAGES = ROOT / "test" / "Tools" / "Inputs" / "stages"
+
+
+def stage_copy(directory):
+    """The stage file of test/Tools/nn-train-stages.mlir with batches small
+    enough that its align and decode stages share several among the ranks
+    (11 train, 3 dev: uneven), plain SGD and generated GEMM loops (as in
+    the first test: what differs is the order of sums)."""
+    shutil.copytree(STAGES, directory)
+    path = directory / "stages.json"
+    recipe = json.loads(path.read_text())
+    for stage in recipe["stages"]:
+        stage["blas"] = False
+        if stage["kind"] == "train":
+            stage.setdefault("optimizer", {"kind": "sgd"})
+        else:
+            stage["batch_size"] = 3
+    path.write_text(json.dumps(recipe))
+    return path
+
+
+def test_a_stage_file_under_mpirun_equals_one_process(tmp_path):
+    # Full-sum training, alignment with a prior, frame-wise training from
+    # the alignments, decoding: the same command as one process.
+    one_file, two_file = stage_copy(tmp_path / "one"), stage_copy(
+        tmp_path / "two")
+    one = run(single("--stages", one_file, "--json"))
+    assert one.returncode == 0, one.stderr
+    two = run(mpirun(2, "--stages", two_file, "--json"))
+    assert two.returncode == 0, two.stderr
+    # Rank 0 alone reports: each stage starts and ends once.
+    events = [(e["stage"], e["event"]) for e in json_lines(two.stdout)
+              if "event" in e and e["event"] in ("start", "done")]
+    assert events == [(s, e) for s in ("ctc", "align", "ce", "decode")
+                      for e in ("start", "done")]
+    one_work, two_work = tmp_path / "one" / "stages.work", \
+        tmp_path / "two" / "stages.work"
+    # The same files, rank 0's alone (the list of what nn-train wrote).
+    assert (json.loads((two_work / ".nn-written.json").read_text()) ==
+            json.loads((one_work / ".nn-written.json").read_text()))
+    for name in ("ctc/parameters.npz", "ce/parameters.npz"):
+        a, b = checkpoint(one_work / name), checkpoint(two_work / name)
+        for key in a:
+            np.testing.assert_allclose(b[key], a[key], rtol=0, atol=1e-6)
+    # Paths and hypotheses: every rank's share, gathered in order.
+    for name in ("data/train.align", "data/dev.align", "data/dev.decode"):
+        a = checkpoint(one_work / name / "shard-00000.npz")
+        b = checkpoint(two_work / name / "shard-00000.npz")
+        assert sorted(a) == sorted(b)
+        for key in a:
+            if a[key].dtype.kind == "f":
+                np.testing.assert_allclose(b[key], a[key], rtol=1e-5)
+            else:
+                np.testing.assert_array_equal(b[key], a[key], err_msg=key)
+    one_lines = json_lines((one_work / "decode" / "dev.jsonl").read_text())
+    two_lines = json_lines((two_work / "decode" / "dev.jsonl").read_text())
+    assert len(two_lines) == 9  # 8 utterances and the summary
+    for a, b in zip(one_lines[:-1], two_lines[:-1]):
+        assert (a["utt"], a["hyp"], a["errors"]) == \
+            (b["utt"], b["hyp"], b["errors"])
+        assert b["score"] == pytest.approx(a["score"], rel=1e-5)
+    a, b = one_lines[-1]["summary"], two_lines[-1]["summary"]
+    assert (a["errors"], a["ref_len"], a["utterances"]) == \
+        (b["errors"], b["ref_len"], b["utterances"])
+    assert b["losses"]["ctc"] == pytest.approx(a["losses"]["ctc"], rel=1e-6)
+
+    # Run again: every stage is done, on every rank alike.
+    again = run(mpirun(2, "--stages", two_file, "--json"))
+    assert again.returncode == 0, again.stderr
+    assert [e["event"] for e in json_lines(again.stdout)
+            if "event" in e] == ["skipped"] * 4
+
+
+def test_a_decode_stage_shares_utterances_without_frames_once(tmp_path):
+    # Dev utterance 0 without frames (its references kept): decoded as
+    # the empty hypothesis by one rank, at its place, counted once.
+    runs = {}
+    for name, ranks in (("one", 1), ("two", 2)):
+        path = stage_copy(tmp_path / name)
+        recipe = json.loads(path.read_text())
+        recipe["stages"] = [s for s in recipe["stages"]
+                            if s["name"] in ("ctc", "decode")]
+        # Two steps on the training data alone: the dev set is the one
+        # decoded.
+        del recipe["stages"][0]["reads"]["dev"]
+        recipe["data"]["dev"] = {"path": str(tmp_path / "frameless")}
+        path.write_text(json.dumps(recipe))
+        runs[name] = (path, ranks)
+    # The synthesized dev set with utterance 0's frames dropped.
+    dev = tmp_path / "frameless"
+    dev.mkdir()
+    synthesized = stage_copy(tmp_path / "synthesized")
+    assert run(single("--stages", synthesized)).returncode == 0
+    arrays = checkpoint(tmp_path / "synthesized" / "stages.work" / "data" /
+                        "dev" / "shard-00000.npz")
+    first = int(arrays["features.lengths"][0])
+    for name in ("features", "frame_labels"):
+        arrays[name] = arrays[name][first:]
+        arrays[name + ".lengths"] = arrays[name + ".lengths"].copy()
+        arrays[name + ".lengths"][0] = 0
+    np.savez(dev / "shard-00000.npz", **arrays)
+
+    lines = {}
+    for name, (path, ranks) in runs.items():
+        done = run(mpirun(ranks, "--stages", path) if ranks > 1
+                   else single("--stages", path))
+        assert done.returncode == 0, done.stderr
+        lines[name] = json_lines(
+            (tmp_path / name / "stages.work" / "decode" /
+             "dev.jsonl").read_text())
+    one, two = lines["one"], lines["two"]
+    assert [l.get("utt") for l in two] == [l.get("utt") for l in one]
+    assert two[0]["hyp"] == [] and two[0]["errors"] == two[0]["ref_len"]
+    for a, b in zip(one[:-1], two[:-1]):
+        assert (a["hyp"], a["errors"]) == (b["hyp"], b["errors"])
+    a, b = one[-1]["summary"], two[-1]["summary"]
+    assert b["without_frames"] == a["without_frames"] == 1
+    assert (b["utterances"], b["errors"], b["ref_len"]) == \
+        (a["utterances"], a["errors"], a["ref_len"])

@@ -381,7 +381,7 @@ int runStages() {
         "--stages takes every setting from the stage file; drop " + list));
   }
   absl::StatusOr<std::unique_ptr<training::StagePipeline>> pipeline =
-      training::StagePipeline::load(stagesPath, workDir);
+      training::StagePipeline::load(stagesPath, workDir, communicator.get());
   if (!pipeline.ok())
     return fail(pipeline.status());
   training::OutputOptions output = outputOptions();
@@ -393,8 +393,9 @@ int runStages() {
   if (absl::Status status = (*pipeline)->run(output, finished); !status.ok())
     return fail(status);
   if (!finished) {
-    llvm::errs() << "nn-train: interrupted; the same command continues "
-                    "from the checkpoint\n";
+    if (!communicator || communicator->rank() == 0)
+      llvm::errs() << "nn-train: interrupted; the same command continues "
+                      "from the checkpoint\n";
     return 130;
   }
   return 0;
@@ -422,15 +423,9 @@ int main(int argc, char **argv) {
     communicator = std::move(*world);
   }
   if (!stagesPath.empty()) {
-    // Each stage would have to share out its batches and write its files
-    // from rank 0 alone; until it does, refuse rather than have every rank
-    // write the same work directory.
-    if (communicator && communicator->size() > 1)
-      return fail(absl::UnimplementedError(
-          "--stages under mpirun is not supported yet: run the stage file "
-          "in one process, or each train stage's model under mpirun "
-          "(docs/distributed.md)"));
-    return runStages();
+    int code = runStages();
+    communicator.reset();
+    return code;
   }
   if (!workDir.empty())
     return fail(absl::InvalidArgumentError("--work-dir goes with --stages"));
