@@ -10,12 +10,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/cuda/CudaApi.h"
+#include "runtime/cuda/NcclApi.h"
 
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <gtest/gtest.h>
 
 #include <string_view>
+#include <type_traits>
 
 namespace nnabi = nn::cuda::abi;
 
@@ -59,5 +61,37 @@ TEST(CudaAbiTest, VersionedSymbolNamesMatchTheHeaders) {
   NN_CUDA_DRIVER_FUNCTIONS(NN_CHECK_SYMBOL)
   NN_CUBLAS_FUNCTIONS(NN_CHECK_SYMBOL)
 #undef NN_CHECK_SYMBOL
-  EXPECT_EQ(checked, 31);
+  EXPECT_EQ(checked, 32);
 }
+
+// NCCL ships apart from the toolkit (here, when nccl.h is next to it).
+#if __has_include(<nccl.h>)
+#include <nccl.h>
+
+namespace nnnccl = nn::cuda::nccl;
+
+static_assert(sizeof(nnnccl::ncclUniqueId) == sizeof(ncclUniqueId));
+static_assert(sizeof(nnnccl::ncclResult_t) == sizeof(ncclResult_t));
+static_assert(sizeof(nnnccl::ncclDataType_t) == sizeof(ncclDataType_t));
+static_assert(sizeof(nnnccl::ncclRedOp_t) == sizeof(ncclRedOp_t));
+static_assert(nnnccl::kSuccess == ncclSuccess);
+static_assert(nnnccl::kInProgress == ncclInProgress);
+static_assert(nnnccl::kUint8 == ncclUint8 && nnnccl::kFloat32 == ncclFloat32 &&
+              nnnccl::kFloat64 == ncclFloat64);
+static_assert(nnnccl::kSum == ncclSum);
+// The enums are ints on both sides: the functions take the same arguments.
+static_assert(std::is_same_v<std::underlying_type_t<ncclResult_t>, unsigned> ||
+              std::is_same_v<std::underlying_type_t<ncclResult_t>, int>);
+
+TEST(CudaAbiTest, NcclSymbolsAreTheHeadersFunctions) {
+  int checked = 0;
+  // Each listed member is a function nccl.h declares, under that symbol.
+#define NN_CHECK_NCCL(member, symbol, result, parameters)                      \
+  EXPECT_EQ(std::string_view(NN_STRINGIFY(member)), symbol);                   \
+  static_assert(std::is_function_v<decltype(::member)>);                       \
+  ++checked;
+  NN_NCCL_FUNCTIONS(NN_CHECK_NCCL)
+#undef NN_CHECK_NCCL
+  EXPECT_EQ(checked, 9);
+}
+#endif

@@ -9,18 +9,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "nn/DataParallel.h"
+#include "ThreadCommunicator.h"
 #include "runtime/comm/CommAbi.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <condition_variable>
-#include <map>
-#include <mutex>
 #include <random>
 #include <thread>
 
 using namespace nn;
+using namespace nn::testing;
 
 namespace {
 
@@ -303,67 +302,17 @@ TEST(BroadcastStateTest, EveryRankStartsFromRankZerosState) {
       << status;
 }
 
-/// One of `size` ranks run as threads of this process: a broadcast is the
-/// root's bytes of that call (each rank counts its calls) handed to the
-/// others, which wait for them and check their size.
-class ThreadWorld {
-public:
-  absl::Status broadcast(int64_t call, void *data, int64_t bytes, bool root) {
-    std::unique_lock<std::mutex> lock(mutex);
-    auto *begin = static_cast<char *>(data);
-    if (root) {
-      sent[call].assign(begin, begin + bytes);
-      arrived.notify_all();
-      return absl::OkStatus();
-    }
-    arrived.wait(lock, [&] { return sent.count(call) > 0; });
-    const std::vector<char> &bytesSent = sent[call];
-    if ((int64_t)bytesSent.size() != bytes)
-      return absl::InternalError("broadcast " + std::to_string(call) +
-                                 ": sizes differ");
-    std::copy(bytesSent.begin(), bytesSent.end(), begin);
-    return absl::OkStatus();
-  }
-
-private:
-  std::mutex mutex;
-  std::condition_variable arrived;
-  std::map<int64_t, std::vector<char>> sent;
-};
-
-class ThreadCommunicator final : public Communicator {
-public:
-  ThreadCommunicator(ThreadWorld &world, int rank, int size)
-      : world(world), rankNumber(rank), sizeNumber(size) {}
-  int rank() const override { return rankNumber; }
-  int size() const override { return sizeNumber; }
-  const char *backend() const override { return "threads"; }
-  absl::Status allReduceSum(const void *, void *, int64_t, DType) override {
-    return absl::UnimplementedError("not used");
-  }
-  absl::Status broadcast(void *data, int64_t bytes, int root) override {
-    return world.broadcast(calls++, data, bytes, root == rankNumber);
-  }
-  absl::Status barrier() override { return absl::OkStatus(); }
-  [[noreturn]] void abort(int) override { std::abort(); }
-
-private:
-  ThreadWorld &world;
-  int rankNumber, sizeNumber;
-  int64_t calls = 0;
-};
-
 TEST(AllGatherTest, EveryRankGetsEveryRanksBytesInRankOrder) {
   // Empty parts and bytes that are not text (a 0 among them) included.
   const std::vector<std::string> parts{"first", "", std::string("x\0y", 3),
                                        std::string(1000, 'z')};
-  ThreadWorld world;
+  ThreadWorld world((int)parts.size());
   std::vector<absl::StatusOr<std::vector<std::string>>> gathered(
       parts.size(), absl::UnknownError("not run"));
   std::vector<std::thread> ranks;
   for (int r = 0; r < (int)parts.size(); ++r)
     ranks.emplace_back([&, r] {
-      ThreadCommunicator communicator(world, r, (int)parts.size());
+      ThreadCommunicator communicator(world, r);
       gathered[r] = allGather(communicator, parts[r]);
     });
   for (std::thread &rank : ranks)

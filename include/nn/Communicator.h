@@ -9,6 +9,9 @@
 //  - mpi:   MPI_COMM_WORLD of the MPI library loaded at run time (Debian's
 //           OpenMPI, libmpi.so.40), for processes `mpirun` starts. A
 //           single-process run never loads it.
+//  - nccl:  the same ranks on their GPUs (nn/Cuda.h): buffers in device
+//           memory, summed on the device's stream by NCCL, loaded at run
+//           time (libnccl.so.2).
 //
 // Collectives wait at most `timeoutSeconds` for the other ranks, so a rank
 // that stopped (failed, lost, stuck) ends the run with an error naming the
@@ -46,7 +49,7 @@ public:
   /// This process's rank in [0, size()) and the number of processes.
   virtual int rank() const = 0;
   virtual int size() const = 0;
-  /// "local" or "mpi".
+  /// "local", "mpi" or "nccl".
   virtual const char *backend() const = 0;
 
   /// `count` elements of `dtype` at `send`, summed element-wise over every
@@ -78,6 +81,9 @@ struct CommunicatorOptions {
   double timeoutSeconds = 600;
   /// The MPI library to load ("" : $NN_MPI_LIBRARY, else libmpi.so.40).
   std::string mpiLibrary;
+  /// The NCCL library to load ("" : $NN_NCCL_LIBRARY, else libnccl.so.2;
+  /// makeNcclCommunicator in nn/Cuda.h).
+  std::string ncclLibrary;
 };
 
 /// A run of one process.

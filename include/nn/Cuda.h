@@ -2,15 +2,17 @@
 //
 // What a program sets and asks of the backend that runs "cuda" artifacts:
 // its options (which GPU, which driver and cuBLAS; LoadOptions carries them
-// in its DeviceOptions), whether such a device is usable, what it is, and
-// its kernels' device time. The driver and cuBLAS are loaded with dlopen
-// when a device is first used, so programs link neither.
+// in its DeviceOptions), whether such a device is usable, what it is, its
+// kernels' device time, and NCCL communicators over the GPUs of a
+// data-parallel run. The driver, cuBLAS and NCCL are loaded with dlopen
+// when first used, so programs link none of them.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef NN_CUDA_H
 #define NN_CUDA_H
 
+#include "nn/Communicator.h"
 #include "nn/Runtime.h"
 
 #include <string>
@@ -53,6 +55,20 @@ absl::Status cudaDeviceInfo(CudaDeviceInfo &info,
 
 /// Device-time profiling of the CUDA device `options` choose (the one
 /// Executable::setProfiling reaches for artifacts loaded with them).
+/// The ranks of `bootstrap` (the run's MPI communicator; it must outlive
+/// the result) on their GPUs, the CUDA device of `device` each: rank 0
+/// makes NCCL's unique id and broadcasts it through `bootstrap`, then
+/// every rank joins (ncclCommInitRank). The result's all-reduce and
+/// broadcast take buffers in the device's memory (device or managed) and
+/// run on the device's stream; each returns when the device finished it,
+/// or fails after `options.timeoutSeconds` (aborting the NCCL
+/// communicator) or when NCCL reports an error. Its barrier and abort are
+/// `bootstrap`'s. Errors name the library, the call and the rank.
+absl::StatusOr<std::unique_ptr<Communicator>>
+makeNcclCommunicator(Communicator &bootstrap,
+                     const CommunicatorOptions &options = {},
+                     const CudaOptions &device = {});
+
 void cudaSetProfiling(bool enabled, const CudaOptions &options = {});
 /// The times since profiling was enabled or last taken, per kernel name.
 std::vector<KernelTime> cudaTakeProfile(const CudaOptions &options = {});

@@ -29,6 +29,8 @@ using cublasStatus_t = int;
 
 constexpr CUresult kSuccess = 0;
 constexpr CUresult kOutOfMemory = 2;
+/// cuStreamQuery: work on the stream is still running.
+constexpr CUresult kNotReady = 600;
 constexpr unsigned kMemAttachGlobal = 0x1;
 constexpr unsigned kStreamDefault = 0x0;
 constexpr int kJitOptimizationLevel = 7;
@@ -72,6 +74,7 @@ constexpr int kCblasRowMajor = 101, kCblasNoTrans = 111, kCblasTrans = 112;
      unsigned, CUstream, void **, void **))                                    \
   X(cuStreamCreate, "cuStreamCreate", CUresult, (CUstream *, unsigned))        \
   X(cuStreamSynchronize, "cuStreamSynchronize", CUresult, (CUstream))          \
+  X(cuStreamQuery, "cuStreamQuery", CUresult, (CUstream))                      \
   X(cuMemAlloc, "cuMemAlloc_v2", CUresult, (CUdeviceptr *, size_t))            \
   X(cuMemAllocManaged, "cuMemAllocManaged", CUresult,                          \
     (CUdeviceptr *, size_t, unsigned))                                         \

@@ -56,9 +56,10 @@ protected:
   }
 };
 
-/// The CUDA device of `options`, or why there is none.
+} // namespace
+
 absl::StatusOr<std::shared_ptr<CudaDevice>>
-cudaDevice(const CudaOptions &options) {
+cuda::cudaDevice(const CudaOptions &options) {
   absl::StatusOr<std::shared_ptr<runtime::Device>> device =
       runtime::getDevice("cuda", DeviceOptions().set(options));
   if (!device.ok())
@@ -72,8 +73,6 @@ cudaDevice(const CudaOptions &options) {
         "the device of target 'cuda' is not the runtime's CUDA device");
   return cuda;
 }
-
-} // namespace
 
 std::shared_ptr<const runtime::Backend> cuda::createCudaBackend() {
   return std::make_shared<CudaBackend>();

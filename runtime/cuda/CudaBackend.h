@@ -11,13 +11,23 @@
 #ifndef NN_RUNTIME_CUDA_CUDABACKEND_H
 #define NN_RUNTIME_CUDA_CUDABACKEND_H
 
+#include "nn/Cuda.h"
 #include "runtime/device/Device.h"
+
+#include "absl/status/statusor.h"
 
 #include <memory>
 
 namespace nn::cuda {
 
+class CudaDevice;
+
 std::shared_ptr<const runtime::Backend> createCudaBackend();
+
+/// The CUDA device of `options` (the runtime's, shared), or why there is
+/// none.
+absl::StatusOr<std::shared_ptr<CudaDevice>>
+cudaDevice(const CudaOptions &options);
 
 } // namespace nn::cuda
 

@@ -5,6 +5,8 @@
 // signatures, backed by host memory:
 //
 //  * memory (device and managed alike) is malloc'ed, copies are memcpy;
+//  * streams finish kernels and copies at once, NCCL collectives when every
+//    rank has called them (FakeNccl.cpp: NCCL's stand-in, in this library);
 //  * modules and functions are handles that remember their names; a
 //    launch records the kernel's name and does nothing else (PTX cannot
 //    run on a CPU);
@@ -19,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "FakeCuda.h"
+#include "FakeDevice.h"
 
 #include "runtime/cuda/CudaApi.h"
 
@@ -80,7 +83,7 @@ bool failNow(const char *call) {
 }
 
 constexpr int kSuccess = 0, kOutOfMemory = 2, kInvalidValue = 1,
-              kLaunchFailed = 719, kNoBinaryForGpu = 209;
+              kLaunchFailed = 719, kNoBinaryForGpu = 209, kNotReady = 600;
 
 } // namespace
 
@@ -206,11 +209,18 @@ FAKE CUresult cuLaunchKernel(CUfunction function, unsigned gridX,
   return kSuccess;
 }
 FAKE CUresult cuStreamCreate(CUstream *stream, unsigned) {
-  static int dummy;
-  *stream = reinterpret_cast<CUstream>(&dummy);
+  // One object per stream: NCCL collectives are pending on their own.
+  *stream = reinterpret_cast<CUstream>(new int(0));
   return kSuccess;
 }
-FAKE CUresult cuStreamSynchronize(CUstream) { return kSuccess; }
+// Kernels and copies finish as they are issued; NCCL collectives when every
+// rank has called them.
+FAKE CUresult cuStreamSynchronize(CUstream stream) {
+  return fake::ncclWait(stream, 30) ? kSuccess : kLaunchFailed;
+}
+FAKE CUresult cuStreamQuery(CUstream stream) {
+  return fake::ncclPending(stream) ? kNotReady : kSuccess;
+}
 
 static CUresult allocate(CUdeviceptr *pointer, size_t bytes) {
   if (failNow("cuMemAlloc"))
@@ -239,8 +249,7 @@ FAKE CUresult cuMemFree_v2(CUdeviceptr pointer) {
   std::free(memory);
   return kSuccess;
 }
-/// Whether [pointer, pointer + bytes) lies in one allocation.
-static bool owned(const void *pointer, size_t bytes) {
+bool fake::owned(const void *pointer, size_t bytes) {
   std::lock_guard<std::mutex> lock(state().mutex);
   auto &all = state().allocations;
   auto it = all.upper_bound(const_cast<char *>((const char *)pointer));
@@ -251,7 +260,7 @@ static bool owned(const void *pointer, size_t bytes) {
 }
 FAKE CUresult cuMemcpyHtoD_v2(CUdeviceptr device, const void *host,
                               size_t bytes) {
-  if (!owned((void *)(uintptr_t)device, bytes))
+  if (!fake::owned((void *)(uintptr_t)device, bytes))
     return kInvalidValue;
   std::memcpy((void *)(uintptr_t)device, host, bytes);
   std::lock_guard<std::mutex> lock(state().mutex);
@@ -259,7 +268,7 @@ FAKE CUresult cuMemcpyHtoD_v2(CUdeviceptr device, const void *host,
   return kSuccess;
 }
 FAKE CUresult cuMemcpyDtoH_v2(void *host, CUdeviceptr device, size_t bytes) {
-  if (!owned((void *)(uintptr_t)device, bytes))
+  if (!fake::owned((void *)(uintptr_t)device, bytes))
     return kInvalidValue;
   std::memcpy(host, (const void *)(uintptr_t)device, bytes);
   std::lock_guard<std::mutex> lock(state().mutex);
@@ -347,6 +356,7 @@ FAKE cublasStatus_t cublasDgemm_v2(cublasHandle_t, int transA, int transB,
     &cuLaunchKernel,
     &cuStreamCreate,
     &cuStreamSynchronize,
+    &cuStreamQuery,
     &cuMemAlloc_v2,
     &cuMemAllocManaged,
     &cuMemGetInfo_v2,
