@@ -223,13 +223,6 @@ compileModule(ModuleOp module, MLIRContext &context,
   if (options.trainStep && !options.grads)
     return absl::InvalidArgumentError(
         "a train step needs gradients (CompileOptions::grads)");
-  // The MPI backend sums host buffers; a GPU step's gradients live in
-  // device memory, which only the NCCL backend would sum.
-  if (options.trainStep && options.optimizer.dataParallel &&
-      options.target != "cpu")
-    return absl::UnimplementedError(
-        "data-parallel train steps run on the cpu target so far (target '" +
-        options.target + "' needs the NCCL backend, not built yet)");
   ir::PipelineSettings settings;
   settings.request.training = options.training;
   settings.request.grads = options.grads;

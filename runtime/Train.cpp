@@ -172,7 +172,7 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
   auto accept = [&](const RunResult &result) {
     report.losses = result.losses;
     if (communicator) {
-      reduced = allReduceLosses(*communicator, manifest, report.losses);
+      reduced = allReduceLosses(communicator->host(), manifest, report.losses);
       if (!reduced.ok())
         return report.applied = false;
     }

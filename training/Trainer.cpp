@@ -734,10 +734,10 @@ absl::Status Trainer::run(bool &finished) {
   finished = false;
   rankCount = options.communicator ? options.communicator->size() : 1;
   rank = options.communicator ? options.communicator->rank() : 0;
-  if (options.communicator)
-    collectivesBefore = options.communicator->stats();
+  if (Communicator *step = stepCommunicator())
+    collectivesBefore = step->stats();
   // The compiled step sums over these ranks (nn.all_reduce).
-  CurrentCommunicator scope(rankCount > 1 ? options.communicator : nullptr);
+  CurrentCommunicator scope(rankCount > 1 ? stepCommunicator() : nullptr);
   if (!reportsForRun()) {
     // Rank 0 reports for the run.
     options.output.json = options.output.verbose = options.output.bar = false;
@@ -930,7 +930,7 @@ absl::Status Trainer::run(bool &finished) {
     // What the steps spent in collectives, waiting for the slowest rank
     // included: the cost of running data-parallel (docs/distributed.md).
     // This run's: a stage file's train stages share one communicator.
-    CollectiveStats spent = options.communicator->stats();
+    CollectiveStats spent = stepCommunicator()->stats();
     spent.calls -= collectivesBefore.calls;
     spent.bytes -= collectivesBefore.bytes;
     spent.seconds -= collectivesBefore.seconds;

@@ -142,6 +142,10 @@ struct TrainOptions {
   /// events; the dev batches are shared out and their losses summed. Null
   /// or one rank: a single process. docs/distributed.md.
   Communicator *communicator = nullptr;
+  /// What the compiled step sums over when it is not `communicator`: on
+  /// GPUs, the NCCL communicator of the same ranks (nn/Cuda.h), whose
+  /// buffers are the device's (not owned).
+  Communicator *stepCommunicator = nullptr;
   /// TensorBoard: an event file in this directory with each step's losses
   /// (`train/<name>`), `train/lr`, `train/grad_norm` and
   /// `train/frames_per_second`, and each dev evaluation's losses and error
@@ -246,7 +250,13 @@ private:
   std::vector<LossValue> epochLosses, startLosses, lastLosses;
   int64_t epochFrames = 0, epochBatches = 0;
   double epochSeconds = 0, totalStepSeconds = 0;
-  /// The communicator's collectives before this run began.
+  /// What the compiled step sums over: the step communicator, or the
+  /// run's (null for a single process).
+  Communicator *stepCommunicator() const {
+    return options.stepCommunicator ? options.stepCommunicator
+                                    : options.communicator;
+  }
+  /// The step communicator's collectives before this run began.
   CollectiveStats collectivesBefore;
   /// A data-parallel run: this process's rank, the number of ranks, and
   /// the batch dim whose sequences they share out.

@@ -12,17 +12,21 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ExecutionUtil.h"
 #include "ThreadCommunicator.h"
 
 #include "nn/Cuda.h"
+#include "nn/Train.h"
 
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <functional>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -44,11 +48,15 @@ template <typename T> T *deviceArray(size_t count) {
   return reinterpret_cast<T *>(pointer);
 }
 
-int liveComms() {
+/// What the fake NCCL counts: "live_comms" or "finished_collectives".
+int fakeCount(const char *what) {
   void *fake = dlopen(FAKE_CUDA_LIBRARY, RTLD_NOW);
-  auto *live = (int (*)())dlsym(fake, "fake_nccl_live_comms");
-  return live ? live() : -1;
+  auto *count =
+      (int (*)())dlsym(fake, (std::string("fake_nccl_") + what).c_str());
+  return count ? count() : -1;
 }
+
+int liveComms() { return fakeCount("live_comms"); }
 
 CudaOptions fakeGpu(int ordinal) {
   CudaOptions options;
@@ -258,6 +266,80 @@ TEST(FakeNcclTest, NoUniqueIdEndsEveryRank) {
                   std::string::npos)
             << made.status();
       });
+}
+
+// A model for the segment task (features, frame labels).
+const char *kTrainModel = R"(
+nn.parameter @w : !nn.tensor<[16, 8], f32>
+nn.graph @g(%features: !nn.tensor<[B, T, 8], f32>, %frame_labels: !nn.tensor<[B, T], i32>)
+    dims [B: batch, T: seq(B)] {
+  %w = nn.param_ref @w : !nn.tensor<[16, 8], f32>
+  %l = nn.linear %features, %w : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[16, 8], f32>
+  %ce = nn.cross_entropy %l, %frame_labels from logits : !nn.tensor<[B, T, 16], f32>, !nn.tensor<[B, T], i32>
+  nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
+  nn.return
+})";
+
+// A data-parallel train step for the GPU, each rank on its own (fake) GPU:
+// the compiled step's sums (the frames' count and the gradient bucket) go
+// through NCCL on device memory, and the losses the runtime sums after the
+// step through the communicator NCCL was bootstrapped from (host memory).
+// The fake runs no kernels, so the values are not checked here; what is
+// checked is where every sum went.
+TEST(FakeNcclTest, AGpuStepSumsItsBuffersWithNcclAndItsLossesOnTheHost) {
+  SKIP_WITHOUT_TOOLKIT();
+  Environment environment("2");
+  CompileOptions options;
+  options.target = "cuda";
+  options.grads = options.training = options.trainStep = true;
+  options.optimizer.dataParallel = true;
+  options.artifactPath =
+      ::testing::TempDir() + "nccl-step-" + std::to_string(::getpid()) + ".so";
+  LoadOptions onFirst;
+  onFirst.device.set(fakeGpu(0));
+  Executable first = compileOrDie(kTrainModel, options, onFirst);
+  absl::StatusOr<SegmentBinding> binding = bindSegmentTask(first.manifest());
+  ASSERT_TRUE(binding.ok()) << binding.status();
+  std::mt19937 rng(3);
+  // Each rank's part of the batch: 2 and 3 sequences.
+  std::vector<RunInputs> parts{segmentBatchFor(*binding, 2, rng),
+                               segmentBatchFor(*binding, 3, rng)};
+  std::vector<int64_t> padded;
+  for (const RunInputs &part : parts) {
+    const Tensor &features = part.inputs.at("features");
+    padded.push_back(features.shape()[0] * features.shape()[1]);
+  }
+  int before = fakeCount("finished_collectives");
+  std::vector<StepReport> reports(2);
+  onRanks(
+      2, [](int) { return fakeNccl(); },
+      [&](int r, absl::StatusOr<std::unique_ptr<Communicator>> &nccl) {
+        ASSERT_TRUE(nccl.ok()) << nccl.status();
+        Executable own;
+        LoadOptions load;
+        load.device.set(fakeGpu(r));
+        ASSERT_TRUE(Executable::load(options.artifactPath, own, load).ok());
+        EXPECT_EQ(own.deviceName(),
+                  "cuda:" + std::to_string(r) + " (Fake GPU)");
+        TrainState state;
+        ASSERT_TRUE(
+            initializeParameters(own.manifest(), 1, state.parameters).ok());
+        CurrentCommunicator scope(nccl->get());
+        absl::Status status =
+            runTrainStep(own, parts[r], 1e-3, 1, state, reports[r]);
+        ASSERT_TRUE(status.ok()) << status;
+        EXPECT_EQ(state.step, 1);
+      });
+  std::remove(options.artifactPath.c_str());
+  // Both ranks ran the step's collectives together: the per-frame loss's
+  // frame count, and the gradients' bucket (and no other).
+  EXPECT_EQ(fakeCount("finished_collectives") - before, 2);
+  // The losses after the step: both parts' frames on both ranks.
+  for (const StepReport &report : reports) {
+    ASSERT_EQ(report.losses.size(), 1u);
+    EXPECT_EQ(report.losses[0].framesPadded, padded[0] + padded[1]);
+  }
+  EXPECT_EQ(liveComms(), 0);
 }
 
 } // namespace

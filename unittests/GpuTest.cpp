@@ -5,12 +5,19 @@
 // length patterns of LoweringTest; outputs and losses must match the
 // double-precision reference (rel 1e-4 + abs 1e-5) and the CPU build of the
 // same graph (rel 1e-4). The examples must match the CPU within rel 1e-4.
+// NCCL (libnccl.so.2, or NN_NCCL_LIBRARY), where it loads, sums over the
+// GPUs (one rank per GPU, up to 2, as threads).
 //
 //===----------------------------------------------------------------------===//
 
 #include "ExecutionUtil.h"
+#include "ThreadCommunicator.h"
 
 #include "nn/Cuda.h"
+#include "runtime/cuda/CudaBackend.h"
+#include "runtime/cuda/CudaDevice.h"
+
+#include <thread>
 
 using namespace nn;
 using namespace nn::testing;
@@ -94,6 +101,58 @@ TEST(GpuDeviceTest, ReportsTheDevice) {
   EXPECT_FALSE(info.name.empty());
   EXPECT_GE(info.computeCapability, 80);
   EXPECT_GT(info.multiprocessors, 0);
+}
+
+TEST(GpuNcclTest, RanksOnTheGpusSum) {
+  SKIP_WITHOUT_GPU();
+  int gpus = 1;
+  CudaOptions second;
+  second.ordinal = 1;
+  if (cudaAvailable(nullptr, second))
+    gpus = 2;
+  ThreadWorld world(gpus);
+  std::vector<std::string> errors(gpus);
+  std::vector<std::vector<double>> sums(gpus);
+  std::vector<std::thread> ranks;
+  for (int r = 0; r < gpus; ++r)
+    ranks.emplace_back([&, r] {
+      ThreadCommunicator bootstrap(world, r);
+      CudaOptions gpu;
+      gpu.ordinal = r;
+      absl::StatusOr<std::unique_ptr<Communicator>> nccl =
+          makeNcclCommunicator(bootstrap, {}, gpu);
+      if (!nccl.ok()) {
+        errors[r] = std::string(nccl.status().message());
+        return;
+      }
+      std::shared_ptr<cuda::CudaDevice> device = *cuda::cudaDevice(gpu);
+      // 1000 doubles, rank-dependent, in device memory.
+      std::vector<double> mine(1000);
+      for (size_t i = 0; i < mine.size(); ++i)
+        mine[i] = 0.5 * (double)i + r;
+      size_t bytes = mine.size() * sizeof(double);
+      void *buffer = device->allocate(bytes, /*hostVisible=*/false);
+      absl::Status status =
+          device->copyToDevice(buffer, mine.data(), bytes, "the test's");
+      if (status.ok())
+        status = (*nccl)->allReduceSum(buffer, buffer, 1000, DType::f64);
+      if (status.ok())
+        status = device->copyToHost(mine.data(), buffer, bytes, "the test's");
+      device->release(buffer);
+      if (!status.ok())
+        errors[r] = std::string(status.message());
+      sums[r] = mine;
+    });
+  for (std::thread &rank : ranks)
+    rank.join();
+  if (errors[0].find("cannot load NCCL") != std::string::npos)
+    GTEST_SKIP() << errors[0];
+  for (int r = 0; r < gpus; ++r) {
+    ASSERT_EQ(errors[r], "") << "rank " << r;
+    for (size_t i = 0; i < 1000; ++i)
+      ASSERT_EQ(sums[r][i], gpus * 0.5 * (double)i + (gpus - 1) * gpus / 2.0)
+          << "rank " << r << " element " << i;
+  }
 }
 
 } // namespace

@@ -65,6 +65,11 @@ public:
   /// Ends every process of the run with exit status `code` (this rank
   /// failed; it has said why). Never returns.
   [[noreturn]] virtual void abort(int code) = 0;
+  /// The same ranks for buffers in host memory: this communicator, or
+  /// for one whose buffers live on a device (nccl) the one it was
+  /// bootstrapped from. What the runtime sums on the host (a step's
+  /// losses) goes through it.
+  virtual Communicator &host() { return *this; }
 
   /// "rank 1 of 4": how errors and messages name this process.
   std::string describe() const;
@@ -102,8 +107,8 @@ absl::StatusOr<std::unique_ptr<Communicator>>
 makeMpiCommunicator(const CommunicatorOptions &options);
 
 /// The communicator compiled steps sum over (nn.all_reduce); null, the
-/// default, is a run of one process. Process-wide: one data-parallel run
-/// per process.
+/// default, is a run of one process. Per thread: the thread that runs the
+/// steps sets it (ranks as threads of one process each have their own).
 Communicator *currentCommunicator();
 
 /// Makes `communicator` current for its lifetime, then restores the one

@@ -96,7 +96,9 @@ public:
     func::FuncOp site = createCallSite(
         b, module, "nn_all_reduce_site", ValueRange(buffers).getTypes(),
         [&](OpBuilder &fb, ValueRange args, StringRef name) {
-          Location fl = module.getLoc();
+          // The op's location: on GPUs the copy is a kernel named after
+          // it.
+          Location fl = loc;
           // The bucket's buffer may be a view with any stride (a single
           // input the canonicalizer passed through): copied into the
           // contiguous result, it is summed in place there.

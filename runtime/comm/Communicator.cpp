@@ -2,7 +2,6 @@
 
 #include "nn/Communicator.h"
 
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -10,7 +9,8 @@ using namespace nn;
 
 namespace {
 
-std::atomic<Communicator *> current{nullptr};
+/// The calling thread's (nn/Communicator.h).
+thread_local Communicator *current = nullptr;
 
 /// One process: the sum over the ranks is the value.
 class LocalCommunicator final : public Communicator {
@@ -77,9 +77,11 @@ bool nn::launchedAsRanks() {
   return std::getenv("PMIX_RANK") != nullptr;
 }
 
-Communicator *nn::currentCommunicator() { return current.load(); }
+Communicator *nn::currentCommunicator() { return current; }
 
 CurrentCommunicator::CurrentCommunicator(Communicator *communicator)
-    : previous(current.exchange(communicator)) {}
+    : previous(current) {
+  current = communicator;
+}
 
-CurrentCommunicator::~CurrentCommunicator() { current.store(previous); }
+CurrentCommunicator::~CurrentCommunicator() { current = previous; }

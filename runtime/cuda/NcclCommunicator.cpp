@@ -142,6 +142,7 @@ public:
   }
 
   absl::Status barrier() override { return bootstrap.barrier(); }
+  Communicator &host() override { return bootstrap; }
 
   [[noreturn]] void abort(int code) override {
     abortComm();

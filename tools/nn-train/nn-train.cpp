@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "nn/Cuda.h"
 #include "training/Stages.h"
 #include "training/Trainer.h"
 
@@ -28,6 +29,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <unistd.h>
 
 namespace cl = llvm::cl;
@@ -218,6 +220,24 @@ namespace training = nn::training;
 
 /// The ranks of a run `mpirun` started; null in a single process.
 std::unique_ptr<nn::Communicator> communicator;
+/// The same ranks on their GPUs (NCCL), for a cuda train step to sum
+/// over; null otherwise.
+std::unique_ptr<nn::Communicator> gpuCommunicator;
+
+/// Each rank of a machine on its own GPU: local rank r takes GPU r, as
+/// the launcher numbers the ranks of each machine, unless NN_CUDA_DEVICE
+/// chooses.
+void chooseGpuOfRank() {
+  const char *chosen = std::getenv("NN_CUDA_DEVICE");
+  if (chosen && *chosen)
+    return;
+  for (const char *name :
+       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char *local = std::getenv(name); local && *local) {
+      ::setenv("NN_CUDA_DEVICE", local, 1);
+      return;
+    }
+}
 
 int fail(const absl::Status &status) {
   if (communicator && communicator->size() > 1) {
@@ -320,6 +340,7 @@ int trainModel() {
   options.output = outputOptions();
   options.tensorboardDir = tensorboard;
   options.communicator = communicator.get();
+  options.stepCommunicator = gpuCommunicator.get();
   absl::StatusOr<nn::LearningRateSchedule> parsed =
       nn::LearningRateSchedule::parse(lr);
   if (!parsed.ok())
@@ -421,6 +442,17 @@ int main(int argc, char **argv) {
     if (!world.ok())
       return fail(world.status());
     communicator = std::move(*world);
+    // A GPU step sums its device buffers with NCCL; the host's sums (the
+    // losses, the state at the start) stay with MPI.
+    if (stagesPath.empty() && !compileOnly &&
+        compileFlags.compileOptions().target == "cuda") {
+      chooseGpuOfRank();
+      absl::StatusOr<std::unique_ptr<nn::Communicator>> gpus =
+          nn::makeNcclCommunicator(*communicator, communication);
+      if (!gpus.ok())
+        return fail(gpus.status());
+      gpuCommunicator = std::move(*gpus);
+    }
   }
   if (!stagesPath.empty()) {
     int code = runStages();
@@ -434,7 +466,9 @@ int main(int argc, char **argv) {
         "give a model (nn-train MODEL.mlir ...) or a stage file (--stages "
         "FILE)"));
   int code = trainModel();
-  // MPI_Finalize now, before the exit handlers Open MPI registered run.
+  // NCCL's communicator first; MPI_Finalize now, before the exit handlers
+  // Open MPI registered run.
+  gpuCommunicator.reset();
   communicator.reset();
   return code;
 }

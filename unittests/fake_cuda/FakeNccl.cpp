@@ -16,7 +16,8 @@
 // FAKE_NCCL_FAIL=<call>[:<n>] makes the n-th call (default 1st) of
 // ncclGetUniqueId or ncclCommInitRank fail, or the n-th ncclAllReduce of
 // the process report an asynchronous remote error and never finish.
-// fake_nccl_live_comms() counts communicators not destroyed or aborted.
+// fake_nccl_live_comms() counts communicators not destroyed or aborted,
+// fake_nccl_finished_collectives() the collectives every rank finished.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,6 +86,8 @@ struct State {
   std::set<Comm *> comms;
   std::map<std::string, int> calls;
   int ids = 0;
+  /// Collectives every rank finished.
+  int finished = 0;
 };
 
 State &state() {
@@ -143,6 +146,7 @@ void finish(Group &group, int64_t n) {
     std::memcpy(part.receive, result.data(), result.size());
   group.open.erase(n);
   group.finished.insert(n);
+  ++state().finished;
 }
 
 /// Enqueues `part` as `comm`'s next collective (the state's mutex held).
@@ -205,6 +209,11 @@ bool fake::ncclWait(const void *stream, double seconds) {
 FAKE int fake_nccl_live_comms() {
   std::lock_guard<std::mutex> lock(state().mutex);
   return (int)state().comms.size();
+}
+
+FAKE int fake_nccl_finished_collectives() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().finished;
 }
 
 FAKE ncclResult_t ncclGetVersion(int *version) {
