@@ -3,7 +3,9 @@
 #
 #   scripts/gpu-check.sh              on a machine with a GPU and the build
 #                                     dependencies: build, the gpu-labelled
-#                                     tests, every example on cuda vs cpu,
+#                                     tests (NCCL's sums over the GPUs
+#                                     among them, where libnccl.so.2
+#                                     loads), every example on cuda vs cpu,
 #                                     the GPU benchmark (nn-gpu-bench)
 #   scripts/gpu-check.sh bundle DIR   here (no GPU needed): compile every
 #                                     example (forward, and with gradients),
