@@ -55,6 +55,7 @@ from nn._nn import (
     load,
     load_checkpoint,
     num_threads,
+    ranks,
     registered_targets,
     save_checkpoint,
     set_num_threads,
@@ -147,7 +148,9 @@ class Trainer(_nn.Trainer):
     run(), which returns False when interrupted. `data` and `dev` are
     dataset paths, or iterables of utterances (dicts of arrays, nn/data.py)
     written as shards at compile(). Checkpoints are nn-train's: either
-    resumes the other's."""
+    resumes the other's. Under mpirun (`mpirun -np 2 python3 train.py`)
+    it trains data-parallel as nn-train does, rank 0 reporting and saving
+    (collective_timeout=600 seconds; nn.ranks() says which rank runs)."""
 
     def __init__(self, model, data=None, dev=None, **settings):
         self._files = tempfile.TemporaryDirectory(prefix="nn-trainer-")
@@ -291,4 +294,5 @@ __all__ = [
     "repeat_beam",
     "sum_beam",
     "unflatten_beam",
+    "ranks",
 ]

@@ -13,6 +13,7 @@
 #include "nn/Dataset.h"
 #include "nn/LearningRate.h"
 #include "nn/Train.h"
+#include "training/Ranks.h"
 #include "training/Trainer.h"
 
 #include <csignal>
@@ -144,9 +145,44 @@ training::TrainOptions takeTrainOptions(const std::string &model,
   return options;
 }
 
+/// The ranks of the process when a launcher started it as one of several
+/// (mpirun python3 train.py): joined by the first Trainer that needs them
+/// (or nn.ranks()), kept until the interpreter exits, as nn-train keeps
+/// them for its run.
+training::RunRanks &processRanks() {
+  static training::RunRanks *ranks = new training::RunRanks;
+  return *ranks;
+}
+
+/// Joins what the process's ranks lack (`timeout`: collective_timeout;
+/// `gpu`: NCCL too, for a cuda Trainer).
+void joinProcessRanks(double timeout, bool gpu) {
+  training::RunRanks &ranks = processRanks();
+  bool had = ranks.host != nullptr;
+  CommunicatorOptions options;
+  options.timeoutSeconds = timeout;
+  absl::Status joined = training::joinRanks(ranks, options, gpu);
+  if (!had && ranks.host)
+    // Finalize MPI (NCCL first) while the interpreter still runs, not at
+    // static destruction.
+    py::module_::import("atexit").attr("register")(
+        py::cpp_function([] { processRanks() = training::RunRanks(); }));
+  check(joined);
+}
+
 } // namespace
 
 void bindTraining(py::module_ &module) {
+  module.def(
+      "ranks",
+      []() {
+        joinProcessRanks(600, /*gpu=*/false);
+        Communicator *host = processRanks().host.get();
+        return py::make_tuple(host ? host->rank() : 0, host ? host->size() : 1);
+      },
+      "(rank, number of ranks) of this process: (0, 1) alone, the MPI "
+      "ranks when mpirun started it (a Trainer then trains data-parallel, "
+      "rank 0 reporting and saving).");
   module.def(
       "init_parameters",
       [](const Manifest &manifest, uint64_t seed) {
@@ -323,8 +359,15 @@ void bindTraining(py::module_ &module) {
       "1e-3\", save=\"ckpt\", ...), compile() then run().")
       .def(py::init([](const std::string &model, py::kwargs kwargs) {
              py::dict settings = kwargs;
+             double timeout = 600;
+             takeKeyword(settings, "collective_timeout", timeout,
+                         "a number of seconds");
              training::TrainOptions options = takeTrainOptions(model, settings);
              rejectUnknownKeywords(settings, "Trainer");
+             // Under mpirun: data-parallel, as nn-train.
+             joinProcessRanks(timeout, options.compile.target == "cuda");
+             options.communicator = processRanks().host.get();
+             options.stepCommunicator = processRanks().gpu.get();
              return std::make_unique<training::Trainer>(std::move(options));
            }),
            py::arg("model"))

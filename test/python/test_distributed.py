@@ -10,6 +10,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 
 import numpy as np
@@ -367,3 +368,50 @@ def test_a_decode_stage_shares_utterances_without_frames_once(tmp_path):
     assert b["without_frames"] == a["without_frames"] == 1
     assert (b["utterances"], b["errors"], b["ref_len"]) == \
         (a["utterances"], a["errors"], a["ref_len"])
+
+
+TRAIN_SCRIPT = """
+import json, sys
+import nn
+model, save = sys.argv[1], sys.argv[2]
+rank, size = nn.ranks()
+trainer = nn.Trainer(model, synthetic="segments", batch_size=16, steps=6,
+                     epoch_steps=6, seed=3, optimizer="sgd",
+                     lr="constant:peak=0.1", blas=False, save=save,
+                     json=True)
+trainer.compile()
+assert trainer.run()
+print(json.dumps({"rank": rank, "ranks": size}), file=sys.stderr)
+"""
+
+
+def test_the_python_trainer_under_mpirun_trains_data_parallel(tmp_path):
+    # `mpirun -np 2 python3 train.py` with nn.Trainer: the run nn-train
+    # makes of the same flags on two ranks, bit for bit.
+    script = tmp_path / "train.py"
+    script.write_text(TRAIN_SCRIPT)
+    python = run(["mpirun", "-np", "2", sys.executable, script, SMALL_MODEL,
+                  tmp_path / "python"])
+    assert python.returncode == 0, python.stderr
+    ranks = sorted(json.loads(line)["rank"] for line in
+                   python.stderr.splitlines() if line.startswith('{"rank"'))
+    assert ranks == [0, 1], python.stderr
+    assert '"ranks": 2' in python.stderr
+    flags = [SMALL_MODEL, "--synthetic", "segments", "--batch-size", "16",
+             "--steps", "6", "--epoch-steps", "6", "--seed", "3",
+             "--optimizer", "sgd", "--lr", "constant:peak=0.1", "--no-blas",
+             "--json"]
+    tool = run(mpirun(2, *flags, "--save", tmp_path / "tool"))
+    assert tool.returncode == 0, tool.stderr
+    # Rank 0 alone reports: one line per step.
+    steps_python = [l for l in json_lines(python.stdout) if "grad_norm" in l]
+    steps_tool = [l for l in json_lines(tool.stdout) if "grad_norm" in l]
+    assert len(steps_python) == len(steps_tool) == 6
+    for a, b in zip(steps_python, steps_tool):
+        assert (a["step"], a["losses"], a["grad_norm"]) == \
+            (b["step"], b["losses"], b["grad_norm"])
+    a = checkpoint(tmp_path / "tool" / "step-00000006.npz")
+    b = checkpoint(tmp_path / "python" / "step-00000006.npz")
+    assert sorted(a) == sorted(b)
+    for key in a:
+        np.testing.assert_array_equal(b[key], a[key], err_msg=key)

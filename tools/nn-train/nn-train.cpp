@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "nn/Cuda.h"
+#include "training/Ranks.h"
 #include "training/Stages.h"
 #include "training/Trainer.h"
 
@@ -29,7 +29,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <unistd.h>
 
 namespace cl = llvm::cl;
@@ -218,26 +217,11 @@ namespace {
 
 namespace training = nn::training;
 
-/// The ranks of a run `mpirun` started; null in a single process.
-std::unique_ptr<nn::Communicator> communicator;
-/// The same ranks on their GPUs (NCCL), for a cuda train step to sum
-/// over; null otherwise.
-std::unique_ptr<nn::Communicator> gpuCommunicator;
-
-/// Each rank of a machine on its own GPU: local rank r takes GPU r, as
-/// the launcher numbers the ranks of each machine, unless NN_CUDA_DEVICE
-/// chooses.
-void chooseGpuOfRank() {
-  const char *chosen = std::getenv("NN_CUDA_DEVICE");
-  if (chosen && *chosen)
-    return;
-  for (const char *name :
-       {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
-    if (const char *local = std::getenv(name); local && *local) {
-      ::setenv("NN_CUDA_DEVICE", local, 1);
-      return;
-    }
-}
+/// The ranks of a run `mpirun` started (none in a single process): MPI,
+/// and NCCL for a GPU step.
+training::RunRanks ranks;
+/// The host's communicator: null in a single process.
+nn::Communicator *communicator = nullptr;
 
 int fail(const absl::Status &status) {
   if (communicator && communicator->size() > 1) {
@@ -339,8 +323,8 @@ int trainModel() {
   options.initFrom = initFrom;
   options.output = outputOptions();
   options.tensorboardDir = tensorboard;
-  options.communicator = communicator.get();
-  options.stepCommunicator = gpuCommunicator.get();
+  options.communicator = ranks.host.get();
+  options.stepCommunicator = ranks.gpu.get();
   absl::StatusOr<nn::LearningRateSchedule> parsed =
       nn::LearningRateSchedule::parse(lr);
   if (!parsed.ok())
@@ -402,7 +386,7 @@ int runStages() {
         "--stages takes every setting from the stage file; drop " + list));
   }
   absl::StatusOr<std::unique_ptr<training::StagePipeline>> pipeline =
-      training::StagePipeline::load(stagesPath, workDir, communicator.get());
+      training::StagePipeline::load(stagesPath, workDir, communicator);
   if (!pipeline.ok())
     return fail(pipeline.status());
   training::OutputOptions output = outputOptions();
@@ -434,29 +418,21 @@ int main(int argc, char **argv) {
     return fail(absl::InvalidArgumentError(
         flag + " is given more than once; give it once"));
   nn::setNumThreads((int)compileFlags.threads());
-  if (nn::launchedAsRanks()) {
+  {
     nn::CommunicatorOptions communication;
     communication.timeoutSeconds = collectiveTimeout;
-    absl::StatusOr<std::unique_ptr<nn::Communicator>> world =
-        nn::makeMpiCommunicator(communication);
-    if (!world.ok())
-      return fail(world.status());
-    communicator = std::move(*world);
-    // A GPU step sums its device buffers with NCCL; the host's sums (the
-    // losses, the state at the start) stay with MPI.
-    if (stagesPath.empty() && !compileOnly &&
-        compileFlags.compileOptions().target == "cuda") {
-      chooseGpuOfRank();
-      absl::StatusOr<std::unique_ptr<nn::Communicator>> gpus =
-          nn::makeNcclCommunicator(*communicator, communication);
-      if (!gpus.ok())
-        return fail(gpus.status());
-      gpuCommunicator = std::move(*gpus);
-    }
+    // Compiling alone needs no GPU; stage files train on the CPU.
+    bool gpu = stagesPath.empty() && !compileOnly &&
+               compileFlags.compileOptions().target == "cuda";
+    absl::Status joined = training::joinRanks(ranks, communication, gpu);
+    communicator = ranks.host.get();
+    if (!joined.ok())
+      return fail(joined);
   }
   if (!stagesPath.empty()) {
     int code = runStages();
-    communicator.reset();
+    communicator = nullptr;
+    ranks = training::RunRanks();
     return code;
   }
   if (!workDir.empty())
@@ -466,9 +442,9 @@ int main(int argc, char **argv) {
         "give a model (nn-train MODEL.mlir ...) or a stage file (--stages "
         "FILE)"));
   int code = trainModel();
-  // NCCL's communicator first; MPI_Finalize now, before the exit handlers
+  // MPI_Finalize now (NCCL's communicator first), before the exit handlers
   // Open MPI registered run.
-  gpuCommunicator.reset();
-  communicator.reset();
+  communicator = nullptr;
+  ranks = training::RunRanks();
   return code;
 }
