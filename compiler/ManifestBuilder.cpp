@@ -292,6 +292,9 @@ namespace nn::compiler {
                                 ::nn::DType::i32,
                                 {::nn::Axis{dim.getBatch().str()}}});
   manifest.saved = savedActivations(graph);
+  manifest.dataParallel =
+      graph.walk([](ir::AllReduceOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
   for (const ir::LossAbi &loss : abi.losses) {
     ::nn::LossInfo info;
     info.name = loss.name;

@@ -111,6 +111,14 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
         "the learning rate is " + std::to_string(learningRate) +
         "; a train step takes a number in [0, 3.4e38] (a newbob schedule's "
         "rate comes from LearningRateSchedule::at(step, epochRate))");
+  // Each rank would train on its part alone, the others' never summed in.
+  if (Communicator *ranks = currentCommunicator();
+      ranks && ranks->size() > 1 && !manifest.dataParallel)
+    return absl::FailedPreconditionError(
+        ranks->describe() + ": train step @" + manifest.graph +
+        " was not compiled data-parallel (the optimizer's data-parallel "
+        "option), but runs on " +
+        std::to_string(ranks->size()) + " ranks");
   report = StepReport();
   report.step = state.step + 1;
   report.learningRate = learningRate;
@@ -168,6 +176,7 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
   Communicator *communicator = currentCommunicator();
   if (communicator && communicator->size() < 2)
     communicator = nullptr;
+
   absl::Status reduced;
   auto accept = [&](const RunResult &result) {
     report.losses = result.losses;

@@ -559,6 +559,13 @@ TEST(ManifestTest, ParsesAndRoundTrips) {
   EXPECT_EQ(manifest.entryArity(), 7);
   EXPECT_NE(Manifest::hash(kManifest),
             Manifest::hash(manifest.serialize() + " "));
+  EXPECT_FALSE(manifest.dataParallel);
+  // A data-parallel step says so, once, before its end.
+  std::string parallel = kManifest;
+  parallel.replace(parallel.rfind("end\n"), 4, "data-parallel\nend\n");
+  ASSERT_TRUE(Manifest::parse(parallel, manifest).ok());
+  EXPECT_TRUE(manifest.dataParallel);
+  EXPECT_EQ(manifest.serialize(), parallel);
 }
 
 TEST(ManifestTest, ComputedDimsHaveALengthsOutputAndNoCaller) {
@@ -771,6 +778,10 @@ TEST(ManifestTest, RejectsEveryDamagedRecord) {
                   "hostvisible argument 7 is not below the entry's 6");
   EXPECT_CONTAINS(manifestError("graph g", "graph g extra"),
                   "unknown or malformed record");
+  EXPECT_CONTAINS(manifestError("end\n", "data-parallel yes\nend\n"),
+                  "unknown or malformed record");
+  EXPECT_CONTAINS(manifestError("end\n", "data-parallel\ndata-parallel\nend\n"),
+                  "repeated 'data-parallel' record");
   // A long binary line is quoted bounded and printable.
   std::string message = manifestError(
       "graph g\n", "graph g\n" + std::string(5000, '\x01') + "\n");

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ExecutionUtil.h"
+#include "ThreadCommunicator.h"
 
 #include "nn/Npy.h"
 #include "nn/Synthetic.h"
@@ -519,6 +520,36 @@ TEST(TrainStepTest, NonFiniteLossLeavesTheStateAlone) {
   EXPECT_TRUE(std::isnan(report.objective) || std::isnan(report.gradNorm));
   EXPECT_EQ(state.step, 0);
   EXPECT_EQ(state.batches, 1);
+  expectSameBits(before.parameters, state.parameters);
+}
+
+// A step compiled for one process, run with several ranks current, would
+// train each rank on its part alone: refused before anything moves. The
+// data-parallel step says so in its manifest.
+TEST(TrainStepTest, OnlyADataParallelStepRunsOnSeveralRanks) {
+  Executable alone = compileStep(kSegmentModel, true, OptimizerOptions());
+  EXPECT_FALSE(alone.manifest().dataParallel);
+  OptimizerOptions parallel;
+  parallel.dataParallel = true;
+  EXPECT_TRUE(
+      compileStep(kSegmentModel, true, parallel).manifest().dataParallel);
+
+  ThreadWorld world(2);
+  ThreadCommunicator rank0(world, 0);
+  SegmentBinding task = bindOrDie(alone.manifest());
+  TrainState state;
+  ASSERT_TRUE(initializeParameters(alone.manifest(), 1, state.parameters).ok());
+  TrainState before = state;
+  std::mt19937 rng(1);
+  RunInputs batch = segmentBatchFor(task, 3, rng);
+  StepReport report;
+  CurrentCommunicator scope(&rank0);
+  absl::Status status = runTrainStep(alone, batch, 1e-3, 1, state, report);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(status.message(),
+            "rank 0 of 2: train step @am was not compiled data-parallel (the "
+            "optimizer's data-parallel option), but runs on 2 ranks");
+  EXPECT_EQ(state.step, 0);
   expectSameBits(before.parameters, state.parameters);
 }
 

@@ -156,6 +156,11 @@ struct Manifest {
   /// parameters in calling order, from 0) that host code reads; the
   /// runtime stages them in managed memory, the others in device memory.
   std::vector<int64_t> hostVisibleArguments;
+  /// A data-parallel train step (nn-all-reduce-gradients): it sums its
+  /// gradients and loss normalizations over the ranks of the current
+  /// communicator (nn/Communicator.h), so the runtime sums its losses
+  /// over them too. Steps without it refuse to run with several ranks.
+  bool dataParallel = false;
 
   const DimInfo *findDim(const std::string &name) const;
   std::string serialize() const;

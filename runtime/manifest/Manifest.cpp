@@ -21,6 +21,7 @@
 //        BATCH N SEQ...
 //   kernel NAME ORIGIN
 //   hostvisible ARG...
+//   data-parallel                                 (a data-parallel step)
 //   end
 //
 // An artifact's manifest is untrusted input like any other: parse() reads
@@ -226,6 +227,8 @@ std::string Manifest::serialize() const {
       os << " " << argument;
     os << "\n";
   }
+  if (dataParallel)
+    os << "data-parallel\n";
   os << "end\n";
   return os.str();
 }
@@ -283,7 +286,7 @@ absl::Status Manifest::parse(const std::string &text, Manifest &manifest) {
       return name(at, out.dim) && !out.dim.empty();
     };
     if ((kind == "nn-artifact" || kind == "graph" || kind == "target" ||
-         kind == "hostvisible") &&
+         kind == "hostvisible" || kind == "data-parallel") &&
         !singleRecords.insert(kind).second)
       return fail("repeated '" + kind + "' record");
     if (kind == "nn-artifact") {
@@ -303,6 +306,8 @@ absl::Status Manifest::parse(const std::string &text, Manifest &manifest) {
         return fail("malformed target (a lowercase letter, then lowercase "
                     "letters, digits, '_' or '-'; at most " +
                     std::to_string(kMaxTargetLength) + " characters)");
+    } else if (kind == "data-parallel" && t.size() == 1) {
+      manifest.dataParallel = true;
     } else if (kind == "hostvisible") {
       for (size_t i = 1; i < t.size(); ++i) {
         int64_t argument;
