@@ -31,6 +31,7 @@
 #include "absl/status/statusor.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -76,6 +77,16 @@ public:
   /// The collectives so far (nn_comm_all_reduce_v1 counts its calls).
   const CollectiveStats &stats() const { return collected; }
   void record(int64_t bytes, double seconds);
+
+protected:
+  /// Calls `test` until it says the collective `what` finished: at first
+  /// at once (one the other ranks joined already finishes in
+  /// microseconds), then with short sleeps that leave the cores to ranks
+  /// still computing. An error `test` returns ends the wait; so does
+  /// `timeoutSeconds` passing (DeadlineExceeded, naming this rank and
+  /// `what`).
+  absl::Status waitFor(const std::function<absl::StatusOr<bool>()> &test,
+                       double timeoutSeconds, const std::string &what);
 
 private:
   CollectiveStats collected;

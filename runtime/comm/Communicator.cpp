@@ -2,8 +2,11 @@
 
 #include "nn/Communicator.h"
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 using namespace nn;
 
@@ -55,6 +58,33 @@ Communicator::~Communicator() = default;
 
 std::string Communicator::describe() const {
   return "rank " + std::to_string(rank()) + " of " + std::to_string(size());
+}
+
+absl::Status
+Communicator::waitFor(const std::function<absl::StatusOr<bool>()> &test,
+                      double timeoutSeconds, const std::string &what) {
+  auto start = std::chrono::steady_clock::now();
+  for (int spins = 0;; ++spins) {
+    absl::StatusOr<bool> done = test();
+    if (!done.ok())
+      return done.status();
+    if (*done)
+      return absl::OkStatus();
+    if (spins < 1000)
+      continue;
+    double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    if (waited > timeoutSeconds) {
+      char seconds[32];
+      std::snprintf(seconds, sizeof(seconds), "%g", timeoutSeconds);
+      return absl::DeadlineExceededError(
+          describe() + ": " + what + " waited " + seconds +
+          " s for the other ranks (--collective-timeout); one of them "
+          "stopped, failed or is stuck");
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
 }
 
 void Communicator::record(int64_t bytes, double seconds) {

@@ -19,12 +19,10 @@
 #include "nn/Communicator.h"
 
 #include <algorithm>
-#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <dlfcn.h>
-#include <thread>
 
 using namespace nn;
 
@@ -203,34 +201,18 @@ private:
     return absl::InternalError(describe() + ": " + what + " failed: " + text);
   }
 
-  /// Tests `request` until it completes: at first at once (a collective
-  /// the other ranks already joined completes in microseconds), then with
-  /// short sleeps, which leave the cores to ranks still computing.
+  /// Tests `request` until it completes (Communicator::waitFor).
   absl::Status wait(MpiRequest &request, const std::string &what) {
-    auto start = std::chrono::steady_clock::now();
-    for (int spins = 0;; ++spins) {
-      int done = 0;
-      if (absl::Status status =
-              check(mpi.test(&request, &done, nullptr), what.c_str());
-          !status.ok())
-        return status;
-      if (done)
-        return absl::OkStatus();
-      if (spins < 1000)
-        continue;
-      double waited = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
-      if (waited > timeoutSeconds) {
-        char seconds[32];
-        std::snprintf(seconds, sizeof(seconds), "%g", timeoutSeconds);
-        return absl::DeadlineExceededError(
-            describe() + ": " + what + " waited " + seconds +
-            " s for the other ranks (--collective-timeout); one of them "
-            "stopped, failed or is stuck");
-      }
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
+    return waitFor(
+        [&]() -> absl::StatusOr<bool> {
+          int done = 0;
+          if (absl::Status status =
+                  check(mpi.test(&request, &done, nullptr), what.c_str());
+              !status.ok())
+            return status;
+          return done != 0;
+        },
+        timeoutSeconds, what);
   }
 
   MpiLibrary mpi;

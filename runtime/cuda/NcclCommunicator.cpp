@@ -19,10 +19,7 @@
 
 #include <dlfcn.h>
 
-#include <chrono>
-#include <cstdio>
 #include <cstdlib>
-#include <thread>
 
 using namespace nn;
 using namespace nn::cuda;
@@ -179,46 +176,31 @@ private:
     }
   }
 
-  /// Polls the stream until the collective (and all before it) finished:
-  /// at first at once, then with short sleeps that leave the cores to
-  /// ranks still computing. Fails on an error NCCL reports, or after the
+  /// Polls the stream until the collective (and all before it) finished
+  /// (Communicator::waitFor). Fails on an error NCCL reports, or after the
   /// timeout; either aborts the communicator, which ends the collective
   /// on the device.
   absl::Status wait(const std::string &what) {
-    auto start = std::chrono::steady_clock::now();
-    for (int spins = 0;; ++spins) {
-      cuda::abi::CUresult query =
-          device->getApi().cuStreamQuery(device->getStream());
-      if (query == cuda::abi::kSuccess)
-        return absl::OkStatus();
-      if (query != cuda::abi::kNotReady) {
-        abortComm();
-        return device->check(query, "cuStreamQuery",
-                             "after " + what + " (" + describe() + ")");
-      }
-      nccl::ncclResult_t async = nccl::kSuccess;
-      if (api.ncclCommGetAsyncError(comm, &async) == nccl::kSuccess &&
-          async != nccl::kSuccess && async != nccl::kInProgress) {
-        abortComm();
-        return absl::InternalError(describe() + ": NCCL failed (" +
-                                   errorText(async) + ") during " + what);
-      }
-      if (spins < 1000)
-        continue;
-      double waited = std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
-      if (waited > timeoutSeconds) {
-        abortComm();
-        char seconds[32];
-        std::snprintf(seconds, sizeof(seconds), "%g", timeoutSeconds);
-        return absl::DeadlineExceededError(
-            describe() + ": " + what + " waited " + seconds +
-            " s for the other ranks (--collective-timeout); one of them "
-            "stopped, failed or is stuck");
-      }
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
+    absl::Status status = waitFor(
+        [&]() -> absl::StatusOr<bool> {
+          cuda::abi::CUresult query =
+              device->getApi().cuStreamQuery(device->getStream());
+          if (query == cuda::abi::kSuccess)
+            return true;
+          if (query != cuda::abi::kNotReady)
+            return device->check(query, "cuStreamQuery",
+                                 "after " + what + " (" + describe() + ")");
+          nccl::ncclResult_t async = nccl::kSuccess;
+          if (api.ncclCommGetAsyncError(comm, &async) == nccl::kSuccess &&
+              async != nccl::kSuccess && async != nccl::kInProgress)
+            return absl::InternalError(describe() + ": NCCL failed (" +
+                                       errorText(async) + ") during " + what);
+          return false;
+        },
+        timeoutSeconds, what);
+    if (!status.ok())
+      abortComm();
+    return status;
   }
 
   Communicator &bootstrap;
