@@ -69,17 +69,7 @@ State &state() {
 
 /// Counts a call; true when FAKE_CUDA_FAIL asks this one to fail.
 bool failNow(const char *call) {
-  State &s = state();
-  int n = ++s.calls[call];
-  const char *spec = std::getenv("FAKE_CUDA_FAIL");
-  if (!spec)
-    return false;
-  std::string text = spec;
-  std::string name = text.substr(0, text.find(':'));
-  int which = text.find(':') == std::string::npos
-                  ? 1
-                  : std::atoi(text.substr(text.find(':') + 1).c_str());
-  return name == call && n == which;
+  return fake::failRequested("FAKE_CUDA_FAIL", call, ++state().calls[call]);
 }
 
 constexpr int kSuccess = 0, kOutOfMemory = 2, kInvalidValue = 1,
@@ -249,6 +239,17 @@ FAKE CUresult cuMemFree_v2(CUdeviceptr pointer) {
   std::free(memory);
   return kSuccess;
 }
+bool fake::failRequested(const char *variable, const char *call, int number) {
+  const char *spec = std::getenv(variable);
+  if (!spec)
+    return false;
+  std::string text = spec;
+  size_t colon = text.find(':');
+  int which =
+      colon == std::string::npos ? 1 : std::atoi(text.c_str() + colon + 1);
+  return text.substr(0, colon) == call && number == which;
+}
+
 bool fake::owned(const void *pointer, size_t bytes) {
   std::lock_guard<std::mutex> lock(state().mutex);
   auto &all = state().allocations;

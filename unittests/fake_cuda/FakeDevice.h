@@ -13,6 +13,10 @@
 
 namespace fake {
 
+/// Whether the environment variable `variable`, `<call>[:<n>]`, asks call
+/// number `number` (from 1) of `call` to fail (n defaults to 1).
+bool failRequested(const char *variable, const char *call, int number);
+
 /// Whether [pointer, pointer + bytes) lies in one allocation of the fake
 /// driver (device or managed memory).
 bool owned(const void *pointer, size_t bytes);

@@ -98,15 +98,7 @@ State &state() {
 /// Counts a call (the state's mutex held); true when FAKE_NCCL_FAIL asks
 /// this one to fail.
 bool failNow(const char *call) {
-  int n = ++state().calls[call];
-  const char *spec = std::getenv("FAKE_NCCL_FAIL");
-  if (!spec)
-    return false;
-  std::string text = spec;
-  size_t colon = text.find(':');
-  int which =
-      colon == std::string::npos ? 1 : std::atoi(text.c_str() + colon + 1);
-  return text.substr(0, colon) == call && n == which;
+  return fake::failRequested("FAKE_NCCL_FAIL", call, ++state().calls[call]);
 }
 
 size_t elementBytes(ncclDataType_t type) {
