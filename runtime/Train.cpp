@@ -111,14 +111,24 @@ absl::Status nn::runTrainStep(const Executable &executable, RunInputs batch,
         "the learning rate is " + std::to_string(learningRate) +
         "; a train step takes a number in [0, 3.4e38] (a newbob schedule's "
         "rate comes from LearningRateSchedule::at(step, epochRate))");
-  // Each rank would train on its part alone, the others' never summed in.
-  if (Communicator *ranks = currentCommunicator();
-      ranks && ranks->size() > 1 && !manifest.dataParallel)
-    return absl::FailedPreconditionError(
-        ranks->describe() + ": train step @" + manifest.graph +
-        " was not compiled data-parallel (the optimizer's data-parallel "
-        "option), but runs on " +
-        std::to_string(ranks->size()) + " ranks");
+  if (Communicator *ranks = currentCommunicator(); ranks && ranks->size() > 1) {
+    // Each rank would train on its part alone, the others' never summed in.
+    if (!manifest.dataParallel)
+      return absl::FailedPreconditionError(
+          ranks->describe() + ": train step @" + manifest.graph +
+          " was not compiled data-parallel (the optimizer's data-parallel "
+          "option), but runs on " +
+          std::to_string(ranks->size()) + " ranks");
+    // The step hands its buffers to the communicator: the memory must be
+    // the one it sums.
+    if (executable.runsOnHost() == ranks->sumsDeviceMemory())
+      return absl::FailedPreconditionError(
+          ranks->describe() + ": train step @" + manifest.graph + " runs on " +
+          executable.deviceName() + ", but its ranks' communicator (" +
+          ranks->backend() + ") sums " +
+          (ranks->sumsDeviceMemory() ? "GPU" : "host") +
+          " memory (a GPU step sums with NCCL: nn::makeNcclCommunicator)");
+  }
   report = StepReport();
   report.step = state.step + 1;
   report.learningRate = learningRate;

@@ -56,7 +56,9 @@ private:
 /// run past the end (a message of another layout, or cut short).
 class Unpacker {
 public:
+  /// Reads `bytes`, which must outlive it.
   explicit Unpacker(const std::string &bytes) : bytes(bytes) {}
+  Unpacker(std::string &&) = delete;
   bool done() const { return at == bytes.size(); }
   template <typename T> absl::Status get(T &value) {
     static_assert(std::is_trivially_copyable_v<T>);

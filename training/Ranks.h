@@ -6,7 +6,7 @@
 // Trainer join the same way (docs/distributed.md).
 //
 //   RunRanks ranks;
-//   absl::Status joined = joinRanks(ranks, options, /*gpu=*/true);
+//   absl::Status joined = joinRanks(ranks, options, compile.target);
 //   trainOptions.communicator = ranks.host.get();
 //   trainOptions.stepCommunicator = ranks.gpu.get();
 //
@@ -20,9 +20,11 @@
 #include "absl/status/statusor.h"
 
 #include <memory>
+#include <string>
 
 namespace nn::training {
 
+/// A process's ranks: what it joined, kept for its runs.
 struct RunRanks {
   /// MPI_COMM_WORLD: what the host sums and sends. Null when the process
   /// is not one of several ranks.
@@ -41,13 +43,19 @@ struct RunRanks {
   }
 };
 
+/// Whether a train step compiled for `target` sums its gradients on GPUs
+/// (with NCCL).
+bool sumsOnGpus(const std::string &target);
+
 /// Joins what `ranks` lacks of the ranks this process belongs to: none (a
 /// single process) unless a launcher started it as one of several
-/// (launchedAsRanks); then MPI, and with `gpu` NCCL, each rank of a
-/// machine on its GPU by local rank (NN_CUDA_DEVICE decides where set).
-/// What `ranks` holds already is kept.
+/// (launchedAsRanks); then MPI, and for a `target` that sums on GPUs
+/// NCCL, each rank of a machine on its GPU by local rank (NN_CUDA_DEVICE
+/// decides where set). What `ranks` holds is kept, with the timeout of
+/// `options` from now on. Every rank calls it with the same target: an
+/// error on every rank otherwise.
 absl::Status joinRanks(RunRanks &ranks, const CommunicatorOptions &options,
-                       bool gpu);
+                       const std::string &target);
 
 } // namespace nn::training
 

@@ -530,14 +530,25 @@ absl::Status StagePipeline::Impl::checkRanksAgree() {
       allGather(*communicator, found);
   if (!all.ok())
     return all.status();
-  for (size_t r = 1; r < all->size(); ++r)
-    if ((*all)[r] != all->front())
-      return absl::FailedPreconditionError(
-          file + ": rank " + std::to_string(r) + " of " +
-          std::to_string(all->size()) +
-          " finds other inputs or other stages done than rank 0: every rank "
-          "must see the same stage file, data and work directory '" +
-          workDir + "' (one machine, or a shared filesystem)");
+  for (size_t r = 1; r < all->size(); ++r) {
+    if ((*all)[r] == all->front())
+      continue;
+    // The first stage it sees otherwise (a line per stage).
+    llvm::SmallVector<llvm::StringRef> mine, first;
+    llvm::StringRef((*all)[r]).split(mine, '\n');
+    llvm::StringRef(all->front()).split(first, '\n');
+    size_t s = 0;
+    while (s < stages.size() && s < mine.size() && s < first.size() &&
+           mine[s] == first[s])
+      ++s;
+    std::string where = s < stages.size() ? stages[s].where : "the stages";
+    return absl::FailedPreconditionError(
+        file + ": rank " + std::to_string(r) + " of " +
+        std::to_string(all->size()) + " finds other inputs for " + where +
+        " than rank 0, or finds it done where rank 0 does not: every rank "
+        "must see the same stage file, data and work directory '" +
+        workDir + "' (one machine, or a shared filesystem)");
+  }
   return absl::OkStatus();
 }
 

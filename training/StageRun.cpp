@@ -308,7 +308,8 @@ absl::Status gatherPaths(Communicator &communicator,
       for (const absl::Status &status :
            {unpacker.get(u), unpacker.get(score), unpacker.getAll(path)})
         if (!status.ok())
-          return status;
+          return withContext(status,
+                             "rank " + std::to_string(r) + "'s paths: ");
       if (u < 0 || u >= (int64_t)out.paths.size())
         return absl::InternalError("rank " + std::to_string(r) +
                                    " aligned utterance " + std::to_string(u) +
@@ -595,7 +596,8 @@ absl::Status gatherDecoded(Communicator &communicator, int64_t utterances,
             unpacker.get(hasCounts), unpacker.get(counts),
             unpacker.getText(record.line)})
         if (!status.ok())
-          return status;
+          return withContext(status,
+                             "rank " + std::to_string(r) + "'s hypotheses: ");
       if (record.utterance < 0 || record.utterance >= utterances ||
           byUtterance[record.utterance])
         return absl::InternalError(

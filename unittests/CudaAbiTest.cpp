@@ -25,6 +25,7 @@ namespace nnabi = nn::cuda::abi;
 #define NN_STRINGIFY(x) NN_STRINGIFY_(x)
 
 static_assert(nnabi::kSuccess == CUDA_SUCCESS);
+static_assert(nnabi::kNotReady == CUDA_ERROR_NOT_READY);
 static_assert(nnabi::kOutOfMemory == CUDA_ERROR_OUT_OF_MEMORY);
 static_assert(nnabi::kMemAttachGlobal == CU_MEM_ATTACH_GLOBAL);
 static_assert(nnabi::kStreamDefault == CU_STREAM_DEFAULT);
@@ -83,12 +84,33 @@ static_assert(nnnccl::kSum == ncclSum);
 static_assert(std::is_same_v<std::underlying_type_t<ncclResult_t>, unsigned> ||
               std::is_same_v<std::underlying_type_t<ncclResult_t>, int>);
 
+/// A function type's result and parameter sizes, in order: the runtime
+/// passes ints where nccl.h has enums, and pointers to its own opaque
+/// types.
+template <typename F> struct Shape;
+template <typename R, typename... A> struct Shape<R(A...)> {
+  static constexpr size_t arity = sizeof...(A);
+  static constexpr size_t sizes[] = {sizeof(R), sizeof(A)...};
+};
+template <typename F, typename G> constexpr bool sameShape() {
+  if (Shape<F>::arity != Shape<G>::arity)
+    return false;
+  for (size_t i = 0; i <= Shape<F>::arity; ++i)
+    if (Shape<F>::sizes[i] != Shape<G>::sizes[i])
+      return false;
+  return true;
+}
+
 TEST(CudaAbiTest, NcclSymbolsAreTheHeadersFunctions) {
   int checked = 0;
-  // Each listed member is a function nccl.h declares, under that symbol.
+  // Each listed member is a function nccl.h declares under that symbol,
+  // with as many parameters, each of the same size.
 #define NN_CHECK_NCCL(member, symbol, result, parameters)                      \
   EXPECT_EQ(std::string_view(NN_STRINGIFY(member)), symbol);                   \
-  static_assert(std::is_function_v<decltype(::member)>);                       \
+  static_assert(                                                               \
+      sameShape<decltype(::member),                                            \
+                std::remove_pointer_t<decltype(nnnccl::Api::member)>>(),       \
+      NN_STRINGIFY(member) " differs from nccl.h");                            \
   ++checked;
   NN_NCCL_FUNCTIONS(NN_CHECK_NCCL)
 #undef NN_CHECK_NCCL

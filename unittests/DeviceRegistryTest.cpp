@@ -222,7 +222,7 @@ TEST(DeviceRegistryTest, ManifestTakesAnyWellFormedTarget) {
   for (const char *target : {"fake", "tpu", "rocm-gfx90a", "x_1"}) {
     SCOPED_TRACE(target);
     std::string text =
-        std::string("nn-artifact 4\ngraph g\ntarget ") + target + "\nend\n";
+        std::string("nn-artifact 5\ngraph g\ntarget ") + target + "\nend\n";
     Manifest manifest;
     absl::Status status = Manifest::parse(text, manifest);
     ASSERT_TRUE(status.ok()) << status.message();
@@ -235,14 +235,14 @@ TEST(DeviceRegistryTest, ManifestTakesAnyWellFormedTarget) {
     SCOPED_TRACE(target);
     Manifest manifest;
     absl::Status status = Manifest::parse(
-        "nn-artifact 4\ngraph g\ntarget " + target + "\nend\n", manifest);
+        "nn-artifact 5\ngraph g\ntarget " + target + "\nend\n", manifest);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
     EXPECT_NE(status.message().find("manifest line 3: malformed target"),
               std::string::npos)
         << status.message();
   }
   Manifest longest;
-  EXPECT_TRUE(Manifest::parse("nn-artifact 4\ngraph g\ntarget " +
+  EXPECT_TRUE(Manifest::parse("nn-artifact 5\ngraph g\ntarget " +
                                   std::string(64, 'a') + "\nend\n",
                               longest)
                   .ok());

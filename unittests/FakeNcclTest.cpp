@@ -198,6 +198,36 @@ TEST(FakeNcclTest, AStuckRankIsATimeoutNamingTheCollective) {
       });
 }
 
+TEST(FakeNcclTest, RanksDisagreeingOnACollectiveAreNcclsError) {
+  Environment environment("2");
+  std::vector<std::string> messages(2);
+  onRanks(
+      2, [](int) { return fakeNccl(); },
+      [&](int r, absl::StatusOr<std::unique_ptr<Communicator>> &nccl) {
+        ASSERT_TRUE(nccl.ok()) << nccl.status();
+        // Rank 0 sums 4 floats, rank 1 2: nothing is written.
+        float *values = deviceArray<float>(4);
+        for (int i = 0; i < 4; ++i)
+          values[i] = 1.0f;
+        messages[r] = std::string(
+            (*nccl)
+                ->allReduceSum(values, values, 4 - 2 * r, DType::f32)
+                .message());
+        EXPECT_EQ(values[0], 1.0f);
+      });
+  // Both hear of it from NCCL: the misuse, or the peer that aborted on
+  // hearing of it first.
+  int misuse = 0;
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_NE(
+        messages[r].find("rank " + std::to_string(r) + " of 2: NCCL failed ("),
+        std::string::npos)
+        << messages[r];
+    misuse += messages[r].find("(invalid usage") != std::string::npos;
+  }
+  EXPECT_GE(misuse, 1) << messages[0] << "\n" << messages[1];
+}
+
 TEST(FakeNcclTest, AnAsynchronousNcclErrorEndsTheWait) {
   Environment environment("1", "ncclAllReduce");
   std::unique_ptr<Communicator> alone = makeLocalCommunicator();
@@ -308,6 +338,22 @@ TEST(FakeNcclTest, AGpuStepSumsItsBuffersWithNcclAndItsLossesOnTheHost) {
   for (const RunInputs &part : parts) {
     const Tensor &features = part.inputs.at("features");
     padded.push_back(features.shape()[0] * features.shape()[1]);
+  }
+  // Its sums are the GPU's: a host communicator is refused, before the
+  // step runs.
+  {
+    ThreadWorld hostWorld(2);
+    ThreadCommunicator host(hostWorld, 0);
+    CurrentCommunicator scope(&host);
+    TrainState state;
+    ASSERT_TRUE(
+        initializeParameters(first.manifest(), 1, state.parameters).ok());
+    StepReport report;
+    absl::Status status = runTrainStep(first, parts[0], 1e-3, 1, state, report);
+    EXPECT_EQ(status.message(),
+              "rank 0 of 2: train step @g runs on cuda:0 (Fake GPU), but "
+              "its ranks' communicator (threads) sums host memory (a GPU "
+              "step sums with NCCL: nn::makeNcclCommunicator)");
   }
   int before = fakeCount("finished_collectives");
   std::vector<StepReport> reports(2);

@@ -514,7 +514,7 @@ TEST(NpzWriterTest, FailedWritesSayWhyAndLeaveNothing) {
 // Manifests
 //===----------------------------------------------------------------------===//
 
-const char *kManifest = "nn-artifact 4\n"
+const char *kManifest = "nn-artifact 5\n"
                         "graph g\n"
                         "target cpu\n"
                         "dim B batch\n"
@@ -570,7 +570,7 @@ TEST(ManifestTest, ParsesAndRoundTrips) {
 
 TEST(ManifestTest, ComputedDimsHaveALengthsOutputAndNoCaller) {
   // A decoder's hypotheses Y, returned with their lengths; Y1 follows.
-  const std::string text = "nn-artifact 4\n"
+  const std::string text = "nn-artifact 5\n"
                            "graph g\n"
                            "target cpu\n"
                            "dim B batch\n"
@@ -627,7 +627,7 @@ TEST(ManifestTest, ComputedDimsHaveALengthsOutputAndNoCaller) {
 TEST(ManifestTest, NBestListsFlattenTheirBatchAndLiftSequences) {
   // A search's N-best list: K hypotheses per sequence, H = flatten(B, K),
   // each hypothesis's length Y over H, and T lifted onto H.
-  const std::string text = "nn-artifact 4\n"
+  const std::string text = "nn-artifact 5\n"
                            "graph g\n"
                            "target cpu\n"
                            "dim B batch\n"
@@ -772,8 +772,8 @@ TEST(ManifestTest, RejectsEveryDamagedRecord) {
                   "whose byte size overflows 64 bits");
   EXPECT_CONTAINS(manifestError("f32 3 2 T B", "f32 4 2 T B"), "bad rank");
   EXPECT_CONTAINS(manifestError("end\n", ""), "missing header or end");
-  EXPECT_CONTAINS(manifestError("nn-artifact 4", "nn-artifact 3"),
-                  "unsupported artifact version (this runtime reads 4");
+  EXPECT_CONTAINS(manifestError("nn-artifact 5", "nn-artifact 4"),
+                  "unsupported artifact version (this runtime reads 5");
   EXPECT_CONTAINS(manifestError("end\n", "hostvisible 7\nend\n"),
                   "hostvisible argument 7 is not below the entry's 6");
   EXPECT_CONTAINS(manifestError("graph g", "graph g extra"),

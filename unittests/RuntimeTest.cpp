@@ -495,7 +495,7 @@ TEST(ManifestTest, RoundTrip) {
   EXPECT_EQ(manifest.inputs[2].classes, 3);
   EXPECT_EQ(manifest.rootDims, (std::vector<std::string>{"B", "T", "U"}));
   Manifest broken;
-  EXPECT_FALSE(Manifest::parse("nn-artifact 4\nend\n", broken).ok());
+  EXPECT_FALSE(Manifest::parse("nn-artifact 5\nend\n", broken).ok());
   EXPECT_FALSE(Manifest::parse("nn-artifact 1\nbogus\nend\n", broken).ok());
 }
 

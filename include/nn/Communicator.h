@@ -71,6 +71,14 @@ public:
   /// bootstrapped from. What the runtime sums on the host (a step's
   /// losses) goes through it.
   virtual Communicator &host() { return *this; }
+  /// Whether its buffers are a GPU's (nccl), not the host's.
+  virtual bool sumsDeviceMemory() const { return false; }
+
+  /// The longest a collective waits for the other ranks before it fails
+  /// (CommunicatorOptions::timeoutSeconds; a later setting applies to the
+  /// collectives after it).
+  double timeout() const { return timeoutSeconds; }
+  void setTimeout(double seconds) { timeoutSeconds = seconds; }
 
   /// "rank 1 of 4": how errors and messages name this process.
   std::string describe() const;
@@ -82,14 +90,14 @@ protected:
   /// Calls `test` until it says the collective `what` finished: at first
   /// at once (one the other ranks joined already finishes in
   /// microseconds), then with short sleeps that leave the cores to ranks
-  /// still computing. An error `test` returns ends the wait; so does
-  /// `timeoutSeconds` passing (DeadlineExceeded, naming this rank and
-  /// `what`).
+  /// still computing. An error `test` returns ends the wait; so does the
+  /// timeout passing (DeadlineExceeded, naming this rank and `what`).
   absl::Status waitFor(const std::function<absl::StatusOr<bool>()> &test,
-                       double timeoutSeconds, const std::string &what);
+                       const std::string &what);
 
 private:
   CollectiveStats collected;
+  double timeoutSeconds = 600;
 };
 
 struct CommunicatorOptions {

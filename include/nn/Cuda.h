@@ -53,22 +53,25 @@ struct CudaDeviceInfo {
 absl::Status cudaDeviceInfo(CudaDeviceInfo &info,
                             const CudaOptions &options = {});
 
-/// Device-time profiling of the CUDA device `options` choose (the one
-/// Executable::setProfiling reaches for artifacts loaded with them).
 /// The ranks of `bootstrap` (the run's MPI communicator; it must outlive
 /// the result) on their GPUs, the CUDA device of `device` each: rank 0
 /// makes NCCL's unique id and broadcasts it through `bootstrap`, then
-/// every rank joins (ncclCommInitRank). The result's all-reduce and
-/// broadcast take buffers in the device's memory (device or managed) and
-/// run on the device's stream; each returns when the device finished it,
-/// or fails after `options.timeoutSeconds` (aborting the NCCL
-/// communicator) or when NCCL reports an error. Its barrier and abort are
-/// `bootstrap`'s. Errors name the library, the call and the rank.
+/// every rank joins (ncclCommInitRank; NCCL 2.4 or later). Every rank
+/// first learns whether all found their GPU and NCCL, so a rank without
+/// them fails every rank instead of leaving them waiting. The result's
+/// all-reduce and broadcast take buffers in the device's memory (device
+/// or managed) and run on the device's stream; each returns when the
+/// device finished it, or fails after the timeout (aborting the NCCL
+/// communicator) or when NCCL reports an error. Its barrier and abort,
+/// and its host() sums, are `bootstrap`'s. Errors name the library, the
+/// call and the rank.
 absl::StatusOr<std::unique_ptr<Communicator>>
 makeNcclCommunicator(Communicator &bootstrap,
                      const CommunicatorOptions &options = {},
                      const CudaOptions &device = {});
 
+/// Device-time profiling of the CUDA device `options` choose (the one
+/// Executable::setProfiling reaches for artifacts loaded with them).
 void cudaSetProfiling(bool enabled, const CudaOptions &options = {});
 /// The times since profiling was enabled or last taken, per kernel name.
 std::vector<KernelTime> cudaTakeProfile(const CudaOptions &options = {});

@@ -126,7 +126,7 @@ struct KernelInfo {
 };
 
 /// The manifest format this runtime reads and the compiler writes.
-constexpr int kManifestVersion = 4;
+constexpr int kManifestVersion = 5;
 
 /// What an artifact computes and how to call it.
 struct Manifest {

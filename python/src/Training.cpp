@@ -17,6 +17,7 @@
 #include "training/Trainer.h"
 
 #include <csignal>
+#include <cstdio>
 #include <unistd.h>
 
 namespace nn::python {
@@ -154,20 +155,38 @@ training::RunRanks &processRanks() {
   return *ranks;
 }
 
-/// Joins what the process's ranks lack (`timeout`: collective_timeout;
-/// `gpu`: NCCL too, for a cuda Trainer).
-void joinProcessRanks(double timeout, bool gpu) {
+/// Raises `status` as nn.Error, except on one rank of several: there it
+/// ends every rank, as nn-train does (the others would wait for this one
+/// in their next collective), after printing which rank failed and why.
+void checkOnEveryRank(const absl::Status &status) {
+  Communicator *host = processRanks().host.get();
+  if (!status.ok() && host && host->size() > 1) {
+    std::string rank = host->describe() + ": ";
+    std::string message(status.message());
+    if (message.rfind(rank, 0) == 0)
+      message.erase(0, rank.size());
+    std::string line = "nn: " + rank + message + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+    host->abort(1);
+  }
+  check(status);
+}
+
+/// Joins what the process's ranks lack, for a Trainer of `target`
+/// (NCCL for GPUs), with `timeout` (collective_timeout) from now on.
+void joinProcessRanks(double timeout, const std::string &target) {
   training::RunRanks &ranks = processRanks();
   bool had = ranks.host != nullptr;
   CommunicatorOptions options;
   options.timeoutSeconds = timeout;
-  absl::Status joined = training::joinRanks(ranks, options, gpu);
+  absl::Status joined = training::joinRanks(ranks, options, target);
   if (!had && ranks.host)
     // Finalize MPI (NCCL first) while the interpreter still runs, not at
     // static destruction.
     py::module_::import("atexit").attr("register")(
         py::cpp_function([] { processRanks() = training::RunRanks(); }));
-  check(joined);
+  checkOnEveryRank(joined);
 }
 
 } // namespace
@@ -175,14 +194,21 @@ void joinProcessRanks(double timeout, bool gpu) {
 void bindTraining(py::module_ &module) {
   module.def(
       "ranks",
-      []() {
-        joinProcessRanks(600, /*gpu=*/false);
+      [](std::optional<double> timeout) {
+        Communicator *joined = processRanks().host.get();
+        joinProcessRanks(timeout  ? *timeout
+                         : joined ? joined->timeout()
+                                  : 600,
+                         "cpu");
         Communicator *host = processRanks().host.get();
         return py::make_tuple(host ? host->rank() : 0, host ? host->size() : 1);
       },
+      py::arg("collective_timeout") = py::none(),
       "(rank, number of ranks) of this process: (0, 1) alone, the MPI "
       "ranks when mpirun started it (a Trainer then trains data-parallel, "
-      "rank 0 reporting and saving).");
+      "rank 0 reporting and saving). Every rank calls it at the same "
+      "point; collective_timeout (seconds, default 600 or as set before) "
+      "applies from then on.");
   module.def(
       "init_parameters",
       [](const Manifest &manifest, uint64_t seed) {
@@ -365,7 +391,7 @@ void bindTraining(py::module_ &module) {
              training::TrainOptions options = takeTrainOptions(model, settings);
              rejectUnknownKeywords(settings, "Trainer");
              // Under mpirun: data-parallel, as nn-train.
-             joinProcessRanks(timeout, options.compile.target == "cuda");
+             joinProcessRanks(timeout, options.compile.target);
              options.communicator = processRanks().host.get();
              options.stepCommunicator = processRanks().gpu.get();
              return std::make_unique<training::Trainer>(std::move(options));
@@ -378,7 +404,7 @@ void bindTraining(py::module_ &module) {
                py::gil_scoped_release release;
                status = trainer.compile();
              }
-             check(status);
+             checkOnEveryRank(status);
            })
       .def(
           "run",
@@ -397,7 +423,7 @@ void bindTraining(py::module_ &module) {
               status = trainer.run(finished);
             }
             sigaction(SIGINT, &python, nullptr);
-            check(status);
+            checkOnEveryRank(status);
             return finished;
           },
           "Trains; False when Ctrl-C stopped the run after a step (its "

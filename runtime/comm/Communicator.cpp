@@ -62,7 +62,7 @@ std::string Communicator::describe() const {
 
 absl::Status
 Communicator::waitFor(const std::function<absl::StatusOr<bool>()> &test,
-                      double timeoutSeconds, const std::string &what) {
+                      const std::string &what) {
   auto start = std::chrono::steady_clock::now();
   for (int spins = 0;; ++spins) {
     absl::StatusOr<bool> done = test();

@@ -113,8 +113,10 @@ class MpiCommunicator final : public Communicator {
 public:
   MpiCommunicator(MpiLibrary mpi, int rank, int size, double timeout,
                   bool finalizeAtEnd)
-      : mpi(mpi), rankNumber(rank), worldSize(size), timeoutSeconds(timeout),
-        finalizeAtEnd(finalizeAtEnd) {}
+      : mpi(mpi), rankNumber(rank), worldSize(size),
+        finalizeAtEnd(finalizeAtEnd) {
+    setTimeout(timeout);
+  }
   ~MpiCommunicator() override {
     int done = 0;
     if (finalizeAtEnd && mpi.finalized(&done) == kMpiSuccess && !done)
@@ -212,12 +214,11 @@ private:
             return status;
           return done != 0;
         },
-        timeoutSeconds, what);
+        what);
   }
 
   MpiLibrary mpi;
   int rankNumber, worldSize;
-  double timeoutSeconds;
   bool finalizeAtEnd;
 };
 

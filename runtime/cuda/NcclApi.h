@@ -1,11 +1,12 @@
-//===- NcclApi.h - the NCCL C ABI the runtime uses ---------------*- C++
-//-*-===//
+//===- NcclApi.h - the NCCL C ABI the runtime uses --------------*- C++ -*-===//
 //
-// Types, constants and function signatures of NCCL 2 (nccl.h, 2.x: the ABI
-// has been stable since 2.0), declared here so that libNNRuntime builds
-// without NCCL and loads libnccl.so.2 with dlopen when a GPU run of
-// several ranks asks for it. unittests/CudaAbiTest.cpp checks the
-// constants, sizes and signatures against nccl.h where it is installed.
+// Types, constants and function signatures of NCCL 2 (nccl.h; these
+// functions are all there from 2.4 on, which the communicator requires),
+// declared here so that libNNRuntime builds without NCCL and loads
+// libnccl.so.2 with dlopen when a GPU run of several ranks asks for it.
+// unittests/CudaAbiTest.cpp checks the constants, the sizes, and each
+// function's parameter count and sizes against nccl.h where it is
+// installed.
 //
 //===----------------------------------------------------------------------===//
 

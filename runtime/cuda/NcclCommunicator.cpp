@@ -55,8 +55,9 @@ class NcclCommunicator final : public Communicator {
 public:
   NcclCommunicator(Communicator &bootstrap, std::shared_ptr<CudaDevice> device,
                    nccl::Api api, double timeoutSeconds)
-      : bootstrap(bootstrap), device(std::move(device)), api(api),
-        timeoutSeconds(timeoutSeconds) {}
+      : bootstrap(bootstrap), device(std::move(device)), api(api) {
+    setTimeout(timeoutSeconds);
+  }
 
   ~NcclCommunicator() override {
     if (!comm)
@@ -89,10 +90,17 @@ public:
     if (!message.made)
       return absl::UnavailableError(describe() +
                                     ": rank 0 could not make NCCL's id");
-    if (absl::Status status = device->makeCurrent(); !status.ok())
-      return status;
-    return check(api.ncclCommInitRank(&comm, size(), message.id, rank()),
-                 "ncclCommInitRank", "joining the ranks");
+    // The context was made current on this thread before the ranks
+    // agreed to join (makeNcclCommunicator). NCCL's own set-up has no
+    // timeout: a rank lost now leaves the others to the launcher.
+    nccl::ncclComm_t joined = nullptr;
+    absl::Status status =
+        check(api.ncclCommInitRank(&joined, size(), message.id, rank()),
+              "ncclCommInitRank", "joining the ranks");
+    // A failed init leaves nothing to destroy.
+    if (status.ok())
+      comm = joined;
+    return status;
   }
 
   int rank() const override { return bootstrap.rank(); }
@@ -140,6 +148,7 @@ public:
 
   absl::Status barrier() override { return bootstrap.barrier(); }
   Communicator &host() override { return bootstrap; }
+  bool sumsDeviceMemory() const override { return true; }
 
   [[noreturn]] void abort(int code) override {
     abortComm();
@@ -197,7 +206,7 @@ private:
                                        errorText(async) + ") during " + what);
           return false;
         },
-        timeoutSeconds, what);
+        what);
     if (!status.ok())
       abortComm();
     return status;
@@ -206,7 +215,6 @@ private:
   Communicator &bootstrap;
   std::shared_ptr<CudaDevice> device;
   nccl::Api api;
-  double timeoutSeconds;
   nccl::ncclComm_t comm = nullptr;
   bool aborted = false;
 };
@@ -219,7 +227,8 @@ nn::makeNcclCommunicator(Communicator &bootstrap,
                          const CudaOptions &deviceOptions) {
   if (!(options.timeoutSeconds > 0))
     return absl::InvalidArgumentError(
-        "the collective timeout must be a number of seconds > 0");
+        bootstrap.describe() +
+        ": the collective timeout must be a number of seconds > 0");
   std::string path = options.ncclLibrary;
   if (path.empty()) {
     const char *fromEnv = std::getenv("NN_NCCL_LIBRARY");
@@ -227,8 +236,23 @@ nn::makeNcclCommunicator(Communicator &bootstrap,
   }
   absl::StatusOr<std::shared_ptr<CudaDevice>> device =
       cudaDevice(deviceOptions);
-  absl::StatusOr<nccl::Api> api =
-      device.ok() ? loadNccl(path) : absl::StatusOr<nccl::Api>(device.status());
+  absl::StatusOr<nccl::Api> api = [&]() -> absl::StatusOr<nccl::Api> {
+    if (!device.ok())
+      return device.status();
+    if (absl::Status status = (*device)->makeCurrent(); !status.ok())
+      return status;
+    absl::StatusOr<nccl::Api> loaded = loadNccl(path);
+    if (!loaded.ok())
+      return loaded.status();
+    // ncclCommAbort and ncclCommGetAsyncError came with 2.4 (version
+    // codes: 2400 then, major * 10000 + minor * 100 + patch from 2.9).
+    int version = 0;
+    if (loaded->ncclGetVersion(&version) != nccl::kSuccess || version < 2400)
+      return absl::UnavailableError("NCCL '" + path + "' is version " +
+                                    std::to_string(version) +
+                                    "; nn needs NCCL 2.4 or later");
+    return loaded;
+  }();
   // Every rank learns whether all found their GPU and NCCL before any
   // waits for the others in NCCL.
   double failed = api.ok() ? 0 : 1;

@@ -4,7 +4,7 @@
 // that they never contain spaces. A static axis is written as its size, a
 // named axis as the dim name (dim names never start with a digit).
 //
-//   nn-artifact 4
+//   nn-artifact 5
 //   graph NAME
 //   target TARGET                  (cpu, cuda, ...: see isTargetName)
 //   dim NAME batch | dim NAME batch flatten SOURCE INNER

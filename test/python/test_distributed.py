@@ -305,7 +305,7 @@ def test_a_stage_file_under_mpirun_equals_one_process(tmp_path):
                 np.testing.assert_array_equal(b[key], a[key], err_msg=key)
     one_lines = json_lines((one_work / "decode" / "dev.jsonl").read_text())
     two_lines = json_lines((two_work / "decode" / "dev.jsonl").read_text())
-    assert len(two_lines) == 9  # 8 utterances and the summary
+    assert len(two_lines) == len(one_lines) == 9  # 8 utterances, summary
     for a, b in zip(one_lines[:-1], two_lines[:-1]):
         assert (a["utt"], a["hyp"], a["errors"]) == \
             (b["utt"], b["hyp"], b["errors"])
@@ -415,3 +415,30 @@ def test_the_python_trainer_under_mpirun_trains_data_parallel(tmp_path):
     assert sorted(a) == sorted(b)
     for key in a:
         np.testing.assert_array_equal(b[key], a[key], err_msg=key)
+
+
+STUCK_SCRIPT = """
+import sys, time
+import nn
+rank, size = nn.ranks()  # joined with the default timeout first
+trainer = nn.Trainer(sys.argv[1], synthetic="segments", batch_size=16,
+                     steps=4, collective_timeout=2)
+trainer.compile()
+if rank == 1:
+    time.sleep(60)  # stuck: rank 0 waits for it in its first collective
+trainer.run()
+"""
+
+
+def test_a_python_rank_left_waiting_ends_the_run_after_its_timeout(tmp_path):
+    # The Trainer's collective_timeout applies though nn.ranks() joined
+    # first; the rank that times out ends every rank, naming itself.
+    script = tmp_path / "stuck.py"
+    script.write_text(STUCK_SCRIPT)
+    start = time.monotonic()
+    stuck = run(["mpirun", "-np", "2", sys.executable, script, SMALL_MODEL])
+    waited = time.monotonic() - start
+    assert stuck.returncode != 0
+    assert re.search(r"nn: rank 0 of 2: .*waited 2 s for the other ranks",
+                     stuck.stderr), stuck.stderr
+    assert waited < 50, stuck.stderr

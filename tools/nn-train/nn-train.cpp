@@ -422,9 +422,10 @@ int main(int argc, char **argv) {
     nn::CommunicatorOptions communication;
     communication.timeoutSeconds = collectiveTimeout;
     // Compiling alone needs no GPU; stage files train on the CPU.
-    bool gpu = stagesPath.empty() && !compileOnly &&
-               compileFlags.compileOptions().target == "cuda";
-    absl::Status joined = training::joinRanks(ranks, communication, gpu);
+    std::string target = stagesPath.empty() && !compileOnly
+                             ? compileFlags.compileOptions().target
+                             : "cpu";
+    absl::Status joined = training::joinRanks(ranks, communication, target);
     communicator = ranks.host.get();
     if (!joined.ok())
       return fail(joined);

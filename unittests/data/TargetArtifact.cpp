@@ -15,7 +15,7 @@
 // Version 4: kManifestVersion (a new version fails the tests loudly).
 // `extern` gives the constant external linkage.
 extern "C" const char nn_manifest[] =
-    "nn-artifact 4\ngraph g\ntarget " NN_ARTIFACT_TARGET "\nend\n";
+    "nn-artifact 5\ngraph g\ntarget " NN_ARTIFACT_TARGET "\nend\n";
 extern "C" uint64_t nn_manifest_hash() {
   return nn::Manifest::hash(nn_manifest);
 }

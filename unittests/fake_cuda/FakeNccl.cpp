@@ -75,8 +75,6 @@ struct Comm {
   /// Collectives this rank enqueued, and on which stream.
   std::vector<std::pair<int64_t, const void *>> enqueued;
   ncclResult_t asyncError = kSuccess;
-  /// Enqueued collectives that never finish (FAKE_NCCL_FAIL).
-  std::set<int64_t> lost;
 };
 
 struct State {
@@ -117,9 +115,25 @@ size_t elementBytes(ncclDataType_t type) {
 
 /// Collective `n` of `group` with every part in: the sums (in rank order)
 /// or the root's bytes in every receive buffer.
+/// Sets `error` on every communicator of `group` (the state's mutex held).
+void failGroup(const Group &group, ncclResult_t error) {
+  for (Comm *comm : state().comms)
+    if (comm->group.get() == &group)
+      comm->asyncError = error;
+}
+
 void finish(Group &group, int64_t n) {
   std::map<int, Part> &parts = group.open[n];
   const Part &first = parts.begin()->second;
+  // Ranks that disagree on the collective: NCCL's behaviour is undefined;
+  // the fake reports it and never finishes the collective.
+  for (auto &[rank, part] : parts)
+    if (part.bytes != first.bytes || part.type != first.type ||
+        part.broadcast != first.broadcast || part.root != first.root) {
+      failGroup(group, kInvalidUsage);
+      group.open.erase(n);
+      return;
+    }
   std::vector<char> result(first.bytes); // zeros
   if (first.broadcast) {
     std::memcpy(result.data(), parts.at(first.root).send, first.bytes);
@@ -146,8 +160,12 @@ ncclResult_t enqueue(Comm *comm, const Part &part, CUstream stream) {
   State &s = state();
   if (!comm || !s.comms.count(comm))
     return kInvalidUsage;
-  if (part.bytes == 0 || elementBytes(part.type) == 0 ||
-      !fake::owned(part.send, part.bytes) ||
+  if (elementBytes(part.type) == 0)
+    return kInvalidArgument;
+  // Nothing to send: NCCL returns at once.
+  if (part.bytes == 0)
+    return kSuccess;
+  if (!fake::owned(part.send, part.bytes) ||
       !fake::owned(part.receive, part.bytes))
     return kInvalidArgument;
   int64_t n = comm->next++;
@@ -160,8 +178,8 @@ ncclResult_t enqueue(Comm *comm, const Part &part, CUstream stream) {
                  enqueued.end());
   comm->enqueued.emplace_back(n, stream);
   if (!part.broadcast && failNow("ncclAllReduce")) {
+    // A peer lost: the collective never finishes, and NCCL says why.
     comm->asyncError = kRemoteError;
-    comm->lost.insert(n);
     return kSuccess;
   }
   group.open[n][comm->rank] = part;
@@ -253,20 +271,30 @@ FAKE ncclResult_t ncclCommInitRank(ncclComm_t *comm, int size, ncclUniqueId id,
   return kSuccess;
 }
 
-static ncclResult_t release(ncclComm_t comm) {
+/// Frees `comm`. Its parts of collectives still open go (no peer writes
+/// into its buffers later) and its pending collectives end with it; an
+/// abort tells its peers, whose collectives with it can never finish.
+static ncclResult_t release(ncclComm_t comm, bool abort) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   auto *own = reinterpret_cast<Comm *>(comm);
   if (!s.comms.erase(own))
     return kInvalidUsage;
+  for (auto &[n, parts] : own->group->open)
+    parts.erase(own->rank);
+  if (abort)
+    failGroup(*own->group, kRemoteError);
   delete own;
-  // Its pending collectives end with it.
   s.changed.notify_all();
   return kSuccess;
 }
 
-FAKE ncclResult_t ncclCommDestroy(ncclComm_t comm) { return release(comm); }
-FAKE ncclResult_t ncclCommAbort(ncclComm_t comm) { return release(comm); }
+FAKE ncclResult_t ncclCommDestroy(ncclComm_t comm) {
+  return release(comm, /*abort=*/false);
+}
+FAKE ncclResult_t ncclCommAbort(ncclComm_t comm) {
+  return release(comm, /*abort=*/true);
+}
 
 FAKE ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *error) {
   std::lock_guard<std::mutex> lock(state().mutex);
