@@ -150,7 +150,8 @@ class Trainer(_nn.Trainer):
     written as shards at compile(). Checkpoints are nn-train's: either
     resumes the other's. Under mpirun (`mpirun -np 2 python3 train.py`)
     it trains data-parallel as nn-train does, rank 0 reporting and saving
-    (collective_timeout=600 seconds; nn.ranks() says which rank runs)."""
+    (collective_timeout: seconds, 600 unless set before; nn.ranks() says
+    which rank runs)."""
 
     def __init__(self, model, data=None, dev=None, **settings):
         self._files = tempfile.TemporaryDirectory(prefix="nn-trainer-")

@@ -174,12 +174,17 @@ void checkOnEveryRank(const absl::Status &status) {
 }
 
 /// Joins what the process's ranks lack, for a Trainer of `target`
-/// (NCCL for GPUs), with `timeout` (collective_timeout) from now on.
-void joinProcessRanks(double timeout, const std::string &target) {
+/// (NCCL for GPUs), with `timeout` (collective_timeout; when not given,
+/// the one set before, or 600 s) from now on.
+void joinProcessRanks(std::optional<double> timeout,
+                      const std::string &target) {
   training::RunRanks &ranks = processRanks();
   bool had = ranks.host != nullptr;
   CommunicatorOptions options;
-  options.timeoutSeconds = timeout;
+  if (timeout)
+    options.timeoutSeconds = *timeout;
+  else if (had)
+    options.timeoutSeconds = ranks.host->timeout();
   absl::Status joined = training::joinRanks(ranks, options, target);
   if (!had && ranks.host)
     // Finalize MPI (NCCL first) while the interpreter still runs, not at
@@ -195,11 +200,7 @@ void bindTraining(py::module_ &module) {
   module.def(
       "ranks",
       [](std::optional<double> timeout) {
-        Communicator *joined = processRanks().host.get();
-        joinProcessRanks(timeout  ? *timeout
-                         : joined ? joined->timeout()
-                                  : 600,
-                         "cpu");
+        joinProcessRanks(timeout, "cpu");
         Communicator *host = processRanks().host.get();
         return py::make_tuple(host ? host->rank() : 0, host ? host->size() : 1);
       },
@@ -385,9 +386,13 @@ void bindTraining(py::module_ &module) {
       "1e-3\", save=\"ckpt\", ...), compile() then run().")
       .def(py::init([](const std::string &model, py::kwargs kwargs) {
              py::dict settings = kwargs;
-             double timeout = 600;
-             takeKeyword(settings, "collective_timeout", timeout,
-                         "a number of seconds");
+             std::optional<double> timeout;
+             if (settings.contains("collective_timeout")) {
+               double seconds = 0;
+               takeKeyword(settings, "collective_timeout", seconds,
+                           "a number of seconds");
+               timeout = seconds;
+             }
              training::TrainOptions options = takeTrainOptions(model, settings);
              rejectUnknownKeywords(settings, "Trainer");
              // Under mpirun: data-parallel, as nn-train.

@@ -420,9 +420,17 @@ def test_the_python_trainer_under_mpirun_trains_data_parallel(tmp_path):
 STUCK_SCRIPT = """
 import sys, time
 import nn
-rank, size = nn.ranks()  # joined with the default timeout first
-trainer = nn.Trainer(sys.argv[1], synthetic="segments", batch_size=16,
-                     steps=4, collective_timeout=2)
+model, where = sys.argv[1], sys.argv[2]
+if where == "trainer":
+    # Joined with the default timeout first; the Trainer's applies.
+    rank, size = nn.ranks()
+    trainer = nn.Trainer(model, synthetic="segments", batch_size=16,
+                         steps=4, collective_timeout=2)
+else:
+    # Set when joining; a Trainer without one keeps it.
+    rank, size = nn.ranks(collective_timeout=2)
+    trainer = nn.Trainer(model, synthetic="segments", batch_size=16,
+                         steps=4)
 trainer.compile()
 if rank == 1:
     time.sleep(60)  # stuck: rank 0 waits for it in its first collective
@@ -430,13 +438,16 @@ trainer.run()
 """
 
 
-def test_a_python_rank_left_waiting_ends_the_run_after_its_timeout(tmp_path):
-    # The Trainer's collective_timeout applies though nn.ranks() joined
-    # first; the rank that times out ends every rank, naming itself.
+@pytest.mark.parametrize("where", ["trainer", "ranks"])
+def test_a_python_rank_left_waiting_ends_the_run_after_its_timeout(
+        tmp_path, where):
+    # The timeout given to the Trainer, or to nn.ranks() before it,
+    # applies; the rank that times out ends every rank, naming itself.
     script = tmp_path / "stuck.py"
     script.write_text(STUCK_SCRIPT)
     start = time.monotonic()
-    stuck = run(["mpirun", "-np", "2", sys.executable, script, SMALL_MODEL])
+    stuck = run(["mpirun", "-np", "2", sys.executable, script, SMALL_MODEL,
+                 where])
     waited = time.monotonic() - start
     assert stuck.returncode != 0
     assert re.search(r"nn: rank 0 of 2: .*waited 2 s for the other ranks",
