@@ -11,7 +11,10 @@
 //    and finish when every rank has called its n-th collective: until
 //    then the stream they were enqueued on is busy (cuStreamQuery says
 //    CUDA_ERROR_NOT_READY);
-//  * ncclCommAbort ends the communicator's pending collectives.
+//  * ranks that disagree on a collective (its size, type or root) get an
+//    asynchronous invalid-usage error and nothing is written;
+//  * ncclCommAbort ends the communicator's pending collectives and tells
+//    its peers (an asynchronous remote error).
 //
 // FAKE_NCCL_FAIL=<call>[:<n>] makes the n-th call (default 1st) of
 // ncclGetUniqueId or ncclCommInitRank fail, or the n-th ncclAllReduce of
