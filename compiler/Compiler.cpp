@@ -231,6 +231,7 @@ compileModule(ModuleOp module, MLIRContext &context,
   settings.request.graph = graphName;
   settings.optimize = options.optimize;
   settings.optimizer = options.optimizer;
+  settings.optimizer.allReduceOverlap &= (*target)->overlapsSums();
   PassManager optimize(&context);
   ir::buildOptimizePipeline(optimize, settings);
   if (failed(optimize.run(module)))

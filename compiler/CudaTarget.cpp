@@ -28,6 +28,12 @@ public:
     return "an NVIDIA GPU (kernels through NVVM, cuBLAS GEMMs)";
   }
 
+  // NCCL sums on the device's stream and the start waits for it: started
+  // in the middle of the backward, each sum would leave the GPU idle while
+  // the host launches the kernels after it. Sums after the backward cost
+  // one such wait.
+  bool overlapsSums() const override { return false; }
+
   absl::Status checkOptions(const CompileOptions &options) const override {
     // The chip before the toolkit: a chip NVPTX does not know is wrong
     // wherever the compiler runs (and LLVM aborts selecting code for it).

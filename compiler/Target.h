@@ -46,6 +46,11 @@ public:
   /// generator cannot compile for, a missing toolkit).
   virtual absl::Status checkOptions(const CompileOptions &options) const;
 
+  /// Whether a data-parallel step's gradient sums may run beside the rest
+  /// of its backward here (OptimizerOptions::allReduceOverlap): its
+  /// runtime's communicator starts a sum and returns before it is done.
+  virtual bool overlapsSums() const { return true; }
+
   /// Bufferized linalg on memrefs (nn-to-buffers' output) to the LLVM
   /// dialect, with any device code as binaries in the module.
   virtual void buildCodegenPipeline(mlir::OpPassManager &pm,

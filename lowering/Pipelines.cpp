@@ -127,6 +127,7 @@ void mlir::nn::buildOptimizePipeline(OpPassManager &pm,
       NNAllReduceGradientsOptions reduce;
       reduce.graphName = request.graph;
       reduce.bucketMb = settings.optimizer.allReduceBucketMb;
+      reduce.overlap = settings.optimizer.allReduceOverlap;
       pm.addPass(createNNAllReduceGradients(reduce));
     }
     // Each fused loss and its gradient merged into one sweep.

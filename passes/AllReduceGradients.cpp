@@ -17,6 +17,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::nn {
@@ -130,19 +131,38 @@ void NNAllReduceGradientsPass::reduceNormalizations(ModuleOp module) {
 }
 
 void NNAllReduceGradientsPass::reduceGradients(GraphOp graph) {
-  auto ret = cast<ReturnOp>(graph.getBody().front().getTerminator());
-  // Buckets in result order, one open bucket per element type: what one
-  // collective sums.
+  Block &body = graph.getBody().front();
+  auto ret = cast<ReturnOp>(body.getTerminator());
+  // Where each value is finished in the block: block arguments first.
+  llvm::DenseMap<Operation *, unsigned> position;
+  for (auto [index, op] : llvm::enumerate(body))
+    position[&op] = index + 1;
+  auto readyAt = [&](unsigned result) -> unsigned {
+    Operation *op = ret.getOperand(result).getDefiningOp();
+    return op ? position.lookup(body.findAncestorOpInBlock(*op)) : 0;
+  };
+
+  SmallVector<unsigned> gradients;
+  for (unsigned i = 0; i < graph.getNumResults(); ++i)
+    if (graph.getResultAttr(i, kGradientAttr))
+      gradients.push_back(i);
+  // Overlapping: buckets fill in the order the backward finishes the
+  // gradients (a stable sort keeps result order among ties), so that the
+  // first bucket is complete as early as it can be.
+  if (overlap)
+    llvm::stable_sort(gradients, [&](unsigned a, unsigned b) {
+      return readyAt(a) < readyAt(b);
+    });
+
+  // One open bucket per element type: what one collective sums.
   struct Bucket {
     SmallVector<unsigned> results;
     int64_t bytes = 0;
   };
   SmallVector<Bucket> closed;
-  llvm::DenseMap<Type, Bucket> open;
+  llvm::MapVector<Type, Bucket> open;
   const double limit = bucketMb * 1024 * 1024;
-  for (unsigned i = 0; i < graph.getNumResults(); ++i) {
-    if (!graph.getResultAttr(i, kGradientAttr))
-      continue;
+  for (unsigned i : gradients) {
     auto type = cast<NNTensorType>(ret.getOperand(i).getType());
     Type element = type.getElementType();
     int64_t bytes = element.getIntOrFloatBitWidth() / 8;
@@ -156,18 +176,21 @@ void NNAllReduceGradientsPass::reduceGradients(GraphOp graph) {
     bucket.results.push_back(i);
     bucket.bytes += bytes;
   }
-  // The open buckets in the order of their first result, so that the
-  // collectives' order follows the module alone.
-  SmallVector<Bucket> rest;
   for (auto &entry : open)
     if (!entry.second.results.empty())
-      rest.push_back(std::move(entry.second));
-  llvm::sort(rest, [](const Bucket &a, const Bucket &b) {
-    return a.results.front() < b.results.front();
-  });
-  closed.append(rest.begin(), rest.end());
-  llvm::sort(closed, [](const Bucket &a, const Bucket &b) {
-    return a.results.front() < b.results.front();
+      closed.push_back(std::move(entry.second));
+  // The collectives' order follows the module alone: by where their
+  // last gradient is finished (overlap), else by their first result.
+  auto key = [&](const Bucket &bucket) {
+    if (!overlap)
+      return bucket.results.front();
+    unsigned last = 0;
+    for (unsigned i : bucket.results)
+      last = std::max(last, readyAt(i));
+    return last;
+  };
+  llvm::stable_sort(closed, [&](const Bucket &a, const Bucket &b) {
+    return key(a) < key(b);
   });
 
   OpBuilder builder(ret);
@@ -175,6 +198,23 @@ void NNAllReduceGradientsPass::reduceGradients(GraphOp graph) {
     SmallVector<Value> inputs;
     for (unsigned i : bucket.results)
       inputs.push_back(ret.getOperand(i));
+    if (overlap) {
+      // Right after its last gradient (the block's start when every one
+      // is an argument), and after the sums already placed there: two
+      // buckets that one op finishes keep their order.
+      Operation *after = nullptr;
+      for (Value input : inputs)
+        if (Operation *op = input.getDefiningOp()) {
+          op = body.findAncestorOpInBlock(*op);
+          if (!after || after->isBeforeInBlock(op))
+            after = op;
+        }
+      Block::iterator at =
+          after ? std::next(Block::iterator(after)) : body.begin();
+      while (at != body.end() && isa<AllReduceOp>(*at))
+        ++at;
+      builder.setInsertionPoint(&body, at);
+    }
     auto sum = builder.create<AllReduceOp>(ret.getLoc(), inputs);
     for (auto [i, result] : llvm::zip(bucket.results, sum.getResults()))
       ret.setOperand(i, result);

@@ -256,9 +256,14 @@ def NNAllReduceGradients : Pass<"nn-all-reduce-gradients", "::mlir::ModuleOp"> {
       per-frame loss averages over all frames, not over each part's. A
       plain sum (`normalize sum`, or trained `unnormalized`) needs nothing.
     - The entry graph's parameter gradients are summed before they are
-      returned, in buckets of at most `bucket-mb` MiB in result order (one
-      collective per bucket and element type; a larger gradient is a
-      bucket of its own).
+      returned, in buckets of at most `bucket-mb` MiB (one collective per
+      bucket and element type; a larger gradient is a bucket of its own).
+      With `overlap` (the default) the buckets fill in the order the
+      backward finishes the gradients, and each sum is placed right after
+      its bucket's last gradient: lowered in two halves, it runs while the
+      rest of the backward does (CollectivePatterns.cpp). Without, the
+      buckets fill in result order and are summed after the whole
+      backward.
 
     The runtime sums over the processes of its communicator
     (include/nn/Communicator.h); in a run of one process every sum is the
@@ -269,7 +274,9 @@ def NNAllReduceGradients : Pass<"nn-all-reduce-gradients", "::mlir::ModuleOp"> {
     Option<"graphName", "graph", "std::string", /*default=*/"\"\"",
            "The differentiated graph (default: the one no graph calls)">,
     Option<"bucketMb", "bucket-mb", "double", /*default=*/"25.0",
-           "The most MiB of gradients one all-reduce sums">
+           "The most MiB of gradients one all-reduce sums">,
+    Option<"overlap", "overlap", "bool", /*default=*/"true",
+           "Sum each bucket as soon as the backward has finished it">
   ];
 }
 

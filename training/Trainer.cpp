@@ -934,6 +934,7 @@ absl::Status Trainer::run(bool &finished) {
     spent.calls -= collectivesBefore.calls;
     spent.bytes -= collectivesBefore.bytes;
     spent.seconds -= collectivesBefore.seconds;
+    spent.overlappedSeconds -= collectivesBefore.overlappedSeconds;
     llvm::errs() << out.linePrefix
                  << llvm::format("nn-train: %d ranks; rank 0 spent %.3f s of "
                                  "%.3f s of steps in %lld all-reduces of "
@@ -942,6 +943,13 @@ absl::Status Trainer::run(bool &finished) {
                                  (long long)spent.calls, spent.bytes / 1e6,
                                  100 * spent.seconds /
                                      std::max(totalStepSeconds, 1e-9));
+    // Sums that overlapped the backward (--all-reduce-overlap) ran longer
+    // than the step waited for them.
+    if (spent.overlappedSeconds > 0)
+      llvm::errs() << out.linePrefix
+                   << llvm::format("nn-train: the all-reduces ran %.3f s more "
+                                   "beside the steps' own work\n",
+                                   spent.overlappedSeconds);
   }
   if (skipped && !out.json && reportsForRun())
     llvm::errs() << out.linePrefix << "nn-train: skipped " << skipped

@@ -4,7 +4,8 @@
 // parts covering the batch, each cut closest to its share of the frames),
 // sliceBatch on a hand-made batch, the losses summed through a
 // communicator that stands for several identical ranks, the local
-// communicator, and the collective entry point without a communicator.
+// communicator, sums started and finished apart (ranks as threads), and
+// the collective entry points with and without a communicator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +15,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <future>
 #include <random>
 #include <thread>
 
@@ -358,6 +361,125 @@ TEST(CommAbiTest, WithoutACommunicatorTheSumIsACopy) {
   EXPECT_EQ(two.stats().calls, 1);
   EXPECT_EQ(two.stats().bytes, 24);
   EXPECT_EQ(currentCommunicator(), nullptr);
+}
+
+TEST(CommAbiTest, StartAndFinishAreOneSumInTwoHalves) {
+  ASSERT_EQ(currentCommunicator(), nullptr);
+  std::vector<double> values{1, 2, 3}, sums(3, 0);
+  int64_t ticket =
+      nn_comm_all_reduce_start_v1("test", (int64_t)(intptr_t)values.data(),
+                                  (int64_t)(intptr_t)sums.data(), 3, 64);
+  EXPECT_EQ(sums, values);
+  nn_comm_all_reduce_finish_v1("test", ticket);
+  MirrorCommunicator two(2);
+  {
+    CurrentCommunicator scope(&two);
+    ticket =
+        nn_comm_all_reduce_start_v1("test", (int64_t)(intptr_t)values.data(),
+                                    (int64_t)(intptr_t)values.data(), 3, 64);
+    nn_comm_all_reduce_finish_v1("test", ticket);
+  }
+  EXPECT_EQ(values, (std::vector<double>{2, 4, 6}));
+  EXPECT_EQ(two.stats().calls, 1);
+  EXPECT_EQ(two.stats().bytes, 24);
+}
+
+// A rank's started sums run on its communicator's thread: rank 0's starts
+// return before rank 1 has joined any sum (rank 1 joins only once they
+// have; a start that waited for the sum would leave both waiting), they run
+// in the order they were started whatever order they are finished in, and
+// each is every rank's sum.
+TEST(OverlapTest, StartedSumsRunBesideTheCallerInTheirOrder) {
+  ThreadWorld world(2);
+  std::promise<void> started;
+  std::shared_future<void> rankZeroStarted = started.get_future().share();
+  std::vector<std::vector<float>> a(2), b(2);
+  std::vector<std::vector<double>> c(2);
+  std::vector<std::string> failures(2);
+  std::vector<CollectiveStats> stats(2);
+  auto rank = [&](int r) {
+    ThreadCommunicator communicator(world, r, /*overlaps=*/true);
+    if (r == 1 && rankZeroStarted.wait_for(std::chrono::seconds(10)) !=
+                      std::future_status::ready) {
+      failures[r] = "rank 0's starts did not return before rank 1 joined";
+      return;
+    }
+    // Three sums of different sizes and types: run out of order, a rank
+    // would pair one sum's elements with another's.
+    a[r] = {1.0f + r, 2.0f, 3.0f};
+    b[r] = {10.0f * (r + 1), 0, 0, 0, 5};
+    c[r] = {0.25 * (r + 1), -1};
+    int64_t ta = communicator.startSum(a[r].data(), a[r].data(), 3, DType::f32);
+    int64_t tb = communicator.startSum(b[r].data(), b[r].data(), 5, DType::f32);
+    int64_t tc = communicator.startSum(c[r].data(), c[r].data(), 2, DType::f64);
+    if (r == 0)
+      started.set_value();
+    // Each rank finishes them in another order than it started them.
+    std::vector<int64_t> order = r == 0 ? std::vector<int64_t>{tc, ta, tb}
+                                        : std::vector<int64_t>{tb, tc, ta};
+    for (int64_t ticket : order)
+      if (absl::Status status = communicator.finishSum(ticket); !status.ok())
+        failures[r] += std::string(status.message()) + "; ";
+    // A ticket is finished once.
+    if (communicator.finishSum(ta).ok())
+      failures[r] += "a ticket finished twice; ";
+    stats[r] = communicator.stats();
+  };
+  std::thread other(rank, 1);
+  rank(0);
+  other.join();
+  for (int r = 0; r < 2; ++r) {
+    SCOPED_TRACE("rank " + std::to_string(r));
+    EXPECT_EQ(failures[r], "");
+    EXPECT_EQ(a[r], (std::vector<float>{3, 4, 6}));
+    EXPECT_EQ(b[r], (std::vector<float>{30, 0, 0, 0, 10}));
+    EXPECT_EQ(c[r], (std::vector<double>{0.75, -2}));
+    EXPECT_EQ(stats[r].calls, 3);
+    EXPECT_EQ(stats[r].bytes, 3 * 4 + 5 * 4 + 2 * 8);
+  }
+}
+
+// A sum that fails says so at its finish, and the sums after it fail
+// without running (each would wait out the timeout for ranks that are
+// gone) until finishAllSums, which also drops the sums left unfinished (a
+// step that failed between a start and its finish).
+TEST(OverlapTest, AFailedSumFailsTheOnesAfterItUntilFinishAllSums) {
+  for (bool overlaps : {true, false}) {
+    SCOPED_TRACE(overlaps ? "overlapping" : "at the start");
+    ThreadWorld world(1);
+    ThreadCommunicator communicator(world, 0, overlaps);
+    std::vector<int32_t> counts{1, 2};
+    int64_t bad =
+        communicator.startSum(counts.data(), counts.data(), 2, DType::i32);
+    std::vector<float> x{1, 2}, sum(2, 0);
+    int64_t after = communicator.startSum(x.data(), sum.data(), 2, DType::f32);
+    absl::Status status = communicator.finishSum(after);
+    EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+    EXPECT_NE(status.message().find("not run: an earlier sum of this rank "
+                                    "failed (threads sum f32 and f64)"),
+              std::string::npos)
+        << status;
+    EXPECT_EQ(sum, (std::vector<float>{0, 0}));
+    status = communicator.finishSum(bad);
+    EXPECT_EQ(status.code(), absl::StatusCode::kUnimplemented) << status;
+    status = communicator.finishSum(bad + 100);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
+    EXPECT_NE(status.message().find("no sum was started as ticket"),
+              std::string::npos)
+        << status;
+
+    // Left unfinished, then dropped with the failure.
+    int64_t left = communicator.startSum(x.data(), sum.data(), 2, DType::f32);
+    communicator.finishAllSums();
+    EXPECT_FALSE(communicator.finishSum(left).ok());
+    // The next sums run (a world of one: the sum is the value).
+    std::vector<float> y{7}, ySum{0};
+    int64_t next = communicator.startSum(y.data(), ySum.data(), 1, DType::f32);
+    EXPECT_TRUE(communicator.finishSum(next).ok());
+    EXPECT_EQ(ySum, std::vector<float>{7});
+    // Counted: the finished ones, failed or not.
+    EXPECT_EQ(communicator.stats().calls, 3);
+  }
 }
 
 } // namespace

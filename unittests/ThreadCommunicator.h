@@ -60,11 +60,15 @@ private:
 
 class ThreadCommunicator final : public Communicator {
 public:
-  ThreadCommunicator(ThreadWorld &world, int rank)
-      : world(world), rankNumber(rank) {}
+  /// `overlaps`: started sums run on the communicator's own thread, as
+  /// MPI's do (Communicator::startSum).
+  ThreadCommunicator(ThreadWorld &world, int rank, bool overlaps = false)
+      : world(world), rankNumber(rank), overlaps(overlaps) {}
+  ~ThreadCommunicator() override { stopSumThread(); }
   int rank() const override { return rankNumber; }
   int size() const override { return world.getSize(); }
   const char *backend() const override { return "threads"; }
+  bool overlapsSums() const override { return overlaps; }
 
   absl::Status allReduceSum(const void *send, void *receive, int64_t count,
                             DType dtype) override {
@@ -108,6 +112,7 @@ public:
 private:
   ThreadWorld &world;
   int rankNumber;
+  bool overlaps;
   int64_t calls = 0;
 };
 

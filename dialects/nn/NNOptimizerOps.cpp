@@ -21,7 +21,7 @@ LogicalResult AllReduceOp::verify() {
   if (failed(requireStaticInputs(*this, getInputs())))
     return failure();
   Type element = tensorOf(getInputs().front()).getElementType();
-  // The runtime sums 32- and 64-bit floats (nn_comm_all_reduce_v1).
+  // The runtime sums 32- and 64-bit floats (runtime/comm/CommAbi.h).
   if (!element.isF32() && !element.isF64())
     return emitOpError("sums f32 or f64 tensors, got ") << element;
   for (Value input : getInputs())

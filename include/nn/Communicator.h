@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -41,12 +42,19 @@ namespace nn {
 struct CollectiveStats {
   int64_t calls = 0;
   int64_t bytes = 0;
+  /// What the steps waited for them.
   double seconds = 0;
+  /// What the sums ran beside the step's own work (started with
+  /// Communicator::startSum, not yet waited for): time they did not cost.
+  double overlappedSeconds = 0;
 };
 
 class Communicator {
 public:
+  Communicator();
   virtual ~Communicator();
+  Communicator(const Communicator &) = delete;
+  Communicator &operator=(const Communicator &) = delete;
   /// This process's rank in [0, size()) and the number of processes.
   virtual int rank() const = 0;
   virtual int size() const = 0;
@@ -73,6 +81,29 @@ public:
   virtual Communicator &host() { return *this; }
   /// Whether its buffers are a GPU's (nccl), not the host's.
   virtual bool sumsDeviceMemory() const { return false; }
+  /// Whether startSum returns before the sum is done: a thread of the
+  /// communicator runs the sums started, one after another, while the
+  /// caller goes on (mpi). Otherwise startSum runs the sum itself.
+  virtual bool overlapsSums() const { return false; }
+
+  /// Starts allReduceSum(send, receive, count, dtype) and returns a ticket
+  /// for finishSum. With overlapsSums() it returns at once; the buffers
+  /// must then stay as they are until the ticket is finished. The sums of
+  /// a rank run in the order they were started, and every collective it
+  /// calls directly must come after the finish of every ticket (a
+  /// compiled step finishes each before it returns).
+  int64_t startSum(const void *send, void *receive, int64_t count, DType dtype);
+  /// Waits for the sum of `ticket` (each ticket once) and returns its
+  /// status. Counted in stats(): what the caller waited in the start and
+  /// the finish, and what the sum ran beyond that.
+  absl::Status finishSum(int64_t ticket);
+  /// After a failed step: drops the sums started and not begun, waits for
+  /// the one running (a step that failed between a start and its finish
+  /// leaves it; its buffers are leaked, so it writes nothing freed), and
+  /// forgets their results. A sum that failed makes the sums after it
+  /// fail without running (each would wait out the timeout for ranks that
+  /// are gone) until this is called.
+  void finishAllSums();
 
   /// The longest a collective waits for the other ranks before it fails
   /// (CommunicatorOptions::timeoutSeconds; a later setting applies to the
@@ -82,9 +113,9 @@ public:
 
   /// "rank 1 of 4": how errors and messages name this process.
   std::string describe() const;
-  /// The collectives so far (nn_comm_all_reduce_v1 counts its calls).
+  /// The sums started so far (startSum, which compiled steps call) and
+  /// finished.
   const CollectiveStats &stats() const { return collected; }
-  void record(int64_t bytes, double seconds);
 
 protected:
   /// Calls `test` until it says the collective `what` finished: at first
@@ -94,10 +125,30 @@ protected:
   /// timeout passing (DeadlineExceeded, naming this rank and `what`).
   absl::Status waitFor(const std::function<absl::StatusOr<bool>()> &test,
                        const std::string &what);
+  /// Finishes the started sums and ends the thread that runs them. A
+  /// backend that overlaps sums calls it first in its destructor, before
+  /// what the thread's sums use is torn down.
+  void stopSumThread();
 
 private:
+  class SumThread;
   CollectiveStats collected;
   double timeoutSeconds = 600;
+  std::unique_ptr<SumThread> sumThread;
+  /// The sums started and not finished, by ticket.
+  struct Started {
+    int64_t bytes = 0;
+    /// What startSum took.
+    double waitedSeconds = 0;
+    /// Set when startSum ran the sum itself.
+    bool ran = false;
+    absl::Status status;
+  };
+  int64_t nextTicket = 0;
+  std::map<int64_t, Started> started;
+  /// The first sum that failed since finishAllSums, when startSum runs
+  /// them: the later ones fail without running.
+  absl::Status failedSum;
 };
 
 struct CommunicatorOptions {

@@ -202,6 +202,9 @@ struct OptimizerOptions {
   /// collective each; a larger gradient is a bucket of its own).
   bool dataParallel = false;
   double allReduceBucketMb = 25;
+  /// Each bucket summed as soon as the backward has finished it, while the
+  /// rest of the backward runs (docs/distributed.md, "Overlap").
+  bool allReduceOverlap = true;
 
   template <typename Binder> void bindOptions(Binder &binder) {
     binder.bind(kind, {"optimizer", "sgd, adam or adamw", "kind"});
@@ -222,6 +225,10 @@ struct OptimizerOptions {
     binder.bind(allReduceBucketMb,
                 {"all-reduce-bucket-mb",
                  "data-parallel: MiB of gradients per all-reduce"});
+    binder.bind(allReduceOverlap,
+                {"all-reduce-overlap",
+                 "data-parallel: sum each bucket while the rest of the "
+                 "backward runs"});
   }
 };
 

@@ -2,11 +2,13 @@
 //
 // nn.all_reduce: its inputs are copied, flattened, into one bucket (one
 // tensor.insert_slice each), the bucket is copied into a fresh contiguous
-// buffer, the runtime's `nn_comm_all_reduce_v1` (runtime/comm/CommAbi.h)
-// sums that buffer over the processes in place, and each result is its
-// slice of the buffer, reshaped (views, no copies). The call goes through
-// a private call-site function whose memref operands keep both buffers
-// alive until it returns, as for the searches (SearchSupport.h).
+// buffer, and the runtime sums that buffer over the processes in place in
+// two halves (runtime/comm/CommAbi.h): `nn_comm_all_reduce_start_v1` where
+// the op is, `nn_comm_all_reduce_finish_v1` just before the first op that
+// reads a result, so that the ops in between run while the sum does. Each
+// result is its slice of the buffer, reshaped (views, no copies). The
+// calls go through private call-site functions whose memref operands keep
+// the buffers alive, as for the searches (SearchSupport.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +61,19 @@ Value unflatten(OpBuilder &b, Location loc, Value flat, RankedTensorType type) {
   return b.create<tensor::ExpandShapeOp>(loc, type, flat, oneGroup(type));
 }
 
+/// The first op of `op`'s block that reads one of its results (itself or
+/// through an op nested in it); null when none does.
+Operation *firstReader(Operation *op) {
+  Block *block = op->getBlock();
+  Operation *first = nullptr;
+  for (Operation *user : op->getUsers()) {
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (inBlock && (!first || inBlock->isBeforeInBlock(first)))
+      first = inBlock;
+  }
+  return first;
+}
+
 class AllReduceConversion : public NNConversionPattern<AllReduceOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -93,9 +108,16 @@ public:
                                outputBuffer(b, loc, {s.idx(total)}, element)};
     auto module = op->getParentOfType<ModuleOp>();
     std::string origin = describeOrigin(loc);
-    func::FuncOp site = createCallSite(
-        b, module, "nn_all_reduce_site", ValueRange(buffers).getTypes(),
-        [&](OpBuilder &fb, ValueRange args, StringRef name) {
+    Type i64 = b.getI64Type();
+    // The runtime reads the origin as a C string: the global holds its NUL.
+    auto originOf = [&](OpBuilder &fb, Location fl, StringRef name) {
+      return LLVM::createGlobalString(fl, fb, (name + "_origin").str(),
+                                      origin + std::string(1, '\0'),
+                                      LLVM::Linkage::Internal);
+    };
+    func::FuncOp startSite = createCallSite(
+        b, module, "nn_all_reduce_start_site", ValueRange(buffers).getTypes(),
+        {i64}, [&](OpBuilder &fb, ValueRange args, StringRef name) {
           // The op's location: on GPUs the copy is a kernel named after
           // it.
           Location fl = loc;
@@ -104,22 +126,40 @@ public:
           // contiguous result, it is summed in place there.
           fb.create<memref::CopyOp>(fl, args[0], args[1]);
           Value summed = addressOf(fb, fl, args[1]).first;
-          // The runtime reads the origin as a C string: the global holds
-          // its NUL.
           SmallVector<Value> arguments{
-              LLVM::createGlobalString(fl, fb, (name + "_origin").str(),
-                                       origin + std::string(1, '\0'),
-                                       LLVM::Linkage::Internal),
-              summed, summed, fb.create<arith::ConstantIntOp>(fl, total, 64),
+              originOf(fb, fl, name), summed, summed,
+              fb.create<arith::ConstantIntOp>(fl, total, 64),
               fb.create<arith::ConstantIntOp>(
                   fl, element.getIntOrFloatBitWidth(), 32)};
-          StringRef callee = "nn_comm_all_reduce_v1";
+          StringRef callee = "nn_comm_all_reduce_start_v1";
+          declareRuntimeFunction(
+              fb, module, callee,
+              fb.getFunctionType(ValueRange(arguments).getTypes(), {i64}));
+          return SmallVector<Value>{
+              fb.create<func::CallOp>(fl, callee, TypeRange{i64}, arguments)
+                  .getResult(0)};
+        });
+    Value ticket = b.create<func::CallOp>(loc, startSite, buffers).getResult(0);
+
+    // The sum runs while the ops up to the first that reads it do (the
+    // backward's, when nn-all-reduce-gradients placed the op after its
+    // last gradient); the finish waits there. Its memref operand keeps the
+    // buffer alive until then.
+    OpBuilder::InsertionGuard guard(b);
+    if (Operation *reader = firstReader(op))
+      b.setInsertionPoint(reader);
+    func::FuncOp finishSite = createCallSite(
+        b, module, "nn_all_reduce_finish_site",
+        TypeRange{buffers[1].getType(), i64},
+        [&](OpBuilder &fb, ValueRange args, StringRef name) {
+          StringRef callee = "nn_comm_all_reduce_finish_v1";
+          SmallVector<Value> arguments{originOf(fb, loc, name), args[1]};
           declareRuntimeFunction(
               fb, module, callee,
               fb.getFunctionType(ValueRange(arguments).getTypes(), {}));
-          fb.create<func::CallOp>(fl, callee, TypeRange{}, arguments);
+          fb.create<func::CallOp>(loc, callee, TypeRange{}, arguments);
         });
-    b.create<func::CallOp>(loc, site, buffers);
+    b.create<func::CallOp>(loc, finishSite, ValueRange{buffers[1], ticket});
     Value summed = b.create<bufferization::ToTensorOp>(
         loc, buffers[1], /*restrict=*/true, /*writable=*/true);
     summed = b.create<tensor::CastOp>(loc, bucketType, summed);

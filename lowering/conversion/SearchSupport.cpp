@@ -70,6 +70,18 @@ mlir::nn::addressOf(OpBuilder &b, Location loc, Value memref) {
 func::FuncOp mlir::nn::createCallSite(
     OpBuilder &b, ModuleOp module, StringRef prefix, TypeRange types,
     function_ref<void(OpBuilder &, ValueRange, StringRef name)> body) {
+  return createCallSite(b, module, prefix, types, {},
+                        [&](OpBuilder &fb, ValueRange args, StringRef name) {
+                          body(fb, args, name);
+                          return SmallVector<Value>();
+                        });
+}
+
+func::FuncOp mlir::nn::createCallSite(
+    OpBuilder &b, ModuleOp module, StringRef prefix, TypeRange types,
+    TypeRange results,
+    function_ref<SmallVector<Value>(OpBuilder &, ValueRange, StringRef name)>
+        body) {
   OpBuilder::InsertionGuard guard(b);
   unsigned site = 0;
   std::string name;
@@ -78,12 +90,12 @@ func::FuncOp mlir::nn::createCallSite(
   while (module.lookupSymbol(name));
   b.setInsertionPointToEnd(module.getBody());
   auto function = b.create<func::FuncOp>(module.getLoc(), name,
-                                         b.getFunctionType(types, {}));
+                                         b.getFunctionType(types, results));
   function.setPrivate();
   Block *entry = function.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  body(b, entry->getArguments(), name);
-  b.create<func::ReturnOp>(module.getLoc());
+  SmallVector<Value> returned = body(b, entry->getArguments(), name);
+  b.create<func::ReturnOp>(module.getLoc(), returned);
   return function;
 }
 

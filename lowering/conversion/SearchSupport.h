@@ -49,6 +49,13 @@ std::pair<Value, SmallVector<Value>> addressOf(OpBuilder &b, Location loc,
 func::FuncOp createCallSite(
     OpBuilder &b, ModuleOp module, StringRef prefix, TypeRange types,
     function_ref<void(OpBuilder &, ValueRange, StringRef name)> body);
+/// The same, for a function that returns values of `results`: what `body`
+/// returns.
+func::FuncOp createCallSite(
+    OpBuilder &b, ModuleOp module, StringRef prefix, TypeRange types,
+    TypeRange results,
+    function_ref<SmallVector<Value>(OpBuilder &, ValueRange, StringRef name)>
+        body);
 
 /// The private declaration of runtime entry point `name`, added once per
 /// module.

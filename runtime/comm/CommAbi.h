@@ -25,6 +25,16 @@ extern "C" {
 void nn_comm_all_reduce_v1(const char *origin, int64_t send, int64_t receive,
                            int64_t count, int32_t bits);
 
+/// nn_comm_all_reduce_v1 in two halves, so that a step's own work runs
+/// while the sum does (Communicator::startSum): starts it and returns a
+/// ticket for nn_comm_all_reduce_finish_v1, which waits for it. The
+/// buffers must stay untouched in between. Both end the run as
+/// nn_comm_all_reduce_v1 does when the sum fails.
+int64_t nn_comm_all_reduce_start_v1(const char *origin, int64_t send,
+                                    int64_t receive, int64_t count,
+                                    int32_t bits);
+void nn_comm_all_reduce_finish_v1(const char *origin, int64_t ticket);
+
 // NOLINTEND(readability-identifier-naming)
 }
 

@@ -118,6 +118,8 @@ public:
     setTimeout(timeout);
   }
   ~MpiCommunicator() override {
+    // Its sums call MPI: they end before MPI does.
+    stopSumThread();
     int done = 0;
     if (finalizeAtEnd && mpi.finalized(&done) == kMpiSuccess && !done)
       mpi.finalize();
@@ -126,6 +128,10 @@ public:
   int rank() const override { return rankNumber; }
   int size() const override { return worldSize; }
   const char *backend() const override { return "mpi"; }
+  // MPI moves a non-blocking collective's data only while a call of this
+  // process (MPI_Test) lets it, so a sum that overlaps the step needs a
+  // thread of its own to call it.
+  bool overlapsSums() const override { return true; }
 
   absl::Status allReduceSum(const void *send, void *receive, int64_t count,
                             DType dtype) override {

@@ -2,6 +2,7 @@
 
 #include "runtime/device/HostDevice.h"
 
+#include "nn/Communicator.h"
 #include "runtime/Allocator.h"
 #include "runtime/device/OneDnnGemm.h"
 
@@ -25,6 +26,12 @@ public:
     if (!status.ok())
       return status;
     GuardedCall call = callWithAllocationGuard(entry, argv);
+    // A run that ended between the start of a sum and its finish left it
+    // running on the communicator's thread: the next collective of this
+    // rank must come after it.
+    if (!call.ok())
+      if (Communicator *communicator = currentCommunicator())
+        communicator->finishAllSums();
     if (call.failedAllocation)
       return absl::ResourceExhaustedError(
           "out of memory: running @" + graph + " needed a buffer of " +

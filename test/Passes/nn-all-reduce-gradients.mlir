@@ -1,5 +1,6 @@
 // RUN: nn-opt %s --split-input-file --nn-pack-before-loss --nn-fuse-loss-tail --nn-autodiff --nn-all-reduce-gradients --nn-fuse-loss-tail --nn-train-step --canonicalize --verify-diagnostics | FileCheck %s
-// RUN: nn-opt %s --split-input-file --nn-autodiff --nn-all-reduce-gradients="bucket-mb=0.00005" --verify-diagnostics | FileCheck %s --check-prefix=BUCKETS
+// RUN: nn-opt %s --split-input-file --nn-autodiff --nn-all-reduce-gradients="bucket-mb=0.00005 overlap=false" --verify-diagnostics | FileCheck %s --check-prefix=BUCKETS
+// RUN: nn-opt %s --split-input-file --nn-autodiff --nn-all-reduce-gradients="bucket-mb=0.0001" --verify-diagnostics | FileCheck %s --check-prefix=OVERLAP
 // RUN: not nn-opt %s --split-input-file --nn-autodiff --nn-all-reduce-gradients="bucket-mb=0" 2>&1 | FileCheck %s --check-prefix=OPTION
 
 // A data-parallel step: the per-frame loss divides by the frames of every
@@ -19,8 +20,9 @@
 // CHECK: nn.adam_update %{{.+}}, %[[SUMS]]#1,
 // CHECK: nn.adam_update %{{.+}}, %[[SUMS]]#2,
 
-// Buckets of at most 52 bytes in result order: [3, 4] f32 (48 bytes) alone,
-// then [3] and [4, 4] (12 + 64 bytes > 52) apart.
+// Without overlap: buckets of at most 52 bytes in result order, [3, 4] f32
+// (48 bytes) alone, then [3] and [4, 4] (12 + 64 bytes > 52) apart, summed
+// after the whole backward.
 // BUCKETS-LABEL: nn.graph @tail
 // BUCKETS: %[[N:.+]] = nn.loss_norm per_frame for !nn.tensor<[B, T], f32>
 // BUCKETS: nn.all_reduce %[[N]] : !nn.tensor<[], f64>
@@ -28,6 +30,20 @@
 // BUCKETS-NEXT: %[[B:.+]] = nn.all_reduce %{{.+}} : !nn.tensor<[3], f32>
 // BUCKETS-NEXT: %[[C:.+]] = nn.all_reduce %{{.+}} : !nn.tensor<[4, 4], f32>
 // BUCKETS-NEXT: nn.return %[[A]], %[[B]], %[[C]]
+
+// Overlapping (the default): buckets of at most 104 bytes in the order the
+// backward finishes the gradients, each summed right after its last one:
+// w's and b's gradients (48 + 12 bytes) as soon as b's is done, while the
+// backward through the tanh and the first linear layer runs; v's after.
+// OVERLAP-LABEL: nn.graph @tail
+// OVERLAP: %[[DW:.+]] = nn.linear_grad_weight
+// OVERLAP-NEXT: %[[DB:.+]] = nn.sum_positions
+// OVERLAP-NEXT: %[[WB:.+]]:2 = nn.all_reduce %[[DW]], %[[DB]] : !nn.tensor<[3, 4], f32>, !nn.tensor<[3], f32>
+// OVERLAP-NEXT: nn.activation_grad tanh
+// OVERLAP-NEXT: nn.linear_grad_input
+// OVERLAP-NEXT: %[[DV:.+]] = nn.linear_grad_weight
+// OVERLAP-NEXT: %[[V:.+]] = nn.all_reduce %[[DV]] : !nn.tensor<[4, 4], f32>
+// OVERLAP-NEXT: nn.return %[[WB]]#0, %[[WB]]#1, %[[V]]
 
 // OPTION: error: nn-all-reduce-gradients: bucket-mb must be a number > 0, got 0
 nn.parameter @w : !nn.tensor<[3, 4], f32>

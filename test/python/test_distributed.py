@@ -66,10 +66,24 @@ def test_two_ranks_equal_one_process_on_the_whole_batches(tmp_path):
              "--steps", "20", "--epoch-steps", "10", "--dev-batches", "2",
              "--seed", "3", "--optimizer", "sgd", "--lr",
              "constant:peak=0.1", "--no-blas", "--save-every", "10", "--json"]
-    two = run(mpirun(2, *flags, "--save", tmp_path / "two"))
+    # Buckets of 16 KiB: the step's gradients are summed in several
+    # buckets, each started as the backward finishes it and running while
+    # the rest of the backward does.
+    two = run(mpirun(2, *flags, "--all-reduce-bucket-mb", "0.015625",
+                     "--save", tmp_path / "two"))
     assert two.returncode == 0, two.stderr
     one = run(single(*flags, "--save", tmp_path / "one"))
     assert one.returncode == 0, one.stderr
+    # The same sums after the whole backward: overlapping changes when
+    # they run, not what they add.
+    after = run(mpirun(2, *flags, "--all-reduce-bucket-mb", "0.015625",
+                       "--no-all-reduce-overlap", "--save", tmp_path / "after"))
+    assert after.returncode == 0, after.stderr
+    assert json_lines(after.stdout) == json_lines(two.stdout)
+    final_after = checkpoint(tmp_path / "after" / "step-00000020.npz")
+    for name, value in checkpoint(tmp_path / "two" /
+                                  "step-00000020.npz").items():
+        np.testing.assert_array_equal(final_after[name], value, err_msg=name)
     # Rank 0 alone reports: the same lines, steps and evaluations alike.
     lines_two, lines_one = json_lines(two.stdout), json_lines(one.stdout)
     assert len(lines_two) == len(lines_one) == 22
