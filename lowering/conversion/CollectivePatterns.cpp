@@ -144,7 +144,7 @@ public:
     // The sum runs while the ops up to the first that reads it do (the
     // backward's, when nn-all-reduce-gradients placed the op after its
     // last gradient); the finish waits there. Its memref operand keeps the
-    // buffer alive until then.
+    // buffer alive until then even when no op reads the sum.
     OpBuilder::InsertionGuard guard(b);
     if (Operation *reader = firstReader(op))
       b.setInsertionPoint(reader);
