@@ -28,9 +28,14 @@ nn::Executable nn::bench::compile(const std::string &source, bool pack,
   options.inputGradients = std::move(inputGradients);
   options.training = training;
   options.trainStep = trainStep;
+  options.optimize.saveLstmTape = saveLstmTape;
+  return compile(source, std::move(options));
+}
+
+nn::Executable nn::bench::compile(const std::string &source,
+                                  nn::CompileOptions options) {
   options.cpu.threads = gThreadedCode;
   options.cpu.gemmLibrary = gGemmLibrary;
-  options.optimize.saveLstmTape = saveLstmTape;
   nn::Executable exe;
   absl::StatusOr<nn::Artifact> artifact =
       nn::compileSource(source, "bench.mlir", options);

@@ -40,6 +40,10 @@ nn::Executable compile(const std::string &source, bool pack, bool blas,
                        Fusion fusion = Fusion::Sweep, bool saveLstmTape = true,
                        nn::PackFrontier frontier = nn::PackFrontier::cost);
 
+/// Compiles `source` for the CPU with `options` (the threads and GEMM
+/// library set from the flags), or exits with the compiler's message.
+nn::Executable compile(const std::string &source, nn::CompileOptions options);
+
 /// Runs `exe` for the benchmark, then once more to measure the peak of
 /// the large buffers live during a run (runtime/Allocator.h: blocks of
 /// 1 MiB and more), reported in MiB.

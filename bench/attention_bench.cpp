@@ -6,8 +6,10 @@
 // queries, keys and values) can be measured. Padded inputs, or packed ones
 // (pack=earliest moves the attention behind the pack). Counters: frames (real
 // query frames) per second, and GFLOP/s of the score and weighted-sum GEMMs the
-// batch needs (each sequence against itself: 4 sum_b T_b^2 d flops forward; the
-// backward recomputes the forward's two and adds five more). `padded_work` is
+// batch needs (each sequence against itself: 4 sum_b T_b^2 d flops forward;
+// the backward adds five more, and two more when it recomputes the forward's
+// log normalizers and output instead of reading them: range(0) = 2, with
+// nn-save-attention-stats off). `padded_work` is
 // how much more a dense padded attention would do: B T_max^2 / sum_b T_b^2.
 // The relative variants add Conformer relative positions (position queries
 // and a table of the distances -511 ... 511, so nothing clips; their
@@ -54,11 +56,12 @@ std::string attentionSource(bool relative) {
   return s.str();
 }
 
-/// range(0) = 1: forward and backward; range(1) = 1: packed; range(2) = 1:
-/// relative positions.
+/// range(0) = 1: forward and backward (2: the backward recomputing the
+/// forward's stats); range(1) = 1: packed; range(2) = 1: relative
+/// positions.
 void benchAttention(benchmark::State &state) {
-  bool backward = state.range(0), packed = state.range(1),
-       relative = state.range(2);
+  bool backward = state.range(0) != 0, recompute = state.range(0) == 2,
+       packed = state.range(1), relative = state.range(2);
   double frames = 0, squares = 0;
   int64_t longest = 0;
   for (int32_t t : gLengths) {
@@ -71,15 +74,19 @@ void benchAttention(benchmark::State &state) {
     inputGradients = {"q", "k", "v"};
   if (backward && relative)
     inputGradients.insert(inputGradients.end(), {"r", "p"});
-  nn::Executable exe =
-      compile(attentionSource(relative), packed, true, backward, inputGradients,
-              false, false, Fusion::Sweep, true, nn::PackFrontier::earliest);
+  nn::CompileOptions options;
+  options.optimize.pack = packed;
+  options.optimize.packFrontier = nn::PackFrontier::earliest;
+  options.optimize.saveAttentionStats = !recompute;
+  options.grads = backward;
+  options.inputGradients = std::move(inputGradients);
+  nn::Executable exe = compile(attentionSource(relative), options);
   std::mt19937 rng(11);
   nn::RunInputs inputs =
       nn::syntheticBatch(exe.manifest(), kBatch, {{"T", gLengths}}, rng, 0.0);
   nn::RunResult result;
   runMeasured(state, exe, inputs, result);
-  double gemms = backward ? 9 : 2;
+  double gemms = !backward ? 2 : recompute ? 9 : 7;
   state.counters["frames_per_s"] =
       benchmark::Counter(frames, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["GFLOPS"] =
@@ -88,12 +95,13 @@ void benchAttention(benchmark::State &state) {
   state.counters["padded_work"] = kBatch * double(longest) * longest / squares;
   state.SetLabel(std::string(backward ? "forward+backward" : "forward") +
                  (packed ? ", packed" : ", padded") +
-                 (relative ? ", relative" : ""));
+                 (relative ? ", relative" : "") +
+                 (recompute ? ", stats recomputed" : ""));
 }
 
 } // namespace
 
 BENCHMARK(benchAttention)
-    ->ArgsProduct({{0, 1}, {0, 1}, {0, 1}})
+    ->ArgsProduct({{0, 1, 2}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

@@ -835,15 +835,21 @@ void benchSpeechTrainStep(benchmark::State &state) {
 /// batch of 40-dim features: range(0) = 1 packed by the cost model (both
 /// blocks on real frames), 0 padded (every frame-wise layer on padded
 /// frames too; attention and the depthwise convolutions read each
-/// sequence's own frames either way). Counts real frames per second.
+/// sequence's own frames either way); range(1) = 0 has each attention's
+/// backward recompute its forward's log normalizers and output instead of
+/// reading them (nn-save-attention-stats off). Counts real frames per
+/// second.
 void benchConformerTrainStep(benchmark::State &state) {
-  bool pack = state.range(0);
+  bool pack = state.range(0), saveStats = state.range(1);
   nn::CompileOptions options;
   options.optimize.inlineCalls = true;
   options.optimize.pack = pack;
-  runSpeechTrainStep(state, "speech/conformer_ctc.mlir", "ctc", options,
-                     pack ? "conformer ctc train step, packed"
-                          : "conformer ctc train step, padded");
+  options.optimize.saveAttentionStats = saveStats;
+  std::string label = pack ? "conformer ctc train step, packed"
+                           : "conformer ctc train step, padded";
+  if (!saveStats)
+    label += ", attention stats recomputed";
+  runSpeechTrainStep(state, "speech/conformer_ctc.mlir", "ctc", options, label);
 }
 
 /// The train step of the Conformer transducer example
@@ -1111,8 +1117,9 @@ BENCHMARK(benchSpeechTrainStep)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchConformerTrainStep)
-    ->Arg(1)
-    ->Arg(0)
+    ->Args({1, 1})
+    ->Args({0, 1})
+    ->Args({1, 0})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(benchConformerTransducerTrainStep)

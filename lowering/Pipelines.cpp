@@ -121,6 +121,9 @@ void mlir::nn::buildOptimizePipeline(OpPassManager &pm,
     // The LSTM backward reads its forward's tape.
     if (optimize.saveLstmTape)
       pm.addPass(createNNSaveLstmTape());
+    // Likewise each attention's backward reads its forward's statistics.
+    if (optimize.saveAttentionStats)
+      pm.addPass(createNNSaveAttentionStats());
     // Before the loss tail's gradient merges: the merged op takes the
     // normalization summed over the processes.
     if (trainStep && settings.optimizer.dataParallel) {

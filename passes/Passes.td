@@ -117,6 +117,23 @@ def NNSaveLstmTape : Pass<"nn-save-lstm-tape", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::nn::NNDialect"];
 }
 
+def NNSaveAttentionStats : Pass<"nn-save-attention-stats", "::mlir::ModuleOp"> {
+  let summary = "Gives each nn.attention_grad its forward's output and log normalizers";
+  let description = [{
+    Runs after `nn-autodiff`. For an `nn.attention_grad` without saved
+    values whose operands and attributes are those of an `nn.attention`
+    in the same block (the one whose VJP it is), the attention becomes an
+    `nn.attention_with_stats` and the gradient reads its result and its
+    per-query, per-head log normalizers. The backward then no longer walks
+    every query block's keys a first time to recompute them: two of the
+    nine block GEMMs of a forward and backward, and a softmax pass over
+    every score. The cost is `[B, T, H]` values kept from the forward to
+    the backward (the result is usually kept anyway: the projection after
+    the attention reads it in its own backward) (docs/autodiff.md).
+  }];
+  let dependentDialects = ["::mlir::nn::NNDialect"];
+}
+
 def NNExposeLosses : Pass<"nn-expose-losses", "::mlir::ModuleOp"> {
   let summary = "Returns each marked loss from its graph as two f64 values";
   let description = [{

@@ -15,11 +15,18 @@
 //     of distances up to 4, so that whole blocks lie beyond it;
 //   * dropout of the weights (a seed input) over several blocks, self-
 //     and cross-attention: against the reference and packed = padded (a
-//     sequence alone is another batch index, so other weights drop).
+//     sequence alone is another batch index, so other weights drop);
+//   * the forward's log normalizers (nn.attention_with_stats) against the
+//     reference, +inf where a query sees no key, and gradients that read
+//     them and the forward's output (nn-save-attention-stats) equal to
+//     the recomputing ones, padded and packed.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ExecutionUtil.h"
+#include "passes/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
 
 #include <algorithm>
 #include <cmath>
@@ -290,6 +297,99 @@ TEST(AttentionTest, PackedEqualsPadded) {
                     pad.data<float>()[(s * frames + t) * features + f])
               << a.outputs[o].first << " sequence " << s << " frame " << t;
   }
+}
+
+/// `source` after nn-save-attention-stats: each nn.attention_grad of kGraph
+/// reads the output and log normalizers of the nn.attention of the same
+/// operands, which becomes an nn.attention_with_stats.
+std::string withSavedStats(const std::string &source) {
+  return withPasses(source, [](mlir::OpPassManager &pm) {
+    pm.addPass(mlir::nn::createNNSaveAttentionStats());
+  });
+}
+
+/// How many times `part` occurs in `text`.
+size_t occurrences(const std::string &text, const std::string &part) {
+  size_t count = 0;
+  for (size_t at = text.find(part); at != std::string::npos;
+       at = text.find(part, at + part.size()))
+    ++count;
+  return count;
+}
+
+// The gradients that read the forward's output and log normalizers match
+// the reference and equal those that recompute them: the same block walk
+// made them, once in the forward and once in the gradient.
+TEST(AttentionTest, SavedStatsGiveTheRecomputedGradients) {
+  for (bool packed : {false, true}) {
+    SCOPED_TRACE(packed ? "packed" : "padded");
+    const std::string &source = packed ? kPacked : kPadded;
+    std::string saved = withSavedStats(source);
+    ASSERT_FALSE(saved.empty());
+    // Every gradient of kGraph has its forward in the graph.
+    ASSERT_EQ(occurrences(saved, "nn.attention_with_stats"), 7u);
+    ASSERT_EQ(occurrences(saved, " saved "), 7u);
+    Executable recomputing = compileOrDie(source, /*pack=*/false, "g");
+    Executable reading = compileOrDie(saved, /*pack=*/false, "g");
+    RunInputs padded = paddedInputs(allSequences(), 0.0f);
+    RunInputs inputs = packed ? packedInputs(padded) : padded;
+    RunResult a, b;
+    absl::Status status = recomputing.run(inputs, a);
+    ASSERT_TRUE(status.ok()) << status.message();
+    status = reading.run(inputs, b);
+    ASSERT_TRUE(status.ok()) << status.message();
+    if (!packed)
+      expectMatchesReference(saved, reading, inputs, b, 1e-4, 1e-5);
+    ASSERT_EQ(a.outputs.size(), b.outputs.size());
+    for (size_t o = 0; o < a.outputs.size(); ++o) {
+      const Tensor &x = a.outputs[o].second, &y = b.outputs[o].second;
+      ASSERT_EQ(x.shape(), y.shape());
+      for (int64_t i = 0; i < x.numElements(); ++i)
+        ASSERT_EQ(x.data<float>()[i], y.data<float>()[i])
+            << a.outputs[o].first << " element " << i;
+    }
+  }
+}
+
+// The log normalizers of each query and head against the reference:
+// self-attention with a causal left context, relative positions with
+// dropout (the normalizer is of the undropped weights), and cross-attention
+// where a sequence has no keys (+inf) or no queries; padded frames 0.
+TEST(AttentionTest, StatsAreTheLogNormalizers) {
+  const std::string source = R"(
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %k: !nn.tensor<[B, T, 8], f32>,
+            %v: !nn.tensor<[B, T, 6], f32>, %u: !nn.tensor<[B, U, 8], f32>,
+            %r: !nn.tensor<[B, T, 8], f32>, %p9: !nn.tensor<[9, 8], f32>,
+            %s: !nn.tensor<[], i32>)
+    -> (!nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 2], f32>,
+        !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, U, 2], f32>)
+    dims [B: batch, T: seq(B), U: seq(B)] {
+  %c, %cs = nn.attention_with_stats %q, %k, %v heads 2 causal left_context 70 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32> -> !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 2], f32>
+  %d, %ds = nn.attention_with_stats %q, %k, %v relative %r, %p9 seed %s heads 2 dropout 3.000000e-01 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[9, 8], f32>, !nn.tensor<[], i32> -> !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 2], f32>
+  %x, %xs = nn.attention_with_stats %u, %k, %v heads 2 : !nn.tensor<[B, U, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32> -> !nn.tensor<[B, U, 6], f32>, !nn.tensor<[B, U, 2], f32>
+  nn.return %c, %cs, %ds, %xs : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, U, 2], f32>
+}
+)";
+  Executable exe = compileOrDie(source, /*pack=*/false, "g");
+  RunInputs inputs = paddedInputs(allSequences(), 0.0f);
+  for (const char *unused : {"dy", "du", "p"})
+    inputs.inputs.erase(unused);
+  RunResult result;
+  absl::Status status = exe.run(inputs, result);
+  ASSERT_TRUE(status.ok()) << status.message();
+  expectMatchesReference(source, exe, inputs, result, 1e-5, 1e-6);
+  // Sequence 1 (T = 1, U = 0) and 2 (T = 0, U = 530): the queries of 2
+  // see no key; padded frames hold 0.
+  const Tensor &cross = result.outputs[3].second;
+  int64_t frames = cross.shape()[1];
+  for (int64_t t = 0; t < frames; ++t)
+    for (int64_t h = 0; h < 2; ++h) {
+      float at = cross.data<float>()[(2 * frames + t) * 2 + h];
+      if (t < kLabelLengths[2])
+        ASSERT_EQ(at, std::numeric_limits<float>::infinity()) << t;
+      else
+        ASSERT_EQ(at, 0.0f) << t;
+    }
 }
 
 /// Relative positions worked by hand: zero queries and keys, so each score

@@ -210,11 +210,9 @@ void nn::testing::expectSameResults(const Manifest &manifest,
   }
 }
 
-std::string
-nn::testing::transform(const std::string &source, bool training, bool pack,
-                       bool grads,
-                       const std::vector<std::string> &inputGradients,
-                       const std::string &graph, PackFrontier frontier) {
+std::string nn::testing::withPasses(
+    const std::string &source,
+    llvm::function_ref<void(mlir::OpPassManager &)> build) {
   mlir::DialectRegistry registry;
   mlir::nn::registerPipelineDialects(registry);
   mlir::MLIRContext context(registry);
@@ -225,23 +223,33 @@ nn::testing::transform(const std::string &source, bool training, bool pack,
   if (!module)
     return "";
   mlir::PassManager pm(&context);
-  if (training)
-    pm.addPass(mlir::nn::createNNDropoutTraining());
-  if (pack) {
-    mlir::nn::NNPackBeforeLossOptions options;
-    options.pack = frontier;
-    pm.addPass(mlir::nn::createNNPackBeforeLoss(options));
-  }
-  if (grads) {
-    mlir::nn::NNAutodiffOptions options;
-    options.inputNames = inputGradients;
-    options.graphName = graph;
-    pm.addPass(mlir::nn::createNNAutodiff(options));
-  }
+  build(pm);
   if (mlir::failed(pm.run(*module)))
     return "";
   std::string text;
   llvm::raw_string_ostream os(text);
   module->print(os);
   return text;
+}
+
+std::string
+nn::testing::transform(const std::string &source, bool training, bool pack,
+                       bool grads,
+                       const std::vector<std::string> &inputGradients,
+                       const std::string &graph, PackFrontier frontier) {
+  return withPasses(source, [&](mlir::OpPassManager &pm) {
+    if (training)
+      pm.addPass(mlir::nn::createNNDropoutTraining());
+    if (pack) {
+      mlir::nn::NNPackBeforeLossOptions options;
+      options.pack = frontier;
+      pm.addPass(mlir::nn::createNNPackBeforeLoss(options));
+    }
+    if (grads) {
+      mlir::nn::NNAutodiffOptions options;
+      options.inputNames = inputGradients;
+      options.graphName = graph;
+      pm.addPass(mlir::nn::createNNAutodiff(options));
+    }
+  });
 }

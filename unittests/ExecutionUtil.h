@@ -6,12 +6,18 @@
 #include "nn/Compiler.h"
 #include "reference/Reference.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 #include <string>
 #include <vector>
+
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
 
 namespace nn::testing {
 
@@ -75,6 +81,11 @@ struct OpCase {
 inline void PrintTo(const OpCase &c, std::ostream *os) { *os << c.name; }
 /// Every op family of the dialect (OpCases.cpp).
 const std::vector<OpCase> &opCases();
+
+/// `source` after the passes `build` adds to a pass manager, printed.
+/// Empty when parsing or a pass fails (its diagnostics are printed).
+std::string withPasses(const std::string &source,
+                       llvm::function_ref<void(mlir::OpPassManager &)> build);
 
 /// `source` after the nn-level passes a test asks for, in this order:
 /// nn-dropout-training (`training`), nn-pack-before-loss (`pack`, at

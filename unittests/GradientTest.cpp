@@ -635,13 +635,17 @@ std::string differentiate(const std::string &source, bool pack) {
   return transform(source, /*training=*/false, pack, /*grads=*/true);
 }
 
+/// `saveForward` = false: LSTM and attention backwards recompute what
+/// their forwards would keep (nn-save-lstm-tape and
+/// nn-save-attention-stats off).
 Executable compileWithGrads(const std::string &source, bool pack,
-                            bool training = false, bool saveLstmTape = true) {
+                            bool training = false, bool saveForward = true) {
   CompileOptions options;
   options.optimize.pack = pack;
   options.grads = true;
   options.training = training;
-  options.optimize.saveLstmTape = saveLstmTape;
+  options.optimize.saveLstmTape = saveForward;
+  options.optimize.saveAttentionStats = saveForward;
   return compileOrDie(source, options);
 }
 
@@ -701,10 +705,10 @@ TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
   ASSERT_FALSE(differentiated.empty());
   Executable padded = compileWithGrads(c.source, false, c.training);
   Executable packed = compileWithGrads(c.source, true, c.training);
-  // LSTM backwards that recompute their forward instead of reading its
-  // tape: the same arithmetic, so the same gradients.
+  // LSTM and attention backwards that recompute their forward instead of
+  // reading its tape or stats: the same arithmetic, so the same gradients.
   Executable recomputed =
-      compileWithGrads(c.source, false, c.training, /*saveLstmTape=*/false);
+      compileWithGrads(c.source, false, c.training, /*saveForward=*/false);
   const Manifest &manifest = padded.manifest();
   std::vector<ShapeRun> runs{{LengthPattern::Mixed, 3, 5},
                              {LengthPattern::AllEqual, 2, 3},
@@ -794,7 +798,8 @@ TEST_P(GradientTest, MatchesFiniteDifferencesPackedAndPadded) {
             << name << "[" << i << "]: packed " << gotPacked.at(name).at(i)
             << ", padded " << compiled.at(i);
         EXPECT_EQ(gotRecomputed.at(name).at(i), compiled.at(i))
-            << name << "[" << i << "]: recomputed LSTM forward, tape saved";
+            << name << "[" << i
+            << "]: forwards recomputed, tape and stats saved";
         EXPECT_TRUE(std::isfinite(gotNan.at(name).at(i)))
             << name << "[" << i << "] with non-finite padding";
         EXPECT_TRUE(close(gotNan.at(name).at(i), compiled.at(i), 1e-6, 1e-8))

@@ -1,7 +1,8 @@
 //===- NNAttentionOps.cpp - attention over sequence dims ------------------===//
 //
-// Verifiers, result type inference and interfaces of nn.attention and
-// nn.attention_grad, which share their checks, and of the position
+// Verifiers, result type inference and interfaces of nn.attention,
+// nn.attention_with_stats and nn.attention_grad, which share their checks,
+// and of the position
 // embeddings of attention: nn.rotary, and nn.relative_positions (with its
 // gradient), the table of relative positions.
 //
@@ -185,15 +186,21 @@ static double scaleOf(std::optional<APFloat> scale, Value query,
 // AttentionOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AttentionOp::verify() {
-  FailureOr<NNTensorType> result = verifyAttentionOperands(
-      *this, getQuery(), getKey(), getValue(), AttentionAttributes::of(*this));
-  if (failed(result))
+/// The checks of an attention's operands and of its result `result`.
+template <typename OpTy>
+static LogicalResult verifyAttention(OpTy op, Value result) {
+  FailureOr<NNTensorType> type = verifyAttentionOperands(
+      op, op.getQuery(), op.getKey(), op.getValue(), AttentionAttributes::of(op));
+  if (failed(type))
     return failure();
-  if (tensorOf(getResult()) != *result)
-    return emitOpError() << "result must be " << *result << ", got "
-                         << getResult().getType();
+  if (tensorOf(result) != *type)
+    return op.emitOpError() << "result must be " << *type << ", got "
+                            << result.getType();
   return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  return verifyAttention(*this, getResult());
 }
 
 LogicalResult AttentionOp::inferReturnTypes(
@@ -225,6 +232,30 @@ bool AttentionOp::hasPackedForm() { return true; }
 /// scores and GEMMs already run on each sequence's own frames only.
 double AttentionOp::getPaddedFrameWork() {
   return featureSize(tensorOf(getResult()));
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionWithStatsOp
+//===----------------------------------------------------------------------===//
+
+NNTensorType AttentionWithStatsOp::getStatsType(NNTensorType query,
+                                                int64_t heads) {
+  return inferredType(query.getContext(), query.getDims(), true, heads,
+                      query.getElementType());
+}
+
+LogicalResult AttentionWithStatsOp::verify() {
+  if (failed(verifyAttention(*this, getResult())))
+    return failure();
+  NNTensorType stats = getStatsType(tensorOf(getQuery()), getHeads());
+  if (tensorOf(getStats()) != stats)
+    return emitOpError() << "stats must be " << stats << ", got "
+                         << getStats().getType();
+  return success();
+}
+
+double AttentionWithStatsOp::getScaleOrDefault() {
+  return scaleOf(getScale(), getQuery(), getHeads());
 }
 
 //===----------------------------------------------------------------------===//
@@ -265,6 +296,19 @@ LogicalResult AttentionGradOp::verify() {
   if (tensorOf(getGrad()) != *result)
     return emitOpError() << "grad must be the attention's result type "
                          << *result << ", got " << getGrad().getType();
+  if (!getSavedOutput() != !getSavedStats())
+    return emitOpError() << "saved takes the forward's result and its stats";
+  if (!getSavedOutput())
+    return success();
+  if (tensorOf(getSavedOutput()) != *result)
+    return emitOpError() << "the saved output must be the attention's result "
+                            "type "
+                         << *result << ", got " << getSavedOutput().getType();
+  NNTensorType stats =
+      AttentionWithStatsOp::getStatsType(tensorOf(getQuery()), getHeads());
+  if (tensorOf(getSavedStats()) != stats)
+    return emitOpError() << "the saved stats must be " << stats << ", got "
+                         << getSavedStats().getType();
   return success();
 }
 

@@ -139,6 +139,46 @@ def NN_AttentionOp : NN_SequenceMixingOp<"attention", [AttrSizedOperandSegments,
   let extraClassDeclaration = NN_AttentionAccessors;
 }
 
+def NN_AttentionWithStatsOp : NN_Op<"attention_with_stats", [Pure,
+    AttrSizedOperandSegments]> {
+  let summary = "nn.attention that also keeps what its gradient reads";
+  let description = [{
+    Computes `nn.attention`'s result from the same operands and attributes,
+    and `stats`, each query's log normalizer per head: the query's
+    position axes and `H` features (`[B, Tq, H]`, packed `[N, H]`), the
+    element type of the result. For query frame `i` and head `h`,
+    `stats = log sum_j exp(scale * score[i, j])` over the keys `j` it sees
+    (the softmax's weights are `exp(scale * score - stats)`, undropped);
+    `+inf` for a query that sees no key. Padded query frames hold 0.
+    Only `nn-save-attention-stats` creates it, after `nn-autodiff`, and
+    hands `result` and `stats` to the `nn.attention_grad` of the same
+    operands (docs/autodiff.md, "Attention").
+
+    ```mlir
+    %y, %lse = nn.attention_with_stats %q, %k, %v heads 4
+        : !nn.tensor<[B, T, 256], f32>, !nn.tensor<[B, T, 256], f32>,
+          !nn.tensor<[B, T, 256], f32>
+        -> !nn.tensor<[B, T, 256], f32>, !nn.tensor<[B, T, 4], f32>
+    ```
+  }];
+  let arguments = !con((ins NN_FloatTensor:$query, NN_FloatTensor:$key,
+                            NN_FloatTensor:$value,
+                            Variadic<NN_FloatTensor>:$relative,
+                            Optional<NN_IntegerTensor>:$seed),
+                       NN_AttentionAttributes);
+  let results = (outs NN_FloatTensor:$result, NN_FloatTensor:$stats);
+  let assemblyFormat = !strconcat([{ $query `,` $key `,` $value }],
+      NN_AttentionOptionalOperandFormat, NN_AttentionAttributeFormat,
+      [{ attr-dict `:` qualified(type(operands)) `->` qualified(type($result))
+         `,` qualified(type($stats)) }]);
+  let hasVerifier = 1;
+  let extraClassDeclaration = !strconcat(NN_AttentionAccessors, [{
+    /// The stats of an attention with query type `query` and `heads`:
+    /// the query's position axes and one value per head.
+    static NNTensorType getStatsType(NNTensorType query, int64_t heads);
+  }]);
+}
+
 def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure,
     AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
@@ -160,6 +200,12 @@ def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure,
     padded frames. The lowering recomputes the weights block by block
     (FlashAttention's backward) rather than keeping them from the forward.
 
+    `saved %out, %stats` (both or neither) are the forward's result and
+    the statistics an `nn.attention_with_stats` of the same operands
+    kept: the gradient then reads each query's log normalizer and output
+    instead of walking the keys a first time to recompute them
+    (FlashAttention-2's backward). `nn-save-attention-stats` adds them.
+
     ```mlir
     %dq, %dk, %dv = nn.attention_grad %dy, %q, %k, %v heads 4 causal
         : !nn.tensor<[B, T, 256], f32>, !nn.tensor<[B, T, 256], f32>,
@@ -169,14 +215,18 @@ def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure,
   let arguments = !con((ins NN_FloatTensor:$grad, NN_FloatTensor:$query,
                             NN_FloatTensor:$key, NN_FloatTensor:$value,
                             Variadic<NN_FloatTensor>:$relative,
-                            Optional<NN_IntegerTensor>:$seed),
+                            Optional<NN_IntegerTensor>:$seed,
+                            Optional<NN_FloatTensor>:$saved_output,
+                            Optional<NN_FloatTensor>:$saved_stats),
                        NN_AttentionAttributes);
   let results = (outs NN_FloatTensor:$query_grad, NN_FloatTensor:$key_grad,
                       NN_FloatTensor:$value_grad,
                       Variadic<NN_FloatTensor>:$relative_grads);
   let assemblyFormat = !strconcat(
       [{ $grad `,` $query `,` $key `,` $value }],
-      NN_AttentionOptionalOperandFormat, NN_AttentionAttributeFormat,
+      NN_AttentionOptionalOperandFormat,
+      [{ (`saved` $saved_output^ `,` $saved_stats)? }],
+      NN_AttentionAttributeFormat,
       [{ attr-dict `:` qualified(type(operands)) }]);
   let hasVerifier = 1;
   let extraClassDeclaration = NN_AttentionAccessors;

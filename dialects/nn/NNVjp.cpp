@@ -401,9 +401,12 @@ LogicalResult AttentionOp::buildVjp(OpBuilder &b, ValueRange resultGradients,
     operandGradients.append(getNumOperands(), Value());
     return success();
   }
+  // Without the forward's output and stats: nn-save-attention-stats adds
+  // them where the forward stays in the graph.
   auto grad = b.create<AttentionGradOp>(
       getLoc(), dy, getQuery(), getKey(), getValue(), getRelative(), getSeed(),
-      getHeadsAttr(), getScaleAttr(), getCausalAttr(), getLeftContextAttr(),
+      /*saved_output=*/Value(), /*saved_stats=*/Value(), getHeadsAttr(),
+      getScaleAttr(), getCausalAttr(), getLeftContextAttr(),
       getRightContextAttr(), getChunkSizeAttr(), getLeftChunksAttr(),
       getDropoutAttr(), getDropoutKeyAttr());
   operandGradients.append(grad->result_begin(), grad->result_end());

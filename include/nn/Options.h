@@ -136,6 +136,7 @@ struct OptimizeOptions {
   bool fuseLossTail = true;
   LossTailBackward lossTailBackward = LossTailBackward::sweep;
   bool saveLstmTape = true;
+  bool saveAttentionStats = true;
 
   template <typename Binder> void bindOptions(Binder &binder) {
     binder.bind(inlineCalls,
@@ -165,6 +166,11 @@ struct OptimizeOptions {
                  "With gradients: each LSTM's backward reads the cells and "
                  "gates its forward kept instead of recomputing them "
                  "(nn-save-lstm-tape)"});
+    binder.bind(saveAttentionStats,
+                {"save-attention-stats",
+                 "With gradients: each attention's backward reads the output "
+                 "and log normalizers its forward kept instead of "
+                 "recomputing them (nn-save-attention-stats)"});
   }
 };
 

@@ -1,22 +1,24 @@
 //===- AttentionPatterns.cpp - attention within each sequence -------------===//
 //
-// nn.attention and nn.attention_grad run per sequence (an scf.forall over
-// the batch: threads on the CPU), per head, on the sequence's own rows of
-// padded [B, T, F] or packed [N, F] frames; padding is never read.
+// nn.attention (and nn.attention_with_stats) and nn.attention_grad run per
+// sequence (an scf.forall over the batch: threads on the CPU), per head, on
+// the sequence's own rows of padded [B, T, F] or packed [N, F] frames;
+// padding is never read.
 //
 // Neither holds a [Tq, Tk] score matrix. The forward walks blocks of
 // kQueryBlock queries and, for each, blocks of kKeyBlock keys with an
 // online softmax (FlashAttention, Dao et al. 2022): a running row maximum
 // m, a running sum l of exp(s - m) and an accumulator of the weighted
 // values, rescaled by exp(m_old - m_new) when the maximum grows. Only the
-// key blocks a mask leaves visible are visited. The gradient redoes that
-// walk for a query block to get its normalizer and output, then walks the
-// keys again to form the block's weights and their gradients
-// (FlashAttention-2's backward with the statistics recomputed instead of
-// saved). The block GEMMs are linalg matmuls that nn-gemm-to-blas hands to
-// BLAS. Relative positions add, per block, the GEMM of the position
-// queries with the table rows of the block's distances and a gather by
-// i - j (the "relative shift"); the gradient scatters back by i - j.
+// key blocks a mask leaves visible are visited. nn.attention_with_stats
+// also writes each query's log normalizer m + log l per head. The gradient
+// reads those and the forward's output when it is given them
+// (FlashAttention-2's backward), else it redoes the forward's walk for a
+// query block to get them; then it walks the keys to form the block's
+// weights and their gradients. The block GEMMs are linalg matmuls that
+// nn-gemm-to-blas hands to BLAS. Relative positions add, per block, the GEMM of
+// the position queries with the table rows of the block's distances and a
+// gather by i - j (the "relative shift"); the gradient scatters back by i - j.
 // Dropout of the weights hashes each weight's (sequence, head, query
 // frame, key frame) as nn.dropout hashes positions, in the forward and
 // again in the gradient, so nothing is stored.
@@ -36,6 +38,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::nn;
@@ -303,6 +306,26 @@ public:
         ArrayRef<OpFoldResult>{one, one});
   }
 
+  /// Rows [first, first + count) of column `column` of `x` [R, C]: [count].
+  Value columnBlock(Value x, Value first, Value count, Value column) {
+    auto type = RankedTensorType::get({ShapedType::kDynamic},
+                                      getElementTypeOrSelf(x.getType()));
+    OpFoldResult one = b.getIndexAttr(1);
+    return b.create<tensor::ExtractSliceOp>(
+        loc, type, x, ArrayRef<OpFoldResult>{first, column},
+        ArrayRef<OpFoldResult>{count, one}, ArrayRef<OpFoldResult>{one, one});
+  }
+
+  /// `values` [count] into rows [first, first + count) of column `column`
+  /// of `into` [R, C].
+  Value insertColumnBlock(Value values, Value into, Value first, Value count,
+                          Value column) {
+    OpFoldResult one = b.getIndexAttr(1);
+    return b.create<tensor::InsertSliceOp>(
+        loc, values, into, ArrayRef<OpFoldResult>{first, column},
+        ArrayRef<OpFoldResult>{count, one}, ArrayRef<OpFoldResult>{one, one});
+  }
+
   /// a [M, K] b [N, K]^T + c.
   Value matmulTransposeB(Value x, Value y, Value c) {
     return b
@@ -566,6 +589,18 @@ public:
     return {state[0], state[1], state[2]};
   }
 
+  /// The log of each row's normalizer, safeMax(m) + log l: the weights
+  /// are exp(s - lse). +inf for a row that saw no key, whose weights are
+  /// then all 0. What nn.attention_with_stats keeps.
+  Value logNormalizer(const Softmax &softmax) {
+    return withRows(softmax.max, softmax.sum,
+                    [&](Scalar &x, ValueRange m, ValueRange l) {
+                      Value zero = x.f(element, 0.0);
+                      return x.select(x.feq(l[0], zero), x.f(element, -kNegInf),
+                                      x.add(safeMax(x, m[0]), x.log(l[0])));
+                    });
+  }
+
   /// The block's output: weighted / sum, 0 for a row that saw no key.
   Value normalize(const Softmax &softmax) {
     return withRows(softmax.weighted, softmax.sum,
@@ -612,11 +647,16 @@ Value sequenceKey(Scalar &s, Value bi, Value firstSequence) {
   return firstSequence ? s.add(index, firstSequence) : index;
 }
 
-class AttentionConversion : public NNConversionPattern<AttentionOp> {
+/// nn.attention, and nn.attention_with_stats, which also writes each
+/// query block's log normalizers into its stats.
+template <typename OpTy>
+class AttentionConversion : public NNConversionPattern<OpTy> {
 public:
-  using NNConversionPattern::NNConversionPattern;
+  using NNConversionPattern<OpTy>::NNConversionPattern;
+  using OpAdaptor = typename NNConversionPattern<OpTy>::OpAdaptor;
+  static constexpr bool kWithStats = std::is_same_v<OpTy, AttentionWithStatsOp>;
 
-  FailureOr<SmallVector<Value>> build(AttentionOp op, OpAdaptor adaptor,
+  FailureOr<SmallVector<Value>> build(OpTy op, OpAdaptor adaptor,
                                       LinalgBuilder &lb) const override {
     OpBuilder &b = lb.getBuilder();
     AttentionSpec spec = AttentionSpec::of(op);
@@ -630,9 +670,12 @@ public:
     Value keyed, firstSequence;
     std::tie(keyed, firstSequence) =
         keyedDropoutSeed(lb, spec, adaptor.getSeed());
-    Value output = lb.empty(lb.sizes(resultType), element);
-    SmallVector<Value> results =
-        forEachSequence(lb, batch, output, [&](Scalar &s, Value bi) {
+    SmallVector<Value> outputs{lb.empty(lb.sizes(resultType), element)};
+    if constexpr (kWithStats)
+      outputs.push_back(lb.empty(lb.sizes(typeOf(op.getStats())), element));
+    SmallVector<Value> results = forEachSequence(
+        lb, batch, outputs,
+        [&](Scalar &s, Value bi) -> SmallVector<SequenceSlice> {
           queries.select(s, bi);
           keys.select(s, bi);
           Value qRows = queries.rows(b, s.loc, adaptor.getQuery());
@@ -645,15 +688,18 @@ public:
                                  !relative.empty() ? relative[1] : Value());
           if (keyed)
             blocks.dropWith(keyed, sequenceKey(s, bi, firstSequence));
-          Value tile = queries.zeroTile(lb, width, element);
-          tile = blocks.loop(
-              s.idx(0), s.idx(spec.heads), 1, tile,
+          // The output tile, and the stats tile (padded frames 0).
+          SmallVector<Value> tiles{queries.zeroTile(lb, width, element)};
+          if constexpr (kWithStats)
+            tiles.push_back(queries.zeroTile(lb, spec.heads, element));
+          tiles = blocks.loop(
+              s.idx(0), s.idx(spec.heads), 1, tiles,
               [&](Value head, ValueRange perHead) -> SmallVector<Value> {
                 Scalar h = lb.scalar();
                 Value qColumn = h.mul(head, h.idx(spec.keyWidth));
                 Value outColumn = h.mul(head, h.idx(spec.valueWidth));
                 return blocks.loop(
-                    h.idx(0), qCount, kQueryBlock, perHead[0],
+                    h.idx(0), qCount, kQueryBlock, perHead,
                     [&](Value qFirst,
                         ValueRange carried) -> SmallVector<Value> {
                       Value count =
@@ -665,12 +711,20 @@ public:
                                       : Value();
                       AttentionBlocks::Softmax softmax = blocks.onlineSoftmax(
                           q, r, qFirst, count, kRows, vRows, kCount, head);
-                      return {blocks.insertBlock(blocks.normalize(softmax),
-                                                 carried[0], qFirst, count,
-                                                 outColumn, spec.valueWidth)};
+                      SmallVector<Value> written{blocks.insertBlock(
+                          blocks.normalize(softmax), carried[0], qFirst, count,
+                          outColumn, spec.valueWidth)};
+                      if constexpr (kWithStats)
+                        written.push_back(blocks.insertColumnBlock(
+                            blocks.logNormalizer(softmax), carried[1], qFirst,
+                            count, head));
+                      return written;
                     });
-              })[0];
-          return SmallVector<SequenceSlice>{queries.slice(b, tile, width)};
+              });
+          SmallVector<SequenceSlice> slices{queries.slice(b, tiles[0], width)};
+          if constexpr (kWithStats)
+            slices.push_back(queries.slice(b, tiles[1], spec.heads));
+          return slices;
         });
     return results;
   }
@@ -685,6 +739,9 @@ struct GradientRows {
   /// The table row that row 0 of the sequence's part of the table's
   /// gradient stands for.
   Value tableFirst;
+  /// The forward's output and stats rows (nn.attention_with_stats), or
+  /// null when the gradient recomputes them.
+  Value savedOutput, savedStats;
 };
 
 class AttentionGradConversion : public NNConversionPattern<AttentionGradOp> {
@@ -743,6 +800,10 @@ public:
                             queries.getLength(),
                             keys.getLength(),
                             tableFirst};
+          if (Value saved = adaptor.getSavedOutput()) {
+            rows.savedOutput = queries.rows(b, loc, saved);
+            rows.savedStats = queries.rows(b, loc, adaptor.getSavedStats());
+          }
           AttentionBlocks blocks(lb, spec, element,
                                  hasRelative ? relative[1] : Value());
           if (keyed)
@@ -832,18 +893,19 @@ private:
     Value r = rows.r
                   ? blocks.block(rows.r, qFirst, count, kColumn, spec.keyWidth)
                   : Value();
-    // The forward's statistics and output, recomputed.
-    AttentionBlocks::Softmax softmax = blocks.onlineSoftmax(
-        q, r, qFirst, count, rows.k, rows.v, rows.kCount, head);
-    Value out = blocks.normalize(softmax);
-    // log of the normalizer: p = exp(s - lse); +inf for a row that saw no
-    // key, whose weights are then all 0.
-    Value lse = blocks.withRows(
-        softmax.max, softmax.sum, [&](Scalar &x, ValueRange m, ValueRange l) {
-          Value zero = x.f(element, 0.0);
-          return x.select(x.feq(l[0], zero), x.f(element, -kNegInf),
-                          x.add(blocks.safeMax(x, m[0]), x.log(l[0])));
-        });
+    // The forward's output and log normalizers (p = exp(s - lse)): kept
+    // by nn.attention_with_stats, or recomputed by the same walk.
+    Value out, lse;
+    if (rows.savedOutput) {
+      out = blocks.block(rows.savedOutput, qFirst, count, vColumn,
+                         spec.valueWidth);
+      lse = blocks.columnBlock(rows.savedStats, qFirst, count, head);
+    } else {
+      AttentionBlocks::Softmax softmax = blocks.onlineSoftmax(
+          q, r, qFirst, count, rows.k, rows.v, rows.kCount, head);
+      out = blocks.normalize(softmax);
+      lse = blocks.logNormalizer(softmax);
+    }
     // sum_j p[i, j] dp[i, j] = dy[i] . out[i].
     Value dyOut =
         blocks.rowReduce(dy, out, blocks.zeros({count}),
@@ -1081,7 +1143,9 @@ public:
 void mlir::nn::populateAttentionConversionPatterns(
     const TypeConverter &converter, ConversionState &state,
     RewritePatternSet &patterns) {
-  patterns.add<AttentionConversion, AttentionGradConversion, RotaryConversion,
+  patterns.add<AttentionConversion<AttentionOp>,
+               AttentionConversion<AttentionWithStatsOp>,
+               AttentionGradConversion, RotaryConversion,
                RelativePositionsConversion, RelativePositionsGradConversion>(
       converter, state);
 }

@@ -1,12 +1,13 @@
 //===- Attention.cpp - reference evaluation of attention ------------------===//
 //
-// nn.attention and nn.attention_grad (dialects/nn/NNAttentionOps.td) the
-// textbook way: for each query frame, the full row of scores over its
-// sequence's visible keys, a softmax, and the weighted sum; the gradient
-// from the same rows. Nothing is blocked or rescaled as the lowering does.
-// Relative positions add, for each pair, the position query times the
-// table row of the pair's distance, read directly (no shifted matrix).
-// nn.rotary turns each feature pair by its frame's angle;
+// nn.attention (with its stats: nn.attention_with_stats) and
+// nn.attention_grad (dialects/nn/NNAttentionOps.td) the textbook way: for
+// each query frame, the full row of scores over its sequence's visible
+// keys, a softmax, and the weighted sum; the gradient from the same rows
+// (never from a saved output or stats). Nothing is blocked or rescaled as the
+// lowering does. Relative positions add, for each pair, the position query
+// times the table row of the pair's distance, read directly (no shifted
+// matrix). nn.rotary turns each feature pair by its frame's angle;
 // nn.relative_positions embeds each distance by sinusoids and multiplies.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 using namespace nn::reference;
 
@@ -56,11 +58,12 @@ struct Attention {
       center = typeOf(table).getStaticSize(0) / 2;
   }
 
-  /// Reads the seed (the op's last operand, `index`) when the op drops.
-  template <typename OpTy> void readSeed(Frame &f, OpTy op, unsigned index) {
+  /// Reads the seed when the op drops.
+  template <typename OpTy> void readSeed(Frame &f, OpTy op) {
     if (!op.getSeed() || !op.getDropout())
       return;
     dropout = op.getDropout()->convertToDouble();
+    unsigned index = op.getSeedMutable()[0].getOperandNumber();
     auto seed = static_cast<uint32_t>(
         static_cast<int64_t>(f.operand(op, index).data[0]));
     dropoutBase = keyedSeed(seed, op.getDropoutKey());
@@ -102,11 +105,13 @@ struct Attention {
 
   /// The attention weights of query row `qi` of sequence b over its keys
   /// (0 for keys it may not see; all 0 when it sees none); `r` and `table`
-  /// are the relative positions' operands, null without them.
+  /// are the relative positions' operands, null without them. `lse`, if
+  /// given, gets log sum_j exp(score_j) over the keys it sees (+inf when
+  /// there are none).
   std::vector<double> weights(const Array &q, const Array &k,
                               const FrameRows &qr, const FrameRows &kr,
                               int64_t b, int64_t i, int64_t h, const Array *r,
-                              const Array *table) const {
+                              const Array *table, double *lse = nullptr) const {
     int64_t qWidth = q.shape.back();
     std::vector<double> p(kr.len[b], 0.0);
     double max = -kInf;
@@ -131,11 +136,15 @@ struct Attention {
     }
     for (double &x : p)
       x = sum > 0 ? x / sum : 0.0;
+    if (lse)
+      *lse = sum > 0 ? max + std::log(sum) : kInf;
     return p;
   }
 };
 
-void evalAttentionOp(Frame &f, ir::AttentionOp op) {
+/// nn.attention, and nn.attention_with_stats, whose second result holds
+/// each real query's log normalizer per head (padded frames 0).
+template <typename OpTy> void evalAttentionOp(Frame &f, OpTy op) {
   Attention a(op);
   const Array &q = f.operand(op, 0), &k = f.operand(op, 1),
               &v = f.operand(op, 2);
@@ -143,13 +152,18 @@ void evalAttentionOp(Frame &f, ir::AttentionOp op) {
   FrameRows kr = frameRows(f, typeOf(op.getKey()));
   const Array *r = a.center ? &f.operand(op, 3) : nullptr;
   const Array *table = a.center ? &f.operand(op, 4) : nullptr;
-  a.readSeed(f, op, op->getNumOperands() - 1);
+  a.readSeed(f, op);
   Array y = zeros(f.shape(typeOf(op.getResult())));
+  std::vector<int64_t> statsShape(y.shape);
+  statsShape.back() = a.heads;
+  Array stats = zeros(statsShape);
   int64_t vWidth = v.shape.back();
   for (int64_t b = 0; b < (int64_t)qr.len.size(); ++b)
     for (int64_t i = 0; i < qr.len[b]; ++i)
       for (int64_t h = 0; h < a.heads; ++h) {
-        std::vector<double> p = a.weights(q, k, qr, kr, b, i, h, r, table);
+        std::vector<double> p =
+            a.weights(q, k, qr, kr, b, i, h, r, table,
+                      &stats.data[qr.row(b, i) * a.heads + h]);
         for (int64_t j = 0; j < kr.len[b]; ++j)
           for (int64_t d = 0; d < a.valueWidth; ++d)
             y.data[qr.row(b, i) * vWidth + h * a.valueWidth + d] +=
@@ -157,6 +171,8 @@ void evalAttentionOp(Frame &f, ir::AttentionOp op) {
                 v.data[kr.row(b, j) * vWidth + h * a.valueWidth + d];
       }
   f.setResult(op, y);
+  if constexpr (std::is_same_v<OpTy, ir::AttentionWithStatsOp>)
+    f.setResult(op, stats, 1);
 }
 
 void evalAttentionGradOp(Frame &f, ir::AttentionGradOp op) {
@@ -167,7 +183,9 @@ void evalAttentionGradOp(Frame &f, ir::AttentionGradOp op) {
   FrameRows kr = frameRows(f, typeOf(op.getKey()));
   const Array *r = a.center ? &f.operand(op, 4) : nullptr;
   const Array *table = a.center ? &f.operand(op, 5) : nullptr;
-  a.readSeed(f, op, op->getNumOperands() - 1);
+  // The saved output and stats, if any, are not read: every gradient comes
+  // from the operands alone.
+  a.readSeed(f, op);
   Array dq = zeros(q.shape), dk = zeros(k.shape), dv = zeros(v.shape);
   Array dr = zeros(r ? r->shape : std::vector<int64_t>{0});
   Array dtable = zeros(table ? table->shape : std::vector<int64_t>{0});
@@ -286,6 +304,7 @@ bool nn::reference::evaluateAttentionOp(Frame &f, Operation *op) {
   bool handled = true;
   llvm::TypeSwitch<Operation *>(op)
       .Case([&](ir::AttentionOp o) { evalAttentionOp(f, o); })
+      .Case([&](ir::AttentionWithStatsOp o) { evalAttentionOp(f, o); })
       .Case([&](ir::AttentionGradOp o) { evalAttentionGradOp(f, o); })
       .Case([&](ir::RotaryOp o) { evalRotaryOp(f, o); })
       .Case([&](ir::RelativePositionsOp o) { evalRelativePositionsOp(f, o); })

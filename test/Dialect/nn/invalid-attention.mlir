@@ -1,4 +1,5 @@
-// Verifier errors of nn.attention and nn.attention_grad: one case per verifier branch.
+// Verifier errors of nn.attention, nn.attention_with_stats and
+// nn.attention_grad: one case per verifier branch.
 // RUN: nn-opt %s --split-input-file --verify-diagnostics
 
 nn.graph @g(%q: !nn.tensor<[B, 8], f32>, %v: !nn.tensor<[B, T, 6], f32>) dims [B: batch, T: seq(B)] {
@@ -268,5 +269,46 @@ nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
 nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[5, 8], f16>) dims [B: batch, T: seq(B)] {
   // expected-error @+1 {{positions must be a static [2c + 1, 8] table of 'f32', got '!nn.tensor<[5, 8], f16>'}}
   %y = nn.attention %q, %q, %q relative %q, %p heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f16>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{result must be '!nn.tensor<[B, T, 8], f32>', got '!nn.tensor<[B, T, 4], f32>'}}
+  %y, %s = nn.attention_with_stats %q, %q, %q heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 2], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{stats must be '!nn.tensor<[B, T, 2], f32>', got '!nn.tensor<[B, T, 8], f32>'}}
+  %y, %s = nn.attention_with_stats %q, %q, %q heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
+  nn.return
+}
+
+// -----
+
+// Only the generic form can give one of the two saved values.
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{saved takes the forward's result and its stats}}
+  %dq, %dk, %dv = "nn.attention_grad"(%q, %q, %q, %q, %q) <{heads = 2 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 1, 0>}> : (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>) -> (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>)
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %s: !nn.tensor<[B, T, 2], f32>, %y: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{the saved output must be the attention's result type '!nn.tensor<[B, T, 8], f32>', got '!nn.tensor<[B, T, 4], f32>'}}
+  %dq, %dk, %dv = nn.attention_grad %q, %q, %q, %q saved %y, %s heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 2], f32>
+  nn.return
+}
+
+// -----
+
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %s: !nn.tensor<[B, T, 4], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{the saved stats must be '!nn.tensor<[B, T, 2], f32>', got '!nn.tensor<[B, T, 4], f32>'}}
+  %dq, %dk, %dv = nn.attention_grad %q, %q, %q, %q saved %q, %s heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 4], f32>
   nn.return
 }

@@ -115,6 +115,14 @@ nn.graph @attention(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f3
   %dw = nn.relative_positions_grad %rp, %w : !nn.tensor<[9, 8], f32>, !nn.tensor<[8, 4], f32>
   // CHECK: nn.attention %{{.+}} heads 2 : !nn.tensor<[M, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 6], f32>
   %x = nn.attention %u, %n, %nv heads 2 : !nn.tensor<[M, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 6], f32>
+  // The forward that keeps its log normalizers, and a gradient reading them
+  // (nn-save-attention-stats).
+  // CHECK: %[[SY:.+]], %[[SS:.+]] = nn.attention_with_stats %{{.+}} heads 2 causal : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32> -> !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 2], f32>
+  %sy, %ss = nn.attention_with_stats %q, %q, %v heads 2 causal : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32> -> !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 2], f32>
+  // CHECK: nn.attention_grad %{{.+}} saved %[[SY]], %[[SS]] heads 2 causal : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 2], f32>
+  %sq, %sk, %sv = nn.attention_grad %sy, %q, %q, %v saved %sy, %ss heads 2 causal : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 2], f32>
+  // CHECK: nn.attention_with_stats %{{.+}} seed %[[S]] heads 4 dropout 1.000000e-01 : !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[], i32> -> !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 4], f32>
+  %py, %ps = nn.attention_with_stats %n, %n, %n seed %seed heads 4 dropout 0.1 : !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[], i32> -> !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 4], f32>
   // CHECK: nn.rotary %{{.+}} heads 2 : !nn.tensor<[B, T, 8], f32>
   %ro = nn.rotary %q heads 2 : !nn.tensor<[B, T, 8], f32>
   // CHECK: nn.rotary %{{.+}} heads 4 base 1.000000e+02 inverse : !nn.tensor<[N, 8], f32>
