@@ -7,7 +7,8 @@
 //                   nn-dropout-training (training=true),
 //                   nn-pack-before-loss (unless pack=false),
 //                   nn-fuse-loss-tail, then with grads=true nn-autodiff,
-//                   nn-save-lstm-tape, nn-fuse-loss-tail again (each loss
+//                   nn-save-lstm-tape, nn-save-attention-stats,
+//                   nn-fuse-loss-tail again (each loss
 //                   merged with its gradient) and with train-step=true
 //                   nn-train-step; canonicalize
 //   nn-to-buffers   nn -> linalg/tensor -> bufferized memrefs; shared by

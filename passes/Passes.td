@@ -126,8 +126,8 @@ def NNSaveAttentionStats : Pass<"nn-save-attention-stats", "::mlir::ModuleOp"> {
     `nn.attention_with_stats` and the gradient reads its result and its
     per-query, per-head log normalizers. The backward then no longer walks
     every query block's keys a first time to recompute them: two of the
-    nine block GEMMs of a forward and backward, and a softmax pass over
-    every score. The cost is `[B, T, H]` values kept from the forward to
+    nine block GEMMs of a forward and backward (three of eleven with
+    relative positions), and a softmax pass over every score. The cost is `[B, T, H]` values kept from the forward to
     the backward (the result is usually kept anyway: the projection after
     the attention reads it in its own backward) (docs/autodiff.md).
   }];

@@ -4,8 +4,8 @@
 // maxima, normalizers and output (a first walk over the keys) unless it is
 // given them. When the forward is in the same graph (a training graph
 // after nn-autodiff), keeping one log normalizer per query and head costs
-// [B, T, H] values; recomputing costs two block GEMMs and a softmax pass
-// per block of scores. docs/autodiff.md, "Attention".
+// [B, T, H] values; recomputing costs two block GEMMs (three with relative
+// positions) and a softmax pass per block of scores. docs/autodiff.md, "Attention".
 //
 //===----------------------------------------------------------------------===//
 

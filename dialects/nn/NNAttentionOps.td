@@ -147,8 +147,9 @@ def NN_AttentionWithStatsOp : NN_Op<"attention_with_stats", [Pure,
     and `stats`, each query's log normalizer per head: the query's
     position axes and `H` features (`[B, Tq, H]`, packed `[N, H]`), the
     element type of the result. For query frame `i` and head `h`,
-    `stats = log sum_j exp(scale * score[i, j])` over the keys `j` it sees
-    (the softmax's weights are `exp(scale * score - stats)`, undropped);
+    `stats = log sum_j exp(s[i, j])` over the keys `j` it sees, `s` the
+    scaled scores the softmax takes (its weights are `exp(s - stats)`,
+    undropped);
     `+inf` for a query that sees no key. Padded query frames hold 0.
     Only `nn-save-attention-stats` creates it, after `nn-autodiff`, and
     hands `result` and `stats` to the `nn.attention_grad` of the same

@@ -36,6 +36,35 @@ nn.graph @packed_relative(%q: !nn.tensor<[N, 8], f32>, %v: !nn.tensor<[N, 8], f3
   nn.return %y, %dq : !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 8], f32>
 }
 
+// Each gradient below differs from the graph's one forward in one thing
+// alone (the seed, the table, the dropout rate, its key, the scale, the
+// heads), or its forward comes after it: each keeps recomputing.
+// CHECK-LABEL: nn.graph @one_difference
+// CHECK-NOT: nn.attention_with_stats
+// CHECK-NOT: saved
+// CHECK-LABEL: nn.graph @forward_after
+// CHECK-NOT: nn.attention_with_stats
+// CHECK-NOT: saved
+// CHECK-LABEL: nn.graph @trained
+nn.graph @one_difference(%q: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tensor<[B, T, 8], f32>, %r: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[5, 8], f32>, %p2: !nn.tensor<[5, 8], f32>, %s: !nn.tensor<[], i32>, %s2: !nn.tensor<[], i32>)
+    -> !nn.tensor<[B, T, 8], f32> dims [B: batch, T: seq(B)] {
+  %y = nn.attention %q, %q, %q relative %r, %p seed %s heads 2 scale 5.000000e-01 dropout 1.000000e-01 dropout_key 1 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f32>, !nn.tensor<[], i32>
+  %g1:5 = nn.attention_grad %dy, %q, %q, %q relative %r, %p seed %s2 heads 2 scale 5.000000e-01 dropout 1.000000e-01 dropout_key 1 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f32>, !nn.tensor<[], i32>
+  %g2:5 = nn.attention_grad %dy, %q, %q, %q relative %r, %p2 seed %s heads 2 scale 5.000000e-01 dropout 1.000000e-01 dropout_key 1 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f32>, !nn.tensor<[], i32>
+  %g3:5 = nn.attention_grad %dy, %q, %q, %q relative %r, %p seed %s heads 2 scale 5.000000e-01 dropout 2.000000e-01 dropout_key 1 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f32>, !nn.tensor<[], i32>
+  %g4:5 = nn.attention_grad %dy, %q, %q, %q relative %r, %p seed %s heads 2 scale 5.000000e-01 dropout 1.000000e-01 dropout_key 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f32>, !nn.tensor<[], i32>
+  %g5:5 = nn.attention_grad %dy, %q, %q, %q relative %r, %p seed %s heads 2 scale 2.500000e-01 dropout 1.000000e-01 dropout_key 1 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f32>, !nn.tensor<[], i32>
+  %g6:5 = nn.attention_grad %dy, %q, %q, %q relative %r, %p seed %s heads 4 scale 5.000000e-01 dropout 1.000000e-01 dropout_key 1 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f32>, !nn.tensor<[], i32>
+  nn.return %y : !nn.tensor<[B, T, 8], f32>
+}
+
+nn.graph @forward_after(%q: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tensor<[B, T, 8], f32>, %r: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[5, 8], f32>, %s: !nn.tensor<[], i32>)
+    -> !nn.tensor<[B, T, 8], f32> dims [B: batch, T: seq(B)] {
+  %g:5 = nn.attention_grad %dy, %q, %q, %q relative %r, %p seed %s heads 2 scale 5.000000e-01 dropout 1.000000e-01 dropout_key 1 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f32>, !nn.tensor<[], i32>
+  %y = nn.attention %q, %q, %q relative %r, %p seed %s heads 2 scale 5.000000e-01 dropout 1.000000e-01 dropout_key 1 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f32>, !nn.tensor<[], i32>
+  nn.return %y : !nn.tensor<[B, T, 8], f32>
+}
+
 // In the pipeline with gradients, the attention whose gradient
 // nn-autodiff built keeps its stats, and save-attention-stats=false leaves
 // the gradient recomputing them.
