@@ -5,7 +5,8 @@
 // given them. When the forward is in the same graph (a training graph
 // after nn-autodiff), keeping one log normalizer per query and head costs
 // [B, T, H] values; recomputing costs two block GEMMs (three with relative
-// positions) and a softmax pass per block of scores. docs/autodiff.md, "Attention".
+// positions) and a softmax pass per block of scores. docs/autodiff.md,
+// "Attention".
 //
 //===----------------------------------------------------------------------===//
 

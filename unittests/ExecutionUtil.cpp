@@ -210,9 +210,9 @@ void nn::testing::expectSameResults(const Manifest &manifest,
   }
 }
 
-std::string nn::testing::withPasses(
-    const std::string &source,
-    llvm::function_ref<void(mlir::OpPassManager &)> build) {
+std::string
+nn::testing::withPasses(const std::string &source,
+                        llvm::function_ref<void(mlir::OpPassManager &)> build) {
   mlir::DialectRegistry registry;
   mlir::nn::registerPipelineDialects(registry);
   mlir::MLIRContext context(registry);

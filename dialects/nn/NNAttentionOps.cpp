@@ -189,13 +189,14 @@ static double scaleOf(std::optional<APFloat> scale, Value query,
 /// The checks of an attention's operands and of its result `result`.
 template <typename OpTy>
 static LogicalResult verifyAttention(OpTy op, Value result) {
-  FailureOr<NNTensorType> type = verifyAttentionOperands(
-      op, op.getQuery(), op.getKey(), op.getValue(), AttentionAttributes::of(op));
+  FailureOr<NNTensorType> type =
+      verifyAttentionOperands(op, op.getQuery(), op.getKey(), op.getValue(),
+                              AttentionAttributes::of(op));
   if (failed(type))
     return failure();
   if (tensorOf(result) != *type)
-    return op.emitOpError() << "result must be " << *type << ", got "
-                            << result.getType();
+    return op.emitOpError()
+           << "result must be " << *type << ", got " << result.getType();
   return success();
 }
 
