@@ -1,12 +1,12 @@
 //===- Compiler.cpp - the compiler driver: nn text to an artifact ---------===//
 //
-// parse -> verify -> choose the entry -> nn-optimize -> manifest from the
-// graph ABI (ManifestBuilder) -> nn-to-buffers + nn-cpu-codegen (or
-// nn-gpu-codegen) -> nn-artifact-entry (nn_manifest, nn_entry,
-// nn_manifest_hash, nn_entry_arity, on the LLVM dialect) -> LLVM IR ->
-// ObjectEmitter (O3, object code, `cc -shared`) -> an Artifact (the path
-// and its manifest). Loading it is the runtime's. GPU artifacts carry
-// their kernels as PTX or cubin inside the shared object.
+// parse -> verify -> choose the entry, erase the graphs it does not run ->
+// nn-optimize -> manifest from the graph ABI (ManifestBuilder) ->
+// nn-to-buffers + nn-cpu-codegen (or nn-gpu-codegen) -> nn-artifact-entry
+// (nn_manifest, nn_entry, nn_manifest_hash, nn_entry_arity, on the LLVM
+// dialect) -> LLVM IR -> ObjectEmitter (O3, object code, `cc -shared`) -> an
+// Artifact (the path and its manifest). Loading it is the runtime's. GPU
+// artifacts carry their kernels as PTX or cubin inside the shared object.
 //
 //===----------------------------------------------------------------------===//
 
@@ -165,6 +165,35 @@ absl::Status setSearchBeam(ir::GraphOp entry, SymbolTable &symbols,
   return absl::OkStatus();
 }
 
+/// Erases the graphs `entry` never runs, itself or through the graphs it
+/// names (nn.call, a decoder's predictor and joiner, a language model).
+/// The whole module was verified first; lowering and LLVM then see only
+/// what runs, so a file of many graphs compiles as fast as its entry alone.
+/// Ops other than graphs stay, and so do the graphs they name.
+void eraseGraphsNotRunBy(ir::GraphOp entry, ModuleOp module,
+                         SymbolTable &symbols) {
+  llvm::SmallPtrSet<Operation *, 8> reached{entry};
+  SmallVector<Operation *> pending{entry};
+  for (Operation &op : module.getBody()->getOperations())
+    if (!isa<ir::GraphOp>(op))
+      pending.push_back(&op);
+  while (!pending.empty()) {
+    pending.pop_back_val()->walk([&](Operation *op) {
+      for (NamedAttribute attr : op->getAttrs())
+        attr.getValue().walk([&](SymbolRefAttr ref) {
+          Operation *named = symbols.lookup(ref.getRootReference());
+          if (isa_and_nonnull<ir::GraphOp>(named) &&
+              reached.insert(named).second)
+            pending.push_back(named);
+        });
+    });
+  }
+  for (ir::GraphOp graph :
+       llvm::make_early_inc_range(module.getOps<ir::GraphOp>()))
+    if (!reached.contains(graph))
+      symbols.erase(graph);
+}
+
 absl::StatusOr<::nn::Artifact>
 compileModule(ModuleOp module, MLIRContext &context,
               DiagnosticCollector &diagnostics,
@@ -219,6 +248,7 @@ compileModule(ModuleOp module, MLIRContext &context,
     if (absl::Status status = setSearchBeam(entry, symbols, options.searchBeam);
         !status.ok())
       return status;
+  eraseGraphsNotRunBy(entry, module, symbols);
 
   if (options.trainStep && !options.grads)
     return absl::InvalidArgumentError(

@@ -9,6 +9,7 @@
 #include "nn/Npy.h"
 #include "runtime/Allocator.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 
@@ -522,6 +523,62 @@ TEST(CompilerTest, ErrorsNameTheProblem) {
   Executable loaded;
   status = Executable::load("/nonexistent/x.so", loaded);
   EXPECT_NE(status.message().find("cannot load artifact"), std::string::npos);
+}
+
+// Only the entry and the graphs it runs are lowered: a graph nothing of
+// the entry's calls may hold what the backends cannot compile (here f16,
+// which the verifier accepts) without stopping the entry's compile.
+TEST(CompilerTest, GraphsTheEntryDoesNotRunAreNotCompiled) {
+  const char *source = R"(
+nn.graph @helper(%x: !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+    dims [B: batch, T: seq(B)] {
+  %y = nn.tanh %x : !nn.tensor<[B, T, 4], f32>
+  nn.return %y : !nn.tensor<[B, T, 4], f32>
+}
+nn.graph @main(%x: !nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+    dims [B: batch, T: seq(B)] {
+  %y = nn.call @helper(%x)
+      : (!nn.tensor<[B, T, 4], f32>) -> !nn.tensor<[B, T, 4], f32>
+  nn.return %y : !nn.tensor<[B, T, 4], f32>
+}
+nn.graph @half(%x: !nn.tensor<[B, T, 4], f16>) -> !nn.tensor<[B, T, 4], f16>
+    dims [B: batch, T: seq(B)] {
+  %y = nn.sigmoid %x : !nn.tensor<[B, T, 4], f16>
+  nn.return %y : !nn.tensor<[B, T, 4], f16>
+}
+)";
+  CompileOptions options;
+  options.entry = "main";
+  absl::StatusOr<Artifact> artifact = compileSource(source, "m.mlir", options);
+  ASSERT_TRUE(artifact.ok()) << artifact.status().message();
+  Executable exe;
+  ASSERT_TRUE(Executable::load(artifact->path(), exe).ok());
+  RunInputs inputs;
+  inputs.inputs["x"] =
+      Tensor::of<float>(DType::f32, {1, 2, 4}, {0.5, -1, 2, 0, 1, 1, -3, 0.25});
+  inputs.lengths["T"] = {2};
+  RunResult result;
+  absl::Status status = exe.run(inputs, result);
+  ASSERT_TRUE(status.ok()) << status.message();
+  ASSERT_EQ(result.outputs.size(), 1u);
+  EXPECT_FLOAT_EQ(result.outputs[0].second.at(2), std::tanh(2.0f));
+  EXPECT_FLOAT_EQ(result.outputs[0].second.at(6), std::tanh(-3.0f));
+
+  // The graph itself still cannot be compiled, and the whole module is
+  // verified whatever the entry.
+  options.entry = "half";
+  status = compileSource(source, "m.mlir", options).status();
+  EXPECT_NE(status.message().find("element type 'f16'"), std::string::npos)
+      << status.message();
+  options.entry = "main";
+  std::string broken = source;
+  std::string signature = "f16>) -> !nn.tensor<[B, T, 4], f16>";
+  broken.replace(broken.find(signature), signature.size(),
+                 "f16>) -> !nn.tensor<[B, T, 5], f16>");
+  status = compileSource(broken, "m.mlir", options).status();
+  EXPECT_NE(status.message().find("graph @half declares result type"),
+            std::string::npos)
+      << status.message();
 }
 
 TEST(CompilerTest, TemporaryArtifactsAreRemovedWithTheirArtifact) {

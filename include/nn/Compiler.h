@@ -41,7 +41,8 @@ struct TrainedLoss {
 /// (flags, pipeline options, stage files).
 struct CompileOptions {
   /// The graph to compile; empty picks the one graph no other graph calls
-  /// (an error when there are several).
+  /// (an error when there are several). The whole module is verified;
+  /// only the entry and the graphs it runs are compiled.
   std::string entry;
   /// Also return the gradient of the training objective with respect to
   /// every parameter that reaches it (nn-autodiff): outputs named
