@@ -339,7 +339,10 @@ absl::Status Executable::load(const std::string &path, Executable &executable,
     return status;
   exportRuntimeSymbols();
   auto impl = std::make_unique<Impl>();
-  impl->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  // dlopen looks a name without a slash up in the library path: an
+  // artifact given as "model.so" is the file in the working directory.
+  std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  impl->handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!impl->handle)
     return absl::InvalidArgumentError("cannot load artifact '" + path +
                                       "': " + dlerror());

@@ -6,6 +6,11 @@
 // RUN: nn-exec %t.cpu.so --seed 4 --batch 3 --max-len 9 --json > %t.exec.json
 // RUN: cat %t.run.json %t.exec.json | FileCheck %s --check-prefix=SAME
 // RUN: nn-exec %t.cpu.so --lengths 3,1,4 --repeat 2 | FileCheck %s --check-prefix=REPEAT
+// An artifact named without a directory is the file in the working
+// directory, not a library on the search path.
+// RUN: rm -rf %t.dir && mkdir %t.dir && cp %t.cpu.so %t.dir/model.so
+// RUN: cd %t.dir && nn-exec model.so --seed 4 --batch 3 --max-len 9 --json > %t.relative.json
+// RUN: cat %t.run.json %t.relative.json | FileCheck %s --check-prefix=SAME
 // RUN: %if cuda-toolkit %{ nn-run %s --compile-only --target=cuda --emit-artifact=%t.cuda.so | FileCheck %s --check-prefix=CUDA %}
 // RUN: %if cuda-toolkit %{ env NN_CUDA_DRIVER=/nonexistent/libcuda.so.1 not nn-exec %t.cuda.so 2>&1 | FileCheck %s --check-prefix=NODRIVER %}
 // RUN: not nn-exec %t.missing.so 2>&1 | FileCheck %s --check-prefix=MISSING
