@@ -25,6 +25,13 @@ using namespace nn::testing;
 
 namespace {
 
+/// Graphs per suite, seeds 0 .. kSeeds - 1 (the CMake cache variable
+/// NN_RANDOM_GRAPH_SEEDS).
+#ifndef NN_RANDOM_GRAPH_SEEDS
+#define NN_RANDOM_GRAPH_SEEDS 100
+#endif
+constexpr int kSeeds = NN_RANDOM_GRAPH_SEEDS;
+
 class GraphGenerator {
 public:
   /// `dropouts`: also a dropout of the input (before the sequence-mixing
@@ -320,7 +327,7 @@ TEST_P(RandomGraphTest, PackedMatchesPaddedAndReference) {
   expectMatchesReference(source, padded, inputs, a, 1e-4, 1e-5);
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphTest, ::testing::Range(0, 200));
+INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphTest, ::testing::Range(0, kSeeds));
 
 /// Gradients (nn-autodiff) of the same kind of graphs, sequence-mixing
 /// layers included, in evaluation mode and in training mode (with a
@@ -378,7 +385,7 @@ TEST_P(RandomGraphGradientTest, PackedGradientsMatchPadded) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphGradientTest,
-                         ::testing::Combine(::testing::Range(0, 200),
+                         ::testing::Combine(::testing::Range(0, kSeeds),
                                             ::testing::Bool()),
                          [](const auto &info) {
                            return std::to_string(std::get<0>(info.param)) +
@@ -420,6 +427,6 @@ TEST_P(RandomGraphGpuTest, CompilesAndMatchesCpuWhereAGpuIs) {
 
 // Every fifth seed of the CPU suite: compiling for the GPU costs ~1 s.
 INSTANTIATE_TEST_SUITE_P(Seeds, RandomGraphGpuTest,
-                         ::testing::Range(0, 200, 5));
+                         ::testing::Range(0, kSeeds, 5));
 
 } // namespace

@@ -159,31 +159,36 @@ def wait_for(path, launcher, seconds=120):
 
 
 def test_resume_after_a_kill_continues_the_multi_rank_run(tmp_path):
+    # Far more steps than the kill needs: a step of the small model takes
+    # milliseconds, and a loaded machine may let the run go on for dozens
+    # of steps between its saving step 10 and the kill.
+    steps = 400
     straight = run(mpirun(2, *small_flags(tmp_path / "straight"),
-                          "--steps", "40"))
+                          "--steps", str(steps)))
     assert straight.returncode == 0, straight.stderr
 
     # The same run killed (every process, at once) once it has saved step
     # 10, then resumed from its newest checkpoint by the same command.
     launcher = subprocess.Popen(
-        mpirun(2, *small_flags(tmp_path / "killed"), "--steps", "40"),
+        mpirun(2, *small_flags(tmp_path / "killed"), "--steps", str(steps)),
         env=MPI_ENV, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         start_new_session=True)
     wait_for(tmp_path / "killed" / "step-00000010.npz", launcher)
     kill_all(launcher)
     saved = sorted(p.name for p in (tmp_path / "killed").glob("step-*.npz"))
-    assert "step-00000040.npz" not in saved, "the run ended before the kill"
-    resumed = run(mpirun(2, *small_flags(tmp_path / "killed"), "--steps", "40",
-                         "--resume", tmp_path / "killed"))
+    last = f"step-{steps:08d}.npz"
+    assert last not in saved, "the run ended before the kill"
+    resumed = run(mpirun(2, *small_flags(tmp_path / "killed"), "--steps",
+                         str(steps), "--resume", tmp_path / "killed"))
     assert resumed.returncode == 0, resumed.stderr
     assert "resumed" not in resumed.stdout  # a plain run's JSON: steps only
     first = json_lines(resumed.stdout)[0]["step"]
-    assert 10 <= first <= 40 and first - 1 == int(saved[-1][5:13])
+    assert 10 <= first <= steps and first - 1 == int(saved[-1][5:13])
 
     # Every rank restarts from rank 0's checkpoint and draws the same
     # parts: the result is the uninterrupted run's, bit for bit.
-    a = checkpoint(tmp_path / "straight" / "step-00000040.npz")
-    b = checkpoint(tmp_path / "killed" / "step-00000040.npz")
+    a = checkpoint(tmp_path / "straight" / last)
+    b = checkpoint(tmp_path / "killed" / last)
     assert a.keys() == b.keys()
     for name in a:
         np.testing.assert_array_equal(a[name], b[name], err_msg=name)
