@@ -248,7 +248,20 @@ compileModule(ModuleOp module, MLIRContext &context,
     if (absl::Status status = setSearchBeam(entry, symbols, options.searchBeam);
         !status.ok())
       return status;
+  std::map<std::string, ir::ParameterInit> inits =
+      ::nn::compiler::parameterInits(module);
   eraseGraphsNotRunBy(entry, module, symbols);
+  // A loss marked only in graphs the entry does not run would train
+  // nothing.
+  for (const ::nn::TrainedLoss &loss : options.trainedLosses) {
+    bool marked = false;
+    module.walk(
+        [&](ir::MarkLossOp mark) { marked |= mark.getName() == loss.name; });
+    if (!marked)
+      return absl::InvalidArgumentError("loss '" + loss.name +
+                                        "' is marked only in graphs @" +
+                                        graphName + " does not run");
+  }
 
   if (options.trainStep && !options.grads)
     return absl::InvalidArgumentError(
@@ -275,7 +288,7 @@ compileModule(ModuleOp module, MLIRContext &context,
   SymbolTable optimized(module);
   entry = optimized.lookup<ir::GraphOp>(graphName);
   ::nn::Manifest manifest =
-      ::nn::compiler::buildManifest(abis->lookup(entry), optimized);
+      ::nn::compiler::buildManifest(abis->lookup(entry), optimized, inits);
 
   PassManager lower(&context);
   ir::buildToBuffersPipeline(lower);

@@ -197,7 +197,16 @@ std::vector<::nn::TensorInfo> savedActivations(ir::GraphOp graph) {
 
 namespace nn::compiler {
 
-::nn::Manifest buildManifest(const ir::GraphAbi &abi, SymbolTable &symbols) {
+std::map<std::string, ir::ParameterInit> parameterInits(ModuleOp module) {
+  std::map<std::string, ir::ParameterInit> inits;
+  for (ir::ParameterOp parameter : module.getOps<ir::ParameterOp>())
+    inits[parameter.getSymName().str()] = parameterInit(parameter, module);
+  return inits;
+}
+
+::nn::Manifest
+buildManifest(const ir::GraphAbi &abi, SymbolTable &symbols,
+              const std::map<std::string, ir::ParameterInit> &inits) {
   ::nn::Manifest manifest;
   ir::GraphOp graph = abi.graph;
   manifest.graph = graph.getSymName().str();
@@ -255,7 +264,9 @@ namespace nn::compiler {
     auto tensor = cast<ir::NNTensorType>(parameter.getType());
     ::nn::TensorInfo info{parameter.getSymName().str(),
                           toDType(tensor.getElementType()), toAxes(tensor)};
-    ir::ParameterInit init = parameterInit(parameter, module);
+    auto given = inits.find(info.name);
+    ir::ParameterInit init =
+        given != inits.end() ? given->second : parameterInit(parameter, module);
     info.init = initName(init.kind);
     info.initScale = init.scale;
     manifest.parameters.push_back(info);

@@ -19,13 +19,25 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <map>
 #include <string>
 
 namespace nn::compiler {
 
-/// The manifest of the graph `abi` describes (target cpu, no kernels).
-Manifest buildManifest(const mlir::nn::GraphAbi &abi,
-                       mlir::SymbolTable &symbols);
+/// How each parameter `module` reads is drawn when fresh, by name: as the
+/// first op in module order that reads it says (ParameterInitOpInterface),
+/// else by its shape (docs/training.md). The compiler takes them from the
+/// whole module before it erases the graphs the entry does not run, so a
+/// file's parameters start alike whichever of its graphs is compiled.
+std::map<std::string, mlir::nn::ParameterInit>
+parameterInits(mlir::ModuleOp module);
+
+/// The manifest of the graph `abi` describes (target cpu, no kernels);
+/// its parameters' inits from `inits` (parameters it lacks, such as the
+/// optimizer state a train step adds, as the module now reads them).
+Manifest
+buildManifest(const mlir::nn::GraphAbi &abi, mlir::SymbolTable &symbols,
+              const std::map<std::string, mlir::nn::ParameterInit> &inits);
 
 /// Adds the kernels of a lowered GPU module to `manifest`; writes each
 /// kernel image to `directory` when one is given.
