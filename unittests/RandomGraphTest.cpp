@@ -28,7 +28,7 @@ namespace {
 /// Graphs per suite, seeds 0 .. kSeeds - 1 (the CMake cache variable
 /// NN_RANDOM_GRAPH_SEEDS).
 #ifndef NN_RANDOM_GRAPH_SEEDS
-#define NN_RANDOM_GRAPH_SEEDS 100
+#error "NN_RANDOM_GRAPH_SEEDS is set by unittests/CMakeLists.txt"
 #endif
 constexpr int kSeeds = NN_RANDOM_GRAPH_SEEDS;
 
