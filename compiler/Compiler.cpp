@@ -259,7 +259,7 @@ compileModule(ModuleOp module, MLIRContext &context,
         [&](ir::MarkLossOp mark) { marked |= mark.getName() == loss.name; });
     if (!marked)
       return absl::InvalidArgumentError("loss '" + loss.name +
-                                        "' is marked only in graphs @" +
+                                        "' is marked only in graphs that @" +
                                         graphName + " does not run");
   }
 

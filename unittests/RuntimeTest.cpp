@@ -685,7 +685,7 @@ nn.graph @train(%x: !nn.tensor<[B, T, 4], f32>, %c: !nn.tensor<[B, T], i32>)
   options.trainedLosses = {{"ce"}};
   absl::Status status = compileSource(source, "m.mlir", options).status();
   EXPECT_NE(status.message().find(
-                "loss 'ce' is marked only in graphs @lm does not run"),
+                "loss 'ce' is marked only in graphs that @lm does not run"),
             std::string::npos)
       << status.message();
 }
