@@ -26,32 +26,12 @@ using namespace mlir::nn;
 
 namespace {
 
-/// Whether `forward` computes the attention whose gradient `grad` is: the
-/// same operands (relative positions and seed included) and attributes.
-template <typename Forward>
-bool isForwardOf(Forward forward, AttentionGradOp grad) {
-  return forward.getQuery() == grad.getQuery() &&
-         forward.getKey() == grad.getKey() &&
-         forward.getValue() == grad.getValue() &&
-         forward.getRelative() == grad.getRelative() &&
-         forward.getSeed() == grad.getSeed() &&
-         forward.getHeadsAttr() == grad.getHeadsAttr() &&
-         forward.getScaleAttr() == grad.getScaleAttr() &&
-         forward.getCausalAttr() == grad.getCausalAttr() &&
-         forward.getLeftContextAttr() == grad.getLeftContextAttr() &&
-         forward.getRightContextAttr() == grad.getRightContextAttr() &&
-         forward.getChunkSizeAttr() == grad.getChunkSizeAttr() &&
-         forward.getLeftChunksAttr() == grad.getLeftChunksAttr() &&
-         forward.getDropoutAttr() == grad.getDropoutAttr() &&
-         forward.getDropoutKeyAttr() == grad.getDropoutKeyAttr();
-}
-
 /// The forward of `grad` in its block, before it, or null.
 template <typename Forward> Forward forwardOf(AttentionGradOp grad) {
   for (Operation *user : grad.getQuery().getUsers()) {
     auto forward = dyn_cast<Forward>(user);
     if (forward && forward->getBlock() == grad->getBlock() &&
-        forward->isBeforeInBlock(grad) && isForwardOf(forward, grad))
+        forward->isBeforeInBlock(grad) && forward.isForwardOf(grad))
       return forward;
   }
   return {};

@@ -182,6 +182,27 @@ static double scaleOf(std::optional<APFloat> scale, Value query,
          std::sqrt(static_cast<double>(featureSize(tensorOf(query)) / heads));
 }
 
+/// Whether `forward` (nn.attention or nn.attention_with_stats) computes
+/// the attention whose gradient `grad` is. The scale is compared by value:
+/// one op may state the default scale the other leaves out.
+template <typename Forward>
+static bool computesAttentionOf(Forward forward, AttentionGradOp grad) {
+  return forward.getQuery() == grad.getQuery() &&
+         forward.getKey() == grad.getKey() &&
+         forward.getValue() == grad.getValue() &&
+         forward.getRelative() == grad.getRelative() &&
+         forward.getSeed() == grad.getSeed() &&
+         forward.getHeads() == grad.getHeads() &&
+         forward.getScaleOrDefault() == grad.getScaleOrDefault() &&
+         forward.getCausal() == grad.getCausal() &&
+         forward.getLeftContext() == grad.getLeftContext() &&
+         forward.getRightContext() == grad.getRightContext() &&
+         forward.getChunkSize() == grad.getChunkSize() &&
+         forward.getLeftChunks() == grad.getLeftChunks() &&
+         forward.getDropoutAttr() == grad.getDropoutAttr() &&
+         forward.getDropoutKey() == grad.getDropoutKey();
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionOp
 //===----------------------------------------------------------------------===//
@@ -227,6 +248,10 @@ double AttentionOp::getScaleOrDefault() {
   return scaleOf(getScale(), getQuery(), getHeads());
 }
 
+bool AttentionOp::isForwardOf(AttentionGradOp grad) {
+  return computesAttentionOf(*this, grad);
+}
+
 bool AttentionOp::hasPackedForm() { return true; }
 
 /// The padded form writes every padded query frame's output (zero); its
@@ -257,6 +282,25 @@ LogicalResult AttentionWithStatsOp::verify() {
 
 double AttentionWithStatsOp::getScaleOrDefault() {
   return scaleOf(getScale(), getQuery(), getHeads());
+}
+
+bool AttentionWithStatsOp::isForwardOf(AttentionGradOp grad) {
+  return computesAttentionOf(*this, grad);
+}
+
+/// Unused stats (their gradient folded away) are not computed.
+LogicalResult AttentionWithStatsOp::canonicalize(AttentionWithStatsOp op,
+                                                 PatternRewriter &rewriter) {
+  if (!op.getStats().use_empty())
+    return failure();
+  rewriter.replaceOpWithNewOp<AttentionOp>(
+      op, op.getResult().getType(), op.getQuery(), op.getKey(), op.getValue(),
+      op.getRelative(), op.getSeed(), op.getHeadsAttr(), op.getScaleAttr(),
+      op.getCausalAttr(), op.getLeftContextAttr(), op.getRightContextAttr(),
+      op.getChunkSizeAttr(), op.getLeftChunksAttr(), op.getDropoutAttr(),
+      op.getDropoutKeyAttr());
+  // The stats had no use: only the result is replaced.
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -310,6 +354,13 @@ LogicalResult AttentionGradOp::verify() {
   if (tensorOf(getSavedStats()) != stats)
     return emitOpError() << "the saved stats must be " << stats << ", got "
                          << getSavedStats().getType();
+  // The lowering trusts them: output and stats of this very attention.
+  auto forward = getSavedOutput().getDefiningOp<AttentionWithStatsOp>();
+  if (!forward || forward.getResult() != getSavedOutput() ||
+      forward.getStats() != getSavedStats() || !forward.isForwardOf(*this))
+    return emitOpError() << "saved takes the result and the stats of one "
+                            "nn.attention_with_stats of the same operands "
+                            "and attributes";
   return success();
 }
 

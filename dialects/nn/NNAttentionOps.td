@@ -51,6 +51,15 @@ defvar NN_AttentionAccessors = [{
     }
 }];
 
+/// What nn.attention and nn.attention_with_stats add: whether the op is
+/// the forward of an attention gradient.
+defvar NN_AttentionForwardAccessors = !strconcat(NN_AttentionAccessors, [{
+    /// Whether this op computes the attention whose gradient `grad` is:
+    /// the same query, key, value, relative positions and seed, and the
+    /// same heads, scale (the default one given or not), mask and dropout.
+    bool isForwardOf(AttentionGradOp grad);
+}]);
+
 def NN_AttentionOp : NN_SequenceMixingOp<"attention", [AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<NN_SequenceMixingOpInterface,
                               ["hasPackedForm", "getPaddedFrameWork"]>,
@@ -136,7 +145,7 @@ def NN_AttentionOp : NN_SequenceMixingOp<"attention", [AttrSizedOperandSegments,
       NN_AttentionOptionalOperandFormat, NN_AttentionAttributeFormat,
       [{ attr-dict `:` qualified(type(operands)) }]);
   let hasVerifier = 1;
-  let extraClassDeclaration = NN_AttentionAccessors;
+  let extraClassDeclaration = NN_AttentionForwardAccessors;
 }
 
 def NN_AttentionWithStatsOp : NN_Op<"attention_with_stats", [Pure,
@@ -153,7 +162,8 @@ def NN_AttentionWithStatsOp : NN_Op<"attention_with_stats", [Pure,
     `+inf` for a query that sees no key. Padded query frames hold 0.
     Only `nn-save-attention-stats` creates it, after `nn-autodiff`, and
     hands `result` and `stats` to the `nn.attention_grad` of the same
-    operands (docs/autodiff.md, "Attention").
+    operands (docs/autodiff.md, "Attention"). With its stats unused (the
+    gradient gone) it canonicalizes back to `nn.attention`.
 
     ```mlir
     %y, %lse = nn.attention_with_stats %q, %k, %v heads 4
@@ -173,7 +183,8 @@ def NN_AttentionWithStatsOp : NN_Op<"attention_with_stats", [Pure,
       [{ attr-dict `:` qualified(type(operands)) `->` qualified(type($result))
          `,` qualified(type($stats)) }]);
   let hasVerifier = 1;
-  let extraClassDeclaration = !strconcat(NN_AttentionAccessors, [{
+  let hasCanonicalizeMethod = 1;
+  let extraClassDeclaration = !strconcat(NN_AttentionForwardAccessors, [{
     /// The stats of an attention with query type `query` and `heads`:
     /// the query's position axes and one value per head.
     static NNTensorType getStatsType(NNTensorType query, int64_t heads);
@@ -201,11 +212,11 @@ def NN_AttentionGradOp : NN_Op<"attention_grad", [Pure,
     padded frames. The lowering recomputes the weights block by block
     (FlashAttention's backward) rather than keeping them from the forward.
 
-    `saved %out, %stats` (both or neither) are the forward's result and
-    the statistics an `nn.attention_with_stats` of the same operands
-    kept: the gradient then reads each query's log normalizer and output
-    instead of walking the keys a first time to recompute them
-    (FlashAttention-2's backward). `nn-save-attention-stats` adds them.
+    `saved %out, %stats` (both or neither) are the two results of one
+    `nn.attention_with_stats` of the same operands and attributes: the
+    gradient then reads each query's log normalizer and output instead
+    of walking the keys a first time to recompute them (FlashAttention-2's
+    backward). `nn-save-attention-stats` adds them.
 
     ```mlir
     %dq, %dk, %dv = nn.attention_grad %dy, %q, %k, %v heads 4 causal

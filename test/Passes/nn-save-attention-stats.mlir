@@ -24,6 +24,18 @@ nn.graph @shared(%q: !nn.tensor<[B, T, 8], f32>, %k: !nn.tensor<[B, T, 8], f32>,
   nn.return %y, %dq1, %dq2, %dq3, %dq4 : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
 }
 
+// A gradient that states the default scale (1 / sqrt(4)) is of the
+// forward that leaves it out.
+// CHECK-LABEL: nn.graph @default_scale_stated
+// CHECK: %[[Y:.+]], %[[STATS:.+]] = nn.attention_with_stats %q, %q, %q heads 2 :
+// CHECK: nn.attention_grad %dy, %q, %q, %q saved %[[Y]], %[[STATS]] heads 2 scale 5.000000e-01 :
+nn.graph @default_scale_stated(%q: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tensor<[B, T, 8], f32>)
+    -> (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
+  %y = nn.attention %q, %q, %q heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
+  %dq, %dk, %dv = nn.attention_grad %dy, %q, %q, %q heads 2 scale 0.5 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
+  nn.return %y, %dq : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
+}
+
 // Packed frames keep packed stats, [N, H]; relative positions and the
 // dropout seed are operands that must match too.
 // CHECK-LABEL: nn.graph @packed_relative

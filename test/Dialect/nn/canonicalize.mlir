@@ -1,5 +1,5 @@
 // nn folds: pack(unpack(p)) is p; scale by 1 and dropout with rate 0
-// are their input.
+// are their input; attention stats nothing reads are not computed.
 // RUN: nn-opt %s --canonicalize --split-input-file | FileCheck %s
 
 // CHECK-LABEL: nn.graph @pack_of_unpack
@@ -54,4 +54,35 @@ nn.graph @dropout(%x: !nn.tensor<[B, T, 4], f32>)
   %a = nn.dropout %x rate 0.0 : !nn.tensor<[B, T, 4], f32>
   %b = nn.dropout %x rate 0.1 : !nn.tensor<[B, T, 4], f32>
   nn.return %a, %b : !nn.tensor<[B, T, 4], f32>, !nn.tensor<[B, T, 4], f32>
+}
+
+// -----
+
+// Once its gradient is gone, an attention with stats is a plain attention
+// with every operand and attribute; stats still read stay.
+// CHECK-LABEL: nn.graph @stats_unread
+// CHECK: %[[A:.+]] = nn.attention %q, %q, %q relative %r, %p seed %s heads 2 scale 5.000000e-01 causal dropout 1.000000e-01 dropout_key 3 :
+// CHECK: %[[B:.+]], %[[S:.+]] = nn.attention_with_stats %q, %q, %q heads 2 left_context 4 :
+// CHECK: nn.return %[[A]], %[[B]], %[[S]]
+nn.graph @stats_unread(%q: !nn.tensor<[B, T, 8], f32>, %r: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[5, 8], f32>, %s: !nn.tensor<[], i32>)
+    -> (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>) dims [B: batch, T: seq(B)] {
+  %y, %ys = nn.attention_with_stats %q, %q, %q relative %r, %p seed %s heads 2 scale 5.000000e-01 causal dropout 1.000000e-01 dropout_key 3 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f32>, !nn.tensor<[], i32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  %z, %zs = nn.attention_with_stats %q, %q, %q heads 2 left_context 4 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  nn.return %y, %z, %zs : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+}
+
+// -----
+
+// A gradient that reads the stats dies with its uses; the stats then
+// have no reader, and the forward is a plain attention again.
+// CHECK-LABEL: nn.graph @gradient_dead
+// CHECK-NOT: nn.attention_grad
+// CHECK-NOT: nn.attention_with_stats
+// CHECK: %[[Y:.+]] = nn.attention %q, %q, %q heads 2 causal :
+// CHECK: nn.return %[[Y]]
+nn.graph @gradient_dead(%q: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tensor<[B, T, 8], f32>)
+    -> !nn.tensor<[B, T, 8], f32> dims [B: batch, T: seq(B)] {
+  %y, %ys = nn.attention_with_stats %q, %q, %q heads 2 causal : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  %dq, %dk, %dv = nn.attention_grad %dy, %q, %q, %q saved %y, %ys heads 2 causal : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  nn.return %y : !nn.tensor<[B, T, 8], f32>
 }

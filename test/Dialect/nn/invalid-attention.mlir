@@ -312,3 +312,53 @@ nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %s: !nn.tensor<[B, T, 4], f32>) dims
   %dq, %dk, %dv = nn.attention_grad %q, %q, %q, %q saved %q, %s heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 4], f32>
   nn.return
 }
+
+// -----
+
+// Values of the right types that no attention_with_stats gave.
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %s: !nn.tensor<[B, T, 2], f32>) dims [B: batch, T: seq(B)] {
+  // expected-error @+1 {{saved takes the result and the stats of one nn.attention_with_stats of the same operands and attributes}}
+  %dq, %dk, %dv = nn.attention_grad %q, %q, %q, %q saved %q, %s heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  nn.return
+}
+
+// -----
+
+// The output and the stats of two different attentions.
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
+  %y, %ys = nn.attention_with_stats %q, %q, %q heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  %z, %zs = nn.attention_with_stats %q, %q, %q heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  // expected-error @+1 {{saved takes the result and the stats of one nn.attention_with_stats of the same operands and attributes}}
+  %dq, %dk, %dv = nn.attention_grad %q, %q, %q, %q saved %y, %zs heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  nn.return
+}
+
+// -----
+
+// The stats of an attention over other keys.
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %k: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
+  %y, %ys = nn.attention_with_stats %q, %k, %q heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  // expected-error @+1 {{saved takes the result and the stats of one nn.attention_with_stats of the same operands and attributes}}
+  %dq, %dk, %dv = nn.attention_grad %q, %q, %q, %q saved %y, %ys heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  nn.return
+}
+
+// -----
+
+// The stats of an attention with another mask.
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
+  %y, %ys = nn.attention_with_stats %q, %q, %q heads 2 causal : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  // expected-error @+1 {{saved takes the result and the stats of one nn.attention_with_stats of the same operands and attributes}}
+  %dq, %dk, %dv = nn.attention_grad %q, %q, %q, %q saved %y, %ys heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  nn.return
+}
+
+// -----
+
+// The stats of an attention with another scale.
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
+  %y, %ys = nn.attention_with_stats %q, %q, %q heads 2 scale 2.500000e-01 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  // expected-error @+1 {{saved takes the result and the stats of one nn.attention_with_stats of the same operands and attributes}}
+  %dq, %dk, %dv = nn.attention_grad %q, %q, %q, %q saved %y, %ys heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  nn.return
+}

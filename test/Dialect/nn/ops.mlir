@@ -121,6 +121,10 @@ nn.graph @attention(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 6], f3
   %sy, %ss = nn.attention_with_stats %q, %q, %v heads 2 causal : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32> -> !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 2], f32>
   // CHECK: nn.attention_grad %{{.+}} saved %[[SY]], %[[SS]] heads 2 causal : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 2], f32>
   %sq, %sk, %sv = nn.attention_grad %sy, %q, %q, %v saved %sy, %ss heads 2 causal : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 2], f32>
+  // The scale is compared by value: a gradient may state the forward's
+  // default, 1 / sqrt(4).
+  // CHECK: nn.attention_grad %{{.+}} saved %[[SY]], %[[SS]] heads 2 scale 5.000000e-01 causal :
+  %tq, %tk, %tv = nn.attention_grad %sy, %q, %q, %v saved %sy, %ss heads 2 scale 0.5 causal : !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 6], f32>, !nn.tensor<[B, T, 2], f32>
   // CHECK: nn.attention_with_stats %{{.+}} seed %[[S]] heads 4 dropout 1.000000e-01 : !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[], i32> -> !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 4], f32>
   %py, %ps = nn.attention_with_stats %n, %n, %n seed %seed heads 4 dropout 0.1 : !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 8], f32>, !nn.tensor<[], i32> -> !nn.tensor<[N, 8], f32>, !nn.tensor<[N, 4], f32>
   // CHECK: nn.rotary %{{.+}} heads 2 : !nn.tensor<[B, T, 8], f32>
