@@ -30,6 +30,11 @@ for python in (sys.executable, "/usr/bin/python3"):
         config.available_features.add("numpy")
         break
 
+# The Python front end's package (python/nn with its bindings), for the
+# tests that print a model from examples/python with `%python`.
+config.substitutions.append(
+    ("%nn_python_path", os.path.join(config.nn_obj_root, "python")))
+
 # Helper scripts without third-party imports run with lit's own Python.
 config.substitutions.append(("%pyexe", sys.executable))
 

@@ -5,7 +5,19 @@ self-attention with Transformer-XL relative positions, the convolution
 module with a depthwise convolution within each utterance, final layer
 norm) and 17 output classes; the graphs `acoustic`, `ctc` (the CTC loss,
 and the label and word error rates of greedy decoding) and `decode`.
-`python conformer_ctc.py` prints the same program."""
+`python conformer_ctc.py` prints the same program.
+
+`--subsampling 4` or `6` prints the model with the time reductions
+Conformer encoders usually have (Gulati et al. subsample by 4): a second
+strided convolution after the first (stride 2, or 3 for 6), each followed
+by SiLU, so the blocks run on frames of 40 or 60 ms; the dims say how
+long every utterance is after each (`T4 = ceildiv(T2, 2)`). The CTC loss
+then zeroes the utterances with fewer frames than their labels need
+(`zero_infinity`): at one character per label, the short digits of the
+spoken-word task leave a few of them (5 of the 800 training utterances
+of test/examples/conformer-learns.mlir at 4, 84 at 6)."""
+
+import argparse
 
 import nn
 
@@ -13,6 +25,9 @@ B = nn.batch_dim("B")
 T = nn.seq_dim("T", B)
 T2 = T.ceildiv(2, name="T2")
 U = nn.seq_dim("U", B)
+
+# The strides of the subsampling convolutions for each time reduction.
+SUBSAMPLING_STRIDES = {2: (2,), 4: (2, 2), 6: (2, 3)}
 
 
 class FeedForward(nn.Module):
@@ -87,19 +102,33 @@ class ConformerBlock(nn.Module):
 
 
 class Conformer(nn.Module):
-    def __init__(self, features=40, d=96, classes=17):
-        self.subsample = nn.Conv1d(features, d, 3, stride=2)
+    def __init__(self, features=40, d=96, classes=17, subsampling=2):
+        first, *more = SUBSAMPLING_STRIDES[subsampling]
+        self.subsample = nn.Conv1d(features, d, 3, stride=first)
+        # Parameters `subsample2.w`, `subsample2.b` where there is a second.
+        for i, stride in enumerate(more, start=2):
+            setattr(self, f"subsample{i}", nn.Conv1d(d, d, 3, stride=stride))
+        self.subsampling = [self.subsample] + [
+            getattr(self, f"subsample{i}") for i in range(2, 2 + len(more))]
         self.block1 = ConformerBlock(d, 2 * d, heads=4, kernel=15)
         self.block2 = ConformerBlock(d, 2 * d, heads=4, kernel=15)
         self.out = nn.Linear(d, classes)
 
     def forward(self, features):
-        x = nn.silu(self.subsample(features))
+        x = features
+        for conv in self.subsampling:
+            x = nn.silu(conv(x))
         return self.out(self.block2(self.block1(x)))
 
 
-def build():
-    program = nn.Program(Conformer())
+def build(subsampling=2):
+    if subsampling not in SUBSAMPLING_STRIDES:
+        raise ValueError(f"subsampling {subsampling!r}: one of "
+                         f"{sorted(SUBSAMPLING_STRIDES)}")
+    # The dims after the second convolution, named as a reader expects.
+    if subsampling > 2:
+        T2.ceildiv(subsampling // 2, name=f"T{subsampling}")
+    program = nn.Program(Conformer(subsampling=subsampling))
     acoustic = program.graph("acoustic", program.model,
                              features=nn.Input([B, T, 40]))
 
@@ -107,8 +136,9 @@ def build():
         masked = nn.spec_augment(features, freq_masks=2, freq_width=8,
                                  time_masks=2, time_width=10, time_ratio=0.2)
         logits = acoustic(masked)
-        nn.mark_loss(nn.ctc_loss(logits, labels, blank=0), "ctc",
-                     normalize="per_sequence")
+        loss = nn.ctc_loss(logits, labels, blank=0,
+                           zero_infinity=subsampling > 2)
+        nn.mark_loss(loss, "ctc", normalize="per_sequence")
         hyp, _ = nn.ctc_greedy_decode(logits, blank=0)
         for name, separator in (("cer", None), ("wer", 1)):
             edits, length, _ = nn.edit_distance(hyp, labels, separator)
@@ -125,4 +155,8 @@ def build():
 
 
 if __name__ == "__main__":
-    print(build(), end="")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--subsampling", type=int, default=2,
+                        choices=sorted(SUBSAMPLING_STRIDES),
+                        help="the encoder's time reduction (default 2)")
+    print(build(parser.parse_args().subsampling), end="")

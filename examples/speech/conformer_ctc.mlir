@@ -25,9 +25,8 @@
 //   @decode  greedy CTC hypotheses, for nn-decode --vocab
 //
 // Every op runs on each utterance's real frames only: nn-pack-before-loss
-// packs the subsampled features and both blocks run on packed rows (the
-// strided subsampling convolution stays padded at the default pack
-// frontier; test/examples/pack-examples.mlir).
+// packs the features after SpecAugment, and the subsampling convolution
+// and both blocks run on packed rows (test/examples/pack-examples.mlir).
 
 nn.parameter @"subsample.w" : !nn.tensor<[96, 3, 40], f32>
 nn.parameter @"subsample.b" : !nn.tensor<[96], f32>

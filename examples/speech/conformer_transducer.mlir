@@ -24,8 +24,8 @@
 // (TransducerGreedyDecodeTest.RandomModelsMatchAPlainDecoder).
 //
 // No op of the encoder reads another utterance or padding, and the loss
-// reads only each utterance's real (t, u) pairs. In training the encoder
-// after its subsampling and the prediction network run on packed rows:
+// reads only each utterance's real (t, u) pairs. In training the encoder,
+// its subsampling included, and the prediction network run on packed rows:
 // nn-pack-before-loss packs the join's operands
 // (test/examples/pack-examples.mlir).
 
