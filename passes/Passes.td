@@ -121,8 +121,9 @@ def NNSaveAttentionStats : Pass<"nn-save-attention-stats", "::mlir::ModuleOp"> {
   let summary = "Gives each nn.attention_grad its forward's output and log normalizers";
   let description = [{
     Runs after `nn-autodiff`. For an `nn.attention_grad` without saved
-    values whose operands and attributes are those of an `nn.attention`
-    in the same block (the one whose VJP it is), the attention becomes an
+    values whose operands and attributes (the scale by value) are those of
+    an `nn.attention` in the same block (the one whose VJP it is;
+    `AttentionOp::isForwardOf`), the attention becomes an
     `nn.attention_with_stats` and the gradient reads its result and its
     per-query, per-head log normalizers. The backward then no longer walks
     every query block's keys a first time to recompute them: two of the

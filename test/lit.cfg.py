@@ -31,9 +31,15 @@ for python in (sys.executable, "/usr/bin/python3"):
         break
 
 # The Python front end's package (python/nn with its bindings), for the
-# tests that print a model from examples/python with `%python`.
-config.substitutions.append(
-    ("%nn_python_path", os.path.join(config.nn_obj_root, "python")))
+# tests that print a model from examples/python with `%python`. Sanitizer
+# builds have no bindings: those tests are unsupported there.
+import glob
+
+nn_python_path = os.path.join(config.nn_obj_root, "python")
+config.substitutions.append(("%nn_python_path", nn_python_path))
+if "numpy" in config.available_features and glob.glob(
+        os.path.join(nn_python_path, "nn", "_nn*.so")):
+    config.available_features.add("python-frontend")
 
 # Helper scripts without third-party imports run with lit's own Python.
 config.substitutions.append(("%pyexe", sys.executable))

@@ -103,21 +103,18 @@ class ConformerBlock(nn.Module):
 
 class Conformer(nn.Module):
     def __init__(self, features=40, d=96, classes=17, subsampling=2):
-        first, *more = SUBSAMPLING_STRIDES[subsampling]
-        self.subsample = nn.Conv1d(features, d, 3, stride=first)
-        # Parameters `subsample2.w`, `subsample2.b` where there is a second.
-        for i, stride in enumerate(more, start=2):
-            setattr(self, f"subsample{i}", nn.Conv1d(d, d, 3, stride=stride))
-        self.subsampling = [self.subsample] + [
-            getattr(self, f"subsample{i}") for i in range(2, 2 + len(more))]
+        self.strides = SUBSAMPLING_STRIDES[subsampling]
+        self.subsample = nn.Conv1d(features, d, 3, stride=self.strides[0])
+        if len(self.strides) > 1:  # parameters subsample2.w, subsample2.b
+            self.subsample2 = nn.Conv1d(d, d, 3, stride=self.strides[1])
         self.block1 = ConformerBlock(d, 2 * d, heads=4, kernel=15)
         self.block2 = ConformerBlock(d, 2 * d, heads=4, kernel=15)
         self.out = nn.Linear(d, classes)
 
     def forward(self, features):
-        x = features
-        for conv in self.subsampling:
-            x = nn.silu(conv(x))
+        x = nn.silu(self.subsample(features))
+        if len(self.strides) > 1:
+            x = nn.silu(self.subsample2(x))
         return self.out(self.block2(self.block1(x)))
 
 
@@ -125,9 +122,13 @@ def build(subsampling=2):
     if subsampling not in SUBSAMPLING_STRIDES:
         raise ValueError(f"subsampling {subsampling!r}: one of "
                          f"{sorted(SUBSAMPLING_STRIDES)}")
-    # The dims after the second convolution, named as a reader expects.
-    if subsampling > 2:
-        T2.ceildiv(subsampling // 2, name=f"T{subsampling}")
+    # The dim after the second convolution, named as a reader expects
+    # (T4 = ceildiv(T2, 2)), before the convolution derives it unnamed. The
+    # dim stays among T2's derived dims; a later build of the same factor
+    # finds it.
+    strides = SUBSAMPLING_STRIDES[subsampling]
+    if len(strides) > 1:
+        T2.ceildiv(strides[1], name=f"T{subsampling}")
     program = nn.Program(Conformer(subsampling=subsampling))
     acoustic = program.graph("acoustic", program.model,
                              features=nn.Input([B, T, 40]))

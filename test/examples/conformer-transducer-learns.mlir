@@ -2,8 +2,9 @@
 // trained with the RNN-T loss on the 800 utterances of conformer-learns.mlir,
 // examples/speech/conformer_transducer.mlir decodes dev by beam search
 // (voices the training never heard). With this seed the dev RNN-T loss
-// falls from 14.4 to 0.49 per utterance in 1,000 steps (about 100 s on two
-// cores) and beam search reaches cer 0.044 and wer 0.032; the bounds leave
+// falls from 14.3 to 0.48 per utterance in 1,000 steps (about three
+// minutes on two cores, the data's synthesis and import included) and
+// beam search reaches cer 0.044 and wer 0.032; the bounds leave
 // room above that. Then nn-decode runs the @decode entry on the last
 // checkpoint and reports the same word error rate (under 10%).
 // RUN: rm -rf %t && mkdir -p %t

@@ -62,13 +62,15 @@ nn.graph @dropout(%x: !nn.tensor<[B, T, 4], f32>)
 // with every operand and attribute; stats still read stay.
 // CHECK-LABEL: nn.graph @stats_unread
 // CHECK: %[[A:.+]] = nn.attention %q, %q, %q relative %r, %p seed %s heads 2 scale 5.000000e-01 causal dropout 1.000000e-01 dropout_key 3 :
+// CHECK: %[[C:.+]] = nn.attention %q, %q, %q heads 2 left_context 4 right_context 1 chunk_size 8 left_chunks 2 :
 // CHECK: %[[B:.+]], %[[S:.+]] = nn.attention_with_stats %q, %q, %q heads 2 left_context 4 :
-// CHECK: nn.return %[[A]], %[[B]], %[[S]]
+// CHECK: nn.return %[[A]], %[[C]], %[[B]], %[[S]]
 nn.graph @stats_unread(%q: !nn.tensor<[B, T, 8], f32>, %r: !nn.tensor<[B, T, 8], f32>, %p: !nn.tensor<[5, 8], f32>, %s: !nn.tensor<[], i32>)
-    -> (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>) dims [B: batch, T: seq(B)] {
+    -> (!nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>) dims [B: batch, T: seq(B)] {
   %y, %ys = nn.attention_with_stats %q, %q, %q relative %r, %p seed %s heads 2 scale 5.000000e-01 causal dropout 1.000000e-01 dropout_key 3 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[5, 8], f32>, !nn.tensor<[], i32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  %c, %cs = nn.attention_with_stats %q, %q, %q heads 2 left_context 4 right_context 1 chunk_size 8 left_chunks 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
   %z, %zs = nn.attention_with_stats %q, %q, %q heads 2 left_context 4 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32> -> !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
-  nn.return %y, %z, %zs : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
+  nn.return %y, %c, %z, %zs : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
 }
 
 // -----
@@ -76,9 +78,9 @@ nn.graph @stats_unread(%q: !nn.tensor<[B, T, 8], f32>, %r: !nn.tensor<[B, T, 8],
 // A gradient that reads the stats dies with its uses; the stats then
 // have no reader, and the forward is a plain attention again.
 // CHECK-LABEL: nn.graph @gradient_dead
-// CHECK-NOT: nn.attention_grad
 // CHECK-NOT: nn.attention_with_stats
 // CHECK: %[[Y:.+]] = nn.attention %q, %q, %q heads 2 causal :
+// CHECK-NOT: nn.attention_grad
 // CHECK: nn.return %[[Y]]
 nn.graph @gradient_dead(%q: !nn.tensor<[B, T, 8], f32>, %dy: !nn.tensor<[B, T, 8], f32>)
     -> !nn.tensor<[B, T, 8], f32> dims [B: batch, T: seq(B)] {

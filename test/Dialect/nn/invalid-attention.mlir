@@ -362,3 +362,14 @@ nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>) dims [B: batch, T: seq(B)] {
   %dq, %dk, %dv = nn.attention_grad %q, %q, %q, %q saved %y, %ys heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>
   nn.return
 }
+
+// -----
+
+// The result and the stats swapped: with a value of 2 features in 2
+// heads both have the stats' type.
+nn.graph @g(%q: !nn.tensor<[B, T, 8], f32>, %v: !nn.tensor<[B, T, 2], f32>) dims [B: batch, T: seq(B)] {
+  %y, %ys = nn.attention_with_stats %q, %q, %v heads 2 : !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32> -> !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 2], f32>
+  // expected-error @+1 {{saved takes the result and the stats of one nn.attention_with_stats of the same operands and attributes}}
+  %dq, %dk, %dv = nn.attention_grad %y, %q, %q, %v saved %ys, %y heads 2 : !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 2], f32>, !nn.tensor<[B, T, 2], f32>
+  nn.return
+}
