@@ -429,12 +429,9 @@ nn.graph @greedy(%z: !nn.tensor<[B, T, 501], f32>)
 }
 )";
 
-/// range(0) 2: greedy decoding alone on the model's output shape.
-void benchGreedyDecode(benchmark::State &state) {
-  int variant = state.range(0);
-  nn::Executable exe =
-      compile(variant == 2 ? kGreedyAlone : decodingModelSource(variant == 1),
-              true, true);
+/// Runs `exe` on the benchmark's batch (random inputs of the batch's
+/// lengths, random parameters) and counts real frames per second.
+void runOnTheBatch(benchmark::State &state, nn::Executable &exe) {
   std::map<std::string, std::vector<int32_t>> lengths{{"T", gLengths}};
   std::mt19937 rng(3);
   nn::RunInputs inputs =
@@ -444,9 +441,24 @@ void benchGreedyDecode(benchmark::State &state) {
   runMeasured(state, exe, inputs, result);
   state.counters["frames_per_s"] = benchmark::Counter(
       (double)gFrames * state.iterations(), benchmark::Counter::kIsRate);
+}
+
+/// range(0) 0: the recognizer's logits (no loss and no search: nothing
+/// anchors packing, so it runs padded); 1: the recognizer and greedy
+/// decoding, whose search packs the model from its input; 2: greedy
+/// decoding alone on the model's output shape; 3: 1 compiled without
+/// packing (padded, as before decode graphs packed).
+void benchGreedyDecode(benchmark::State &state) {
+  int variant = state.range(0);
+  nn::Executable exe =
+      compile(variant == 2 ? kGreedyAlone
+                           : decodingModelSource(variant == 1 || variant == 3),
+              /*pack=*/variant != 3, true);
+  runOnTheBatch(state, exe);
   const char *labels[] = {"BLSTM + CTC layer",
-                          "BLSTM + CTC layer + greedy decoding",
-                          "greedy decoding alone, V = 501"};
+                          "BLSTM + CTC layer + greedy decoding, packed",
+                          "greedy decoding alone, V = 501",
+                          "BLSTM + CTC layer + greedy decoding, padded"};
   state.SetLabel(labels[variant]);
 }
 
@@ -852,6 +864,23 @@ void benchConformerTrainStep(benchmark::State &state) {
   runSpeechTrainStep(state, "speech/conformer_ctc.mlir", "ctc", options, label);
 }
 
+/// nn-decode's graph of the Conformer example (entry decode: the encoder
+/// and greedy CTC decoding, no loss) on the benchmark's batch of 40-dim
+/// features, random parameters: range(0) = 1 packed (the search reads
+/// packed logits, so the cost model packs the model from its input), 0
+/// padded. Counts real frames per second.
+void benchConformerDecode(benchmark::State &state) {
+  nn::CompileOptions options;
+  options.entry = "decode";
+  options.optimize.inlineCalls = true;
+  options.optimize.pack = state.range(0);
+  nn::Executable exe =
+      compile(exampleSource("speech/conformer_ctc.mlir"), options);
+  runOnTheBatch(state, exe);
+  state.SetLabel(state.range(0) ? "conformer ctc decode, packed"
+                                : "conformer ctc decode, padded");
+}
+
 /// The train step of the Conformer transducer example
 /// (examples/speech/conformer_transducer.mlir, entry rnnt: the encoder of
 /// benchConformerTrainStep projected to 64, an LSTM prediction network
@@ -1122,6 +1151,12 @@ BENCHMARK(benchConformerTrainStep)
     ->Args({1, 0})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
+BENCHMARK(benchConformerDecode)
+    ->Arg(1)
+    ->Arg(0)
+    ->MinTime(4.0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK(benchConformerTransducerTrainStep)
     ->Arg(1)
     ->Arg(0)
@@ -1148,6 +1183,7 @@ BENCHMARK(benchGreedyDecode)
     ->Arg(0)
     ->Arg(1)
     ->Arg(2)
+    ->Arg(3)
     ->MinTime(4.0)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();

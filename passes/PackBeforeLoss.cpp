@@ -6,9 +6,10 @@
 // with a packed form as the `pack` option says (up to the loss tail, as
 // early as possible, or where a cost model says it pays). Each value packs
 // over its own sequence dim (a strided conv's input over packed(B, T), its
-// result over packed(B, T2)). Per-sequence losses with a packed form (CTC)
-// and the operands of transducer joins onto the packed grid are packed the
-// same way. See docs/passes.md.
+// result over packed(B, T2)). Per-sequence losses with a packed form (CTC),
+// the operands of transducer joins onto the packed grid and the inputs of
+// decoding ops (a decode-only graph has no loss) are packed the same way.
+// See docs/passes.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -124,6 +125,12 @@ private:
   /// sequence dim, where the frontier lets them (as a per-sequence loss's
   /// frames: not at pack=loss-tail).
   void packJoin(TransducerJoinOp join);
+
+  /// A decoding op of a graph: the model feeding its scores (or its
+  /// transducer encoder) runs on packed frames as a loss's would, where
+  /// the frontier moves the op that makes them. CTC searches read the
+  /// packed scores; a transducer search, padded only, reads their unpack.
+  void packDecoderInput(Operation *decoder, OpOperand &input);
 
   /// Says what packing one loss did.
   void remarkPacked(MarkLossOp mark, StringAttr packedDim,
@@ -420,8 +427,58 @@ LogicalResult GraphPacker::run() {
   for (TransducerJoinOp join :
        llvm::to_vector(graph.getBody().getOps<TransducerJoinOp>()))
     packJoin(join);
+  // After the losses: a search over logits a CTC loss packed reads the
+  // same packed twin.
+  for (Operation &op : llvm::make_early_inc_range(graph.getBody().getOps())) {
+    if (auto greedy = dyn_cast<CtcGreedyDecodeOp>(op))
+      packDecoderInput(greedy, greedy.getScoresMutable());
+    else if (auto beam = dyn_cast<CtcBeamSearchOp>(op))
+      packDecoderInput(beam, beam.getScoresMutable());
+    else if (auto greedy = dyn_cast<TransducerGreedyDecodeOp>(op))
+      packDecoderInput(greedy, greedy.getEncoderMutable());
+    else if (auto beam = dyn_cast<TransducerBeamSearchOp>(op))
+      packDecoderInput(beam, beam.getEncoderMutable());
+  }
   replacePaddedChain();
   return success();
+}
+
+void GraphPacker::packDecoderInput(Operation *decoder, OpOperand &input) {
+  auto skip = [&](StringRef why) {
+    if (emitRemarks)
+      decoder->emitRemark() << "its input left as it is: " << why;
+  };
+  if (frontier == ::nn::PackFrontier::lossTail) {
+    skip("pack=loss-tail packs loss tails only");
+    return;
+  }
+  Value value = input.get();
+  if (!isOverSequence(value)) {
+    skip("already packed");
+    return;
+  }
+  auto type = cast<NNTensorType>(value.getType());
+  lossBatch = type.getDimName(0);
+  lossSequence = type.getDimName(1);
+  // Packing an input only to unpack it again would be all cost: the op
+  // that makes it must move behind the pack (or have moved for a loss).
+  Operation *producer = value.getDefiningOp();
+  if (!packedOf.count(value) && (!producer || !movesBehindPack(producer))) {
+    skip("its producer stays padded");
+    return;
+  }
+  LossPacking report;
+  ++currentLoss;
+  Value packed = getPacked(value, report);
+  bool readsPacked = isa<CtcGreedyDecodeOp, CtcBeamSearchOp>(decoder);
+  if (readsPacked)
+    input.set(packed);
+  if (!emitRemarks)
+    return;
+  InFlightDiagnostic remark = decoder->emitRemark();
+  remark << (readsPacked ? "reads packed scores: "
+                         : "reads the unpack of a packed encoder: ");
+  describePacking(remark, report);
 }
 
 void GraphPacker::packJoin(TransducerJoinOp join) {

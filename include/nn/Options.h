@@ -143,8 +143,9 @@ struct OptimizeOptions {
                 {"inline-calls",
                  "Copy each called graph into its caller, so that packing "
                  "sees the whole model (nn-inline-calls)"});
-    binder.bind(pack, {"pack", "Run each loss's frame-wise tail on packed "
-                               "frames only (nn-pack-before-loss)"});
+    binder.bind(pack, {"pack", "Run each loss's frame-wise tail, and each "
+                               "decoding op's input, on packed frames only "
+                               "(nn-pack-before-loss)"});
     binder.bind(packFrontier,
                 {"pack-frontier",
                  "How far back from each loss to pack: loss-tail, earliest or "

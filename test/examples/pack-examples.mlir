@@ -69,8 +69,8 @@
 // features at the input (after SpecAugment, which has no packed form):
 // the strided subsampling convolution runs on packed(B, T) rows and both
 // blocks on packed(B, T2) rows (attention and the depthwise convolutions
-// included); only the logits that greedy decoding reads are unpacked.
-// pack=earliest packs at the same place.
+// included); greedy decoding reads the packed logits too, so nothing is
+// unpacked. pack=earliest packs at the same place.
 // RUN: nn-opt %nn_src/examples/speech/conformer_ctc.mlir --nn-inline-calls=graph=ctc --nn-pack-before-loss | FileCheck %s --check-prefix=CONFORMER
 // RUN: nn-opt %nn_src/examples/speech/conformer_ctc.mlir --nn-inline-calls=graph=ctc --nn-pack-before-loss=pack=earliest | FileCheck %s --check-prefix=CONFORMER
 // CONFORMER-LABEL: nn.graph @ctc
@@ -83,15 +83,45 @@
 // CONFORMER: nn.attention {{.+}} heads 4 : !nn.tensor<[N_T2, 96], f32>
 // CONFORMER: nn.conv1d {{.+}} stride 1 groups 96 : (!nn.tensor<[N_T2, 96], f32>
 // CONFORMER: %[[LOGITS:.+]] = nn.linear {{.+}} : !nn.tensor<[N_T2, 96], f32>, !nn.tensor<[17, 96], f32>
-// CONFORMER-NEXT: %[[OUT:.+]] = nn.unpack %[[LOGITS]]
 // CONFORMER-NEXT: nn.ctc_loss %[[LOGITS]]
-// CONFORMER: nn.ctc_greedy_decode %[[OUT]]
+// CONFORMER-NOT: nn.unpack
+// CONFORMER: nn.ctc_greedy_decode %[[LOGITS]] from logits blank 0 : !nn.tensor<[N_T2, 17], f32>
+// CONFORMER-NOT: nn.unpack
+// CONFORMER: nn.return
+
+// A decode-only graph has no loss: its search is the anchor. The CTC
+// search reads packed logits, so nn-decode runs the Conformer on real
+// frames from its input on; the BLSTM of examples/speech/ctc.mlir too
+// (both LSTMs packed).
+// RUN: nn-opt %nn_src/examples/speech/conformer_ctc.mlir --nn-inline-calls=graph=decode --nn-pack-before-loss | FileCheck %s --check-prefix=DECODE-CTC
+// RUN: nn-opt %nn_src/examples/speech/ctc.mlir --nn-inline-calls=graph=decode --nn-pack-before-loss | FileCheck %s --check-prefix=DECODE-BLSTM
+// RUN: nn-opt %nn_src/examples/speech/conformer_ctc.mlir --nn-inline-calls=graph=decode --nn-pack-before-loss=pack=loss-tail | FileCheck %s --check-prefix=DECODE-TAIL
+// DECODE-CTC-LABEL: nn.graph @decode
+// DECODE-CTC-NEXT: %[[P:.+]] = nn.pack %features : !nn.tensor<[B, T, 40], f32> -> !nn.tensor<[N_T, 40], f32>
+// DECODE-CTC: nn.conv1d %[[P]], {{.+}} stride 2 : (!nn.tensor<[N_T, 40], f32>, {{.+}}) -> !nn.tensor<[N_T2, 96], f32>
+// DECODE-CTC: nn.attention {{.+}} heads 4 : !nn.tensor<[N_T2, 96], f32>
+// DECODE-CTC: nn.attention {{.+}} heads 4 : !nn.tensor<[N_T2, 96], f32>
+// DECODE-CTC: %[[LOGITS:.+]] = nn.linear {{.+}} : !nn.tensor<[N_T2, 96], f32>, !nn.tensor<[17, 96], f32>
+// DECODE-CTC-NOT: nn.unpack
+// DECODE-CTC: nn.ctc_greedy_decode %[[LOGITS]] from logits blank 0 : !nn.tensor<[N_T2, 17], f32>
+// DECODE-BLSTM-LABEL: nn.graph @decode
+// DECODE-BLSTM: nn.pack %features
+// DECODE-BLSTM: nn.lstm bidirectional {{.+}} : !nn.tensor<[N_T, 40], f32>
+// DECODE-BLSTM: nn.lstm bidirectional {{.+}} : !nn.tensor<[N_T, 128], f32>
+// DECODE-BLSTM-NOT: nn.unpack
+// DECODE-BLSTM: nn.ctc_greedy_decode {{.+}} : !nn.tensor<[N_T, 17], f32>
+// pack=loss-tail packs loss tails alone: a decode graph stays padded.
+// DECODE-TAIL-LABEL: nn.graph @decode
+// DECODE-TAIL-NOT: nn.pack
+// DECODE-TAIL: nn.ctc_greedy_decode {{.+}} : !nn.tensor<[B, T2, 17], f32>
 
 // The Conformer transducer example: the RNN-T loss reads the packed joint
 // grid, and the join's encoder and prediction operands are packed too, so
 // the encoder from its input (after SpecAugment) and the prediction
 // network (from the labels after the start symbol) run on packed rows;
-// the beam search of dev evaluation reads the encoder output unpacked.
+// the beam search of dev evaluation reads the encoder output unpacked;
+// in the decode-only graph the encoder runs packed and the beam search,
+// which takes a padded encoder, reads its unpack.
 // RUN: nn-opt %nn_src/examples/speech/conformer_transducer.mlir --nn-inline-calls=graph=rnnt --nn-pack-before-loss | FileCheck %s --check-prefix=TRANSDUCER
 // TRANSDUCER-LABEL: nn.graph @rnnt
 // TRANSDUCER: %[[MASKED:.+]] = nn.spec_augment
@@ -106,3 +136,10 @@
 // TRANSDUCER: %[[PRED:.+]] = nn.lstm forward {{.+}} : !nn.tensor<[N_U1, 64], f32>
 // TRANSDUCER-NEXT: nn.transducer_join %[[ENC]], %[[PRED]] : !nn.tensor<[N_T2, 64], f32>, !nn.tensor<[N_U1, 64], f32> -> !nn.tensor<[J, 64], f32>
 // TRANSDUCER: nn.transducer_beam_search %[[ENC_PADDED]]
+// RUN: nn-opt %nn_src/examples/speech/conformer_transducer.mlir --nn-inline-calls=graph=decode --nn-pack-before-loss | FileCheck %s --check-prefix=DECODE-RNNT
+// DECODE-RNNT-LABEL: nn.graph @decode
+// DECODE-RNNT-NEXT: %[[P:.+]] = nn.pack %features : !nn.tensor<[B, T, 40], f32> -> !nn.tensor<[N_T, 40], f32>
+// DECODE-RNNT: nn.attention {{.+}} : !nn.tensor<[N_T2, 96], f32>
+// DECODE-RNNT: %[[ENC:.+]] = nn.linear {{.+}} : !nn.tensor<[N_T2, 96], f32>, !nn.tensor<[64, 96], f32>
+// DECODE-RNNT-NEXT: %[[PADDED:.+]] = nn.unpack %[[ENC]] : !nn.tensor<[N_T2, 64], f32> -> !nn.tensor<[B, T2, 64], f32>
+// DECODE-RNNT-NEXT: nn.transducer_beam_search %[[PADDED]]
