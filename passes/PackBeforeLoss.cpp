@@ -20,6 +20,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 namespace mlir::nn {
 #define DEBUG_TYPE "nn-pack-before-loss"
@@ -177,9 +178,9 @@ private:
   ::nn::PackFrontier frontier;
   double expectedFill;
   bool emitRemarks;
-  /// The padded axes [B, T] of the loss (or the join's encoder) being
-  /// packed: the batch every moved value must be over, and the dim remarks
-  /// name.
+  /// The padded axes [B, T] of the loss (or the join's encoder, or the
+  /// decoder's input) being packed: the batch every moved value must be
+  /// over, and the dim remarks name.
   StringRef lossBatch, lossSequence;
   /// Padded value -> its packed twin, shared by all losses of the graph.
   DenseMap<Value, Value> packedOf;
@@ -462,8 +463,16 @@ void GraphPacker::packDecoderInput(Operation *decoder, OpOperand &input) {
   lossSequence = type.getDimName(1);
   // Packing an input only to unpack it again would be all cost: the op
   // that makes it must move behind the pack (or have moved for a loss).
+  // As for a per-frame loss, a producer that moves is reason enough: the
+  // search's own work is the same packed or padded. Asked quietly: if it
+  // moves, getPacked asks again and says so.
   Operation *producer = value.getDefiningOp();
-  if (!packedOf.count(value) && (!producer || !movesBehindPack(producer))) {
+  bool moves = packedOf.count(value) != 0;
+  if (!moves && producer) {
+    llvm::SaveAndRestore<bool> quiet(emitRemarks, false);
+    moves = movesBehindPack(producer);
+  }
+  if (!moves) {
     skip("its producer stays padded");
     return;
   }

@@ -29,9 +29,13 @@ def NNPackBeforeLoss : Pass<"nn-pack-before-loss", "::mlir::ModuleOp"> {
     padded loss. A per-sequence loss with a packed form (`nn.ctc_loss`)
     has its frames packed the same way, and so do the encoder and
     prediction operands of an `nn.transducer_join` onto the packed grid
-    (except at `loss-tail`). A padded value of the chain that something
-    else still uses (a graph result, a decoder) gets an `nn.unpack` of its
-    packed twin instead of a second padded computation. Other per-sequence
+    (except at `loss-tail`). A decoding op (the CTC and transducer
+    searches) anchors the walk too, so a decode-only graph runs its model
+    packed (except at `loss-tail`, and never for an input that is a graph
+    argument): CTC searches read the packed scores, transducer searches an
+    unpack. A padded value of the chain that something else still uses (a
+    graph result, a padded-only op) gets an `nn.unpack` of its packed twin
+    instead of a second padded computation. Other per-sequence
     losses and values without a sequence axis are left alone. The pass is
     idempotent. See
     docs/passes.md.
