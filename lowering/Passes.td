@@ -150,10 +150,11 @@ def NNRegisterAccumulators : Pass<"nn-register-accumulators", "::mlir::ModuleOp"
   let summary = "Carries loop-invariant memref accumulators in registers";
   let description = [{
     An `scf.for` whose body loads, updates and stores one memref element at
-    indices defined outside the loop, and reads no memory that may alias
-    it (`LocalAliasAnalysis`), carries the element as an `iter_arg`
-    instead: loaded before the loop, stored after it, the same operations
-    in the same order. linalg's loops reduce through memory; inside an
+    indices defined outside the loop, and reads or writes no other memory
+    that may alias it (`LocalAliasAnalysis`), carries the element as an
+    `iter_arg` instead: loaded before the loop, stored after it, the same
+    operations in the same order. The loop may store elsewhere (a map
+    fused with a row reduction writes its elements). linalg's loops reduce through memory; inside an
     outlined OpenMP body LLVM can no longer prove such an accumulator
     apart from the loop's inputs and would load and store it in every
     iteration. Runs in every CPU pipeline, threaded or not, so that both
@@ -195,6 +196,25 @@ def NNFreeAfterLastUse : Pass<"nn-free-after-last-use", "::mlir::ModuleOp"> {
     frees have been checked on a GPU.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+def NNSequencesToOpenMP : Pass<"nn-sequences-to-openmp", "::mlir::ModuleOp"> {
+  let summary = "convert-scf-to-openmp, with a dynamic schedule for loops over sequences";
+  let description = [{
+    Runs upstream `convert-scf-to-openmp`, then gives each `omp.wsloop`
+    that was a loop over sequences (an `scf.parallel` that
+    `nn-parallel-loops` marked `nn.sequences`) a dynamic schedule: a thread
+    takes the next sequence when it finishes one. A sequence costs its
+    length (a recursion) or its length squared (attention), and a batch's
+    lengths differ several times over, so the static schedule's equal
+    halves of the batch leave a thread idle while the other works through
+    the longer half. The other loops keep the static schedule: their
+    iterations cost the same. The schedule changes which thread runs a
+    sequence, never what it computes.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::omp::OpenMPDialect"];
 }
 
 def NNInlineAllocaScopes : Pass<"nn-inline-alloca-scopes", "::mlir::ModuleOp"> {

@@ -187,7 +187,7 @@ void mlir::nn::buildCpuCodegenPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
     pm.addPass(createNNParallelLoops());
     pm.addPass(createNNRegisterAccumulators());
-    pm.addPass(createConvertSCFToOpenMPPass());
+    pm.addPass(createNNSequencesToOpenMP());
     pm.addPass(createNNInlineAllocaScopes());
   } else {
     pm.addPass(createForallToForLoopPass());

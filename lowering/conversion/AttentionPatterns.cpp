@@ -9,8 +9,11 @@
 // kQueryBlock queries and, for each, blocks of kKeyBlock keys with an
 // online softmax (FlashAttention, Dao et al. 2022): a running row maximum
 // m, a running sum l of exp(s - m) and an accumulator of the weighted
-// values, rescaled by exp(m_old - m_new) when the maximum grows. Only the
-// key blocks a mask leaves visible are visited. nn.attention_with_stats
+// values, rescaled by exp(m_old - m_new) when the maximum grows. Between
+// its two GEMMs a key block takes two passes over its scores, in place:
+// the mask with the row maximum, then the exponentials with their row
+// sums (reassociated, so vectorized). Only the key blocks a mask leaves
+// visible are visited. nn.attention_with_stats
 // also writes each query's log normalizer m + log l per head. The gradient
 // reads those and the forward's output when it is given them
 // (FlashAttention-2's backward), else it redoes the forward's walk for a
@@ -424,29 +427,58 @@ public:
     return {matmulTransposeB(r, p, zeros({count, rows})), p, lo};
   }
 
-  /// The scaled, masked scores of queries [qFirst, ...) against keys
-  /// [kFirst, ...): scale * (q . k + r . p[distance]) where visible, -inf
-  /// elsewhere (`position` null without relative positions).
-  Value maskedScores(Value q, Value k, Value qFirst, Value kFirst,
-                     const PositionBlock *position) {
+  /// q [queries, D] . k [keys, D]^T: the block's raw scores.
+  Value rawScores(Value q, Value k) {
     OpFoldResult rows = tensor::getMixedSize(b, loc, q, 0);
     OpFoldResult cols = tensor::getMixedSize(b, loc, k, 0);
-    Value raw = matmulTransposeB(q, k, zeros({rows, cols}));
-    return withRows(raw, {}, [&](Scalar &s, ValueRange a, ValueRange) -> Value {
-      Value i = s.add(qFirst, s.index(0)), j = s.add(kFirst, s.index(1));
-      Value score = a[0];
-      if (position) {
-        // The relative shift: this pair's distance picks the column.
-        Value column = s.sub(spec.tableRow(s, i, j), position->lo);
-        score = s.add(score, s.b.create<tensor::ExtractOp>(
-                                 s.loc, position->scores,
-                                 ValueRange{s.index(0), column}));
-      }
-      Value scaled = s.mul(score, s.f(element, spec.scale));
-      Value visible = spec.visible(s, i, j);
-      return visible ? s.select(visible, scaled, s.f(element, kNegInf))
-                     : scaled;
-    });
+    return matmulTransposeB(q, k, zeros({rows, cols}));
+  }
+
+  /// The scaled, masked score of the raw score `raw` at the generic's
+  /// position in a block of queries [qFirst, ...) against keys [kFirst,
+  /// ...): scale * (q . k + r . p[distance]) where visible, -inf elsewhere
+  /// (`position` null without relative positions).
+  Value maskScore(Scalar &s, Value raw, Value qFirst, Value kFirst,
+                  const PositionBlock *position) {
+    Value i = s.add(qFirst, s.index(0)), j = s.add(kFirst, s.index(1));
+    Value score = raw;
+    if (position) {
+      // The relative shift: this pair's distance picks the column.
+      Value column = s.sub(spec.tableRow(s, i, j), position->lo);
+      score = s.add(
+          score, s.b.create<tensor::ExtractOp>(s.loc, position->scores,
+                                               ValueRange{s.index(0), column}));
+    }
+    Value scaled = s.mul(score, s.f(element, spec.scale));
+    Value visible = spec.visible(s, i, j);
+    return visible ? s.select(visible, scaled, s.f(element, kNegInf)) : scaled;
+  }
+
+  /// In one pass over the block `x` [M, N], rewritten in place: each
+  /// element becomes `fn` of it (and of its row's values `rows` [M]), and
+  /// `combine` folds the new elements of each row into `init` [M]. One walk
+  /// where a map and a row reduction would take two; the accumulators stay
+  /// in registers (nn-register-accumulators), so LLVM vectorizes the walk.
+  /// Returns the new block and the reduction.
+  std::pair<Value, Value>
+  mapAndReduceRows(Value x, ValueRange rows, Value init,
+                   function_ref<Value(Scalar &, Value x, ValueRange rows)> fn,
+                   function_ref<Value(Scalar &, Value y, Value acc)> combine) {
+    MLIRContext *context = b.getContext();
+    AffineMap full = b.getMultiDimIdentityMap(2);
+    AffineMap row = AffineMap::get(2, 0, b.getAffineDimExpr(0), context);
+    SmallVector<AffineMap> maps(rows.size(), row);
+    maps.append({full, row});
+    auto generic = b.create<linalg::GenericOp>(
+        loc, TypeRange{x.getType(), init.getType()}, rows, ValueRange{x, init},
+        maps,
+        ArrayRef<IteratorType>{IteratorType::parallel, IteratorType::reduction},
+        [&](OpBuilder &nb, Location l, ValueRange a) {
+          Scalar s{nb, l};
+          Value y = fn(s, a[rows.size()], a.take_front(rows.size()));
+          nb.create<linalg::YieldOp>(l, ValueRange{y, combine(s, y, a.back())});
+        });
+    return {generic.getResult(0), generic.getResult(1)};
   }
 
   /// The transpose of the relative shift: each score gradient of `ds`
@@ -554,30 +586,34 @@ public:
           std::optional<PositionBlock> position;
           if (r)
             position = positionScores(r, qFirst, kFirst, kCount, head);
-          Value scores = maskedScores(q, k, qFirst, kFirst,
-                                      position ? &*position : nullptr);
-          Value max = rowReduce(scores, {}, carried[0],
-                                [](Scalar &r, Value x, ValueRange, Value acc) {
-                                  return r.max(acc, x);
-                                });
-          Value weights =
-              withRows(scores, max, [&](Scalar &r, ValueRange x, ValueRange m) {
-                return r.exp(r.sub(x[0], safeMax(r, m[0])));
-              });
+          // Two passes over the block's scores: the mask and the row
+          // maximum, then the weights exp(s - m) and their row sums.
+          auto [scores, max] = mapAndReduceRows(
+              rawScores(q, k), {}, carried[0],
+              [&](Scalar &r, Value x, ValueRange) {
+                return maskScore(r, x, qFirst, kFirst,
+                                 position ? &*position : nullptr);
+              },
+              [](Scalar &r, Value y, Value acc) { return r.max(acc, y); });
           // exp(m_old - m_new): 0 while the row had no visible key.
           Value rescale = withRows(
               carried[0], max, [&](Scalar &r, ValueRange old, ValueRange m) {
                 return r.exp(r.sub(old[0], safeMax(r, m[0])));
               });
-          Value sum =
-              rowReduce(weights, {},
-                        withRows(carried[1], rescale,
-                                 [](Scalar &r, ValueRange l, ValueRange a) {
-                                   return r.mul(l[0], a[0]);
-                                 }),
-                        [](Scalar &r, Value x, ValueRange, Value acc) {
-                          return r.add(acc, x);
-                        });
+          Value rescaledSum = withRows(
+              carried[1], rescale, [](Scalar &r, ValueRange l, ValueRange a) {
+                return r.mul(l[0], a[0]);
+              });
+          // The row sums in any order (reassociated, so that LLVM
+          // vectorizes them): the order is still the sequence's own.
+          auto [weights, sum] = mapAndReduceRows(
+              scores, max, rescaledSum,
+              [&](Scalar &r, Value x, ValueRange m) {
+                return r.exp(r.sub(x, safeMax(r, m[0])));
+              },
+              [](Scalar &r, Value y, Value acc) {
+                return r.addReassoc(acc, y);
+              });
           Value weighted = matmul(
               dropped(weights, dropFactors(weights, qFirst, kFirst, head)), v,
               withRows(carried[2], rescale,
@@ -910,7 +946,7 @@ private:
     Value dyOut =
         blocks.rowReduce(dy, out, blocks.zeros({count}),
                          [](Scalar &x, Value y, ValueRange o, Value acc) {
-                           return x.add(acc, x.mul(y, o[0]));
+                           return x.addReassoc(acc, x.mul(y, o[0]));
                          });
     auto [lo, hi] = spec.keyRange(s, qFirst, count, rows.kCount);
     Value rowBlock = blocks.zeros({count, b.getIndexAttr(spec.keyWidth)});
@@ -928,11 +964,13 @@ private:
           std::optional<AttentionBlocks::PositionBlock> position;
           if (r)
             position = blocks.positionScores(r, qFirst, kFirst, kBlock, head);
-          Value scores = blocks.maskedScores(q, k, qFirst, kFirst,
-                                             position ? &*position : nullptr);
+          // The weights exp(s - lse), masked and scaled in the same pass.
           Value weights = blocks.withRows(
-              scores, lse, [](Scalar &x, ValueRange y, ValueRange l) {
-                return x.exp(x.sub(y[0], l[0]));
+              blocks.rawScores(q, k), lse,
+              [&](Scalar &x, ValueRange y, ValueRange l) {
+                Value score = blocks.maskScore(x, y[0], qFirst, kFirst,
+                                               position ? &*position : nullptr);
+                return x.exp(x.sub(score, l[0]));
               });
           // dv[j] += sum_i p[i, j] dy[i], p the kept (dropped) weights.
           Value factors = blocks.dropFactors(weights, qFirst, kFirst, head);

@@ -9,7 +9,8 @@
 // min-work runs sequentially: known at compile time, it is rewritten;
 // known only at run time, an scf.if picks the parallel loop or a
 // sequential copy. An scf.forall (independent sequences) becomes an
-// outermost parallel loop that needs only two iterations.
+// outermost parallel loop that needs only two iterations;
+// nn-sequences-to-openmp gives those loops a dynamic schedule.
 // nn-register-accumulators keeps reduction accumulators
 // in registers, which outlined loop bodies need to vectorize.
 // docs/lowering.md, "Threads".
@@ -19,14 +20,18 @@
 #include "lowering/Passes.h"
 
 #include "mlir/Analysis/AliasAnalysis/LocalAliasAnalysis.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace mlir::nn {
 #define DEBUG_TYPE "nn-parallel-loops"
@@ -34,6 +39,7 @@ namespace mlir::nn {
 #define GEN_PASS_DEF_NNPARALLELLOOPS
 #define GEN_PASS_DEF_NNINLINEALLOCASCOPES
 #define GEN_PASS_DEF_NNREGISTERACCUMULATORS
+#define GEN_PASS_DEF_NNSEQUENCESTOOPENMP
 #include "lowering/Passes.h.inc"
 } // namespace mlir::nn
 
@@ -112,7 +118,9 @@ bool touchesNoOtherMemory(Operation *op) {
 /// it. In the same order of operations, so results do not change. Inside
 /// an outlined OpenMP body LLVM could no longer prove the accumulator
 /// apart from the loop's inputs, and would load and store it in every
-/// iteration, unvectorized.
+/// iteration, unvectorized. The body may store elsewhere too (a map fused
+/// with the reduction writes its elements), where that cannot alias the
+/// accumulator.
 void keepAccumulatorInRegister(scf::ForOp loop, LocalAliasAnalysis &aliases) {
   SmallVector<memref::LoadOp> loads;
   SmallVector<memref::StoreOp> stores;
@@ -125,16 +133,28 @@ void keepAccumulatorInRegister(scf::ForOp loop, LocalAliasAnalysis &aliases) {
     else if (!touchesNoOtherMemory(op))
       opaque = true;
   });
-  if (opaque || stores.size() != 1)
+  if (opaque)
     return;
-  memref::StoreOp store = stores.front();
-  Value accumulator = store.getMemRef();
   auto invariant = [&](Value value) {
     return loop.isDefinedOutsideOfLoop(value);
   };
-  if (store->getBlock() != loop.getBody() || !invariant(accumulator) ||
-      !llvm::all_of(store.getIndices(), invariant))
+  // The accumulator: the one store of the body to a loop-invariant place.
+  memref::StoreOp store;
+  for (memref::StoreOp candidate : stores) {
+    if (candidate->getBlock() != loop.getBody() ||
+        !invariant(candidate.getMemRef()) ||
+        !llvm::all_of(candidate.getIndices(), invariant))
+      continue;
+    if (store)
+      return;
+    store = candidate;
+  }
+  if (!store)
     return;
+  Value accumulator = store.getMemRef();
+  for (memref::StoreOp other : stores)
+    if (other != store && !aliases.alias(other.getMemRef(), accumulator).isNo())
+      return;
   memref::LoadOp read;
   for (memref::LoadOp load : loads) {
     if (load.getMemRef() == accumulator &&
@@ -299,6 +319,36 @@ struct RegisterAccumulatorsPass
     // Post-order: an inner loop is rewritten before the loop around it.
     for (scf::ForOp loop : loops)
       keepAccumulatorInRegister(loop, aliases);
+  }
+};
+
+/// Upstream's conversion, then a dynamic schedule for the sequences'
+/// loops. The conversion keeps no attribute of an scf.parallel, but it
+/// turns each into one omp.wsloop in its place: the n-th loop in the
+/// walk before is the n-th after.
+struct SequencesToOpenMPPass
+    : public mlir::nn::impl::NNSequencesToOpenMPBase<SequencesToOpenMPPass> {
+  void runOnOperation() override {
+    SmallVector<bool> sequences;
+    getOperation().walk<WalkOrder::PreOrder>([&](scf::ParallelOp parallel) {
+      sequences.push_back(parallel->hasAttr(kSequencesAttr));
+    });
+    OpPassManager pm(ModuleOp::getOperationName());
+    pm.addPass(createConvertSCFToOpenMPPass());
+    if (failed(runPipeline(pm, getOperation())))
+      return signalPassFailure();
+    SmallVector<omp::WsloopOp> loops;
+    getOperation().walk<WalkOrder::PreOrder>(
+        [&](omp::WsloopOp loop) { loops.push_back(loop); });
+    if (loops.size() != sequences.size()) {
+      getOperation().emitError() << "convert-scf-to-openmp made "
+                                 << loops.size() << " worksharing loops of "
+                                 << sequences.size() << " scf.parallel loops";
+      return signalPassFailure();
+    }
+    for (auto [loop, overSequences] : llvm::zip(loops, sequences))
+      if (overSequences)
+        loop.setScheduleVal(omp::ClauseScheduleKind::Dynamic);
   }
 };
 

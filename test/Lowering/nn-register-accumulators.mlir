@@ -4,7 +4,8 @@
 // scf.for whose body loads one memref element at indices defined outside
 // the loop, updates it and stores it back, and reads nothing that may
 // alias it, carries the element as an iter_arg instead: loaded before the
-// loop, stored after it, the same operations in the same order. Anything
+// loop, stored after it, the same operations in the same order. The loop
+// may store elsewhere too, where that cannot alias the element. Anything
 // else that could observe or change the element in memory keeps the loop
 // as it is.
 
@@ -120,13 +121,21 @@ func.func @may_alias(%a: memref<?xf32>, %out: memref<f32>, %n: index) {
 
 // -----
 
-// Left in memory: a second store in the loop.
-// CHECK-LABEL: func.func @two_stores
+// A map fused with the reduction: the loop also stores each element it
+// makes, into another fresh buffer, which cannot alias the accumulator.
+// CHECK-LABEL: func.func @map_and_reduce
 // CHECK: %[[ACC:.+]] = memref.alloc() : memref<f32>
-// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} {
-// CHECK-NEXT: memref.load %[[ACC]][] : memref<f32>
-// CHECK-NOT: iter_args
-func.func @two_stores(%a: memref<?xf32>, %n: index) -> (memref<f32>, memref<?xf32>) {
+// CHECK: %[[COPY:.+]] = memref.alloc(%{{.+}}) : memref<?xf32>
+// CHECK-NEXT: %[[INIT:.+]] = memref.load %[[ACC]][] : memref<f32>
+// CHECK-NEXT: %[[SUM:.+]] = scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[A:.+]] = %[[INIT]]) -> (f32) {
+// CHECK-NEXT: %[[X:.+]] = memref.load %{{.+}}[%[[J]]] : memref<?xf32>
+// CHECK-NEXT: %[[E:.+]] = math.exp %[[X]] : f32
+// CHECK-NEXT: %[[S:.+]] = arith.addf %[[A]], %[[E]] : f32
+// CHECK-NEXT: memref.store %[[E]], %[[COPY]][%[[J]]] : memref<?xf32>
+// CHECK-NEXT: scf.yield %[[S]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: memref.store %[[SUM]], %[[ACC]][] : memref<f32>
+func.func @map_and_reduce(%a: memref<?xf32>, %n: index) -> (memref<f32>, memref<?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %acc0 = memref.alloc() : memref<f32>
@@ -134,11 +143,82 @@ func.func @two_stores(%a: memref<?xf32>, %n: index) -> (memref<f32>, memref<?xf3
   scf.for %j = %c0 to %n step %c1 {
     %acc = memref.load %acc0[] : memref<f32>
     %x = memref.load %a[%j] : memref<?xf32>
-    %s = arith.addf %acc, %x : f32
+    %e = math.exp %x : f32
+    %s = arith.addf %acc, %e : f32
     memref.store %s, %acc0[] : memref<f32>
-    memref.store %x, %copy[%j] : memref<?xf32>
+    memref.store %e, %copy[%j] : memref<?xf32>
   }
   return %acc0, %copy : memref<f32>, memref<?xf32>
+}
+
+// -----
+
+// Left in memory: a second store, into the accumulator's own buffer.
+// CHECK-LABEL: func.func @store_beside
+// CHECK: %[[BUF:.+]] = memref.alloc
+// CHECK: scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK-NEXT: memref.load %[[BUF]][%{{.+}}] : memref<?xf32>
+// CHECK-NOT: iter_args
+func.func @store_beside(%a: memref<?xf32>, %n: index) -> memref<?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %buf = memref.alloc(%n) : memref<?xf32>
+  scf.for %j = %c1 to %n step %c1 {
+    %acc = memref.load %buf[%c0] : memref<?xf32>
+    %x = memref.load %a[%j] : memref<?xf32>
+    %s = arith.addf %acc, %x : f32
+    memref.store %s, %buf[%c0] : memref<?xf32>
+    memref.store %x, %buf[%j] : memref<?xf32>
+  }
+  return %buf : memref<?xf32>
+}
+
+// -----
+
+// Left in memory: a second store, into an argument that may be the
+// accumulator's buffer.
+// CHECK-LABEL: func.func @store_may_alias
+// CHECK-SAME: (%[[OUT:[a-z0-9]+]]: memref<f32>,
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK-NEXT: memref.load %[[OUT]][] : memref<f32>
+// CHECK-NOT: iter_args
+func.func @store_may_alias(%out: memref<f32>, %other: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // A fresh input, so that only the second store may alias.
+  %a = memref.alloc(%n) : memref<?xf32>
+  scf.for %j = %c0 to %n step %c1 {
+    %acc = memref.load %out[] : memref<f32>
+    %x = memref.load %a[%j] : memref<?xf32>
+    %s = arith.addf %acc, %x : f32
+    memref.store %s, %out[] : memref<f32>
+    memref.store %x, %other[%j] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// Left in memory: two stores to loop-invariant places, neither of them
+// known to be the only accumulator.
+// CHECK-LABEL: func.func @two_accumulators
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK-NOT: iter_args
+func.func @two_accumulators(%a: memref<?xf32>, %n: index) -> (memref<f32>, memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %sum0 = memref.alloc() : memref<f32>
+  %max0 = memref.alloc() : memref<f32>
+  scf.for %j = %c0 to %n step %c1 {
+    %sum = memref.load %sum0[] : memref<f32>
+    %max = memref.load %max0[] : memref<f32>
+    %x = memref.load %a[%j] : memref<?xf32>
+    %s = arith.addf %sum, %x : f32
+    %m = arith.maximumf %max, %x : f32
+    memref.store %s, %sum0[] : memref<f32>
+    memref.store %m, %max0[] : memref<f32>
+  }
+  return %sum0, %max0 : memref<f32>, memref<f32>
 }
 
 // -----

@@ -5,7 +5,7 @@
 // and without threads they become plain loops.
 // RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize{pack=false},nn-to-buffers,nn-parallel-loops)' | FileCheck %s
 // RUN: nn-opt %s --pass-pipeline='builtin.module(nn-cpu{threads=false})' | FileCheck %s --check-prefix=NOTHREADS --implicit-check-not=omp.
-// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize{pack=false},nn-to-buffers,nn-parallel-loops,convert-scf-to-openmp)' | FileCheck %s --check-prefix=OMP
+// RUN: nn-opt %s --pass-pipeline='builtin.module(nn-optimize{pack=false},nn-to-buffers,nn-parallel-loops,nn-sequences-to-openmp)' | FileCheck %s --check-prefix=OMP
 
 // CHECK-LABEL: func.func @viterbi
 // CHECK-NOT: scf.forall
@@ -17,9 +17,9 @@
 // NOTHREADS: llvm.func @viterbi
 // NOTHREADS: llvm.func @transducer
 // With threads, each sequence's recursion over its frames is the body of
-// an OpenMP loop over the sequences:
+// an OpenMP loop over the sequences, which hands them out one at a time:
 // OMP-LABEL: func.func @viterbi
-// OMP: omp.wsloop
+// OMP: omp.wsloop schedule(dynamic)
 // OMP-NEXT: omp.loop_nest (%[[SEQ:.+]]) : index
 // OMP: memref.load %{{.+}}[%[[SEQ]]] : memref<?xi32>
 // OMP: scf.for

@@ -7,7 +7,8 @@
 
 // Each sequence reads its own rows; the key loop of a causal mask with a
 // left context stops after the block's last query and starts at its
-// first one's context.
+// first one's context. Two passes over a block's scores, in place: the
+// mask with the row maximum, then the weights with their row sums.
 // CHECK-LABEL: func.func @self
 // CHECK: scf.forall (%[[B:.+]]) in
 // CHECK:   %[[Q:.+]] = tensor.extract_slice %{{.+}}[%[[B]], 0, 0] [1, %[[TQ:.+]], 8] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x8xf32>
@@ -19,13 +20,14 @@
 // CHECK:       scf.for %[[J:.+]] = %[[LO]] to %[[HI]] step %c512
 // CHECK:         %[[KN:.+]] = arith.minsi %c512
 // CHECK:         %[[KB:.+]] = tensor.extract_slice %{{.+}}[%[[J]], %{{.+}}] [%[[KN]], 4] [1, 1] : tensor<?x8xf32> to tensor<?x4xf32>
-// CHECK:         linalg.matmul_transpose_b ins(%[[QB]], %[[KB]] : tensor<?x4xf32>, tensor<?x4xf32>) outs(%{{.+}} : tensor<?x?xf32>)
-// CHECK:         linalg.generic
+// CHECK:         %[[RAW:.+]] = linalg.matmul_transpose_b ins(%[[QB]], %[[KB]] : tensor<?x4xf32>, tensor<?x4xf32>) outs(%{{.+}} : tensor<?x?xf32>)
+// CHECK:         %[[MASKED:.+]]:2 = linalg.generic {{.+}}iterator_types = ["parallel", "reduction"]} outs(%[[RAW]], %{{.+}} : tensor<?x?xf32>, tensor<?xf32>)
 // CHECK:           arith.cmpi sge
 // CHECK:           arith.select
-// CHECK:         linalg.generic {{.+}}iterator_types = ["parallel", "reduction"]
 // CHECK:           arith.maximumf
-// CHECK:         math.exp
+// CHECK:         linalg.generic {{.+}}iterator_types = ["parallel", "reduction"]} ins(%[[MASKED]]#1 : tensor<?xf32>) outs(%[[MASKED]]#0, %{{.+}} : tensor<?x?xf32>, tensor<?xf32>)
+// CHECK:           math.exp
+// CHECK:           arith.addf {{.+}} fastmath<reassoc>
 // CHECK:         linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<?x?xf32>, tensor<?x3xf32>)
 // CHECK:   scf.forall.in_parallel
 // CHECK:     tensor.parallel_insert_slice %{{.+}} into %{{.+}}[%[[B]], 0, 0] [1, %{{.+}}, 6] [1, 1, 1] : tensor<?x6xf32> into tensor<?x?x6xf32>
