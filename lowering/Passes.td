@@ -149,16 +149,16 @@ def NNParallelLoops : Pass<"nn-parallel-loops", "::mlir::ModuleOp"> {
 def NNRegisterAccumulators : Pass<"nn-register-accumulators", "::mlir::ModuleOp"> {
   let summary = "Carries loop-invariant memref accumulators in registers";
   let description = [{
-    An `scf.for` whose body loads, updates and stores one memref element at
-    indices defined outside the loop, and reads or writes no other memory
-    that may alias it (`LocalAliasAnalysis`), carries the element as an
-    `iter_arg` instead: loaded before the loop, stored after it, the same
-    operations in the same order. The loop may store elsewhere (a map
-    fused with a row reduction writes its elements). linalg's loops reduce through memory; inside an
-    outlined OpenMP body LLVM can no longer prove such an accumulator
-    apart from the loop's inputs and would load and store it in every
-    iteration. Runs in every CPU pipeline, threaded or not, so that both
-    compute the same bits.
+    An `scf.for` whose body loads, updates and stores one memref element
+    at indices defined outside the loop, and reads or writes no other
+    memory that may alias it (`LocalAliasAnalysis`), carries the element
+    as an `iter_arg` instead: loaded before the loop, stored after it,
+    the same operations in the same order. The loop may store elsewhere
+    (a map fused with a row reduction writes its elements). linalg's
+    loops reduce through memory; inside an outlined OpenMP body LLVM can
+    no longer prove such an accumulator apart from the loop's inputs and
+    would load and store it in every iteration. Runs in every CPU
+    pipeline, threaded or not, so that both compute the same bits.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];
@@ -199,7 +199,7 @@ def NNFreeAfterLastUse : Pass<"nn-free-after-last-use", "::mlir::ModuleOp"> {
 }
 
 def NNSequencesToOpenMP : Pass<"nn-sequences-to-openmp", "::mlir::ModuleOp"> {
-  let summary = "convert-scf-to-openmp, with a dynamic schedule for loops over sequences";
+  let summary = "Converts scf.parallel to OpenMP, loops over sequences on a dynamic schedule";
   let description = [{
     Runs upstream `convert-scf-to-openmp`, then gives each `omp.wsloop`
     that was a loop over sequences (an `scf.parallel` that

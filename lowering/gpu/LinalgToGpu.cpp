@@ -469,19 +469,45 @@ void KernelBuilder::buildThreadReduction(OpBuilder &b) {
   Value zero = constantIndex(t, loc, 0);
   SmallVector<Value> outputIvs =
       merge(parallel, SmallVector<Value>(reductionDims.size(), zero));
+  // The accumulators the loop carries: the outputs indexed by parallel
+  // dims only. An output indexed by a reduction dim too (a map fused with
+  // the reduction, as attention's scores with their row maximum) has an
+  // element per iteration: read and written in the loop.
+  SmallVector<bool> perIteration;
   SmallVector<Value> initial;
-  for (unsigned i = 0, e = op.getNumDpsInits(); i < e; ++i)
-    initial.push_back(loadOutput(t, i, outputIvs));
+  for (unsigned i = 0, e = op.getNumDpsInits(); i < e; ++i) {
+    AffineMap map = op.getMatchingIndexingMap(op.getDpsInitOperand(i));
+    perIteration.push_back(llvm::any_of(
+        reductionDims, [&](unsigned dim) { return map.isFunctionOfDim(dim); }));
+    if (!perIteration.back())
+      initial.push_back(loadOutput(t, i, outputIvs));
+  }
   SmallVector<Value> lower(reductionDims.size(), zero);
   SmallVector<Value> steps(reductionDims.size(), constantIndex(t, loc, 1));
   scf::LoopNest nest = scf::buildLoopNest(
       t, loc, lower, reductionSizes, steps, initial,
       [&](OpBuilder &body, Location, ValueRange reduction,
           ValueRange accumulators) -> scf::ValueVector {
-        return emitPayload(body, merge(parallel, reduction), accumulators);
+        SmallVector<Value> ivs = merge(parallel, reduction);
+        SmallVector<Value> outs;
+        auto accumulator = accumulators.begin();
+        for (auto [index, elementwise] : llvm::enumerate(perIteration))
+          outs.push_back(elementwise ? loadOutput(body, index, ivs)
+                                     : *accumulator++);
+        SmallVector<Value> values = emitPayload(body, ivs, outs);
+        scf::ValueVector carried;
+        for (auto [index, value] : llvm::enumerate(values)) {
+          if (perIteration[index])
+            storeOutput(body, index, value, ivs);
+          else
+            carried.push_back(value);
+        }
+        return carried;
       });
-  for (auto [index, value] : llvm::enumerate(nest.results))
-    storeOutput(t, index, value, outputIvs);
+  auto result = nest.results.begin();
+  for (auto [index, elementwise] : llvm::enumerate(perIteration))
+    if (!elementwise)
+      storeOutput(t, index, *result++, outputIvs);
 }
 
 LogicalResult KernelBuilder::build() {

@@ -1,7 +1,8 @@
 //===- ParallelLoops.cpp - one level of threads for generated loops -------===//
 //
 // nn-parallel-loops runs after convert-linalg-to-parallel-loops, before
-// upstream convert-scf-to-openmp. Each scf.parallel that no other one
+// nn-sequences-to-openmp (upstream convert-scf-to-openmp, then a dynamic
+// schedule for the loops over sequences). Each scf.parallel that no other one
 // encloses keeps its first dimension parallel; the other dimensions and
 // the parallel loops inside become scf.for nests (one level of threads:
 // the inner loops are what LLVM vectorizes). A loop whose work (its

@@ -252,6 +252,38 @@ func.func @two_outputs(%x: memref<?x?xf32>, %s: memref<?xf32>, %m: memref<?xf32>
 
 // -----
 
+// A map fused with a row reduction (attention's mask with the row
+// maximum): output 0 has an element per iteration, read and written in
+// the loop at (row, column); only the maximum is carried.
+#x2 = affine_map<(d0, d1) -> (d0, d1)>
+#r2 = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @map_and_reduce
+//  CHECK-SAME: (%[[S:.*]]: memref<?x?xf32>, %[[M:.*]]: memref<?xf32>)
+//       CHECK: gpu.launch
+//       CHECK:   scf.if
+//       CHECK:     %[[M0:.*]] = memref.load %[[M]][%[[ROW:.*]]] : memref<?xf32>
+//       CHECK:     %[[R:.*]] = scf.for %[[COL:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[M0]]) -> (f32)
+//       CHECK:       %[[X:.*]] = memref.load %[[S]][%[[ROW]], %[[COL]]] : memref<?x?xf32>
+//       CHECK:       %[[Y:.*]] = arith.mulf %[[X]], %{{.*}} : f32
+//       CHECK:       %[[NEXT:.*]] = arith.maximumf %[[ACC]], %[[Y]] : f32
+//       CHECK:       memref.store %[[Y]], %[[S]][%[[ROW]], %[[COL]]] : memref<?x?xf32>
+//       CHECK:       scf.yield %[[NEXT]] : f32
+//       CHECK:     memref.store %[[R]], %[[M]][%[[ROW]]] : memref<?xf32>
+//   CHECK-NOT: gpu.all_reduce
+func.func @map_and_reduce(%s: memref<?x?xf32>, %m: memref<?xf32>) {
+  %scale = arith.constant 0.125 : f32
+  linalg.generic {indexing_maps = [#x2, #r2], iterator_types = ["parallel", "reduction"]}
+      outs(%s, %m : memref<?x?xf32>, memref<?xf32>) {
+  ^bb0(%score: f32, %max: f32):
+    %y = arith.mulf %score, %scale : f32
+    %n = arith.maximumf %max, %y : f32
+    linalg.yield %y, %n : f32, f32
+  }
+  return
+}
+
+// -----
+
 // The masked form `select(valid, out + x, out)` (how reductions over
 // padded sequence axes lower) reduces `select(valid, x, 0)`: a padded loss
 // sum is one block of 1024 threads, not one thread.

@@ -202,8 +202,9 @@ func.func @store_may_alias(%out: memref<f32>, %other: memref<?xf32>, %n: index) 
 // Left in memory: two stores to loop-invariant places, neither of them
 // known to be the only accumulator.
 // CHECK-LABEL: func.func @two_accumulators
-// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} {
-// CHECK-NOT: iter_args
+// CHECK: %[[SUM:.+]] = memref.alloc() : memref<f32>
+// CHECK: scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{[a-z0-9_]+}} {
+// CHECK-NEXT: memref.load %[[SUM]][] : memref<f32>
 func.func @two_accumulators(%a: memref<?xf32>, %n: index) -> (memref<f32>, memref<f32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -23,6 +23,8 @@
 // OMP-NEXT: omp.loop_nest (%[[SEQ:.+]]) : index
 // OMP: memref.load %{{.+}}[%[[SEQ]]] : memref<?xi32>
 // OMP: scf.for
+// OMP-LABEL: func.func @transducer
+// OMP-COUNT-3: omp.wsloop schedule(dynamic)
 
 nn.graph @viterbi(%x: !nn.tensor<[B, T, 5], f32>, %y: !nn.tensor<[B, U], i32>) -> (!nn.tensor<[B, T], i32>, !nn.tensor<[B], f32>)
     dims [B: batch, T: seq(B), U: seq(B)] {
