@@ -23,7 +23,9 @@
 //    in workgroup memory and are combined after a barrier.
 //  * Otherwise (no recognized combiner, several outputs, a short static
 //    reduction): one thread per output element with the reduction as a
-//    loop; consecutive threads still own consecutive output elements.
+//    loop; consecutive threads still own consecutive output elements. An
+//    output indexed by the reduction too (a fused map's) is read and
+//    written in the loop, not carried.
 //
 // Launches are named `<function>_k<n>_<nn op>` through a NameLoc, which
 // nn-name-gpu-kernels applies to the outlined kernels.
