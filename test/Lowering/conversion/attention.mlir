@@ -58,7 +58,9 @@ nn.graph @cross_packed(%q: !nn.tensor<[M, 8], f32>, %k: !nn.tensor<[N, 8], f32>,
 // -----
 
 // The gradient recomputes each query block's softmax (a first key loop),
-// then forms the weights' gradients in a second one: dv and dk accumulate
+// sums dy . out per query (reassociated), then forms the weights'
+// gradients in a second one, the weights exp(scale s - lse) in one pass
+// over the raw scores (mask and exponential fused): dv and dk accumulate
 // A^T B contractions (loops reduction, parallel, parallel) into their
 // rows, dq a GEMM into the block.
 // CHECK-LABEL: func.func @grad
@@ -68,9 +70,14 @@ nn.graph @cross_packed(%q: !nn.tensor<[M, 8], f32>, %k: !nn.tensor<[N, 8], f32>,
 // CHECK:       scf.for
 // CHECK:         linalg.matmul_transpose_b
 // CHECK:       math.log
+// CHECK:       arith.addf {{.+}} fastmath<reassoc>
 // CHECK:       scf.for
-// CHECK:         linalg.matmul_transpose_b
-// CHECK:         math.exp
+// CHECK:         %[[RAW:.+]] = linalg.matmul_transpose_b
+// CHECK:         linalg.generic {{.+}} ins(%[[RAW]], %{{.+}} : tensor<?x?xf32>, tensor<?xf32>)
+// CHECK-NEXT:    ^bb0
+// CHECK:           arith.mulf
+// CHECK-NEXT:      arith.subf
+// CHECK-NEXT:      math.exp
 // CHECK:         linalg.generic {{.+}}iterator_types = ["reduction", "parallel", "parallel"]
 // CHECK:         linalg.matmul_transpose_b
 // CHECK:         linalg.matmul ins
