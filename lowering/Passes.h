@@ -36,6 +36,11 @@ NN_ENUM_OPTION_PARSER(mlir::nn::GemmRuntime)
 
 namespace mlir::nn {
 
+/// The unit attribute nn-parallel-loops puts on the scf.parallel loops that
+/// were loops over independent sequences (scf.forall);
+/// nn-sequences-to-openmp schedules them dynamically.
+inline constexpr llvm::StringLiteral kSequencesLoopAttr = "nn.sequences";
+
 #define GEN_PASS_DECL
 #include "lowering/Passes.h.inc"
 

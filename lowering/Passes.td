@@ -210,7 +210,8 @@ def NNSequencesToOpenMP : Pass<"nn-sequences-to-openmp", "::mlir::ModuleOp"> {
     halves of the batch leave a thread idle while the other works through
     the longer half. The other loops keep the static schedule: their
     iterations cost the same. The schedule changes which thread runs a
-    sequence, never what it computes.
+    sequence, never what it computes. Worksharing loops already in the
+    input keep their schedule.
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::memref::MemRefDialect",

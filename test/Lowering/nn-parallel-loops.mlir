@@ -169,6 +169,13 @@ func.func @may_alias(%a: memref<?x512xf32>, %out: memref<?xf32>, %other: memref<
 // CHECK-NOT: scf.parallel
 // CHECK: scf.for
 // CHECK: return
+// A two-dimensional forall (sequences by heads) keeps its first dimension
+// parallel, and the mark goes with it to the loop that stays.
+// CHECK-LABEL: func.func @sequences_by_heads
+// CHECK: scf.parallel (%[[S:.+]]) = (%{{.+}}) to (%{{.+}}) step (%{{.+}}) {
+// CHECK-NEXT: scf.for %[[H:.+]] = %{{.+}} to %{{.+}} step
+// CHECK-NEXT: memref.load %{{.+}}[%[[S]]] : memref<?xindex>
+// CHECK: } {nn.sequences}
 // OMP-LABEL: func.func @sequences
 // OMP: omp.parallel
 // OMP: omp.wsloop
@@ -202,6 +209,23 @@ func.func @one_sequence(%lengths: memref<1xindex>, %out: memref<1xf32>) {
       scf.yield %next : f32
     }
     memref.store %sum, %out[%i] : memref<1xf32>
+  }
+  return
+}
+
+func.func @sequences_by_heads(%lengths: memref<?xindex>, %out: memref<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %b = memref.dim %lengths, %c0 : memref<?xindex>
+  scf.forall (%i, %h) in (%b, 4) {
+    %n = memref.load %lengths[%i] : memref<?xindex>
+    %sum = scf.for %t = %c0 to %n step %c1 iter_args(%acc = %zero) -> (f32) {
+      %next = arith.addf %acc, %one : f32
+      scf.yield %next : f32
+    }
+    memref.store %sum, %out[%i, %h] : memref<?x4xf32>
   }
   return
 }
