@@ -21,6 +21,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "passes/utils/GraphUtils.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::nn {
 #define DEBUG_TYPE "nn-convert-to-linalg"
@@ -48,6 +49,7 @@ struct NNConvertToLinalgPass
                            memref::MemRefDialect, LLVM::LLVMDialect>();
     target.addLegalOp<UnrealizedConversionCastOp>();
     target.addIllegalDialect<NNDialect>();
+    llvm::SmallDenseSet<TypeID> left;
     for (const std::string &name : leaveOps) {
       std::optional<RegisteredOperationName> op =
           RegisteredOperationName::lookup(name, context);
@@ -70,6 +72,24 @@ struct NNConvertToLinalgPass
         return signalPassFailure();
       }
       target.addLegalOp(*op);
+      left.insert(op->getTypeID());
+    }
+    // The gradient's verifier wants its saved output and stats made by an
+    // nn.attention_with_stats itself, not by a cast of its lowering.
+    if (left.contains(TypeID::get<AttentionGradOp>()) &&
+        !left.contains(TypeID::get<AttentionWithStatsOp>())) {
+      WalkResult saved = module.walk([&](AttentionGradOp grad) {
+        if (!grad.getSavedOutput())
+          return WalkResult::advance();
+        grad.emitError() << "leave-ops: this '"
+                         << AttentionGradOp::getOperationName()
+                         << "' reads the saved output of an '"
+                         << AttentionWithStatsOp::getOperationName()
+                         << "' that is converted: leave both, or neither";
+        return WalkResult::interrupt();
+      });
+      if (saved.wasInterrupted())
+        return signalPassFailure();
     }
 
     // Decoders call predictors in the step form (a no-op after the
