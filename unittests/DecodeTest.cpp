@@ -506,14 +506,15 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
 )";
 
 /// Sequence b's N-best list from the [B, K, Y] labels output `labels`, the
-/// [B, K] output `scores` and the lengths of K and of Y (over H, b-major).
+/// [B, K] output `scores` and the lengths of K (`countDim`) and of Y
+/// (`labelDim`, over H, b-major).
 std::vector<std::pair<std::vector<int32_t>, double>>
 nBestOf(const RunResult &result, const std::string &labels,
-        const std::string &scores, int64_t b,
-        const std::string &labelDim = "Y") {
+        const std::string &scores, int64_t b, const std::string &labelDim = "Y",
+        const std::string &countDim = "K") {
   const Tensor &y = output(result, labels);
   const Tensor &s = output(result, scores);
-  const Tensor &counts = output(result, "lengths:K");
+  const Tensor &counts = output(result, "lengths:" + countDim);
   const Tensor &lengths = output(result, "lengths:" + labelDim);
   int64_t first = 0;
   for (int64_t i = 0; i < b; ++i)
@@ -597,10 +598,8 @@ namespace {
 // An embedding + LSTM language model over the three classes (class 0, the
 // blank, doubles as start and end symbol), written with the dialect's
 // layers (it has no single-step LSTM op): gates from one linear each over
-// [embedding, h], then c' = f·c + i·g and h' = o·tanh(c'). The searches:
-// fused (single best and N-best), fused at weight 0 and the same search
-// without a language model.
-const char *kLmSource = R"(
+// [embedding, h], then c' = f·c + i·g and h' = o·tanh(c').
+const char *kLmModel = R"(
 nn.parameter @embed : !nn.tensor<[3, 3], f32>
 nn.parameter @wi : !nn.tensor<[4, 7], f32>
 nn.parameter @wf : !nn.tensor<[4, 7], f32>
@@ -633,6 +632,11 @@ nn.graph @lm(%y: !nn.tensor<[S], i32>, %h: !nn.tensor<[S, 4], f32>, %c: !nn.tens
   %z = nn.linear %h1, %w : !nn.tensor<[S, 4], f32>, !nn.tensor<[3, 4], f32>
   nn.return %z, %h1, %c1 : !nn.tensor<[S, 3], f32>, !nn.tensor<[S, 4], f32>, !nn.tensor<[S, 4], f32>
 }
+)";
+
+// The searches: fused (single best and N-best), fused at weight 0 and the
+// same search without a language model.
+const std::string kLmSource = std::string(kLmModel) + R"(
 nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
     -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>,
         !nn.tensor<[B, K, Z], i32>, !nn.tensor<[B, K], f32>,
@@ -650,6 +654,33 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
   %q, %qs = nn.ctc_beam_search %x from logits blank 0 beam 4 merge sum
       : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, Q], i32>, !nn.tensor<[B], f32>
   nn.return %y, %s, %n, %ns, %p, %ps, %q, %qs : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, K, Z], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, P], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, Q], i32>, !nn.tensor<[B], f32>
+}
+)";
+
+// The fused searches (single best and N-best) on packed scores beside the
+// same searches on the padded ones: the scores pass through nn.pack
+// inside the graph, so the packed lowering runs whatever the pack pass
+// decides (it leaves a graph argument's scores padded).
+const std::string kLmPackedSource = std::string(kLmModel) + R"(
+nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, K, Z], i32>, !nn.tensor<[B, K], f32>,
+        !nn.tensor<[B, P], i32>, !nn.tensor<[B], f32>,
+        !nn.tensor<[B, L, Q], i32>, !nn.tensor<[B, L], f32>)
+    dims [B: batch, T: seq(B), N: packed(B, T), Y: seq(B) computed,
+          K: seq(B) computed, H: batch = flatten(B, K), Z: seq(H) computed,
+          P: seq(B) computed, L: seq(B) computed,
+          G: batch = flatten(B, L), Q: seq(G) computed] {
+  %p = nn.pack %x : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[N, 3], f32>
+  %y, %s = nn.ctc_beam_search %p from logits blank 0 beam 4 merge sum lm @lm from logits weight 0.7 start 0 end 0 length_bonus 0.3
+      : !nn.tensor<[N, 3], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  %n, %ns = nn.ctc_beam_search %p from logits blank 0 beam 3 merge max token_beam 2 lm @lm from logits weight 1.5 start 0
+      : !nn.tensor<[N, 3], f32> -> !nn.tensor<[B, K, Z], i32>, !nn.tensor<[B, K], f32>
+  %q, %qs = nn.ctc_beam_search %x from logits blank 0 beam 4 merge sum lm @lm from logits weight 0.7 start 0 end 0 length_bonus 0.3
+      : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, P], i32>, !nn.tensor<[B], f32>
+  %m, %ms = nn.ctc_beam_search %x from logits blank 0 beam 3 merge max token_beam 2 lm @lm from logits weight 1.5 start 0
+      : !nn.tensor<[B, T, 3], f32> -> !nn.tensor<[B, L, Q], i32>, !nn.tensor<[B, L], f32>
+  nn.return %y, %s, %n, %ns, %q, %qs, %m, %ms : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, K, Z], i32>, !nn.tensor<[B, K], f32>, !nn.tensor<[B, P], i32>, !nn.tensor<[B], f32>, !nn.tensor<[B, L, Q], i32>, !nn.tensor<[B, L], f32>
 }
 )";
 
@@ -720,6 +751,28 @@ TEST(CtcLmFusionTest, EachUtteranceAloneEqualsItInABatch) {
     for (size_t k = 0; k < listAlone.size(); ++k) {
       EXPECT_EQ(listAlone[k].first, listBatched[k].first) << "hypothesis " << k;
       EXPECT_NEAR(listAlone[k].second, listBatched[k].second, 1e-5);
+    }
+  }
+}
+
+TEST(CtcLmFusionTest, PackedScoresSearchLikePaddedOnes) {
+  Executable exe = compileOrDie(kLmPackedSource, /*pack=*/false);
+  for (uint32_t seed : {5u, 6u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    RunInputs inputs =
+        makeInputs(exe.manifest(), seed, LengthPattern::WithEmpty, 6, 11, kNaN);
+    RunResult got;
+    ASSERT_TRUE(exe.run(inputs, got).ok());
+    // The reference evaluator searches the packed rows by its own code.
+    expectMatchesReference(kLmPackedSource, exe, inputs, got, 1e-4, 1e-5);
+    for (int64_t b = 0; b < 6; ++b) {
+      SCOPED_TRACE("utterance " + std::to_string(b));
+      // The same frames in the same order: the same search, bit for bit.
+      EXPECT_EQ(hypothesis(got, "result0", "Y", b),
+                hypothesis(got, "result4", "P", b));
+      EXPECT_EQ(output(got, "result1").at(b), output(got, "result5").at(b));
+      EXPECT_EQ(nBestOf(got, "result2", "result3", b, "Z"),
+                nBestOf(got, "result6", "result7", b, "Q", "L"));
     }
   }
 }

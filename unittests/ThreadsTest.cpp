@@ -7,8 +7,9 @@
 // two threads sums a GEMM's products in another order than on one: there
 // the bound is 2e-6 of each tensor's largest entry (float32
 // reassociation); with generated GEMMs two threads change no bit. Checked on
-// every example forward+backward, and on the fused loss tail packed and padded,
-// at sizes whose loops pass the threading threshold.
+// every example forward+backward, on the fused loss tail packed and padded,
+// at sizes whose loops pass the threading threshold, and on the loops over
+// sequences (recursions, alignments, attention).
 //
 //===----------------------------------------------------------------------===//
 
@@ -190,6 +191,38 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %q: !nn.tensor<[B, U1, 4], f32>, %y:
     RunInputs inputs = makeInputs(probe.manifest(), 7, pattern, 6, 30);
     checkThreads(source, inputs, options, /*loopGemms=*/false,
                  /*twoThreadsBound=*/0.0);
+  }
+}
+
+/// Attention runs its sequences on threads, one sequence per thread, and
+/// sums each row's exponentials reassociated (vectorized): threads must
+/// not change how LLVM vectorizes those sums, inside the outlined OpenMP
+/// body or inline. Self-attention (causal with relative positions) and
+/// its gradients, padded and packed, over several query blocks.
+TEST(ThreadsAttentionTest, SequencesOnThreadsChangeNoBit) {
+  const std::string graph = R"(
+nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
+            %v: !nn.tensor<[$T, 6], f32>, %dy: !nn.tensor<[$T, 6], f32>,
+            %r: !nn.tensor<[$T, 8], f32>, %p: !nn.tensor<[41, 8], f32>)
+    -> (!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>,
+        !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>,
+        !nn.tensor<[$T, 8], f32>, !nn.tensor<[41, 8], f32>)
+    dims [B: batch, T: seq(B), N: packed(B, T)] {
+  %a = nn.attention %q, %k, %v heads 2 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  %c = nn.attention %q, %k, %v relative %r, %p heads 2 causal left_context 70 : !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[41, 8], f32>
+  %dq, %dk, %dv, %dr, %dp = nn.attention_grad %dy, %q, %k, %v relative %r, %p heads 2 causal left_context 70 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[41, 8], f32>
+  nn.return %a, %c, %dq, %dk, %dv, %dr, %dp : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[41, 8], f32>
+})";
+  for (const char *frames : {"B, T", "N"}) {
+    SCOPED_TRACE(std::string("frames [") + frames + "]");
+    std::string source = graph;
+    for (size_t at; (at = source.find("$T")) != std::string::npos;)
+      source.replace(at, 2, frames);
+    CompileOptions options;
+    Executable probe = compileOrDie(source, options);
+    RunInputs inputs =
+        makeInputs(probe.manifest(), 5, LengthPattern::WithEmpty, 6, 150);
+    checkThreads(source, inputs, options, /*loopGemms=*/true);
   }
 }
 
