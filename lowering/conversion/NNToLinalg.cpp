@@ -49,7 +49,7 @@ struct NNConvertToLinalgPass
                            memref::MemRefDialect, LLVM::LLVMDialect>();
     target.addLegalOp<UnrealizedConversionCastOp>();
     target.addIllegalDialect<NNDialect>();
-    llvm::SmallDenseSet<TypeID> left;
+    llvm::SmallDenseSet<TypeID> leftOps;
     for (const std::string &name : leaveOps) {
       std::optional<RegisteredOperationName> op =
           RegisteredOperationName::lookup(name, context);
@@ -72,12 +72,12 @@ struct NNConvertToLinalgPass
         return signalPassFailure();
       }
       target.addLegalOp(*op);
-      left.insert(op->getTypeID());
+      leftOps.insert(op->getTypeID());
     }
     // The gradient's verifier wants its saved output and stats made by an
     // nn.attention_with_stats itself, not by a cast of its lowering.
-    if (left.contains(TypeID::get<AttentionGradOp>()) &&
-        !left.contains(TypeID::get<AttentionWithStatsOp>())) {
+    if (leftOps.contains(TypeID::get<AttentionGradOp>()) &&
+        !leftOps.contains(TypeID::get<AttentionWithStatsOp>())) {
       WalkResult saved = module.walk([&](AttentionGradOp grad) {
         if (!grad.getSavedOutput())
           return WalkResult::advance();

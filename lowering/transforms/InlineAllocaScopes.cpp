@@ -12,6 +12,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace mlir::nn {
+#define DEBUG_TYPE "nn-inline-alloca-scopes"
+
 #define GEN_PASS_DEF_NNINLINEALLOCASCOPES
 #include "lowering/Passes.h.inc"
 } // namespace mlir::nn

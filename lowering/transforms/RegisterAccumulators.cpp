@@ -17,6 +17,8 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::nn {
+#define DEBUG_TYPE "nn-register-accumulators"
+
 #define GEN_PASS_DEF_NNREGISTERACCUMULATORS
 #include "lowering/Passes.h.inc"
 } // namespace mlir::nn

@@ -14,8 +14,11 @@
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::nn {
+#define DEBUG_TYPE "nn-sequences-to-openmp"
+
 #define GEN_PASS_DEF_NNSEQUENCESTOOPENMP
 #include "lowering/Passes.h.inc"
 } // namespace mlir::nn
@@ -24,25 +27,22 @@ using namespace mlir;
 
 namespace {
 
-/// Marks, during the conversion, the omp.wsloop ops that were there
-/// before it.
-constexpr llvm::StringLiteral kEarlierLoopAttr = "nn.earlier_wsloop";
-
 /// Upstream's conversion, then a dynamic schedule for the sequences'
 /// loops. The conversion keeps no attribute of an scf.parallel, but it
 /// turns each into one omp.wsloop in its place: among the worksharing
 /// loops it made, the n-th in the walk after is the n-th scf.parallel in
-/// the walk before. Loops that were there before the conversion are
-/// marked first and left as they are.
+/// the walk before. Loops that were there before it are legal to the
+/// conversion, never rebuilt: they are recognized and left as they are.
 struct SequencesToOpenMPPass
     : public mlir::nn::impl::NNSequencesToOpenMPBase<SequencesToOpenMPPass> {
   void runOnOperation() override {
     SmallVector<bool> sequences;
+    llvm::SmallPtrSet<Operation *, 4> earlier;
     getOperation().walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<scf::ParallelOp>(op))
         sequences.push_back(op->hasAttr(mlir::nn::kSequencesLoopAttr));
       else if (isa<omp::WsloopOp>(op))
-        op->setAttr(kEarlierLoopAttr, UnitAttr::get(&getContext()));
+        earlier.insert(op);
     });
     OpPassManager pm(ModuleOp::getOperationName());
     pm.addPass(createConvertSCFToOpenMPPass());
@@ -50,7 +50,7 @@ struct SequencesToOpenMPPass
       return signalPassFailure();
     SmallVector<omp::WsloopOp> loops;
     getOperation().walk<WalkOrder::PreOrder>([&](omp::WsloopOp loop) {
-      if (!loop->removeAttr(kEarlierLoopAttr))
+      if (!earlier.contains(loop))
         loops.push_back(loop);
     });
     if (loops.size() != sequences.size()) {

@@ -1,6 +1,4 @@
-// RUN: nn-opt %s --nn-sequences-to-openmp | FileCheck %s
-// RUN: nn-opt %s --nn-sequences-to-openmp | FileCheck %s --check-prefix=UNMARKED
-// UNMARKED-NOT: nn.earlier_wsloop
+// RUN: nn-opt %s --split-input-file --nn-sequences-to-openmp | FileCheck %s
 
 // nn-sequences-to-openmp (the threaded CPU pipeline, after
 // nn-parallel-loops): upstream convert-scf-to-openmp, then a dynamic
@@ -45,6 +43,8 @@ func.func @mixed(%lengths: memref<?xi32>, %x: memref<?xf32>, %out: memref<?xf32>
   }
   return
 }
+
+// -----
 
 // A worksharing loop already in the input (here, before a loop over
 // sequences) keeps its schedule, and does not shift which new loop is

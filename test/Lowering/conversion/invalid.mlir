@@ -1,8 +1,8 @@
 // RUN: nn-opt %s --split-input-file --verify-diagnostics --nn-convert-to-linalg
 
 // Every diagnostic of nn-convert-to-linalg (the graph ABI's checks; the
-// patterns themselves meet only verified IR). leave-ops.mlir tests the
-// option's own errors.
+// patterns themselves meet only verified IR). leave-ops.mlir and
+// leave-ops-attention.mlir test the option's own errors.
 
 // expected-error @+1 {{argument 'x' has element type 'bf16', which the backends do not support yet (f32, f64, i32 and i64 are)}}
 nn.graph @bf16_argument(%x: !nn.tensor<[B, 3], bf16>) -> !nn.tensor<[B, 3], bf16>
