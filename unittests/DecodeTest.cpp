@@ -658,9 +658,9 @@ nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
 )";
 
 // The fused searches (single best and N-best) on packed scores beside the
-// same searches on the padded ones: the scores pass through nn.pack
-// inside the graph, so the packed lowering runs whatever the pack pass
-// decides (it leaves a graph argument's scores padded).
+// same searches on the padded ones. The graph packs the scores itself:
+// the pack pass would leave a graph argument's scores padded, so
+// kLmSource compiled with it never reaches the packed lowering.
 const std::string kLmPackedSource = std::string(kLmModel) + R"(
 nn.graph @g(%x: !nn.tensor<[B, T, 3], f32>)
     -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>,
