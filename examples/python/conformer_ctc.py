@@ -4,7 +4,8 @@ Python: convolutional subsampling (time / 2), two Conformer blocks
 self-attention with Transformer-XL relative positions, the convolution
 module with a depthwise convolution within each utterance, final layer
 norm) and 17 output classes; the graphs `acoustic`, `ctc` (the CTC loss,
-and the label and word error rates of greedy decoding) and `decode`.
+and the label and word error rates of greedy decoding), `decode` and
+`decode_beam` (the CTC prefix beam search).
 `python conformer_ctc.py` prints the same program.
 
 `--subsampling 4` or `6` prints the model with the time reductions
@@ -149,9 +150,14 @@ def build(subsampling=2):
     def decode(features):
         return nn.ctc_greedy_decode(acoustic(features), blank=0)
 
+    def decode_beam(features):
+        return nn.ctc_beam_search(acoustic(features), blank=0, beam=8,
+                                  merge="sum")
+
     program.graph("ctc", ctc, features=nn.Input([B, T, 40]),
                   labels=nn.Input([B, U], "i32"))
     program.graph("decode", decode, features=nn.Input([B, T, 40]))
+    program.graph("decode_beam", decode_beam, features=nn.Input([B, T, 40]))
     return program
 
 

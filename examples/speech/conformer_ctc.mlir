@@ -23,6 +23,7 @@
 //            on dev also greedy decoding's character and word error
 //            rates (eval_only)
 //   @decode  greedy CTC hypotheses, for nn-decode --vocab
+//   @decode_beam  the CTC prefix beam search's (beam 8), the same way
 //
 // Every op runs on each utterance's real frames only: nn-pack-before-loss
 // packs the features after SpecAugment, and the subsampling convolution
@@ -309,6 +310,17 @@ nn.graph @decode(%features: !nn.tensor<[B, T, 40], f32>)
     dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), Y: seq(B) computed] {
   %logits = nn.call @acoustic(%features) : (!nn.tensor<[B, T, 40], f32>) -> !nn.tensor<[B, T2, 17], f32>
   %hyp, %score = nn.ctc_greedy_decode %logits from logits blank 0
+      : !nn.tensor<[B, T2, 17], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+  nn.return %hyp, %score : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
+}
+
+// The CTC prefix beam search (`nn-decode --entry decode_beam`): 8 prefixes
+// kept per frame, the paths that collapse to the same prefix summed.
+nn.graph @decode_beam(%features: !nn.tensor<[B, T, 40], f32>)
+    -> (!nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>)
+    dims [B: batch, T: seq(B), T2: seq(B) = ceildiv(T, 2), Y: seq(B) computed] {
+  %logits = nn.call @acoustic(%features) : (!nn.tensor<[B, T, 40], f32>) -> !nn.tensor<[B, T2, 17], f32>
+  %hyp, %score = nn.ctc_beam_search %logits from logits blank 0 beam 8 merge sum
       : !nn.tensor<[B, T2, 17], f32> -> !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
   nn.return %hyp, %score : !nn.tensor<[B, Y], i32>, !nn.tensor<[B], f32>
 }
