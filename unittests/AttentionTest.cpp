@@ -51,6 +51,7 @@ const char *kResultTypes = R"(
 !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
 !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[9, 8], f32>,
 !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
+!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
 !nn.tensor<[$T, 6], f32>)";
 
 /// Self-attention (no mask, causal with a left context, chunked), the
@@ -59,8 +60,9 @@ const char *kResultTypes = R"(
 /// context, each with its gradients, then relative positions from the
 /// position queries %r and the table %p, with their gradients, then
 /// dropout with relative positions from the small table %p9 and in
-/// cross-attention, with their gradients. $T and $U are the position axes
-/// of T and U frames.
+/// cross-attention, with their gradients, then the gradients of the
+/// chunked attention with one chunk of left context. $T and $U are the
+/// position axes of T and U frames.
 const char *kGraph = R"(
 nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
             %v: !nn.tensor<[$T, 6], f32>, %dy: !nn.tensor<[$T, 6], f32>,
@@ -85,9 +87,10 @@ nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
   %daq, %dak, %dav, %dar, %dap = nn.attention_grad %dy, %q, %k, %v relative %r, %p9 seed %s heads 2 dropout 3.000000e-01 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[9, 8], f32>, !nn.tensor<[], i32>
   %dx = nn.attention %u, %k, %v seed %s heads 2 dropout 2.500000e-01 dropout_key 1 : !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[], i32>
   %dxq, %dxk, %dxv = nn.attention_grad %du, %u, %k, %v seed %s heads 2 dropout 2.500000e-01 dropout_key 1 : !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[], i32>
+  %hq, %hk, %hv = nn.attention_grad %dy, %q, %k, %v heads 2 chunk_size 40 left_chunks 1 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
   nn.return %a, %c, %h, %dq, %dk, %dv, %x, %xq, %xk, %xv, %cl, %clq, %clk, %clv,
       %lr, %lrq, %lrk, %lrv, %ra, %raq, %rak, %rav, %rar, %rap,
-      %da, %daq, %dak, %dav, %dar, %dap, %dx, %dxq, %dxk, %dxv
+      %da, %daq, %dak, %dav, %dar, %dap, %dx, %dxq, %dxk, %dxv, %hq, %hk, %hv
       : $RESULTS
 }
 )";
@@ -215,7 +218,7 @@ bool isTableGradient(size_t i) { return i == 23 || i == 29; }
 
 /// Whether result `i` of kGraph drops weights: their hash reads the
 /// sequence's batch index.
-bool dropsWeights(size_t i) { return i >= 24; }
+bool dropsWeights(size_t i) { return i >= 24 && i <= 33; }
 
 std::vector<int> allSequences() {
   std::vector<int> ids(std::size(kTimeLengths));
@@ -327,8 +330,8 @@ TEST(AttentionTest, SavedStatsGiveTheRecomputedGradients) {
     std::string saved = withSavedStats(source);
     ASSERT_FALSE(saved.empty());
     // Every gradient of kGraph has its forward in the graph.
-    ASSERT_EQ(occurrences(saved, "nn.attention_with_stats"), 7u);
-    ASSERT_EQ(occurrences(saved, " saved "), 7u);
+    ASSERT_EQ(occurrences(saved, "nn.attention_with_stats"), 8u);
+    ASSERT_EQ(occurrences(saved, " saved "), 8u);
     Executable recomputing = compileOrDie(source, /*pack=*/false, "g");
     Executable reading = compileOrDie(saved, /*pack=*/false, "g");
     RunInputs padded = paddedInputs(allSequences(), 0.0f);
