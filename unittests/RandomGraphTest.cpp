@@ -1,9 +1,9 @@
 //===- RandomGraphTest.cpp - pack on vs off on seeded random graphs -------===//
 //
 // Each seed builds a graph: an optional sequence-mixing layer (LSTM in any
-// direction, convolution or pooling, stride 1 or 2, self-attention with or
-// without a mask, with or without relative positions from a small table
-// that long sequences clip), a random frame-wise
+// direction, convolution with stride 1 to 3 or pooling with stride 1 or 2,
+// self-attention with or without a mask, with or without relative
+// positions from a small table that long sequences clip), a random frame-wise
 // chain after it (linear, activations, layer norm, dropout, softmax, add,
 // mul, concat with earlier values) and one or two random losses (cross
 // entropy from logits or log-probs with or without label smoothing, or
@@ -86,6 +86,8 @@ private:
 std::string GraphGenerator::generate() {
   int inWidth = pick(1, 4), targetWidth = pick(1, 4);
   bool derived = false;
+  // The time reduction of a strided layer (T2 = ceildiv(T, reduction)).
+  int reduction = 1;
   std::string h = "%x";
   int width = inWidth;
   auto inType = [&] {
@@ -126,8 +128,10 @@ std::string GraphGenerator::generate() {
     break;
   }
   case 2: { // conv1d
-    int kernel = pick(1, 3), channels = pick(1, 4), stride = pick(1, 2);
-    derived = stride == 2;
+    // Stride 3: the second convolution of a x6 subsampling front end.
+    int kernel = pick(1, 3), channels = pick(1, 4), stride = pick(1, 3);
+    derived = stride > 1;
+    reduction = stride;
     std::string w =
         parameter(std::to_string(channels) + ", " + std::to_string(kernel) +
                   ", " + std::to_string(inWidth));
@@ -145,6 +149,7 @@ std::string GraphGenerator::generate() {
   case 3: { // pool
     int window = pick(1, 3), stride = pick(1, 2);
     derived = stride == 2;
+    reduction = stride;
     if (derived)
       seq = "T2";
     std::string result = fresh();
@@ -296,7 +301,10 @@ std::string GraphGenerator::generate() {
         << "], i32>, %r: " << type(targetWidth) << ")"
         << (returnsValue ? " -> " + type(width) : "")
         << "\n    dims [B: batch, "
-        << "T: seq(B)" << (derived ? ", T2: seq(B) = ceildiv(T, 2)" : "")
+        << "T: seq(B)"
+        << (derived
+                ? ", T2: seq(B) = ceildiv(T, " + std::to_string(reduction) + ")"
+                : "")
         << "] {\n"
         << body.str() << "}\n";
   return graph.str();
