@@ -2,7 +2,7 @@
 // (self-attention with a causal mask and a left context over rotary
 // position embeddings, chunked self-attention with relative positions
 // from nn.relative_positions, cross-attention from a second sequence
-// dim), a
+// dim with dropout on its weights), a
 // depthwise conv1d, glu and silu, compile for the GPU with --grads, and
 // every kernel assembles with ptxas for sm_90 and sm_80. No GPU needed.
 // REQUIRES: ptxas, cuda-toolkit
@@ -29,7 +29,8 @@ nn.parameter @wg : !nn.tensor<[16, 8], f32>
 nn.parameter @dw : !nn.tensor<[8, 3, 1], f32>
 nn.parameter @wpos : !nn.tensor<[8, 6], f32>
 nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
-            %z: !nn.tensor<[B, U, 3], f32>, %l: !nn.tensor<[B, U], i32>)
+            %z: !nn.tensor<[B, U, 3], f32>, %l: !nn.tensor<[B, U], i32>,
+            %seed: !nn.tensor<[], i32>)
     dims [B: batch, T: seq(B), U: seq(B)] {
   %wq = nn.param_ref @wq : !nn.tensor<[8, 4], f32>
   %wu = nn.param_ref @wu : !nn.tensor<[8, 3], f32>
@@ -50,7 +51,7 @@ nn.graph @g(%x: !nn.tensor<[B, T, 4], f32>, %y: !nn.tensor<[B, T], i32>,
   %ce = nn.cross_entropy %o, %y from logits : !nn.tensor<[B, T, 5], f32>, !nn.tensor<[B, T], i32>
   nn.mark_loss %ce as "ce" normalize per_frame : !nn.tensor<[B, T], f32>
   %u = nn.linear %z, %wu : !nn.tensor<[B, U, 3], f32>, !nn.tensor<[8, 3], f32>
-  %c = nn.attention %u, %h, %q heads 1 : !nn.tensor<[B, U, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>
+  %c = nn.attention %u, %h, %q seed %seed heads 1 dropout 2.500000e-01 dropout_key 1 : !nn.tensor<[B, U, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[B, T, 8], f32>, !nn.tensor<[], i32>
   %co = nn.linear %c, %wo : !nn.tensor<[B, U, 8], f32>, !nn.tensor<[5, 8], f32>
   %ce2 = nn.cross_entropy %co, %l from logits : !nn.tensor<[B, U, 5], f32>, !nn.tensor<[B, U], i32>
   nn.mark_loss %ce2 as "cross" normalize per_frame : !nn.tensor<[B, U], f32>
