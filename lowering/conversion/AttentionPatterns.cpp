@@ -1032,6 +1032,45 @@ private:
 /// One generic over the frames: each feature reads its pair partner by
 /// index and the frame's place in its sequence (padded: its frame axis;
 /// packed: its row less its sequence's first row).
+/// sin and cos of the angle `position` * base^(-2 `pair` / D), where
+/// `perPair` = -2 ln(base) / D and `pairs` bounds `pair`: exact to the
+/// element type at any position. The angle is formed in f64, the
+/// frequency as a product of the compile-time powers exp(perPair 2^k) that
+/// the bits of `pair` select (no exp at run time), and reduced to
+/// [-pi, pi] there; only then do the element type's sin and cos run. In
+/// f32 throughout, position 600 would turn by an angle off by ~1e-4 rad
+/// (the frequency's rounding and sin's own range reduction, each growing
+/// with the angle).
+std::pair<Value, Value> sinCosOfAngle(Scalar &s, Value position, Value pair,
+                                      double perPair, int64_t pairs,
+                                      Type element) {
+  constexpr double kPi = 3.14159265358979323846;
+  OpBuilder &b = s.b;
+  Type f64 = b.getF64Type();
+  Value frequency = s.f(f64, 1.0);
+  for (int64_t bit = 0; (int64_t(1) << bit) < pairs; ++bit) {
+    Value set =
+        s.ne(b.create<arith::AndIOp>(s.loc, pair, s.idx(1 << bit)), s.idx(0));
+    frequency = s.select(
+        set,
+        s.mul(frequency,
+              s.f(f64, std::exp(perPair * static_cast<double>(1 << bit)))),
+        frequency);
+  }
+  Value angle =
+      s.mul(b.create<arith::SIToFPOp>(
+                s.loc, f64,
+                b.create<arith::IndexCastOp>(s.loc, b.getI64Type(), position)),
+            frequency);
+  Value turns = b.create<math::FloorOp>(
+      s.loc, s.add(s.mul(angle, s.f(f64, 0.5 / kPi)), s.f(f64, 0.5)));
+  Value reduced = s.sub(angle, s.mul(turns, s.f(f64, 2.0 * kPi)));
+  if (element != f64)
+    reduced = b.create<arith::TruncFOp>(s.loc, element, reduced);
+  return {b.create<math::SinOp>(s.loc, reduced),
+          b.create<math::CosOp>(s.loc, reduced)};
+}
+
 class RotaryConversion : public NNConversionPattern<RotaryOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
@@ -1067,16 +1106,8 @@ public:
           at.push_back(s.select(odd, s.sub(feature, s.idx(1)),
                                 s.add(feature, s.idx(1))));
           Value partner = s.b.create<tensor::ExtractOp>(s.loc, x, at);
-          auto toFloat = [&](Value index) {
-            return s.b.create<arith::SIToFPOp>(
-                s.loc, element,
-                s.b.create<arith::IndexCastOp>(s.loc, s.b.getI64Type(), index));
-          };
-          Value angle =
-              s.mul(toFloat(frame),
-                    s.exp(s.mul(toFloat(pair), s.f(element, perPair))));
-          Value cos = s.b.create<math::CosOp>(s.loc, angle);
-          Value sin = s.b.create<math::SinOp>(s.loc, angle);
+          auto [sin, cos] =
+              sinCosOfAngle(s, frame, pair, perPair, head / 2, element);
           // Even features take -partner sin, odd ones +partner sin; the
           // inverse turns the other way.
           Value sign = s.select(odd, s.f(element, inverse ? -1.0 : 1.0),
@@ -1100,21 +1131,14 @@ Value distanceSinusoids(LinalgBuilder &lb, int64_t rows, int64_t width,
       {IteratorType::parallel, IteratorType::parallel},
       [&](OpBuilder &nb, Location l, ValueRange) {
         Scalar s{nb, l};
-        auto toFloat = [&](Value index) {
-          return nb.create<arith::SIToFPOp>(
-              l, element,
-              nb.create<arith::IndexCastOp>(l, nb.getI64Type(), index));
-        };
-        Value distance = toFloat(s.sub(s.index(0), s.idx(rows / 2)));
+        Value distance = s.sub(s.index(0), s.idx(rows / 2));
         Value feature = s.index(1);
         Value pair = nb.create<arith::DivUIOp>(l, feature, s.idx(2));
         Value odd =
             s.ne(nb.create<arith::RemUIOp>(l, feature, s.idx(2)), s.idx(0));
-        Value angle =
-            s.mul(distance, s.exp(s.mul(toFloat(pair), s.f(element, perPair))));
-        nb.create<linalg::YieldOp>(
-            l, s.select(odd, nb.create<math::CosOp>(l, angle),
-                        nb.create<math::SinOp>(l, angle)));
+        auto [sin, cos] =
+            sinCosOfAngle(s, distance, pair, perPair, (width + 1) / 2, element);
+        nb.create<linalg::YieldOp>(l, s.select(odd, cos, sin));
       });
 }
 

@@ -94,14 +94,21 @@ nn.graph @grad(%dy: !nn.tensor<[B, T, 6], f32>, %q: !nn.tensor<[B, T, 8], f32>, 
 
 // Rotary embeddings: one generic over the packed rows; each row finds its
 // sequence by bisection and its frame as the row less the sequence's
-// first row, each feature reads its pair partner by index.
+// first row, each feature reads its pair partner by index. The angle is
+// formed in f64 (the frequency picked by the pair's bits) and reduced to
+// [-pi, pi] before the f32 sin and cos.
 // CHECK-LABEL: func.func @rotary
 // CHECK: linalg.generic {{.+}}iterator_types = ["parallel", "parallel"]
 // CHECK:   arith.subi
 // CHECK:   arith.remui
 // CHECK:   tensor.extract %{{.+}} : tensor<?x8xf32>
-// CHECK:   math.cos
-// CHECK:   math.sin
+// CHECK:   arith.andi
+// CHECK:   arith.select %{{.+}}, %{{.+}}, %{{.+}} : f64
+// CHECK:   arith.sitofp %{{.+}} : i64 to f64
+// CHECK:   math.floor %{{.+}} : f64
+// CHECK:   %[[ARG:.+]] = arith.truncf %{{.+}} : f64 to f32
+// CHECK:   math.sin %[[ARG]] : f32
+// CHECK:   math.cos %[[ARG]] : f32
 nn.graph @rotary(%x: !nn.tensor<[N, 8], f32>, %t: !nn.tensor<[B, T], f32>) -> !nn.tensor<[N, 8], f32>
     dims [B: batch, T: seq(B), N: packed(B, T)] {
   %y = nn.rotary %x heads 2 : !nn.tensor<[N, 8], f32>
@@ -173,11 +180,13 @@ nn.graph @relative_grad(%dy: !nn.tensor<[B, T, 8], f32>, %q: !nn.tensor<[B, T, 8
 // -----
 
 // The table: sinusoids of the distances -4 ... 4 (a generic of sin and
-// cos), times the weight.
+// cos of angles reduced in f64, as rotary's), times the weight.
 // CHECK-LABEL: func.func @relative_positions
 // CHECK: linalg.generic
-// CHECK-DAG:   math.cos
-// CHECK-DAG:   math.sin
+// CHECK:   math.floor %{{.+}} : f64
+// CHECK:   %[[ARG:.+]] = arith.truncf %{{.+}} : f64 to f32
+// CHECK-DAG:   math.sin %[[ARG]] : f32
+// CHECK-DAG:   math.cos %[[ARG]] : f32
 // CHECK:   arith.select
 // CHECK: linalg.matmul_transpose_b ins(%{{.+}}, %{{.+}} : tensor<9x6xf32>, tensor<8x6xf32>) outs(%{{.+}} : tensor<9x8xf32>)
 nn.graph @relative_positions(%w: !nn.tensor<[8, 6], f32>) -> !nn.tensor<[9, 8], f32> dims [B: batch] {
