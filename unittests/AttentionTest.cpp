@@ -52,7 +52,7 @@ const char *kResultTypes = R"(
 !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[9, 8], f32>,
 !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>,
 !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>,
-!nn.tensor<[$T, 6], f32>)";
+!nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>)";
 
 /// Self-attention (no mask, causal with a left context, chunked), the
 /// gradients of the causal one, cross-attention from U with its
@@ -61,8 +61,9 @@ const char *kResultTypes = R"(
 /// position queries %r and the table %p, with their gradients, then
 /// dropout with relative positions from the small table %p9 and in
 /// cross-attention, with their gradients, then the gradients of the
-/// chunked attention with one chunk of left context. $T and $U are the
-/// position axes of T and U frames.
+/// chunked attention with one chunk of left context, then rotary position
+/// embeddings of the queries (positions within each sequence, up to 599).
+/// $T and $U are the position axes of T and U frames.
 const char *kGraph = R"(
 nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
             %v: !nn.tensor<[$T, 6], f32>, %dy: !nn.tensor<[$T, 6], f32>,
@@ -88,10 +89,11 @@ nn.graph @g(%q: !nn.tensor<[$T, 8], f32>, %k: !nn.tensor<[$T, 8], f32>,
   %dx = nn.attention %u, %k, %v seed %s heads 2 dropout 2.500000e-01 dropout_key 1 : !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[], i32>
   %dxq, %dxk, %dxv = nn.attention_grad %du, %u, %k, %v seed %s heads 2 dropout 2.500000e-01 dropout_key 1 : !nn.tensor<[$U, 6], f32>, !nn.tensor<[$U, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>, !nn.tensor<[], i32>
   %hq, %hk, %hv = nn.attention_grad %dy, %q, %k, %v heads 2 chunk_size 40 left_chunks 1 : !nn.tensor<[$T, 6], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 8], f32>, !nn.tensor<[$T, 6], f32>
+  %rot = nn.rotary %q heads 2 : !nn.tensor<[$T, 8], f32>
   nn.return %a, %c, %h, %dq, %dk, %dv, %x, %xq, %xk, %xv, %cl, %clq, %clk, %clv,
       %lr, %lrq, %lrk, %lrv, %ra, %raq, %rak, %rav, %rar, %rap,
-      %da, %daq, %dak, %dav, %dar, %dap, %dx, %dxq, %dxk, %dxv, %hq, %hk, %hv
-      : $RESULTS
+      %da, %daq, %dak, %dav, %dar, %dap, %dx, %dxq, %dxk, %dxv, %hq, %hk, %hv,
+      %rot : $RESULTS
 }
 )";
 
