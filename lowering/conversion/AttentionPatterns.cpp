@@ -1033,10 +1033,11 @@ private:
 /// index and the frame's place in its sequence (padded: its frame axis;
 /// packed: its row less its sequence's first row).
 /// sin and cos of the angle `position` * base^(-2 `pair` / D), where
-/// `perPair` = -2 ln(base) / D and `pairs` bounds `pair`: exact to the
-/// element type at any position. The angle is formed in f64, the
-/// frequency as a product of the compile-time powers exp(perPair 2^k) that
-/// the bits of `pair` select (no exp at run time), and reduced to
+/// `perPair` = -2 ln(base) / D and `pairs` bounds `pair`: as accurate at
+/// any position as the element type's sin and cos near zero. The angle is
+/// formed in f64, the frequency as a product of the compile-time powers
+/// exp(perPair 2^k) that the bits of `pair` select (no exp at run time), and
+/// reduced to
 /// [-pi, pi] there; only then do the element type's sin and cos run. In
 /// f32 throughout, position 600 would turn by an angle off by ~1e-4 rad
 /// (the frequency's rounding and sin's own range reduction, each growing
