@@ -1029,19 +1029,15 @@ private:
   }
 };
 
-/// One generic over the frames: each feature reads its pair partner by
-/// index and the frame's place in its sequence (padded: its frame axis;
-/// packed: its row less its sequence's first row).
 /// sin and cos of the angle `position` * base^(-2 `pair` / D), where
 /// `perPair` = -2 ln(base) / D and `pairs` bounds `pair`: as accurate at
 /// any position as the element type's sin and cos near zero. The angle is
 /// formed in f64, the frequency as a product of the compile-time powers
-/// exp(perPair 2^k) that the bits of `pair` select (no exp at run time), and
-/// reduced to
-/// [-pi, pi] there; only then do the element type's sin and cos run. In
-/// f32 throughout, position 600 would turn by an angle off by ~1e-4 rad
-/// (the frequency's rounding and sin's own range reduction, each growing
-/// with the angle).
+/// exp(perPair 2^k) that the bits of `pair` select (no exp at run time),
+/// and reduced to [-pi, pi] there; only then do the element type's sin and
+/// cos run. In f32 throughout, position 600 would turn by an angle off by
+/// ~1e-4 rad (the frequency's rounding and sin's own range reduction, each
+/// growing with the angle).
 std::pair<Value, Value> sinCosOfAngle(Scalar &s, Value position, Value pair,
                                       double perPair, int64_t pairs,
                                       Type element) {
@@ -1072,6 +1068,9 @@ std::pair<Value, Value> sinCosOfAngle(Scalar &s, Value position, Value pair,
           b.create<math::CosOp>(s.loc, reduced)};
 }
 
+/// One generic over the frames: each feature reads its pair partner by
+/// index and the frame's place in its sequence (padded: its frame axis;
+/// packed: its row less its sequence's first row).
 class RotaryConversion : public NNConversionPattern<RotaryOp> {
 public:
   using NNConversionPattern::NNConversionPattern;
